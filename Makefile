@@ -1,0 +1,31 @@
+# Two set-up commands (README.md): `make demo` and `make test`. Both create .venv themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+DEMO_SOLVERS := --solvers=cfr_plus,dcfr,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-test: $(BIN)/python setup.cfg pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.installed-test
+	$(BIN)/python scripts/compare.py --game=kuhn_poker --iterations=1000 $(DEMO_SOLVERS)
+	$(BIN)/python scripts/compare.py --game=leduc_poker --iterations=100 $(DEMO_SOLVERS)
+
+# pytest exits 5 when no test is collected; that is not a failure of the suite.
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python benchmarks/speed.py
+
+clean:
+	rm -rf $(VENV) *.egg-info

@@ -1,0 +1,1 @@
+"""pyspiel Python games from the papers, registered with pyspiel on import."""
