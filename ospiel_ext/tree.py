@@ -202,7 +202,10 @@ class GameTree:
                                         actions)
       if max_nodes is not None and builder.num_nodes > max_nodes:
         raise GameTooLargeError(f"game {game} has more than max_nodes={max_nodes} nodes")
-      stack.extend((first + k, state.child(a)) for k, a in enumerate(actions))
+      # Clone for all children but the last, which takes over the parent's state.
+      stack.extend((first + k, state.child(a)) for k, a in enumerate(actions[:-1]))
+      state.apply_action(actions[-1])
+      stack.append((first + len(actions) - 1, state))
     tree = builder.freeze()
     tree.check_perfect_recall()
     return tree
