@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -99,5 +99,3 @@ class State(pyspiel.State):
     game = self.get_game()
     return game.min_utility(), game.max_utility()
 
-
-Register = Callable[[pyspiel.GameType, type], None]
