@@ -18,21 +18,18 @@ import sys
 import time
 
 import pyspiel
-from absl import app
-from absl import flags
+from absl import app, flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli
-from ospiel_ext import evaluate
-from ospiel_ext import lp
-from ospiel_ext import policies
-from ospiel_ext import sequence_form
-from ospiel_ext import tree
+from ospiel_ext import cli, evaluate, lp, policies, sequence_form, tree
 from ospiel_ext.algorithms import cfr
 
-GAMES = ["leduc_poker", "liars_dice(numdice=1,dice_sides=4)",
-         "turn_based_simultaneous_game(game=goofspiel(num_cards=5,imp_info=True,"
-         "points_order=descending))"]
+GAMES = [
+    "leduc_poker",
+    "liars_dice(numdice=1,dice_sides=4)",
+    "turn_based_simultaneous_game(game=goofspiel(num_cards=5,imp_info=True,"
+    "points_order=descending))",
+]
 
 _GAMES = flags.DEFINE_list("games", GAMES, "Games to measure.")
 _ROUNDS = flags.DEFINE_integer("rounds", 5, "Interleaved timing rounds.")
@@ -42,86 +39,97 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here 
 
 
 def _chunk(step, seconds):
-  """Runs step() for about `seconds`; returns seconds per call."""
-  calls, start = 0, time.perf_counter()
-  while True:
-    step()
-    calls += 1
-    elapsed = time.perf_counter() - start
-    if elapsed >= seconds:
-      return elapsed / calls
+    """Runs step() for about `seconds`; returns seconds per call."""
+    calls, start = 0, time.perf_counter()
+    while True:
+        step()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed / calls
 
 
 def interleaved(steps, rounds, seconds, warmup=3):
-  """Per-call seconds of each step (median over rounds) and per-round ratios to the first."""
-  for step in steps.values():
-    for _ in range(warmup):
-      step()
-  per_round = {name: [] for name in steps}
-  for _ in range(rounds):
-    for name, step in steps.items():
-      per_round[name].append(_chunk(step, seconds))
-  first = next(iter(steps))
-  return {name: {"seconds": statistics.median(times),
-                 "ratio_to_ours": statistics.median(
-                     t / o for t, o in zip(times, per_round[first]))}
-          for name, times in per_round.items()}
+    """Per-call seconds of each step (median over rounds) and per-round ratios to the first."""
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    per_round = {name: [] for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            per_round[name].append(_chunk(step, seconds))
+    first = next(iter(steps))
+    return {
+        name: {
+            "seconds": statistics.median(times),
+            "ratio_to_ours": statistics.median(t / o for t, o in zip(times, per_round[first])),
+        }
+        for name, times in per_round.items()
+    }
 
 
 def _liteefg_step(game):
-  try:
-    import LiteEFG as leg
-    from LiteEFG.baselines.CFRplus import graph
-  except ImportError:
-    return None
-  g = graph()
-  env = leg.OpenSpielEnv(game, traverse_type="Enumerate", regenerate=False)
-  env.set_graph(g)
+    try:
+        import LiteEFG as leg
+        from LiteEFG.baselines.CFRplus import graph
+    except ImportError:
+        return None
+    g = graph()
+    env = leg.OpenSpielEnv(game, traverse_type="Enumerate", regenerate=False)
+    env.set_graph(g)
 
-  def step():
-    g.update_graph(env)
-    env.update_strategy(g.current_strategy(), update_best=False)
-  return step
+    def step():
+        g.update_graph(env)
+        env.update_strategy(g.current_strategy(), update_best=False)
+
+    return step
 
 
 def _cfr_rows(game, sf):
-  ours = cfr.CFRPlusSolver(sf)
-  steps = {"ours": ours.evaluate_and_update_policy,
-           "openspiel_cpp": pyspiel.CFRPlusSolver(game).evaluate_and_update_policy}
-  lite = _liteefg_step(game)
-  if lite is not None:
-    steps["liteefg"] = lite
-  return interleaved(steps, _ROUNDS.value, _CHUNK.value)
+    ours = cfr.CFRPlusSolver(sf)
+    steps = {
+        "ours": ours.evaluate_and_update_policy,
+        "openspiel_cpp": pyspiel.CFRPlusSolver(game).evaluate_and_update_policy,
+    }
+    lite = _liteefg_step(game)
+    if lite is not None:
+        steps["liteefg"] = lite
+    return interleaved(steps, _ROUNDS.value, _CHUNK.value)
 
 
 def _exploitability_rows(game, sf):
-  pol = policies.random_policy(game, seed=0)
-  evaluate.exploitability(game, pol)   # warm: compile and layout are cached per game
-  steps = {"ours": lambda: evaluate.exploitability(game, pol),
-           "openspiel_py": lambda: os_exploitability.exploitability(game, pol)}
-  return interleaved(steps, max(1, _ROUNDS.value // 2), _CHUNK.value, warmup=1)
+    pol = policies.random_policy(game, seed=0)
+    evaluate.exploitability(game, pol)  # warm: compile and layout are cached per game
+    steps = {
+        "ours": lambda: evaluate.exploitability(game, pol),
+        "openspiel_py": lambda: os_exploitability.exploitability(game, pol),
+    }
+    return interleaved(steps, max(1, _ROUNDS.value // 2), _CHUNK.value, warmup=1)
 
 
 def _lp_rows(game, sf):
-  start = time.perf_counter()
-  ours = lp.solve(sf)
-  rows = {"ours": {"seconds": time.perf_counter() - start, "value": ours.value}}
-  if _LP_PEER.value:
-    try:
-      from open_spiel.python.algorithms import sequence_form_lp
-    except ImportError as e:
-      rows["openspiel_cvxpy"] = {"skipped": f"needs cvxpy ({e})"}
-      return rows
     start = time.perf_counter()
-    try:
-      value = sequence_form_lp.solve_zero_sum_game(game)[0]
-    except Exception as e:  # pylint: disable=broad-except  (report the peer's failure)
-      rows["openspiel_cvxpy"] = {"skipped": f"failed: {type(e).__name__}: {e}"}
-      return rows
-    seconds = time.perf_counter() - start
-    rows["openspiel_cvxpy"] = {"seconds": seconds, "value": value,
-                               "ratio_to_ours": seconds / rows["ours"]["seconds"]}
-  return rows
+    ours = lp.solve(sf)
+    rows = {"ours": {"seconds": time.perf_counter() - start, "value": ours.value}}
+    if _LP_PEER.value:
+        try:
+            from open_spiel.python.algorithms import sequence_form_lp
+        except ImportError as e:
+            rows["openspiel_cvxpy"] = {"skipped": f"needs cvxpy ({e})"}
+            return rows
+        start = time.perf_counter()
+        try:
+            value = sequence_form_lp.solve_zero_sum_game(game)[0]
+        except Exception as e:  # pylint: disable=broad-except  (report the peer's failure)
+            rows["openspiel_cvxpy"] = {"skipped": f"failed: {type(e).__name__}: {e}"}
+            return rows
+        seconds = time.perf_counter() - start
+        rows["openspiel_cvxpy"] = {
+            "seconds": seconds,
+            "value": value,
+            "ratio_to_ours": seconds / rows["ours"]["seconds"],
+        }
+    return rows
 
 
 _RSS_SCRIPT = """
@@ -138,40 +146,61 @@ print(before, status("VmHWM"))
 
 
 def _peak_rss_mb():
-  """(RSS after imports, peak RSS while compiling) in MB, in a fresh subprocess."""
-  out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT], check=True, capture_output=True,
-                       text=True).stdout.split()
-  return int(out[-2]) / 1024, int(out[-1]) / 1024
+    """(RSS after imports, peak RSS while compiling) in MB, in a fresh subprocess."""
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS_SCRIPT], check=True, capture_output=True, text=True
+    ).stdout.split()
+    return int(out[-2]) / 1024, int(out[-1]) / 1024
 
 
 def main(argv):
-  cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-  cli.require(_ROUNDS.value > 0 and _CHUNK.value > 0, "--rounds and --chunk_seconds must be > 0")
-  results = {}
-  for name in _GAMES.value:
-    game = cli.load_game(name)
-    start = time.perf_counter()
-    sequence_form.SequenceForm(tree.GameTree.from_game(game))
-    compile_seconds = time.perf_counter() - start
-    sf = sequence_form.for_game(game)
-    results[name] = {"compile_seconds": compile_seconds, "cfr_plus": _cfr_rows(game, sf),
-                     "exploitability": _exploitability_rows(game, sf), "lp": _lp_rows(game, sf)}
-    r = results[name]
-    rows = [("CFR+ iteration", name_, v["seconds"], v["ratio_to_ours"])
-            for name_, v in r["cfr_plus"].items()]
-    rows += [("exploitability", name_, v["seconds"], v["ratio_to_ours"])
-             for name_, v in r["exploitability"].items()]
-    rows += [("sequence-form LP", name_, v.get("seconds", "-"), v.get("ratio_to_ours", 1.0)
-              if "seconds" in v else v.get("skipped")) for name_, v in r["lp"].items()]
-    print(f"\n{name} (compile {compile_seconds:.2f}s)")
-    print(cli.format_table(["measure", "implementation", "seconds", "time / ours"], rows))
-  base, compiled = _peak_rss_mb()
-  results["peak_rss_mb_liars_dice_1x6"] = {"import_only": base, "compiled": compiled,
-                                           "compile_increment": compiled - base}
-  print(f"\npeak RSS, liars_dice(numdice=1,dice_sides=6): imports {base:.0f} MB, "
-        f"compiled {compiled:.0f} MB (+{compiled - base:.0f} MB)")
-  cli.write_json(_OUTPUT_JSON.value, results)
+    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    cli.require(_ROUNDS.value > 0 and _CHUNK.value > 0, "--rounds and --chunk_seconds must be > 0")
+    results = {}
+    for name in _GAMES.value:
+        game = cli.load_game(name)
+        start = time.perf_counter()
+        sequence_form.SequenceForm(tree.GameTree.from_game(game))
+        compile_seconds = time.perf_counter() - start
+        sf = sequence_form.for_game(game)
+        results[name] = {
+            "compile_seconds": compile_seconds,
+            "cfr_plus": _cfr_rows(game, sf),
+            "exploitability": _exploitability_rows(game, sf),
+            "lp": _lp_rows(game, sf),
+        }
+        r = results[name]
+        rows = [
+            ("CFR+ iteration", name_, v["seconds"], v["ratio_to_ours"])
+            for name_, v in r["cfr_plus"].items()
+        ]
+        rows += [
+            ("exploitability", name_, v["seconds"], v["ratio_to_ours"])
+            for name_, v in r["exploitability"].items()
+        ]
+        rows += [
+            (
+                "sequence-form LP",
+                name_,
+                v.get("seconds", "-"),
+                v.get("ratio_to_ours", 1.0) if "seconds" in v else v.get("skipped"),
+            )
+            for name_, v in r["lp"].items()
+        ]
+        print(f"\n{name} (compile {compile_seconds:.2f}s)")
+        print(cli.format_table(["measure", "implementation", "seconds", "time / ours"], rows))
+    base, compiled = _peak_rss_mb()
+    results["peak_rss_mb_liars_dice_1x6"] = {
+        "import_only": base,
+        "compiled": compiled,
+        "compile_increment": compiled - base,
+    }
+    print(
+        f"\npeak RSS, liars_dice(numdice=1,dice_sides=6): imports {base:.0f} MB, "
+        f"compiled {compiled:.0f} MB (+{compiled - base:.0f} MB)"
+    )
+    cli.write_json(_OUTPUT_JSON.value, results)
 
 
 if __name__ == "__main__":
-  app.run(main)
+    app.run(main)

@@ -20,70 +20,76 @@ from ospiel_ext import tree as tree_lib
 
 
 def load_game(game_string: str) -> pyspiel.Game:
-  """Loads --game (registering ospiel_ext.games first), or raises app.UsageError."""
-  import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel)
-  try:
-    return tree_lib.load(game_string)
-  except ValueError as e:
-    raise app.UsageError(str(e)) from None
+    """Loads --game (registering ospiel_ext.games first), or raises app.UsageError."""
+    import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel)
+
+    try:
+        return tree_lib.load(game_string)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
 
 
 def require(condition: bool, message: str) -> None:
-  """Raises app.UsageError(message) unless condition holds (flag validation)."""
-  if not condition:
-    raise app.UsageError(message)
+    """Raises app.UsageError(message) unless condition holds (flag validation)."""
+    if not condition:
+        raise app.UsageError(message)
 
 
 def _jsonable(value: Any) -> Any:
-  if isinstance(value, dict):
-    return {str(k): _jsonable(v) for k, v in value.items()}
-  if isinstance(value, (list, tuple)):
-    return [_jsonable(v) for v in value]
-  if isinstance(value, np.ndarray):
-    return value.tolist()
-  if isinstance(value, np.generic):
-    return value.item()
-  return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def write_json(path: str | os.PathLike | None, data: dict[str, Any]) -> None:
-  """Writes `data` as JSON when a path is given (--output_json)."""
-  if path:
-    with open(path, "w", encoding="utf-8") as f:
-      json.dump(_jsonable(data), f, indent=1)
+    """Writes `data` as JSON when a path is given (--output_json)."""
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(_jsonable(data), f, indent=1)
 
 
 def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-  """A plain aligned text table."""
-  def cell(v: Any) -> str:
-    if isinstance(v, float):
-      return f"{v:.6g}"
-    return str(v)
-  body = [[cell(v) for v in row] for row in rows]
-  widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h)
-            for i, h in enumerate(header)]
-  lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)),
-           "  ".join("-" * w for w in widths)]
-  lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body]
-  return "\n".join(lines)
+    """A plain aligned text table."""
+
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.6g}"
+        return str(v)
+
+    body = [[cell(v) for v in row] for row in rows]
+    widths = [
+        max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(header)
+    ]
+    lines = [
+        "  ".join(h.ljust(w) for h, w in zip(header, widths)),
+        "  ".join("-" * w for w in widths),
+    ]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body]
+    return "\n".join(lines)
 
 
 class StopFlag:
-  """Turns the first Ctrl-C into a flag a long loop polls, so it can stop cleanly and
-  return the best result so far; a second Ctrl-C interrupts as usual."""
+    """Turns the first Ctrl-C into a flag a long loop polls, so it can stop cleanly and
+    return the best result so far; a second Ctrl-C interrupts as usual."""
 
-  def __init__(self):
-    self.stopped = False
-    self._previous = None
+    def __init__(self):
+        self.stopped = False
+        self._previous = None
 
-  def __enter__(self) -> StopFlag:
-    self._previous = signal.signal(signal.SIGINT, self._handle)
-    return self
+    def __enter__(self) -> StopFlag:
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
 
-  def _handle(self, signum, frame):
-    del signum, frame
-    self.stopped = True
-    signal.signal(signal.SIGINT, self._previous)
+    def _handle(self, signum, frame):
+        del signum, frame
+        self.stopped = True
+        signal.signal(signal.SIGINT, self._previous)
 
-  def __exit__(self, *exc) -> None:
-    signal.signal(signal.SIGINT, self._previous)
+    def __exit__(self, *exc) -> None:
+        signal.signal(signal.SIGINT, self._previous)

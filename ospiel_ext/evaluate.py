@@ -27,126 +27,128 @@ FloatArray = NDArray[np.float64]
 
 @dataclasses.dataclass(frozen=True)
 class ProfileEvaluation:
-  """Values of a behavioural profile, each in the named player's own utility.
+    """Values of a behavioural profile, each in the named player's own utility.
 
-  Attributes:
-    on_policy_values: expected utility of each player.
-    best_response_values: each player's best-response value against the other.
-    nash_conv: sum over players of best response minus on-policy value.
-    exploitability: OpenSpiel's exploitability, (sum of best responses - utility sum) / 2.
-  """
-  on_policy_values: tuple[float, float]
-  best_response_values: tuple[float, float]
+    Attributes:
+      on_policy_values: expected utility of each player.
+      best_response_values: each player's best-response value against the other.
+      nash_conv: sum over players of best response minus on-policy value.
+      exploitability: OpenSpiel's exploitability, (sum of best responses - utility sum) / 2.
+    """
 
-  @property
-  def player_improvements(self) -> tuple[float, float]:
-    return tuple(b - v for b, v in zip(self.best_response_values, self.on_policy_values))
+    on_policy_values: tuple[float, float]
+    best_response_values: tuple[float, float]
 
-  @property
-  def nash_conv(self) -> float:
-    return float(sum(self.player_improvements))
+    @property
+    def player_improvements(self) -> tuple[float, float]:
+        return tuple(b - v for b, v in zip(self.best_response_values, self.on_policy_values))
 
-  @property
-  def exploitability(self) -> float:
-    return self.nash_conv / 2
+    @property
+    def nash_conv(self) -> float:
+        return float(sum(self.player_improvements))
+
+    @property
+    def exploitability(self) -> float:
+        return self.nash_conv / 2
 
 
 def evaluate_profile(sf: SequenceForm, behavioural: policies.Behavioural) -> ProfileEvaluation:
-  """Expected values and best-response values of a behavioural profile (one pass each)."""
-  tp0, tp1 = sf.treeplexes
-  x0, x1 = tp0.realization_plan(behavioural[0]), tp1.realization_plan(behavioural[1])
-  return evaluate_plans(sf, x0, x1)
+    """Expected values and best-response values of a behavioural profile (one pass each)."""
+    tp0, tp1 = sf.treeplexes
+    x0, x1 = tp0.realization_plan(behavioural[0]), tp1.realization_plan(behavioural[1])
+    return evaluate_plans(sf, x0, x1)
 
 
 def evaluate_plans(sf: SequenceForm, x0: FloatArray, x1: FloatArray) -> ProfileEvaluation:
-  """As `evaluate_profile`, from realization plans."""
-  c = sf.tree.utility_sum
-  g0 = sf.sequence_values(0, x1)
-  value = float(x0 @ g0)
-  br0, _ = sf.treeplexes[0].best_response(g0)
-  br1, _ = sf.treeplexes[1].best_response(sf.sequence_values(1, x0))
-  return ProfileEvaluation((value, c - value), (br0, c + br1))
-
-
-def saddle_point_gap(sf: SequenceForm, x0: FloatArray, x1: FloatArray) -> float:
-  """max_x' x'^T A y - min_y' x^T A y' (= nash_conv of the profile)."""
-  return evaluate_plans(sf, x0, x1).nash_conv
+    """As `evaluate_profile`, from realization plans."""
+    c = sf.tree.utility_sum
+    g0 = sf.sequence_values(0, x1)
+    value = float(x0 @ g0)
+    br0, _ = sf.treeplexes[0].best_response(g0)
+    br1, _ = sf.treeplexes[1].best_response(sf.sequence_values(1, x0))
+    return ProfileEvaluation((value, c - value), (br0, c + br1))
 
 
 def _game_and_profile(game: pyspiel.Game | str, policy: policy_lib.Policy):
-  sf = sf_lib.for_game(game)
-  return sf, policies.layout(sf).behavioural(policy)
+    sf = sf_lib.for_game(game)
+    return sf, policies.layout(sf).behavioural(policy)
 
 
-def nash_conv(game: pyspiel.Game | str, policy: policy_lib.Policy,
-              return_only_nash_conv: bool = True, use_cpp_br: bool = False):
-  """NashConv of `policy` in `game`, as `open_spiel.python.algorithms.exploitability.nash_conv`.
+def nash_conv(
+    game: pyspiel.Game | str,
+    policy: policy_lib.Policy,
+    return_only_nash_conv: bool = True,
+    use_cpp_br: bool = False,
+):
+    """NashConv of `policy` in `game`, as `open_spiel.python.algorithms.exploitability.nash_conv`.
 
-  Args:
-    game: a pyspiel game or load_game string (two-player zero/constant-sum).
-    policy: any OpenSpiel policy; a TabularPolicy of the same game is read directly.
-    return_only_nash_conv: if False, return the full `ProfileEvaluation`.
-    use_cpp_br: accepted for signature compatibility; the array best response is always used.
-  """
-  del use_cpp_br
-  sf, behavioural = _game_and_profile(game, policy)
-  result = evaluate_profile(sf, behavioural)
-  return result.nash_conv if return_only_nash_conv else result
+    Args:
+      game: a pyspiel game or load_game string (two-player zero/constant-sum).
+      policy: any OpenSpiel policy; a TabularPolicy of the same game is read directly.
+      return_only_nash_conv: if False, return the full `ProfileEvaluation`.
+      use_cpp_br: accepted for signature compatibility; the array best response is always used.
+    """
+    del use_cpp_br
+    sf, behavioural = _game_and_profile(game, policy)
+    result = evaluate_profile(sf, behavioural)
+    return result.nash_conv if return_only_nash_conv else result
 
 
 def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float:
-  """Exploitability of `policy`, as `open_spiel.python.algorithms.exploitability`."""
-  sf, behavioural = _game_and_profile(game, policy)
-  return evaluate_profile(sf, behavioural).exploitability
+    """Exploitability of `policy`, as `open_spiel.python.algorithms.exploitability`."""
+    sf, behavioural = _game_and_profile(game, policy)
+    return evaluate_profile(sf, behavioural).exploitability
 
 
 @dataclasses.dataclass(frozen=True)
 class InfosetRegrets:
-  """Per-infoset regret of one player (perturbed_egt_efpe.txt, Section 5, Figure 3 measure).
+    """Per-infoset regret of one player (perturbed_egt_efpe.txt, Section 5, Figure 3 measure).
 
-  The infoset is assumed reached with probability one; beliefs over its nodes follow Bayes'
-  rule from the opponent's and chance's reach; the regret is the gain of best-responding in
-  every infoset of the subtree below it over playing the strategy. Infosets that the opponent
-  and chance reach with probability zero have undefined beliefs: their regret is NaN.
+    The infoset is assumed reached with probability one; beliefs over its nodes follow Bayes'
+    rule from the opponent's and chance's reach; the regret is the gain of best-responding in
+    every infoset of the subtree below it over playing the strategy. Infosets that the opponent
+    and chance reach with probability zero have undefined beliefs: their regret is NaN.
 
-  Attributes:
-    player: whose infosets.
-    regret: regret per local infoset of the player's treeplex (NaN where unreached).
-    reach: opponent-and-chance reach probability mass of each infoset.
-  """
-  player: int
-  regret: FloatArray
-  reach: FloatArray
+    Attributes:
+      player: whose infosets.
+      regret: regret per local infoset of the player's treeplex (NaN where unreached).
+      reach: opponent-and-chance reach probability mass of each infoset.
+    """
 
-  @property
-  def max(self) -> float:
-    defined = self.regret[~np.isnan(self.regret)]
-    return float(defined.max()) if len(defined) else 0.0
+    player: int
+    regret: FloatArray
+    reach: FloatArray
+
+    @property
+    def max(self) -> float:
+        defined = self.regret[~np.isnan(self.regret)]
+        return float(defined.max()) if len(defined) else 0.0
 
 
-def infoset_regrets(sf: SequenceForm, behavioural: policies.Behavioural,
-                    player: int) -> InfosetRegrets:
-  """Per-infoset regret of `player` under a behavioural profile (see `InfosetRegrets`)."""
-  tp, opp = sf.treeplexes[player], sf.treeplexes[1 - player]
-  x_opp = opp.realization_plan(behavioural[1 - player])
-  g = sf.sequence_values(player, x_opp)
-  _, v_inf = tp.infoset_values(g, behavioural[player])
-  _, v_best = tp.infoset_values(g, None)
-  reach = opponent_reach(sf, player, x_opp)
-  with np.errstate(invalid="ignore", divide="ignore"):
-    regret = np.where(reach > 0, (v_best - v_inf) / reach, np.nan)
-  return InfosetRegrets(player, np.maximum(regret, 0.0, where=reach > 0, out=regret), reach)
+def infoset_regrets(
+    sf: SequenceForm, behavioural: policies.Behavioural, player: int
+) -> InfosetRegrets:
+    """Per-infoset regret of `player` under a behavioural profile (see `InfosetRegrets`)."""
+    tp, opp = sf.treeplexes[player], sf.treeplexes[1 - player]
+    x_opp = opp.realization_plan(behavioural[1 - player])
+    g = sf.sequence_values(player, x_opp)
+    _, v_inf = tp.infoset_values(g, behavioural[player])
+    _, v_best = tp.infoset_values(g, None)
+    reach = opponent_reach(sf, player, x_opp)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        regret = np.where(reach > 0, (v_best - v_inf) / reach, np.nan)
+    return InfosetRegrets(player, np.maximum(regret, 0.0, where=reach > 0, out=regret), reach)
 
 
 def opponent_reach(sf: SequenceForm, player: int, x_opp: FloatArray) -> FloatArray:
-  """Sum over the nodes of each of `player`'s infosets of the opponent's and chance's reach."""
-  tree = sf.tree
-  nodes, offsets = tree.infoset_nodes()
-  node_reach = sf.chance_reach[nodes] * x_opp[sf.node_seq[1 - player][nodes]]
-  per_infoset = np.add.reduceat(node_reach, offsets[:-1]) if len(nodes) else node_reach
-  return per_infoset[sf.treeplexes[player].infoset_ids]
+    """Sum over the nodes of each of `player`'s infosets of the opponent's and chance's reach."""
+    tree = sf.tree
+    nodes, offsets = tree.infoset_nodes()
+    node_reach = sf.chance_reach[nodes] * x_opp[sf.node_seq[1 - player][nodes]]
+    per_infoset = np.add.reduceat(node_reach, offsets[:-1]) if len(nodes) else node_reach
+    return per_infoset[sf.treeplexes[player].infoset_ids]
 
 
 def max_infoset_regret(sf: SequenceForm, behavioural: policies.Behavioural) -> float:
-  """The largest per-infoset regret of either player (perturbed_egt_efpe.txt, Figure 3)."""
-  return max(infoset_regrets(sf, behavioural, p).max for p in (0, 1))
+    """The largest per-infoset regret of either player (perturbed_egt_efpe.txt, Figure 3)."""
+    return max(infoset_regrets(sf, behavioural, p).max for p in (0, 1))

@@ -42,7 +42,7 @@ _STATUS_MESSAGES = {
     highspy.HighsModelStatus.kPostsolveError: "postsolve failed",
     highspy.HighsModelStatus.kModelEmpty: "the model is empty",
     highspy.HighsModelStatus.kInfeasible: "the LP is infeasible (are the strategy "
-                                          "constraints satisfiable?)",
+    "constraints satisfiable?)",
     highspy.HighsModelStatus.kUnboundedOrInfeasible: "the LP is unbounded or infeasible",
     highspy.HighsModelStatus.kUnbounded: "the LP is unbounded",
     highspy.HighsModelStatus.kTimeLimit: "the time limit was reached",
@@ -53,135 +53,153 @@ _STATUS_MESSAGES = {
 
 
 class LPError(RuntimeError):
-  """HiGHS ended with a status other than optimal."""
+    """HiGHS ended with a status other than optimal."""
 
 
 @dataclasses.dataclass(frozen=True)
 class LinearConstraints:
-  """G z >= g on a realization plan z."""
-  matrix: sp.csr_matrix
-  rhs: FloatArray
+    """G z >= g on a realization plan z."""
+
+    matrix: sp.csr_matrix
+    rhs: FloatArray
 
 
 def behavioural_lower_bounds(tp: Treeplex, xi: float | FloatArray) -> LinearConstraints:
-  """x[s] - xi[s] x[parent(s)] >= 0 for every non-empty sequence s (the perturbed treeplex
-  Q^xi of perturbed_egt_efpe.txt, Section 3; xi may be a scalar or one value per sequence)."""
-  n = tp.num_sequences
-  xi = np.broadcast_to(np.asarray(xi, dtype=np.float64), (n,))[1:]
-  rows = np.concatenate([np.arange(n - 1), np.arange(n - 1)])
-  cols = np.concatenate([np.arange(1, n), tp.seq_parent[1:]])
-  vals = np.concatenate([np.ones(n - 1), -xi])
-  return LinearConstraints(sp.csr_matrix((vals, (rows, cols)), shape=(n - 1, n)),
-                           np.zeros(n - 1))
+    """x[s] - xi[s] x[parent(s)] >= 0 for every non-empty sequence s (the perturbed treeplex
+    Q^xi of perturbed_egt_efpe.txt, Section 3; xi may be a scalar or one value per sequence)."""
+    n = tp.num_sequences
+    xi = np.broadcast_to(np.asarray(xi, dtype=np.float64), (n,))[1:]
+    rows = np.concatenate([np.arange(n - 1), np.arange(n - 1)])
+    cols = np.concatenate([np.arange(1, n), tp.seq_parent[1:]])
+    vals = np.concatenate([np.ones(n - 1), -xi])
+    return LinearConstraints(sp.csr_matrix((vals, (rows, cols)), shape=(n - 1, n)), np.zeros(n - 1))
 
 
 @dataclasses.dataclass(frozen=True)
 class LPSolution:
-  """Result of a sequence-form LP.
+    """Result of a sequence-form LP.
 
-  Attributes:
-    value: the game value for player 0 (of the LP's game: lo/hi bounds, perturbations).
-    plans: realization plans (player 0, player 1); the solving player's from the primal, the
-      opponent's from the duals of the best-response constraints.
-    behavioural: the same strategies in behavioural form.
-    seconds: HiGHS wall time.
-    simplex_iterations: HiGHS simplex iteration count.
-  """
-  value: float
-  plans: tuple[FloatArray, FloatArray]
-  behavioural: tuple[FloatArray, FloatArray]
-  seconds: float
-  simplex_iterations: int
+    Attributes:
+      value: the game value for player 0 (of the LP's game: lo/hi bounds, perturbations).
+      plans: realization plans (player 0, player 1); the solving player's from the primal, the
+        opponent's from the duals of the best-response constraints.
+      behavioural: the same strategies in behavioural form.
+      seconds: HiGHS wall time.
+      simplex_iterations: HiGHS simplex iteration count.
+    """
 
-
-def solve(sf: SequenceForm, *, bound: str = "value", player: int = 0,
-          own_constraints: LinearConstraints | None = None,
-          opponent_constraints: LinearConstraints | None = None,
-          rhs_perturbation: FloatArray | None = None,
-          time_limit: float | None = None) -> LPSolution:
-  """Solves the sequence-form LP of `sf` (see the module docstring).
-
-  Args:
-    sf: the sequence form.
-    bound: 'value' (leaves carry values), 'lo' or 'hi' (the game whose leaves take the lower /
-      upper end of their utility interval).
-    player: the maximising player whose LP is written (its plan is primal).
-    own_constraints: G_x x >= g_x on the player's plan.
-    opponent_constraints: G_y y >= g_y on the opponent's plan.
-    rhs_perturbation: d, added to the opponent's constraint right-hand side f in the objective.
-    time_limit: seconds for HiGHS.
-
-  Raises:
-    LPError: HiGHS did not find an optimal solution.
-  """
-  matrix = {"value": lambda: sf.payoff, "lo": lambda: sf.payoff_lo,
-            "hi": lambda: sf.payoff_hi}[bound]()
-  m_t = matrix.T if player == 0 else -matrix   # M^T: opponent sequences x player sequences
-  own, opp = sf.treeplexes[player], sf.treeplexes[1 - player]
-  e_mat, e = own.constraints
-  f_mat, f = opp.constraints
-  n_x, n_q = own.num_sequences, f_mat.shape[0]
-  g_y = opponent_constraints
-  n_r = 0 if g_y is None else g_y.matrix.shape[0]
-
-  blocks = [[e_mat, None, None],
-            [m_t, -f_mat.T, None if g_y is None else -g_y.matrix.T]]
-  lower = [e, np.zeros(opp.num_sequences)]
-  upper = [e, np.full(opp.num_sequences, np.inf)]
-  if own_constraints is not None:
-    blocks.append([own_constraints.matrix, None, None])
-    lower.append(own_constraints.rhs)
-    upper.append(np.full(len(own_constraints.rhs), np.inf))
-  if n_r == 0:
-    blocks = [row[:2] for row in blocks]
-  # Give every column block its width even where all its entries are empty.
-  blocks[0][1] = sp.csr_matrix((e_mat.shape[0], n_q))
-  if n_r:
-    blocks[0][2] = sp.csr_matrix((e_mat.shape[0], n_r))
-  a = sp.bmat(blocks, format="csc")
-
-  cost = np.zeros(n_x + n_q + n_r)
-  cost[n_x:n_x + n_q] = f if rhs_perturbation is None else f + rhs_perturbation
-  if n_r:
-    cost[n_x + n_q:] = g_y.rhs
-  col_lower = np.concatenate([np.zeros(n_x), np.full(n_q, -np.inf), np.zeros(n_r)])
-  col_upper = np.full(n_x + n_q + n_r, np.inf)
-
-  solution, objective, seconds, iterations = _run_highs(
-      cost, col_lower, col_upper, a, np.concatenate(lower), np.concatenate(upper), time_limit)
-  x = np.maximum(solution.col_value[:n_x], 0.0)
-  rows = slice(e_mat.shape[0], e_mat.shape[0] + opp.num_sequences)
-  # HiGHS reports non-positive duals for the >= rows of a maximisation: y = -dual.
-  y = np.maximum(-np.asarray(solution.row_dual[rows]), 0.0)
-  plans = (x, y) if player == 0 else (y, x)
-  value = objective if player == 0 else -objective
-  behavioural = tuple(tp.behavioural(z) for tp, z in zip(sf.treeplexes, plans))
-  return LPSolution(value, plans, behavioural, seconds, iterations)
+    value: float
+    plans: tuple[FloatArray, FloatArray]
+    behavioural: tuple[FloatArray, FloatArray]
+    seconds: float
+    simplex_iterations: int
 
 
-def _run_highs(cost, col_lower, col_upper, a: sp.csc_matrix, row_lower, row_upper,
-               time_limit: float | None):
-  """Maximises cost^T z under row_lower <= a z <= row_upper, col bounds; returns the solution."""
-  lp = highspy.HighsLp()
-  lp.num_col_, lp.num_row_ = a.shape[1], a.shape[0]
-  lp.sense_ = highspy.ObjSense.kMaximize
-  lp.col_cost_ = cost
-  lp.col_lower_, lp.col_upper_ = col_lower, col_upper
-  lp.row_lower_, lp.row_upper_ = row_lower, row_upper
-  lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-  lp.a_matrix_.start_ = a.indptr
-  lp.a_matrix_.index_ = a.indices
-  lp.a_matrix_.value_ = a.data
-  h = highspy.Highs()
-  h.setOptionValue("output_flag", False)
-  if time_limit is not None:
-    h.setOptionValue("time_limit", float(time_limit))
-  h.passModel(lp)
-  start = time.perf_counter()
-  h.run()
-  seconds = time.perf_counter() - start
-  status = h.getModelStatus()
-  if status != highspy.HighsModelStatus.kOptimal:
-    raise LPError(f"sequence-form LP not solved: {_STATUS_MESSAGES.get(status, str(status))}")
-  info = h.getInfo()
-  return h.getSolution(), info.objective_function_value, seconds, int(info.simplex_iteration_count)
+def solve(
+    sf: SequenceForm,
+    *,
+    bound: str = "value",
+    player: int = 0,
+    own_constraints: LinearConstraints | None = None,
+    opponent_constraints: LinearConstraints | None = None,
+    rhs_perturbation: FloatArray | None = None,
+    time_limit: float | None = None,
+) -> LPSolution:
+    """Solves the sequence-form LP of `sf` (see the module docstring).
+
+    Args:
+      sf: the sequence form.
+      bound: 'value' (leaves carry values), 'lo' or 'hi' (the game whose leaves take the lower /
+        upper end of their utility interval).
+      player: the maximising player whose LP is written (its plan is primal).
+      own_constraints: G_x x >= g_x on the player's plan.
+      opponent_constraints: G_y y >= g_y on the opponent's plan.
+      rhs_perturbation: d, added to the opponent's constraint right-hand side f in the objective.
+      time_limit: seconds for HiGHS.
+
+    Raises:
+      LPError: HiGHS did not find an optimal solution.
+    """
+    if bound not in ("value", "lo", "hi"):
+        raise ValueError(f"bound must be 'value', 'lo' or 'hi', got {bound!r}")
+    if player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {player}")
+    if bound == "value":
+        matrix = sf.payoff  # raises if leaves carry intervals
+    else:
+        matrix = sf.payoff_lo if bound == "lo" else sf.payoff_hi
+    m_t = matrix.T if player == 0 else -matrix  # M^T: opponent sequences x player sequences
+    own, opp = sf.treeplexes[player], sf.treeplexes[1 - player]
+    e_mat, e = own.constraints
+    f_mat, f = opp.constraints
+    n_x, n_q = own.num_sequences, f_mat.shape[0]
+    g_y = opponent_constraints
+    n_r = 0 if g_y is None else g_y.matrix.shape[0]
+
+    blocks = [[e_mat, None, None], [m_t, -f_mat.T, None if g_y is None else -g_y.matrix.T]]
+    lower = [e, np.zeros(opp.num_sequences)]
+    upper = [e, np.full(opp.num_sequences, np.inf)]
+    if own_constraints is not None:
+        blocks.append([own_constraints.matrix, None, None])
+        lower.append(own_constraints.rhs)
+        upper.append(np.full(len(own_constraints.rhs), np.inf))
+    if n_r == 0:
+        blocks = [row[:2] for row in blocks]
+    # Give every column block its width even where all its entries are empty.
+    blocks[0][1] = sp.csr_matrix((e_mat.shape[0], n_q))
+    if n_r:
+        blocks[0][2] = sp.csr_matrix((e_mat.shape[0], n_r))
+    a = sp.bmat(blocks, format="csc")
+
+    cost = np.zeros(n_x + n_q + n_r)
+    cost[n_x : n_x + n_q] = f if rhs_perturbation is None else f + rhs_perturbation
+    if n_r:
+        cost[n_x + n_q :] = g_y.rhs
+    col_lower = np.concatenate([np.zeros(n_x), np.full(n_q, -np.inf), np.zeros(n_r)])
+    col_upper = np.full(n_x + n_q + n_r, np.inf)
+
+    solution, objective, seconds, iterations = _run_highs(
+        cost, col_lower, col_upper, a, np.concatenate(lower), np.concatenate(upper), time_limit
+    )
+    x = np.maximum(solution.col_value[:n_x], 0.0)
+    rows = slice(e_mat.shape[0], e_mat.shape[0] + opp.num_sequences)
+    # HiGHS reports non-positive duals for the >= rows of a maximisation: y = -dual.
+    y = np.maximum(-np.asarray(solution.row_dual[rows]), 0.0)
+    plans = (x, y) if player == 0 else (y, x)
+    value = objective if player == 0 else -objective
+    behavioural = tuple(tp.behavioural(z) for tp, z in zip(sf.treeplexes, plans))
+    return LPSolution(value, plans, behavioural, seconds, iterations)
+
+
+def _run_highs(
+    cost, col_lower, col_upper, a: sp.csc_matrix, row_lower, row_upper, time_limit: float | None
+):
+    """Maximises cost^T z under row_lower <= a z <= row_upper, col bounds; returns the solution."""
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = a.shape[1], a.shape[0]
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = cost
+    lp.col_lower_, lp.col_upper_ = col_lower, col_upper
+    lp.row_lower_, lp.row_upper_ = row_lower, row_upper
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = a.indptr
+    lp.a_matrix_.index_ = a.indices
+    lp.a_matrix_.value_ = a.data
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    h.passModel(lp)
+    start = time.perf_counter()
+    h.run()
+    seconds = time.perf_counter() - start
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise LPError(f"sequence-form LP not solved: {_STATUS_MESSAGES.get(status, str(status))}")
+    info = h.getInfo()
+    return (
+        h.getSolution(),
+        info.objective_function_value,
+        seconds,
+        int(info.simplex_iteration_count),
+    )

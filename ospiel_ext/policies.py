@@ -29,150 +29,173 @@ Behavioural = tuple[NDArray[np.float64], NDArray[np.float64]]
 
 
 class PolicyLayout:
-  """Where each sequence of each player lives in the game's `TabularPolicy` arrays."""
+    """Where each sequence of each player lives in the game's `TabularPolicy` arrays."""
 
-  def __init__(self, sf: SequenceForm):
-    if sf.tree.game is None:
-      raise ValueError(f"{sf.tree.name} was not built from a pyspiel game")
-    self.sf = sf
-    self.template = policy_lib.TabularPolicy(sf.tree.game)
-    self.rows, self.cols = [], []
-    for tp in sf.treeplexes:
-      keys = [sf.tree.infoset_key[i] for i in tp.infoset_ids]
-      missing = [k for k in keys if k not in self.template.state_lookup]
-      if missing:
-        raise ValueError(f"information state {missing[0]!r} of {sf.tree.name} is not in "
-                         "the game's TabularPolicy")
-      inf_rows = np.array([self.template.state_lookup[k] for k in keys], dtype=np.int64)
-      self.rows.append(np.repeat(inf_rows, tp.num_actions))
-      self.cols.append(tp.seq_action[1:])
+    def __init__(self, sf: SequenceForm):
+        if sf.tree.game is None:
+            raise ValueError(f"{sf.tree.name} was not built from a pyspiel game")
+        self.sf = sf
+        self.template = policy_lib.TabularPolicy(sf.tree.game)
+        self.rows, self.cols = [], []
+        for tp in sf.treeplexes:
+            keys = [sf.tree.infoset_key[i] for i in tp.infoset_ids]
+            missing = [k for k in keys if k not in self.template.state_lookup]
+            if missing:
+                raise ValueError(
+                    f"information state {missing[0]!r} of {sf.tree.name} is not in "
+                    "the game's TabularPolicy"
+                )
+            inf_rows = np.array([self.template.state_lookup[k] for k in keys], dtype=np.int64)
+            self.rows.append(np.repeat(inf_rows, tp.num_actions))
+            self.cols.append(tp.seq_action[1:])
 
-  def to_tabular(self, behavioural: Behavioural) -> policy_lib.TabularPolicy:
-    """A fresh TabularPolicy playing the given behavioural strategies."""
-    pol = self.template.__copy__(copy_action_probability_array=True)
-    for p in (0, 1):
-      pol.action_probability_array[self.rows[p], self.cols[p]] = behavioural[p][1:]
-    return pol
+    def to_tabular(self, behavioural: Behavioural) -> policy_lib.TabularPolicy:
+        """A fresh TabularPolicy playing the given behavioural strategies."""
+        pol = self.template.__copy__(copy_action_probability_array=True)
+        for p in (0, 1):
+            pol.action_probability_array[self.rows[p], self.cols[p]] = behavioural[p][1:]
+        return pol
 
-  def from_tabular(self, pol: policy_lib.TabularPolicy) -> Behavioural:
-    """Behavioural arrays of a TabularPolicy of the same game (keyed like ours)."""
-    if pol.state_lookup is not self.template.state_lookup and \
-        pol.state_lookup != self.template.state_lookup:
-      return self.from_policy(pol)
-    return tuple(self._with_root(pol.action_probability_array[self.rows[p], self.cols[p]])
-                 for p in (0, 1))
+    def from_tabular(self, pol: policy_lib.TabularPolicy) -> Behavioural:
+        """Behavioural arrays of a TabularPolicy of the same game (keyed like ours)."""
+        if (
+            pol.state_lookup is not self.template.state_lookup
+            and pol.state_lookup != self.template.state_lookup
+        ):
+            return self.from_policy(pol)
+        return tuple(
+            self._with_root(pol.action_probability_array[self.rows[p], self.cols[p]])
+            for p in (0, 1)
+        )
 
-  def from_policy(self, pol: policy_lib.Policy) -> Behavioural:
-    """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset."""
-    tree = self.sf.tree
-    nodes, offsets = tree.infoset_nodes()
-    return self.from_table({
-        tree.infoset_key[g]: pol.action_probabilities(tree.state(int(nodes[offsets[g]])))
-        for tp in self.sf.treeplexes for g in tp.infoset_ids})
+    def from_policy(self, pol: policy_lib.Policy) -> Behavioural:
+        """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset."""
+        tree = self.sf.tree
+        nodes, offsets = tree.infoset_nodes()
+        table = {}
+        for tp in self.sf.treeplexes:
+            for g in tp.infoset_ids:
+                try:
+                    table[tree.infoset_key[g]] = pol.action_probabilities(
+                        tree.state(int(nodes[offsets[g]]))
+                    )
+                except (KeyError, IndexError):
+                    raise ValueError(
+                        f"the policy does not cover information state "
+                        f"{tree.infoset_key[g]!r} of {tree.name}"
+                    ) from None
+        return self.from_table(table)
 
-  def from_table(self, table) -> Behavioural:
-    """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}, e.g.
-    `pyspiel.TabularPolicy.policy_table()`; actions missing from a row get probability 0."""
-    out = []
-    for p, tp in enumerate(self.sf.treeplexes):
-      b = np.zeros(tp.num_sequences)
-      b[0] = 1.0
-      keys = [self.sf.tree.infoset_key[g] for g in tp.infoset_ids]
-      for i, key in enumerate(keys):
-        row = dict(table[key])
-        s = tp.seq_start[i]
-        b[s:s + tp.num_actions[i]] = [row.get(int(a), 0.0)
-                                      for a in tp.seq_action[s:s + tp.num_actions[i]]]
-      out.append(b)
-    return tuple(out)
+    def from_table(self, table) -> Behavioural:
+        """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}, e.g.
+        `pyspiel.TabularPolicy.policy_table()`; actions missing from a row get probability 0."""
+        out = []
+        for tp in self.sf.treeplexes:
+            b = np.zeros(tp.num_sequences)
+            b[0] = 1.0
+            keys = [self.sf.tree.infoset_key[g] for g in tp.infoset_ids]
+            for i, key in enumerate(keys):
+                if key not in table:
+                    raise ValueError(
+                        f"the policy has no entry for information state {key!r} of "
+                        f"{self.sf.tree.name}"
+                    )
+                row = dict(table[key])
+                s = tp.seq_start[i]
+                b[s : s + tp.num_actions[i]] = [
+                    row.get(int(a), 0.0) for a in tp.seq_action[s : s + tp.num_actions[i]]
+                ]
+            out.append(b)
+        return tuple(out)
 
-  def behavioural(self, pol: policy_lib.Policy) -> Behavioural:
-    """Behavioural arrays of `pol`, using the fast path for TabularPolicy."""
-    if isinstance(pol, policy_lib.TabularPolicy):
-      return self.from_tabular(pol)
-    return self.from_policy(pol)
+    def behavioural(self, pol: policy_lib.Policy) -> Behavioural:
+        """Behavioural arrays of `pol`, using the fast path for TabularPolicy."""
+        if isinstance(pol, policy_lib.TabularPolicy):
+            return self.from_tabular(pol)
+        return self.from_policy(pol)
 
-  @staticmethod
-  def _with_root(b: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.concatenate([[1.0], b])
+    @staticmethod
+    def _with_root(b: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.concatenate([[1.0], b])
 
 
 @functools.lru_cache(maxsize=8)
 def layout(sf: SequenceForm) -> PolicyLayout:
-  """The PolicyLayout of a SequenceForm, built once."""
-  return PolicyLayout(sf)
+    """The PolicyLayout of a SequenceForm, built once."""
+    return PolicyLayout(sf)
 
 
 def layout_for_game(game: pyspiel.Game | str) -> PolicyLayout:
-  return layout(sf_lib.for_game(game))
+    return layout(sf_lib.for_game(game))
 
 
 def uniform_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
-  """The uniform random TabularPolicy of `game`."""
-  return policy_lib.TabularPolicy(tree_lib.load(game))
+    """The uniform random TabularPolicy of `game`."""
+    return policy_lib.TabularPolicy(tree_lib.load(game))
 
 
-def random_policy(game: pyspiel.Game | str, seed: int = 0,
-                  alpha: float = 1.0) -> policy_lib.TabularPolicy:
-  """A TabularPolicy whose every information state draws its action distribution from
-  a symmetric Dirichlet(alpha) over the legal actions."""
-  pol = uniform_policy(game)
-  rng = np.random.default_rng(seed)
-  mask = pol.legal_actions_mask.astype(bool)
-  gamma = rng.gamma(alpha, size=mask.shape) * mask
-  pol.action_probability_array = gamma / gamma.sum(axis=1, keepdims=True)
-  return pol
+def random_policy(
+    game: pyspiel.Game | str, seed: int = 0, alpha: float = 1.0
+) -> policy_lib.TabularPolicy:
+    """A TabularPolicy whose every information state draws its action distribution from
+    a symmetric Dirichlet(alpha) over the legal actions."""
+    pol = uniform_policy(game)
+    rng = np.random.default_rng(seed)
+    mask = pol.legal_actions_mask.astype(bool)
+    gamma = rng.gamma(alpha, size=mask.shape) * mask
+    pol.action_probability_array = gamma / gamma.sum(axis=1, keepdims=True)
+    return pol
 
 
 def policy_to_dict(pol: policy_lib.Policy, game: pyspiel.Game) -> dict[str, dict[str, float]]:
-  """{information_state_string: {action id: probability}} for every info state of `game`."""
-  template = pol if isinstance(pol, policy_lib.TabularPolicy) else uniform_policy(game)
-  out = {}
-  for key, row in template.state_lookup.items():
-    legal = np.flatnonzero(template.legal_actions_mask[row])
-    if isinstance(pol, policy_lib.TabularPolicy):
-      probs = {int(a): float(pol.action_probability_array[row, a]) for a in legal}
-    else:
-      state_probs = pol.action_probabilities(template.states[row])
-      probs = {int(a): float(state_probs.get(int(a), 0.0)) for a in legal}
-    out[key] = {str(a): p for a, p in probs.items()}
-  return out
+    """{information_state_string: {action id: probability}} for every info state of `game`."""
+    template = pol if isinstance(pol, policy_lib.TabularPolicy) else uniform_policy(game)
+    out = {}
+    for key, row in template.state_lookup.items():
+        legal = np.flatnonzero(template.legal_actions_mask[row])
+        if isinstance(pol, policy_lib.TabularPolicy):
+            probs = {int(a): float(pol.action_probability_array[row, a]) for a in legal}
+        else:
+            state_probs = pol.action_probabilities(template.states[row])
+            probs = {int(a): float(state_probs.get(int(a), 0.0)) for a in legal}
+        out[key] = {str(a): p for a, p in probs.items()}
+    return out
 
 
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
-  """Writes `pol` in the policy file format of DESIGN.md (JSON, never pickle)."""
-  game = tree_lib.load(game)
-  data = {"game": str(game), "policy": policy_to_dict(pol, game)}
-  with open(path, "w", encoding="utf-8") as f:
-    json.dump(data, f, indent=0, sort_keys=True)
+    """Writes `pol` in the policy file format of DESIGN.md (JSON, never pickle)."""
+    game = tree_lib.load(game)
+    data = {"game": str(game), "policy": policy_to_dict(pol, game)}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=0, sort_keys=True)
 
 
 def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib.TabularPolicy:
-  """Reads a policy file for `game`.
+    """Reads a policy file for `game`.
 
-  Raises:
-    ValueError: the file names another game, misses an information state, names an illegal
-      action, or a distribution does not sum to one.
-  """
-  game = tree_lib.load(game)
-  with open(path, encoding="utf-8") as f:
-    data = json.load(f)
-  if not isinstance(data, dict) or "policy" not in data or "game" not in data:
-    raise ValueError(f"{path} is not a policy file (needs keys 'game' and 'policy')")
-  if str(tree_lib.load(data["game"])) != str(game):
-    raise ValueError(f"{path} holds a policy for {data['game']}, not for {game}")
-  pol = uniform_policy(game)
-  table = data["policy"]
-  for key, row in pol.state_lookup.items():
-    if key not in table:
-      raise ValueError(f"{path} has no distribution for information state {key!r}")
-    probs = np.zeros(pol.action_probability_array.shape[1])
-    legal = pol.legal_actions_mask[row]
-    for a, p in table[key].items():
-      if not (str(a).isdigit() and int(a) < len(legal) and legal[int(a)]):
-        raise ValueError(f"{path}: action {a} is not legal at information state {key!r}")
-      probs[int(a)] = p
-    if abs(probs.sum() - 1.0) > 1e-6 or probs.min() < 0:
-      raise ValueError(f"{path}: distribution at {key!r} is not a probability distribution")
-    pol.action_probability_array[row] = probs
-  return pol
+    Raises:
+      ValueError: the file names another game, misses an information state, names an illegal
+        action, or a distribution does not sum to one.
+    """
+    game = tree_lib.load(game)
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, dict) or "policy" not in data or "game" not in data:
+        raise ValueError(f"{path} is not a policy file (needs keys 'game' and 'policy')")
+    if str(tree_lib.load(data["game"])) != str(game):
+        raise ValueError(f"{path} holds a policy for {data['game']}, not for {game}")
+    pol = uniform_policy(game)
+    table = data["policy"]
+    for key, row in pol.state_lookup.items():
+        if key not in table:
+            raise ValueError(f"{path} has no distribution for information state {key!r}")
+        probs = np.zeros(pol.action_probability_array.shape[1])
+        legal = pol.legal_actions_mask[row]
+        for a, p in table[key].items():
+            if not (str(a).isdigit() and int(a) < len(legal) and legal[int(a)]):
+                raise ValueError(f"{path}: action {a} is not legal at information state {key!r}")
+            probs[int(a)] = p
+        if abs(probs.sum() - 1.0) > 1e-6 or probs.min() < 0:
+            raise ValueError(f"{path}: distribution at {key!r} is not a probability distribution")
+        pol.action_probability_array[row] = probs
+    return pol

@@ -34,262 +34,303 @@ IntArray = NDArray[np.int64]
 
 @dataclasses.dataclass(frozen=True)
 class Level:
-  """One treeplex level: infosets [inf_lo, inf_hi), sequences [seq_lo, seq_hi)."""
-  inf_lo: int
-  inf_hi: int
-  seq_lo: int
-  seq_hi: int
-  starts: IntArray          # reduceat offsets of each infoset inside the level's sequences
-  seq_parent: IntArray      # parent sequence of every sequence of the level
-  parents: IntArray         # distinct parent sequences of the level's infosets (sorted)
-  parent_starts: IntArray   # reduceat offsets of each distinct parent inside the level
+    """One treeplex level: infosets [inf_lo, inf_hi), sequences [seq_lo, seq_hi)."""
+
+    inf_lo: int
+    inf_hi: int
+    seq_lo: int
+    seq_hi: int
+    starts: IntArray  # reduceat offsets of each infoset inside the level's sequences
+    seq_parent: IntArray  # parent sequence of every sequence of the level
+    parents: IntArray  # distinct parent sequences of the level's infosets (sorted)
+    parent_starts: IntArray  # reduceat offsets of each distinct parent inside the level
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Treeplex:
-  """The sequences and infosets of one player; see the module docstring for the ordering."""
-  player: int
-  infoset_ids: IntArray     # global GameTree infoset id of each local infoset
-  num_actions: IntArray
-  seq_start: IntArray
-  parent_seq: IntArray      # sequence leading to each infoset
-  seq_infoset: IntArray     # local infoset of each sequence (-1 for the empty sequence)
-  seq_parent: IntArray      # parent sequence of each sequence's infoset (-1 for empty)
-  seq_action: IntArray      # action id of each sequence (-1 for empty)
-  levels: tuple[Level, ...]
+    """The sequences and infosets of one player; see the module docstring for the ordering."""
 
-  @property
-  def num_infosets(self) -> int:
-    return len(self.num_actions)
+    player: int
+    infoset_ids: IntArray  # global GameTree infoset id of each local infoset
+    num_actions: IntArray
+    seq_start: IntArray
+    parent_seq: IntArray  # sequence leading to each infoset
+    seq_infoset: IntArray  # local infoset of each sequence (-1 for the empty sequence)
+    seq_parent: IntArray  # parent sequence of each sequence's infoset (-1 for empty)
+    seq_action: IntArray  # action id of each sequence (-1 for empty)
+    levels: tuple[Level, ...]
 
-  @property
-  def num_sequences(self) -> int:
-    return len(self.seq_infoset)
+    @property
+    def num_infosets(self) -> int:
+        return len(self.num_actions)
 
-  @functools.cached_property
-  def uniform(self) -> FloatArray:
-    """Uniform behavioural strategy, one probability per sequence (1 for the empty one)."""
-    b = np.ones(self.num_sequences)
-    b[1:] = 1.0 / np.repeat(self.num_actions, self.num_actions)
-    return b
+    @property
+    def num_sequences(self) -> int:
+        return len(self.seq_infoset)
 
-  @functools.cached_property
-  def constraints(self) -> tuple[sp.csr_matrix, FloatArray]:
-    """(E, e) with E x = e, x >= 0 describing the realization plans (rows: root, infosets)."""
-    n_inf, n_seq = self.num_infosets, self.num_sequences
-    rows = np.concatenate([[0], 1 + self.seq_infoset[1:], 1 + np.arange(n_inf)])
-    cols = np.concatenate([[0], np.arange(1, n_seq), self.parent_seq])
-    vals = np.concatenate([[1.0], np.ones(n_seq - 1), -np.ones(n_inf)])
-    e = np.zeros(n_inf + 1)
-    e[0] = 1.0
-    return sp.csr_matrix((vals, (rows, cols)), shape=(n_inf + 1, n_seq)), e
+    @functools.cached_property
+    def uniform(self) -> FloatArray:
+        """Uniform behavioural strategy, one probability per sequence (1 for the empty one)."""
+        b = np.ones(self.num_sequences)
+        b[1:] = 1.0 / np.repeat(self.num_actions, self.num_actions)
+        return b
 
-  def realization_plan(self, b: FloatArray) -> FloatArray:
-    """x[s] = x[parent(s)] * b[s], shallowest level first."""
-    x = np.empty(self.num_sequences)
-    x[0] = 1.0
-    for lv in self.levels:
-      x[lv.seq_lo:lv.seq_hi] = x[lv.seq_parent] * b[lv.seq_lo:lv.seq_hi]
-    return x
+    @functools.cached_property
+    def constraints(self) -> tuple[sp.csr_matrix, FloatArray]:
+        """(E, e) with E x = e, x >= 0 describing the realization plans (rows: root, infosets)."""
+        n_inf, n_seq = self.num_infosets, self.num_sequences
+        rows = np.concatenate([[0], 1 + self.seq_infoset[1:], 1 + np.arange(n_inf)])
+        cols = np.concatenate([[0], np.arange(1, n_seq), self.parent_seq])
+        vals = np.concatenate([[1.0], np.ones(n_seq - 1), -np.ones(n_inf)])
+        e = np.zeros(n_inf + 1)
+        e[0] = 1.0
+        return sp.csr_matrix((vals, (rows, cols)), shape=(n_inf + 1, n_seq)), e
 
-  def behavioural(self, x: FloatArray) -> FloatArray:
-    """b[s] = x[s] / x[parent(s)], uniform where the infoset is never reached."""
-    b = self.uniform.copy()
-    denom = x[self.seq_parent[1:]]
-    reached = denom > 0
-    b[1:][reached] = x[1:][reached] / denom[reached]
-    return b
+    def realization_plan(self, b: FloatArray) -> FloatArray:
+        """x[s] = x[parent(s)] * b[s], shallowest level first."""
+        x = np.empty(self.num_sequences)
+        x[0] = 1.0
+        for lv in self.levels:
+            x[lv.seq_lo : lv.seq_hi] = x[lv.seq_parent] * b[lv.seq_lo : lv.seq_hi]
+        return x
 
-  def segment_sum(self, v: FloatArray) -> FloatArray:
-    """Sum of v over the sequences of each infoset (v indexed by sequence)."""
-    return np.add.reduceat(v[1:], self.seq_start - 1)
+    def behavioural(self, x: FloatArray) -> FloatArray:
+        """b[s] = x[s] / x[parent(s)], uniform where the infoset is never reached."""
+        b = self.uniform.copy()
+        denom = x[self.seq_parent[1:]]
+        reached = denom > 0
+        b[1:][reached] = x[1:][reached] / denom[reached]
+        return b
 
-  def spread(self, per_infoset: FloatArray) -> FloatArray:
-    """Per-infoset values repeated onto the infoset's sequences (empty sequence gets 0)."""
-    out = np.zeros(self.num_sequences)
-    out[1:] = np.repeat(per_infoset, self.num_actions)
-    return out
+    def segment_sum(self, v: FloatArray) -> FloatArray:
+        """Sum of v over the sequences of each infoset (v indexed by sequence)."""
+        return np.add.reduceat(v[1:], self.seq_start - 1)
 
-  def infoset_values(self, g: FloatArray, b: FloatArray | None) -> tuple[FloatArray, FloatArray]:
-    """Bottom-up pass: sequence values and infoset values.
+    def spread(self, per_infoset: FloatArray) -> FloatArray:
+        """Per-infoset values repeated onto the infoset's sequences (empty sequence gets 0)."""
+        out = np.zeros(self.num_sequences)
+        out[1:] = np.repeat(per_infoset, self.num_actions)
+        return out
 
-    Args:
-      g: immediate value of each sequence (e.g. A y for player 0), not modified.
-      b: behavioural strategy per sequence; None plays a best response (segment max).
+    def infoset_values(self, g: FloatArray, b: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+        """Bottom-up pass: sequence values and infoset values.
 
-    Returns:
-      (v_seq, v_inf): v_seq[s] = g[s] + sum of values of the infosets right below s;
-      v_inf[i] = sum_a b[a] v_seq[a] (or max_a v_seq[a]). v_seq[0] is the root value.
-    """
-    v_seq = g.astype(np.float64, copy=True)
-    v_inf = np.empty(self.num_infosets)
-    for lv in reversed(self.levels):
-      vs = v_seq[lv.seq_lo:lv.seq_hi]
-      if b is None:
-        vi = np.maximum.reduceat(vs, lv.starts)
-      else:
-        vi = np.add.reduceat(vs * b[lv.seq_lo:lv.seq_hi], lv.starts)
-      v_inf[lv.inf_lo:lv.inf_hi] = vi
-      v_seq[lv.parents] += np.add.reduceat(vi, lv.parent_starts)
-    return v_seq, v_inf
+        Args:
+          g: immediate value of each sequence (e.g. A y for player 0), not modified.
+          b: behavioural strategy per sequence; None plays a best response (segment max).
 
-  def best_response(self, g: FloatArray) -> tuple[float, FloatArray]:
-    """Best-response value and a pure best-response behavioural strategy against g."""
-    v_seq, v_inf = self.infoset_values(g, None)
-    best = v_seq[1:] >= self.spread(v_inf)[1:] - 1e-12 * (1 + np.abs(v_seq[1:]))
-    # first maximising action of every infoset
-    idx = np.flatnonzero(best)
-    inf_of = self.seq_infoset[1:][idx]
-    first = idx[np.unique(inf_of, return_index=True)[1]] + 1
-    b = np.zeros(self.num_sequences)
-    b[0] = 1.0
-    b[first] = 1.0
-    return float(v_seq[0]), b
+        Returns:
+          (v_seq, v_inf): v_seq[s] = g[s] + sum of values of the infosets right below s;
+          v_inf[i] = sum_a b[a] v_seq[a] (or max_a v_seq[a]). v_seq[0] is the root value.
+        """
+        v_seq = g.astype(np.float64, copy=True)
+        v_inf = np.empty(self.num_infosets)
+        for lv in reversed(self.levels):
+            vs = v_seq[lv.seq_lo : lv.seq_hi]
+            if b is None:
+                vi = np.maximum.reduceat(vs, lv.starts)
+            else:
+                vi = np.add.reduceat(vs * b[lv.seq_lo : lv.seq_hi], lv.starts)
+            v_inf[lv.inf_lo : lv.inf_hi] = vi
+            v_seq[lv.parents] += np.add.reduceat(vi, lv.parent_starts)
+        return v_seq, v_inf
 
-  @classmethod
-  def build(cls, tree: GameTree, player: int) -> tuple[Treeplex, IntArray]:
-    """Builds player's treeplex and the sequence of `player` leading to every tree node."""
-    infoset_ids = np.flatnonzero(tree.infoset_player == player)
-    all_actions = np.array([len(a) for a in tree.infoset_legal_actions], dtype=np.int64)
-    counts = np.where(tree.infoset_player == player, all_actions, 0)
-    prov_offset = np.concatenate([[0], np.cumsum(counts)[:-1]])  # as in own_last_move
-    last = tree.own_last_move(player)
-    nodes, offsets = tree.infoset_nodes()
-    rep = nodes[offsets[infoset_ids]]
-    prov_parent = last[rep]
-    num_prov = 1 + int(counts.sum())
-    prov_infoset = np.full(num_prov, -1, dtype=np.int64)       # provisional seq -> local infoset
-    prov_infoset[1:] = np.repeat(np.arange(len(infoset_ids)), all_actions[infoset_ids])
-    parent_inf = prov_infoset[prov_parent]
-    level = np.zeros(len(infoset_ids), dtype=np.int64)
-    for _ in range(len(infoset_ids) + 1):
-      new = np.where(parent_inf < 0, 0, level[np.maximum(parent_inf, 0)] + 1)
-      if np.array_equal(new, level):
-        break
-      level = new
-    # Renumber level by level: infosets sorted by new parent sequence.
-    prov_to_new = np.zeros(num_prov, dtype=np.int64)
-    num_actions = all_actions[infoset_ids]
-    order_parts, next_seq = [], 1
-    for lvl in range(int(level.max()) + 1 if len(level) else 0):
-      members = np.flatnonzero(level == lvl)
-      members = members[np.argsort(prov_to_new[prov_parent[members]], kind="stable")]
-      order_parts.append(members)
-      sizes = num_actions[members]
-      starts = next_seq + np.concatenate([[0], np.cumsum(sizes)[:-1]])
-      for_each = np.repeat(starts, sizes) + _ranks(sizes)
-      prov_first = prov_offset[infoset_ids[members]] + 1
-      prov_to_new[np.repeat(prov_first, sizes) + _ranks(sizes)] = for_each
-      next_seq += int(sizes.sum())
-    order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
-    num_actions = num_actions[order]
-    seq_start = 1 + np.concatenate([[0], np.cumsum(num_actions)[:-1]]).astype(np.int64)
-    parent_seq = prov_to_new[prov_parent[order]]
-    seq_infoset = np.concatenate([[-1], np.repeat(np.arange(len(order)), num_actions)])
-    seq_parent = np.concatenate([[-1], np.repeat(parent_seq, num_actions)])
-    seq_action = np.concatenate([[-1]] + [np.array(tree.infoset_legal_actions[i], np.int64)
-                                          for i in infoset_ids[order]])
+    def best_response(self, g: FloatArray) -> tuple[float, FloatArray]:
+        """Best-response value and a pure best-response behavioural strategy against g."""
+        v_seq, v_inf = self.infoset_values(g, None)
+        best = v_seq[1:] >= self.spread(v_inf)[1:] - 1e-12 * (1 + np.abs(v_seq[1:]))
+        # first maximising action of every infoset
+        idx = np.flatnonzero(best)
+        inf_of = self.seq_infoset[1:][idx]
+        first = idx[np.unique(inf_of, return_index=True)[1]] + 1
+        b = np.zeros(self.num_sequences)
+        b[0] = 1.0
+        b[first] = 1.0
+        return float(v_seq[0]), b
+
+    @classmethod
+    def build(cls, tree: GameTree, player: int) -> tuple[Treeplex, IntArray]:
+        """Builds player's treeplex and the sequence of `player` leading to every tree node."""
+        infoset_ids = np.flatnonzero(tree.infoset_player == player)
+        all_actions = np.array([len(a) for a in tree.infoset_legal_actions], dtype=np.int64)
+        counts = np.where(tree.infoset_player == player, all_actions, 0)
+        prov_offset = np.concatenate([[0], np.cumsum(counts)[:-1]])  # as in own_last_move
+        last = tree.own_last_move(player)
+        nodes, offsets = tree.infoset_nodes()
+        rep = nodes[offsets[infoset_ids]]
+        prov_parent = last[rep]
+        num_prov = 1 + int(counts.sum())
+        prov_infoset = np.full(num_prov, -1, dtype=np.int64)  # provisional seq -> local infoset
+        prov_infoset[1:] = np.repeat(np.arange(len(infoset_ids)), all_actions[infoset_ids])
+        level = _treeplex_depth(prov_infoset[prov_parent])
+        # Renumber level by level: infosets sorted by new parent sequence.
+        prov_to_new = np.zeros(num_prov, dtype=np.int64)
+        num_actions = all_actions[infoset_ids]
+        order_parts, next_seq = [], 1
+        for lvl in range(int(level.max()) + 1 if len(level) else 0):
+            members = np.flatnonzero(level == lvl)
+            members = members[np.argsort(prov_to_new[prov_parent[members]], kind="stable")]
+            order_parts.append(members)
+            sizes = num_actions[members]
+            starts = next_seq + np.concatenate([[0], np.cumsum(sizes)[:-1]])
+            for_each = np.repeat(starts, sizes) + _ranks(sizes)
+            prov_first = prov_offset[infoset_ids[members]] + 1
+            prov_to_new[np.repeat(prov_first, sizes) + _ranks(sizes)] = for_each
+            next_seq += int(sizes.sum())
+        order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
+        num_actions = num_actions[order]
+        seq_start = 1 + np.concatenate([[0], np.cumsum(num_actions)[:-1]]).astype(np.int64)
+        parent_seq = prov_to_new[prov_parent[order]]
+        seq_infoset = np.concatenate([[-1], np.repeat(np.arange(len(order)), num_actions)])
+        seq_parent = np.concatenate([[-1], np.repeat(parent_seq, num_actions)])
+        seq_action = np.concatenate(
+            [[-1]] + [np.array(tree.infoset_legal_actions[i], np.int64) for i in infoset_ids[order]]
+        )
+        levels = _levels(level[order], seq_start, num_actions, parent_seq, seq_parent)
+        tp = cls(
+            player,
+            infoset_ids[order],
+            num_actions,
+            seq_start,
+            parent_seq,
+            seq_infoset,
+            seq_parent,
+            seq_action,
+            tuple(levels),
+        )
+        return tp, prov_to_new[last]
+
+
+def _treeplex_depth(parent_infoset: IntArray) -> IntArray:
+    """Number of own infosets above each infoset, given each one's parent infoset (-1: none)."""
+    level = np.zeros(len(parent_infoset), dtype=np.int64)
+    for _ in range(len(parent_infoset) + 1):
+        new = np.where(parent_infoset < 0, 0, level[np.maximum(parent_infoset, 0)] + 1)
+        if np.array_equal(new, level):
+            return level
+        level = new
+    raise AssertionError("the infoset parent relation has a cycle")
+
+
+def _levels(
+    level: IntArray,
+    seq_start: IntArray,
+    num_actions: IntArray,
+    parent_seq: IntArray,
+    seq_parent: IntArray,
+) -> tuple[Level, ...]:
+    """The contiguous blocks of each treeplex level (infosets already ordered by level)."""
     levels = []
     for lvl in range(int(level.max()) + 1 if len(level) else 0):
-      inf = np.flatnonzero(level[order] == lvl)
-      lo, hi = int(inf[0]), int(inf[-1]) + 1
-      s_lo, s_hi = int(seq_start[lo]), int(seq_start[hi - 1] + num_actions[hi - 1])
-      par = parent_seq[lo:hi]
-      change = np.flatnonzero(np.diff(par)) + 1
-      parent_starts = np.concatenate([[0], change])
-      levels.append(Level(lo, hi, s_lo, s_hi, seq_start[lo:hi] - s_lo, seq_parent[s_lo:s_hi],
-                          par[parent_starts], parent_starts))
-    tp = cls(player, infoset_ids[order], num_actions, seq_start, parent_seq, seq_infoset,
-             seq_parent, seq_action, tuple(levels))
-    return tp, prov_to_new[last]
+        inf = np.flatnonzero(level == lvl)
+        lo, hi = int(inf[0]), int(inf[-1]) + 1
+        s_lo, s_hi = int(seq_start[lo]), int(seq_start[hi - 1] + num_actions[hi - 1])
+        par = parent_seq[lo:hi]
+        parent_starts = np.concatenate([[0], np.flatnonzero(np.diff(par)) + 1])
+        levels.append(
+            Level(
+                inf_lo=lo,
+                inf_hi=hi,
+                seq_lo=s_lo,
+                seq_hi=s_hi,
+                starts=seq_start[lo:hi] - s_lo,
+                seq_parent=seq_parent[s_lo:s_hi],
+                parents=par[parent_starts],
+                parent_starts=parent_starts,
+            )
+        )
+    return tuple(levels)
 
 
 def _ranks(sizes: IntArray) -> IntArray:
-  """[0..sizes[0]), [0..sizes[1]), ... concatenated."""
-  total = int(sizes.sum())
-  starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-  return np.arange(total) - np.repeat(starts, sizes)
+    """[0..sizes[0]), [0..sizes[1]), ... concatenated."""
+    total = int(sizes.sum())
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return np.arange(total) - np.repeat(starts, sizes)
 
 
 class SequenceForm:
-  """Both treeplexes of a GameTree and its sparse payoff matrices.
+    """Both treeplexes of a GameTree and its sparse payoff matrices.
 
-  Attributes:
-    tree: the GameTree.
-    treeplexes: (Treeplex of player 0, Treeplex of player 1).
-    node_seq: per player, the sequence of that player leading to each tree node.
-    chance_reach: product of chance probabilities from the root to each node.
-    leaves: the leaf nodes.
-  """
-
-  def __init__(self, tree: GameTree):
-    self.tree = tree
-    tp0, seq0 = Treeplex.build(tree, 0)
-    tp1, seq1 = Treeplex.build(tree, 1)
-    self.treeplexes = (tp0, tp1)
-    self.node_seq = (seq0, seq1)
-    reach = np.ones(tree.num_nodes)
-    order, offsets = tree.depth_order()
-    for d in range(1, len(offsets) - 1):
-      nodes = order[offsets[d]:offsets[d + 1]]
-      reach[nodes] = reach[tree.parent[nodes]] * tree.chance_prob[nodes]
-    self.chance_reach = reach
-    self.leaves = np.flatnonzero(tree.is_leaf)
-
-  @property
-  def shape(self) -> tuple[int, int]:
-    return self.treeplexes[0].num_sequences, self.treeplexes[1].num_sequences
-
-  @property
-  def has_bounds(self) -> bool:
-    """True when some leaf carries an interval rather than a value."""
-    return bool(np.any(self.tree.lo[self.leaves] != self.tree.hi[self.leaves]))
-
-  def leaf_matrix(self, leaf_values: FloatArray) -> sp.csr_matrix:
-    """Sparse n0 x n1 matrix of chance_reach * value summed over leaves (values per leaf)."""
-    z = self.leaves
-    return sp.csr_matrix((self.chance_reach[z] * leaf_values, (self.node_seq[0][z],
-                                                               self.node_seq[1][z])),
-                         shape=self.shape)
-
-  @functools.cached_property
-  def payoff_lo(self) -> sp.csr_matrix:
-    """Payoff matrix of the game whose leaves take their lower bound."""
-    return self.leaf_matrix(self.tree.lo[self.leaves])
-
-  @functools.cached_property
-  def payoff_hi(self) -> sp.csr_matrix:
-    """Payoff matrix of the game whose leaves take their upper bound."""
-    if not self.has_bounds:
-      return self.payoff_lo
-    return self.leaf_matrix(self.tree.hi[self.leaves])
-
-  @property
-  def payoff(self) -> sp.csr_matrix:
-    """Player 0's chance-weighted payoff matrix A (leaves must carry values, not intervals)."""
-    if self.has_bounds:
-      raise ValueError(f"{self.tree.name} has leaves with utility intervals; use payoff_lo "
-                       "or payoff_hi")
-    return self.payoff_lo
-
-  @functools.cached_property
-  def payoff_t(self) -> sp.csr_matrix:
-    """A^T in CSR, for fast A^T x."""
-    return self.payoff.T.tocsr()
-
-  def sequence_values(self, player: int, opponent_plan: FloatArray,
-                      matrix: sp.csr_matrix | None = None) -> FloatArray:
-    """Immediate value of each of `player`'s sequences in the player's own zero-sum utility.
-
-    Player 0: A y. Player 1: -A^T x. (A constant-sum offset does not change any regret.)
+    Attributes:
+      tree: the GameTree.
+      treeplexes: (Treeplex of player 0, Treeplex of player 1).
+      node_seq: per player, the sequence of that player leading to each tree node.
+      chance_reach: product of chance probabilities from the root to each node.
+      leaves: the leaf nodes.
     """
-    if matrix is None:
-      return self.payoff @ opponent_plan if player == 0 else -(self.payoff_t @ opponent_plan)
-    return matrix @ opponent_plan if player == 0 else -(matrix.T @ opponent_plan)
 
-  def expected_value(self, x0: FloatArray, x1: FloatArray) -> float:
-    """Player 0's expected utility x0^T A x1 of two realization plans."""
-    return float(x0 @ (self.payoff @ x1))
+    def __init__(self, tree: GameTree):
+        self.tree = tree
+        tp0, seq0 = Treeplex.build(tree, 0)
+        tp1, seq1 = Treeplex.build(tree, 1)
+        self.treeplexes = (tp0, tp1)
+        self.node_seq = (seq0, seq1)
+        reach = np.ones(tree.num_nodes)
+        order, offsets = tree.depth_order()
+        for d in range(1, len(offsets) - 1):
+            nodes = order[offsets[d] : offsets[d + 1]]
+            reach[nodes] = reach[tree.parent[nodes]] * tree.chance_prob[nodes]
+        self.chance_reach = reach
+        self.leaves = np.flatnonzero(tree.is_leaf)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.treeplexes[0].num_sequences, self.treeplexes[1].num_sequences
+
+    @property
+    def has_bounds(self) -> bool:
+        """True when some leaf carries an interval rather than a value."""
+        return bool(np.any(self.tree.lo[self.leaves] != self.tree.hi[self.leaves]))
+
+    def leaf_matrix(self, leaf_values: FloatArray) -> sp.csr_matrix:
+        """Sparse n0 x n1 matrix of chance_reach * value summed over leaves (values per leaf)."""
+        z = self.leaves
+        return sp.csr_matrix(
+            (self.chance_reach[z] * leaf_values, (self.node_seq[0][z], self.node_seq[1][z])),
+            shape=self.shape,
+        )
+
+    @functools.cached_property
+    def payoff_lo(self) -> sp.csr_matrix:
+        """Payoff matrix of the game whose leaves take their lower bound."""
+        return self.leaf_matrix(self.tree.lo[self.leaves])
+
+    @functools.cached_property
+    def payoff_hi(self) -> sp.csr_matrix:
+        """Payoff matrix of the game whose leaves take their upper bound."""
+        if not self.has_bounds:
+            return self.payoff_lo
+        return self.leaf_matrix(self.tree.hi[self.leaves])
+
+    @property
+    def payoff(self) -> sp.csr_matrix:
+        """Player 0's chance-weighted payoff matrix A (leaves must carry values, not intervals)."""
+        if self.has_bounds:
+            raise ValueError(
+                f"{self.tree.name} has leaves with utility intervals; use payoff_lo or payoff_hi"
+            )
+        return self.payoff_lo
+
+    @functools.cached_property
+    def payoff_t(self) -> sp.csr_matrix:
+        """A^T in CSR, for fast A^T x."""
+        return self.payoff.T.tocsr()
+
+    def sequence_values(
+        self, player: int, opponent_plan: FloatArray, matrix: sp.csr_matrix | None = None
+    ) -> FloatArray:
+        """Immediate value of each of `player`'s sequences in the player's own zero-sum utility.
+
+        Player 0: A y. Player 1: -A^T x. (A constant-sum offset does not change any regret.)
+        """
+        if matrix is None:
+            return self.payoff @ opponent_plan if player == 0 else -(self.payoff_t @ opponent_plan)
+        return matrix @ opponent_plan if player == 0 else -(matrix.T @ opponent_plan)
+
+    def expected_value(self, x0: FloatArray, x1: FloatArray) -> float:
+        """Player 0's expected utility x0^T A x1 of two realization plans."""
+        return float(x0 @ (self.payoff @ x1))
 
 
 _CACHE: collections.OrderedDict[str, SequenceForm] = collections.OrderedDict()
@@ -297,20 +338,20 @@ _CACHE_SIZE = 8
 
 
 def for_game(game: pyspiel.Game | str, max_nodes: int | None = None) -> SequenceForm:
-  """The SequenceForm of a pyspiel game, compiled once and cached (keyed by the game string).
+    """The SequenceForm of a pyspiel game, compiled once and cached (keyed by the game string).
 
-  Raises:
-    ValueError, GameTooLargeError: as `GameTree.from_game`.
-  """
-  game = tree_lib.load(game)
-  key = str(game)
-  sf = _CACHE.get(key)
-  if sf is None:
-    sf = SequenceForm(GameTree.from_game(game, max_nodes=max_nodes))
-    _CACHE[key] = sf
-    if len(_CACHE) > _CACHE_SIZE:
-      _CACHE.popitem(last=False)
-  elif max_nodes is not None and sf.tree.num_nodes > max_nodes:
-    raise tree_lib.GameTooLargeError(f"game {key} has more than max_nodes={max_nodes} nodes")
-  _CACHE.move_to_end(key)
-  return sf
+    Raises:
+      ValueError, GameTooLargeError: as `GameTree.from_game`.
+    """
+    game = tree_lib.load(game)
+    key = str(game)
+    sf = _CACHE.get(key)
+    if sf is None:
+        sf = SequenceForm(GameTree.from_game(game, max_nodes=max_nodes))
+        _CACHE[key] = sf
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    elif max_nodes is not None and sf.tree.num_nodes > max_nodes:
+        raise tree_lib.GameTooLargeError(f"game {key} has more than max_nodes={max_nodes} nodes")
+    _CACHE.move_to_end(key)
+    return sf

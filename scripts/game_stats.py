@@ -9,12 +9,9 @@ compile_seconds.
 
 import time
 
-from absl import app
-from absl import flags
+from absl import app, flags
 
-from ospiel_ext import cli
-from ospiel_ext import sequence_form
-from ospiel_ext import tree
+from ospiel_ext import cli, sequence_form, tree
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
@@ -22,22 +19,25 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here 
 
 
 def main(argv):
-  cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-  cli.require(_MAX_NODES.value is None or _MAX_NODES.value > 0, "--max_nodes must be positive")
-  game = cli.load_game(_GAME.value)
-  start = time.perf_counter()
-  try:
-    sf = sequence_form.SequenceForm(tree.GameTree.from_game(game, max_nodes=_MAX_NODES.value))
-  except ValueError as e:
-    raise app.UsageError(str(e)) from None
-  stats = {"game": str(game), **sf.tree.stats(),
-           "sequences_0": sf.treeplexes[0].num_sequences,
-           "sequences_1": sf.treeplexes[1].num_sequences,
-           "payoff_nonzeros": int(sf.payoff_lo.nnz),
-           "compile_seconds": time.perf_counter() - start}
-  print(cli.format_table(["quantity", "value"], stats.items()))
-  cli.write_json(_OUTPUT_JSON.value, stats)
+    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    cli.require(_MAX_NODES.value is None or _MAX_NODES.value > 0, "--max_nodes must be positive")
+    game = cli.load_game(_GAME.value)
+    start = time.perf_counter()
+    try:
+        sf = sequence_form.SequenceForm(tree.GameTree.from_game(game, max_nodes=_MAX_NODES.value))
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    stats = {
+        "game": str(game),
+        **sf.tree.stats(),
+        "sequences_0": sf.treeplexes[0].num_sequences,
+        "sequences_1": sf.treeplexes[1].num_sequences,
+        "payoff_nonzeros": int(sf.payoff_lo.nnz),
+        "compile_seconds": time.perf_counter() - start,
+    }
+    print(cli.format_table(["quantity", "value"], stats.items()))
+    cli.write_json(_OUTPUT_JSON.value, stats)
 
 
 if __name__ == "__main__":
-  app.run(main)
+    app.run(main)

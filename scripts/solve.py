@@ -10,15 +10,9 @@ evaluation excluded), stopped_early (Ctrl-C or --time_limit).
 
 import time
 
-from absl import app
-from absl import flags
-from absl import logging
+from absl import app, flags, logging
 
-from ospiel_ext import cli
-from ospiel_ext import evaluate
-from ospiel_ext import lp
-from ospiel_ext import policies
-from ospiel_ext import sequence_form
+from ospiel_ext import cli, evaluate, lp, policies, sequence_form
 from ospiel_ext.algorithms import cfr
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -32,47 +26,55 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 
 def _run_cfr(sf):
-  solver = cfr.SOLVERS[_SOLVER.value](sf)
-  seconds, stopped = 0.0, False
-  with cli.StopFlag() as stop:
-    for it in range(1, _ITERATIONS.value + 1):
-      start = time.perf_counter()
-      solver.evaluate_and_update_policy()
-      seconds += time.perf_counter() - start
-      if it % _LOG_EVERY.value == 0:
-        logging.info("iteration %d  exploitability %.3g  %.2fs", it, solver.exploitability(),
-                     seconds)
-      if stop.stopped or (_TIME_LIMIT.value is not None and seconds >= _TIME_LIMIT.value):
-        stopped = True
-        break
-  return solver.average_behavioural(), solver.iteration, seconds, stopped
+    solver = cfr.SOLVERS[_SOLVER.value](sf)
+    seconds, stopped = 0.0, False
+    with cli.StopFlag() as stop:
+        for it in range(1, _ITERATIONS.value + 1):
+            start = time.perf_counter()
+            solver.evaluate_and_update_policy()
+            seconds += time.perf_counter() - start
+            if it % _LOG_EVERY.value == 0:
+                logging.info(
+                    "iteration %d  exploitability %.3g  %.2fs", it, solver.exploitability(), seconds
+                )
+            if stop.stopped or (_TIME_LIMIT.value is not None and seconds >= _TIME_LIMIT.value):
+                stopped = True
+                break
+    return solver.average_behavioural(), solver.iteration, seconds, stopped
 
 
 def main(argv):
-  cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-  cli.require(_ITERATIONS.value >= 0, "--iterations must be non-negative")
-  cli.require(_LOG_EVERY.value > 0, "--log_every must be positive")
-  cli.require(_TIME_LIMIT.value is None or _TIME_LIMIT.value > 0, "--time_limit must be > 0")
-  game = cli.load_game(_GAME.value)
-  try:
-    sf = sequence_form.for_game(game, max_nodes=_MAX_NODES.value)
-  except ValueError as e:
-    raise app.UsageError(str(e)) from None
-  if _SOLVER.value == "lp":
-    solution = lp.solve(sf)
-    behavioural, iterations, seconds, stopped = solution.behavioural, 0, solution.seconds, False
-  else:
-    behavioural, iterations, seconds, stopped = _run_cfr(sf)
-  result = evaluate.evaluate_profile(sf, behavioural)
-  value = solution.value if _SOLVER.value == "lp" else result.on_policy_values[0]
-  row = {"game": str(game), "solver": _SOLVER.value, "iterations": iterations, "value": value,
-         "exploitability": result.exploitability, "nash_conv": result.nash_conv,
-         "seconds": seconds, "stopped_early": stopped}
-  print(cli.format_table(list(row), [list(row.values())]))
-  cli.write_json(_OUTPUT_JSON.value, row)
-  if _POLICY_OUT.value:
-    policies.save_policy(policies.layout(sf).to_tabular(behavioural), _POLICY_OUT.value, game)
+    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    cli.require(_ITERATIONS.value >= 0, "--iterations must be non-negative")
+    cli.require(_LOG_EVERY.value > 0, "--log_every must be positive")
+    cli.require(_TIME_LIMIT.value is None or _TIME_LIMIT.value > 0, "--time_limit must be > 0")
+    game = cli.load_game(_GAME.value)
+    try:
+        sf = sequence_form.for_game(game, max_nodes=_MAX_NODES.value)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    if _SOLVER.value == "lp":
+        solution = lp.solve(sf)
+        behavioural, iterations, seconds, stopped = solution.behavioural, 0, solution.seconds, False
+    else:
+        behavioural, iterations, seconds, stopped = _run_cfr(sf)
+    result = evaluate.evaluate_profile(sf, behavioural)
+    value = solution.value if _SOLVER.value == "lp" else result.on_policy_values[0]
+    row = {
+        "game": str(game),
+        "solver": _SOLVER.value,
+        "iterations": iterations,
+        "value": value,
+        "exploitability": result.exploitability,
+        "nash_conv": result.nash_conv,
+        "seconds": seconds,
+        "stopped_early": stopped,
+    }
+    print(cli.format_table(list(row), [list(row.values())]))
+    cli.write_json(_OUTPUT_JSON.value, row)
+    if _POLICY_OUT.value:
+        policies.save_policy(policies.layout(sf).to_tabular(behavioural), _POLICY_OUT.value, game)
 
 
 if __name__ == "__main__":
-  app.run(main)
+    app.run(main)

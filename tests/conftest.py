@@ -3,68 +3,69 @@
 import numpy as np
 import pyspiel
 import pytest
-
-import ospiel_ext.games
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
+import ospiel_ext.games
 from ospiel_ext.tree import GameTree
 
-GOOFSPIEL_4 = ("turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=True,"
-               "points_order=descending))")
+GOOFSPIEL_4 = (
+    "turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=True,"
+    "points_order=descending))"
+)
 
 # The games the foundation must agree with OpenSpiel on (issue 2).
 SMALL_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice(numdice=1,dice_sides=4)", GOOFSPIEL_4]
 
-KUHN_VALUE = -1.0 / 18.0           # player 0's value of Kuhn poker (theory)
-LEDUC_VALUE = -0.0856064            # player 0's value of Leduc poker (DESIGN.md reference)
+KUHN_VALUE = -1.0 / 18.0  # player 0's value of Kuhn poker (theory)
+LEDUC_VALUE = -0.0856064  # player 0's value of Leduc poker (DESIGN.md reference)
 
 
 @pytest.fixture(params=SMALL_GAMES)
 def small_game(request):
-  return pyspiel.load_game(request.param)
+    return pyspiel.load_game(request.param)
 
 
 def check_solver(solver_cls, game, iterations=10, **kwargs):
-  """Every solver: OpenSpiel's shape, fresh TabularPolicy objects, valid distributions."""
-  solver = solver_cls(game, **kwargs)
-  for _ in range(iterations):
-    solver.evaluate_and_update_policy()
-  for make in (solver.current_policy, solver.average_policy):
-    first, second = make(), make()
-    assert isinstance(first, policy_lib.TabularPolicy)
-    assert first is not second
-    first.action_probability_array[:] = 0.0          # mutating one leaves the solver intact
-    probs = second.action_probability_array
-    mask = second.legal_actions_mask.astype(bool)
-    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
-    assert np.all(probs[~mask] == 0.0)
-    assert np.all(probs >= 0.0)
-    os_exploitability.exploitability(game, second)   # OpenSpiel accepts it
-  return solver
+    """Every solver: OpenSpiel's shape, fresh TabularPolicy objects, valid distributions."""
+    solver = solver_cls(game, **kwargs)
+    for _ in range(iterations):
+        solver.evaluate_and_update_policy()
+    for make in (solver.current_policy, solver.average_policy):
+        first, second = make(), make()
+        assert isinstance(first, policy_lib.TabularPolicy)
+        assert first is not second
+        first.action_probability_array[:] = 0.0  # mutating one leaves the solver intact
+        probs = second.action_probability_array
+        mask = second.legal_actions_mask.astype(bool)
+        np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
+        assert np.all(probs[~mask] == 0.0)
+        assert np.all(probs >= 0.0)
+        os_exploitability.exploitability(game, second)  # OpenSpiel accepts it
+    return solver
 
 
 def subtree_utility_range(tree):
-  """Min and max of player 0's leaf utility below every node (independent bottom-up pass)."""
-  lo = np.where(tree.is_leaf, tree.lo, np.inf)
-  hi = np.where(tree.is_leaf, tree.hi, -np.inf)
-  for d in range(int(tree.depth.max()), 0, -1):
-    nodes = np.flatnonzero(tree.depth == d)
-    np.minimum.at(lo, tree.parent[nodes], lo[nodes])
-    np.maximum.at(hi, tree.parent[nodes], hi[nodes])
-  return lo, hi
+    """Min and max of player 0's leaf utility below every node (independent bottom-up pass)."""
+    lo = np.where(tree.is_leaf, tree.lo, np.inf)
+    hi = np.where(tree.is_leaf, tree.hi, -np.inf)
+    for d in range(int(tree.depth.max()), 0, -1):
+        nodes = np.flatnonzero(tree.depth == d)
+        np.minimum.at(lo, tree.parent[nodes], lo[nodes])
+        np.maximum.at(hi, tree.parent[nodes], hi[nodes])
+    return lo, hi
 
 
 def check_game(game_string, max_bound_checks=2000, seed=0):
-  """Every game: random simulation, a perfect-recall compile, and sound utility bounds."""
-  game = pyspiel.load_game(game_string)
-  pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
-  tree = GameTree.from_game(game)
-  lo, hi = subtree_utility_range(tree)
-  nodes = np.arange(tree.num_nodes)
-  if len(nodes) > max_bound_checks:
-    nodes = np.random.default_rng(seed).choice(nodes, max_bound_checks, replace=False)
-  for node in nodes:
-    b_lo, b_hi = ospiel_ext.games.utility_bounds(tree.state(int(node)))
-    assert b_lo <= lo[node] + 1e-9 and hi[node] <= b_hi + 1e-9, (node, b_lo, b_hi)
-  return game, tree
+    """Every game: random simulation, a perfect-recall compile, and sound utility bounds."""
+    game = pyspiel.load_game(game_string)
+    pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
+    tree = GameTree.from_game(game)
+    lo, hi = subtree_utility_range(tree)
+    nodes = np.arange(tree.num_nodes)
+    if len(nodes) > max_bound_checks:
+        nodes = np.random.default_rng(seed).choice(nodes, max_bound_checks, replace=False)
+    for node in nodes:
+        b_lo, b_hi = ospiel_ext.games.utility_bounds(tree.state(int(node)))
+        assert b_lo <= lo[node] + 1e-9 and hi[node] <= b_hi + 1e-9, (node, b_lo, b_hi)
+    return game, tree

@@ -8,116 +8,126 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate
-from ospiel_ext import lp
-from ospiel_ext import policies
-from ospiel_ext import sequence_form
+from ospiel_ext import evaluate, lp, policies, sequence_form
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_exploitability_and_nash_conv_agree_with_openspiel(small_game, seed):
-  pol = policies.random_policy(small_game, seed, alpha=0.5)
-  assert evaluate.exploitability(small_game, pol) == pytest.approx(
-      os_exploitability.exploitability(small_game, pol), abs=1e-9)
-  assert evaluate.nash_conv(small_game, pol) == pytest.approx(
-      os_exploitability.nash_conv(small_game, pol), abs=1e-9)
+    pol = policies.random_policy(small_game, seed, alpha=0.5)
+    assert evaluate.exploitability(small_game, pol) == pytest.approx(
+        os_exploitability.exploitability(small_game, pol), abs=1e-9
+    )
+    assert evaluate.nash_conv(small_game, pol) == pytest.approx(
+        os_exploitability.nash_conv(small_game, pol), abs=1e-9
+    )
 
 
 def test_non_tabular_policy_is_accepted():
-  game = pyspiel.load_game("kuhn_poker")
-  uniform = policy_lib.UniformRandomPolicy(game)
-  assert evaluate.exploitability(game, uniform) == pytest.approx(
-      os_exploitability.exploitability(game, uniform), abs=1e-12)
+    game = pyspiel.load_game("kuhn_poker")
+    uniform = policy_lib.UniformRandomPolicy(game)
+    assert evaluate.exploitability(game, uniform) == pytest.approx(
+        os_exploitability.exploitability(game, uniform), abs=1e-12
+    )
 
 
 def test_nash_conv_details():
-  game = pyspiel.load_game("leduc_poker")
-  pol = policies.random_policy(game, seed=4)
-  result = evaluate.nash_conv(game, pol, return_only_nash_conv=False)
-  assert result.on_policy_values[0] == pytest.approx(-result.on_policy_values[1])
-  assert result.nash_conv == pytest.approx(sum(result.player_improvements))
-  assert min(result.player_improvements) >= 0
+    game = pyspiel.load_game("leduc_poker")
+    pol = policies.random_policy(game, seed=4)
+    result = evaluate.nash_conv(game, pol, return_only_nash_conv=False)
+    assert result.on_policy_values[0] == pytest.approx(-result.on_policy_values[1])
+    assert result.nash_conv == pytest.approx(sum(result.player_improvements))
+    assert min(result.player_improvements) >= 0
 
 
 def _brute_force_infoset_regret(game, pol, player, key):
-  """Bayes-conditional regret at infoset `key`, by enumerating the player's pure strategies.
+    """Bayes-conditional regret at infoset `key`, by enumerating the player's pure strategies.
 
-  Independent of the array code: walks pyspiel states recursively.
-  """
-  nodes = []   # (state, opponent-and-chance reach)
+    Independent of the array code: walks pyspiel states recursively.
+    """
+    nodes = []  # (state, opponent-and-chance reach)
 
-  def collect(state, reach):
-    if state.is_terminal():
-      return
-    if state.is_chance_node():
-      for a, p in state.chance_outcomes():
-        collect(state.child(a), reach * p)
-      return
-    cur = state.current_player()
-    if cur == player and state.information_state_string(player) == key:
-      nodes.append((state, reach))
-    probs = pol.action_probabilities(state)
-    for a in state.legal_actions():
-      collect(state.child(a), reach * (probs[a] if cur != player else 1.0))
+    def collect(state, reach):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for a, p in state.chance_outcomes():
+                collect(state.child(a), reach * p)
+            return
+        cur = state.current_player()
+        if cur == player and state.information_state_string(player) == key:
+            nodes.append((state, reach))
+        probs = pol.action_probabilities(state)
+        for a in state.legal_actions():
+            collect(state.child(a), reach * (probs[a] if cur != player else 1.0))
 
-  collect(game.new_initial_state(), 1.0)
-  infosets = sorted({k for k in pol.state_lookup if pol.states[pol.state_lookup[k]]
-                     .current_player() == player})
-  legal = {k: pol.states[pol.state_lookup[k]].legal_actions() for k in infosets}
+    collect(game.new_initial_state(), 1.0)
+    infosets = sorted(
+        {k for k in pol.state_lookup if pol.states[pol.state_lookup[k]].current_player() == player}
+    )
+    legal = {k: pol.states[pol.state_lookup[k]].legal_actions() for k in infosets}
 
-  def value(state, choose):
-    if state.is_terminal():
-      return state.returns()[player]
-    if state.is_chance_node():
-      return sum(p * value(state.child(a), choose) for a, p in state.chance_outcomes())
-    cur = state.current_player()
-    if cur == player and choose is not None:
-      return value(state.child(choose[state.information_state_string(player)]), choose)
-    probs = pol.action_probabilities(state)
-    return sum(probs[a] * value(state.child(a), choose) for a in state.legal_actions())
+    def value(state, choose):
+        if state.is_terminal():
+            return state.returns()[player]
+        if state.is_chance_node():
+            return sum(p * value(state.child(a), choose) for a, p in state.chance_outcomes())
+        cur = state.current_player()
+        if cur == player and choose is not None:
+            return value(state.child(choose[state.information_state_string(player)]), choose)
+        probs = pol.action_probabilities(state)
+        return sum(probs[a] * value(state.child(a), choose) for a in state.legal_actions())
 
-  mass = sum(r for _, r in nodes)
-  on_policy = sum(r * value(s, None) for s, r in nodes) / mass
-  best = max(sum(r * value(s, dict(zip(infosets, choice))) for s, r in nodes) / mass
-             for choice in itertools.product(*(legal[k] for k in infosets)))
-  return best - on_policy
+    mass = sum(r for _, r in nodes)
+    on_policy = sum(r * value(s, None) for s, r in nodes) / mass
+    best = max(
+        sum(r * value(s, dict(zip(infosets, choice))) for s, r in nodes) / mass
+        for choice in itertools.product(*(legal[k] for k in infosets))
+    )
+    return best - on_policy
 
 
 def test_infoset_regret_matches_brute_force_on_kuhn():
-  game = pyspiel.load_game("kuhn_poker")
-  pol = policies.random_policy(game, seed=7)
-  sf = sequence_form.for_game(game)
-  b = policies.layout(sf).from_tabular(pol)
-  for player in (0, 1):
-    regrets = evaluate.infoset_regrets(sf, b, player)
-    tp = sf.treeplexes[player]
-    for i, g in enumerate(tp.infoset_ids):
-      key = sf.tree.infoset_key[g]
-      assert regrets.regret[i] == pytest.approx(
-          _brute_force_infoset_regret(game, pol, player, key), abs=1e-12), key
+    game = pyspiel.load_game("kuhn_poker")
+    pol = policies.random_policy(game, seed=7)
+    sf = sequence_form.for_game(game)
+    b = policies.layout(sf).from_tabular(pol)
+    for player in (0, 1):
+        regrets = evaluate.infoset_regrets(sf, b, player)
+        tp = sf.treeplexes[player]
+        for i, g in enumerate(tp.infoset_ids):
+            key = sf.tree.infoset_key[g]
+            assert regrets.regret[i] == pytest.approx(
+                _brute_force_infoset_regret(game, pol, player, key), abs=1e-12
+            ), key
 
 
 def test_equilibrium_has_no_regret_where_reached_by_both():
-  sf = sequence_form.for_game("leduc_poker")
-  solution = lp.solve(sf)
-  for player in (0, 1):
-    tp = sf.treeplexes[player]
-    regrets = evaluate.infoset_regrets(sf, solution.behavioural, player)
-    own_reach = solution.plans[player][tp.parent_seq]
-    both = (own_reach > 1e-9) & (regrets.reach > 1e-9)
-    assert np.nanmax(regrets.regret[both]) < 1e-7
+    sf = sequence_form.for_game("leduc_poker")
+    solution = lp.solve(sf)
+    for player in (0, 1):
+        tp = sf.treeplexes[player]
+        regrets = evaluate.infoset_regrets(sf, solution.behavioural, player)
+        own_reach = solution.plans[player][tp.parent_seq]
+        both = (own_reach > 1e-9) & (regrets.reach > 1e-9)
+        assert np.nanmax(regrets.regret[both]) < 1e-7
 
 
 def test_unreached_infosets_have_undefined_regret():
-  sf = sequence_form.for_game("kuhn_poker")
-  b = [tp.uniform.copy() for tp in sf.treeplexes]
-  tp0 = sf.treeplexes[0]
-  # player 0 never bets first: player 1's infosets after a bet are unreached
-  for i in range(tp0.num_infosets):
-    first = tp0.seq_start[i]
-    if tp0.levels[0].inf_lo <= i < tp0.levels[0].inf_hi:
-      b[0][first:first + 2] = [1.0, 0.0] if tp0.seq_action[first] == 0 else [0.0, 1.0]
-  regrets = evaluate.infoset_regrets(sf, tuple(b), 1)
-  unreached = regrets.reach == 0
-  assert unreached.any() and np.isnan(regrets.regret[unreached]).all()
-  assert not np.isnan(regrets.max)
+    sf = sequence_form.for_game("kuhn_poker")
+    b = [tp.uniform.copy() for tp in sf.treeplexes]
+    tp0 = sf.treeplexes[0]
+    # player 0 never bets first: player 1's infosets after a bet are unreached
+    for i in range(tp0.num_infosets):
+        first = tp0.seq_start[i]
+        if tp0.levels[0].inf_lo <= i < tp0.levels[0].inf_hi:
+            b[0][first : first + 2] = [1.0, 0.0] if tp0.seq_action[first] == 0 else [0.0, 1.0]
+    regrets = evaluate.infoset_regrets(sf, tuple(b), 1)
+    unreached = regrets.reach == 0
+    assert unreached.any() and np.isnan(regrets.regret[unreached]).all()
+    assert not np.isnan(regrets.max)
+
+
+def test_policy_of_another_game_is_refused():
+    leduc_policy = policies.uniform_policy("leduc_poker")
+    with pytest.raises(ValueError, match="does not cover information state"):
+        evaluate.exploitability(pyspiel.load_game("kuhn_poker"), leduc_policy)

@@ -7,67 +7,89 @@ import sys
 
 import pyspiel
 import pytest
+from conftest import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from conftest import KUHN_VALUE
 from ospiel_ext import policies
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run(script, *flags):
-  return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", script), *flags],
-                        capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", script), *flags],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_game_stats(tmp_path):
-  out = tmp_path / "stats.json"
-  proc = run("game_stats.py", "--game=kuhn_poker", f"--output_json={out}")
-  assert proc.returncode == 0, proc.stderr
-  stats = json.loads(out.read_text())
-  assert stats["histories"] == 58 and stats["terminals"] == 30
-  assert stats["infosets_0"] == stats["infosets_1"] == 6
-  assert stats["sequences_0"] == stats["sequences_1"] == 13
-  assert "histories" in proc.stdout
+    out = tmp_path / "stats.json"
+    proc = run("game_stats.py", "--game=kuhn_poker", f"--output_json={out}")
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(out.read_text())
+    assert stats["histories"] == 58 and stats["terminals"] == 30
+    assert stats["infosets_0"] == stats["infosets_1"] == 6
+    assert stats["sequences_0"] == stats["sequences_1"] == 13
+    assert "histories" in proc.stdout
 
 
 @pytest.mark.parametrize("solver", ["lp", "cfr_plus"])
 def test_solve_writes_result_and_policy(tmp_path, solver):
-  out, pol_path = tmp_path / "r.json", tmp_path / "p.json"
-  proc = run("solve.py", "--game=kuhn_poker", f"--solver={solver}", "--iterations=3000",
-             f"--output_json={out}", f"--policy_out={pol_path}")
-  assert proc.returncode == 0, proc.stderr
-  result = json.loads(out.read_text())
-  assert result["value"] == pytest.approx(KUHN_VALUE, abs=2e-3)
-  game = pyspiel.load_game("kuhn_poker")
-  pol = policies.load_policy(game, pol_path)
-  assert os_exploitability.exploitability(game, pol) == pytest.approx(
-      result["exploitability"], abs=1e-9)
+    out, pol_path = tmp_path / "r.json", tmp_path / "p.json"
+    proc = run(
+        "solve.py",
+        "--game=kuhn_poker",
+        f"--solver={solver}",
+        "--iterations=3000",
+        f"--output_json={out}",
+        f"--policy_out={pol_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["value"] == pytest.approx(KUHN_VALUE, abs=2e-3)
+    game = pyspiel.load_game("kuhn_poker")
+    pol = policies.load_policy(game, pol_path)
+    assert os_exploitability.exploitability(game, pol) == pytest.approx(
+        result["exploitability"], abs=1e-9
+    )
 
 
 def test_compare_writes_curves(tmp_path):
-  out = tmp_path / "c.json"
-  proc = run("compare.py", "--game=kuhn_poker", "--iterations=50",
-             "--solvers=cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr", f"--output_json={out}")
-  assert proc.returncode == 0, proc.stderr
-  curves = json.loads(out.read_text())["solvers"]
-  assert set(curves) == {"cfr_plus", "openspiel_cpp_cfr_plus", "openspiel_py_cfr"}
-  ours, cpp = curves["cfr_plus"]["exploitability"], curves["openspiel_cpp_cfr_plus"]["exploitability"]
-  assert ours[-1] == pytest.approx(cpp[-1], abs=1e-9)   # same algorithm, same iterates
+    out = tmp_path / "c.json"
+    proc = run(
+        "compare.py",
+        "--game=kuhn_poker",
+        "--iterations=50",
+        "--solvers=cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    curves = json.loads(out.read_text())["solvers"]
+    assert set(curves) == {"cfr_plus", "openspiel_cpp_cfr_plus", "openspiel_py_cfr"}
+    ours, cpp = (
+        curves["cfr_plus"]["exploitability"],
+        curves["openspiel_cpp_cfr_plus"]["exploitability"],
+    )
+    assert ours[-1] == pytest.approx(cpp[-1], abs=1e-9)  # same algorithm, same iterates
 
 
-@pytest.mark.parametrize("script, flags, message", [
-    ("solve.py", ["--iterations=-1"], "--iterations must be non-negative"),
-    ("solve.py", ["--game=no_such_game"], "unknown game"),
-    ("solve.py", ["--game=kuhn_poker(players=3)"], "3 players"),
-    ("solve.py", ["--game=matrix_pd"], "not zero-sum"),
-    ("solve.py", ["--game=liars_dice_ir"], "perfect recall"),
-    ("solve.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
-    ("game_stats.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
-    ("compare.py", ["--solvers=nope"], "unknown solvers"),
-    ("compare.py", ["--iterations=0"], "--iterations must be positive"),
-])
+@pytest.mark.parametrize(
+    "script, flags, message",
+    [
+        ("solve.py", ["--iterations=-1"], "--iterations must be non-negative"),
+        ("solve.py", ["--game=no_such_game"], "unknown game"),
+        ("solve.py", ["--game=kuhn_poker(players=3)"], "3 players"),
+        ("solve.py", ["--game=matrix_pd"], "not zero-sum"),
+        ("solve.py", ["--game=liars_dice_ir"], "perfect recall"),
+        ("solve.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
+        ("game_stats.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
+        ("compare.py", ["--solvers=nope"], "unknown solvers"),
+        ("compare.py", ["--iterations=0"], "--iterations must be positive"),
+    ],
+)
 def test_bad_input_exits_non_zero_with_the_reason(script, flags, message):
-  proc = run(script, *flags)
-  assert proc.returncode != 0
-  assert message in proc.stderr.strip().splitlines()[-1]
+    proc = run(script, *flags)
+    assert proc.returncode != 0
+    assert message in proc.stderr.strip().splitlines()[-1]

@@ -33,8 +33,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import evaluate
-from ospiel_ext import policies
+from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
 
@@ -43,20 +42,21 @@ FloatArray = NDArray[np.float64]
 
 @dataclasses.dataclass(frozen=True)
 class CFRConfig:
-  """A CFR variant.
+    """A CFR variant.
 
-  Attributes:
-    regret_matching_plus: clip cumulative regrets at zero after every update (CFR+).
-    alternating_updates: update player 0, then player 1 against player 0's new strategy.
-    linear_averaging: weight iteration t's strategy by t in the average.
-    discount: DCFR's (alpha, beta, gamma): positive regrets are multiplied by
-      t^alpha / (t^alpha + 1), negative ones by t^beta / (t^beta + 1), and the average
-      weights iteration t by t^gamma.
-  """
-  regret_matching_plus: bool = False
-  alternating_updates: bool = True
-  linear_averaging: bool = False
-  discount: tuple[float, float, float] | None = None
+    Attributes:
+      regret_matching_plus: clip cumulative regrets at zero after every update (CFR+).
+      alternating_updates: update player 0, then player 1 against player 0's new strategy.
+      linear_averaging: weight iteration t's strategy by t in the average.
+      discount: DCFR's (alpha, beta, gamma): positive regrets are multiplied by
+        t^alpha / (t^alpha + 1), negative ones by t^beta / (t^beta + 1), and the average
+        weights iteration t by t^gamma.
+    """
+
+    regret_matching_plus: bool = False
+    alternating_updates: bool = True
+    linear_averaging: bool = False
+    discount: tuple[float, float, float] | None = None
 
 
 CFR = CFRConfig()
@@ -66,181 +66,195 @@ LCFR = CFRConfig(discount=(1.0, 1.0, 1.0))
 
 
 def lower_bound_basis(lower: FloatArray) -> FloatArray:
-  """B = (1 - sum(l)) I + l 1^T: B pi = l + (1 - sum l) pi, the strategies with pi'[a] >= l[a]."""
-  lower = np.asarray(lower, dtype=np.float64)
-  if lower.min() < 0 or lower.sum() >= 1:
-    raise ValueError(f"behavioural lower bounds {lower} must be >= 0 and sum to less than 1")
-  return (1 - lower.sum()) * np.eye(len(lower)) + np.outer(lower, np.ones(len(lower)))
+    """B = (1 - sum(l)) I + l 1^T: B pi = l + (1 - sum l) pi, the strategies with pi'[a] >= l[a]."""
+    lower = np.asarray(lower, dtype=np.float64)
+    if lower.min() < 0 or lower.sum() >= 1:
+        raise ValueError(f"behavioural lower bounds {lower} must be >= 0 and sum to less than 1")
+    return (1 - lower.sum()) * np.eye(len(lower)) + np.outer(lower, np.ones(len(lower)))
 
 
 def _block_basis(tp: Treeplex, blocks: Mapping[int, FloatArray]) -> sp.csr_matrix | None:
-  """Block-diagonal B over all sequences of tp (identity outside the given infosets)."""
-  if not blocks:
-    return None
-  n = tp.num_sequences
-  rows, cols, vals = [np.arange(n)], [np.arange(n)], [np.ones(n)]
-  for i, mat in blocks.items():
-    k, s = int(tp.num_actions[i]), int(tp.seq_start[i])
-    if mat.shape != (k, k) or mat.min() < 0 or not np.allclose(mat.sum(axis=0), 1.0):
-      raise ValueError(f"basis matrix for infoset {i} must be {k}x{k}, non-negative, with "
-                       "columns summing to one")
-    vals[0][s:s + k] = 0.0   # replace the identity block
-    r, c = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    rows.append(s + r.ravel())
-    cols.append(s + c.ravel())
-    vals.append(mat.ravel())
-  return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                       shape=(n, n))
+    """Block-diagonal B over all sequences of tp (identity outside the given infosets)."""
+    if not blocks:
+        return None
+    n = tp.num_sequences
+    rows, cols, vals = [np.arange(n)], [np.arange(n)], [np.ones(n)]
+    for i, mat in blocks.items():
+        k, s = int(tp.num_actions[i]), int(tp.seq_start[i])
+        if mat.shape != (k, k) or mat.min() < 0 or not np.allclose(mat.sum(axis=0), 1.0):
+            raise ValueError(
+                f"basis matrix for infoset {i} must be {k}x{k}, non-negative, with "
+                "columns summing to one"
+            )
+        vals[0][s : s + k] = 0.0  # replace the identity block
+        r, c = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+        rows.append(s + r.ravel())
+        cols.append(s + c.ravel())
+        vals.append(mat.ravel())
+    return sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
+    )
 
 
 def regret_matching(tp: Treeplex, regrets: FloatArray) -> FloatArray:
-  """Behavioural strategy proportional to positive regrets, uniform where none is positive."""
-  pos = np.maximum(regrets, 0.0)
-  pos[0] = 0.0
-  total = tp.spread(tp.segment_sum(pos))
-  b = tp.uniform.copy()
-  np.divide(pos, total, out=b, where=total > 0)
-  b[0] = 1.0
-  return b
+    """Behavioural strategy proportional to positive regrets, uniform where none is positive."""
+    pos = np.maximum(regrets, 0.0)
+    pos[0] = 0.0
+    total = tp.spread(tp.segment_sum(pos))
+    b = tp.uniform.copy()
+    np.divide(pos, total, out=b, where=total > 0)
+    b[0] = 1.0
+    return b
 
 
 class _CFRSolver:
-  """CFR family on a compiled game; see the module docstring for one iteration.
+    """CFR family on a compiled game; see the module docstring for one iteration.
 
-  Args:
-    game: a pyspiel game or load_game string (two-player zero-sum, perfect recall).
-    config: the variant.
-    basis: optional basis matrices keyed by information_state_string (a k x k matrix per
-      infoset with k legal actions, every column a distribution).
-    lower_bound: optional behavioural lower bound xi applied to every action of every infoset
-      not in `basis` (perturbed_egt_efpe.txt's xi-perturbation, run through CFR).
-    max_nodes: refuse games with more nodes.
-  """
+    Args:
+      game: a pyspiel game or load_game string (two-player zero-sum, perfect recall).
+      config: the variant.
+      basis: optional basis matrices keyed by information_state_string (a k x k matrix per
+        infoset with k legal actions, every column a distribution).
+      lower_bound: optional behavioural lower bound xi applied to every action of every infoset
+        not in `basis` (perturbed_egt_efpe.txt's xi-perturbation, run through CFR).
+      max_nodes: refuse games with more nodes.
+    """
 
-  def __init__(self, game: pyspiel.Game | str | SequenceForm, config: CFRConfig = CFR, *,
-               basis: Mapping[str, FloatArray] | None = None, lower_bound: float = 0.0,
-               max_nodes: int | None = None):
-    self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
-    self.config = config
-    self._tps = self._sf.treeplexes
-    self._basis = self._build_basis(basis or {}, lower_bound)
-    self._basis_t = tuple(None if b is None else b.T.tocsr() for b in self._basis)
-    self._policy = [tp.uniform.copy() for tp in self._tps]          # pi (regret matching)
-    self._played = [self._apply_basis(p, self._policy[p]) for p in (0, 1)]   # pi' = B pi
-    self._regrets = [np.zeros(tp.num_sequences) for tp in self._tps]
-    self._average = [np.zeros(tp.num_sequences) for tp in self._tps]
-    self._iteration = 0
+    def __init__(
+        self,
+        game: pyspiel.Game | str | SequenceForm,
+        config: CFRConfig = CFR,
+        *,
+        basis: Mapping[str, FloatArray] | None = None,
+        lower_bound: float = 0.0,
+        max_nodes: int | None = None,
+    ):
+        self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
+        self.config = config
+        self._tps = self._sf.treeplexes
+        self._basis = self._build_basis(basis or {}, lower_bound)
+        self._basis_t = tuple(None if b is None else b.T.tocsr() for b in self._basis)
+        self._policy = [tp.uniform.copy() for tp in self._tps]  # pi (regret matching)
+        self._played = [self._apply_basis(p, self._policy[p]) for p in (0, 1)]  # pi' = B pi
+        self._regrets = [np.zeros(tp.num_sequences) for tp in self._tps]
+        self._average = [np.zeros(tp.num_sequences) for tp in self._tps]
+        self._iteration = 0
 
-  def _build_basis(self, basis: Mapping[str, FloatArray], xi: float):
-    tree = self._sf.tree
-    per_player: list[dict[int, FloatArray]] = [{}, {}]
-    local = [dict(zip((tree.infoset_key[g] for g in tp.infoset_ids), range(tp.num_infosets)))
-             for tp in self._tps]
-    for key, mat in basis.items():
-      owners = [p for p in (0, 1) if key in local[p]]
-      if len(owners) != 1:
-        raise ValueError(f"basis key {key!r} names {len(owners)} information sets of "
-                         f"{tree.name}; it must name exactly one")
-      per_player[owners[0]][local[owners[0]][key]] = np.asarray(mat, dtype=np.float64)
-    if xi:
-      for p, tp in enumerate(self._tps):
-        for i in range(tp.num_infosets):
-          per_player[p].setdefault(i, lower_bound_basis(np.full(tp.num_actions[i], xi)))
-    return tuple(_block_basis(tp, blocks) for tp, blocks in zip(self._tps, per_player))
+    def _build_basis(self, basis: Mapping[str, FloatArray], xi: float):
+        tree = self._sf.tree
+        per_player: list[dict[int, FloatArray]] = [{}, {}]
+        local = [
+            dict(zip((tree.infoset_key[g] for g in tp.infoset_ids), range(tp.num_infosets)))
+            for tp in self._tps
+        ]
+        for key, mat in basis.items():
+            owners = [p for p in (0, 1) if key in local[p]]
+            if len(owners) != 1:
+                raise ValueError(
+                    f"basis key {key!r} names {len(owners)} information sets of "
+                    f"{tree.name}; it must name exactly one"
+                )
+            per_player[owners[0]][local[owners[0]][key]] = np.asarray(mat, dtype=np.float64)
+        if xi:
+            for p, tp in enumerate(self._tps):
+                for i in range(tp.num_infosets):
+                    per_player[p].setdefault(i, lower_bound_basis(np.full(tp.num_actions[i], xi)))
+        return tuple(_block_basis(tp, blocks) for tp, blocks in zip(self._tps, per_player))
 
-  def _apply_basis(self, player: int, pi: FloatArray) -> FloatArray:
-    b = self._basis[player]
-    return pi if b is None else b @ pi
+    def _apply_basis(self, player: int, pi: FloatArray) -> FloatArray:
+        b = self._basis[player]
+        return pi if b is None else b @ pi
 
-  @property
-  def sequence_form(self) -> SequenceForm:
-    return self._sf
+    @property
+    def sequence_form(self) -> SequenceForm:
+        return self._sf
 
-  @property
-  def iteration(self) -> int:
-    return self._iteration
+    @property
+    def iteration(self) -> int:
+        return self._iteration
 
-  @property
-  def traversals(self) -> int:
-    """Tree traversals so far: one per player per iteration."""
-    return 2 * self._iteration
+    @property
+    def traversals(self) -> int:
+        """Tree traversals so far: one per player per iteration."""
+        return 2 * self._iteration
 
-  def evaluate_and_update_policy(self) -> None:
-    """One CFR iteration (both players)."""
-    self._iteration += 1
-    if self.config.alternating_updates:
-      for p in (0, 1):
-        self._update(p, self._tps[1 - p].realization_plan(self._played[1 - p]))
-    else:
-      opponent_plans = [self._tps[1 - p].realization_plan(self._played[1 - p]) for p in (0, 1)]
-      for p in (0, 1):
-        self._update(p, opponent_plans[p])
+    def evaluate_and_update_policy(self) -> None:
+        """One CFR iteration (both players)."""
+        self._iteration += 1
+        if self.config.alternating_updates:
+            for p in (0, 1):
+                self._update(p, self._tps[1 - p].realization_plan(self._played[1 - p]))
+        else:
+            opponent_plans = [
+                self._tps[1 - p].realization_plan(self._played[1 - p]) for p in (0, 1)
+            ]
+            for p in (0, 1):
+                self._update(p, opponent_plans[p])
 
-  def _update(self, p: int, opponent_plan: FloatArray) -> None:
-    tp, t, cfg = self._tps[p], self._iteration, self.config
-    played = self._played[p]
-    g = self._sf.sequence_values(p, opponent_plan)
-    v_seq, v_inf = tp.infoset_values(g, played)
-    inst = v_seq - tp.spread(v_inf)
-    inst[0] = 0.0
-    if self._basis_t[p] is not None:
-      inst = self._basis_t[p] @ inst                       # eq. (5): r = B^T r'
-    regrets = self._regrets[p]
-    regrets += inst
-    if cfg.regret_matching_plus:
-      np.maximum(regrets, 0.0, out=regrets)
-    if cfg.discount is not None:
-      alpha, beta, gamma = cfg.discount
-      regrets *= np.where(regrets > 0, t**alpha / (t**alpha + 1), t**beta / (t**beta + 1))
-      self._average[p] *= ((t - 1) / t) ** gamma
-      weight = 1.0
-    else:
-      weight = float(t) if cfg.linear_averaging else 1.0
-    self._average[p] += weight * tp.realization_plan(played)
-    self._policy[p] = regret_matching(tp, regrets)
-    self._played[p] = self._apply_basis(p, self._policy[p])   # eq. (4): pi' = B pi
+    def _update(self, p: int, opponent_plan: FloatArray) -> None:
+        tp, t, cfg = self._tps[p], self._iteration, self.config
+        played = self._played[p]
+        g = self._sf.sequence_values(p, opponent_plan)
+        v_seq, v_inf = tp.infoset_values(g, played)
+        inst = v_seq - tp.spread(v_inf)
+        inst[0] = 0.0
+        if self._basis_t[p] is not None:
+            inst = self._basis_t[p] @ inst  # eq. (5): r = B^T r'
+        regrets = self._regrets[p]
+        regrets += inst
+        if cfg.regret_matching_plus:
+            np.maximum(regrets, 0.0, out=regrets)
+        if cfg.discount is not None:
+            alpha, beta, gamma = cfg.discount
+            regrets *= np.where(regrets > 0, t**alpha / (t**alpha + 1), t**beta / (t**beta + 1))
+            self._average[p] *= ((t - 1) / t) ** gamma
+            weight = 1.0
+        else:
+            weight = float(t) if cfg.linear_averaging else 1.0
+        self._average[p] += weight * tp.realization_plan(played)
+        self._policy[p] = regret_matching(tp, regrets)
+        self._played[p] = self._apply_basis(p, self._policy[p])  # eq. (4): pi' = B pi
 
-  def current_behavioural(self) -> policies.Behavioural:
-    """The strategies played this iteration (pi' = B pi), one array per player."""
-    return tuple(b.copy() for b in self._played)
+    def current_behavioural(self) -> policies.Behavioural:
+        """The strategies played this iteration (pi' = B pi), one array per player."""
+        return tuple(b.copy() for b in self._played)
 
-  def average_behavioural(self) -> policies.Behavioural:
-    """The average strategies (uniform before the first iteration)."""
-    return tuple(tp.behavioural(s) for tp, s in zip(self._tps, self._average))
+    def average_behavioural(self) -> policies.Behavioural:
+        """The average strategies (uniform before the first iteration)."""
+        return tuple(tp.behavioural(s) for tp, s in zip(self._tps, self._average))
 
-  def current_policy(self) -> policy_lib.TabularPolicy:
-    """A fresh TabularPolicy of the current strategies."""
-    return policies.layout(self._sf).to_tabular(self.current_behavioural())
+    def current_policy(self) -> policy_lib.TabularPolicy:
+        """A fresh TabularPolicy of the current strategies."""
+        return policies.layout(self._sf).to_tabular(self.current_behavioural())
 
-  def average_policy(self) -> policy_lib.TabularPolicy:
-    """A fresh TabularPolicy of the average strategies."""
-    return policies.layout(self._sf).to_tabular(self.average_behavioural())
+    def average_policy(self) -> policy_lib.TabularPolicy:
+        """A fresh TabularPolicy of the average strategies."""
+        return policies.layout(self._sf).to_tabular(self.average_behavioural())
 
-  def exploitability(self) -> float:
-    """OpenSpiel exploitability of the average strategy, computed on arrays."""
-    return evaluate.evaluate_profile(self._sf, self.average_behavioural()).exploitability
+    def exploitability(self) -> float:
+        """OpenSpiel exploitability of the average strategy, computed on arrays."""
+        return evaluate.evaluate_profile(self._sf, self.average_behavioural()).exploitability
 
 
 class CFRSolver(_CFRSolver):
-  """Vanilla CFR with alternating updates (OpenSpiel's `cfr.CFRSolver`)."""
+    """Vanilla CFR with alternating updates (OpenSpiel's `cfr.CFRSolver`)."""
 
-  def __init__(self, game, **kwargs):
-    super().__init__(game, CFR, **kwargs)
+    def __init__(self, game, **kwargs):
+        super().__init__(game, CFR, **kwargs)
 
 
 class CFRPlusSolver(_CFRSolver):
-  """CFR+: regret matching+, alternating updates, linear averaging."""
+    """CFR+: regret matching+, alternating updates, linear averaging."""
 
-  def __init__(self, game, **kwargs):
-    super().__init__(game, CFR_PLUS, **kwargs)
+    def __init__(self, game, **kwargs):
+        super().__init__(game, CFR_PLUS, **kwargs)
 
 
 class DCFRSolver(_CFRSolver):
-  """Discounted CFR with (alpha, beta, gamma) = (1.5, 0, 2) by default."""
+    """Discounted CFR with (alpha, beta, gamma) = (1.5, 0, 2) by default."""
 
-  def __init__(self, game, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-               **kwargs):
-    super().__init__(game, CFRConfig(discount=(alpha, beta, gamma)), **kwargs)
+    def __init__(self, game, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, **kwargs):
+        super().__init__(game, CFRConfig(discount=(alpha, beta, gamma)), **kwargs)
 
 
 SOLVERS = {"cfr": CFRSolver, "cfr_plus": CFRPlusSolver, "dcfr": DCFRSolver}

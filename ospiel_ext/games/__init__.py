@@ -17,26 +17,28 @@ from __future__ import annotations
 
 import pyspiel
 
-from ospiel_ext.games import examples  # noqa: F401  (each import registers its games)
-from ospiel_ext.games import limit_leduc_poker  # noqa: F401
-from ospiel_ext.games import rhode_island_holdem  # noqa: F401
-from ospiel_ext.games import search_game  # noqa: F401
-from ospiel_ext.games import sequential_goofspiel  # noqa: F401
+from ospiel_ext.games import (
+    examples,  # noqa: F401  (each import registers its games)
+    limit_leduc_poker,  # noqa: F401
+    rhode_island_holdem,  # noqa: F401
+    search_game,  # noqa: F401
+    sequential_goofspiel,  # noqa: F401
+)
 from ospiel_ext.games._common import State
 
 
 def utility_bounds(state: pyspiel.State) -> tuple[float, float]:
-  """(lo, hi) with lo <= u_0(z) <= hi for every terminal z below `state`.
+    """(lo, hi) with lo <= u_0(z) <= hi for every terminal z below `state`.
 
-  Our games give a game-specific bound (e.g. Goofspiel: points won so far plus or minus the
-  prizes left; limit Leduc: a fold settles the money, unlimited raises make the bound
-  infinite); any other game gives `game.min_utility(), game.max_utility()`, and a terminal
-  state its return.
-  """
-  if isinstance(state, State):
-    return state.utility_bounds()
-  if state.is_terminal():
-    r = state.returns()[0]
-    return r, r
-  game = state.get_game()
-  return game.min_utility(), game.max_utility()
+    Our games give a game-specific bound (e.g. Goofspiel: points won so far plus or minus the
+    prizes left; limit Leduc: a fold settles the money, unlimited raises make the bound
+    infinite); any other game gives `game.min_utility(), game.max_utility()`, and a terminal
+    state its return.
+    """
+    if isinstance(state, State):
+        return state.utility_bounds()
+    if state.is_terminal():
+        r = state.returns()[0]
+        return r, r
+    game = state.get_game()
+    return game.min_utility(), game.max_utility()

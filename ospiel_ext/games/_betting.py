@@ -12,47 +12,49 @@ ACTION_CHARS = "fcr"
 ACTION_NAMES = ("fold", "call", "raise")
 
 
-def legal_actions(history: str, pot: tuple[int, int], player: int, max_raises: int,
-                  fold_always: bool) -> list[int]:
-  """Fold (always, or only facing a bet), call, and raise while under the cap (-1: none)."""
-  actions = [FOLD] if fold_always or pot[player] < pot[1 - player] else []
-  actions.append(CALL)
-  if max_raises < 0 or history.count("r") < max_raises:
-    actions.append(RAISE)
-  return actions
+def legal_actions(
+    history: str, pot: tuple[int, int], player: int, max_raises: int, fold_always: bool
+) -> list[int]:
+    """Fold (always, or only facing a bet), call, and raise while under the cap (-1: none)."""
+    actions = [FOLD] if fold_always or pot[player] < pot[1 - player] else []
+    actions.append(CALL)
+    if max_raises < 0 or history.count("r") < max_raises:
+        actions.append(RAISE)
+    return actions
 
 
-def apply(history: str, pot: tuple[int, int], player: int, action: int,
-          raise_amount: int) -> tuple[str, tuple[int, int], bool]:
-  """The round's new betting string, the new contributions, and whether the round is over
-  (a fold also ends it)."""
-  history += ACTION_CHARS[action]
-  if action == FOLD:
-    return history, pot, True
-  new = list(pot)
-  if action == RAISE:
-    new[player] = pot[1 - player] + raise_amount
-    return history, tuple(new), False
-  facing_bet = pot[player] < pot[1 - player]
-  new[player] = pot[1 - player]
-  return history, tuple(new), facing_bet or len(history) >= 2
+def apply(
+    history: str, pot: tuple[int, int], player: int, action: int, raise_amount: int
+) -> tuple[str, tuple[int, int], bool]:
+    """The round's new betting string, the new contributions, and whether the round is over
+    (a fold also ends it)."""
+    history += ACTION_CHARS[action]
+    if action == FOLD:
+        return history, pot, True
+    new = list(pot)
+    if action == RAISE:
+        new[player] = pot[1 - player] + raise_amount
+        return history, tuple(new), False
+    facing_bet = pot[player] < pot[1 - player]
+    new[player] = pot[1 - player]
+    return history, tuple(new), facing_bet or len(history) >= 2
 
 
 def fold_returns(pot: tuple[int, int], folder: int) -> list[float]:
-  """The folder loses its contribution to the other player."""
-  loss = float(pot[folder])
-  return [-loss, loss] if folder == 0 else [loss, -loss]
+    """The folder loses its contribution to the other player."""
+    loss = float(pot[folder])
+    return [-loss, loss] if folder == 0 else [loss, -loss]
 
 
 def showdown_returns(pot: tuple[int, int], winner: int) -> list[float]:
-  """The winner (0 or 1) wins the loser's contribution; -1 splits the pot."""
-  if winner < 0:
-    return [0.0, 0.0]
-  won = float(pot[1 - winner])
-  return [won, -won] if winner == 0 else [-won, won]
+    """The winner (0 or 1) wins the loser's contribution; -1 splits the pot."""
+    if winner < 0:
+        return [0.0, 0.0]
+    won = float(pot[1 - winner])
+    return [won, -won] if winner == 0 else [-won, won]
 
 
 def stake_bound(pot: tuple[int, int], raises_left: list[tuple[int, int]]) -> float:
-  """The largest contribution either player can reach: the current top plus every raise
-  still allowed, given as (raise amount, number of raises left) per remaining round."""
-  return float(max(pot) + sum(amount * count for amount, count in raises_left))
+    """The largest contribution either player can reach: the current top plus every raise
+    still allowed, given as (raise amount, number of raises left) per remaining round."""
+    return float(max(pot) + sum(amount * count for amount, count in raises_left))

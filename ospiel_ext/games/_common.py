@@ -12,90 +12,102 @@ import pyspiel
 UNBOUNDED_LENGTH = 2**31 - 1
 
 
-def game_type(short_name: str, long_name: str, parameters: Mapping[str, Any], *,
-              chance: bool = True, perfect_information: bool = False) -> pyspiel.GameType:
-  """A sequential two-player zero-sum GameType that provides strings (no tensors)."""
-  return pyspiel.GameType(
-      short_name=short_name,
-      long_name=long_name,
-      dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-      chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if chance
-                   else pyspiel.GameType.ChanceMode.DETERMINISTIC),
-      information=(pyspiel.GameType.Information.PERFECT_INFORMATION if perfect_information
-                   else pyspiel.GameType.Information.IMPERFECT_INFORMATION),
-      utility=pyspiel.GameType.Utility.ZERO_SUM,
-      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-      max_num_players=2,
-      min_num_players=2,
-      provides_information_state_string=True,
-      provides_information_state_tensor=False,
-      provides_observation_string=True,
-      provides_observation_tensor=False,
-      parameter_specification=dict(parameters))
+def game_type(
+    short_name: str,
+    long_name: str,
+    parameters: Mapping[str, Any],
+    *,
+    chance: bool = True,
+    perfect_information: bool = False,
+) -> pyspiel.GameType:
+    """A sequential two-player zero-sum GameType that provides strings (no tensors)."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(
+            pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+            if chance
+            else pyspiel.GameType.ChanceMode.DETERMINISTIC
+        ),
+        information=(
+            pyspiel.GameType.Information.PERFECT_INFORMATION
+            if perfect_information
+            else pyspiel.GameType.Information.IMPERFECT_INFORMATION
+        ),
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=False,
+        parameter_specification=dict(parameters),
+    )
 
 
 def check(condition: bool, game: str, message: str) -> None:
-  """Raises ValueError('<game>: <message>') unless condition holds (bad parameters)."""
-  if not condition:
-    raise ValueError(f"{game}: {message}")
+    """Raises ValueError('<game>: <message>') unless condition holds (bad parameters)."""
+    if not condition:
+        raise ValueError(f"{game}: {message}")
 
 
 def params_with_defaults(gtype: pyspiel.GameType, params: Mapping[str, Any] | None):
-  """The game's parameters, defaults filled in."""
-  values = dict(gtype.parameter_specification)
-  values.update(params or {})
-  return values
+    """The game's parameters, defaults filled in."""
+    values = dict(gtype.parameter_specification)
+    values.update(params or {})
+    return values
 
 
 class StringObserver:
-  """A PyObserver (see open_spiel/python/observation.py) that provides strings only.
+    """A PyObserver (see open_spiel/python/observation.py) that provides strings only.
 
-  With perfect recall it returns the state's `information_state(player)`; otherwise
-  `observation(player)`, which defaults to the same string (a sufficient, hidden-information
-  free observation for these small games).
-  """
+    With perfect recall it returns the state's `information_state(player)`; otherwise
+    `observation(player)`, which defaults to the same string (a sufficient, hidden-information
+    free observation for these small games).
+    """
 
-  def __init__(self, iig_obs_type: pyspiel.IIGObservationType | None, params):
-    if params:
-      raise ValueError(f"observation parameters not supported; passed {params}")
-    self._perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
-    self.tensor = np.zeros(0, np.float32)
-    self.dict: dict[str, np.ndarray] = {}
+    def __init__(self, iig_obs_type: pyspiel.IIGObservationType | None, params):
+        if params:
+            raise ValueError(f"observation parameters not supported; passed {params}")
+        self._perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
+        self.tensor = np.zeros(0, np.float32)
+        self.dict: dict[str, np.ndarray] = {}
 
-  def set_from(self, state, player: int) -> None:
-    del state, player
+    def set_from(self, state, player: int) -> None:
+        del state, player
 
-  def string_from(self, state, player: int) -> str:
-    if self._perfect_recall:
-      return state.information_state(player)
-    return state.observation(player)
+    def string_from(self, state, player: int) -> str:
+        if self._perfect_recall:
+            return state.information_state(player)
+        return state.observation(player)
 
 
 class Game(pyspiel.Game):
-  """Base class: the observer and the utility-bound hook shared by our games."""
+    """Base class: the observer and the utility-bound hook shared by our games."""
 
-  def make_py_observer(self, iig_obs_type=None, params=None):
-    return StringObserver(iig_obs_type, params)
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return StringObserver(iig_obs_type, params)
 
 
 class State(pyspiel.State):
-  """Base class for our states.
+    """Base class for our states.
 
-  Subclasses implement the pyspiel Python-state API plus `information_state(player)` and
-  optionally `utility_bounds()` (bounds on player 0's utility at any terminal descendant;
-  the default uses the game's min/max utility).
-  """
+    Subclasses implement the pyspiel Python-state API plus `information_state(player)` and
+    optionally `utility_bounds()` (bounds on player 0's utility at any terminal descendant;
+    the default uses the game's min/max utility).
+    """
 
-  def observation(self, player: int) -> str:
-    return self.information_state(player)
+    def observation(self, player: int) -> str:
+        return self.information_state(player)
 
-  def information_state(self, player: int) -> str:
-    raise NotImplementedError
+    def information_state(self, player: int) -> str:
+        raise NotImplementedError
 
-  def utility_bounds(self) -> tuple[float, float]:
-    if self.is_terminal():
-      r = self.returns()[0]
-      return r, r
-    game = self.get_game()
-    return game.min_utility(), game.max_utility()
-
+    def utility_bounds(self) -> tuple[float, float]:
+        if self.is_terminal():
+            r = self.returns()[0]
+            return r, r
+        game = self.get_game()
+        return game.min_utility(), game.max_utility()

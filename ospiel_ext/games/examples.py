@@ -38,198 +38,238 @@ from ospiel_ext.games import _common
 
 @dataclasses.dataclass(frozen=True)
 class TwoStageSpec:
-  """A hidden state, then two moves, the second made without seeing the first."""
-  short_name: str
-  long_name: str
-  first_mover: int
-  actions: tuple[tuple[str, ...], tuple[str, ...]]    # action names of player 0, player 1
-  payoff: np.ndarray                                   # [state, action0, action1] -> u0
-  state_probs: tuple[float, ...] = (1.0,)
-  partitions: tuple[tuple[int, ...], tuple[int, ...]] = ((0,), (0,))  # cell of each state
+    """A hidden state, then two moves, the second made without seeing the first."""
+
+    short_name: str
+    long_name: str
+    first_mover: int
+    actions: tuple[tuple[str, ...], tuple[str, ...]]  # action names of player 0, player 1
+    payoff: np.ndarray  # [state, action0, action1] -> u0
+    state_probs: tuple[float, ...] = (1.0,)
+    partitions: tuple[tuple[int, ...], tuple[int, ...]] = ((0,), (0,))  # cell of each state
 
 
 _R, _P, _S = 0, 1, 2
 _RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
 _RPS_PLUS = _RPS * np.array([[1, 1, 2], [1, 1, 2], [2, 2, 2]])
-_MP = np.array([[1.0, 0.0], [0.0, 1.0]])   # match pays 1 (ggse_subgame_solving.md's convention)
+_MP = np.array([[1.0, 0.0], [0.0, 1.0]])  # match pays 1 (ggse_subgame_solving.md's convention)
 
 SPECS = {
-    "rps_plus": TwoStageSpec("rps_plus", "Rock-Paper-Scissors+", 0,
-                             (("R", "P", "S"), ("R", "P", "S")), _RPS_PLUS[None]),
+    "rps_plus": TwoStageSpec(
+        "rps_plus", "Rock-Paper-Scissors+", 0, (("R", "P", "S"), ("R", "P", "S")), _RPS_PLUS[None]
+    ),
     "forfeit_matching_pennies": TwoStageSpec(
-        "forfeit_matching_pennies", "Forfeit matching pennies", 1,
+        "forfeit_matching_pennies",
+        "Forfeit matching pennies",
+        1,
         (("F", "H", "T"), ("H", "T")),
-        np.array([[[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]]])),
-    "sequential_rps": TwoStageSpec("sequential_rps", "Sequential rock-paper-scissors", 1,
-                                   (("R", "P", "S"), ("R", "P", "S")), _RPS[None]),
+        np.array([[[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]]]),
+    ),
+    "sequential_rps": TwoStageSpec(
+        "sequential_rps",
+        "Sequential rock-paper-scissors",
+        1,
+        (("R", "P", "S"), ("R", "P", "S")),
+        _RPS[None],
+    ),
     "three_state_matching_pennies": TwoStageSpec(
-        "three_state_matching_pennies", "Three-state matching pennies", 0,
+        "three_state_matching_pennies",
+        "Three-state matching pennies",
+        0,
         (("H", "T"), ("H", "T")),
         np.array([[[2.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 3.0]], _MP]),
-        state_probs=(1 / 3, 1 / 3, 1 / 3), partitions=((0, 1, 1), (0, 0, 1))),
+        state_probs=(1 / 3, 1 / 3, 1 / 3),
+        partitions=((0, 1, 1), (0, 0, 1)),
+    ),
 }
 
 
 class TwoStageGame(_common.Game):
-  """A game described by a TwoStageSpec."""
+    """A game described by a TwoStageSpec."""
 
-  spec: TwoStageSpec
+    spec: TwoStageSpec
 
-  def __init__(self, params=None):
-    spec = self.spec
-    chance = len(spec.state_probs) > 1
-    info = pyspiel.GameInfo(num_distinct_actions=max(len(a) for a in spec.actions),
-                            max_chance_outcomes=len(spec.state_probs), num_players=2,
-                            min_utility=-float(np.abs(spec.payoff).max()),
-                            max_utility=float(np.abs(spec.payoff).max()), utility_sum=0.0,
-                            max_game_length=2 + chance)
-    super().__init__(_common.game_type(spec.short_name, spec.long_name, {}, chance=chance),
-                     info, params or {})
+    def __init__(self, params=None):
+        spec = self.spec
+        chance = len(spec.state_probs) > 1
+        info = pyspiel.GameInfo(
+            num_distinct_actions=max(len(a) for a in spec.actions),
+            max_chance_outcomes=len(spec.state_probs),
+            num_players=2,
+            min_utility=-float(np.abs(spec.payoff).max()),
+            max_utility=float(np.abs(spec.payoff).max()),
+            utility_sum=0.0,
+            max_game_length=2 + chance,
+        )
+        super().__init__(
+            _common.game_type(spec.short_name, spec.long_name, {}, chance=chance),
+            info,
+            params or {},
+        )
 
-  def new_initial_state(self):
-    return TwoStageState(self)
+    def new_initial_state(self):
+        return TwoStageState(self)
 
 
 class TwoStageState(_common.State):
-  """Chosen state (-1 before chance) and the moves made."""
+    """Chosen state (-1 before chance) and the moves made."""
 
-  def __init__(self, game: TwoStageGame):
-    super().__init__(game)
-    self.hidden = -1 if len(game.spec.state_probs) > 1 else 0
-    self.moves: tuple[int, ...] = ()
+    def __init__(self, game: TwoStageGame):
+        super().__init__(game)
+        self.hidden = -1 if len(game.spec.state_probs) > 1 else 0
+        self.moves: tuple[int, ...] = ()
 
-  @property
-  def _spec(self) -> TwoStageSpec:
-    return self.get_game().spec
+    @property
+    def _spec(self) -> TwoStageSpec:
+        return self.get_game().spec
 
-  def current_player(self):
-    if self.hidden < 0:
-      return pyspiel.PlayerId.CHANCE
-    if len(self.moves) == 2:
-      return pyspiel.PlayerId.TERMINAL
-    first = self._spec.first_mover
-    return first if not self.moves else 1 - first
+    def current_player(self):
+        if self.hidden < 0:
+            return pyspiel.PlayerId.CHANCE
+        if len(self.moves) == 2:
+            return pyspiel.PlayerId.TERMINAL
+        first = self._spec.first_mover
+        return first if not self.moves else 1 - first
 
-  def _legal_actions(self, player):
-    return list(range(len(self._spec.actions[player])))
+    def _legal_actions(self, player):
+        return list(range(len(self._spec.actions[player])))
 
-  def chance_outcomes(self):
-    return list(enumerate(self._spec.state_probs))
+    def chance_outcomes(self):
+        return list(enumerate(self._spec.state_probs))
 
-  def _apply_action(self, action):
-    if self.hidden < 0:
-      self.hidden = action
-    else:
-      self.moves += (action,)
+    def _apply_action(self, action):
+        if self.hidden < 0:
+            self.hidden = action
+        else:
+            self.moves += (action,)
 
-  def _action_to_string(self, player, action):
-    if player == pyspiel.PlayerId.CHANCE:
-      return f"state {action + 1}"
-    return self._spec.actions[player][action]
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"state {action + 1}"
+        return self._spec.actions[player][action]
 
-  def is_terminal(self):
-    return len(self.moves) == 2
+    def is_terminal(self):
+        return len(self.moves) == 2
 
-  def returns(self):
-    if not self.is_terminal():
-      return [0.0, 0.0]
-    first = self._spec.first_mover
-    a0, a1 = self.moves if first == 0 else self.moves[::-1]
-    u = float(self._spec.payoff[self.hidden, a0, a1])
-    return [u, -u]
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        first = self._spec.first_mover
+        a0, a1 = self.moves if first == 0 else self.moves[::-1]
+        u = float(self._spec.payoff[self.hidden, a0, a1])
+        return [u, -u]
 
-  def information_state(self, player):
-    cell = self._spec.partitions[player][self.hidden] if self.hidden >= 0 else "-"
-    mine = "".join(self._spec.actions[player][a] for i, a in enumerate(self.moves)
-                   if (i == 0) == (self._spec.first_mover == player))
-    return f"p{player} cell:{cell} own:{mine}"
+    def information_state(self, player):
+        cell = self._spec.partitions[player][self.hidden] if self.hidden >= 0 else "-"
+        mine = "".join(
+            self._spec.actions[player][a]
+            for i, a in enumerate(self.moves)
+            if (i == 0) == (self._spec.first_mover == player)
+        )
+        return f"p{player} cell:{cell} own:{mine}"
 
-  def __str__(self):
-    return f"state {self.hidden} moves {self.moves}"
+    def __str__(self):
+        return f"state {self.hidden} moves {self.moves}"
 
 
 def _register(spec: TwoStageSpec) -> type:
-  cls = type(f"{spec.short_name.title().replace('_', '')}Game", (TwoStageGame,),
-             {"spec": spec})
-  pyspiel.register_game(_common.game_type(spec.short_name, spec.long_name, {},
-                                          chance=len(spec.state_probs) > 1), cls)
-  return cls
+    cls = type(f"{spec.short_name.title().replace('_', '')}Game", (TwoStageGame,), {"spec": spec})
+    pyspiel.register_game(
+        _common.game_type(spec.short_name, spec.long_name, {}, chance=len(spec.state_probs) > 1),
+        cls,
+    )
+    return cls
 
 
 for _spec in SPECS.values():
-  _register(_spec)
+    _register(_spec)
 
 
 _RMP_DEFAULTS = {"rounds": 2}
-_RMP_TYPE = _common.game_type("repeated_matching_pennies", "Repeated matching pennies",
-                              _RMP_DEFAULTS, chance=False)
+_RMP_TYPE = _common.game_type(
+    "repeated_matching_pennies", "Repeated matching pennies", _RMP_DEFAULTS, chance=False
+)
 
 
 class RepeatedMatchingPenniesGame(_common.Game):
-  """T rounds of matching pennies; player 1 sees player 0's past actions, not vice versa."""
+    """T rounds of matching pennies; player 1 sees player 0's past actions, not vice versa."""
 
-  def __init__(self, params=None):
-    p = _common.params_with_defaults(_RMP_TYPE, params)
-    self.rounds = int(p["rounds"])
-    _common.check(self.rounds >= 1, "repeated_matching_pennies",
-                  f"rounds must be >= 1, got {self.rounds}")
-    info = pyspiel.GameInfo(num_distinct_actions=2, max_chance_outcomes=0, num_players=2,
-                            min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
-                            max_game_length=2 * self.rounds)
-    super().__init__(_RMP_TYPE, info, p)
+    def __init__(self, params=None):
+        p = _common.params_with_defaults(_RMP_TYPE, params)
+        self.rounds = int(p["rounds"])
+        _common.check(
+            self.rounds >= 1, "repeated_matching_pennies", f"rounds must be >= 1, got {self.rounds}"
+        )
+        info = pyspiel.GameInfo(
+            num_distinct_actions=2,
+            max_chance_outcomes=0,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=2 * self.rounds,
+        )
+        super().__init__(_RMP_TYPE, info, p)
 
-  def new_initial_state(self):
-    return RepeatedMatchingPenniesState(self)
+    def new_initial_state(self):
+        return RepeatedMatchingPenniesState(self)
 
 
 class RepeatedMatchingPenniesState(_common.State):
-  """The actions so far, alternating player 0, player 1."""
+    """The actions so far, alternating player 0, player 1."""
 
-  def __init__(self, game: RepeatedMatchingPenniesGame):
-    super().__init__(game)
-    self._rounds = game.rounds
-    self.moves = ""
+    def __init__(self, game: RepeatedMatchingPenniesGame):
+        super().__init__(game)
+        self._rounds = game.rounds
+        self.moves = ""
 
-  def current_player(self):
-    if len(self.moves) == 2 * self._rounds:
-      return pyspiel.PlayerId.TERMINAL
-    return len(self.moves) % 2
+    def current_player(self):
+        if len(self.moves) == 2 * self._rounds:
+            return pyspiel.PlayerId.TERMINAL
+        return len(self.moves) % 2
 
-  def _legal_actions(self, player):
-    return [0, 1]
+    def _legal_actions(self, player):
+        return [0, 1]
 
-  def _apply_action(self, action):
-    self.moves += "HT"[action]
+    def _apply_action(self, action):
+        self.moves += "HT"[action]
 
-  def _action_to_string(self, player, action):
-    return "HT"[action]
+    def _action_to_string(self, player, action):
+        return "HT"[action]
 
-  def is_terminal(self):
-    return len(self.moves) == 2 * self._rounds
+    def is_terminal(self):
+        return len(self.moves) == 2 * self._rounds
 
-  def returns(self):
-    if not self.is_terminal():
-      return [0.0, 0.0]
-    u = sum(1.0 if self.moves[i] == self.moves[i + 1] else -1.0
-            for i in range(0, len(self.moves), 2)) / self._rounds
-    return [u, -u]
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        u = (
+            sum(
+                1.0 if self.moves[i] == self.moves[i + 1] else -1.0
+                for i in range(0, len(self.moves), 2)
+            )
+            / self._rounds
+        )
+        return [u, -u]
 
-  def utility_bounds(self):
-    """Rounds played are settled; each remaining round moves the score by 1/T either way."""
-    done = len(self.moves) // 2
-    settled = sum(1.0 if self.moves[i] == self.moves[i + 1] else -1.0
-                  for i in range(0, 2 * done, 2)) / self._rounds
-    left = (self._rounds - done) / self._rounds
-    return settled - left, settled + left
+    def utility_bounds(self):
+        """Rounds played are settled; each remaining round moves the score by 1/T either way."""
+        done = len(self.moves) // 2
+        settled = (
+            sum(1.0 if self.moves[i] == self.moves[i + 1] else -1.0 for i in range(0, 2 * done, 2))
+            / self._rounds
+        )
+        left = (self._rounds - done) / self._rounds
+        return settled - left, settled + left
 
-  def information_state(self, player):
-    if player == 0:
-      return "p0 own:" + self.moves[0::2]
-    complete = len(self.moves) - len(self.moves) % 2
-    return "p1 seen:" + self.moves[:complete] + " current:?" * (len(self.moves) % 2)
+    def information_state(self, player):
+        if player == 0:
+            return "p0 own:" + self.moves[0::2]
+        complete = len(self.moves) - len(self.moves) % 2
+        return "p1 seen:" + self.moves[:complete] + " current:?" * (len(self.moves) % 2)
 
-  def __str__(self):
-    return self.moves
+    def __str__(self):
+        return self.moves
 
 
 pyspiel.register_game(_RMP_TYPE, RepeatedMatchingPenniesGame)

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import pyspiel
 
-from ospiel_ext.games import _betting
-from ospiel_ext.games import _common
+from ospiel_ext.games import _betting, _common
 
 _RAISE_AMOUNTS = (2, 4)
 _DEFAULTS = {"num_ranks": 3, "max_raises": 2}
@@ -32,136 +31,147 @@ _GAME_TYPE = _common.game_type("limit_leduc_poker", "k-rank limit Leduc poker", 
 
 
 class LimitLeducPokerGame(_common.Game):
-  """k-rank limit Leduc poker with a per-round raise cap (or none)."""
+    """k-rank limit Leduc poker with a per-round raise cap (or none)."""
 
-  def __init__(self, params=None):
-    p = _common.params_with_defaults(_GAME_TYPE, params)
-    self.num_ranks, self.max_raises = int(p["num_ranks"]), int(p["max_raises"])
-    name = "limit_leduc_poker"
-    _common.check(self.num_ranks >= 1, name, f"num_ranks must be >= 1, got {self.num_ranks}")
-    _common.check(self.max_raises >= -1, name,
-                  f"max_raises must be >= -1 (-1: unlimited), got {self.max_raises}")
-    if self.max_raises < 0:
-      bound, length = float("inf"), _common.UNBOUNDED_LENGTH
-    else:
-      bound = 1 + sum(a * self.max_raises for a in _RAISE_AMOUNTS)
-      length = 2 + 2 * (self.max_raises + 2)
-    info = pyspiel.GameInfo(num_distinct_actions=3,
-                            max_chance_outcomes=self.num_ranks * self.num_ranks,
-                            num_players=2, min_utility=-bound, max_utility=bound,
-                            utility_sum=0.0, max_game_length=length)
-    super().__init__(_GAME_TYPE, info, p)
+    def __init__(self, params=None):
+        p = _common.params_with_defaults(_GAME_TYPE, params)
+        self.num_ranks, self.max_raises = int(p["num_ranks"]), int(p["max_raises"])
+        name = "limit_leduc_poker"
+        _common.check(self.num_ranks >= 1, name, f"num_ranks must be >= 1, got {self.num_ranks}")
+        _common.check(
+            self.max_raises >= -1,
+            name,
+            f"max_raises must be >= -1 (-1: unlimited), got {self.max_raises}",
+        )
+        if self.max_raises < 0:
+            bound, length = float("inf"), _common.UNBOUNDED_LENGTH
+        else:
+            bound = 1 + sum(a * self.max_raises for a in _RAISE_AMOUNTS)
+            length = 2 + 2 * (self.max_raises + 2)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=3,
+            max_chance_outcomes=self.num_ranks * self.num_ranks,
+            num_players=2,
+            min_utility=-bound,
+            max_utility=bound,
+            utility_sum=0.0,
+            max_game_length=length,
+        )
+        super().__init__(_GAME_TYPE, info, p)
 
-  def new_initial_state(self):
-    return LimitLeducPokerState(self)
+    def new_initial_state(self):
+        return LimitLeducPokerState(self)
 
 
 class LimitLeducPokerState(_common.State):
-  """Cards, the betting of each round, contributions to the pot."""
+    """Cards, the betting of each round, contributions to the pot."""
 
-  def __init__(self, game: LimitLeducPokerGame):
-    super().__init__(game)
-    self._k, self._max_raises = game.num_ranks, game.max_raises
-    # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
-    self.private: tuple[int, ...] = ()     # (rank of player 0, rank of player 1) once dealt
-    self.public = -1
-    self.betting: tuple[str, str] = ("", "")   # actions of each round, as "fcr" characters
-    self.pot: tuple[int, int] = (1, 1)
-    self.folded = -1
-    self._player = pyspiel.PlayerId.CHANCE
+    def __init__(self, game: LimitLeducPokerGame):
+        super().__init__(game)
+        self._k, self._max_raises = game.num_ranks, game.max_raises
+        # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
+        self.private: tuple[int, ...] = ()  # (rank of player 0, rank of player 1) once dealt
+        self.public = -1
+        self.betting: tuple[str, str] = ("", "")  # actions of each round, as "fcr" characters
+        self.pot: tuple[int, int] = (1, 1)
+        self.folded = -1
+        self._player = pyspiel.PlayerId.CHANCE
 
-  @property
-  def round(self) -> int:
-    return 0 if self.public < 0 else 1
+    @property
+    def round(self) -> int:
+        return 0 if self.public < 0 else 1
 
-  def _raises(self) -> int:
-    return self.betting[self.round].count("r")
+    def _raises(self) -> int:
+        return self.betting[self.round].count("r")
 
-  def current_player(self):
-    return self._player
+    def current_player(self):
+        return self._player
 
-  def _legal_actions(self, player):
-    return _betting.legal_actions(self.betting[self.round], self.pot, player,
-                                  self._max_raises, fold_always=True)
+    def _legal_actions(self, player):
+        return _betting.legal_actions(
+            self.betting[self.round], self.pot, player, self._max_raises, fold_always=True
+        )
 
-  def chance_outcomes(self):
-    k = self._k
-    if not self.private:
-      norm = k * (2 * k - 1)
-      return [(a * k + b, (1.0 if a == b else 2.0) / norm)
-              for a in range(k) for b in range(k)]
-    left = [2 - self.private.count(r) for r in range(k)]
-    return [(r, n / (2 * k - 2)) for r, n in enumerate(left) if n > 0]
+    def chance_outcomes(self):
+        k = self._k
+        if not self.private:
+            norm = k * (2 * k - 1)
+            return [
+                (a * k + b, (1.0 if a == b else 2.0) / norm) for a in range(k) for b in range(k)
+            ]
+        left = [2 - self.private.count(r) for r in range(k)]
+        return [(r, n / (2 * k - 2)) for r, n in enumerate(left) if n > 0]
 
-  def _apply_action(self, action):
-    if self._player == pyspiel.PlayerId.CHANCE:
-      if not self.private:
-        self.private = divmod(action, self._k)
-      else:
-        self.public = action
-      self._player = 0
-      return
-    player, rnd = self._player, self.round
-    history, self.pot, over = _betting.apply(self.betting[rnd], self.pot, player, action,
-                                             _RAISE_AMOUNTS[rnd])
-    self.betting = (history, self.betting[1]) if rnd == 0 else (self.betting[0], history)
-    if action == _betting.FOLD:
-      self.folded = player
-    if not over:
-      self._player = 1 - player
-    elif rnd == 0 and action != _betting.FOLD:
-      self._player = pyspiel.PlayerId.CHANCE
-    else:
-      self._player = pyspiel.PlayerId.TERMINAL
+    def _apply_action(self, action):
+        if self._player == pyspiel.PlayerId.CHANCE:
+            if not self.private:
+                self.private = divmod(action, self._k)
+            else:
+                self.public = action
+            self._player = 0
+            return
+        player, rnd = self._player, self.round
+        history, self.pot, over = _betting.apply(
+            self.betting[rnd], self.pot, player, action, _RAISE_AMOUNTS[rnd]
+        )
+        self.betting = (history, self.betting[1]) if rnd == 0 else (self.betting[0], history)
+        if action == _betting.FOLD:
+            self.folded = player
+        if not over:
+            self._player = 1 - player
+        elif rnd == 0 and action != _betting.FOLD:
+            self._player = pyspiel.PlayerId.CHANCE
+        else:
+            self._player = pyspiel.PlayerId.TERMINAL
 
-  def _action_to_string(self, player, action):
-    if player == pyspiel.PlayerId.CHANCE:
-      if not self.private:
-        return f"deal ranks {divmod(action, self._k)}"
-      return f"public rank {action}"
-    return _betting.ACTION_NAMES[action]
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            if not self.private:
+                return f"deal ranks {divmod(action, self._k)}"
+            return f"public rank {action}"
+        return _betting.ACTION_NAMES[action]
 
-  def is_terminal(self):
-    return self._player == pyspiel.PlayerId.TERMINAL
+    def is_terminal(self):
+        return self._player == pyspiel.PlayerId.TERMINAL
 
-  def _winner(self) -> int:
-    """0 or 1 for the showdown winner, -1 for a split."""
-    a, b = self.private
-    if a == self.public:
-      return 0
-    if b == self.public:
-      return 1
-    return 0 if a > b else 1 if b > a else -1
+    def _winner(self) -> int:
+        """0 or 1 for the showdown winner, -1 for a split."""
+        a, b = self.private
+        if a == self.public:
+            return 0
+        if b == self.public:
+            return 1
+        return 0 if a > b else 1 if b > a else -1
 
-  def returns(self):
-    if not self.is_terminal():
-      return [0.0, 0.0]
-    if self.folded >= 0:
-      return _betting.fold_returns(self.pot, self.folded)
-    return _betting.showdown_returns(self.pot, self._winner())
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        if self.folded >= 0:
+            return _betting.fold_returns(self.pot, self.folded)
+        return _betting.showdown_returns(self.pot, self._winner())
 
-  def utility_bounds(self):
-    """A fold ends the hand with known money; otherwise each side's stake can only grow by the
-    raises still allowed (unbounded with unlimited raises)."""
-    if self.is_terminal():
-      r = self.returns()[0]
-      return r, r
-    if self._max_raises < 0:
-      return float("-inf"), float("inf")
-    rnd = self.round
-    left = [(_RAISE_AMOUNTS[rnd], self._max_raises - self._raises())]
-    if rnd == 0:
-      left.append((_RAISE_AMOUNTS[1], self._max_raises))
-    top = _betting.stake_bound(self.pot, left)
-    return -top, top
+    def utility_bounds(self):
+        """A fold ends the hand with known money; otherwise each side's stake can only grow by the
+        raises still allowed (unbounded with unlimited raises)."""
+        if self.is_terminal():
+            r = self.returns()[0]
+            return r, r
+        if self._max_raises < 0:
+            return float("-inf"), float("inf")
+        rnd = self.round
+        left = [(_RAISE_AMOUNTS[rnd], self._max_raises - self._raises())]
+        if rnd == 0:
+            left.append((_RAISE_AMOUNTS[1], self._max_raises))
+        top = _betting.stake_bound(self.pot, left)
+        return -top, top
 
-  def information_state(self, player):
-    own = self.private[player] if self.private else "-"
-    public = self.public if self.public >= 0 else "-"
-    return f"p{player} card:{own} public:{public} bets:{self.betting[0]}|{self.betting[1]}"
+    def information_state(self, player):
+        own = self.private[player] if self.private else "-"
+        public = self.public if self.public >= 0 else "-"
+        return f"p{player} card:{own} public:{public} bets:{self.betting[0]}|{self.betting[1]}"
 
-  def __str__(self):
-    return (f"private {self.private} public {self.public} bets {self.betting} pot {self.pot}")
+    def __str__(self):
+        return f"private {self.private} public {self.public} bets {self.betting} pot {self.pot}"
 
 
 pyspiel.register_game(_GAME_TYPE, LimitLeducPokerGame)

@@ -23,146 +23,166 @@ from __future__ import annotations
 
 import pyspiel
 
-from ospiel_ext.games import _betting
-from ospiel_ext.games import _common
+from ospiel_ext.games import _betting, _common
 
-_DEFAULTS = {"num_ranks": 13, "num_suits": 4, "ante": 5, "small_bet": 10, "big_bet": 20,
-             "max_raises": 3}
+_DEFAULTS = {
+    "num_ranks": 13,
+    "num_suits": 4,
+    "ante": 5,
+    "small_bet": 10,
+    "big_bet": 20,
+    "max_raises": 3,
+}
 _GAME_TYPE = _common.game_type("rhode_island_holdem", "Rhode Island Hold'em", _DEFAULTS)
 _NUM_ROUNDS = 3
 
 
 def hand_value(cards: tuple[int, int, int], num_suits: int) -> tuple[int, ...]:
-  """A comparable value of a three-card hand (larger is better)."""
-  ranks = sorted((c // num_suits for c in cards), reverse=True)
-  flush = len({c % num_suits for c in cards}) == 1
-  straight = ranks[0] - ranks[1] == 1 and ranks[1] - ranks[2] == 1
-  if straight and flush:
-    return (5, ranks[0])
-  if ranks[0] == ranks[2]:
-    return (4, ranks[0])
-  if straight:
-    return (3, ranks[0])
-  if flush:
-    return (2, *ranks)
-  if ranks[0] == ranks[1] or ranks[1] == ranks[2]:
-    pair, kicker = (ranks[1], ranks[2]) if ranks[0] == ranks[1] else (ranks[1], ranks[0])
-    return (1, pair, kicker)
-  return (0, *ranks)
+    """A comparable value of a three-card hand (larger is better)."""
+    ranks = sorted((c // num_suits for c in cards), reverse=True)
+    flush = len({c % num_suits for c in cards}) == 1
+    straight = ranks[0] - ranks[1] == 1 and ranks[1] - ranks[2] == 1
+    if straight and flush:
+        return (5, ranks[0])
+    if ranks[0] == ranks[2]:
+        return (4, ranks[0])
+    if straight:
+        return (3, ranks[0])
+    if flush:
+        return (2, *ranks)
+    if ranks[0] == ranks[1] or ranks[1] == ranks[2]:
+        pair, kicker = (ranks[1], ranks[2]) if ranks[0] == ranks[1] else (ranks[1], ranks[0])
+        return (1, pair, kicker)
+    return (0, *ranks)
 
 
 class RhodeIslandHoldemGame(_common.Game):
-  """Rhode Island Hold'em with a configurable deck, bets and raise cap."""
+    """Rhode Island Hold'em with a configurable deck, bets and raise cap."""
 
-  def __init__(self, params=None):
-    p = _common.params_with_defaults(_GAME_TYPE, params)
-    name = "rhode_island_holdem"
-    self.num_ranks, self.num_suits = int(p["num_ranks"]), int(p["num_suits"])
-    self.ante, self.max_raises = int(p["ante"]), int(p["max_raises"])
-    self.raise_amounts = (int(p["small_bet"]), int(p["big_bet"]), int(p["big_bet"]))
-    _common.check(self.num_ranks >= 1 and self.num_suits >= 1, name,
-                  "num_ranks and num_suits must be >= 1")
-    _common.check(self.num_ranks * self.num_suits >= 4, name,
-                  "the deck needs at least 4 cards (two private, two public)")
-    _common.check(self.ante >= 1 and min(self.raise_amounts) >= 1, name,
-                  "ante, small_bet and big_bet must be >= 1")
-    _common.check(self.max_raises >= 0, name, f"max_raises must be >= 0, got {self.max_raises}")
-    bound = self.ante + self.max_raises * sum(self.raise_amounts)
-    info = pyspiel.GameInfo(num_distinct_actions=3,
-                            max_chance_outcomes=self.num_ranks * self.num_suits,
-                            num_players=2, min_utility=-bound, max_utility=bound,
-                            utility_sum=0.0,
-                            max_game_length=4 + _NUM_ROUNDS * (self.max_raises + 2))
-    super().__init__(_GAME_TYPE, info, p)
+    def __init__(self, params=None):
+        p = _common.params_with_defaults(_GAME_TYPE, params)
+        name = "rhode_island_holdem"
+        self.num_ranks, self.num_suits = int(p["num_ranks"]), int(p["num_suits"])
+        self.ante, self.max_raises = int(p["ante"]), int(p["max_raises"])
+        self.raise_amounts = (int(p["small_bet"]), int(p["big_bet"]), int(p["big_bet"]))
+        _common.check(
+            self.num_ranks >= 1 and self.num_suits >= 1,
+            name,
+            "num_ranks and num_suits must be >= 1",
+        )
+        _common.check(
+            self.num_ranks * self.num_suits >= 4,
+            name,
+            "the deck needs at least 4 cards (two private, two public)",
+        )
+        _common.check(
+            self.ante >= 1 and min(self.raise_amounts) >= 1,
+            name,
+            "ante, small_bet and big_bet must be >= 1",
+        )
+        _common.check(self.max_raises >= 0, name, f"max_raises must be >= 0, got {self.max_raises}")
+        bound = self.ante + self.max_raises * sum(self.raise_amounts)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=3,
+            max_chance_outcomes=self.num_ranks * self.num_suits,
+            num_players=2,
+            min_utility=-bound,
+            max_utility=bound,
+            utility_sum=0.0,
+            max_game_length=4 + _NUM_ROUNDS * (self.max_raises + 2),
+        )
+        super().__init__(_GAME_TYPE, info, p)
 
-  def new_initial_state(self):
-    return RhodeIslandHoldemState(self)
+    def new_initial_state(self):
+        return RhodeIslandHoldemState(self)
 
 
 class RhodeIslandHoldemState(_common.State):
-  """Dealt cards (private then public), the betting of each round, contributions."""
+    """Dealt cards (private then public), the betting of each round, contributions."""
 
-  def __init__(self, game: RhodeIslandHoldemGame):
-    super().__init__(game)
-    self._deck = game.num_ranks * game.num_suits
-    self._suits, self._max_raises = game.num_suits, game.max_raises
-    self._raise_amounts = game.raise_amounts
-    # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
-    self.cards: tuple[int, ...] = ()           # player 0's, player 1's, flop, turn
-    self.betting: tuple[str, ...] = ("",)      # one string per round started
-    self.pot = (game.ante, game.ante)
-    self.folded = -1
-    self._player = pyspiel.PlayerId.CHANCE
+    def __init__(self, game: RhodeIslandHoldemGame):
+        super().__init__(game)
+        self._deck = game.num_ranks * game.num_suits
+        self._suits, self._max_raises = game.num_suits, game.max_raises
+        self._raise_amounts = game.raise_amounts
+        # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
+        self.cards: tuple[int, ...] = ()  # player 0's, player 1's, flop, turn
+        self.betting: tuple[str, ...] = ("",)  # one string per round started
+        self.pot = (game.ante, game.ante)
+        self.folded = -1
+        self._player = pyspiel.PlayerId.CHANCE
 
-  @property
-  def round(self) -> int:
-    return len(self.betting) - 1
+    @property
+    def round(self) -> int:
+        return len(self.betting) - 1
 
-  def current_player(self):
-    return self._player
+    def current_player(self):
+        return self._player
 
-  def _legal_actions(self, player):
-    return _betting.legal_actions(self.betting[-1], self.pot, player, self._max_raises,
-                                  fold_always=False)
+    def _legal_actions(self, player):
+        return _betting.legal_actions(
+            self.betting[-1], self.pot, player, self._max_raises, fold_always=False
+        )
 
-  def chance_outcomes(self):
-    left = [c for c in range(self._deck) if c not in self.cards]
-    return [(c, 1.0 / len(left)) for c in left]
+    def chance_outcomes(self):
+        left = [c for c in range(self._deck) if c not in self.cards]
+        return [(c, 1.0 / len(left)) for c in left]
 
-  def _apply_action(self, action):
-    if self._player == pyspiel.PlayerId.CHANCE:
-      self.cards += (action,)
-      self._player = pyspiel.PlayerId.CHANCE if len(self.cards) == 1 else 0
-      return
-    player, rnd = self._player, self.round
-    history, self.pot, over = _betting.apply(self.betting[-1], self.pot, player, action,
-                                             self._raise_amounts[rnd])
-    self.betting = self.betting[:-1] + (history,)
-    if action == _betting.FOLD:
-      self.folded = player
-    if not over:
-      self._player = 1 - player
-    elif action == _betting.FOLD or rnd == _NUM_ROUNDS - 1:
-      self._player = pyspiel.PlayerId.TERMINAL
-    else:
-      self.betting += ("",)
-      self._player = pyspiel.PlayerId.CHANCE
+    def _apply_action(self, action):
+        if self._player == pyspiel.PlayerId.CHANCE:
+            self.cards += (action,)
+            self._player = pyspiel.PlayerId.CHANCE if len(self.cards) == 1 else 0
+            return
+        player, rnd = self._player, self.round
+        history, self.pot, over = _betting.apply(
+            self.betting[-1], self.pot, player, action, self._raise_amounts[rnd]
+        )
+        self.betting = self.betting[:-1] + (history,)
+        if action == _betting.FOLD:
+            self.folded = player
+        if not over:
+            self._player = 1 - player
+        elif action == _betting.FOLD or rnd == _NUM_ROUNDS - 1:
+            self._player = pyspiel.PlayerId.TERMINAL
+        else:
+            self.betting += ("",)
+            self._player = pyspiel.PlayerId.CHANCE
 
-  def _action_to_string(self, player, action):
-    if player == pyspiel.PlayerId.CHANCE:
-      return f"card {action // self._suits}/{action % self._suits}"
-    return _betting.ACTION_NAMES[action]
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"card {action // self._suits}/{action % self._suits}"
+        return _betting.ACTION_NAMES[action]
 
-  def is_terminal(self):
-    return self._player == pyspiel.PlayerId.TERMINAL
+    def is_terminal(self):
+        return self._player == pyspiel.PlayerId.TERMINAL
 
-  def returns(self):
-    if not self.is_terminal():
-      return [0.0, 0.0]
-    if self.folded >= 0:
-      return _betting.fold_returns(self.pot, self.folded)
-    v0 = hand_value((self.cards[0], *self.cards[2:]), self._suits)
-    v1 = hand_value((self.cards[1], *self.cards[2:]), self._suits)
-    return _betting.showdown_returns(self.pot, 0 if v0 > v1 else 1 if v1 > v0 else -1)
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        if self.folded >= 0:
+            return _betting.fold_returns(self.pot, self.folded)
+        v0 = hand_value((self.cards[0], *self.cards[2:]), self._suits)
+        v1 = hand_value((self.cards[1], *self.cards[2:]), self._suits)
+        return _betting.showdown_returns(self.pot, 0 if v0 > v1 else 1 if v1 > v0 else -1)
 
-  def utility_bounds(self):
-    """A fold ends the hand with known money; otherwise stakes grow by the raises left."""
-    if self.is_terminal():
-      r = self.returns()[0]
-      return r, r
-    rnd = self.round
-    left = [(self._raise_amounts[rnd], self._max_raises - self.betting[-1].count("r"))]
-    left += [(self._raise_amounts[r], self._max_raises) for r in range(rnd + 1, _NUM_ROUNDS)]
-    top = _betting.stake_bound(self.pot, left)
-    return -top, top
+    def utility_bounds(self):
+        """A fold ends the hand with known money; otherwise stakes grow by the raises left."""
+        if self.is_terminal():
+            r = self.returns()[0]
+            return r, r
+        rnd = self.round
+        left = [(self._raise_amounts[rnd], self._max_raises - self.betting[-1].count("r"))]
+        left += [(self._raise_amounts[r], self._max_raises) for r in range(rnd + 1, _NUM_ROUNDS)]
+        top = _betting.stake_bound(self.pot, left)
+        return -top, top
 
-  def information_state(self, player):
-    own = self.cards[player] if len(self.cards) > player else "-"
-    public = ",".join(map(str, self.cards[2:]))
-    return f"p{player} card:{own} public:{public} bets:{'|'.join(self.betting)}"
+    def information_state(self, player):
+        own = self.cards[player] if len(self.cards) > player else "-"
+        public = ",".join(map(str, self.cards[2:]))
+        return f"p{player} card:{own} public:{public} bets:{'|'.join(self.betting)}"
 
-  def __str__(self):
-    return f"cards {self.cards} bets {self.betting} pot {self.pot}"
+    def __str__(self):
+        return f"cards {self.cards} bets {self.betting} pot {self.pot}"
 
 
 pyspiel.register_game(_GAME_TYPE, RhodeIslandHoldemGame)

@@ -29,122 +29,143 @@ _GAME_TYPE = _common.game_type("sequential_goofspiel", "Sequential Goofspiel", _
 
 
 class SequentialGoofspielGame(_common.Game):
-  """k-rank Goofspiel with player 0 bidding first in each round."""
+    """k-rank Goofspiel with player 0 bidding first in each round."""
 
-  def __init__(self, params=None):
-    p = _common.params_with_defaults(_GAME_TYPE, params)
-    name = "sequential_goofspiel"
-    self.num_cards = int(p["num_cards"])
-    self.info, self.points_order = p["info"], p["points_order"]
-    _common.check(self.num_cards >= 1, name, f"num_cards must be >= 1, got {self.num_cards}")
-    _common.check(self.info in ("imperfect", "perfect"), name,
-                  f"info must be 'imperfect' or 'perfect', got {self.info!r}")
-    _common.check(self.points_order in ("descending", "ascending", "random"), name,
-                  "points_order must be 'descending', 'ascending' or 'random', got "
-                  f"{self.points_order!r}")
-    k = self.num_cards
-    total = k * (k + 1) / 2
-    random = self.points_order == "random"
-    gtype = _common.game_type("sequential_goofspiel", "Sequential Goofspiel", _DEFAULTS,
-                              chance=random, perfect_information=self.info == "perfect")
-    info = pyspiel.GameInfo(num_distinct_actions=k, max_chance_outcomes=k if random else 0,
-                            num_players=2, min_utility=-total, max_utility=total,
-                            utility_sum=0.0, max_game_length=k * (3 if random else 2))
-    super().__init__(gtype, info, p)
+    def __init__(self, params=None):
+        p = _common.params_with_defaults(_GAME_TYPE, params)
+        name = "sequential_goofspiel"
+        self.num_cards = int(p["num_cards"])
+        self.info, self.points_order = p["info"], p["points_order"]
+        _common.check(self.num_cards >= 1, name, f"num_cards must be >= 1, got {self.num_cards}")
+        _common.check(
+            self.info in ("imperfect", "perfect"),
+            name,
+            f"info must be 'imperfect' or 'perfect', got {self.info!r}",
+        )
+        _common.check(
+            self.points_order in ("descending", "ascending", "random"),
+            name,
+            "points_order must be 'descending', 'ascending' or 'random', got "
+            f"{self.points_order!r}",
+        )
+        k = self.num_cards
+        total = k * (k + 1) / 2
+        random = self.points_order == "random"
+        gtype = _common.game_type(
+            "sequential_goofspiel",
+            "Sequential Goofspiel",
+            _DEFAULTS,
+            chance=random,
+            perfect_information=self.info == "perfect",
+        )
+        info = pyspiel.GameInfo(
+            num_distinct_actions=k,
+            max_chance_outcomes=k if random else 0,
+            num_players=2,
+            min_utility=-total,
+            max_utility=total,
+            utility_sum=0.0,
+            max_game_length=k * (3 if random else 2),
+        )
+        super().__init__(gtype, info, p)
 
-  def new_initial_state(self):
-    return SequentialGoofspielState(self)
+    def new_initial_state(self):
+        return SequentialGoofspielState(self)
 
 
 class SequentialGoofspielState(_common.State):
-  """Prizes revealed so far, both players' bids, and the round results."""
+    """Prizes revealed so far, both players' bids, and the round results."""
 
-  def __init__(self, game: SequentialGoofspielGame):
-    super().__init__(game)
-    self._k, self._perfect = game.num_cards, game.info == "perfect"
-    self._random = game.points_order == "random"
-    self._order = game.points_order
-    # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
-    self.prizes: tuple[int, ...] = ()
-    self.bids0: tuple[int, ...] = ()
-    self.bids1: tuple[int, ...] = ()
-    self.results = ""                  # per round: "0" (player 0 won), "1", or "=" (tie)
-    self.diff = 0.0                    # player 0's points minus player 1's
-    self._player = self._next_player()
+    def __init__(self, game: SequentialGoofspielGame):
+        super().__init__(game)
+        self._k, self._perfect = game.num_cards, game.info == "perfect"
+        self._random = game.points_order == "random"
+        self._order = game.points_order
+        # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
+        self.prizes: tuple[int, ...] = ()
+        self.bids0: tuple[int, ...] = ()
+        self.bids1: tuple[int, ...] = ()
+        self.results = ""  # per round: "0" (player 0 won), "1", or "=" (tie)
+        self.diff = 0.0  # player 0's points minus player 1's
+        self._player = self._next_player()
 
-  @property
-  def round(self) -> int:
-    return len(self.results)
+    @property
+    def round(self) -> int:
+        return len(self.results)
 
-  def _prize(self) -> int:
-    if self._random:
-      return self.prizes[self.round]
-    return self._k - self.round if self._order == "descending" else self.round + 1
+    def _prize(self) -> int:
+        if self._random:
+            return self.prizes[self.round]
+        return self._k - self.round if self._order == "descending" else self.round + 1
 
-  def current_player(self):
-    return self._player
+    def current_player(self):
+        return self._player
 
-  def _next_player(self) -> int:
-    if self.round == self._k:
-      return pyspiel.PlayerId.TERMINAL
-    if self._random and len(self.prizes) == self.round:
-      return pyspiel.PlayerId.CHANCE
-    return 0 if len(self.bids0) == self.round else 1
+    def _next_player(self) -> int:
+        if self.round == self._k:
+            return pyspiel.PlayerId.TERMINAL
+        if self._random and len(self.prizes) == self.round:
+            return pyspiel.PlayerId.CHANCE
+        return 0 if len(self.bids0) == self.round else 1
 
-  def _legal_actions(self, player):
-    used = set(self.bids1 if player else self.bids0)
-    return [b - 1 for b in range(1, self._k + 1) if b not in used]
+    def _legal_actions(self, player):
+        used = set(self.bids1 if player else self.bids0)
+        return [b - 1 for b in range(1, self._k + 1) if b not in used]
 
-  def chance_outcomes(self):
-    left = [v for v in range(1, self._k + 1) if v not in self.prizes]
-    return [(v - 1, 1.0 / len(left)) for v in left]
+    def chance_outcomes(self):
+        left = [v for v in range(1, self._k + 1) if v not in self.prizes]
+        return [(v - 1, 1.0 / len(left)) for v in left]
 
-  def _apply_action(self, action):
-    if self.is_chance_node():
-      self.prizes += (action + 1,)
-    elif self.current_player() == 0:
-      self.bids0 += (action + 1,)
-    else:
-      self.bids1 += (action + 1,)
-      prize = self._prize()
-      b0, b1 = self.bids0[-1], self.bids1[-1]
-      if b0 != b1:
-        self.diff += prize if b0 > b1 else -prize
-      if not self._random:
-        self.prizes += (prize,)
-      self.results += "0" if b0 > b1 else "1" if b1 > b0 else "="
-    self._player = self._next_player()
+    def _apply_action(self, action):
+        if self.is_chance_node():
+            self.prizes += (action + 1,)
+        elif self.current_player() == 0:
+            self.bids0 += (action + 1,)
+        else:
+            self.bids1 += (action + 1,)
+            prize = self._prize()
+            b0, b1 = self.bids0[-1], self.bids1[-1]
+            if b0 != b1:
+                self.diff += prize if b0 > b1 else -prize
+            if not self._random:
+                self.prizes += (prize,)
+            self.results += "0" if b0 > b1 else "1" if b1 > b0 else "="
+        self._player = self._next_player()
 
-  def _action_to_string(self, player, action):
-    return f"prize {action + 1}" if player == pyspiel.PlayerId.CHANCE else f"bid {action + 1}"
+    def _action_to_string(self, player, action):
+        return f"prize {action + 1}" if player == pyspiel.PlayerId.CHANCE else f"bid {action + 1}"
 
-  def is_terminal(self):
-    return self._player == pyspiel.PlayerId.TERMINAL
+    def is_terminal(self):
+        return self._player == pyspiel.PlayerId.TERMINAL
 
-  def returns(self):
-    if not self.is_terminal():
-      return [0.0, 0.0]
-    return [self.diff, -self.diff]
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        return [self.diff, -self.diff]
 
-  def utility_bounds(self):
-    """Points already won, plus or minus the prizes not yet decided."""
-    if self._random:
-      remaining = sum(v for v in range(1, self._k + 1) if v not in self.prizes[:self.round])
-    else:
-      remaining = sum(self._k - t if self._order == "descending" else t + 1
-                      for t in range(self.round, self._k))
-    return self.diff - remaining, self.diff + remaining
+    def utility_bounds(self):
+        """Points already won, plus or minus the prizes not yet decided."""
+        if self._random:
+            remaining = sum(v for v in range(1, self._k + 1) if v not in self.prizes[: self.round])
+        else:
+            remaining = sum(
+                self._k - t if self._order == "descending" else t + 1
+                for t in range(self.round, self._k)
+            )
+        return self.diff - remaining, self.diff + remaining
 
-  def information_state(self, player):
-    prizes = ",".join(map(str, self.prizes))
-    if self._perfect:
-      return (f"p{player} prizes:{prizes} bids0:{','.join(map(str, self.bids0))} "
-              f"bids1:{','.join(map(str, self.bids1))}")
-    own = self.bids1 if player else self.bids0
-    return f"p{player} prizes:{prizes} own:{','.join(map(str, own))} results:{self.results}"
+    def information_state(self, player):
+        prizes = ",".join(map(str, self.prizes))
+        if self._perfect:
+            return (
+                f"p{player} prizes:{prizes} bids0:{','.join(map(str, self.bids0))} "
+                f"bids1:{','.join(map(str, self.bids1))}"
+            )
+        own = self.bids1 if player else self.bids0
+        return f"p{player} prizes:{prizes} own:{','.join(map(str, own))} results:{self.results}"
 
-  def __str__(self):
-    return f"prizes {self.prizes} bids {self.bids0} / {self.bids1} results {self.results}"
+    def __str__(self):
+        return f"prizes {self.prizes} bids {self.bids0} / {self.bids1} results {self.results}"
 
 
 pyspiel.register_game(_GAME_TYPE, SequentialGoofspielGame)
