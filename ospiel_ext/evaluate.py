@@ -12,6 +12,7 @@ sequence values g = A y (player 0) or -A^T x (player 1).
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import numpy as np
 import pyspiel
@@ -102,17 +103,20 @@ def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float
 
 @dataclasses.dataclass(frozen=True)
 class InfosetRegrets:
-    """Per-infoset regret of one player (perturbed_egt_efpe.txt, Section 5, Figure 3 measure).
+    """Per-infoset regret of one player (perturbed_egt_efpe.txt, Section 4, Figure 3 measure).
 
     The infoset is assumed reached with probability one; beliefs over its nodes follow Bayes'
     rule from the opponent's and chance's reach; the regret is the gain of best-responding in
-    every infoset of the subtree below it over playing the strategy. Infosets that the opponent
-    and chance reach with probability zero have undefined beliefs: their regret is NaN.
+    every infoset of the subtree below it over playing the strategy. Where the opponent never
+    reaches the infoset, Bayes' rule is undefined; there the beliefs (and the opponent's play
+    below) are those of the trembling-hand limit: the opponent's strategy mixed with uniform
+    with weight `tremble` (default 1e-6), the regret measure of an extensive-form perfect
+    equilibrium. Chance-unreachable infosets (none in a compiled game) would give NaN.
 
     Attributes:
       player: whose infosets.
-      regret: regret per local infoset of the player's treeplex (NaN where unreached).
-      reach: opponent-and-chance reach probability mass of each infoset.
+      regret: regret per local infoset of the player's treeplex.
+      reach: opponent-and-chance reach probability mass of each infoset (before trembling).
     """
 
     player: int
@@ -125,19 +129,32 @@ class InfosetRegrets:
         return float(defined.max()) if len(defined) else 0.0
 
 
-def infoset_regrets(
-    sf: SequenceForm, behavioural: policies.Behavioural, player: int
-) -> InfosetRegrets:
-    """Per-infoset regret of `player` under a behavioural profile (see `InfosetRegrets`)."""
+def _conditional_regrets(
+    sf: SequenceForm, behavioural: policies.Behavioural, player: int, b_opp: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """(regret, reach) per infoset of `player` against opponent behaviour b_opp."""
     tp, opp = sf.treeplexes[player], sf.treeplexes[1 - player]
-    x_opp = opp.realization_plan(behavioural[1 - player])
+    x_opp = opp.realization_plan(b_opp)
     g = sf.sequence_values(player, x_opp)
     _, v_inf = tp.infoset_values(g, behavioural[player])
     _, v_best = tp.infoset_values(g, None)
     reach = opponent_reach(sf, player, x_opp)
     with np.errstate(invalid="ignore", divide="ignore"):
-        regret = np.where(reach > 0, (v_best - v_inf) / reach, np.nan)
-    return InfosetRegrets(player, np.maximum(regret, 0.0, where=reach > 0, out=regret), reach)
+        regret = np.where(reach > 0, np.maximum(v_best - v_inf, 0.0) / reach, np.nan)
+    return regret, reach
+
+
+def infoset_regrets(
+    sf: SequenceForm, behavioural: policies.Behavioural, player: int, tremble: float = 1e-6
+) -> InfosetRegrets:
+    """Per-infoset regret of `player` under a behavioural profile (see `InfosetRegrets`)."""
+    regret, reach = _conditional_regrets(sf, behavioural, player, behavioural[1 - player])
+    unreached = ~(reach > 0)
+    if unreached.any() and tremble > 0:
+        opp = sf.treeplexes[1 - player]
+        trembling = (1 - tremble) * behavioural[1 - player] + tremble * opp.uniform
+        regret[unreached] = _conditional_regrets(sf, behavioural, player, trembling)[0][unreached]
+    return InfosetRegrets(player, regret, reach)
 
 
 def opponent_reach(sf: SequenceForm, player: int, x_opp: FloatArray) -> FloatArray:
@@ -152,3 +169,40 @@ def opponent_reach(sf: SequenceForm, player: int, x_opp: FloatArray) -> FloatArr
 def max_infoset_regret(sf: SequenceForm, behavioural: policies.Behavioural) -> float:
     """The largest per-infoset regret of either player (perturbed_egt_efpe.txt, Figure 3)."""
     return max(infoset_regrets(sf, behavioural, p).max for p in (0, 1))
+
+
+@dataclasses.dataclass
+class ConvergenceCurve:
+    """Quality of a solver's average profile at checkpoints (perturbed_egt_efpe.txt Figs 2-3).
+
+    Attributes (one entry per checkpoint): iterations, traversals (bottom-up treeplex passes),
+    seconds (solver time, evaluation excluded), nash_conv (sum of both players' regrets in the
+    unperturbed game), max_infoset_regret.
+    """
+
+    iterations: list[int] = dataclasses.field(default_factory=list)
+    traversals: list[int] = dataclasses.field(default_factory=list)
+    seconds: list[float] = dataclasses.field(default_factory=list)
+    nash_conv: list[float] = dataclasses.field(default_factory=list)
+    max_infoset_regret: list[float] = dataclasses.field(default_factory=list)
+
+
+def convergence(solver, checkpoints, time_limit: float | None = None, stop=None):
+    """Runs `solver` (CFR or EGT solver of ospiel_ext) up to each checkpoint iteration and
+    measures its `average_behavioural()` profile; stops early at `time_limit` solver seconds
+    or when `stop()` is true, returning the curve so far."""
+    sf, curve, seconds = solver.sequence_form, ConvergenceCurve(), 0.0
+    for target in checkpoints:
+        start = time.perf_counter()
+        while solver.iteration < target:
+            solver.evaluate_and_update_policy()
+        seconds += time.perf_counter() - start
+        profile = solver.average_behavioural()
+        curve.iterations.append(solver.iteration)
+        curve.traversals.append(solver.traversals)
+        curve.seconds.append(seconds)
+        curve.nash_conv.append(evaluate_profile(sf, profile).nash_conv)
+        curve.max_infoset_regret.append(max_infoset_regret(sf, profile))
+        if (time_limit is not None and seconds >= time_limit) or (stop is not None and stop()):
+            break
+    return curve

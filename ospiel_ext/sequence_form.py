@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+from collections.abc import Callable
 
 import numpy as np
 import pyspiel
@@ -44,6 +45,10 @@ class Level:
     seq_parent: IntArray  # parent sequence of every sequence of the level
     parents: IntArray  # distinct parent sequences of the level's infosets (sorted)
     parent_starts: IntArray  # reduceat offsets of each distinct parent inside the level
+
+
+# A per-level rule of the bottom-up pass: (level, values of its sequences) -> infoset values.
+LocalRule = Callable[["Level", FloatArray], FloatArray]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -112,28 +117,33 @@ class Treeplex:
         out[1:] = np.repeat(per_infoset, self.num_actions)
         return out
 
-    def infoset_values(self, g: FloatArray, b: FloatArray | None) -> tuple[FloatArray, FloatArray]:
-        """Bottom-up pass: sequence values and infoset values.
+    def bottom_up(self, g: FloatArray, local: LocalRule) -> tuple[FloatArray, FloatArray]:
+        """The one bottom-up treeplex pass, deepest level first.
 
         Args:
           g: immediate value of each sequence (e.g. A y for player 0), not modified.
-          b: behavioural strategy per sequence; None plays a best response (segment max).
+          local: `local(level, vs) -> vi` turns the values `vs` of a level's sequences into the
+            values of its infosets (weighted sum, max, smoothed max, ...).
 
         Returns:
-          (v_seq, v_inf): v_seq[s] = g[s] + sum of values of the infosets right below s;
-          v_inf[i] = sum_a b[a] v_seq[a] (or max_a v_seq[a]). v_seq[0] is the root value.
+          (v_seq, v_inf): v_seq[s] = g[s] + sum of the values of the infosets right below s;
+          v_inf[i] = local value of infoset i. v_seq[0] is the root value.
         """
         v_seq = g.astype(np.float64, copy=True)
         v_inf = np.empty(self.num_infosets)
         for lv in reversed(self.levels):
-            vs = v_seq[lv.seq_lo : lv.seq_hi]
-            if b is None:
-                vi = np.maximum.reduceat(vs, lv.starts)
-            else:
-                vi = np.add.reduceat(vs * b[lv.seq_lo : lv.seq_hi], lv.starts)
+            vi = local(lv, v_seq[lv.seq_lo : lv.seq_hi])
             v_inf[lv.inf_lo : lv.inf_hi] = vi
             v_seq[lv.parents] += np.add.reduceat(vi, lv.parent_starts)
         return v_seq, v_inf
+
+    def infoset_values(self, g: FloatArray, b: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+        """`bottom_up` playing behavioural strategy b, or a best response (segment max) if None."""
+        if b is None:
+            return self.bottom_up(g, lambda lv, vs: np.maximum.reduceat(vs, lv.starts))
+        return self.bottom_up(
+            g, lambda lv, vs: np.add.reduceat(vs * b[lv.seq_lo : lv.seq_hi], lv.starts)
+        )
 
     def best_response(self, g: FloatArray) -> tuple[float, FloatArray]:
         """Best-response value and a pure best-response behavioural strategy against g."""

@@ -112,19 +112,39 @@ def test_equilibrium_has_no_regret_where_reached_by_both():
         assert np.nanmax(regrets.regret[both]) < 1e-7
 
 
-def test_unreached_infosets_have_undefined_regret():
-    sf = sequence_form.for_game("kuhn_poker")
-    b = [tp.uniform.copy() for tp in sf.treeplexes]
-    tp0 = sf.treeplexes[0]
+def _brute_force_trembling_regret(game, pol, player, key, tremble):
+    """The brute-force regret against the opponent's strategy mixed with uniform."""
+    opp_states = [s for s in pol.states if s.current_player() == 1 - player]
+    trembling = policies.uniform_policy(game)
+    for s in opp_states:
+        row = pol.state_lookup[s.information_state_string(1 - player)]
+        legal = pol.legal_actions_mask[row].astype(bool)
+        mixed = (1 - tremble) * pol.action_probability_array[row] + tremble * legal / legal.sum()
+        trembling.action_probability_array[row] = mixed
+    for s in pol.states:
+        if s.current_player() == player:
+            row = pol.state_lookup[s.information_state_string(player)]
+            trembling.action_probability_array[row] = pol.action_probability_array[row]
+    return _brute_force_infoset_regret(game, trembling, player, key)
+
+
+def test_unreached_infosets_get_the_trembling_hand_regret():
+    game = pyspiel.load_game("kuhn_poker")
+    sf = sequence_form.for_game(game)
+    layout = policies.layout(sf)
+    pol = policies.random_policy(game, seed=3)
     # player 0 never bets first: player 1's infosets after a bet are unreached
-    for i in range(tp0.num_infosets):
-        first = tp0.seq_start[i]
-        if tp0.levels[0].inf_lo <= i < tp0.levels[0].inf_hi:
-            b[0][first : first + 2] = [1.0, 0.0] if tp0.seq_action[first] == 0 else [0.0, 1.0]
-    regrets = evaluate.infoset_regrets(sf, tuple(b), 1)
+    for row in pol.state_lookup.values():
+        if pol.states[row].current_player() == 0 and not pol.states[row].history()[2:]:
+            pol.action_probability_array[row] = [1.0, 0.0]
+    regrets = evaluate.infoset_regrets(sf, layout.from_tabular(pol), 1, tremble=1e-6)
     unreached = regrets.reach == 0
-    assert unreached.any() and np.isnan(regrets.regret[unreached]).all()
-    assert not np.isnan(regrets.max)
+    assert unreached.any() and not np.isnan(regrets.regret).any()
+    tp = sf.treeplexes[1]
+    for i in np.flatnonzero(unreached):
+        key = sf.tree.infoset_key[tp.infoset_ids[i]]
+        expected = _brute_force_trembling_regret(game, pol, 1, key, 1e-6)
+        assert regrets.regret[i] == pytest.approx(expected, abs=1e-6), key
 
 
 def test_policy_of_another_game_is_refused():

@@ -93,3 +93,37 @@ def test_bad_input_exits_non_zero_with_the_reason(script, flags, message):
     proc = run(script, *flags)
     assert proc.returncode != 0
     assert message in proc.stderr.strip().splitlines()[-1]
+
+
+def test_perturbed_egt_writes_curves_and_policy(tmp_path):
+    out, pol_path = tmp_path / "e.json", tmp_path / "p.json"
+    proc = run(
+        "perturbed_egt.py",
+        "--game=kuhn_poker",
+        "--xi=0.05",
+        "--iterations=200",
+        "--dgf_weight=0.05",
+        f"--output_json={out}",
+        f"--policy_out={pol_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["iterations"][-1] == 200 and result["traversals"][-1] >= 600
+    assert result["nash_conv"][-1] < result["nash_conv"][0]
+    game = pyspiel.load_game("kuhn_poker")
+    pol = policies.load_policy(game, pol_path)
+    assert pol.action_probability_array[pol.legal_actions_mask == 1].min() >= 0.05 - 1e-9
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--xi=-0.1"], "--xi must be non-negative"),
+        (["--xi=0.6"], "infeasible"),
+        (["--iterations=0"], "--iterations must be positive"),
+    ],
+)
+def test_perturbed_egt_bad_flags(flags, message):
+    proc = run("perturbed_egt.py", "--game=kuhn_poker", *flags)
+    assert proc.returncode != 0
+    assert message in proc.stderr.strip().splitlines()[-1]

@@ -1,0 +1,293 @@
+"""Excessive gap technique with (perturbed) dilated entropy: approximate EFPE.
+
+perturbed_egt_efpe.txt (Kroer, Farina, Sandholm 2017). The saddle point
+max_x min_y x^T A y over the xi-perturbed treeplexes X^xi, Y^xi (Section 2.3: q_j >= xi q_pj
+for every sequence) is solved with Nesterov's EGT (Algorithms 1 and 2) smoothed by the
+dilated perturbed entropy (Section 3)
+
+    d(q) = sum_j beta_j q_pj sum_{i in I_j} u_i log u_i,   u = (q_j / q_pj - xi) / (1 - n_j xi),
+
+with weights beta_j = 2 + sum_{r=1}^{d_j} 2^r (M_{Q_j,r} - 1) (Theorem 4); xi = 0 is plain EGT
+with the dilated entropy of Kroer et al. (2017).
+
+Everything EGT needs is one primitive on a treeplex, `DilatedEntropy.argmax`:
+
+    argmax_{q in Q^xi} <g, q> - mu d(q) + mu <grad d(q_bar), q>,
+
+computed bottom-up (`Treeplex.bottom_up`), each infoset solving a perturbed-simplex problem in
+closed form (Lemma 1): u ∝ u_bar exp((1 - n xi) v / (mu beta)), b = (1 - n xi) u + xi, value
+xi sum(v) + mu beta log sum(u_bar exp(...)). Without a centre (u_bar = 1) it is the gradient of
+the conjugate, i.e. a smoothed best response; with a centre q_bar it is the prox mapping,
+because <grad d(q_bar), q> = sum_j beta_j q_pj sum_i u_i log u_bar_i for this DGF.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pyspiel
+from numpy.typing import NDArray
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import evaluate, policies
+from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.sequence_form import SequenceForm, Treeplex
+
+FloatArray = NDArray[np.float64]
+
+# Overall DGF weights tried by `tune_dgf_weight`. The paper (Section 4) tunes among
+# {1, 0.1, 0.05, 0.01, 0.005} relative to its own DGF scale; relative to ours (the theory scale
+# max|A_ij| sqrt(M_X M_Y) with Theorem 4's weights) the best weight lies below 0.005 on every
+# game we tried (docs/results/efpe.md), so the grid reaches further down.
+DGF_WEIGHTS = (1e-2, 5e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5, 1e-5, 5e-6)
+
+
+def dilated_entropy_weights(tp: Treeplex) -> FloatArray:
+    """beta_j = 2 + sum_{r=1}^{d_j} 2^r (M_{Q_j,r} - 1) (Theorem 4), per infoset.
+
+    M_{Q_j,r}, the largest l1 norm of a point of the treeplex rooted at j restricted to
+    simplexes at most r branchings below j, obeys M_{j,0} = 1 and
+    M_{j,r} = 1 + max_{i in I_j} sum_{k in D_ij} M_{k,r-1}; it grows strictly while r <= d_j
+    (the depth below j) and is constant after.
+    """
+    m_prev = np.ones(tp.num_infosets)
+    beta = np.full(tp.num_infosets, 2.0)
+    for r in range(1, len(tp.levels)):
+        below = np.bincount(tp.parent_seq, weights=m_prev, minlength=tp.num_sequences)
+        m = 1.0 + np.maximum.reduceat(below[1:], tp.seq_start - 1)
+        deeper = m > m_prev
+        beta += np.where(deeper, 2.0**r * (m - 1.0), 0.0)
+        m_prev = m
+    return beta
+
+
+def treeplex_norm(tp: Treeplex) -> float:
+    """M_Q = max_{q in Q} ||q||_1 (Section 2.3), the sum over root simplexes."""
+    m = np.ones(tp.num_infosets)
+    for lv in reversed(tp.levels):
+        below = np.bincount(tp.parent_seq, weights=m, minlength=tp.num_sequences)
+        m[lv.inf_lo : lv.inf_hi] = 1.0 + np.maximum.reduceat(
+            below[lv.seq_lo : lv.seq_hi], lv.starts
+        )
+    return float(m[tp.parent_seq == 0].sum())
+
+
+class DilatedEntropy:
+    """The dilated (xi-perturbed) entropy DGF of one treeplex and its closed-form argmax."""
+
+    def __init__(self, tp: Treeplex, xi: float | FloatArray = 0.0):
+        self.tp = tp
+        self.xi = np.broadcast_to(np.asarray(xi, dtype=np.float64), (tp.num_infosets,)).copy()
+        room = 1.0 - tp.num_actions * self.xi  # 1 - n_j xi_j
+        if self.xi.min() < 0 or room.min() <= 0:
+            j = int(np.argmin(room))
+            raise ValueError(
+                f"xi={self.xi[j]} is infeasible at an information set with "
+                f"{tp.num_actions[j]} actions (needs 0 <= n * xi < 1)"
+            )
+        self.beta = dilated_entropy_weights(tp)
+        self.room = room
+        self.xi_seq = tp.spread(self.xi)
+        self.room_seq = tp.spread(room)
+        self.room_seq[0] = 1.0
+        self.beta_seq = tp.spread(self.beta)
+        self.beta_seq[0] = 1.0
+
+    def argmax(
+        self, g: FloatArray, mu: float, log_center: FloatArray | None = None
+    ) -> tuple[FloatArray, float]:
+        """Behavioural b of argmax <g, q> - mu d(q) + mu <grad d(q_bar), q>, and its value.
+
+        Args:
+          g: linear term per sequence.
+          mu: smoothing weight (> 0).
+          log_center: log u_bar per sequence of the centre q_bar (`log_center(b_bar)`); None
+            for no centre (a smoothed best response, i.e. grad d*(g / mu)).
+        """
+        tp = self.tp
+        b = np.ones(tp.num_sequences)
+        scale = self.room_seq / (mu * self.beta_seq)
+
+        def local(lv, vs):
+            sl = slice(lv.seq_lo, lv.seq_hi)
+            z = vs * scale[sl]
+            if log_center is not None:
+                z = z + log_center[sl]
+            counts = tp.num_actions[lv.inf_lo : lv.inf_hi]
+            z_max = np.maximum.reduceat(z, lv.starts)
+            e = np.exp(z - np.repeat(z_max, counts))
+            total = np.add.reduceat(e, lv.starts)
+            b[sl] = self.room_seq[sl] * e / np.repeat(total, counts) + self.xi_seq[sl]
+            inf = slice(lv.inf_lo, lv.inf_hi)
+            return self.xi[inf] * np.add.reduceat(vs, lv.starts) + mu * self.beta[inf] * (
+                np.log(total) + z_max
+            )
+
+        v_seq, _ = tp.bottom_up(g, local)
+        return b, float(v_seq[0])
+
+    def log_center(self, b: FloatArray) -> FloatArray:
+        """log u_bar of a behavioural strategy in the perturbed simplexes (log 0 clipped)."""
+        u = (b - self.xi_seq) / self.room_seq
+        return np.log(np.maximum(u, 1e-300))
+
+    def value(self, x: FloatArray) -> float:
+        """d(x) for a realization plan x of the perturbed treeplex."""
+        tp = self.tp
+        parent = x[tp.seq_parent[1:]]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            u = (x[1:] / parent - self.xi_seq[1:]) / self.room_seq[1:]
+            terms = np.where(parent > 0, parent * u * np.log(np.maximum(u, 1e-300)), 0.0)
+        return float(np.sum(self.beta_seq[1:] * terms))
+
+    def best_response(self, g: FloatArray) -> float:
+        """max_{q in Q^xi} <g, q>: xi on every action, the rest on the best one."""
+        v_seq, _ = self.tp.bottom_up(
+            g,
+            lambda lv, vs: (
+                self.xi[lv.inf_lo : lv.inf_hi] * np.add.reduceat(vs, lv.starts)
+                + self.room[lv.inf_lo : lv.inf_hi] * np.maximum.reduceat(vs, lv.starts)
+            ),
+        )
+        return float(v_seq[0])
+
+
+@dataclasses.dataclass(frozen=True)
+class EGTStats:
+    """Progress of an EGT run: iterations, tree traversals, smoothing, gaps."""
+
+    iteration: int
+    traversals: int
+    mu: tuple[float, float]
+    perturbed_gap: float
+
+
+class EGTSolver:
+    """EGT (Algorithms 1-2) on the xi-perturbed game, with OpenSpiel's solver shape.
+
+    `evaluate_and_update_policy()` performs one EGT step (alternately focused on player 1,
+    the paper's minimising x, and player 0); `average_policy()` and `current_policy()` both
+    return the EGT iterate (x^t, y^t), which is what converges.
+
+    Args:
+      game: a pyspiel game, a load_game string, or a SequenceForm.
+      xi: behavioural lower bound (scalar, or per infoset of each player as a pair of arrays).
+      dgf_weight: overall weight on the DGFs: the initial smoothing is
+        dgf_weight * max|A_ij| * sqrt(M_X M_Y) for both players (theory: weight 1; the paper
+        tunes it among `DGF_WEIGHTS`, see `tune_dgf_weight`).
+    """
+
+    def __init__(
+        self,
+        game: pyspiel.Game | str | SequenceForm,
+        xi: float | tuple[FloatArray, FloatArray] = 0.0,
+        dgf_weight: float = 1.0,
+        max_nodes: int | None = None,
+    ):
+        self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
+        if dgf_weight <= 0:
+            raise ValueError(f"dgf_weight must be positive, got {dgf_weight}")
+        xis = xi if isinstance(xi, tuple) else (xi, xi)
+        self._tps = self._sf.treeplexes
+        self._dgf = tuple(DilatedEntropy(tp, x) for tp, x in zip(self._tps, xis))
+        norm_a = float(np.abs(self._sf.payoff.data).max()) if self._sf.payoff.nnz else 1.0
+        m = [treeplex_norm(tp) for tp in self._tps]
+        mu0 = dgf_weight * norm_a * np.sqrt(m[0] * m[1])
+        self._mu = [mu0, mu0]
+        self._traversals = 0
+        self._iteration = 0
+        # Algorithm 1: the centre of player 1 (the paper's minimising x), player 0's smoothed
+        # best response to it, and player 1's smoothed best response to that.
+        center1, _ = self._dgf[1].argmax(np.zeros(self._tps[1].num_sequences), 1.0)
+        b0 = self._smoothed_br(0, self._tps[1].realization_plan(center1))
+        x0 = self._tps[0].realization_plan(b0)
+        b1 = self._smoothed_br(1, x0)
+        self._plans = [x0, self._tps[1].realization_plan(b1)]
+
+    def _smoothed_br(self, p: int, opponent_plan: FloatArray) -> FloatArray:
+        """Behavioural argmax_q <M_p o, q> - mu_p d_p(q)."""
+        self._traversals += 1
+        g = self._sf.sequence_values(p, opponent_plan)
+        return self._dgf[p].argmax(g, self._mu[p])[0]
+
+    def _step(self, p: int, tau: float) -> None:
+        """Algorithm 2 focused on player p (the paper's x), in maximisation form."""
+        o = 1 - p
+        tp, dgf = self._tps[p], self._dgf[p]
+        x, y = self._plans[p], self._plans[o]
+        b_br = self._smoothed_br(p, y)  # x_mu1(y)
+        x_hat = (1 - tau) * x + tau * tp.realization_plan(b_br)
+        y_br = self._tps[o].realization_plan(self._smoothed_br(o, x_hat))  # y_mu2(x_hat)
+        self._plans[o] = (1 - tau) * y + tau * y_br
+        g = self._sf.sequence_values(p, y_br) * (tau / ((1 - tau) * self._mu[p]))
+        self._traversals += 1
+        b_tilde, _ = dgf.argmax(g, 1.0, log_center=dgf.log_center(b_br))  # prox step
+        self._plans[p] = (1 - tau) * x + tau * tp.realization_plan(b_tilde)
+        self._mu[p] *= 1 - tau
+
+    def evaluate_and_update_policy(self) -> None:
+        """One EGT step (Algorithm 1's loop body)."""
+        tau = 2.0 / (self._iteration + 3)
+        self._step(1 if self._iteration % 2 == 0 else 0, tau)
+        self._iteration += 1
+
+    @property
+    def sequence_form(self) -> SequenceForm:
+        return self._sf
+
+    @property
+    def iteration(self) -> int:
+        return self._iteration
+
+    @property
+    def traversals(self) -> int:
+        """Bottom-up treeplex passes so far (a CFR iteration makes two)."""
+        return self._traversals
+
+    def perturbed_gap(self) -> float:
+        """epsilon_sad(z^t): the saddle-point gap of the iterate in the perturbed game."""
+        x, y = self._plans
+        br0 = self._dgf[0].best_response(self._sf.sequence_values(0, y))
+        br1 = self._dgf[1].best_response(self._sf.sequence_values(1, x))
+        return br0 + br1
+
+    def stats(self) -> EGTStats:
+        return EGTStats(self._iteration, self._traversals, tuple(self._mu), self.perturbed_gap())
+
+    def behavioural(self) -> policies.Behavioural:
+        """The iterate (x^t, y^t) in behavioural form."""
+        return tuple(tp.behavioural(x) for tp, x in zip(self._tps, self._plans))
+
+    average_behavioural = behavioural  # the EGT iterate is what converges
+
+    def plans(self) -> tuple[FloatArray, FloatArray]:
+        return tuple(x.copy() for x in self._plans)
+
+    def current_policy(self) -> policy_lib.TabularPolicy:
+        return policies.layout(self._sf).to_tabular(self.behavioural())
+
+    average_policy = current_policy
+
+    def exploitability(self) -> float:
+        """OpenSpiel exploitability of the iterate in the unperturbed game."""
+        return evaluate.evaluate_plans(self._sf, *self._plans).exploitability
+
+
+def tune_dgf_weight(
+    game: pyspiel.Game | str | SequenceForm,
+    xi: float = 0.0,
+    weights: tuple[float, ...] = DGF_WEIGHTS,
+    iterations: int = 20,
+) -> float:
+    """The weight among `weights` whose EGT has the smallest gap after `iterations` steps
+    (Section 4: tuned with xi = 0 on the first 20 iterations)."""
+    best, best_gap = weights[0], np.inf
+    for w in weights:
+        solver = EGTSolver(game, xi=xi, dgf_weight=w)
+        for _ in range(iterations):
+            solver.evaluate_and_update_policy()
+        gap = solver.perturbed_gap()
+        if gap < best_gap:
+            best, best_gap = w, gap
+    return best

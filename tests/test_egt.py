@@ -1,0 +1,141 @@
+"""Perturbed EGT: DGF conjugate / prox identities, convergence to LP values, EFPE behaviour."""
+
+import numpy as np
+import pyspiel
+import pytest
+from conftest import KUHN_VALUE, check_solver
+
+from ospiel_ext import evaluate, lp, sequence_form
+from ospiel_ext.algorithms import egt
+from ospiel_ext.tree import TreeBuilder
+
+
+def _random_perturbed_behavioural(tp, xi, rng):
+    b = np.ones(tp.num_sequences)
+    u = rng.gamma(1.0, size=tp.num_sequences - 1)
+    totals = np.add.reduceat(u, tp.seq_start - 1)
+    u /= np.repeat(totals, tp.num_actions)
+    b[1:] = np.repeat(1 - tp.num_actions * xi, tp.num_actions) * u + xi
+    return b
+
+
+@pytest.mark.parametrize("xi", [0.0, 0.1])
+def test_argmax_is_the_conjugate_gradient(xi):
+    tp = sequence_form.for_game("kuhn_poker").treeplexes[0]
+    dgf = egt.DilatedEntropy(tp, xi)
+    rng = np.random.default_rng(0)
+    g, mu = rng.normal(size=tp.num_sequences), 0.7
+    b, value = dgf.argmax(g, mu)
+    x = tp.realization_plan(b)
+    assert np.all(b[1:] >= xi - 1e-12)
+    # conjugate identity: value = <g, x> - mu d(x) at the maximiser
+    assert value == pytest.approx(g @ x - mu * dgf.value(x), abs=1e-10)
+    # no feasible point does better
+    for _ in range(200):
+        other = tp.realization_plan(_random_perturbed_behavioural(tp, xi, rng))
+        assert g @ other - mu * dgf.value(other) <= value + 1e-10
+    # envelope theorem: d value / d g = x
+    h = 1e-6
+    for s in range(1, tp.num_sequences):
+        e = np.zeros(tp.num_sequences)
+        e[s] = h
+        slope = (dgf.argmax(g + e, mu)[1] - dgf.argmax(g - e, mu)[1]) / (2 * h)
+        assert slope == pytest.approx(x[s], abs=1e-6)
+
+
+@pytest.mark.parametrize("xi", [0.0, 0.1])
+def test_argmax_with_a_centre_is_the_prox_mapping(xi):
+    tp = sequence_form.for_game("kuhn_poker").treeplexes[1]
+    dgf = egt.DilatedEntropy(tp, xi)
+    rng = np.random.default_rng(1)
+    b_bar = _random_perturbed_behavioural(tp, xi, rng)
+    x_bar = tp.realization_plan(b_bar)
+    # gradient of d at x_bar by central differences on the realization plan
+    grad, h = np.zeros(tp.num_sequences), 1e-7
+    for s in range(1, tp.num_sequences):
+        e = np.zeros(tp.num_sequences)
+        e[s] = h
+        grad[s] = (dgf.value(x_bar + e) - dgf.value(x_bar - e)) / (2 * h)
+    g = rng.normal(size=tp.num_sequences)
+    b, _ = dgf.argmax(g, 1.0, log_center=dgf.log_center(b_bar))
+    x = tp.realization_plan(b)
+
+    def objective(z):  # <g, z> - D(z, x_bar), up to a constant
+        return g @ z - dgf.value(z) + grad[1:] @ z[1:]
+
+    for _ in range(200):
+        other = tp.realization_plan(_random_perturbed_behavioural(tp, xi, rng))
+        assert objective(other) <= objective(x) + 1e-6
+
+
+def test_weights_follow_theorem_4_on_kuhn():
+    # Kuhn, player 0: root infosets (card) with one child infoset after (check, bet): d_j = 1,
+    # M_{j,1} = 2, so beta = 2 + 2 (2 - 1) = 4; the leaves have beta = 2.
+    tp = sequence_form.for_game("kuhn_poker").treeplexes[0]
+    beta = egt.dilated_entropy_weights(tp)
+    roots = tp.parent_seq == 0
+    assert np.all(beta[roots] == 4.0) and np.all(beta[~roots] == 2.0)
+    assert egt.treeplex_norm(tp) == 6.0  # 3 cards x (root + one follow-up)
+
+
+def test_solver_api(small_game):
+    check_solver(egt.EGTSolver, small_game, iterations=5, dgf_weight=0.01)
+
+
+def test_converges_to_the_kuhn_value():
+    solver = egt.EGTSolver("kuhn_poker", dgf_weight=0.05)
+    for _ in range(2000):
+        solver.evaluate_and_update_policy()
+    assert solver.perturbed_gap() < 5e-4
+    x0, x1 = solver.plans()
+    assert solver.sequence_form.expected_value(x0, x1) == pytest.approx(KUHN_VALUE, abs=5e-4)
+
+
+def test_perturbed_egt_respects_bounds_and_reaches_the_perturbed_lp_value():
+    xi = 0.05
+    solver = egt.EGTSolver("kuhn_poker", xi=xi, dgf_weight=0.05)
+    for _ in range(2000):
+        solver.evaluate_and_update_policy()
+    for b in solver.behavioural():
+        assert b.min() >= xi - 1e-12
+    sf = solver.sequence_form
+    cons = [lp.behavioural_lower_bounds(tp, xi) for tp in sf.treeplexes]
+    perturbed = lp.solve(sf, own_constraints=cons[0], opponent_constraints=cons[1])
+    assert sf.expected_value(*solver.plans()) == pytest.approx(perturbed.value, abs=5e-4)
+    assert solver.perturbed_gap() < 1e-3
+
+
+def _figure_1_right():
+    """perturbed_egt_efpe.txt Figure 1 (right): player 0 plays x (1) or y; after y player 1
+    plays x (-5) or y (0). Payoffs are player 0's."""
+    b = TreeBuilder(name="efpe figure 1 right")
+    first = b.expand_decision(b.add_root(), 0, "p0", [0, 1])
+    b.set_leaf(first, 1.0, 1.0)
+    second = b.expand_decision(first + 1, 1, "p1", [0, 1])
+    b.set_leaf(second, -5.0, -5.0)
+    b.set_leaf(second + 1, 0.0, 0.0)
+    return sequence_form.SequenceForm(b.freeze())
+
+
+def test_figure_1_perturbed_solution_is_rational_off_path():
+    sf = _figure_1_right()
+    # A Nash equilibrium that is irrational off the path: player 1 plays x only 20% of the time.
+    nash = (np.array([1.0, 1.0, 0.0]), np.array([1.0, 0.2, 0.8]))
+    assert evaluate.evaluate_profile(sf, nash).nash_conv == pytest.approx(0.0, abs=1e-12)
+    assert evaluate.infoset_regrets(sf, nash, 1).max > 1.0  # ... gives up 4 at its node
+    xi = 0.01
+    solver = egt.EGTSolver(sf, xi=xi, dgf_weight=0.05)
+    for _ in range(3000):
+        solver.evaluate_and_update_policy()
+    b0, b1 = solver.behavioural()
+    assert b1[1] == pytest.approx(1 - xi, abs=2e-3)  # player 1 punishes y
+    assert b0[1] == pytest.approx(1 - xi, abs=2e-3)  # player 0 plays x
+    # the only regret left is the forced tremble: xi on y, which gives up 5
+    assert evaluate.infoset_regrets(sf, (b0, b1), 1).max == pytest.approx(5 * xi, abs=1e-3)
+
+
+def test_infeasible_xi_is_refused():
+    with pytest.raises(ValueError, match="infeasible"):
+        egt.EGTSolver("kuhn_poker", xi=0.5)
+    with pytest.raises(ValueError, match="dgf_weight"):
+        egt.EGTSolver(pyspiel.load_game("kuhn_poker"), dgf_weight=0.0)
