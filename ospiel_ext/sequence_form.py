@@ -338,6 +338,21 @@ class SequenceForm:
             return self.payoff @ opponent_plan if player == 0 else -(self.payoff_t @ opponent_plan)
         return matrix @ opponent_plan if player == 0 else -(matrix.T @ opponent_plan)
 
+    def leaf_sequence_values(
+        self, player: int, opponent_plan: FloatArray, leaf_values: FloatArray
+    ) -> FloatArray:
+        """As `sequence_values` for given leaf values (e.g. tree.lo[leaves]), computed per leaf so
+        that infinite utilities at leaves the opponent never reaches contribute nothing."""
+        z = self.leaves
+        weight = self.chance_reach[z] * opponent_plan[self.node_seq[1 - player][z]]
+        contribution = np.zeros(len(z))
+        reached = weight > 0
+        contribution[reached] = weight[reached] * leaf_values[reached]
+        values = np.bincount(
+            self.node_seq[player][z], weights=contribution, minlength=self.shape[player]
+        )
+        return values if player == 0 else -values
+
     def expected_value(self, x0: FloatArray, x1: FloatArray) -> float:
         """Player 0's expected utility x0^T A x1 of two realization plans."""
         return float(x0 @ (self.payoff @ x1))

@@ -234,6 +234,8 @@ class GameTree:
         counts = np.where(mine, [len(a) for a in self.infoset_legal_actions], 0)
         offset = np.concatenate([[0], np.cumsum(counts)[:-1]])
         last = np.zeros(self.num_nodes, dtype=np.int64)
+        if not mine.any():
+            return last
         order, offsets = self.depth_order()
         child_index = np.arange(self.num_nodes) - self.child_start[np.maximum(self.parent, 0)]
         for d in range(1, len(offsets) - 1):
@@ -306,6 +308,9 @@ class TreeBuilder:
         self._num_children.append(0)
         self._lo.append(0.0)
         self._hi.append(0.0)
+
+    def depth(self, node: int) -> int:
+        return self._depth[node]
 
     def add_root(self) -> int:
         if self._parent:

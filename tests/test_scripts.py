@@ -127,3 +127,39 @@ def test_perturbed_egt_bad_flags(flags, message):
     proc = run("perturbed_egt.py", "--game=kuhn_poker", *flags)
     assert proc.returncode != 0
     assert message in proc.stderr.strip().splitlines()[-1]
+
+
+def test_certificate_search_and_verify(tmp_path):
+    out, cert, pol_path = tmp_path / "c.json", tmp_path / "cert.json", tmp_path / "p.json"
+    game = "sequential_goofspiel(num_cards=3)"
+    proc = run(
+        "certificate_search.py",
+        f"--game={game}",
+        f"--output_json={out}",
+        f"--certificate_out={cert}",
+        f"--policy_out={pol_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    keys = {
+        "epsilon",
+        "value_lower",
+        "value_upper",
+        "trunk_nodes",
+        "trunk_infosets",
+        "minimal_nodes",
+        "minimal_infosets",
+        "iterations",
+        "seconds",
+    }
+    assert keys <= set(result) and result["epsilon"] < 1e-9
+    assert result["minimal_nodes"] <= result["trunk_nodes"]
+    proc = run("verify_certificate.py", f"--game={game}", f"--certificate={cert}")
+    assert proc.returncode == 0 and "verified" in proc.stdout
+    proc = run("verify_certificate.py", "--game=kuhn_poker", f"--certificate={cert}")
+    assert proc.returncode != 0 and "certificate rejected" in proc.stderr
+
+
+def test_certificate_search_bad_flags():
+    proc = run("certificate_search.py", "--epsilon=-1")
+    assert proc.returncode != 0 and "--epsilon must be non-negative" in proc.stderr

@@ -1,0 +1,361 @@
+"""Certificates of equilibria in black-box games (certificates_black_box_games.txt).
+
+A *trunk* (Defs 3.1, 3.3) is a GameTree grown from the root by expanding nodes on demand; a
+leaf that is not terminal is *pseudoterminal* and carries the bound-oracle's interval
+[lo, hi] on player 0's utility (`ospiel_ext.games.utility_bounds`). The game is only touched
+through pyspiel states: current_player, legal_actions, chance_outcomes, child, is_terminal,
+returns, information_state_string, and the oracle.
+
+* `verify` (Prop. 3.5, Def. 6.2): for a profile (x, y) on a trunk,
+  epsilon = beta*(y) - alpha*(x), player 0's best response in the optimistic game (leaves at
+  hi) minus player 1's in the pessimistic one (leaves at lo): two linear-time treeplex passes,
+  independent of the rest of the game.
+* `best_certificate` (Section 6.1): the pessimistic equilibrium, x from the LP of (G~, alpha)
+  and y from the LP of (G~, beta); its epsilon is value(beta) - value(alpha).
+* `search` (Algorithm 6.7): solve both LPs, expand the pseudoterminal nodes in the support of
+  the optimistic profile (x from (G~, beta), y from (G~, alpha)), optionally also the
+  shallowest pseudoterminal node (Section 6.3), until epsilon <= target.
+* `minimal_certificate` (Prop. 4.1): keep only the nodes reachable when at most one player
+  deviates.
+
+Unbounded payoffs (Section 6.4, Algorithm 6.11) are not handled yet: a trunk whose LP would
+see an infinite bound raises ValueError.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pyspiel
+from absl import logging
+from numpy.typing import NDArray
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import lp
+from ospiel_ext import tree as tree_lib
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.tree import GameTree, TreeBuilder
+
+FloatArray = NDArray[np.float64]
+Bounds = Callable[[pyspiel.State], tuple[float, float]]
+SUPPORT_TOLERANCE = 1e-9
+
+
+def _default_bounds(state: pyspiel.State) -> tuple[float, float]:
+    import ospiel_ext.games  # the bound oracle lives with the games
+
+    return ospiel_ext.games.utility_bounds(state)
+
+
+class Trunk:
+    """A trunk of a black-box game, grown node by node (Def. 3.3).
+
+    Nodes keep the ids `TreeBuilder` gives them; `frontier` maps every pseudoterminal leaf
+    (lo < hi) to its pyspiel state so it can be expanded later. A non-terminal leaf whose
+    bounds coincide is as good as terminal and is never expanded.
+    """
+
+    def __init__(self, game: pyspiel.Game | str, bounds: Bounds | None = None):
+        self.game = tree_lib.load(game)
+        tree_lib.check_two_player_zero_sum(self.game)
+        self.bounds = bounds or _default_bounds
+        self.builder = TreeBuilder(
+            name=f"trunk of {self.game}", game=self.game, utility_sum=self.game.utility_sum()
+        )
+        self.frontier: dict[int, pyspiel.State] = {}
+        self._add_leaf(self.builder.add_root(), self.game.new_initial_state())
+
+    @property
+    def num_nodes(self) -> int:
+        return self.builder.num_nodes
+
+    def _add_leaf(self, node: int, state: pyspiel.State) -> None:
+        if state.is_terminal():
+            r = state.returns()[0]
+            self.builder.set_leaf(node, r, r)
+            return
+        lo, hi = self.bounds(state)
+        self.builder.set_leaf(node, lo, hi)
+        if lo < hi:
+            self.frontier[node] = state
+
+    def expand(self, node: int) -> None:
+        """Replaces pseudoterminal leaf `node` by its children (each a leaf)."""
+        state = self.frontier.pop(node)
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            actions = [a for a, _ in outcomes]
+            first = self.builder.expand_chance(node, actions, [p for _, p in outcomes])
+        else:
+            player = state.current_player()
+            actions = state.legal_actions()
+            first = self.builder.expand_decision(
+                node, player, state.information_state_string(player), actions
+            )
+        for k, a in enumerate(actions):
+            self._add_leaf(first + k, state.child(a))
+
+    def depth(self, node: int) -> int:
+        return self.builder.depth(node)
+
+    def tree(self) -> GameTree:
+        return self.builder.freeze()
+
+
+@dataclasses.dataclass(frozen=True)
+class Certificate:
+    """A trunk with a profile on it (Def. 3.4) and its epsilon (Def. 6.2).
+
+    Attributes:
+      sequence_form: of the trunk (a GameTree whose leaves carry [lo, hi]).
+      behavioural: the profile, behavioural arrays over the trunk's treeplexes.
+      epsilon: beta*(y) - alpha*(x).
+      value_lower, value_upper: alpha*(x) <= game value <= beta*(y).
+    """
+
+    sequence_form: SequenceForm
+    behavioural: tuple[FloatArray, FloatArray]
+    epsilon: float
+    value_lower: float
+    value_upper: float
+
+    @property
+    def trunk(self) -> GameTree:
+        return self.sequence_form.tree
+
+    def size(self) -> tuple[int, int]:
+        """(nodes, information sets) of the trunk."""
+        return self.trunk.num_nodes, self.trunk.num_infosets
+
+    def strategy_table(self) -> dict[str, dict[int, float]]:
+        """{information_state_string: {action: probability}} for the trunk's infosets."""
+        sf, out = self.sequence_form, {}
+        for tp, b in zip(sf.treeplexes, self.behavioural):
+            for i, g in enumerate(tp.infoset_ids):
+                s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
+                out[self.trunk.infoset_key[g]] = {
+                    int(a): float(p) for a, p in zip(tp.seq_action[s : s + n], b[s : s + n])
+                }
+        return out
+
+
+def verify(sf: SequenceForm, behavioural: tuple[FloatArray, FloatArray]) -> tuple[float, float]:
+    """(alpha*(x), beta*(y)) of a profile on a trunk (Def. 6.2): epsilon is their difference.
+
+    alpha*(x) = min_y' x^T A_lo y' and beta*(y) = max_x' x'^T A_hi y, by one best-response pass
+    per player; infinite bounds on leaves the fixed strategy never reaches do not count.
+    """
+    tp0, tp1 = sf.treeplexes
+    x, y = tp0.realization_plan(behavioural[0]), tp1.realization_plan(behavioural[1])
+    leaves = sf.leaves
+    beta, _ = tp0.best_response(sf.leaf_sequence_values(0, y, sf.tree.hi[leaves]))
+    neg_alpha, _ = tp1.best_response(sf.leaf_sequence_values(1, x, sf.tree.lo[leaves]))
+    return -neg_alpha, beta
+
+
+def _check_bounded(sf: SequenceForm) -> None:
+    z = sf.leaves
+    if not (np.isfinite(sf.tree.lo[z]).all() and np.isfinite(sf.tree.hi[z]).all()):
+        raise ValueError(
+            f"{sf.tree.name} has leaves with infinite utility bounds; unbounded payoffs "
+            "(certificates paper, Section 6.4) are not supported yet"
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Solves:
+    certificate: Certificate
+    optimistic: tuple[FloatArray, FloatArray]  # realization plans (x from beta, y from alpha)
+    lp_seconds: float
+
+
+def _solve_trunk(sf: SequenceForm) -> _Solves:
+    """Both LPs of Section 6.1: the pessimistic equilibrium and the optimistic profile."""
+    _check_bounded(sf)
+    alpha = lp.solve(sf, bound="lo")
+    beta = lp.solve(sf, bound="hi")
+    pessimistic = (alpha.behavioural[0], beta.behavioural[1])
+    value_lower, value_upper = verify(sf, pessimistic)
+    cert = Certificate(sf, pessimistic, value_upper - value_lower, value_lower, value_upper)
+    return _Solves(cert, (beta.plans[0], alpha.plans[1]), alpha.seconds + beta.seconds)
+
+
+def best_certificate(trunk: GameTree) -> Certificate:
+    """The certificate with the smallest epsilon on a given trunk (Section 6.1)."""
+    return _solve_trunk(SequenceForm(trunk)).certificate
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchResult:
+    """The best certificate found and the run's statistics."""
+
+    certificate: Certificate
+    iterations: int
+    seconds: float
+    lp_seconds: float
+    stopped: str  # "epsilon", "no pseudoterminal node in support", "max_nodes", ...
+
+
+def _support_leaves(sf: SequenceForm, frontier, plans) -> list[int]:
+    """Pseudoterminal leaves reached with positive probability by the optimistic profile."""
+    z = sf.leaves
+    reach = sf.chance_reach[z] * plans[0][sf.node_seq[0][z]] * plans[1][sf.node_seq[1][z]]
+    return [int(n) for n in z[reach > SUPPORT_TOLERANCE] if int(n) in frontier]
+
+
+def search(
+    game: pyspiel.Game | str,
+    epsilon: float = 0.0,
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+    expand_shallowest: bool = False,
+    bounds: Bounds | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> SearchResult:
+    """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
+
+    Stops at epsilon, when no pseudoterminal node is in the optimistic profile's support
+    (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes, after
+    `time_limit` seconds, or when `stop()` is true (Ctrl-C); returns the best certificate so far.
+    """
+    start = time.perf_counter()
+    trunk = Trunk(game, bounds)
+    best, lp_seconds, iteration, reason = None, 0.0, 0, ""
+    while True:
+        iteration += 1
+        solved = _solve_trunk(SequenceForm(trunk.tree()))
+        cert = solved.certificate
+        lp_seconds += solved.lp_seconds
+        if best is None or cert.epsilon < best.epsilon:
+            best = cert
+        logging.info(
+            "iteration %d  trunk nodes %d  infosets %d  alpha* %.6g  beta* %.6g  epsilon %.3g",
+            iteration,
+            trunk.num_nodes,
+            cert.trunk.num_infosets,
+            cert.value_lower,
+            cert.value_upper,
+            cert.epsilon,
+        )
+        to_expand = _support_leaves(cert.sequence_form, trunk.frontier, solved.optimistic)
+        if expand_shallowest and trunk.frontier:
+            shallowest = min(trunk.frontier, key=trunk.depth)
+            if shallowest not in to_expand:
+                to_expand.append(shallowest)
+        if cert.epsilon <= epsilon + 1e-12:
+            reason = "epsilon"
+        elif not to_expand:
+            reason = "no pseudoterminal node in support"
+        elif time_limit is not None and time.perf_counter() - start >= time_limit:
+            reason = "time_limit"
+        elif stop is not None and stop():
+            reason = "interrupted"
+        elif (
+            max_nodes is not None
+            and trunk.num_nodes + _children_bound(trunk, to_expand) > max_nodes
+        ):
+            reason = "max_nodes"
+        if reason:
+            return SearchResult(best, iteration, time.perf_counter() - start, lp_seconds, reason)
+        for node in to_expand:
+            trunk.expand(node)
+
+
+def _children_bound(trunk: Trunk, nodes: list[int]) -> int:
+    """How many nodes expanding `nodes` adds."""
+    total = 0
+    for n in nodes:
+        state = trunk.frontier[n]
+        total += (
+            len(state.chance_outcomes()) if state.is_chance_node() else len(state.legal_actions())
+        )
+    return total
+
+
+def minimal_certificate(cert: Certificate) -> Certificate:
+    """Prop. 4.1: the trunk cut down to the nodes some player reaches while the other follows
+    the certificate (with chance), plus the children of those it keeps expanded; the cut-off
+    subtrees become leaves bounded by their descendants' bounds. Epsilon is unchanged."""
+    tree, sf = cert.trunk, cert.sequence_form
+    x, y = (tp.realization_plan(b) for tp, b in zip(sf.treeplexes, cert.behavioural))
+    keep = (sf.chance_reach * x[sf.node_seq[0]] > 0) | (sf.chance_reach * y[sf.node_seq[1]] > 0)
+    lo, hi = _subtree_bounds(tree)
+    builder = TreeBuilder(name=f"minimal {tree.name}", game=tree.game, utility_sum=tree.utility_sum)
+    stack = [(0, builder.add_root())]
+    while stack:
+        old, new = stack.pop()
+        if not keep[old] or tree.num_children[old] == 0:
+            builder.set_leaf(new, lo[old], hi[old])
+            continue
+        kids = list(tree.children(old))
+        actions = [int(a) for a in tree.action[kids]]
+        if tree.infoset[old] < 0:
+            first = builder.expand_chance(new, actions, list(tree.chance_prob[kids]))
+        else:
+            i = int(tree.infoset[old])
+            first = builder.expand_decision(
+                new, int(tree.infoset_player[i]), tree.infoset_key[i], actions
+            )
+        stack.extend((k, first + j) for j, k in enumerate(kids))
+    small = SequenceForm(builder.freeze())
+    behavioural = behavioural_from_table(small, cert.strategy_table())
+    value_lower, value_upper = verify(small, behavioural)
+    return Certificate(small, behavioural, value_upper - value_lower, value_lower, value_upper)
+
+
+def _subtree_bounds(tree: GameTree) -> tuple[FloatArray, FloatArray]:
+    """Min of lo and max of hi over the leaves below every node."""
+    lo = np.where(tree.is_leaf, tree.lo, np.inf)
+    hi = np.where(tree.is_leaf, tree.hi, -np.inf)
+    order, offsets = tree.depth_order()
+    for d in range(len(offsets) - 2, 0, -1):
+        nodes = order[offsets[d] : offsets[d + 1]]
+        np.minimum.at(lo, tree.parent[nodes], lo[nodes])
+        np.maximum.at(hi, tree.parent[nodes], hi[nodes])
+    return lo, hi
+
+
+def behavioural_from_table(sf: SequenceForm, table) -> tuple[FloatArray, FloatArray]:
+    """Behavioural arrays of a trunk from {info state: {action: prob}} (uniform if missing)."""
+    out = []
+    for tp in sf.treeplexes:
+        b = tp.uniform.copy()
+        for i, g in enumerate(tp.infoset_ids):
+            row = table.get(sf.tree.infoset_key[g])
+            if row is not None:
+                s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
+                b[s : s + n] = [row.get(int(a), 0.0) for a in tp.seq_action[s : s + n]]
+        out.append(b)
+    return tuple(out)
+
+
+class CertificatePolicy(policy_lib.Policy):
+    """The certified strategy as an OpenSpiel policy of the full game (Prop. 3.5): the
+    certificate's distribution at information states of the trunk, uniform elsewhere. Works
+    for infinite games too; `to_tabular()` gives a TabularPolicy where the game is finite."""
+
+    def __init__(self, game: pyspiel.Game, table: dict[str, dict[int, float]]):
+        super().__init__(game, list(range(game.num_players())))
+        self.table = table
+
+    def action_probabilities(self, state, player_id=None):
+        player = state.current_player() if player_id is None else player_id
+        row = self.table.get(state.information_state_string(player))
+        legal = state.legal_actions(player)
+        if row is None:
+            return {a: 1.0 / len(legal) for a in legal}
+        return {a: row.get(a, 0.0) for a in legal}
+
+    def to_tabular(self) -> policy_lib.TabularPolicy:
+        pol = policy_lib.TabularPolicy(self.game)
+        for key, r in pol.state_lookup.items():
+            row = self.table.get(key)
+            if row is not None:
+                probs = np.zeros(pol.action_probability_array.shape[1])
+                for a, p in row.items():
+                    probs[a] = p
+                pol.action_probability_array[r] = probs
+        return pol

@@ -1,0 +1,159 @@
+"""Certificate search and verification (certificates_black_box_games.txt)."""
+
+import json
+
+import numpy as np
+import pyspiel
+import pytest
+from conftest import KUHN_VALUE
+from open_spiel.python.algorithms import exploitability as os_exploitability
+
+from ospiel_ext import evaluate, policies, sequence_form
+from ospiel_ext.algorithms import certificate_io, certificates
+from ospiel_ext.tree import GameTree
+
+# Alpha-beta example: L is worth min(3, 5) = 3; after R, P1's c gives 2 < 3, so the subtree
+# "deep" never needs expanding: the certificate is the alpha-beta tree (7 of 9 nodes).
+ALPHA_BETA_EFG = """EFG 2 R "alpha-beta" { "P0" "P1" }
+""
+p "" 1 1 "root" { "L" "R" } 0
+p "" 2 1 "L" { "a" "b" } 0
+t "" 1 "o1" { 3, -3 }
+t "" 2 "o2" { 5, -5 }
+p "" 2 2 "R" { "c" "d" } 0
+t "" 3 "o3" { 2, -2 }
+p "" 1 2 "deep" { "e" "f" } 0
+t "" 4 "o4" { 10, -10 }
+t "" 5 "o5" { -10, 10 }
+"""
+
+
+def test_perfect_information_certificate_is_the_alpha_beta_tree():
+    game = pyspiel.load_efg_game(ALPHA_BETA_EFG)
+    result = certificates.search(game)
+    cert = result.certificate
+    assert cert.epsilon == pytest.approx(0.0, abs=1e-12)
+    assert cert.value_lower == pytest.approx(3.0) and cert.value_upper == pytest.approx(3.0)
+    assert cert.trunk.num_nodes == 7  # "deep" stays a pseudoterminal leaf
+    assert GameTree.from_game(game).num_nodes == 9
+
+
+@pytest.mark.parametrize(
+    "game", ["repeated_matching_pennies(rounds=1)", "repeated_matching_pennies(rounds=2)"]
+)
+def test_matching_pennies_certificate_is_the_whole_game(game):
+    # Theorem 4.5: nothing can be left out when every node matters.
+    cert = certificates.search(game).certificate
+    assert cert.epsilon == pytest.approx(0.0, abs=1e-12)
+    assert cert.trunk.num_nodes == GameTree.from_game(game).num_nodes
+
+
+@pytest.mark.parametrize(
+    "game, value",
+    [
+        ("kuhn_poker", KUHN_VALUE),
+        ("sequential_goofspiel(num_cards=4)", 0.0),
+        ("sequential_goofspiel(num_cards=4,info=perfect)", -2.0),
+    ],
+)
+def test_zero_certificates_export_equilibria(game, value):
+    game = pyspiel.load_game(game)
+    result = certificates.search(game)
+    cert = result.certificate
+    assert result.stopped == "epsilon" and cert.epsilon < 1e-9
+    assert cert.value_lower == pytest.approx(value, abs=1e-9)
+    pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
+    # Def 6.2 epsilon bounds NashConv; OpenSpiel's exploitability is NashConv / 2.
+    assert os_exploitability.nash_conv(game, pol) <= cert.epsilon + 1e-9
+    minimal = certificates.minimal_certificate(cert)
+    assert minimal.epsilon == pytest.approx(cert.epsilon, abs=1e-9)
+    assert minimal.trunk.num_nodes <= cert.trunk.num_nodes
+
+
+def test_goofspiel_certificate_is_smaller_than_the_game():
+    cert = certificates.search("sequential_goofspiel(num_cards=4)").certificate
+    assert (
+        cert.trunk.num_nodes
+        < 0.5 * GameTree.from_game("sequential_goofspiel(num_cards=4)").num_nodes
+    )
+
+
+def test_verify_on_a_full_tree_is_nash_conv():
+    # With no pseudoterminal leaves, beta*(y) - alpha*(x) is the profile's NashConv.
+    game = pyspiel.load_game("leduc_poker")
+    sf = sequence_form.for_game(game)
+    profile = policies.layout(sf).from_tabular(policies.random_policy(game, seed=2))
+    lower, upper = certificates.verify(sf, profile)
+    assert upper - lower == pytest.approx(evaluate.evaluate_profile(sf, profile).nash_conv)
+
+
+def test_budget_returns_the_best_certificate_so_far():
+    result = certificates.search("sequential_goofspiel(num_cards=4)", max_nodes=200)
+    assert result.stopped == "max_nodes"
+    assert result.certificate.trunk.num_nodes <= 200
+    assert result.certificate.epsilon > 0
+
+
+def test_expand_shallowest_still_finds_a_zero_certificate():
+    result = certificates.search("kuhn_poker", expand_shallowest=True)
+    assert result.certificate.epsilon < 1e-9
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    game = pyspiel.load_game("sequential_goofspiel(num_cards=3)")
+    path = tmp_path_factory.mktemp("cert") / "g3.json"
+    certificate_io.save(certificates.search(game).certificate, path, game)
+    return game, path
+
+
+def test_saved_certificate_reverifies(saved):
+    game, path = saved
+    outcome = certificate_io.verify_saved(game, path)
+    assert outcome.ok and outcome.epsilon < 1e-9
+
+
+def _tampered(path, tmp_path, edit_json=None, edit_arrays=None):
+    meta = json.loads(path.read_text())
+    arrays = dict(np.load(f"{path}.npz"))
+    if edit_json:
+        edit_json(meta)
+    if edit_arrays:
+        edit_arrays(arrays)
+    out = tmp_path / "bad.json"
+    out.write_text(json.dumps(meta))
+    np.savez(f"{out}.npz", **arrays)
+    return out
+
+
+def test_tampered_strategy_is_rejected(saved, tmp_path):
+    game, path = saved
+
+    def pure_low_bid(meta):  # player 0 always bids 1 in the first round: exploitable
+        meta["strategy"]["p0 prizes: own: results:"] = {"0": 1.0, "1": 0.0, "2": 0.0}
+
+    outcome = certificate_io.verify_saved(game, _tampered(path, tmp_path, pure_low_bid))
+    assert not outcome.ok and "more than the claimed" in outcome.reason
+
+
+def test_tampered_bounds_are_rejected(saved, tmp_path):
+    game, path = saved
+
+    def tighten(arrays):  # claim a pseudoterminal leaf's value is known exactly
+        is_leaf = ~np.isin(np.arange(len(arrays["parent"])), arrays["parent"])
+        leaf = int(np.flatnonzero(is_leaf & (arrays["lo"] < arrays["hi"]))[0])
+        arrays["lo"][leaf] = arrays["hi"][leaf]
+
+    outcome = certificate_io.verify_saved(game, _tampered(path, tmp_path, edit_arrays=tighten))
+    assert not outcome.ok and "game's oracle" in outcome.reason
+
+
+def test_certificate_for_another_game_is_rejected(saved):
+    _, path = saved
+    outcome = certificate_io.verify_saved("sequential_goofspiel(num_cards=3,info=perfect)", path)
+    assert not outcome.ok and "not sequential_goofspiel" in outcome.reason
+
+
+def test_unbounded_payoffs_are_refused_for_now():
+    with pytest.raises(ValueError, match="Section 6.4"):
+        certificates.search("limit_leduc_poker(num_ranks=2,max_raises=-1)")
