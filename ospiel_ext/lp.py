@@ -103,6 +103,8 @@ def solve(
     own_constraints: LinearConstraints | None = None,
     opponent_constraints: LinearConstraints | None = None,
     rhs_perturbation: FloatArray | None = None,
+    payoff: sp.csr_matrix | None = None,
+    excluded_opponent_sequences: NDArray[np.bool_] | None = None,
     time_limit: float | None = None,
 ) -> LPSolution:
     """Solves the sequence-form LP of `sf` (see the module docstring).
@@ -115,6 +117,10 @@ def solve(
       own_constraints: G_x x >= g_x on the player's plan.
       opponent_constraints: G_y y >= g_y on the opponent's plan.
       rhs_perturbation: d, added to the opponent's constraint right-hand side f in the objective.
+      payoff: an explicit player-0 payoff matrix A, replacing `bound`'s.
+      excluded_opponent_sequences: mask of opponent sequences whose constraint (2c) is dropped,
+        i.e. that the opponent never plays (their dual, the opponent's plan, is 0): the "bad
+        sequences" of certificates_black_box_games.txt, Section 6.4 (eq. 6.10).
       time_limit: seconds for HiGHS.
 
     Raises:
@@ -124,21 +130,29 @@ def solve(
         raise ValueError(f"bound must be 'value', 'lo' or 'hi', got {bound!r}")
     if player not in (0, 1):
         raise ValueError(f"player must be 0 or 1, got {player}")
-    if bound == "value":
+    if payoff is not None:
+        matrix = payoff
+    elif bound == "value":
         matrix = sf.payoff  # raises if leaves carry intervals
     else:
         matrix = sf.payoff_lo if bound == "lo" else sf.payoff_hi
-    m_t = matrix.T if player == 0 else -matrix  # M^T: opponent sequences x player sequences
     own, opp = sf.treeplexes[player], sf.treeplexes[1 - player]
+    kept = np.arange(opp.num_sequences)
+    if excluded_opponent_sequences is not None:
+        kept = np.flatnonzero(~excluded_opponent_sequences)
+    m_t = (matrix.T if player == 0 else -matrix).tocsr()[kept]  # opponent x player sequences
     e_mat, e = own.constraints
     f_mat, f = opp.constraints
     n_x, n_q = own.num_sequences, f_mat.shape[0]
     g_y = opponent_constraints
     n_r = 0 if g_y is None else g_y.matrix.shape[0]
 
-    blocks = [[e_mat, None, None], [m_t, -f_mat.T, None if g_y is None else -g_y.matrix.T]]
-    lower = [e, np.zeros(opp.num_sequences)]
-    upper = [e, np.full(opp.num_sequences, np.inf)]
+    blocks = [
+        [e_mat, None, None],
+        [m_t, -f_mat.T.tocsr()[kept], None if g_y is None else -g_y.matrix.T.tocsr()[kept]],
+    ]
+    lower = [e, np.zeros(len(kept))]
+    upper = [e, np.full(len(kept), np.inf)]
     if own_constraints is not None:
         blocks.append([own_constraints.matrix, None, None])
         lower.append(own_constraints.rhs)
@@ -162,9 +176,10 @@ def solve(
         cost, col_lower, col_upper, a, np.concatenate(lower), np.concatenate(upper), time_limit
     )
     x = np.maximum(solution.col_value[:n_x], 0.0)
-    rows = slice(e_mat.shape[0], e_mat.shape[0] + opp.num_sequences)
+    rows = slice(e_mat.shape[0], e_mat.shape[0] + len(kept))
     # HiGHS reports non-positive duals for the >= rows of a maximisation: y = -dual.
-    y = np.maximum(-np.asarray(solution.row_dual[rows]), 0.0)
+    y = np.zeros(opp.num_sequences)
+    y[kept] = np.maximum(-np.asarray(solution.row_dual[rows]), 0.0)
     plans = (x, y) if player == 0 else (y, x)
     value = objective if player == 0 else -objective
     behavioural = tuple(tp.behavioural(z) for tp, z in zip(sf.treeplexes, plans))

@@ -10,6 +10,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, policies, sequence_form
 from ospiel_ext.algorithms import certificate_io, certificates
+from ospiel_ext.games.limit_leduc_poker import consecutive_raises
 from ospiel_ext.tree import GameTree
 
 # Alpha-beta example: L is worth min(3, 5) = 3; after R, P1's c gives 2 < 3, so the subtree
@@ -154,6 +155,18 @@ def test_certificate_for_another_game_is_rejected(saved):
     assert not outcome.ok and "not sequential_goofspiel" in outcome.reason
 
 
-def test_unbounded_payoffs_are_refused_for_now():
-    with pytest.raises(ValueError, match="Section 6.4"):
-        certificates.search("limit_leduc_poker(num_ranks=2,max_raises=-1)")
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_unbounded_leduc_reaches_a_zero_certificate(ranks):
+    # Section 6.4 / Theorem 6.12: the infinite game is solved exactly by a finite trunk.
+    result = certificates.search(f"limit_leduc_poker(num_ranks={ranks},max_raises=-1)")
+    cert = result.certificate
+    assert result.stopped == "epsilon" and cert.epsilon < 1e-9
+    trunk = cert.trunk
+    internal = np.flatnonzero((trunk.num_children > 0) & (trunk.infoset >= 0))
+    most = max(consecutive_raises(trunk.state(int(n))) for n in internal)
+    # Independent check: the trunk is also a trunk of the finite game with one raise more per
+    # round than was ever expanded (same rules below that cap, tighter bounds), so the
+    # exported strategy must be an equilibrium there (Prop. 3.5).
+    finite = pyspiel.load_game(f"limit_leduc_poker(num_ranks={ranks},max_raises={most + 1})")
+    pol = certificates.CertificatePolicy(finite, cert.strategy_table()).to_tabular()
+    assert os_exploitability.nash_conv(finite, pol) < 1e-8

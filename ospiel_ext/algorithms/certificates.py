@@ -18,8 +18,12 @@ returns, information_state_string, and the oracle.
 * `minimal_certificate` (Prop. 4.1): keep only the nodes reachable when at most one player
   deviates.
 
-Unbounded payoffs (Section 6.4, Algorithm 6.11) are not handled yet: a trunk whose LP would
-see an infinite bound raises ValueError.
+* Unbounded payoffs (Section 6.4): in (G~, beta) the opponent's *bad* sequences (those with
+  an unbounded leaf right below) are removed from LP (6.10), and the optimistic strategy is
+  corrected by Algorithm 6.11 (infinitesimal weight on the sequences leading to unbounded
+  leaves where the opponent would otherwise profit from a bad sequence); Theorem 6.12 makes
+  the search stop exactly at a 0-certificate. While the opponent cannot avoid unbounded leaves
+  at all (the value is infinite), the shallowest pseudoterminal nodes are expanded.
 """
 
 from __future__ import annotations
@@ -156,31 +160,97 @@ def verify(sf: SequenceForm, behavioural: tuple[FloatArray, FloatArray]) -> tupl
     return -neg_alpha, beta
 
 
-def _check_bounded(sf: SequenceForm) -> None:
+@dataclasses.dataclass(frozen=True)
+class _Side:
+    """(G~, beta) solved for player 0, or (G~, alpha) for player 1: the game in which `player`
+    may win an unbounded amount (Section 6.4), solved from that player's side."""
+
+    value: float  # player 0's value
+    own_plan: FloatArray  # the solving player's plan (its optimistic strategy)
+    opponent_plan: FloatArray  # the opponent's plan (its pessimistic strategy)
+    infinitesimal: NDArray[np.bool_]  # the solving player's sequences corrected (Alg. 6.11)
+    lp_seconds: float
+
+
+def _close_bad(tp, bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """An infoset all of whose actions are bad makes the sequence leading to it bad."""
+    while tp.num_infosets:
+        all_bad = np.minimum.reduceat(bad[1:].astype(np.int8), tp.seq_start - 1) == 1
+        parents = tp.parent_seq[all_bad]
+        if bad[parents].all():
+            return bad
+        bad = bad.copy()
+        bad[parents] = True
+    return bad
+
+
+def _correct(sf, player, plan, values, unbounded, bad) -> NDArray[np.bool_]:
+    """Algorithm 6.11 CORRECT at every opponent infoset I: where an action a is worth more to
+    the opponent's unrestricted best response than I's value when avoiding bad sequences
+    (V*(Ia) better than V(I)), the solving player's sequences that lead to an unbounded leaf
+    under Ia get an infinitesimal weight; returns the mask of those sequences."""
+    opp = 1 - player
+    tp = sf.treeplexes[opp]
+    g = sf.leaf_sequence_values(opp, plan, values)  # -inf where plan reaches an unbounded leaf
+    v_star, _ = tp.infoset_values(g, None)
+    restricted = np.where(bad, -np.inf, g)
+    _, v_restricted = tp.infoset_values(restricted, None)
+    better = np.zeros(tp.num_sequences, dtype=bool)
+    better[1:] = v_star[1:] > tp.spread(v_restricted)[1:] + SUPPORT_TOLERANCE
+    z = sf.leaves[unbounded]
+    marked = np.zeros(sf.shape[player], dtype=bool)
+    marked[sf.node_seq[player][z[better[sf.node_seq[opp][z]]]]] = True
+    return marked
+
+
+def _solve_side(sf: SequenceForm, player: int) -> _Side | None:
+    """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
+    avoid them (the value is unbounded)."""
+    opp = 1 - player
     z = sf.leaves
-    if not (np.isfinite(sf.tree.lo[z]).all() and np.isfinite(sf.tree.hi[z]).all()):
-        raise ValueError(
-            f"{sf.tree.name} has leaves with infinite utility bounds; unbounded payoffs "
-            "(certificates paper, Section 6.4) are not supported yet"
-        )
+    values = sf.tree.hi[z] if player == 0 else sf.tree.lo[z]
+    unbounded = np.isposinf(values) if player == 0 else np.isneginf(values)
+    bad = np.zeros(sf.shape[opp], dtype=bool)
+    bad[sf.node_seq[opp][z[unbounded]]] = True
+    bad = _close_bad(sf.treeplexes[opp], bad)
+    if bad[0]:
+        return None
+    finite = sf.leaf_matrix(np.where(unbounded, 0.0, values))
+    sol = lp.solve(
+        sf, payoff=finite, player=player, excluded_opponent_sequences=bad if bad.any() else None
+    )
+    own = sol.plans[player]
+    marked = _correct(sf, player, own, values, unbounded, bad)
+    return _Side(sol.value, own, sol.plans[opp], marked, sol.seconds)
 
 
 @dataclasses.dataclass(frozen=True)
 class _Solves:
     certificate: Certificate
-    optimistic: tuple[FloatArray, FloatArray]  # realization plans (x from beta, y from alpha)
+    # The corrected optimistic profile's support: per player, plan > 0 or corrected
+    # (None while some side's value is unbounded).
+    optimistic_support: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
     lp_seconds: float
 
 
 def _solve_trunk(sf: SequenceForm) -> _Solves:
-    """Both LPs of Section 6.1: the pessimistic equilibrium and the optimistic profile."""
-    _check_bounded(sf)
-    alpha = lp.solve(sf, bound="lo")
-    beta = lp.solve(sf, bound="hi")
-    pessimistic = (alpha.behavioural[0], beta.behavioural[1])
+    """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
+    pessimistic equilibrium and the support of the corrected optimistic profile."""
+    beta, alpha = _solve_side(sf, 0), _solve_side(sf, 1)
+    if beta is None or alpha is None:
+        uniform = tuple(tp.uniform for tp in sf.treeplexes)
+        cert = Certificate(sf, uniform, np.inf, -np.inf, np.inf)
+        spent = sum(side.lp_seconds for side in (beta, alpha) if side is not None)
+        return _Solves(cert, None, spent)
+    plans = (alpha.opponent_plan, beta.opponent_plan)
+    pessimistic = tuple(tp.behavioural(x) for tp, x in zip(sf.treeplexes, plans))
     value_lower, value_upper = verify(sf, pessimistic)
     cert = Certificate(sf, pessimistic, value_upper - value_lower, value_lower, value_upper)
-    return _Solves(cert, (beta.plans[0], alpha.plans[1]), alpha.seconds + beta.seconds)
+    support = (
+        (beta.own_plan > SUPPORT_TOLERANCE) | beta.infinitesimal,
+        (alpha.own_plan > SUPPORT_TOLERANCE) | alpha.infinitesimal,
+    )
+    return _Solves(cert, support, alpha.lp_seconds + beta.lp_seconds)
 
 
 def best_certificate(trunk: GameTree) -> Certificate:
@@ -199,11 +269,13 @@ class SearchResult:
     stopped: str  # "epsilon", "no pseudoterminal node in support", "max_nodes", ...
 
 
-def _support_leaves(sf: SequenceForm, frontier, plans) -> list[int]:
-    """Pseudoterminal leaves reached with positive probability by the optimistic profile."""
+def _support_leaves(sf: SequenceForm, frontier, support) -> list[int]:
+    """Pseudoterminal leaves in the support of the corrected optimistic profile."""
     z = sf.leaves
-    reach = sf.chance_reach[z] * plans[0][sf.node_seq[0][z]] * plans[1][sf.node_seq[1][z]]
-    return [int(n) for n in z[reach > SUPPORT_TOLERANCE] if int(n) in frontier]
+    reached = (
+        (sf.chance_reach[z] > 0) & support[0][sf.node_seq[0][z]] & support[1][sf.node_seq[1][z]]
+    )
+    return [int(n) for n in z[reached] if int(n) in frontier]
 
 
 def search(
@@ -240,7 +312,13 @@ def search(
             cert.value_upper,
             cert.epsilon,
         )
-        to_expand = _support_leaves(cert.sequence_form, trunk.frontier, solved.optimistic)
+        if solved.optimistic_support is None:  # a value is unbounded: grow the top first
+            depth = min(map(trunk.depth, trunk.frontier))
+            to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
+        else:
+            to_expand = _support_leaves(
+                cert.sequence_form, trunk.frontier, solved.optimistic_support
+            )
         if expand_shallowest and trunk.frontier:
             shallowest = min(trunk.frontier, key=trunk.depth)
             if shallowest not in to_expand:

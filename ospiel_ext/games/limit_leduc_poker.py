@@ -174,4 +174,11 @@ class LimitLeducPokerState(_common.State):
         return f"private {self.private} public {self.public} bets {self.betting} pot {self.pot}"
 
 
+def consecutive_raises(state: LimitLeducPokerState) -> int:
+    """Raises in a row at the end of the current round's betting (certificates paper: none
+    beyond 12 is ever expanded)."""
+    history = state.betting[state.round]
+    return len(history) - len(history.rstrip("r"))
+
+
 pyspiel.register_game(_GAME_TYPE, LimitLeducPokerGame)

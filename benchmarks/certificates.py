@@ -1,0 +1,118 @@
+"""Reproduce Table 1 of certificates_black_box_games.txt: 0-certificates of benchmark games.
+
+  python benchmarks/certificates.py --output_json=docs/results/certificates.json
+
+For each game: its size (compiled in full where that is feasible), the size of the
+0-certificate found by Algorithm 6.7 and of its minimal certificate (Prop. 4.1), each also as
+a percentage of the game, next to the paper's numbers; wall time and LP time. Each game runs
+under --time_limit seconds; a run stopped by the budget reports its best certificate's epsilon.
+For unlimited limit Leduc (an infinite game) the size is that of the paper's trunk with at most
+12 consecutive raises, and the largest number of consecutive raises ever expanded is reported.
+"""
+
+import time
+
+import numpy as np
+from absl import app, flags
+
+from ospiel_ext import cli
+from ospiel_ext.algorithms import certificates
+from ospiel_ext.games.limit_leduc_poker import consecutive_raises
+from ospiel_ext.tree import GameTree
+
+# game string -> paper's (game nodes, game infosets, cert nodes, cert infosets, minimal nodes,
+# minimal infosets), Table 1.
+# fmt: off
+PAPER = {
+    "search_game": (234705, 11890, 13682, 532, 5526, 379),
+    "sequential_goofspiel(num_cards=4,info=perfect)": (2229, 1653, 275, 110, 141, 54),
+    "sequential_goofspiel(num_cards=5,info=perfect)": (55731, 41331, 2593, 957, 763, 288),
+    "sequential_goofspiel(num_cards=6,info=perfect)": (2006323, 1487923, 21948, 7584, 4438, 1677),
+    "sequential_goofspiel(num_cards=4)": (2229, 738, 614, 117, 294, 58),
+    "sequential_goofspiel(num_cards=5)": (55731, 9948, 11415, 2160, 8518, 1792),
+    "sequential_goofspiel(num_cards=6)": (2006323, 166002, 266756, 15776, 171343, 12135),
+    "sequential_goofspiel(num_cards=3,points_order=random)": (1066, 426, 309, 92, 214, 65),
+    "sequential_goofspiel(num_cards=4,points_order=random)": (
+        68245, 17432, 16416, 3270, 11992, 2335,
+    ),
+    "limit_leduc_poker(num_ranks=5,max_raises=-1)": (197736, 13920, 26306, 2406, 12923, 1242),
+    "limit_leduc_poker(num_ranks=9,max_raises=-1)": (1181512, 44928, 137662, 6811, 51533, 2891),
+    "limit_leduc_poker(num_ranks=13,max_raises=-1)": (3578472, 93600, 337312, 12171, 105769, 4449),
+}
+# fmt: on
+DEFAULT = [g for g in PAPER if "num_cards=6" not in g and "num_ranks=13" not in g]
+
+
+def size_game(name: str) -> str:
+    """The game whose size the percentages refer to: for unlimited Leduc, as in the paper's
+    Table 1, the trunk restricted to 12 consecutive raises (our max_raises=11, docs/games.md)."""
+    return name.replace("max_raises=-1", "max_raises=11")
+
+
+def max_consecutive_raises(trunk) -> int | None:
+    """The most consecutive raises at an expanded node of a limit Leduc trunk (Section 7)."""
+    if "limit_leduc_poker" not in trunk.name:
+        return None
+    internal = np.flatnonzero((trunk.num_children > 0) & (trunk.infoset >= 0))
+    return max(consecutive_raises(trunk.state(int(n))) for n in internal)
+
+
+_GAMES = flags.DEFINE_list("games", DEFAULT, "Games (keys of PAPER or any load_game string).")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 900.0, "Seconds per game.")
+_COMPILE_LIMIT = flags.DEFINE_integer(
+    "compile_max_nodes", 3_000_000, "Compile the full game for its size only below this."
+)
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the rows here as JSON.")
+
+
+def _pct(part, whole):
+    return f"{100.0 * part / whole:.1f}%" if whole else "-"
+
+
+def main(argv):
+    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    rows = []
+    for name in _GAMES.value:
+        game = cli.load_game(name)
+        try:
+            size = GameTree.from_game(size_game(name), max_nodes=_COMPILE_LIMIT.value).stats()
+            nodes, infosets = size["histories"], size["infosets_0"] + size["infosets_1"]
+        except ValueError:
+            nodes, infosets = 0, 0
+        start = time.perf_counter()
+        result = certificates.search(game, time_limit=_TIME_LIMIT.value)
+        cert = result.certificate
+        minimal = certificates.minimal_certificate(cert)
+        row = {
+            "game": name,
+            "game_nodes": nodes,
+            "game_infosets": infosets,
+            "cert_nodes": cert.trunk.num_nodes,
+            "cert_infosets": cert.trunk.num_infosets,
+            "minimal_nodes": minimal.trunk.num_nodes,
+            "minimal_infosets": minimal.trunk.num_infosets,
+            "epsilon": cert.epsilon,
+            "iterations": result.iterations,
+            "seconds": time.perf_counter() - start,
+            "lp_seconds": result.lp_seconds,
+            "stopped": result.stopped,
+            "max_consecutive_raises": max_consecutive_raises(cert.trunk),
+            "paper": PAPER.get(name),
+        }
+        rows.append(row)
+        paper = row["paper"] or (0,) * 6
+        print(
+            f"| {name} | {nodes:,} / {infosets:,} | {row['cert_nodes']:,} "
+            f"({_pct(row['cert_nodes'], nodes)}) / {row['cert_infosets']:,} "
+            f"({_pct(row['cert_infosets'], infosets)}) | {row['minimal_nodes']:,} "
+            f"({_pct(row['minimal_nodes'], nodes)}) / {row['minimal_infosets']:,} "
+            f"({_pct(row['minimal_infosets'], infosets)}) | {paper[2]:,} / {paper[3]:,} | "
+            f"{paper[4]:,} / {paper[5]:,} | {cert.epsilon:.2g} | {result.iterations} | "
+            f"{row['seconds']:.1f} | {result.lp_seconds:.1f} | {row['max_consecutive_raises']} |",
+            flush=True,
+        )
+    cli.write_json(_OUTPUT_JSON.value, {"rows": rows})
+
+
+if __name__ == "__main__":
+    app.run(main)
