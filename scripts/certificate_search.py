@@ -8,7 +8,9 @@ whole game is never expanded. Progress is logged per iteration; --max_nodes, --t
 Ctrl-C stop the search with the best certificate so far.
 
 JSON keys: game, epsilon, value_lower, value_upper, trunk_nodes, trunk_infosets,
-minimal_nodes, minimal_infosets, iterations, seconds, lp_seconds, stopped.
+minimal_nodes, minimal_infosets, iterations, seconds, lp_seconds, stopped; with
+--nature_epsilon (chance sampled, Section 5) also true_game_epsilon_bound, bound_probability,
+nature_samples_per_chance_node.
 """
 
 from absl import app, flags
@@ -22,6 +24,13 @@ _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Trunk node budget.")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds.")
 _SHALLOWEST = flags.DEFINE_boolean(
     "expand_shallowest", False, "Also expand the shallowest pseudoterminal node (Section 6.3)."
+)
+_NATURE_EPSILON = flags.DEFINE_float(
+    "nature_epsilon", None, "Sample chance (Section 5) to this utility precision epsilon."
+)
+_NATURE_DELTA = flags.DEFINE_float("nature_delta", 0.01, "Failure probability of the sampling.")
+_NATURE_SUPPORT = flags.DEFINE_integer(
+    "nature_support", None, "D of Theorem 5.1 (terminals a pure profile can reach)."
 )
 _CERTIFICATE_OUT = flags.DEFINE_string(
     "certificate_out", None, "Write the certificate here (JSON, plus PATH.npz)."
@@ -38,6 +47,26 @@ def main(argv):
     cli.require(_MAX_NODES.value is None or _MAX_NODES.value > 0, "--max_nodes must be positive")
     cli.require(_TIME_LIMIT.value is None or _TIME_LIMIT.value > 0, "--time_limit must be > 0")
     game = cli.load_game(_GAME.value)
+    nature = None
+    if _NATURE_EPSILON.value is not None:
+        cli.require(
+            _MAX_NODES.value is not None and _NATURE_SUPPORT.value is not None,
+            "--nature_epsilon needs --max_nodes (N) and --nature_support (D) of Theorem 5.1",
+        )
+        cli.require(
+            _CERTIFICATE_OUT.value is None,
+            "a certificate of a sampled trunk cannot be re-verified from the game; "
+            "omit --certificate_out",
+        )
+        try:
+            nature = certificates.NatureSampling(
+                _NATURE_EPSILON.value,
+                _NATURE_DELTA.value,
+                _NATURE_SUPPORT.value,
+                _MAX_NODES.value,
+            )
+        except ValueError as e:
+            raise app.UsageError(str(e)) from None
     try:
         with cli.StopFlag() as stop:
             result = certificates.search(
@@ -47,6 +76,7 @@ def main(argv):
                 time_limit=_TIME_LIMIT.value,
                 expand_shallowest=_SHALLOWEST.value,
                 stop=lambda: stop.stopped,
+                nature=nature,
             )
     except ValueError as e:
         raise app.UsageError(str(e)) from None
@@ -66,6 +96,11 @@ def main(argv):
         "lp_seconds": result.lp_seconds,
         "stopped": result.stopped,
     }
+    if nature is not None:
+        # Corollary 5.2: an (epsilon + 2 epsilon_nature)-equilibrium, probability 1 - 4 delta
+        row["true_game_epsilon_bound"] = cert.epsilon + 2 * nature.epsilon
+        row["bound_probability"] = 1 - 4 * nature.delta
+        row["nature_samples_per_chance_node"] = nature.samples
     print(cli.format_table(["quantity", "value"], row.items()))
     cli.write_json(_OUTPUT_JSON.value, row)
     if _CERTIFICATE_OUT.value:

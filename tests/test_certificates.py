@@ -170,3 +170,15 @@ def test_unbounded_leduc_reaches_a_zero_certificate(ranks):
     finite = pyspiel.load_game(f"limit_leduc_poker(num_ranks={ranks},max_raises={most + 1})")
     pol = certificates.CertificatePolicy(finite, cert.strategy_table()).to_tabular()
     assert os_exploitability.nash_conv(finite, pol) < 1e-8
+
+
+def test_nature_sampling_certificate_holds_in_the_true_game():
+    # Section 5: an epsilon'-certificate of the sampled trunk is an (epsilon' + 2 epsilon)
+    # equilibrium of the true game (each player's gain), with probability 1 - 4 delta.
+    game = pyspiel.load_game("kuhn_poker")
+    nature = certificates.NatureSampling(0.05, 1e-6, support=6, max_nodes=100, seed=3)
+    cert = certificates.search(game, nature=nature).certificate
+    deal = cert.trunk.chance_prob[list(cert.trunk.children(0))]
+    assert not np.allclose(deal, 1 / 3, atol=1e-12)  # the sampled distribution
+    pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
+    assert os_exploitability.nash_conv(game, pol) <= 2 * (cert.epsilon + 2 * nature.epsilon)

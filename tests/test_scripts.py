@@ -163,3 +163,20 @@ def test_certificate_search_and_verify(tmp_path):
 def test_certificate_search_bad_flags():
     proc = run("certificate_search.py", "--epsilon=-1")
     assert proc.returncode != 0 and "--epsilon must be non-negative" in proc.stderr
+
+
+def test_certificate_search_with_nature_sampling(tmp_path):
+    out = tmp_path / "c.json"
+    proc = run(
+        "certificate_search.py",
+        "--game=kuhn_poker",
+        "--nature_epsilon=0.1",
+        "--nature_support=6",
+        "--max_nodes=100",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["true_game_epsilon_bound"] == pytest.approx(result["epsilon"] + 0.2)
+    proc = run("certificate_search.py", "--game=kuhn_poker", "--nature_epsilon=0.1")
+    assert proc.returncode != 0 and "needs --max_nodes" in proc.stderr

@@ -18,6 +18,8 @@ returns, information_state_string, and the oracle.
 * `minimal_certificate` (Prop. 4.1): keep only the nodes reachable when at most one player
   deviates.
 
+* Nature sampling (Section 5, Theorem 5.1): `NatureSampling` replaces chance distributions
+  by empirical ones with the theorem's sample size.
 * Unbounded payoffs (Section 6.4): in (G~, beta) the opponent's *bad* sequences (those with
   an unbounded leaf right below) are removed from LP (6.10), and the optimistic strategy is
   corrected by Algorithm 6.11 (infinitesimal weight on the sequences leading to unbounded
@@ -62,8 +64,14 @@ class Trunk:
     bounds coincide is as good as terminal and is never expanded.
     """
 
-    def __init__(self, game: pyspiel.Game | str, bounds: Bounds | None = None):
+    def __init__(
+        self,
+        game: pyspiel.Game | str,
+        bounds: Bounds | None = None,
+        nature: NatureSampling | None = None,
+    ):
         self.game = tree_lib.load(game)
+        self.nature = nature
         tree_lib.check_two_player_zero_sum(self.game)
         self.bounds = bounds or _default_bounds
         self.builder = TreeBuilder(
@@ -90,7 +98,7 @@ class Trunk:
         """Replaces pseudoterminal leaf `node` by its children (each a leaf)."""
         state = self.frontier.pop(node)
         if state.is_chance_node():
-            outcomes = state.chance_outcomes()
+            outcomes = self.nature.outcomes(state) if self.nature else state.chance_outcomes()
             actions = [a for a, _ in outcomes]
             first = self.builder.expand_chance(node, actions, [p for _, p in outcomes])
         else:
@@ -107,6 +115,33 @@ class Trunk:
 
     def tree(self) -> GameTree:
         return self.builder.freeze()
+
+
+class NatureSampling:
+    """Nature's distributions estimated from samples (Section 5, Theorem 5.1).
+
+    At every chance node the black box is asked for `samples` sampled outcomes, with
+    samples = ceil(D^2 / (2 epsilon^2) log(2 N / delta)), N the trunk-node budget and D the
+    largest number of terminals a pure strategy profile reaches (the user's bound; e.g. the
+    product of the chance branching factors along a path). Then with probability 1 - delta
+    every profile's utility in the sampled game is within epsilon of the true one, and an
+    epsilon'-certificate of the sampled trunk is an (epsilon' + 2 epsilon)-equilibrium of the
+    true game's trunk with probability at least 1 - 4 delta (Corollary 5.2, two players).
+    Outcomes never sampled are absent from the trunk, as in the black-box model.
+    """
+
+    def __init__(self, epsilon: float, delta: float, support: int, max_nodes: int, seed=0):
+        if epsilon <= 0 or not 0 < delta < 1 or support < 1 or max_nodes < 1:
+            raise ValueError("nature sampling needs epsilon > 0, 0 < delta < 1, D >= 1, N >= 1")
+        self.epsilon, self.delta = epsilon, delta
+        self.samples = int(np.ceil(support**2 / (2 * epsilon**2) * np.log(2 * max_nodes / delta)))
+        self._rng = np.random.default_rng(seed)
+
+    def outcomes(self, state: pyspiel.State) -> list[tuple[int, float]]:
+        """Empirical distribution of `samples` draws from the black box at `state`."""
+        actions, probs = zip(*state.chance_outcomes())
+        counts = self._rng.multinomial(self.samples, probs)
+        return [(a, c / self.samples) for a, c in zip(actions, counts) if c > 0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -286,15 +321,18 @@ def search(
     expand_shallowest: bool = False,
     bounds: Bounds | None = None,
     stop: Callable[[], bool] | None = None,
+    nature: NatureSampling | None = None,
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
 
     Stops at epsilon, when no pseudoterminal node is in the optimistic profile's support
     (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes, after
     `time_limit` seconds, or when `stop()` is true (Ctrl-C); returns the best certificate so far.
+    With `nature`, chance is sampled (Section 5): the certificate is exact for the sampled
+    trunk and worth epsilon + 2 nature.epsilon in the true game with probability 1 - 4 delta.
     """
     start = time.perf_counter()
-    trunk = Trunk(game, bounds)
+    trunk = Trunk(game, bounds, nature)
     best, lp_seconds, iteration, reason = None, 0.0, 0, ""
     while True:
         iteration += 1

@@ -144,7 +144,16 @@ class SequentialGoofspielState(_common.State):
         return [self.diff, -self.diff]
 
     def utility_bounds(self):
-        """Points already won, plus or minus the prizes not yet decided."""
+        """Points already won, plus or minus the prizes not yet decided; exact in the last
+        round, where both bids and the prize are forced."""
+        if self.is_terminal():
+            return self.diff, self.diff
+        if self.round == self._k - 1:
+            prize = sum(range(1, self._k + 1)) - sum(self.prizes[: self.round])
+            b0 = (set(range(1, self._k + 1)) - set(self.bids0[: self.round])).pop()
+            b1 = (set(range(1, self._k + 1)) - set(self.bids1)).pop()
+            last = 0 if b0 == b1 else (prize if b0 > b1 else -prize)
+            return self.diff + last, self.diff + last
         if self._random:
             remaining = sum(v for v in range(1, self._k + 1) if v not in self.prizes[: self.round])
         else:
