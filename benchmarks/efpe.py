@@ -51,11 +51,7 @@ def _run_game(game):
 
 
 def _plot(path, title, curves, key, loglog):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = cli.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name, c in curves.items():
         (ax.loglog if loglog else ax.semilogy)(c.traversals, getattr(c, key), label=name)

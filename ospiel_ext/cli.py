@@ -74,6 +74,18 @@ def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or app.UsageError if matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise app.UsageError("plots need matplotlib: pip install 'ospiel_ext[plot]'") from None
+    return plt
+
+
 class StopFlag:
     """Turns the first Ctrl-C into a flag a long loop polls, so it can stop cleanly and
     return the best result so far; a second Ctrl-C interrupts as usual."""

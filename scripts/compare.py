@@ -81,13 +81,7 @@ def _run(name, game, sf, checkpoints):
 
 
 def _plot(path, game, curves):
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise app.UsageError("--plot needs matplotlib: pip install 'ospiel_ext[plot]'") from None
+    plt = cli.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for name, c in curves.items():
         axes[0].loglog(c["iterations"], c["exploitability"], label=name)

@@ -31,13 +31,7 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 
 def _plot(path, title, curve):
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise app.UsageError("--plot needs matplotlib: pip install 'ospiel_ext[plot]'") from None
+    plt = cli.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     axes[0].semilogy(curve.traversals, curve.nash_conv)
     axes[0].set_ylabel("sum of regrets (NashConv)")
