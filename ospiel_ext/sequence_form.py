@@ -45,6 +45,7 @@ class Level:
     seq_parent: IntArray  # parent sequence of every sequence of the level
     parents: IntArray  # distinct parent sequences of the level's infosets (sorted)
     parent_starts: IntArray  # reduceat offsets of each distinct parent inside the level
+    local_infoset: IntArray  # for every sequence of the level, its infoset's index in the level
 
 
 # A per-level rule of the bottom-up pass: (level, values of its sequences) -> infoset values.
@@ -247,6 +248,7 @@ def _levels(
                 seq_parent=seq_parent[s_lo:s_hi],
                 parents=par[parent_starts],
                 parent_starts=parent_starts,
+                local_infoset=np.repeat(np.arange(hi - lo), num_actions[lo:hi]),
             )
         )
     return tuple(levels)
@@ -288,7 +290,7 @@ class SequenceForm:
     def shape(self) -> tuple[int, int]:
         return self.treeplexes[0].num_sequences, self.treeplexes[1].num_sequences
 
-    @property
+    @functools.cached_property
     def has_bounds(self) -> bool:
         """True when some leaf carries an interval rather than a value."""
         return bool(np.any(self.tree.lo[self.leaves] != self.tree.hi[self.leaves]))

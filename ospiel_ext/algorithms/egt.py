@@ -93,6 +93,8 @@ class DilatedEntropy:
         self.room_seq[0] = 1.0
         self.beta_seq = tp.spread(self.beta)
         self.beta_seq[0] = 1.0
+        self.room_over_beta = self.room_seq / self.beta_seq
+        self.perturbed = bool(self.xi.any())
 
     def argmax(
         self, g: FloatArray, mu: float, log_center: FloatArray | None = None
@@ -107,22 +109,23 @@ class DilatedEntropy:
         """
         tp = self.tp
         b = np.ones(tp.num_sequences)
-        scale = self.room_seq / (mu * self.beta_seq)
+        scale = self.room_over_beta / mu
 
         def local(lv, vs):
-            sl = slice(lv.seq_lo, lv.seq_hi)
+            sl, inf = slice(lv.seq_lo, lv.seq_hi), slice(lv.inf_lo, lv.inf_hi)
             z = vs * scale[sl]
             if log_center is not None:
-                z = z + log_center[sl]
-            counts = tp.num_actions[lv.inf_lo : lv.inf_hi]
+                z += log_center[sl]
             z_max = np.maximum.reduceat(z, lv.starts)
-            e = np.exp(z - np.repeat(z_max, counts))
+            z -= z_max[lv.local_infoset]
+            e = np.exp(z, out=z)
             total = np.add.reduceat(e, lv.starts)
-            b[sl] = self.room_seq[sl] * e / np.repeat(total, counts) + self.xi_seq[sl]
-            inf = slice(lv.inf_lo, lv.inf_hi)
-            return self.xi[inf] * np.add.reduceat(vs, lv.starts) + mu * self.beta[inf] * (
-                np.log(total) + z_max
-            )
+            e *= self.room_seq[sl] / total[lv.local_infoset]
+            b[sl] = e + self.xi_seq[sl] if self.perturbed else e
+            value = mu * self.beta[inf] * (np.log(total) + z_max)
+            if self.perturbed:
+                value += self.xi[inf] * np.add.reduceat(vs, lv.starts)
+            return value
 
         v_seq, _ = tp.bottom_up(g, local)
         return b, float(v_seq[0])
