@@ -57,7 +57,9 @@ def max_consecutive_raises(trunk) -> int | None:
     return max(consecutive_raises(trunk.state(int(n))) for n in internal)
 
 
-_GAMES = flags.DEFINE_list("games", DEFAULT, "Games (keys of PAPER or any load_game string).")
+_GAMES = flags.DEFINE_multi_string(
+    "games", DEFAULT, "A game (key of PAPER or any load_game string); repeat the flag for more."
+)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 900.0, "Seconds per game.")
 _COMPILE_LIMIT = flags.DEFINE_integer(
     "compile_max_nodes", 3_000_000, "Compile the full game for its size only below this."

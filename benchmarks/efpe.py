@@ -22,10 +22,10 @@ from ospiel_ext.algorithms import cfr, egt
 LEDUC_5 = "limit_leduc_poker(num_ranks=5,max_raises=2)"
 XIS = (0.0, 0.1, 0.05, 0.01, 0.005, 0.001)
 
-_GAMES = flags.DEFINE_list(
+_GAMES = flags.DEFINE_multi_string(
     "games",
     [LEDUC_5, "leduc_poker", "sequential_goofspiel(num_cards=4)"],
-    "Games to run.",
+    "A game to run; repeat the flag for more.",
 )
 _TRAVERSALS = flags.DEFINE_integer("traversals", 9000, "Tree traversals per algorithm.")
 _CFR_XI = flags.DEFINE_float("cfr_xi", 0.005, "Lower bound of the perturbed CFR+ run.")

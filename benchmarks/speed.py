@@ -32,7 +32,7 @@ GAMES = [
     "points_order=descending))",
 ]
 
-_GAMES = flags.DEFINE_list("games", GAMES, "Games to measure.")
+_GAMES = flags.DEFINE_multi_string("games", GAMES, "A game to measure; repeat the flag for more.")
 _ROUNDS = flags.DEFINE_integer("rounds", 5, "Interleaved timing rounds.")
 _CHUNK = flags.DEFINE_float("chunk_seconds", 0.5, "Seconds per solver per round.")
 _LP_PEER = flags.DEFINE_boolean("lp_peer", True, "Also time OpenSpiel's cvxpy LP.")

@@ -1,0 +1,114 @@
+"""Trunks of black-box games (certificates_black_box_games.txt, Defs 3.1 and 3.3, Section 5).
+
+A trunk is a GameTree grown from the root by expanding nodes on demand; a leaf that is not
+terminal is pseudoterminal and carries the bound oracle's interval [lo, hi] on player 0's
+utility (`ospiel_ext.games.utility_bounds`). The game is only touched through pyspiel states:
+current_player, legal_actions, chance_outcomes (or samples of them), child, is_terminal,
+returns, information_state_string, and the oracle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pyspiel
+
+from ospiel_ext import tree as tree_lib
+from ospiel_ext.tree import GameTree, TreeBuilder
+
+Bounds = Callable[[pyspiel.State], tuple[float, float]]
+
+
+def _default_bounds(state: pyspiel.State) -> tuple[float, float]:
+    import ospiel_ext.games  # the bound oracle lives with the games
+
+    return ospiel_ext.games.utility_bounds(state)
+
+
+class Trunk:
+    """A trunk of a black-box game, grown node by node (Def. 3.3).
+
+    Nodes keep the ids `TreeBuilder` gives them; `frontier` maps every pseudoterminal leaf
+    (lo < hi) to its pyspiel state so it can be expanded later. A non-terminal leaf whose
+    bounds coincide is as good as terminal and is never expanded.
+    """
+
+    def __init__(
+        self,
+        game: pyspiel.Game | str,
+        bounds: Bounds | None = None,
+        nature: NatureSampling | None = None,
+    ):
+        self.game = tree_lib.load(game)
+        self.nature = nature
+        tree_lib.check_two_player_zero_sum(self.game)
+        self.bounds = bounds or _default_bounds
+        self.builder = TreeBuilder(
+            name=f"trunk of {self.game}", game=self.game, utility_sum=self.game.utility_sum()
+        )
+        self.frontier: dict[int, pyspiel.State] = {}
+        self._add_leaf(self.builder.add_root(), self.game.new_initial_state())
+
+    @property
+    def num_nodes(self) -> int:
+        return self.builder.num_nodes
+
+    def _add_leaf(self, node: int, state: pyspiel.State) -> None:
+        if state.is_terminal():
+            r = state.returns()[0]
+            self.builder.set_leaf(node, r, r)
+            return
+        lo, hi = self.bounds(state)
+        self.builder.set_leaf(node, lo, hi)
+        if lo < hi:
+            self.frontier[node] = state
+
+    def expand(self, node: int) -> None:
+        """Replaces pseudoterminal leaf `node` by its children (each a leaf)."""
+        state = self.frontier.pop(node)
+        if state.is_chance_node():
+            outcomes = self.nature.outcomes(state) if self.nature else state.chance_outcomes()
+            actions = [a for a, _ in outcomes]
+            first = self.builder.expand_chance(node, actions, [p for _, p in outcomes])
+        else:
+            player = state.current_player()
+            actions = state.legal_actions()
+            first = self.builder.expand_decision(
+                node, player, state.information_state_string(player), actions
+            )
+        for k, a in enumerate(actions):
+            self._add_leaf(first + k, state.child(a))
+
+    def depth(self, node: int) -> int:
+        return self.builder.depth(node)
+
+    def tree(self) -> GameTree:
+        return self.builder.freeze()
+
+
+class NatureSampling:
+    """Nature's distributions estimated from samples (Section 5, Theorem 5.1).
+
+    At every chance node the black box is asked for `samples` sampled outcomes, with
+    samples = ceil(D^2 / (2 epsilon^2) log(2 N / delta)), N the trunk-node budget and D the
+    largest number of terminals a pure strategy profile reaches (the user's bound; e.g. the
+    product of the chance branching factors along a path). Then with probability 1 - delta
+    every profile's utility in the sampled game is within epsilon of the true one, and an
+    epsilon'-certificate of the sampled trunk is an (epsilon' + 2 epsilon)-equilibrium of the
+    true game's trunk with probability at least 1 - 4 delta (Corollary 5.2, two players).
+    Outcomes never sampled are absent from the trunk, as in the black-box model.
+    """
+
+    def __init__(self, epsilon: float, delta: float, support: int, max_nodes: int, seed=0):
+        if epsilon <= 0 or not 0 < delta < 1 or support < 1 or max_nodes < 1:
+            raise ValueError("nature sampling needs epsilon > 0, 0 < delta < 1, D >= 1, N >= 1")
+        self.epsilon, self.delta = epsilon, delta
+        self.samples = int(np.ceil(support**2 / (2 * epsilon**2) * np.log(2 * max_nodes / delta)))
+        self._rng = np.random.default_rng(seed)
+
+    def outcomes(self, state: pyspiel.State) -> list[tuple[int, float]]:
+        """Empirical distribution of `samples` draws from the black box at `state`."""
+        actions, probs = zip(*state.chance_outcomes())
+        counts = self._rng.multinomial(self.samples, probs)
+        return [(a, c / self.samples) for a, c in zip(actions, counts) if c > 0]
