@@ -64,6 +64,9 @@ _TIME_LIMIT = flags.DEFINE_float("time_limit", 900.0, "Seconds per game.")
 _COMPILE_LIMIT = flags.DEFINE_integer(
     "compile_max_nodes", 3_000_000, "Compile the full game for its size only below this."
 )
+_WARM_START = flags.DEFINE_boolean(
+    "warm_start", True, "Start every LP from the previous trunk's basis."
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the rows here as JSON.")
 
 
@@ -82,7 +85,9 @@ def main(argv):
         except ValueError:
             nodes, infosets = 0, 0
         start = time.perf_counter()
-        result = certificates.search(game, time_limit=_TIME_LIMIT.value)
+        result = certificates.search(
+            game, time_limit=_TIME_LIMIT.value, warm_start=_WARM_START.value
+        )
         cert = result.certificate
         minimal = certificates.minimal_certificate(cert)
         row = {
@@ -97,6 +102,7 @@ def main(argv):
             "iterations": result.iterations,
             "seconds": time.perf_counter() - start,
             "lp_seconds": result.lp_seconds,
+            "simplex_iterations": result.simplex_iterations,
             "stopped": result.stopped,
             "max_consecutive_raises": max_consecutive_raises(cert.trunk),
             "paper": PAPER.get(name),
@@ -110,7 +116,8 @@ def main(argv):
             f"({_pct(row['minimal_nodes'], nodes)}) / {row['minimal_infosets']:,} "
             f"({_pct(row['minimal_infosets'], infosets)}) | {paper[2]:,} / {paper[3]:,} | "
             f"{paper[4]:,} / {paper[5]:,} | {cert.epsilon:.2g} | {result.iterations} | "
-            f"{row['seconds']:.1f} | {result.lp_seconds:.1f} | {row['max_consecutive_raises']} |",
+            f"{row['seconds']:.1f} | {result.lp_seconds:.1f} | {result.simplex_iterations} | "
+            f"{row['max_consecutive_raises']} |",
             flush=True,
         )
     cli.write_json(_OUTPUT_JSON.value, {"rows": rows})

@@ -93,6 +93,28 @@ class LPSolution:
     behavioural: tuple[FloatArray, FloatArray]
     seconds: float
     simplex_iterations: int
+    basis: Basis | None = None
+
+
+# The final simplex basis of an LP, keyed by what each column / row stands for (a sequence or
+# an information set, by information_state_string and action), so that it can warm-start the
+# LP of a grown trunk whose arrays are renumbered.
+Basis = dict[tuple, "highspy.HighsBasisStatus"]
+
+
+def _sequence_keys(sf: SequenceForm, tp: Treeplex) -> list[tuple[str, int]]:
+    keys = [sf.tree.infoset_key[g] for g in tp.infoset_ids]
+    return [("", -1)] + [(keys[i], int(a)) for i, a in zip(tp.seq_infoset[1:], tp.seq_action[1:])]
+
+
+def _lp_keys(sf: SequenceForm, own: Treeplex, opp: Treeplex, kept) -> tuple[list, list]:
+    """Keys of the columns (x, q) and rows (E, constraints 2c) of the LP."""
+    opp_infosets = [("q", "")] + [("q", sf.tree.infoset_key[g]) for g in opp.infoset_ids]
+    own_infosets = [("e", "")] + [("e", sf.tree.infoset_key[g]) for g in own.infoset_ids]
+    opp_seqs = _sequence_keys(sf, opp)
+    cols = [("x", *k) for k in _sequence_keys(sf, own)] + opp_infosets
+    rows = own_infosets + [("c", *opp_seqs[j]) for j in kept]
+    return cols, rows
 
 
 def solve(
@@ -105,6 +127,8 @@ def solve(
     rhs_perturbation: FloatArray | None = None,
     payoff: sp.csr_matrix | None = None,
     excluded_opponent_sequences: NDArray[np.bool_] | None = None,
+    warm_start: Basis | None = None,
+    return_basis: bool = False,
     time_limit: float | None = None,
 ) -> LPSolution:
     """Solves the sequence-form LP of `sf` (see the module docstring).
@@ -121,6 +145,10 @@ def solve(
       excluded_opponent_sequences: mask of opponent sequences whose constraint (2c) is dropped,
         i.e. that the opponent never plays (their dual, the opponent's plan, is 0): the "bad
         sequences" of certificates_black_box_games.txt, Section 6.4 (eq. 6.10).
+      warm_start: the `basis` of an earlier solve of a smaller trunk of the same game; columns
+        and rows it does not know start nonbasic at zero and basic, respectively, and HiGHS
+        repairs the rest (an "alien" basis).
+      return_basis: return the final basis in `LPSolution.basis`.
       time_limit: seconds for HiGHS.
 
     Raises:
@@ -172,8 +200,28 @@ def solve(
     col_lower = np.concatenate([np.zeros(n_x), np.full(n_q, -np.inf), np.zeros(n_r)])
     col_upper = np.full(n_x + n_q + n_r, np.inf)
 
-    solution, objective, seconds, iterations = _run_highs(
-        cost, col_lower, col_upper, a, np.concatenate(lower), np.concatenate(upper), time_limit
+    keys = None
+    if warm_start is not None or return_basis:
+        if own_constraints is not None or opponent_constraints is not None:
+            raise ValueError("warm starts are not supported with extra strategy constraints")
+        keys = _lp_keys(sf, own, opp, kept)
+    start_basis = None
+    if warm_start is not None:
+        cols, rows_ = keys
+        nonbasic = [highspy.HighsBasisStatus.kLower] * n_x + [highspy.HighsBasisStatus.kZero] * n_q
+        start_basis = (
+            [warm_start.get(k, default) for k, default in zip(cols, nonbasic)],
+            [warm_start.get(k, highspy.HighsBasisStatus.kBasic) for k in rows_],
+        )
+    solution, objective, seconds, iterations, final_basis = _run_highs(
+        cost,
+        col_lower,
+        col_upper,
+        a,
+        np.concatenate(lower),
+        np.concatenate(upper),
+        time_limit,
+        start_basis,
     )
     x = np.maximum(solution.col_value[:n_x], 0.0)
     rows = slice(e_mat.shape[0], e_mat.shape[0] + len(kept))
@@ -183,13 +231,25 @@ def solve(
     plans = (x, y) if player == 0 else (y, x)
     value = objective if player == 0 else -objective
     behavioural = tuple(tp.behavioural(z) for tp, z in zip(sf.treeplexes, plans))
-    return LPSolution(value, plans, behavioural, seconds, iterations)
+    basis = None
+    if return_basis:
+        basis = dict(zip(keys[0], final_basis[0])) | dict(zip(keys[1], final_basis[1]))
+    return LPSolution(value, plans, behavioural, seconds, iterations, basis)
 
 
 def _run_highs(
-    cost, col_lower, col_upper, a: sp.csc_matrix, row_lower, row_upper, time_limit: float | None
+    cost,
+    col_lower,
+    col_upper,
+    a: sp.csc_matrix,
+    row_lower,
+    row_upper,
+    time_limit: float | None,
+    start_basis=None,
 ):
-    """Maximises cost^T z under row_lower <= a z <= row_upper, col bounds; returns the solution."""
+    """Maximises cost^T z under row_lower <= a z <= row_upper and column bounds, from
+    `start_basis` (column and row statuses) if given; returns solution, objective, seconds,
+    simplex iterations and the final (column, row) statuses."""
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = a.shape[1], a.shape[0]
     lp.sense_ = highspy.ObjSense.kMaximize
@@ -205,6 +265,12 @@ def _run_highs(
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.passModel(lp)
+    if start_basis is not None:
+        basis = highspy.HighsBasis()
+        basis.col_status, basis.row_status = start_basis
+        basis.alien = True
+        basis.valid = True
+        h.setBasis(basis)
     start = time.perf_counter()
     h.run()
     seconds = time.perf_counter() - start
@@ -212,9 +278,11 @@ def _run_highs(
     if status != highspy.HighsModelStatus.kOptimal:
         raise LPError(f"sequence-form LP not solved: {_STATUS_MESSAGES.get(status, str(status))}")
     info = h.getInfo()
+    final = h.getBasis()
     return (
         h.getSolution(),
         info.objective_function_value,
         seconds,
         int(info.simplex_iteration_count),
+        (list(final.col_status), list(final.row_status)),
     )

@@ -182,3 +182,11 @@ def test_nature_sampling_certificate_holds_in_the_true_game():
     assert not np.allclose(deal, 1 / 3, atol=1e-12)  # the sampled distribution
     pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
     assert os_exploitability.nash_conv(game, pol) <= 2 * (cert.epsilon + 2 * nature.epsilon)
+
+
+def test_warm_and_cold_searches_certify_the_same_value():
+    warm = certificates.search("sequential_goofspiel(num_cards=4)", warm_start=True)
+    cold = certificates.search("sequential_goofspiel(num_cards=4)", warm_start=False)
+    for result in (warm, cold):
+        assert result.certificate.epsilon < 1e-9
+    assert warm.certificate.value_lower == pytest.approx(cold.certificate.value_lower, abs=1e-9)

@@ -89,3 +89,22 @@ def test_bad_arguments_are_refused():
         lp.solve(sf, bound="middle")
     with pytest.raises(ValueError, match="player must be"):
         lp.solve(sf, player=2)
+
+
+def test_warm_start_from_a_smaller_trunk_gives_the_same_value():
+    from ospiel_ext.algorithms.trunks import Trunk
+
+    trunk = Trunk("kuhn_poker")
+    for _ in range(3):  # grow the trunk breadth-first
+        for node in list(trunk.frontier):
+            trunk.expand(node)
+    small = sequence_form.SequenceForm(trunk.tree())
+    first = lp.solve(small, bound="lo", return_basis=True)
+    again = lp.solve(small, bound="lo", warm_start=first.basis)
+    assert again.simplex_iterations == 0 and again.value == pytest.approx(first.value)
+    for node in list(trunk.frontier):
+        trunk.expand(node)
+    grown = sequence_form.SequenceForm(trunk.tree())
+    warm = lp.solve(grown, bound="lo", warm_start=first.basis)
+    cold = lp.solve(grown, bound="lo")
+    assert warm.value == pytest.approx(cold.value, abs=1e-12)

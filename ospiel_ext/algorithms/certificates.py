@@ -107,6 +107,8 @@ class _Side:
     opponent_plan: FloatArray  # the opponent's plan (its pessimistic strategy)
     infinitesimal: NDArray[np.bool_]  # the solving player's sequences corrected (Alg. 6.11)
     lp_seconds: float
+    simplex_iterations: int
+    basis: lp.Basis
 
 
 def _close_bad(tp, bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
@@ -140,7 +142,7 @@ def _correct(sf, player, plan, values, unbounded, bad) -> NDArray[np.bool_]:
     return marked
 
 
-def _solve_side(sf: SequenceForm, player: int) -> _Side | None:
+def _solve_side(sf: SequenceForm, player: int, warm: lp.Basis | None) -> _Side | None:
     """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
     avoid them (the value is unbounded)."""
     opp = 1 - player
@@ -154,11 +156,18 @@ def _solve_side(sf: SequenceForm, player: int) -> _Side | None:
         return None
     finite = sf.leaf_matrix(np.where(unbounded, 0.0, values))
     sol = lp.solve(
-        sf, payoff=finite, player=player, excluded_opponent_sequences=bad if bad.any() else None
+        sf,
+        payoff=finite,
+        player=player,
+        excluded_opponent_sequences=bad if bad.any() else None,
+        warm_start=warm,
+        return_basis=True,
     )
     own = sol.plans[player]
     marked = _correct(sf, player, own, values, unbounded, bad)
-    return _Side(sol.value, own, sol.plans[opp], marked, sol.seconds)
+    return _Side(
+        sol.value, own, sol.plans[opp], marked, sol.seconds, sol.simplex_iterations, sol.basis
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,18 +176,26 @@ class _Solves:
     # The corrected optimistic profile's support: per player, plan > 0 or corrected
     # (None while some side's value is unbounded).
     optimistic_support: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
-    lp_seconds: float
+    sides: tuple[_Side | None, _Side | None]  # (beta side, alpha side)
+
+    @property
+    def lp_seconds(self) -> float:
+        return sum(side.lp_seconds for side in self.sides if side is not None)
+
+    @property
+    def simplex_iterations(self) -> int:
+        return sum(side.simplex_iterations for side in self.sides if side is not None)
 
 
-def _solve_trunk(sf: SequenceForm) -> _Solves:
+def _solve_trunk(sf: SequenceForm, warm=(None, None)) -> _Solves:
     """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
-    pessimistic equilibrium and the support of the corrected optimistic profile."""
-    beta, alpha = _solve_side(sf, 0), _solve_side(sf, 1)
+    pessimistic equilibrium and the support of the corrected optimistic profile. `warm`:
+    bases of the previous trunk's (beta, alpha) LPs."""
+    beta, alpha = _solve_side(sf, 0, warm[0]), _solve_side(sf, 1, warm[1])
     if beta is None or alpha is None:
         uniform = tuple(tp.uniform for tp in sf.treeplexes)
         cert = Certificate(sf, uniform, np.inf, -np.inf, np.inf)
-        spent = sum(side.lp_seconds for side in (beta, alpha) if side is not None)
-        return _Solves(cert, None, spent)
+        return _Solves(cert, None, (beta, alpha))
     plans = (alpha.opponent_plan, beta.opponent_plan)
     pessimistic = tuple(tp.behavioural(x) for tp, x in zip(sf.treeplexes, plans))
     value_lower, value_upper = verify(sf, pessimistic)
@@ -187,7 +204,7 @@ def _solve_trunk(sf: SequenceForm) -> _Solves:
         (beta.own_plan > SUPPORT_TOLERANCE) | beta.infinitesimal,
         (alpha.own_plan > SUPPORT_TOLERANCE) | alpha.infinitesimal,
     )
-    return _Solves(cert, support, alpha.lp_seconds + beta.lp_seconds)
+    return _Solves(cert, support, (beta, alpha))
 
 
 def best_certificate(trunk: GameTree) -> Certificate:
@@ -204,6 +221,7 @@ class SearchResult:
     seconds: float
     lp_seconds: float
     stopped: str  # "epsilon", "no pseudoterminal node in support", "max_nodes", ...
+    simplex_iterations: int = 0
 
 
 def _support_leaves(sf: SequenceForm, frontier, support) -> list[int]:
@@ -224,21 +242,27 @@ def search(
     bounds: Bounds | None = None,
     stop: Callable[[], bool] | None = None,
     nature: NatureSampling | None = None,
+    warm_start: bool = True,
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
 
     Stops at epsilon, when no pseudoterminal node is in the optimistic profile's support
     (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes, after
     `time_limit` seconds, or when `stop()` is true (Ctrl-C); returns the best certificate so far.
+    `warm_start` starts each LP from the previous trunk's final basis (HiGHS, alien basis).
     With `nature`, chance is sampled (Section 5): the certificate is exact for the sampled
     trunk and worth epsilon + 2 nature.epsilon in the true game with probability 1 - 4 delta.
     """
     start = time.perf_counter()
     trunk = Trunk(game, bounds, nature)
-    best, lp_seconds, iteration, reason = None, 0.0, 0, ""
+    best, lp_seconds, simplex, iteration, reason = None, 0.0, 0, 0, ""
+    warm = (None, None)
     while True:
         iteration += 1
-        solved = _solve_trunk(SequenceForm(trunk.tree()))
+        solved = _solve_trunk(SequenceForm(trunk.tree()), warm)
+        if warm_start:
+            warm = tuple(None if side is None else side.basis for side in solved.sides)
+        simplex += solved.simplex_iterations
         cert = solved.certificate
         lp_seconds += solved.lp_seconds
         if best is None or cert.epsilon < best.epsilon:
@@ -277,7 +301,9 @@ def search(
         ):
             reason = "max_nodes"
         if reason:
-            return SearchResult(best, iteration, time.perf_counter() - start, lp_seconds, reason)
+            return SearchResult(
+                best, iteration, time.perf_counter() - start, lp_seconds, reason, simplex
+            )
         for node in to_expand:
             trunk.expand(node)
 
