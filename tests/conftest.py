@@ -45,6 +45,15 @@ def check_solver(solver_cls, game, iterations=10, **kwargs):
     return solver
 
 
+def perturbed_lp_value(sf, xi):
+    """Value of the game where both players' behavioural strategies are bounded below by xi
+    (the xi-perturbed treeplexes), by the sequence-form LP: an independent reference."""
+    from ospiel_ext import lp
+
+    cons = [lp.behavioural_lower_bounds(tp, xi) for tp in sf.treeplexes]
+    return lp.solve(sf, own_constraints=cons[0], opponent_constraints=cons[1]).value
+
+
 def subtree_utility_range(tree):
     """Min and max of player 0's leaf utility below every node (independent bottom-up pass)."""
     lo = np.where(tree.is_leaf, tree.lo, np.inf)

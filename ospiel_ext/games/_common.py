@@ -47,6 +47,21 @@ def game_type(
     )
 
 
+def game_info(
+    num_actions: int, chance_outcomes: int, max_abs_utility: float, max_length: int
+) -> pyspiel.GameInfo:
+    """GameInfo of a two-player zero-sum game whose utilities lie in [-bound, bound]."""
+    return pyspiel.GameInfo(
+        num_distinct_actions=num_actions,
+        max_chance_outcomes=chance_outcomes,
+        num_players=2,
+        min_utility=-max_abs_utility,
+        max_utility=max_abs_utility,
+        utility_sum=0.0,
+        max_game_length=max_length,
+    )
+
+
 def check(condition: bool, game: str, message: str) -> None:
     """Raises ValueError('<game>: <message>') unless condition holds (bad parameters)."""
     if not condition:

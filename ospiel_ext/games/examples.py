@@ -92,14 +92,11 @@ class TwoStageGame(_common.Game):
     def __init__(self, params=None):
         spec = self.spec
         chance = len(spec.state_probs) > 1
-        info = pyspiel.GameInfo(
-            num_distinct_actions=max(len(a) for a in spec.actions),
-            max_chance_outcomes=len(spec.state_probs),
-            num_players=2,
-            min_utility=-float(np.abs(spec.payoff).max()),
-            max_utility=float(np.abs(spec.payoff).max()),
-            utility_sum=0.0,
-            max_game_length=2 + chance,
+        info = _common.game_info(
+            max(len(a) for a in spec.actions),
+            len(spec.state_probs),
+            float(np.abs(spec.payoff).max()),
+            2 + chance,
         )
         super().__init__(
             _common.game_type(spec.short_name, spec.long_name, {}, chance=chance),
@@ -200,15 +197,7 @@ class RepeatedMatchingPenniesGame(_common.Game):
         _common.check(
             self.rounds >= 1, "repeated_matching_pennies", f"rounds must be >= 1, got {self.rounds}"
         )
-        info = pyspiel.GameInfo(
-            num_distinct_actions=2,
-            max_chance_outcomes=0,
-            num_players=2,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0,
-            max_game_length=2 * self.rounds,
-        )
+        info = _common.game_info(2, 0, 1.0, 2 * self.rounds)
         super().__init__(_RMP_TYPE, info, p)
 
     def new_initial_state(self):

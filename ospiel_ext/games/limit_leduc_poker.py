@@ -48,15 +48,7 @@ class LimitLeducPokerGame(_common.Game):
         else:
             bound = 1 + sum(a * self.max_raises for a in _RAISE_AMOUNTS)
             length = 2 + 2 * (self.max_raises + 2)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=3,
-            max_chance_outcomes=self.num_ranks * self.num_ranks,
-            num_players=2,
-            min_utility=-bound,
-            max_utility=bound,
-            utility_sum=0.0,
-            max_game_length=length,
-        )
+        info = _common.game_info(3, self.num_ranks * self.num_ranks, bound, length)
         super().__init__(_GAME_TYPE, info, p)
 
     def new_initial_state(self):

@@ -82,14 +82,8 @@ class RhodeIslandHoldemGame(_common.Game):
         )
         _common.check(self.max_raises >= 0, name, f"max_raises must be >= 0, got {self.max_raises}")
         bound = self.ante + self.max_raises * sum(self.raise_amounts)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=3,
-            max_chance_outcomes=self.num_ranks * self.num_suits,
-            num_players=2,
-            min_utility=-bound,
-            max_utility=bound,
-            utility_sum=0.0,
-            max_game_length=4 + _NUM_ROUNDS * (self.max_raises + 2),
+        info = _common.game_info(
+            3, self.num_ranks * self.num_suits, bound, 4 + _NUM_ROUNDS * (self.max_raises + 2)
         )
         super().__init__(_GAME_TYPE, info, p)
 

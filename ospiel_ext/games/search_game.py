@@ -57,15 +57,7 @@ class SearchGame(_common.Game):
         self.neighbours = self._build_graph()
         self.goal_distance = self._distances_to_goal()
         self.unit_start = self.cell(self.rows // 2, self.cols // 2)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=self.num_graph_nodes,
-            max_chance_outcomes=0,
-            num_players=2,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0,
-            max_game_length=2 * self.time_limit,
-        )
+        info = _common.game_info(self.num_graph_nodes, 0, 1.0, 2 * self.time_limit)
         super().__init__(_GAME_TYPE, info, p)
 
     def cell(self, row: int, col: int) -> int:

@@ -58,15 +58,7 @@ class SequentialGoofspielGame(_common.Game):
             chance=random,
             perfect_information=self.info == "perfect",
         )
-        info = pyspiel.GameInfo(
-            num_distinct_actions=k,
-            max_chance_outcomes=k if random else 0,
-            num_players=2,
-            min_utility=-total,
-            max_utility=total,
-            utility_sum=0.0,
-            max_game_length=k * (3 if random else 2),
-        )
+        info = _common.game_info(k, k if random else 0, total, k * (3 if random else 2))
         super().__init__(gtype, info, p)
 
     def new_initial_state(self):
