@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 import pyspiel
+from absl import logging
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
@@ -203,6 +204,14 @@ def convergence(solver, checkpoints, time_limit: float | None = None, stop=None)
         curve.seconds.append(seconds)
         curve.nash_conv.append(evaluate_profile(sf, profile).nash_conv)
         curve.max_infoset_regret.append(max_infoset_regret(sf, profile))
+        logging.info(
+            "iteration %d  traversals %d  nash_conv %.3g  max infoset regret %.3g  %.2fs",
+            curve.iterations[-1],
+            curve.traversals[-1],
+            curve.nash_conv[-1],
+            curve.max_infoset_regret[-1],
+            seconds,
+        )
         if (time_limit is not None and seconds >= time_limit) or (stop is not None and stop()):
             break
     return curve

@@ -23,6 +23,12 @@ _XI = flags.DEFINE_float("xi", 0.005, "Behavioural lower bound of every action (
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "EGT steps.")
 _DGF_WEIGHT = flags.DEFINE_float("dgf_weight", 0.0, "Overall DGF weight; 0 tunes it.")
 _CHECKPOINTS = flags.DEFINE_integer("checkpoints", 15, "Log-spaced evaluation points.")
+_EPSILON = flags.DEFINE_float(
+    "epsilon",
+    None,
+    "Then continue until the perturbed saddle-point gap is at most this "
+    "(Algorithm 1's stopping rule), up to 10x --iterations steps.",
+)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop after this many solver seconds.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the final iterate's policy here.")
@@ -63,6 +69,8 @@ def main(argv):
         curve = evaluate.convergence(
             solver, checkpoints, time_limit=_TIME_LIMIT.value, stop=lambda: stop.stopped
         )
+        if _EPSILON.value is not None and not stop.stopped:
+            solver.run(_EPSILON.value, max_iterations=10 * _ITERATIONS.value)
     rows = zip(
         curve.iterations,
         curve.traversals,

@@ -137,3 +137,12 @@ def test_infeasible_xi_is_refused():
         egt.EGTSolver("kuhn_poker", xi=0.5)
     with pytest.raises(ValueError, match="dgf_weight"):
         egt.EGTSolver(pyspiel.load_game("kuhn_poker"), dgf_weight=0.0)
+
+
+def test_run_stops_at_the_gap():
+    solver = egt.EGTSolver("kuhn_poker", dgf_weight=0.05)
+    stats = solver.run(epsilon=1e-2, max_iterations=5000)
+    assert (
+        stats.perturbed_gap <= 1e-2 < egt.EGTSolver("kuhn_poker", dgf_weight=0.05).perturbed_gap()
+    )
+    assert stats.iteration < 5000 and stats.traversals >= 3 * stats.iteration

@@ -27,6 +27,7 @@ import dataclasses
 
 import numpy as np
 import pyspiel
+from absl import logging
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
@@ -254,6 +255,21 @@ class EGTSolver:
         br0 = self._dgf[0].best_response(self._sf.sequence_values(0, y))
         br1 = self._dgf[1].best_response(self._sf.sequence_values(1, x))
         return br0 + br1
+
+    def run(
+        self, epsilon: float, max_iterations: int | None = None, check_every: int = 10
+    ) -> EGTStats:
+        """Algorithm 1's loop: step until epsilon_sad(z^t) <= epsilon (checked every
+        `check_every` steps) or `max_iterations` steps in all; returns the final stats."""
+        while True:
+            gap = self.perturbed_gap()
+            logging.info(
+                "EGT step %d  traversals %d  gap %.3g", self._iteration, self._traversals, gap
+            )
+            if gap <= epsilon or (max_iterations is not None and self._iteration >= max_iterations):
+                return self.stats()
+            for _ in range(check_every):
+                self.evaluate_and_update_policy()
 
     def stats(self) -> EGTStats:
         return EGTStats(self._iteration, self._traversals, tuple(self._mu), self.perturbed_gap())
