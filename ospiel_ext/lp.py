@@ -96,25 +96,43 @@ class LPSolution:
     basis: Basis | None = None
 
 
-# The final simplex basis of an LP, keyed by what each column / row stands for (a sequence or
-# an information set, by information_state_string and action), so that it can warm-start the
-# LP of a grown trunk whose arrays are renumbered.
-Basis = dict[tuple, "highspy.HighsBasisStatus"]
+@dataclasses.dataclass(frozen=True)
+class Basis:
+    """The final simplex basis of an LP, keyed by what each column and row stands for, so
+    that it can warm-start the LP of a grown trunk whose arrays are renumbered.
+
+    Keys are `Treeplex.stable_ids` of sequences and creation-order ids of information sets,
+    times 4 plus the kind (0: x column, 1: q column, 2: row of E, 3: row (2c)); `keys` is
+    sorted and `status` holds the HiGHS basis status of each as an integer.
+    """
+
+    keys: NDArray[np.int64]
+    status: NDArray[np.int8]
 
 
-def _sequence_keys(sf: SequenceForm, tp: Treeplex) -> list[tuple[str, int]]:
-    keys = [sf.tree.infoset_key[g] for g in tp.infoset_ids]
-    return [("", -1)] + [(keys[i], int(a)) for i, a in zip(tp.seq_infoset[1:], tp.seq_action[1:])]
+_STATUS = {int(v): v for v in highspy.HighsBasisStatus.__members__.values()}
+_LOWER, _BASIC, _ZERO = (
+    int(highspy.HighsBasisStatus.kLower),
+    int(highspy.HighsBasisStatus.kBasic),
+    int(highspy.HighsBasisStatus.kZero),
+)
 
 
-def _lp_keys(sf: SequenceForm, own: Treeplex, opp: Treeplex, kept) -> tuple[list, list]:
-    """Keys of the columns (x, q) and rows (E, constraints 2c) of the LP."""
-    opp_infosets = [("q", "")] + [("q", sf.tree.infoset_key[g]) for g in opp.infoset_ids]
-    own_infosets = [("e", "")] + [("e", sf.tree.infoset_key[g]) for g in own.infoset_ids]
-    opp_seqs = _sequence_keys(sf, opp)
-    cols = [("x", *k) for k in _sequence_keys(sf, own)] + opp_infosets
-    rows = own_infosets + [("c", *opp_seqs[j]) for j in kept]
+def _lp_keys(own: Treeplex, opp: Treeplex, kept) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Keys (see `Basis`) of the columns (x, q) and rows (E, constraints 2c) of the LP."""
+    opp_infosets = np.concatenate([[0], 1 + opp.infoset_ids])
+    own_infosets = np.concatenate([[0], 1 + own.infoset_ids])
+    cols = np.concatenate([own.stable_ids * 4, opp_infosets * 4 + 1])
+    rows = np.concatenate([own_infosets * 4 + 2, opp.stable_ids[kept] * 4 + 3])
     return cols, rows
+
+
+def _lookup(basis: Basis, keys: NDArray[np.int64], default: NDArray[np.int8]) -> list:
+    """HiGHS statuses of `keys` from `basis`, `default` where it does not know a key."""
+    pos = np.minimum(np.searchsorted(basis.keys, keys), len(basis.keys) - 1)
+    found = basis.keys[pos] == keys
+    codes = np.where(found, basis.status[pos], default)
+    return [_STATUS[c] for c in codes.tolist()]
 
 
 def solve(
@@ -204,14 +222,14 @@ def solve(
     if warm_start is not None or return_basis:
         if own_constraints is not None or opponent_constraints is not None:
             raise ValueError("warm starts are not supported with extra strategy constraints")
-        keys = _lp_keys(sf, own, opp, kept)
+        keys = _lp_keys(own, opp, kept)
     start_basis = None
-    if warm_start is not None:
+    if warm_start is not None and len(warm_start.keys):
         cols, rows_ = keys
-        nonbasic = [highspy.HighsBasisStatus.kLower] * n_x + [highspy.HighsBasisStatus.kZero] * n_q
+        nonbasic = np.concatenate([np.full(n_x, _LOWER), np.full(n_q, _ZERO)]).astype(np.int8)
         start_basis = (
-            [warm_start.get(k, default) for k, default in zip(cols, nonbasic)],
-            [warm_start.get(k, highspy.HighsBasisStatus.kBasic) for k in rows_],
+            _lookup(warm_start, cols, nonbasic),
+            _lookup(warm_start, rows_, np.full(len(rows_), _BASIC, dtype=np.int8)),
         )
     solution, objective, seconds, iterations, final_basis = _run_highs(
         cost,
@@ -233,7 +251,10 @@ def solve(
     behavioural = tuple(tp.behavioural(z) for tp, z in zip(sf.treeplexes, plans))
     basis = None
     if return_basis:
-        basis = dict(zip(keys[0], final_basis[0])) | dict(zip(keys[1], final_basis[1]))
+        all_keys = np.concatenate(keys)
+        codes = np.fromiter(map(int, final_basis[0] + final_basis[1]), dtype=np.int8)
+        order = np.argsort(all_keys, kind="stable")
+        basis = Basis(all_keys[order], codes[order])
     return LPSolution(value, plans, behavioural, seconds, iterations, basis)
 
 

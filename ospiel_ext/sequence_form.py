@@ -65,6 +65,10 @@ class Treeplex:
     seq_parent: IntArray  # parent sequence of each sequence's infoset (-1 for empty)
     seq_action: IntArray  # action id of each sequence (-1 for empty)
     levels: tuple[Level, ...]
+    # Id of each sequence that stays the same while the GameTree grows by appending infosets
+    # (TreeBuilder): offset of its infoset among the player's infosets in creation order plus
+    # its action index plus 1; 0 for the empty sequence. Keys LP warm starts.
+    stable_ids: IntArray
 
     @property
     def num_infosets(self) -> int:
@@ -198,6 +202,8 @@ class Treeplex:
             [[-1]] + [np.array(tree.infoset_legal_actions[i], np.int64) for i in infoset_ids[order]]
         )
         levels = _levels(level[order], seq_start, num_actions, parent_seq, seq_parent)
+        stable_ids = np.empty(num_prov, dtype=np.int64)
+        stable_ids[prov_to_new] = np.arange(num_prov)
         tp = cls(
             player,
             infoset_ids[order],
@@ -208,6 +214,7 @@ class Treeplex:
             seq_parent,
             seq_action,
             tuple(levels),
+            stable_ids,
         )
         return tp, prov_to_new[last]
 
