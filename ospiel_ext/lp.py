@@ -16,7 +16,9 @@ xi-perturbed treeplex of perturbed_egt_efpe.txt: x[s] >= xi x[parent(s)]); `d` p
 opponent's constraint right-hand side as in ggse_subgame_solving.md eq. 3a. The opponent's
 equilibrium plan is read from the duals of (2c), so one solve gives both strategies.
 
-The constraint matrix is assembled in sparse CSC and passed to HiGHS in one `passModel`.
+The constraint matrix is assembled in sparse CSC and passed to HiGHS in one `passModel`. A
+solve can return its final basis keyed by stable sequence / information-set ids (`Basis`) and
+start from such a basis of a smaller trunk of the same game (`warm_start`).
 """
 
 from __future__ import annotations
@@ -76,27 +78,6 @@ def behavioural_lower_bounds(tp: Treeplex, xi: float | FloatArray) -> LinearCons
 
 
 @dataclasses.dataclass(frozen=True)
-class LPSolution:
-    """Result of a sequence-form LP.
-
-    Attributes:
-      value: the game value for player 0 (of the LP's game: lo/hi bounds, perturbations).
-      plans: realization plans (player 0, player 1); the solving player's from the primal, the
-        opponent's from the duals of the best-response constraints.
-      behavioural: the same strategies in behavioural form.
-      seconds: HiGHS wall time.
-      simplex_iterations: HiGHS simplex iteration count.
-    """
-
-    value: float
-    plans: tuple[FloatArray, FloatArray]
-    behavioural: tuple[FloatArray, FloatArray]
-    seconds: float
-    simplex_iterations: int
-    basis: Basis | None = None
-
-
-@dataclasses.dataclass(frozen=True)
 class Basis:
     """The final simplex basis of an LP, keyed by what each column and row stands for, so
     that it can warm-start the LP of a grown trunk whose arrays are renumbered.
@@ -133,6 +114,27 @@ def _lookup(basis: Basis, keys: NDArray[np.int64], default: NDArray[np.int8]) ->
     found = basis.keys[pos] == keys
     codes = np.where(found, basis.status[pos], default)
     return [_STATUS[c] for c in codes.tolist()]
+
+
+@dataclasses.dataclass(frozen=True)
+class LPSolution:
+    """Result of a sequence-form LP.
+
+    Attributes:
+      value: the game value for player 0 (of the LP's game: lo/hi bounds, perturbations).
+      plans: realization plans (player 0, player 1); the solving player's from the primal, the
+        opponent's from the duals of the best-response constraints.
+      behavioural: the same strategies in behavioural form.
+      seconds: HiGHS wall time.
+      simplex_iterations: HiGHS simplex iteration count.
+    """
+
+    value: float
+    plans: tuple[FloatArray, FloatArray]
+    behavioural: tuple[FloatArray, FloatArray]
+    seconds: float
+    simplex_iterations: int
+    basis: Basis | None = None
 
 
 def solve(
@@ -223,14 +225,7 @@ def solve(
         if own_constraints is not None or opponent_constraints is not None:
             raise ValueError("warm starts are not supported with extra strategy constraints")
         keys = _lp_keys(own, opp, kept)
-    start_basis = None
-    if warm_start is not None and len(warm_start.keys):
-        cols, rows_ = keys
-        nonbasic = np.concatenate([np.full(n_x, _LOWER), np.full(n_q, _ZERO)]).astype(np.int8)
-        start_basis = (
-            _lookup(warm_start, cols, nonbasic),
-            _lookup(warm_start, rows_, np.full(len(rows_), _BASIC, dtype=np.int8)),
-        )
+    start_basis = None if warm_start is None else _start_basis(warm_start, keys, n_x, n_q)
     solution, objective, seconds, iterations, final_basis = _run_highs(
         cost,
         col_lower,
@@ -249,13 +244,29 @@ def solve(
     plans = (x, y) if player == 0 else (y, x)
     value = objective if player == 0 else -objective
     behavioural = tuple(tp.behavioural(z) for tp, z in zip(sf.treeplexes, plans))
-    basis = None
-    if return_basis:
-        all_keys = np.concatenate(keys)
-        codes = np.fromiter(map(int, final_basis[0] + final_basis[1]), dtype=np.int8)
-        order = np.argsort(all_keys, kind="stable")
-        basis = Basis(all_keys[order], codes[order])
+    basis = _keyed_basis(keys, final_basis) if return_basis else None
     return LPSolution(value, plans, behavioural, seconds, iterations, basis)
+
+
+def _start_basis(warm: Basis, keys, n_x: int, n_q: int):
+    """(column, row) HiGHS statuses from an earlier basis; unknown columns nonbasic at zero
+    (x at its lower bound, free q at zero), unknown rows basic; None if `warm` is empty."""
+    if not len(warm.keys):
+        return None
+    cols, rows = keys
+    nonbasic = np.concatenate([np.full(n_x, _LOWER), np.full(n_q, _ZERO)]).astype(np.int8)
+    return (
+        _lookup(warm, cols, nonbasic),
+        _lookup(warm, rows, np.full(len(rows), _BASIC, dtype=np.int8)),
+    )
+
+
+def _keyed_basis(keys, final) -> Basis:
+    """The final (column, row) statuses as a Basis."""
+    all_keys = np.concatenate(keys)
+    codes = np.fromiter(map(int, final[0] + final[1]), dtype=np.int8)
+    order = np.argsort(all_keys, kind="stable")
+    return Basis(all_keys[order], codes[order])
 
 
 def _run_highs(
