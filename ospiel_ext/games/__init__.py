@@ -31,8 +31,9 @@ def utility_bounds(state: pyspiel.State) -> tuple[float, float]:
     """(lo, hi) with lo <= u_0(z) <= hi for every terminal z below `state`.
 
     Our games give a game-specific bound (e.g. Goofspiel: points won so far plus or minus the
-    prizes left; limit Leduc: a fold settles the money, unlimited raises make the bound
-    infinite); any other game gives `game.min_utility(), game.max_utility()`, and a terminal
+    prizes left, exact in the last round; limit Leduc: a fold settles the money, unlimited
+    raises make the bound infinite); any other game gives `game.min_utility(),
+    game.max_utility()`, and a terminal
     state its return.
     """
     if isinstance(state, State):
