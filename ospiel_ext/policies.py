@@ -71,7 +71,7 @@ class PolicyLayout:
     def from_policy(self, pol: policy_lib.Policy) -> Behavioural:
         """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset."""
         tree = self.sf.tree
-        nodes, offsets = tree.infoset_nodes()
+        nodes, offsets = tree.infoset_nodes
         table = {}
         for tp in self.sf.treeplexes:
             for g in tp.infoset_ids:

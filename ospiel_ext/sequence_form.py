@@ -171,7 +171,7 @@ class Treeplex:
         counts = np.where(tree.infoset_player == player, all_actions, 0)
         prov_offset = np.concatenate([[0], np.cumsum(counts)[:-1]])  # as in own_last_move
         last = tree.own_last_move(player)
-        nodes, offsets = tree.infoset_nodes()
+        nodes, offsets = tree.infoset_nodes
         rep = nodes[offsets[infoset_ids]]
         prov_parent = last[rep]
         num_prov = 1 + int(counts.sum())
@@ -286,7 +286,7 @@ class SequenceForm:
         self.treeplexes = (tp0, tp1)
         self.node_seq = (seq0, seq1)
         reach = np.ones(tree.num_nodes)
-        order, offsets = tree.depth_order()
+        order, offsets = tree.depth_order
         for d in range(1, len(offsets) - 1):
             nodes = order[offsets[d] : offsets[d + 1]]
             reach[nodes] = reach[tree.parent[nodes]] * tree.chance_prob[nodes]

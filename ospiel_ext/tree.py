@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import array
 import dataclasses
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,6 +36,12 @@ TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 # A game whose declared maximum length exceeds this is treated as infinite.
 INFINITE_GAME_LENGTH = 2**30
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """`a`, read-only (cached arrays are shared by all callers)."""
+    a.flags.writeable = False
+    return a
 
 
 class GameTooLargeError(ValueError):
@@ -141,18 +148,22 @@ class GameTree:
             state.apply_action(a)
         return state
 
+    @functools.cached_property
     def depth_order(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Nodes sorted by depth and the offsets of each depth: `order[offsets[d]:offsets[d+1]]`."""
+        """Nodes sorted by depth and the offsets of each depth: `order[offsets[d]:offsets[d+1]]`
+        (computed once per tree; a GameTree's arrays are not changed after it is built)."""
         order = np.argsort(self.depth, kind="stable")
         offsets = np.searchsorted(self.depth[order], np.arange(self.depth.max() + 2))
-        return order, offsets
+        return _frozen(order), _frozen(offsets)
 
+    @functools.cached_property
     def infoset_nodes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Decision nodes grouped by infoset: `nodes[offsets[i]:offsets[i+1]]` lie in infoset i."""
+        """Decision nodes grouped by infoset: `nodes[offsets[i]:offsets[i+1]]` lie in infoset i
+        (computed once per tree)."""
         decision = np.flatnonzero(self.infoset >= 0)
         nodes = decision[np.argsort(self.infoset[decision], kind="stable")]
         offsets = np.searchsorted(self.infoset[nodes], np.arange(self.num_infosets + 1))
-        return nodes, offsets
+        return _frozen(nodes), _frozen(offsets)
 
     def stats(self) -> dict[str, int]:
         """Node and information-set counts (histories, terminals, chance, decision, max depth)."""
@@ -222,6 +233,10 @@ class GameTree:
         tree.check_perfect_recall()
         return tree
 
+    @functools.cached_property
+    def _own_last_moves(self) -> dict[int, NDArray[np.int64]]:
+        return {}
+
     def own_last_move(self, player: int) -> NDArray[np.int64]:
         """For every node, player's last (infoset, action) pair above it, as one integer.
 
@@ -230,13 +245,20 @@ class GameTree:
         empty sequence). This is the sequence of `player` leading to the node, computed by one
         top-down pass over depth levels.
         """
+        if player not in self._own_last_moves:
+            last = self._compute_own_last_move(player)
+            last.flags.writeable = False
+            self._own_last_moves[player] = last
+        return self._own_last_moves[player]
+
+    def _compute_own_last_move(self, player: int) -> NDArray[np.int64]:
         mine = self.infoset_player == player
         counts = np.where(mine, [len(a) for a in self.infoset_legal_actions], 0)
         offset = np.concatenate([[0], np.cumsum(counts)[:-1]])
         last = np.zeros(self.num_nodes, dtype=np.int64)
         if not mine.any():
             return last
-        order, offsets = self.depth_order()
+        order, offsets = self.depth_order
         child_index = np.arange(self.num_nodes) - self.child_start[np.maximum(self.parent, 0)]
         for d in range(1, len(offsets) - 1):
             nodes = order[offsets[d] : offsets[d + 1]]
@@ -250,7 +272,7 @@ class GameTree:
 
     def check_perfect_recall(self) -> None:
         """Raises ValueError unless all nodes of each infoset share their owner's sequence."""
-        nodes, offsets = self.infoset_nodes()
+        nodes, offsets = self.infoset_nodes
         for p in (0, 1):
             last = self.own_last_move(p)[nodes]
             owner = self.infoset_player[self.infoset[nodes]] == p

@@ -354,7 +354,7 @@ def _subtree_bounds(tree: GameTree) -> tuple[FloatArray, FloatArray]:
     """Min of lo and max of hi over the leaves below every node."""
     lo = np.where(tree.is_leaf, tree.lo, np.inf)
     hi = np.where(tree.is_leaf, tree.hi, -np.inf)
-    order, offsets = tree.depth_order()
+    order, offsets = tree.depth_order
     for d in range(len(offsets) - 2, 0, -1):
         nodes = order[offsets[d] : offsets[d + 1]]
         np.minimum.at(lo, tree.parent[nodes], lo[nodes])
