@@ -21,6 +21,7 @@ probability (copies left) / (2k - 2). Actions: 0 fold, 1 check/call, 2 raise.
 
 from __future__ import annotations
 
+import numpy as np
 import pyspiel
 
 from ospiel_ext.games import _betting, _common
@@ -171,6 +172,13 @@ def consecutive_raises(state: LimitLeducPokerState) -> int:
     beyond 12 is ever expanded)."""
     history = state.betting[state.round]
     return len(history) - len(history.rstrip("r"))
+
+
+def max_consecutive_raises(tree) -> int:
+    """The most consecutive raises at any expanded decision node of a limit Leduc GameTree
+    (e.g. a certificate's trunk)."""
+    internal = np.flatnonzero((tree.num_children > 0) & (tree.infoset >= 0))
+    return max(consecutive_raises(tree.state(int(n))) for n in internal)
 
 
 pyspiel.register_game(_GAME_TYPE, LimitLeducPokerGame)
