@@ -88,25 +88,8 @@ class PolicyLayout:
 
     def from_table(self, table) -> Behavioural:
         """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}, e.g.
-        `pyspiel.TabularPolicy.policy_table()`; actions missing from a row get probability 0."""
-        out = []
-        for tp in self.sf.treeplexes:
-            b = np.zeros(tp.num_sequences)
-            b[0] = 1.0
-            keys = [self.sf.tree.infoset_key[g] for g in tp.infoset_ids]
-            for i, key in enumerate(keys):
-                if key not in table:
-                    raise ValueError(
-                        f"the policy has no entry for information state {key!r} of "
-                        f"{self.sf.tree.name}"
-                    )
-                row = dict(table[key])
-                s = tp.seq_start[i]
-                b[s : s + tp.num_actions[i]] = [
-                    row.get(int(a), 0.0) for a in tp.seq_action[s : s + tp.num_actions[i]]
-                ]
-            out.append(b)
-        return tuple(out)
+        `pyspiel.TabularPolicy.policy_table()`; see `behavioural_from_table`."""
+        return behavioural_from_table(self.sf, table)
 
     def behavioural(self, pol: policy_lib.Policy) -> Behavioural:
         """Behavioural arrays of `pol`, using the fast path for TabularPolicy."""
@@ -117,6 +100,28 @@ class PolicyLayout:
     @staticmethod
     def _with_root(b: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.concatenate([[1.0], b])
+
+
+def behavioural_from_table(sf: SequenceForm, table, missing: str = "raise") -> Behavioural:
+    """Behavioural arrays of `sf` from {info state: [(action, prob), ...] or {action: prob}};
+    actions missing from a row get probability 0. An information state missing from the
+    table raises ValueError (`missing="raise"`) or plays uniformly (`missing="uniform"`)."""
+    out = []
+    for tp in sf.treeplexes:
+        b = tp.uniform.copy()
+        for i, g in enumerate(tp.infoset_ids):
+            key = sf.tree.infoset_key[g]
+            if key not in table:
+                if missing == "raise":
+                    raise ValueError(
+                        f"the policy has no entry for information state {key!r} of {sf.tree.name}"
+                    )
+                continue
+            row = dict(table[key])
+            s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
+            b[s : s + n] = [row.get(int(a), 0.0) for a in tp.seq_action[s : s + n]]
+        out.append(b)
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=8)

@@ -16,6 +16,7 @@ import os
 import numpy as np
 import pyspiel
 
+from ospiel_ext import policies
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.sequence_form import SequenceForm
@@ -107,7 +108,7 @@ def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verificat
     problem = _strategy_problem(sf, table)
     if problem:
         return Verification(False, problem)
-    lower, upper = certificates.verify(sf, certificates.behavioural_from_table(sf, table))
+    lower, upper = certificates.verify(sf, policies.behavioural_from_table(sf, table))
     epsilon = upper - lower
     if epsilon > meta["epsilon"] + _TOLERANCE:
         return Verification(

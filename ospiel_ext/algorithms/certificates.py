@@ -37,7 +37,7 @@ from absl import logging
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import lp
+from ospiel_ext import lp, policies
 from ospiel_ext.algorithms.trunks import Bounds, NatureSampling, Trunk
 from ospiel_ext.sequence_form import SequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
@@ -345,7 +345,7 @@ def minimal_certificate(cert: Certificate) -> Certificate:
             )
         stack.extend((k, first + j) for j, k in enumerate(kids))
     small = SequenceForm(builder.freeze())
-    behavioural = behavioural_from_table(small, cert.strategy_table())
+    behavioural = policies.behavioural_from_table(small, cert.strategy_table(), "uniform")
     value_lower, value_upper = verify(small, behavioural)
     return Certificate(small, behavioural, value_upper - value_lower, value_lower, value_upper)
 
@@ -360,20 +360,6 @@ def _subtree_bounds(tree: GameTree) -> tuple[FloatArray, FloatArray]:
         np.minimum.at(lo, tree.parent[nodes], lo[nodes])
         np.maximum.at(hi, tree.parent[nodes], hi[nodes])
     return lo, hi
-
-
-def behavioural_from_table(sf: SequenceForm, table) -> tuple[FloatArray, FloatArray]:
-    """Behavioural arrays of a trunk from {info state: {action: prob}} (uniform if missing)."""
-    out = []
-    for tp in sf.treeplexes:
-        b = tp.uniform.copy()
-        for i, g in enumerate(tp.infoset_ids):
-            row = table.get(sf.tree.infoset_key[g])
-            if row is not None:
-                s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
-                b[s : s + n] = [row.get(int(a), 0.0) for a in tp.seq_action[s : s + n]]
-        out.append(b)
-    return tuple(out)
 
 
 class CertificatePolicy(policy_lib.Policy):
