@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 
 import highspy
 import numpy as np
@@ -135,6 +136,20 @@ class LPSolution:
     seconds: float
     simplex_iterations: int
     basis: Basis | None = None
+
+
+def lp_size(
+    num_infosets: Sequence[int], num_sequences: Sequence[int], payoff_nonzeros: int
+) -> dict[str, int]:
+    """Rows, columns and nonzeros of `solve`'s LP for player 0 (no extra constraints): rows
+    E x = e (infosets + 1) and the opponent's sequences; columns x and the opponent's infoset
+    values q (infosets + 1); nonzeros of E, A and F (one per sequence and per infoset each)."""
+    (i0, i1), (s0, s1) = num_infosets, num_sequences
+    return {
+        "lp_rows": i0 + 1 + s1,
+        "lp_columns": s0 + i1 + 1,
+        "lp_nonzeros": s0 + i0 + payoff_nonzeros + s1 + i1,
+    }
 
 
 def solve(

@@ -124,6 +124,20 @@ def behavioural_from_table(sf: SequenceForm, table, missing: str = "raise") -> B
     return tuple(out)
 
 
+def behavioural_to_table(
+    sf: SequenceForm, behavioural: Behavioural
+) -> dict[tuple[int, str], list[tuple[int, float]]]:
+    """{(player, infoset key): [(action, probability), ...]} of behavioural arrays of `sf`."""
+    table = {}
+    for p, (tp, b) in enumerate(zip(sf.treeplexes, behavioural)):
+        for i, g in enumerate(tp.infoset_ids):
+            s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
+            table[p, sf.tree.infoset_key[g]] = list(
+                zip(tp.seq_action[s : s + n].tolist(), b[s : s + n].tolist())
+            )
+    return table
+
+
 @functools.lru_cache(maxsize=8)
 def layout(sf: SequenceForm) -> PolicyLayout:
     """The PolicyLayout of a SequenceForm, built once."""

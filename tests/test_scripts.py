@@ -180,3 +180,37 @@ def test_certificate_search_with_nature_sampling(tmp_path):
     assert result["true_game_epsilon_bound"] == pytest.approx(result["epsilon"] + 0.2)
     proc = run("certificate_search.py", "--game=kuhn_poker", "--nature_epsilon=0.1")
     assert proc.returncode != 0 and "needs --max_nodes" in proc.stderr
+
+
+def test_gameshrink_lifts_an_equilibrium(tmp_path):
+    out, pol = tmp_path / "shrink.json", tmp_path / "policy.json"
+    proc = run(
+        "gameshrink.py",
+        "--game=leduc_poker",
+        "--solve=lp",
+        f"--output_json={out}",
+        f"--policy_out={pol}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["classes_per_round"] == [3, 9]
+    assert result["original"]["nodes"] == 9457 and result["original"]["source"] == "compiled"
+    assert result["abstracted"]["nodes"] < result["original"]["nodes"]
+    assert result["exploitability"] <= 1e-9
+    game = pyspiel.load_game("leduc_poker")
+    loaded = policies.load_policy(game, pol)
+    assert os_exploitability.exploitability(game, loaded) <= 1e-9
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--threshold=-1"], "--threshold must be >= 0"),
+        (["--game=tic_tac_toe"], "no ordered-signals description"),
+        (["--game=kuhn_poker", "--max_abstract_nodes=10"], "--max_abstract_nodes"),
+    ],
+)
+def test_gameshrink_bad_input(flags, message):
+    proc = run("gameshrink.py", *flags)
+    assert proc.returncode != 0
+    assert message in proc.stderr.strip().splitlines()[-1]

@@ -1,0 +1,210 @@
+"""The game Γ_f induced by an information filter (gameshrink_ordered_signals.txt, Section 3.2),
+its size, and lifting its strategies back to the original game (Theorem 2).
+
+In Γ_f each player observes the class of its view instead of the view. Histories that no player
+can tell apart at any point (the same classes for both players in every round, the same
+betting) are one node: chance deals a pair of classes (player 0's, player 1's) per round with
+the total probability of the deals in it, and a showdown pays the expected payoff over those
+deals ("we take the average over all real signals in the filtered class weighted by the
+probability of each real signal occurring"). The result is a `GameTree` any ospiel_ext solver
+(LP, CFR+, EGT) accepts; `lift` turns its strategy into an OpenSpiel policy of the original
+game, played by looking up the class of the acting player's view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import pyspiel
+from numpy.typing import NDArray
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import lp, policies
+from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import ordered_games
+from ospiel_ext.algorithms.gameshrink import Abstraction
+from ospiel_ext.algorithms.ordered_games import BettingNode
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.tree import GameTree, TreeBuilder
+
+IntArray = NDArray[np.int64]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class JointClasses:
+    """The pairs (player 0's class, player 1's class) of each round that some deal produces.
+
+    Attributes:
+      pairs: per round, (P_j, 2) class pairs.
+      parent: per round, the index of each pair's pair in the round before (0 in round 0).
+      counts: per round, (P_j, 3) number of deals of each showdown result (-1, 0, 1) in a pair.
+    """
+
+    pairs: tuple[IntArray, ...]
+    parent: tuple[IntArray, ...]
+    counts: tuple[IntArray, ...]
+
+    @classmethod
+    def of(cls, abstraction: Abstraction) -> JointClasses:
+        st, classes = abstraction.signal_tree, abstraction.classes
+        rounds = st.num_rounds
+        # Each deal's class in every round, for both seats (a view's class fixes its parent's).
+        per_round = [
+            np.column_stack([classes[r][st.views[r][0]], classes[r][st.views[r][1]]])
+            for r in range(rounds)
+        ]
+        pairs, parent, counts, prev_index = [], [], [], None
+        for r in range(rounds):
+            k = abstraction.num_classes[r]
+            code = per_round[r][:, 0] * k + per_round[r][:, 1]
+            uniq, index = np.unique(code, return_inverse=True)
+            index = index.ravel()
+            pairs.append(np.column_stack([uniq // k, uniq % k]))
+            cnt = np.bincount(index * 3 + st.result + 1, minlength=3 * len(uniq))
+            counts.append(cnt.reshape(-1, 3))
+            par = np.zeros(len(uniq), dtype=np.int64)
+            if prev_index is not None:
+                par[index] = prev_index
+            parent.append(par)
+            prev_index = index
+        return cls(tuple(pairs), tuple(parent), tuple(counts))
+
+    @functools.cached_property
+    def children(self) -> tuple[tuple[IntArray, IntArray], ...]:
+        """Per round j < last: (pairs of round j + 1 sorted by parent, offsets per pair of j)."""
+        out = []
+        for r in range(1, len(self.pairs)):
+            order = np.argsort(self.parent[r], kind="stable")
+            bounds = np.searchsorted(self.parent[r][order], np.arange(len(self.pairs[r - 1]) + 1))
+            out.append((order, bounds))
+        return tuple(out)
+
+
+def info_key(round_: int, cls: int, betting: str) -> str:
+    """The information-state key of the abstracted game: round, own class, betting."""
+    return f"r{round_} c{cls} b{betting}"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class AbstractGame:
+    """Γ_f of an abstraction: the betting tree, the joint classes, and their GameTree."""
+
+    abstraction: Abstraction
+    betting: BettingNode
+    joint: JointClasses
+
+    @classmethod
+    def of(cls, abstraction: Abstraction) -> AbstractGame:
+        return cls(abstraction, abstraction.betting, JointClasses.of(abstraction))
+
+    def _leaf_value(self, node: BettingNode, round_: int, pair: int) -> float:
+        cnt = self.joint.counts[round_][pair]
+        return sum(cnt[lab + 1] * u for lab, u in node.utility.items()) / cnt.sum()
+
+    @functools.cached_property
+    def tree(self) -> GameTree:
+        """Γ_f as a GameTree (chance actions are joint-class pair indices)."""
+        a = self.abstraction
+        builder = TreeBuilder(name=f"gameshrink({a.og.name}, threshold={a.threshold})")
+        root, joint = builder.add_root(), self.joint
+        mass = joint.counts[0].sum(axis=1)
+        first = builder.expand_chance(root, range(len(mass)), mass / mass.sum())
+        stack = [(first + i, self.betting, i) for i in range(len(mass))]
+        while stack:
+            node, bn, pair = stack.pop()
+            r = bn.round
+            if bn.utility is not None:
+                v = self._leaf_value(bn, r, pair)
+                builder.set_leaf(node, v, v)
+            elif bn.next_round:
+                order, bounds = joint.children[r]
+                kids = order[bounds[pair] : bounds[pair + 1]]
+                kid_mass = joint.counts[r + 1][kids].sum(axis=1)
+                f = builder.expand_chance(node, kids.tolist(), kid_mass / kid_mass.sum())
+                stack.extend((f + t, bn.children[0], int(k)) for t, k in enumerate(kids))
+            else:
+                cls = int(joint.pairs[r][pair, bn.player])
+                f = builder.expand_decision(node, bn.player, info_key(r, cls, bn.key), bn.actions)
+                stack.extend((f + t, child, pair) for t, child in enumerate(bn.children))
+        return builder.freeze()
+
+    @functools.cached_property
+    def sequence_form(self) -> SequenceForm:
+        return SequenceForm(self.tree)
+
+    def size(self) -> dict[str, int]:
+        """Nodes, infosets, sequences, leaves and sequence-form LP rows / columns / nonzeros of
+        Γ_f, counted from the betting tree and the joint classes without building the tree."""
+        joint, n_nodes, leaves = self.joint, 1, 0
+        infosets, sequences, nnz, distinct = [0, 0], [1, 1], 0, {}
+        seats = [[len(np.unique(p[:, s])) for s in (0, 1)] for p in joint.pairs]
+        stack = [(self.betting, (-1, -1))]  # node, round of each player's last action
+        while stack:
+            bn, last = stack.pop()
+            r = bn.round
+            n_nodes += len(joint.pairs[r])
+            if bn.utility is not None:
+                leaves += len(joint.pairs[r])
+                if (r, last) not in distinct:
+                    distinct[r, last] = self._distinct_sequence_pairs(r, last)
+                nnz += distinct[r, last]
+            elif bn.next_round:
+                stack.append((bn.children[0], last))
+            else:
+                infosets[bn.player] += seats[r][bn.player]
+                sequences[bn.player] += seats[r][bn.player] * len(bn.actions)
+                acted = tuple(r if p == bn.player else last[p] for p in (0, 1))
+                stack.extend((child, acted) for child in bn.children)
+        return {
+            "nodes": n_nodes,
+            "leaves": leaves,
+            "infosets": sum(infosets),
+            "sequences_0": sequences[0],
+            "sequences_1": sequences[1],
+            **lp.lp_size(infosets, sequences, nnz),
+        }
+
+    def _distinct_sequence_pairs(self, round_: int, last: tuple[int, int]) -> int:
+        """Distinct (player 0 sequence, player 1 sequence) pairs among the pairs of `round_`
+        for a terminal whose players last acted in rounds `last` (-1: never)."""
+        joint, cols = self.joint, []
+        for seat, r in enumerate(last):
+            if r < 0:
+                cols.append(np.zeros(len(joint.pairs[round_]), dtype=np.int64))
+                continue
+            idx = np.arange(len(joint.pairs[round_]))
+            for q in range(round_, r, -1):
+                idx = joint.parent[q][idx]
+            cols.append(joint.pairs[r][idx, seat])
+        return len(np.unique(np.column_stack(cols), axis=0))
+
+
+class LiftedPolicy(policy_lib.Policy):
+    """An abstract strategy played in the original game (Theorem 2's construction σ')."""
+
+    def __init__(self, game: AbstractGame, behavioural: policies.Behavioural):
+        self.abstract = game
+        og = game.abstraction.og
+        super().__init__(og.game, [0, 1])
+        self._table = policies.behavioural_to_table(game.sequence_form, behavioural)
+
+    def action_probabilities(self, state: pyspiel.State, player_id=None) -> dict[int, float]:
+        a = self.abstract.abstraction
+        player = state.current_player()
+        round_, betting = ordered_games.betting_key(state)
+        deal = a.og.deal_from_chance(ordered_games.chance_actions_of(state))
+        cls = a.class_of(deal, player, round_)
+        return dict(self._table[(player, info_key(round_, cls, betting))])
+
+    def to_tabular(self, max_nodes: int | None = None) -> policy_lib.TabularPolicy:
+        """The lifted policy as a TabularPolicy of the original game (compiles the game)."""
+        sf = sf_lib.for_game(self.game, max_nodes)
+        tree = sf.tree
+        nodes, offsets = tree.infoset_nodes
+        table = {
+            tree.infoset_key[g]: self.action_probabilities(tree.state(int(nodes[offsets[g]])))
+            for g in range(tree.num_infosets)
+        }
+        return policies.layout(sf).to_tabular(policies.behavioural_from_table(sf, table))

@@ -1,0 +1,482 @@
+"""GameShrink: lossless and approximate abstraction of games with ordered signals
+(Gilpin & Sandholm, gameshrink_ordered_signals.txt).
+
+The filtered signal tree (Definition 4) holds every deal of the signals; it is enumerated into
+arrays without touching the game tree (`SignalTree`). A player's *view* at round j is the
+public signals and its own private signals revealed through round j, the domain of the
+information filter f^j (Definition 2); one filter serves both players, as in the paper.
+
+Lossless abstraction (Section 4, Algorithm 2). Two views are merged when they are ordered game
+isomorphic (Definition 5): a bijection of their subtrees with equal weights whose leaves have
+equal payoffs. Under a filter, a leaf's payoff-relevant content is the opponent's filtered
+signal (its information) and the showdown result. A merge therefore depends on merges of the
+opponent's views (J♠ and J♥ are interchangeable only if the opponent's J♥ and J♠ are too), so
+`gameshrink` computes the largest filter closed under the relation, as a fixed point: starting
+from the paper's precheck ("the same number of chances to rank higher / lower / equal",
+Section 5.2, read from a database indexed by colexicographic subset indices), every view's
+signature, the multiset of (own filtered signals, opponent's filtered signals, result) over the
+deals through it, splits its class until no class splits. All deals through a view are
+equally likely, so equal signatures are exactly a perfect matching of equal-weight leaves; the
+pairwise test `OrderedGameIsomorphism.isomorphic` (Algorithm 1, bottom-up with scipy's
+bipartite matching) agrees with the fixed point on every sibling pair (tested).
+
+Approximate abstraction (Section 6.2). Starting from the lossless filter, sibling classes whose
+min-cost perfect matching (scipy's `linear_sum_assignment`, leaf cost |result difference| +
+[opponent's classes differ], averaged, so costs lie in [0, 3]) is at most `threshold` are
+joined, round by round, in a union-find filter (Section 5.2): threshold 0 is the lossless
+filter, infinity ignores all signals (one class per round). Views revealing different public
+cards always differ in the opponent's classes, so public-card siblings cost at least 1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import time
+
+import numpy as np
+from absl import logging
+from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from ospiel_ext.algorithms import ordered_games
+from ospiel_ext.algorithms.ordered_games import PUBLIC, BettingNode, OrderedGame, colex_index
+
+IntArray = NDArray[np.int64]
+_MAX_CARDS = 64  # deals are enumerated with uint64 card masks
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class SignalTree:
+    """Every deal of an ordered game, and every view of it, as arrays (Definition 4).
+
+    Attributes:
+      og: the ordered game.
+      deals: (N, slots) card ids, one row per leaf of the signal tree (all equally likely).
+      result: player 0's showdown result of each deal (-1, 0, 1).
+      view_codes: per round, the sorted codes of the views (see `view_code`).
+      views: per round, (view of player 0, view of player 1) of every deal, as indices into
+        view_codes[round].
+      view_parent: per round, each view's view in the round before (0 in round 0).
+      num_nodes: nodes of the paper's signal tree (distinct deal prefixes, root included).
+    """
+
+    og: OrderedGame
+    deals: NDArray[np.int8]
+    result: NDArray[np.int8]
+    view_codes: tuple[IntArray, ...]
+    views: tuple[tuple[NDArray[np.int32], NDArray[np.int32]], ...]
+    view_parent: tuple[IntArray, ...]
+    num_nodes: int
+
+    @property
+    def num_rounds(self) -> int:
+        return len(self.view_codes)
+
+    @property
+    def num_views(self) -> list[int]:
+        return [len(c) for c in self.view_codes]
+
+    def view_code(self, deals: NDArray, player: int, round_: int) -> IntArray:
+        """A unique integer per view: the colex indices of the view's groups in mixed radix."""
+        og, code, radix = self.og, np.zeros(len(deals), dtype=np.int64), 1
+        for g in og.view_groups(player, round_):
+            start, size = og.slots[g]
+            cols = np.sort(np.asarray(deals[:, start : start + size], dtype=np.int64), axis=1)
+            code += colex_index(cols) * radix
+            radix *= math.comb(og.num_cards, size)
+        return code
+
+    def view_index(self, deals: NDArray, player: int, round_: int) -> IntArray:
+        codes = self.view_code(np.atleast_2d(deals), player, round_)
+        idx = np.searchsorted(self.view_codes[round_], codes)
+        if np.any(idx >= len(self.view_codes[round_])) or np.any(
+            self.view_codes[round_][np.minimum(idx, len(self.view_codes[round_]) - 1)] != codes
+        ):
+            raise ValueError(f"{self.og.name}: a view is not in the signal tree")
+        return idx
+
+    @classmethod
+    def build(cls, og: OrderedGame) -> SignalTree:
+        """Enumerates the deals group by group (cards of a group as an ascending set)."""
+        if og.num_cards > _MAX_CARDS:
+            raise ValueError(f"{og.name}: at most {_MAX_CARDS} cards are supported")
+        deals = np.zeros((1, 0), dtype=np.int8)
+        masks = np.zeros(1, dtype=np.uint64)
+        num_nodes, prefixes, left = 1, 1, og.num_cards
+        for g in og.groups:
+            combos = np.array(list(itertools.combinations(range(og.num_cards), g.size)))
+            cmask = np.bitwise_or.reduce(np.left_shift(np.uint64(1), combos.astype(np.uint64)), 1)
+            d, c = np.nonzero((masks[:, None] & cmask[None, :]) == 0)
+            deals = np.hstack([deals[d], combos[c].astype(np.int8)])
+            masks = masks[d] | cmask[c]
+            prefixes *= math.comb(left, g.size)
+            num_nodes, left = num_nodes + prefixes, left - g.size
+        del masks
+        result = og.outcome(deals.astype(np.int64))
+        _check_common_ordering(og, deals, result)
+        tree = cls(og, deals, result, (), (), (), num_nodes)
+        codes, views, parents = [], [], []
+        for r in range(og.num_rounds):
+            c0, c1 = tree.view_code(deals, 0, r), tree.view_code(deals, 1, r)
+            table = np.unique(np.concatenate([c0, c1]))
+            v = tuple(np.searchsorted(table, c).astype(np.int32) for c in (c0, c1))
+            parent = np.zeros(len(table), dtype=np.int64)
+            if r:
+                for p in (0, 1):
+                    parent[v[p]] = views[-1][p]
+            codes.append(table)
+            views.append(v)
+            parents.append(parent)
+        return dataclasses.replace(
+            tree, view_codes=tuple(codes), views=tuple(views), view_parent=tuple(parents)
+        )
+
+
+def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> None:
+    """Definition 1 (u): payoffs increase in one ordering of hands shared by both players, so
+    swapping the players' private cards must negate every showdown result."""
+    swapped = deals.astype(np.int64)
+    cols = {p: [] for p in (0, 1)}
+    for (start, size), g in zip(og.slots, og.groups):
+        if g.owner != PUBLIC:
+            cols[g.owner].extend(range(start, start + size))
+    swapped[:, cols[0] + cols[1]] = deals[:, cols[1] + cols[0]]
+    bad = np.flatnonzero(og.outcome(swapped) != -result)
+    if len(bad):
+        raise ValueError(
+            f"game {og.name} is not a game with ordered signals: the players do not rank hands "
+            f"by a common ordering (in deal {deals[bad[0]].tolist()} player 0 gets "
+            f"{int(result[bad[0]])}, but {int(og.outcome(swapped[bad[:1]])[0])} with the "
+            "private cards swapped); the paper's Section 3.4 shows abstraction then fails"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# The lossless filter: the largest information filter closed under ordered game isomorphism.
+
+
+def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> IntArray:
+    """Section 5.2's necessary condition: views split by their counts of rank higher / equal /
+    lower, read from a database indexed by the colex indices of the private and of the public
+    set (so views revealing the same cards in another order share an entry)."""
+    og = st.og
+    own = [
+        c
+        for g in og.view_groups(0, round_)
+        if og.groups[g].owner != PUBLIC
+        for c in range(og.slots[g][0], og.slots[g][0] + og.slots[g][1])
+    ]
+    pub = [
+        c
+        for g in og.view_groups(0, round_)
+        if og.groups[g].owner == PUBLIC
+        for c in range(og.slots[g][0], og.slots[g][0] + og.slots[g][1])
+    ]
+    deals = st.deals.astype(np.int64)
+    key = colex_index(np.sort(deals[:, own], axis=1))
+    if pub:
+        key = key * math.comb(og.num_cards, len(pub)) + colex_index(np.sort(deals[:, pub], axis=1))
+    db_keys, db_index = np.unique(key, return_inverse=True)
+    database = np.bincount(db_index * 3 + st.result + 1, minlength=3 * len(db_keys))
+    database = database.reshape(-1, 3)
+    view = st.views[round_][0]
+    first = np.zeros(len(st.view_codes[round_]), dtype=np.int64)
+    first[view[::-1]] = np.arange(len(view))[::-1]
+    rows = np.column_stack([parent_class, database[db_index[first]]])
+    return np.unique(rows, axis=0, return_inverse=True)[1].ravel()
+
+
+def _signature_classes(
+    st: SignalTree, round_: int, label: IntArray, num_labels: int, key: IntArray
+) -> IntArray:
+    """Splits the classes `key` of round `round_`'s views by their signatures, the multisets of
+    `label` over the deals through each view (player 0's seat; deals are symmetric)."""
+    view = st.views[round_][0].astype(np.int64)
+    pairs, counts = np.unique(view * num_labels + label, return_counts=True)
+    owner = pairs // num_labels
+    bounds = np.searchsorted(owner, np.arange(len(st.view_codes[round_]) + 1))
+    lab, cnt = pairs % num_labels, counts
+    ids: dict[tuple[int, bytes, bytes], int] = {}
+    out = np.empty(len(bounds) - 1, dtype=np.int64)
+    for v in range(len(out)):
+        s, e = bounds[v], bounds[v + 1]
+        sig = (int(key[v]), lab[s:e].tobytes(), cnt[s:e].tobytes())
+        out[v] = ids.setdefault(sig, len(ids))
+    return out
+
+
+def _labels(st: SignalTree, classes: list[IntArray]) -> tuple[IntArray, int]:
+    """(own class, opponent's class, result) of every deal at the last round, as one integer."""
+    last = classes[-1]
+    k = int(last.max()) + 1
+    own, opp = last[st.views[-1][0]], last[st.views[-1][1]]
+    return (own * k + opp) * 3 + st.result + 1, k * k * 3
+
+
+def lossless_filter(st: SignalTree, time_limit: float | None = None) -> tuple[list[IntArray], int]:
+    """The class of every view in every round, and the number of refinement passes."""
+    start = time.perf_counter()
+    classes: list[IntArray] = []
+    for r in range(st.num_rounds):
+        parent = classes[-1][st.view_parent[r]] if r else np.zeros(st.num_views[0], np.int64)
+        classes.append(_precheck_classes(st, r, parent))
+    passes, sizes = 0, [int(c.max()) + 1 for c in classes]
+    while True:
+        passes += 1
+        label, num_labels = _labels(st, classes)
+        new: list[IntArray] = []
+        for r in range(st.num_rounds):
+            parent = new[-1][st.view_parent[r]] if r else np.zeros(st.num_views[0], np.int64)
+            key = parent * (int(classes[r].max()) + 1) + classes[r]
+            new.append(_signature_classes(st, r, label, num_labels, key))
+        classes, old = new, sizes
+        sizes = [int(c.max()) + 1 for c in classes]
+        logging.info("GameShrink pass %d: classes per round %s", passes, sizes)
+        if sizes == old:
+            return classes, passes
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            raise TimeoutError(f"GameShrink did not reach its fixed point in {time_limit} s")
+
+
+# ---------------------------------------------------------------------------------------------
+# Algorithm 1 (OrderedGameIsomorphic) and its weighted version (Section 6.2).
+
+
+class OrderedGameIsomorphism:
+    """Algorithm 1 on the signal tree filtered by `classes`, bottom-up with memoisation.
+
+    A view's children are its views one round later; a last-round view's leaves are the deals
+    through it, labelled by the opponent's class and the showdown result. Two views are
+    isomorphic when a perfect matching pairs their children (leaves) isomorphically (equally);
+    `cost` is the min-cost perfect matching with leaf cost |result difference| + [opponent's
+    classes differ], averaged over the matched pairs.
+    """
+
+    def __init__(self, st: SignalTree, classes: list[IntArray]):
+        self.st, self.classes = st, classes
+        self._children = []
+        for r in range(st.num_rounds - 1):
+            parent = st.view_parent[r + 1]
+            order = np.argsort(parent, kind="stable")
+            bounds = np.searchsorted(parent[order], np.arange(st.num_views[r] + 1))
+            self._children.append((order, bounds))
+        view = st.views[-1][0]
+        order = np.argsort(view, kind="stable")
+        self._leaf_order = order
+        self._leaf_bounds = np.searchsorted(view[order], np.arange(st.num_views[-1] + 1))
+        self._leaf_opp = classes[-1][st.views[-1][1]]
+        self._memo: dict[tuple[str, int, int, int], float | bool] = {}
+
+    def children(self, round_: int, view: int) -> IntArray:
+        order, bounds = self._children[round_]
+        return order[bounds[view] : bounds[view + 1]]
+
+    def _leaves(self, view: int) -> tuple[IntArray, IntArray]:
+        deals = self._leaf_order[self._leaf_bounds[view] : self._leaf_bounds[view + 1]]
+        return self._leaf_opp[deals], self.st.result[deals].astype(np.int64)
+
+    def _edge_costs(self, round_: int, x: int, y: int, exact: bool) -> NDArray:
+        if round_ == self.st.num_rounds - 1:
+            (ox, rx), (oy, ry) = self._leaves(x), self._leaves(y)
+            cost = np.abs(rx[:, None] - ry[None, :]) + (ox[:, None] != oy[None, :])
+            return cost.astype(np.float64)
+        kx, ky = self.children(round_, x), self.children(round_, y)
+        sub = self.isomorphic_subtrees if exact else self.cost
+        return np.array(
+            [
+                [float(not sub(round_ + 1, a, b)) if exact else sub(round_ + 1, a, b) for b in ky]
+                for a in kx
+            ]
+        )
+
+    def _key(self, kind: str, round_: int, x: int, y: int) -> tuple[str, int, int, int]:
+        cx, cy = int(self.classes[round_][x]), int(self.classes[round_][y])
+        return (kind, round_, min(cx, cy), max(cx, cy))
+
+    def isomorphic_subtrees(self, round_: int, x: int, y: int) -> bool:
+        """Algorithm 1 steps 2-5 (no sibling condition): a perfect matching of the children
+        (leaves) over the edges of isomorphic (equal) pairs, by scipy's Hopcroft-Karp."""
+        key = self._key("iso", round_, x, y)
+        if key not in self._memo:
+            edges = self._edge_costs(round_, x, y, exact=True) == 0
+            ok = edges.shape[0] == edges.shape[1]
+            if ok:
+                match = maximum_bipartite_matching(csr_matrix(edges), perm_type="column")
+                ok = bool(np.all(match >= 0))
+            self._memo[key] = ok
+        return bool(self._memo[key])
+
+    def isomorphic(self, round_: int, x: int, y: int) -> bool:
+        """OrderedGameIsomorphic(x, y) of Algorithm 1 for views x, y of round `round_`."""
+        if round_ and (
+            self.classes[round_ - 1][self.st.view_parent[round_][x]]
+            != self.classes[round_ - 1][self.st.view_parent[round_][y]]
+        ):
+            return False  # step 1: different parents
+        return self.isomorphic_subtrees(round_, x, y)
+
+    def cost(self, round_: int, x: int, y: int) -> float:
+        """Min-cost perfect matching cost of the subtrees of views x and y (Section 6.2)."""
+        key = self._key("cost", round_, x, y)
+        if key not in self._memo:
+            c = self._edge_costs(round_, x, y, exact=False)
+            if c.shape[0] != c.shape[1]:
+                self._memo[key] = math.inf
+            else:
+                rows, cols = linear_sum_assignment(c)
+                self._memo[key] = float(c[rows, cols].mean())
+        return float(self._memo[key])
+
+
+class UnionFind:
+    """Disjoint sets with path halving and union by size (Section 5.2's filter store)."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+        self.size = [1] * n
+
+    def find(self, a: int) -> int:
+        while self.parent[a] != a:
+            self.parent[a] = self.parent[self.parent[a]]
+            a = self.parent[a]
+        return a
+
+    def union(self, a: int, b: int) -> None:
+        a, b = self.find(a), self.find(b)
+        if a != b:
+            if self.size[a] < self.size[b]:
+                a, b = b, a
+            self.parent[b] = a
+            self.size[a] += self.size[b]
+
+    def labels(self) -> IntArray:
+        """Consecutive set ids 0.. in order of first element."""
+        roots = np.array([self.find(a) for a in range(len(self.parent))], dtype=np.int64)
+        return np.unique(roots, return_inverse=True)[1].ravel()
+
+
+def approximate_filter(
+    st: SignalTree, lossless: list[IntArray], threshold: float, time_limit: float | None = None
+) -> list[IntArray]:
+    """Section 6.2: join sibling classes whose matching cost is at most `threshold`, rounds in
+    order, so classes whose parents were joined become siblings in the next round."""
+    iso = OrderedGameIsomorphism(st, lossless)
+    start, merged = time.perf_counter(), []
+    for r in range(st.num_rounds):
+        k = int(lossless[r].max()) + 1
+        rep = np.zeros(k, dtype=np.int64)
+        rep[lossless[r][::-1]] = np.arange(len(lossless[r]))[::-1]  # first view of each class
+        parent = np.zeros(k, dtype=np.int64)
+        if r:
+            parent[lossless[r]] = merged[-1][st.view_parent[r]]
+        uf = UnionFind(k)
+        for group in np.split(
+            np.argsort(parent, kind="stable"), np.flatnonzero(np.diff(np.sort(parent))) + 1
+        ):
+            for a, b in itertools.combinations(group.tolist(), 2):
+                if uf.find(a) == uf.find(b):
+                    continue
+                if time_limit is not None and time.perf_counter() - start > time_limit:
+                    raise TimeoutError(f"approximate GameShrink exceeded {time_limit} s")
+                if math.isinf(threshold) or iso.cost(r, rep[a], rep[b]) <= threshold:
+                    uf.union(a, b)
+        merged.append(uf.labels()[lossless[r]])
+        logging.info(
+            "approximate GameShrink round %d: %d -> %d classes", r, k, int(merged[-1].max()) + 1
+        )
+    return merged
+
+
+# ---------------------------------------------------------------------------------------------
+# Algorithm 2.
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Abstraction:
+    """An information filter of an ordered game: the class of every view in every round.
+
+    Attributes:
+      signal_tree: the game's signal tree.
+      classes: per round j, f^j as the class id of each view (hierarchical: a view's class
+        determines its parent view's class).
+      threshold: 0 for the lossless filter, else the approximation knob of Section 6.2.
+      passes: refinement passes until the fixed point.
+      seconds: time to build the signal tree and the filter.
+      betting: the stage games, read off the pyspiel game (`ordered_games.betting_tree`).
+    """
+
+    signal_tree: SignalTree
+    classes: tuple[IntArray, ...]
+    threshold: float
+    passes: int
+    seconds: float
+    betting: BettingNode
+
+    @property
+    def og(self) -> OrderedGame:
+        return self.signal_tree.og
+
+    @property
+    def num_classes(self) -> list[int]:
+        return [int(c.max()) + 1 for c in self.classes]
+
+    def parent_class(self, round_: int) -> IntArray:
+        """The class in round `round_` - 1 of each class of round `round_` (zeros in round 0)."""
+        out = np.zeros(self.num_classes[round_], dtype=np.int64)
+        if round_:
+            out[self.classes[round_]] = self.classes[round_ - 1][
+                self.signal_tree.view_parent[round_]
+            ]
+        return out
+
+    def class_of(self, deal: list[int], player: int, round_: int) -> int:
+        """f^round(view of `player` in a deal whose unknown cards are -1)."""
+        view = self.signal_tree.view_index(np.array([deal]), player, round_)
+        return int(self.classes[round_][view[0]])
+
+
+def identity_filter(abstraction: Abstraction) -> Abstraction:
+    """The identity filter of the same game: Γ_f is then the original game (up to how chance
+    nodes are grouped), which lets `abstract_game` count games too large to walk."""
+    views = abstraction.signal_tree.num_views
+    classes = tuple(np.arange(v, dtype=np.int64) for v in views)
+    return dataclasses.replace(abstraction, classes=classes, threshold=0.0, passes=0)
+
+
+def gameshrink(
+    game, threshold: float = 0.0, time_limit: float | None = None, check_samples: int = 200
+) -> Abstraction:
+    """Algorithm 2: the coarsest ordered-game-isomorphic filter of `game` (an OrderedGame, a
+    pyspiel game or a load_game string), then the approximate joins for `threshold` > 0.
+
+    Before any work the description is checked against the game: the stage games are read off
+    it and `check_samples` random plays must match the described payoffs.
+
+    Raises:
+      ValueError: the game is not a (described) game with ordered signals.
+      TimeoutError: `time_limit` seconds passed before the filter was complete.
+    """
+    if threshold < 0 or math.isnan(threshold):
+        raise ValueError(f"threshold must be >= 0, got {threshold}")
+    start = time.perf_counter()
+    og = game if isinstance(game, OrderedGame) else ordered_games.describe(game)
+    st = SignalTree.build(og)
+    betting = ordered_games.betting_tree(og, st.deals, st.result)
+    ordered_games.check_against_game(og, betting, st.deals, st.result, check_samples)
+    logging.info(
+        "%s: signal tree of %d nodes, %d deals, views per round %s",
+        og.name,
+        st.num_nodes,
+        len(st.deals),
+        st.num_views,
+    )
+    classes, passes = lossless_filter(st, time_limit)
+    if threshold > 0:
+        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        classes = approximate_filter(st, classes, threshold, left)
+    seconds = time.perf_counter() - start
+    return Abstraction(st, tuple(classes), threshold, passes, seconds, betting)

@@ -1,0 +1,395 @@
+"""Games with ordered signals (gameshrink_ordered_signals.txt, Definition 1), read off pyspiel.
+
+An `OrderedGame` describes a two-player poker-like game the way GameShrink needs it:
+
+* signals: a deck of `num_cards` cards drawn uniformly without replacement;
+* `groups`: the cards revealed in each round, as (round, owner, size) with owner -1 for public
+  signals (κ_j of the paper) and 0 / 1 for a player's private signals (γ_j); both players get
+  the same number of private cards per round;
+* the stage games G^j (betting): read from the pyspiel game itself by `betting_tree`, which
+  replays one representative deal per showdown result ("legal actions are independent of the
+  signals" and "actions are observed by all players" are checked on the way);
+* the utility u^j: a terminal's payoff depends on the signals only through `outcome(deals)`,
+  player 0's showdown result (+1 win, 0 tie, -1 loss), which must come from a common ordering
+  of the players' hands (antisymmetric under swapping the private cards).
+
+`describe(game)` returns the description of kuhn_poker, leduc_poker and our limit_leduc_poker
+and rhode_island_holdem, and refuses anything else with the reason. A deal is a row of card ids,
+one column per card, groups in order, cards of a group ascending (a group is a set).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyspiel
+from numpy.typing import NDArray
+from scipy.special import comb
+
+from ospiel_ext import tree as tree_lib
+
+IntArray = NDArray[np.int64]
+PUBLIC = -1
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+    """`size` cards revealed in `round` to `owner` (PUBLIC, 0 or 1)."""
+
+    round: int
+    owner: int
+    size: int = 1
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OrderedGame:
+    """A two-player game with ordered signals; see the module docstring.
+
+    Attributes:
+      game: the pyspiel game described.
+      num_cards: the deck.
+      groups: the signals of each round, in the order of the deal columns.
+      chance_actions: (deal row, round) -> the pyspiel chance actions revealing that round's
+        signals, in the game's order.
+      deal_from_chance: the chance actions of a history -> the deal columns known so far
+        (-1 where not yet dealt); for games that hide suits, any one deal consistent with them.
+      outcome: deals (N, num_slots) -> player 0's showdown result in {-1, 0, 1}, vectorised.
+    """
+
+    game: pyspiel.Game
+    num_cards: int
+    groups: tuple[Group, ...]
+    chance_actions: Callable[[Sequence[int], int], list[int]]
+    deal_from_chance: Callable[[Sequence[int]], list[int]]
+    outcome: Callable[[IntArray], NDArray[np.int8]]
+
+    @property
+    def name(self) -> str:
+        return str(self.game)
+
+    @property
+    def num_rounds(self) -> int:
+        return 1 + max(g.round for g in self.groups)
+
+    @functools.cached_property
+    def slots(self) -> tuple[tuple[int, int], ...]:
+        """(first column, size) of each group in a deal row."""
+        starts = np.cumsum([0] + [g.size for g in self.groups])
+        return tuple((int(s), g.size) for s, g in zip(starts, self.groups))
+
+    @property
+    def num_slots(self) -> int:
+        return sum(g.size for g in self.groups)
+
+    def view_groups(self, player: int, round_: int) -> list[int]:
+        """Indices of the groups player `player` has seen by the end of round `round_`'s deal:
+        its own and the public ones, in deal order (own private first within a round)."""
+        mine = [i for i, g in enumerate(self.groups) if g.round <= round_ and g.owner == player]
+        public = [i for i, g in enumerate(self.groups) if g.round <= round_ and g.owner == PUBLIC]
+        return sorted(mine + public, key=lambda i: (self.groups[i].round, self.groups[i].owner < 0))
+
+
+def _check(condition: bool, game, message: str) -> None:
+    if not condition:
+        raise ValueError(f"game {game} is not a game with ordered signals: {message}")
+
+
+def validate(og: OrderedGame) -> None:
+    """Checks the structural assumptions of Definition 1 on the description itself."""
+    game = og.name
+    _check(og.num_slots <= og.num_cards, game, "more signals are revealed than the deck holds")
+    for r in range(og.num_rounds):
+        sizes = [sum(g.size for g in og.groups if g.round == r and g.owner == p) for p in (0, 1)]
+        _check(
+            sizes[0] == sizes[1],
+            game,
+            f"round {r} reveals {sizes[0]} private signals to player 0 but {sizes[1]} to "
+            "player 1 (the paper requires the same number)",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Stage games (betting), read from the pyspiel game with representative deals.
+
+
+@dataclasses.dataclass
+class BettingNode:
+    """A node of the betting tree of all rounds: a decision, a terminal or a round's end.
+
+    `key` is the betting so far (each action followed by ",", "|" between rounds); `round` the
+    round it belongs to. A decision has `player`, `actions`, `children`; a terminal has
+    `utility[label]` (player 0's payoff for each showdown result label -1 / 0 / 1 that occurs);
+    a round end (`next_round`) has one child, the first node of the next round.
+    """
+
+    key: str
+    round: int
+    player: int = -1
+    actions: tuple[int, ...] = ()
+    children: list[BettingNode] = dataclasses.field(default_factory=list)
+    utility: dict[int, float] | None = None
+    next_round: bool = False
+
+
+def betting_tree(og: OrderedGame, deals: IntArray, labels: NDArray[np.int8]) -> BettingNode:
+    """The stage games G^1..G^r joined into one tree, walked once with one representative deal
+    per showdown label (Definition 1: legal actions and the round structure must not depend on
+    the signals; every action must be observed by the other player)."""
+    reps = {int(lab): deals[int(np.flatnonzero(labels == lab)[0])] for lab in np.unique(labels)}
+    states = {}
+    for lab, deal in reps.items():
+        s = og.game.new_initial_state()
+        for a in og.chance_actions(deal, 0):
+            s.apply_action(a)
+        states[lab] = s
+    root = BettingNode(key="", round=0)
+    stack = [(root, states)]
+    while stack:
+        node, sts = stack.pop()
+        first = next(iter(sts.values()))
+        if first.is_terminal():
+            _check(all(s.is_terminal() for s in sts.values()), og.name, "deals end differently")
+            node.utility = {lab: float(s.returns()[0]) for lab, s in sts.items()}
+            continue
+        if first.current_player() == CHANCE:
+            _check(
+                all(s.current_player() == CHANCE for s in sts.values()),
+                og.name,
+                f"chance moves at betting {node.key!r} depend on the deal",
+            )
+            _check(node.round + 1 < og.num_rounds, og.name, "more chance rounds than described")
+            nxt = {}
+            for lab, s in sts.items():
+                s = s.clone()
+                for a in og.chance_actions(reps[lab], node.round + 1):
+                    s.apply_action(a)
+                nxt[lab] = s
+            node.next_round = True
+            child = BettingNode(key=node.key + "|", round=node.round + 1)
+            node.children.append(child)
+            stack.append((child, nxt))
+            continue
+        player = first.current_player()
+        actions = tuple(first.legal_actions())
+        for s in sts.values():
+            _check(
+                s.current_player() == player and tuple(s.legal_actions()) == actions,
+                og.name,
+                f"legal actions at betting {node.key!r} depend on the signals",
+            )
+        node.player, node.actions = player, actions
+        opponent_views = set()
+        for a in actions:
+            nxt = {lab: s.child(a) for lab, s in sts.items()}
+            after = nxt[next(iter(nxt))]
+            if not after.is_terminal():
+                opponent_views.add(after.information_state_string(1 - player))
+            child = BettingNode(key=f"{node.key}{a},", round=node.round)
+            node.children.append(child)
+            stack.append((child, nxt))
+        non_terminal = sum(not first.child(a).is_terminal() for a in actions)
+        _check(
+            len(opponent_views) == non_terminal,
+            og.name,
+            f"player {1 - player} does not observe player {player}'s action at betting "
+            f"{node.key!r} (the paper's Section 3.4 shows abstraction then fails)",
+        )
+    return root
+
+
+def betting_key(state: pyspiel.State) -> tuple[int, str]:
+    """(round, betting key) of a state of the original game: player actions with "|" between
+    chance blocks, the same keys as `BettingNode.key`."""
+    key, blocks, in_chance = "", 0, False
+    for player, action in ((h.player, h.action) for h in state.full_history()):
+        if player == CHANCE:
+            if not in_chance:
+                blocks += 1
+                if blocks > 1:
+                    key += "|"
+            in_chance = True
+        else:
+            key += f"{action},"
+            in_chance = False
+    return blocks - 1, key
+
+
+def chance_actions_of(state: pyspiel.State) -> list[int]:
+    return [h.action for h in state.full_history() if h.player == CHANCE]
+
+
+def check_against_game(
+    og: OrderedGame, root: BettingNode, deals: IntArray, labels, samples: int, seed: int = 0
+) -> None:
+    """Plays `samples` random deals down random betting lines in the pyspiel game and checks that
+    the description predicts every legal action set and every payoff (utility through the
+    showdown label only, Definition 1 (u))."""
+    rng = np.random.default_rng(seed)
+    for i in rng.integers(len(deals), size=samples):
+        deal, label = deals[i], int(labels[i])
+        s = og.game.new_initial_state()
+        for a in og.chance_actions(deal, 0):
+            s.apply_action(a)
+        node = root
+        while not s.is_terminal():
+            if node.next_round:
+                node = node.children[0]
+                for a in og.chance_actions(deal, node.round):
+                    s.apply_action(a)
+                continue
+            _check(tuple(s.legal_actions()) == node.actions, og.name, "legal actions differ")
+            k = int(rng.integers(len(node.actions)))
+            s.apply_action(node.actions[k])
+            node = node.children[k]
+        _check(
+            node.utility is not None and abs(node.utility[label] - s.returns()[0]) < 1e-9,
+            og.name,
+            f"the payoff at betting {node.key!r} of deal {deal.tolist()} is {s.returns()[0]}, "
+            "not a function of the showdown result",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Descriptions of the supported games.
+
+
+def _rank_outcome(strength: Callable[[IntArray], IntArray], og_slots) -> Callable:
+    """outcome(deals) = sign(strength(hand 0) - strength(hand 1)), hands given by column lists."""
+    cols0, cols1 = og_slots
+
+    def outcome(deals: IntArray) -> NDArray[np.int8]:
+        return np.sign(strength(deals[:, cols0]) - strength(deals[:, cols1])).astype(np.int8)
+
+    return outcome
+
+
+def _kuhn(game: pyspiel.Game) -> OrderedGame:
+    n = game.get_parameters().get("players", 2)
+    _check(n == 2, game, "kuhn_poker must have two players")
+    return OrderedGame(
+        game=game,
+        num_cards=3,
+        groups=(Group(0, 0), Group(0, 1)),
+        chance_actions=lambda deal, r: [int(deal[0]), int(deal[1])],
+        deal_from_chance=lambda acts: list(acts) + [-1] * (2 - len(acts)),
+        outcome=_rank_outcome(lambda h: h[:, 0], ([0], [1])),
+    )
+
+
+def _paired_rank_strength(num_ranks: int, suits: int) -> Callable[[IntArray], IntArray]:
+    """Leduc hands (private, public): a pair beats every non-pair; else the private rank."""
+
+    def strength(hand: IntArray) -> IntArray:
+        own, public = hand[:, 0] // suits, hand[:, 1] // suits
+        return np.where(own == public, num_ranks + own, own)
+
+    return strength
+
+
+def _leduc(game: pyspiel.Game) -> OrderedGame:
+    params = game.get_parameters()
+    _check(not params.get("suit_isomorphism", False), game, "suit_isomorphism must be false")
+    suits, ranks = 2, 3
+    return OrderedGame(
+        game=game,
+        num_cards=suits * ranks,
+        groups=(Group(0, 0), Group(0, 1), Group(1, PUBLIC)),
+        chance_actions=lambda deal, r: [int(deal[0]), int(deal[1])] if r == 0 else [int(deal[2])],
+        deal_from_chance=lambda acts: list(acts) + [-1] * (3 - len(acts)),
+        outcome=_rank_outcome(_paired_rank_strength(ranks, suits), ([0, 2], [1, 2])),
+    )
+
+
+def _limit_leduc(game: pyspiel.Game) -> OrderedGame:
+    k = game.num_ranks
+
+    def chance_actions(deal, r):
+        return [int(deal[0]) // 2 * k + int(deal[1]) // 2] if r == 0 else [int(deal[2]) // 2]
+
+    def deal_from_chance(acts):
+        # The game deals ranks; cards 2r and 2r + 1 are the two copies of rank r.
+        cards: list[int] = []
+        ranks = list(divmod(acts[0], k)) if acts else []
+        ranks += list(acts[1:2])
+        for r in ranks:
+            cards.append(2 * r + (2 * r in cards))
+        return cards + [-1] * (3 - len(cards))
+
+    return OrderedGame(
+        game=game,
+        num_cards=2 * k,
+        groups=(Group(0, 0), Group(0, 1), Group(1, PUBLIC)),
+        chance_actions=chance_actions,
+        deal_from_chance=deal_from_chance,
+        outcome=_rank_outcome(_paired_rank_strength(k, 2), ([0, 2], [1, 2])),
+    )
+
+
+def colex_index(subsets: IntArray) -> IntArray:
+    """Index of each ascending row (c_1 < ... < c_k) in the colexicographic order of k-subsets:
+    sum_i C(c_i, i) (gameshrink_ordered_signals.txt, Section 5.2), a bijection onto
+    [0, C(n, k))."""
+    subsets = np.asarray(subsets, dtype=np.int64)
+    k = subsets.shape[1]
+    return sum(comb(subsets[:, i], i + 1, exact=False).round().astype(np.int64) for i in range(k))
+
+
+def _rhode_island(game: pyspiel.Game) -> OrderedGame:
+    from ospiel_ext.games import rhode_island_holdem as rih
+
+    n, suits = game.num_ranks * game.num_suits, game.num_suits
+    # Strength of every 3-card set, indexed by its colex index.
+    sets = np.array(list(itertools.combinations(range(n), 3)), dtype=np.int64)
+    values = [rih.hand_value(tuple(int(c) for c in row), suits) for row in sets]
+    order = {v: i for i, v in enumerate(sorted(set(values)))}
+    table = np.empty(len(sets), dtype=np.int64)
+    table[colex_index(sets)] = [order[v] for v in values]
+
+    def strength(hand: IntArray) -> IntArray:
+        return table[colex_index(np.sort(hand, axis=1))]
+
+    return OrderedGame(
+        game=game,
+        num_cards=n,
+        groups=(Group(0, 0), Group(0, 1), Group(1, PUBLIC), Group(2, PUBLIC)),
+        chance_actions=lambda deal, r: (
+            [int(deal[0]), int(deal[1])] if r == 0 else [int(deal[r + 1])]
+        ),
+        deal_from_chance=lambda acts: list(acts) + [-1] * (4 - len(acts)),
+        outcome=_rank_outcome(strength, ([0, 2, 3], [1, 2, 3])),
+    )
+
+
+DESCRIPTIONS: dict[str, Callable[[pyspiel.Game], OrderedGame]] = {
+    "kuhn_poker": _kuhn,
+    "leduc_poker": _leduc,
+    "limit_leduc_poker": _limit_leduc,
+    "rhode_island_holdem": _rhode_island,
+}
+
+
+def describe(game: pyspiel.Game | str) -> OrderedGame:
+    """The ordered-signals description of a supported game (see DESCRIPTIONS).
+
+    Raises:
+      ValueError: the game is not two-player zero-sum, or has no description here.
+    """
+    import ospiel_ext.games  # noqa: F401  (registers limit_leduc_poker, rhode_island_holdem)
+
+    game = tree_lib.load(game)
+    tree_lib.check_two_player_zero_sum(game)
+    name = game.get_type().short_name
+    if name not in DESCRIPTIONS:
+        raise ValueError(
+            f"game {game} has no ordered-signals description (GameShrink needs one: "
+            f"observable actions, a deck dealt without replacement, payoffs by a common hand "
+            f"ordering); described games: {', '.join(sorted(DESCRIPTIONS))}"
+        )
+    og = DESCRIPTIONS[name](game)
+    validate(og)
+    return og

@@ -1,0 +1,192 @@
+"""GameShrink (gameshrink_ordered_signals.txt): signal tree, filters, Γ_f, lifting, refusals."""
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability as os_exploitability
+
+from ospiel_ext import lp
+from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import abstract_game as ag
+from ospiel_ext.algorithms import gameshrink as gs
+from ospiel_ext.algorithms import ordered_games as og_lib
+
+RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
+LOSSLESS_GAMES = ["kuhn_poker", "leduc_poker", "limit_leduc_poker(num_ranks=4)", RI_SMALL]
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    return gs.gameshrink("leduc_poker")
+
+
+def _lifted_lp(abstraction):
+    game = ag.AbstractGame.of(abstraction)
+    solution = lp.solve(game.sequence_form)
+    tabular = ag.LiftedPolicy(game, solution.behavioural).to_tabular()
+    return game, solution, os_exploitability.exploitability(abstraction.og.game, tabular)
+
+
+def test_colex_index_is_the_colexicographic_rank():
+    subsets = list(itertools.combinations(range(7), 3))
+    colex_order = sorted(subsets, key=lambda s: s[::-1])
+    idx = og_lib.colex_index(np.array(colex_order))
+    np.testing.assert_array_equal(idx, np.arange(math.comb(7, 3)))
+
+
+def test_signal_tree_sizes_from_counting():
+    st = gs.gameshrink(RI_SMALL).signal_tree
+    assert len(st.deals) == 6 * 5 * 4 * 3
+    assert st.num_nodes == 1 + 6 + 6 * 5 + 6 * 5 * 4 + 6 * 5 * 4 * 3
+    assert st.num_views == [6, 6 * 5, 6 * 5 * 4]
+
+
+def test_kuhn_has_nothing_to_merge():
+    assert gs.gameshrink("kuhn_poker").num_classes == [3]
+
+
+def test_leduc_merges_exactly_the_suits(leduc):
+    st = leduc.signal_tree
+    for r in range(2):
+        # Decode each view's cards from its code: own card, then the public card.
+        cards = [st.view_codes[r] % 6] + ([st.view_codes[r] // 6] if r else [])
+        ranks = np.column_stack(cards) // 2  # OpenSpiel Leduc: rank = card // 2
+        for a, b in itertools.combinations(range(len(ranks)), 2):
+            same_class = leduc.classes[r][a] == leduc.classes[r][b]
+            assert same_class == bool(np.all(ranks[a] == ranks[b]))
+    assert leduc.num_classes == [3, 9]
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL])
+def test_algorithm_1_agrees_with_the_fixed_point_on_every_sibling_pair(game):
+    a = gs.gameshrink(game)
+    iso = gs.OrderedGameIsomorphism(a.signal_tree, list(a.classes))
+    for r, cls in enumerate(a.classes):
+        parent = a.classes[r - 1][a.signal_tree.view_parent[r]] if r else np.zeros(len(cls))
+        for x, y in itertools.combinations(range(len(cls)), 2):
+            if parent[x] == parent[y]:
+                assert iso.isomorphic(r, x, y) == (cls[x] == cls[y]), (r, x, y)
+                assert (iso.cost(r, x, y) == 0.0) == (cls[x] == cls[y])
+
+
+@pytest.mark.parametrize("game", LOSSLESS_GAMES)
+def test_lifted_equilibrium_is_an_equilibrium_of_the_original_game(game):
+    a = gs.gameshrink(game)
+    _, solution, expl = _lifted_lp(a)
+    assert expl <= 1e-9  # Theorem 2, measured by OpenSpiel
+    assert solution.value == pytest.approx(lp.solve(sf_lib.for_game(game)).value, abs=1e-9)
+
+
+def test_outcome_histograms_alone_are_not_lossless(leduc):
+    """The Section 5.2 precheck ignores the opponent's information; as a filter it merges
+    (J, public Q) with (J, public K) and its lifted equilibrium is exploitable."""
+    st = leduc.signal_tree
+    classes = []
+    for r in range(st.num_rounds):
+        parent = classes[-1][st.view_parent[r]] if r else np.zeros(st.num_views[0], np.int64)
+        classes.append(gs._precheck_classes(st, r, parent))
+    coarse = dataclasses.replace(leduc, classes=tuple(classes))
+    assert coarse.num_classes[1] < leduc.num_classes[1]
+    assert _lifted_lp(coarse)[2] > 0.1
+
+
+def test_size_counts_match_built_trees(leduc):
+    game = ag.AbstractGame.of(leduc)
+    size, sf = game.size(), game.sequence_form
+    assert size["nodes"] == game.tree.num_nodes
+    assert size["leaves"] == int(game.tree.is_leaf.sum())
+    assert size["infosets"] == game.tree.num_infosets
+    e0, f0 = (tp.constraints[0] for tp in sf.treeplexes)
+    rows = e0.shape[0] + sf.treeplexes[1].num_sequences
+    assert size["lp_rows"] == rows
+    assert size["lp_nonzeros"] == e0.nnz + sf.payoff.nnz + f0.nnz
+    # The identity filter counts the original game: its sequence form, built from pyspiel.
+    identity = gs.identity_filter(leduc)
+    original = sf_lib.for_game("leduc_poker")
+    isize = ag.AbstractGame.of(identity).size()
+    assert isize["infosets"] == original.tree.num_infosets
+    assert isize["sequences_0"] == original.treeplexes[0].num_sequences
+    assert (
+        isize["lp_nonzeros"]
+        == sum(tp.constraints[0].nnz for tp in original.treeplexes) + original.payoff.nnz
+    )
+
+
+def test_lifted_policy_plays_in_pyspiel(leduc):
+    game = ag.AbstractGame.of(leduc)
+    lifted = ag.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural)
+    state = pyspiel.load_game("leduc_poker").new_initial_state()
+    for a in (0, 3):
+        state.apply_action(a)
+    probs = lifted.action_probabilities(state)
+    assert set(probs) == set(state.legal_actions())
+    assert sum(probs.values()) == pytest.approx(1.0)
+
+
+def test_threshold_knob(leduc):
+    tiny = gs.gameshrink("leduc_poker", threshold=1e-12)
+    for a, b in zip(tiny.classes, leduc.classes):
+        np.testing.assert_array_equal(a, b)
+    flat = gs.gameshrink("leduc_poker", threshold=math.inf)
+    assert flat.num_classes == [1, 1]  # ignores all signals
+    mid = gs.gameshrink("limit_leduc_poker(num_ranks=5)", threshold=0.8)
+    lossless = gs.gameshrink("limit_leduc_poker(num_ranks=5)")
+    assert sum(mid.num_classes) < sum(lossless.num_classes)
+    assert _lifted_lp(flat)[2] > 0.1  # no longer an equilibrium, and the ex post check says so
+
+
+def _kuhn_description(**changes):
+    base = og_lib.describe("kuhn_poker")
+    return dataclasses.replace(base, **changes)
+
+
+def test_refuses_players_with_different_orderings():
+    """Section 3.4's three-card example: player 0 ranks K > J1 ~ J2, player 1 ranks
+    J1 > K > J2 (cards 0 = J1, 1 = J2, 2 = K)."""
+    rank0, rank1 = np.array([0, 0, 1]), np.array([2, 0, 1])
+
+    def outcome(deals):
+        return np.sign(rank0[deals[:, 0]] - rank1[deals[:, 1]]).astype(np.int8)
+
+    with pytest.raises(ValueError, match="common ordering"):
+        gs.gameshrink(_kuhn_description(outcome=outcome))
+
+
+def test_refuses_unobserved_actions():
+    """sequential_rps: player 0 moves without seeing player 1's move (Section 3.4's first
+    failure)."""
+    game = pyspiel.load_game("sequential_rps")
+    desc = _kuhn_description(
+        game=game, chance_actions=lambda deal, r: [], deal_from_chance=lambda acts: [-1, -1]
+    )
+    with pytest.raises(ValueError, match="does not observe"):
+        gs.gameshrink(desc)
+
+
+@pytest.mark.parametrize(
+    "game, message",
+    [
+        ("tic_tac_toe", "no ordered-signals description"),
+        ("kuhn_poker(players=3)", "3 players"),
+        ("leduc_poker(suit_isomorphism=true)", "suit_isomorphism"),
+    ],
+)
+def test_refuses_other_games(game, message):
+    with pytest.raises(ValueError, match=message):
+        gs.gameshrink(game)
+
+
+def test_refuses_a_wrong_description():
+    """A description whose results do not determine the payoffs (every deal a tie) is caught
+    by the sampled plays."""
+    with pytest.raises(ValueError, match="not a function of the showdown result"):
+        gs.gameshrink(_kuhn_description(outcome=lambda d: np.zeros(len(d), dtype=np.int8)))
+
+
+def test_bad_threshold():
+    with pytest.raises(ValueError, match="threshold"):
+        gs.gameshrink("kuhn_poker", threshold=-1.0)
