@@ -1,0 +1,201 @@
+"""GameShrink evidence (gameshrink_ordered_signals.txt): lossless abstraction, Rhode Island
+Hold'em, and the approximation knob.
+
+  python benchmarks/gameshrink.py --output_json=docs/results/gameshrink.json
+
+1. Lossless (--lossless games): sizes before / after, abstraction and LP seconds, the lifted
+   LP strategy's exploitability in the original game (ospiel_ext.evaluate, equal to OpenSpiel's
+   to 1e-9, tested) and the LP value of the original game for comparison.
+2. Rhode Island Hold'em (--rhode_island): abstraction seconds and peak memory, classes per
+   round, the original and abstracted sizes counted from the signal tree (the game is far too
+   large to walk), and whether the abstracted game is small enough to build and solve here.
+3. The knob (--approximate game, --thresholds): classes, abstracted size and the lifted LP
+   strategy's exploitability in the original game for each threshold.
+Prints markdown tables; writes everything to --output_json.
+"""
+
+import math
+import resource
+import time
+
+from absl import app, flags
+
+from ospiel_ext import cli, evaluate, lp, policies
+from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import abstract_game, gameshrink
+
+_LOSSLESS = flags.DEFINE_multi_string(
+    "lossless",
+    [
+        "kuhn_poker",
+        "leduc_poker",
+        "limit_leduc_poker(num_ranks=3)",
+        "limit_leduc_poker(num_ranks=13)",
+        "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
+        "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1)",
+    ],
+    "Games for the lossless table; repeat the flag for more.",
+)
+_RHODE_ISLAND = flags.DEFINE_string("rhode_island", "rhode_island_holdem", "The full game.")
+_MAX_BUILD = flags.DEFINE_integer("max_build_nodes", 20_000_000, "Largest Γ_f built and solved.")
+_APPROXIMATE = flags.DEFINE_string("approximate", "limit_leduc_poker(num_ranks=13)", "Knob game.")
+_THRESHOLDS = flags.DEFINE_list(
+    "thresholds",
+    ["0", "0.1", "0.2", "0.25", "0.3", "0.35", "0.4", "0.45", "0.5", "1", "inf"],
+    "Knob.",
+)
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write all results here.")
+
+
+def _solve_and_lift(abstraction, original_sf):
+    """LP of Γ_f, then the lifted strategy's exploitability in the original game."""
+    game = abstract_game.AbstractGame.of(abstraction)
+    start = time.perf_counter()
+    solution = lp.solve(game.sequence_form)
+    lp_seconds = time.perf_counter() - start
+    lifted = abstract_game.LiftedPolicy(game, solution.behavioural)
+    layout = policies.layout(original_sf)
+    tabular = lifted.to_tabular()
+    expl = evaluate.evaluate_profile(original_sf, layout.from_tabular(tabular)).exploitability
+    return game.size(), solution.value, lp_seconds, expl
+
+
+def _lossless_row(game_string):
+    a = gameshrink.gameshrink(game_string)
+    original_sf = sf_lib.for_game(game_string)
+    tps = original_sf.treeplexes
+    original = {
+        "nodes": original_sf.tree.num_nodes,
+        "infosets": original_sf.tree.num_infosets,
+        **lp.lp_size(
+            [t.num_infosets for t in tps], [t.num_sequences for t in tps], original_sf.payoff.nnz
+        ),
+    }
+    size, value, lp_seconds, expl = _solve_and_lift(a, original_sf)
+    return {
+        "game": game_string,
+        "signal_tree_nodes": a.signal_tree.num_nodes,
+        "classes_per_round": a.num_classes,
+        "abstraction_seconds": a.seconds,
+        "original": original,
+        "abstracted": size,
+        "abstract_lp_value": value,
+        "original_lp_value": lp.solve(original_sf).value,
+        "lp_seconds": lp_seconds,
+        "lifted_exploitability": expl,
+    }
+
+
+def _rhode_island():
+    start = time.perf_counter()
+    a = gameshrink.gameshrink(_RHODE_ISLAND.value)
+    seconds = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    size = abstract_game.AbstractGame.of(a).size()
+    original = abstract_game.AbstractGame.of(gameshrink.identity_filter(a)).size()
+    return {
+        "game": _RHODE_ISLAND.value,
+        "signal_tree_nodes": a.signal_tree.num_nodes,
+        "deals": len(a.signal_tree.deals),
+        "views_per_round": a.signal_tree.num_views,
+        "classes_per_round": a.num_classes,
+        "refinement_passes": a.passes,
+        "abstraction_seconds": seconds,
+        "peak_rss_mb": peak_mb,
+        "original_counted": original,
+        "abstracted": size,
+        "solved": size["nodes"] <= _MAX_BUILD.value,
+    }
+
+
+def _knob():
+    original_sf = sf_lib.for_game(_APPROXIMATE.value)
+    rows = []
+    for t in _THRESHOLDS.value:
+        threshold = float(t)
+        a = gameshrink.gameshrink(_APPROXIMATE.value, threshold=threshold)
+        size, value, _, expl = _solve_and_lift(a, original_sf)
+        rows.append(
+            {
+                "threshold": t,
+                "classes_per_round": a.num_classes,
+                "abstraction_seconds": a.seconds,
+                "abstracted_nodes": size["nodes"],
+                "abstracted_infosets": size["infosets"],
+                "abstract_value": value,
+                "lifted_exploitability": expl,
+            }
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
+def main(argv):
+    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    for t in _THRESHOLDS.value:
+        try:
+            cli.require(float(t) >= 0 and not math.isnan(float(t)), f"bad threshold {t!r}")
+        except ValueError:
+            raise app.UsageError(f"bad threshold {t!r}") from None
+    lossless = []
+    for g in _LOSSLESS.value:
+        lossless.append(_lossless_row(g))
+        print(lossless[-1], flush=True)
+    ri = _rhode_island()
+    print(ri, flush=True)
+    knob = _knob()
+    print(
+        cli.format_table(
+            [
+                "game",
+                "classes",
+                "nodes before",
+                "nodes after",
+                "LP rows before",
+                "LP rows after",
+                "abstraction s",
+                "lifted exploitability",
+            ],
+            [
+                [
+                    r["game"],
+                    r["classes_per_round"],
+                    r["original"]["nodes"],
+                    r["abstracted"]["nodes"],
+                    r["original"]["lp_rows"],
+                    r["abstracted"]["lp_rows"],
+                    round(r["abstraction_seconds"], 3),
+                    r["lifted_exploitability"],
+                ]
+                for r in lossless
+            ],
+        )
+    )
+    print(
+        cli.format_table(
+            [
+                "threshold",
+                "classes",
+                "nodes",
+                "infosets",
+                "abstract value",
+                "lifted exploitability",
+            ],
+            [
+                [
+                    r["threshold"],
+                    r["classes_per_round"],
+                    r["abstracted_nodes"],
+                    r["abstracted_infosets"],
+                    r["abstract_value"],
+                    r["lifted_exploitability"],
+                ]
+                for r in knob
+            ],
+        )
+    )
+    cli.write_json(_OUTPUT_JSON.value, {"lossless": lossless, "rhode_island": ri, "knob": knob})
+
+
+if __name__ == "__main__":
+    app.run(main)
