@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import pyspiel
-from absl import app
+from absl import app, logging
 
 from ospiel_ext import tree as tree_lib
 
@@ -105,3 +106,25 @@ class StopFlag:
 
     def __exit__(self, *exc) -> None:
         signal.signal(signal.SIGINT, self._previous)
+
+
+def run_iterations(
+    solver, iterations: int, time_limit: float | None, log_every: int
+) -> tuple[float, bool]:
+    """Runs `solver.evaluate_and_update_policy()` up to `iterations` times, logging every
+    `log_every`; stops early on Ctrl-C or after `time_limit` solver seconds. Returns (solver
+    seconds, stopped early)."""
+    seconds, stopped = 0.0, False
+    with StopFlag() as stop:
+        for it in range(1, iterations + 1):
+            start = time.perf_counter()
+            solver.evaluate_and_update_policy()
+            seconds += time.perf_counter() - start
+            if it % log_every == 0:
+                logging.info(
+                    "iteration %d  exploitability %.3g  %.2fs", it, solver.exploitability(), seconds
+                )
+            if stop.stopped or (time_limit is not None and seconds >= time_limit):
+                stopped = True
+                break
+    return seconds, stopped

@@ -14,9 +14,8 @@ compile within --max_nodes), stopped_early.
 """
 
 import math
-import time
 
-from absl import app, flags, logging
+from absl import app, flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import cli, evaluate, lp, policies
@@ -72,17 +71,7 @@ def _solve(game):
         solution = lp.solve(sf, time_limit=_TIME_LIMIT.value)
         return solution.behavioural, solution.value, 0, solution.seconds, False
     solver = cfr.CFRPlusSolver(sf)
-    seconds, stopped = 0.0, False
-    with cli.StopFlag() as stop:
-        for it in range(1, _ITERATIONS.value + 1):
-            start = time.perf_counter()
-            solver.evaluate_and_update_policy()
-            seconds += time.perf_counter() - start
-            if it % 100 == 0:
-                logging.info("CFR+ iteration %d, %.1f s", it, seconds)
-            if stop.stopped or (_TIME_LIMIT.value is not None and seconds >= _TIME_LIMIT.value):
-                stopped = True
-                break
+    seconds, stopped = cli.run_iterations(solver, _ITERATIONS.value, _TIME_LIMIT.value, 100)
     b = solver.average_behavioural()
     value = evaluate.evaluate_profile(sf, b).on_policy_values[0]
     return b, value, solver.iteration, seconds, stopped

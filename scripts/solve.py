@@ -8,9 +8,8 @@ returned profile; the LP value for lp), exploitability, nash_conv, seconds (solv
 evaluation excluded), stopped_early (Ctrl-C or --time_limit).
 """
 
-import time
 
-from absl import app, flags, logging
+from absl import app, flags
 
 from ospiel_ext import cli, evaluate, lp, policies, sequence_form
 from ospiel_ext.algorithms import cfr
@@ -27,19 +26,9 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 def _run_cfr(sf):
     solver = cfr.SOLVERS[_SOLVER.value](sf)
-    seconds, stopped = 0.0, False
-    with cli.StopFlag() as stop:
-        for it in range(1, _ITERATIONS.value + 1):
-            start = time.perf_counter()
-            solver.evaluate_and_update_policy()
-            seconds += time.perf_counter() - start
-            if it % _LOG_EVERY.value == 0:
-                logging.info(
-                    "iteration %d  exploitability %.3g  %.2fs", it, solver.exploitability(), seconds
-                )
-            if stop.stopped or (_TIME_LIMIT.value is not None and seconds >= _TIME_LIMIT.value):
-                stopped = True
-                break
+    seconds, stopped = cli.run_iterations(
+        solver, _ITERATIONS.value, _TIME_LIMIT.value, _LOG_EVERY.value
+    )
     return solver.average_behavioural(), solver.iteration, seconds, stopped
 
 
