@@ -8,7 +8,6 @@ returned profile; the LP value for lp), exploitability, nash_conv, seconds (solv
 evaluation excluded), stopped_early (Ctrl-C or --time_limit).
 """
 
-
 from absl import app, flags
 
 from ospiel_ext import cli, evaluate, lp, policies, sequence_form

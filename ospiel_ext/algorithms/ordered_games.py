@@ -183,16 +183,16 @@ def betting_tree(og: OrderedGame, deals: IntArray, labels: NDArray[np.int8]) -> 
                 f"legal actions at betting {node.key!r} depend on the signals",
             )
         node.player, node.actions = player, actions
-        opponent_views = set()
+        opponent_views, non_terminal = set(), 0
         for a in actions:
             nxt = {lab: s.child(a) for lab, s in sts.items()}
             after = nxt[next(iter(nxt))]
             if not after.is_terminal():
                 opponent_views.add(after.information_state_string(1 - player))
+                non_terminal += 1
             child = BettingNode(key=f"{node.key}{a},", round=node.round)
             node.children.append(child)
             stack.append((child, nxt))
-        non_terminal = sum(not first.child(a).is_terminal() for a in actions)
         _check(
             len(opponent_views) == non_terminal,
             og.name,
