@@ -63,14 +63,7 @@ def _solve_and_lift(abstraction, original_sf):
 def _lossless_row(game_string):
     a = gameshrink.gameshrink(game_string)
     original_sf = sf_lib.for_game(game_string)
-    tps = original_sf.treeplexes
-    original = {
-        "nodes": original_sf.tree.num_nodes,
-        "infosets": original_sf.tree.num_infosets,
-        **lp.lp_size(
-            [t.num_infosets for t in tps], [t.num_sequences for t in tps], original_sf.payoff.nnz
-        ),
-    }
+    original = abstract_game.game_size(original_sf)
     size, value, lp_seconds, expl = _solve_and_lift(a, original_sf)
     return {
         "game": game_string,

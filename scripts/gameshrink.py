@@ -52,29 +52,18 @@ def _original_size(abstraction):
         identity = gameshrink.identity_filter(abstraction)
         size = abstract_game.AbstractGame.of(identity).size()
         return None, {**{k: size[k] for k in _SIZE_KEYS}, "source": "counted"}
-    tps = sf.treeplexes
-    size = lp.lp_size(
-        [tp.num_infosets for tp in tps], [tp.num_sequences for tp in tps], sf.payoff.nnz
-    )
-    return sf, {
-        "nodes": sf.tree.num_nodes,
-        "infosets": sf.tree.num_infosets,
-        **size,
-        "source": "compiled",
-    }
+    return sf, {**abstract_game.game_size(sf), "source": "compiled"}
 
 
 def _solve(game):
-    """(behavioural, value, iterations, seconds, stopped) of Γ_f by --solve."""
+    """(behavioural, LP value or None, iterations, seconds, stopped) of Γ_f by --solve."""
     sf = game.sequence_form
     if _SOLVE.value == "lp":
         solution = lp.solve(sf, time_limit=_TIME_LIMIT.value)
         return solution.behavioural, solution.value, 0, solution.seconds, False
     solver = cfr.CFRPlusSolver(sf)
     seconds, stopped = cli.run_iterations(solver, _ITERATIONS.value, _TIME_LIMIT.value, 100)
-    b = solver.average_behavioural()
-    value = evaluate.evaluate_profile(sf, b).on_policy_values[0]
-    return b, value, solver.iteration, seconds, stopped
+    return solver.average_behavioural(), None, solver.iteration, seconds, stopped
 
 
 def main(argv):
@@ -115,6 +104,7 @@ def main(argv):
             "--policy_out needs the original game to compile within --max_nodes",
         )
         behavioural, value, iterations, seconds, stopped = _solve(shrunk)
+        result = evaluate.evaluate_profile(shrunk.sequence_form, behavioural)
         lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
         exploitability = None
         if original_sf is not None:
@@ -125,10 +115,8 @@ def main(argv):
         row.update(
             solve_seconds=seconds,
             iterations=iterations,
-            abstract_value=value,
-            abstract_exploitability=evaluate.evaluate_profile(
-                shrunk.sequence_form, behavioural
-            ).exploitability,
+            abstract_value=result.on_policy_values[0] if value is None else value,
+            abstract_exploitability=result.exploitability,
             exploitability=exploitability,
             stopped_early=stopped,
         )

@@ -66,7 +66,7 @@ def test_algorithm_1_agrees_with_the_fixed_point_on_every_sibling_pair(game):
     a = gs.gameshrink(game)
     iso = gs.OrderedGameIsomorphism(a.signal_tree, list(a.classes))
     for r, cls in enumerate(a.classes):
-        parent = a.classes[r - 1][a.signal_tree.view_parent[r]] if r else np.zeros(len(cls))
+        parent = a.signal_tree.parent_classes(list(a.classes), r)
         for x, y in itertools.combinations(range(len(cls)), 2):
             if parent[x] == parent[y]:
                 assert iso.isomorphic(r, x, y) == (cls[x] == cls[y]), (r, x, y)
@@ -87,8 +87,7 @@ def test_outcome_histograms_alone_are_not_lossless(leduc):
     st = leduc.signal_tree
     classes = []
     for r in range(st.num_rounds):
-        parent = classes[-1][st.view_parent[r]] if r else np.zeros(st.num_views[0], np.int64)
-        classes.append(gs._precheck_classes(st, r, parent))
+        classes.append(gs._precheck_classes(st, r, st.parent_classes(classes, r)))
     coarse = dataclasses.replace(leduc, classes=tuple(classes))
     assert coarse.num_classes[1] < leduc.num_classes[1]
     assert _lifted_lp(coarse)[2] > 0.1

@@ -24,7 +24,7 @@ from open_spiel.python import policy as policy_lib
 from ospiel_ext import lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import ordered_games
-from ospiel_ext.algorithms.gameshrink import Abstraction
+from ospiel_ext.algorithms.gameshrink import Abstraction, group_by
 from ospiel_ext.algorithms.ordered_games import BettingNode
 from ospiel_ext.sequence_form import SequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
@@ -49,16 +49,11 @@ class JointClasses:
     @classmethod
     def of(cls, abstraction: Abstraction) -> JointClasses:
         st, classes = abstraction.signal_tree, abstraction.classes
-        rounds = st.num_rounds
-        # Each deal's class in every round, for both seats (a view's class fixes its parent's).
-        per_round = [
-            np.column_stack([classes[r][st.views[r][0]], classes[r][st.views[r][1]]])
-            for r in range(rounds)
-        ]
         pairs, parent, counts, prev_index = [], [], [], None
-        for r in range(rounds):
+        for r in range(st.num_rounds):
+            # Each deal's pair of classes this round (a view's class fixes its parent's).
             k = abstraction.num_classes[r]
-            code = per_round[r][:, 0] * k + per_round[r][:, 1]
+            code = classes[r][st.views[r][0]] * k + classes[r][st.views[r][1]]
             uniq, index = np.unique(code, return_inverse=True)
             index = index.ravel()
             pairs.append(np.column_stack([uniq // k, uniq % k]))
@@ -74,12 +69,9 @@ class JointClasses:
     @functools.cached_property
     def children(self) -> tuple[tuple[IntArray, IntArray], ...]:
         """Per round j < last: (pairs of round j + 1 sorted by parent, offsets per pair of j)."""
-        out = []
-        for r in range(1, len(self.pairs)):
-            order = np.argsort(self.parent[r], kind="stable")
-            bounds = np.searchsorted(self.parent[r][order], np.arange(len(self.pairs[r - 1]) + 1))
-            out.append((order, bounds))
-        return tuple(out)
+        return tuple(
+            group_by(self.parent[r], len(self.pairs[r - 1])) for r in range(1, len(self.pairs))
+        )
 
 
 def info_key(round_: int, cls: int, betting: str) -> str:
@@ -89,15 +81,18 @@ def info_key(round_: int, cls: int, betting: str) -> str:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class AbstractGame:
-    """Γ_f of an abstraction: the betting tree, the joint classes, and their GameTree."""
+    """Γ_f of an abstraction: its joint classes, and the GameTree of them with the betting."""
 
     abstraction: Abstraction
-    betting: BettingNode
     joint: JointClasses
 
     @classmethod
     def of(cls, abstraction: Abstraction) -> AbstractGame:
-        return cls(abstraction, abstraction.betting, JointClasses.of(abstraction))
+        return cls(abstraction, JointClasses.of(abstraction))
+
+    @property
+    def betting(self) -> BettingNode:
+        return self.abstraction.betting
 
     def _leaf_value(self, node: BettingNode, round_: int, pair: int) -> float:
         cnt = self.joint.counts[round_][pair]
@@ -179,6 +174,19 @@ class AbstractGame:
                 idx = joint.parent[q][idx]
             cols.append(joint.pairs[r][idx, seat])
         return len(np.unique(np.column_stack(cols), axis=0))
+
+
+def game_size(sf: SequenceForm) -> dict[str, int]:
+    """Nodes, infosets and LP rows / columns / nonzeros of a compiled game, the keys of
+    `AbstractGame.size`."""
+    tps = sf.treeplexes
+    return {
+        "nodes": sf.tree.num_nodes,
+        "infosets": sf.tree.num_infosets,
+        **lp.lp_size(
+            [tp.num_infosets for tp in tps], [tp.num_sequences for tp in tps], sf.payoff.nnz
+        ),
+    }
 
 
 class LiftedPolicy(policy_lib.Policy):

@@ -43,10 +43,23 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ospiel_ext.algorithms import ordered_games
-from ospiel_ext.algorithms.ordered_games import PUBLIC, BettingNode, OrderedGame, colex_index
+from ospiel_ext.algorithms.ordered_games import BettingNode, OrderedGame, colex_index
 
 IntArray = NDArray[np.int64]
 _MAX_CARDS = 64  # deals are enumerated with uint64 card masks
+
+
+def group_by(keys: NDArray, num_keys: int) -> tuple[IntArray, IntArray]:
+    """(order, bounds): the indices with key k are order[bounds[k] : bounds[k + 1]]."""
+    order = np.argsort(keys, kind="stable")
+    return order, np.searchsorted(keys[order], np.arange(num_keys + 1))
+
+
+def first_index(labels: NDArray, num_labels: int) -> IntArray:
+    """The first index at which each label 0 .. num_labels - 1 occurs."""
+    first = np.zeros(num_labels, dtype=np.int64)
+    first[labels[::-1]] = np.arange(len(labels))[::-1]
+    return first
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -91,17 +104,24 @@ class SignalTree:
         return code
 
     def view_index(self, deals: NDArray, player: int, round_: int) -> IntArray:
+        table = self.view_codes[round_]
         codes = self.view_code(np.atleast_2d(deals), player, round_)
-        idx = np.searchsorted(self.view_codes[round_], codes)
-        if np.any(idx >= len(self.view_codes[round_])) or np.any(
-            self.view_codes[round_][np.minimum(idx, len(self.view_codes[round_]) - 1)] != codes
-        ):
+        idx = np.minimum(np.searchsorted(table, codes), len(table) - 1)
+        if np.any(table[idx] != codes):
             raise ValueError(f"{self.og.name}: a view is not in the signal tree")
         return idx
+
+    def parent_classes(self, classes: list[IntArray], round_: int) -> IntArray:
+        """The round `round_` - 1 class (in `classes`) of every view's parent view; zeros in
+        round 0."""
+        if round_ == 0:
+            return np.zeros(self.num_views[0], dtype=np.int64)
+        return classes[round_ - 1][self.view_parent[round_]]
 
     @classmethod
     def build(cls, og: OrderedGame) -> SignalTree:
         """Enumerates the deals group by group (cards of a group as an ascending set)."""
+        ordered_games.validate(og)
         if og.num_cards > _MAX_CARDS:
             raise ValueError(f"{og.name}: at most {_MAX_CARDS} cards are supported")
         deals = np.zeros((1, 0), dtype=np.int8)
@@ -140,11 +160,8 @@ def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> 
     """Definition 1 (u): payoffs increase in one ordering of hands shared by both players, so
     swapping the players' private cards must negate every showdown result."""
     swapped = deals.astype(np.int64)
-    cols = {p: [] for p in (0, 1)}
-    for (start, size), g in zip(og.slots, og.groups):
-        if g.owner != PUBLIC:
-            cols[g.owner].extend(range(start, start + size))
-    swapped[:, cols[0] + cols[1]] = deals[:, cols[1] + cols[0]]
+    own0, own1 = (og.view_columns(p, og.num_rounds - 1)[0] for p in (0, 1))
+    swapped[:, own0 + own1] = deals[:, own1 + own0]
     bad = np.flatnonzero(og.outcome(swapped) != -result)
     if len(bad):
         raise ValueError(
@@ -164,18 +181,7 @@ def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> In
     lower, read from a database indexed by the colex indices of the private and of the public
     set (so views revealing the same cards in another order share an entry)."""
     og = st.og
-    own = [
-        c
-        for g in og.view_groups(0, round_)
-        if og.groups[g].owner != PUBLIC
-        for c in range(og.slots[g][0], og.slots[g][0] + og.slots[g][1])
-    ]
-    pub = [
-        c
-        for g in og.view_groups(0, round_)
-        if og.groups[g].owner == PUBLIC
-        for c in range(og.slots[g][0], og.slots[g][0] + og.slots[g][1])
-    ]
+    own, pub = og.view_columns(0, round_)
     deals = st.deals.astype(np.int64)
     key = colex_index(np.sort(deals[:, own], axis=1))
     if pub:
@@ -183,9 +189,7 @@ def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> In
     db_keys, db_index = np.unique(key, return_inverse=True)
     database = np.bincount(db_index * 3 + st.result + 1, minlength=3 * len(db_keys))
     database = database.reshape(-1, 3)
-    view = st.views[round_][0]
-    first = np.zeros(len(st.view_codes[round_]), dtype=np.int64)
-    first[view[::-1]] = np.arange(len(view))[::-1]
+    first = first_index(st.views[round_][0], st.num_views[round_])  # a deal through each view
     rows = np.column_stack([parent_class, database[db_index[first]]])
     return np.unique(rows, axis=0, return_inverse=True)[1].ravel()
 
@@ -222,16 +226,14 @@ def lossless_filter(st: SignalTree, time_limit: float | None = None) -> tuple[li
     start = time.perf_counter()
     classes: list[IntArray] = []
     for r in range(st.num_rounds):
-        parent = classes[-1][st.view_parent[r]] if r else np.zeros(st.num_views[0], np.int64)
-        classes.append(_precheck_classes(st, r, parent))
+        classes.append(_precheck_classes(st, r, st.parent_classes(classes, r)))
     passes, sizes = 0, [int(c.max()) + 1 for c in classes]
     while True:
         passes += 1
         label, num_labels = _labels(st, classes)
         new: list[IntArray] = []
         for r in range(st.num_rounds):
-            parent = new[-1][st.view_parent[r]] if r else np.zeros(st.num_views[0], np.int64)
-            key = parent * (int(classes[r].max()) + 1) + classes[r]
+            key = st.parent_classes(new, r) * (int(classes[r].max()) + 1) + classes[r]
             new.append(_signature_classes(st, r, label, num_labels, key))
         classes, old = new, sizes
         sizes = [int(c.max()) + 1 for c in classes]
@@ -258,16 +260,10 @@ class OrderedGameIsomorphism:
 
     def __init__(self, st: SignalTree, classes: list[IntArray]):
         self.st, self.classes = st, classes
-        self._children = []
-        for r in range(st.num_rounds - 1):
-            parent = st.view_parent[r + 1]
-            order = np.argsort(parent, kind="stable")
-            bounds = np.searchsorted(parent[order], np.arange(st.num_views[r] + 1))
-            self._children.append((order, bounds))
-        view = st.views[-1][0]
-        order = np.argsort(view, kind="stable")
-        self._leaf_order = order
-        self._leaf_bounds = np.searchsorted(view[order], np.arange(st.num_views[-1] + 1))
+        self._children = [
+            group_by(st.view_parent[r + 1], st.num_views[r]) for r in range(st.num_rounds - 1)
+        ]
+        self._leaf_order, self._leaf_bounds = group_by(st.views[-1][0], st.num_views[-1])
         self._leaf_opp = classes[-1][st.views[-1][1]]
         self._memo: dict[tuple[str, int, int, int], float | bool] = {}
 
@@ -293,14 +289,11 @@ class OrderedGameIsomorphism:
             ]
         )
 
-    def _key(self, kind: str, round_: int, x: int, y: int) -> tuple[str, int, int, int]:
-        cx, cy = int(self.classes[round_][x]), int(self.classes[round_][y])
-        return (kind, round_, min(cx, cy), max(cx, cy))
-
     def isomorphic_subtrees(self, round_: int, x: int, y: int) -> bool:
         """Algorithm 1 steps 2-5 (no sibling condition): a perfect matching of the children
-        (leaves) over the edges of isomorphic (equal) pairs, by scipy's Hopcroft-Karp."""
-        key = self._key("iso", round_, x, y)
+        (leaves) over the edges of isomorphic (equal) pairs, by scipy's Hopcroft-Karp.
+        Memoised per pair of views, so it does not assume the filter it is checked against."""
+        key = ("iso", round_, min(x, y), max(x, y))
         if key not in self._memo:
             edges = self._edge_costs(round_, x, y, exact=True) == 0
             ok = edges.shape[0] == edges.shape[1]
@@ -312,16 +305,16 @@ class OrderedGameIsomorphism:
 
     def isomorphic(self, round_: int, x: int, y: int) -> bool:
         """OrderedGameIsomorphic(x, y) of Algorithm 1 for views x, y of round `round_`."""
-        if round_ and (
-            self.classes[round_ - 1][self.st.view_parent[round_][x]]
-            != self.classes[round_ - 1][self.st.view_parent[round_][y]]
-        ):
+        parent = self.st.parent_classes(self.classes, round_)
+        if parent[x] != parent[y]:
             return False  # step 1: different parents
         return self.isomorphic_subtrees(round_, x, y)
 
     def cost(self, round_: int, x: int, y: int) -> float:
-        """Min-cost perfect matching cost of the subtrees of views x and y (Section 6.2)."""
-        key = self._key("cost", round_, x, y)
+        """Min-cost perfect matching cost of the subtrees of views x and y (Section 6.2),
+        memoised per pair of (lossless) classes: views of one class have isomorphic subtrees."""
+        cx, cy = int(self.classes[round_][x]), int(self.classes[round_][y])
+        key = ("cost", round_, min(cx, cy), max(cx, cy))
         if key not in self._memo:
             c = self._edge_costs(round_, x, y, exact=False)
             if c.shape[0] != c.shape[1]:
@@ -368,16 +361,13 @@ def approximate_filter(
     start, merged = time.perf_counter(), []
     for r in range(st.num_rounds):
         k = int(lossless[r].max()) + 1
-        rep = np.zeros(k, dtype=np.int64)
-        rep[lossless[r][::-1]] = np.arange(len(lossless[r]))[::-1]  # first view of each class
-        parent = np.zeros(k, dtype=np.int64)
-        if r:
-            parent[lossless[r]] = merged[-1][st.view_parent[r]]
+        rep = first_index(lossless[r], k)  # a view of each class
+        parent = st.parent_classes(merged, r)[rep]  # each class's parent class, as joined
+        order, bounds = group_by(parent, int(parent.max()) + 1)
         uf = UnionFind(k)
-        for group in np.split(
-            np.argsort(parent, kind="stable"), np.flatnonzero(np.diff(np.sort(parent))) + 1
-        ):
-            for a, b in itertools.combinations(group.tolist(), 2):
+        for g in range(len(bounds) - 1):
+            siblings = order[bounds[g] : bounds[g + 1]]
+            for a, b in itertools.combinations(siblings.tolist(), 2):
                 if uf.find(a) == uf.find(b):
                     continue
                 if time_limit is not None and time.perf_counter() - start > time_limit:
@@ -423,15 +413,6 @@ class Abstraction:
     @property
     def num_classes(self) -> list[int]:
         return [int(c.max()) + 1 for c in self.classes]
-
-    def parent_class(self, round_: int) -> IntArray:
-        """The class in round `round_` - 1 of each class of round `round_` (zeros in round 0)."""
-        out = np.zeros(self.num_classes[round_], dtype=np.int64)
-        if round_:
-            out[self.classes[round_]] = self.classes[round_ - 1][
-                self.signal_tree.view_parent[round_]
-            ]
-        return out
 
     def class_of(self, deal: list[int], player: int, round_: int) -> int:
         """f^round(view of `player` in a deal whose unknown cards are -1)."""

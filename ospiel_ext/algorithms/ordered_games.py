@@ -86,6 +86,15 @@ class OrderedGame:
     def num_slots(self) -> int:
         return sum(g.size for g in self.groups)
 
+    def view_columns(self, player: int, round_: int) -> tuple[list[int], list[int]]:
+        """Deal columns of `player`'s own private cards and of the public cards revealed by the
+        end of round `round_`'s deal."""
+        own, public = [], []
+        for i in self.view_groups(player, round_):
+            start, size = self.slots[i]
+            (public if self.groups[i].owner == PUBLIC else own).extend(range(start, start + size))
+        return own, public
+
     def view_groups(self, player: int, round_: int) -> list[int]:
         """Indices of the groups player `player` has seen by the end of round `round_`'s deal:
         its own and the public ones, in deal order (own private first within a round)."""
@@ -100,7 +109,8 @@ def _check(condition: bool, game, message: str) -> None:
 
 
 def validate(og: OrderedGame) -> None:
-    """Checks the structural assumptions of Definition 1 on the description itself."""
+    """Checks the structural assumptions of Definition 1 on the description itself (run by
+    `gameshrink.SignalTree.build` on every description, ours or a user's)."""
     game = og.name
     _check(og.num_slots <= og.num_cards, game, "more signals are revealed than the deck holds")
     for r in range(og.num_rounds):
@@ -390,6 +400,4 @@ def describe(game: pyspiel.Game | str) -> OrderedGame:
             f"observable actions, a deck dealt without replacement, payoffs by a common hand "
             f"ordering); described games: {', '.join(sorted(DESCRIPTIONS))}"
         )
-    og = DESCRIPTIONS[name](game)
-    validate(og)
-    return og
+    return DESCRIPTIONS[name](game)
