@@ -16,7 +16,22 @@ from ospiel_ext.algorithms import gameshrink as gs
 from ospiel_ext.algorithms import ordered_games as og_lib
 
 RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
-LOSSLESS_GAMES = ["kuhn_poker", "leduc_poker", "limit_leduc_poker(num_ranks=4)", RI_SMALL]
+UP_LEDUC = (  # Leduc hold'em as an ACPC game definition
+    "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
+    "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1)"
+)
+UP_NOLIMIT = (
+    "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=1 1,firstPlayer=1 1,"
+    "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)"
+)
+LOSSLESS_GAMES = [
+    "kuhn_poker",
+    "leduc_poker",
+    "limit_leduc_poker(num_ranks=4)",
+    RI_SMALL,
+    UP_LEDUC,
+    UP_NOLIMIT,
+]
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +58,16 @@ def test_signal_tree_sizes_from_counting():
     assert len(st.deals) == 6 * 5 * 4 * 3
     assert st.num_nodes == 1 + 6 + 6 * 5 + 6 * 5 * 4 + 6 * 5 * 4 * 3
     assert st.num_views == [6, 6 * 5, 6 * 5 * 4]
+
+
+def test_universal_poker_leduc_merges_the_suits_like_leduc(leduc):
+    """The ACPC Leduc deals the same cards (id = rank * suits + suit), so its filter is
+    Leduc's: one class per (rank, public rank)."""
+    up = gs.gameshrink(UP_LEDUC)
+    assert up.num_classes == leduc.num_classes == [3, 9]
+    for r in range(2):
+        np.testing.assert_array_equal(up.signal_tree.view_codes[r], leduc.signal_tree.view_codes[r])
+        np.testing.assert_array_equal(up.classes[r], leduc.classes[r])
 
 
 def test_kuhn_has_nothing_to_merge():
@@ -172,6 +197,7 @@ def test_refuses_unobserved_actions():
         ("tic_tac_toe", "no ordered-signals description"),
         ("kuhn_poker(players=3)", "3 players"),
         ("leduc_poker(suit_isomorphism=true)", "suit_isomorphism"),
+        (UP_LEDUC[:-1] + ",boardCards=2c)", "boardCards fixes part of the deal"),
     ],
 )
 def test_refuses_other_games(game, message):

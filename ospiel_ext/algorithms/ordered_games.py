@@ -13,8 +13,9 @@ An `OrderedGame` describes a two-player poker-like game the way GameShrink needs
   player 0's showdown result (+1 win, 0 tie, -1 loss), which must come from a common ordering
   of the players' hands (antisymmetric under swapping the private cards).
 
-`describe(game)` returns the description of kuhn_poker, leduc_poker and our limit_leduc_poker
-and rhode_island_holdem, and refuses anything else with the reason. A deal is a row of card ids,
+`describe(game)` returns the description of kuhn_poker, leduc_poker, universal_poker (ACPC
+game definitions, ranked by `poker_hands`) and our limit_leduc_poker and rhode_island_holdem,
+and refuses anything else with the reason. A deal is a row of card ids,
 one column per card, groups in order, cards of a group ascending (a group is a set).
 """
 
@@ -268,6 +269,21 @@ def check_against_game(
 # Descriptions of the supported games.
 
 
+def _dealt_as_card_ids(groups: tuple[Group, ...]) -> dict[str, Callable]:
+    """`chance_actions` and `deal_from_chance` of a game whose chance actions are the card ids,
+    dealt group by group in the order of `groups` (a group's cards in any order)."""
+    rounds = [g.round for g in groups for _ in range(g.size)]
+    num_slots = len(rounds)
+
+    def chance_actions(deal, round_):
+        return [int(c) for c, r in zip(deal, rounds) if r == round_]
+
+    def deal_from_chance(acts):
+        return list(acts) + [-1] * (num_slots - len(acts))
+
+    return {"chance_actions": chance_actions, "deal_from_chance": deal_from_chance}
+
+
 def _rank_outcome(strength: Callable[[IntArray], IntArray], og_slots) -> Callable:
     """outcome(deals) = sign(strength(hand 0) - strength(hand 1)), hands given by column lists."""
     cols0, cols1 = og_slots
@@ -281,12 +297,12 @@ def _rank_outcome(strength: Callable[[IntArray], IntArray], og_slots) -> Callabl
 def _kuhn(game: pyspiel.Game) -> OrderedGame:
     n = game.get_parameters().get("players", 2)
     _check(n == 2, game, "kuhn_poker must have two players")
+    groups = (Group(0, 0), Group(0, 1))
     return OrderedGame(
         game=game,
         num_cards=3,
-        groups=(Group(0, 0), Group(0, 1)),
-        chance_actions=lambda deal, r: [int(deal[0]), int(deal[1])],
-        deal_from_chance=lambda acts: list(acts) + [-1] * (2 - len(acts)),
+        groups=groups,
+        **_dealt_as_card_ids(groups),
         outcome=_rank_outcome(lambda h: h[:, 0], ([0], [1])),
     )
 
@@ -305,12 +321,12 @@ def _leduc(game: pyspiel.Game) -> OrderedGame:
     params = game.get_parameters()
     _check(not params.get("suit_isomorphism", False), game, "suit_isomorphism must be false")
     suits, ranks = 2, 3
+    groups = (Group(0, 0), Group(0, 1), Group(1, PUBLIC))
     return OrderedGame(
         game=game,
         num_cards=suits * ranks,
-        groups=(Group(0, 0), Group(0, 1), Group(1, PUBLIC)),
-        chance_actions=lambda deal, r: [int(deal[0]), int(deal[1])] if r == 0 else [int(deal[2])],
-        deal_from_chance=lambda acts: list(acts) + [-1] * (3 - len(acts)),
+        groups=groups,
+        **_dealt_as_card_ids(groups),
         outcome=_rank_outcome(_paired_rank_strength(ranks, suits), ([0, 2], [1, 2])),
     )
 
@@ -363,15 +379,41 @@ def _rhode_island(game: pyspiel.Game) -> OrderedGame:
     def strength(hand: IntArray) -> IntArray:
         return table[colex_index(np.sort(hand, axis=1))]
 
+    groups = (Group(0, 0), Group(0, 1), Group(1, PUBLIC), Group(2, PUBLIC))
     return OrderedGame(
         game=game,
         num_cards=n,
-        groups=(Group(0, 0), Group(0, 1), Group(1, PUBLIC), Group(2, PUBLIC)),
-        chance_actions=lambda deal, r: (
-            [int(deal[0]), int(deal[1])] if r == 0 else [int(deal[r + 1])]
-        ),
-        deal_from_chance=lambda acts: list(acts) + [-1] * (4 - len(acts)),
+        groups=groups,
+        **_dealt_as_card_ids(groups),
         outcome=_rank_outcome(strength, ([0, 2, 3], [1, 2, 3])),
+    )
+
+
+def _universal_poker(game: pyspiel.Game) -> OrderedGame:
+    """An ACPC game definition: `numHoleCards` private cards each in the first round, then
+    `numBoardCards[g]` public cards at the start of betting round g; the showdown ranks the
+    best five of hole and board cards (`poker_hands`). Betting rounds that deal no cards
+    continue the stage game of the round before."""
+    from ospiel_ext.algorithms import poker_hands
+
+    p = game.get_parameters()
+    for fixed in ("boardCards", "handReaches"):
+        _check(not p.get(fixed), game, f"{fixed} fixes part of the deal; the deal must be random")
+    ranks, suits, hole = int(p["numRanks"]), int(p["numSuits"]), int(p["numHoleCards"])
+    board = [int(b) for b in str(p["numBoardCards"]).split()][: int(p["numRounds"])]
+    groups = [Group(0, 0, hole), Group(0, 1, hole)]
+    for g, size in enumerate(board):
+        if size:
+            groups.append(Group(groups[-1].round + (g > 0), PUBLIC, size))
+    groups = tuple(groups)
+    public = list(range(2 * hole, sum(g.size for g in groups)))
+    cols = (list(range(hole)) + public, list(range(hole, 2 * hole)) + public)
+    return OrderedGame(
+        game=game,
+        num_cards=ranks * suits,
+        groups=groups,
+        **_dealt_as_card_ids(groups),
+        outcome=_rank_outcome(lambda h: poker_hands.hand_values(h, ranks, suits), cols),
     )
 
 
@@ -380,6 +422,7 @@ DESCRIPTIONS: dict[str, Callable[[pyspiel.Game], OrderedGame]] = {
     "leduc_poker": _leduc,
     "limit_leduc_poker": _limit_leduc,
     "rhode_island_holdem": _rhode_island,
+    "universal_poker": _universal_poker,
 }
 
 
