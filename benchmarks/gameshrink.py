@@ -8,7 +8,8 @@ Hold'em, and the approximation knob.
    to 1e-9, tested) and the LP value of the original game for comparison.
 2. Rhode Island Hold'em (--rhode_island): abstraction seconds and peak memory, classes per
    round, the original and abstracted sizes counted from the signal tree (the game is far too
-   large to walk), and whether the abstracted game is small enough to build and solve here.
+   large to walk), then CFR+ on Γ_f's product sequence form for --ri_seconds with its
+   exploitability at --ri_checkpoints.
 3. The knob (--approximate game, --thresholds): classes, abstracted size and the lifted LP
    strategy's exploitability in the original game for each threshold.
 Prints markdown tables; writes everything to --output_json.
@@ -22,7 +23,7 @@ from absl import app, flags
 
 from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms import abstract_game, gameshrink
+from ospiel_ext.algorithms import abstract_game, cfr, gameshrink
 
 _LOSSLESS = flags.DEFINE_multi_string(
     "lossless",
@@ -44,7 +45,10 @@ _LOSSLESS = flags.DEFINE_multi_string(
     "Games for the lossless table; repeat the flag for more.",
 )
 _RHODE_ISLAND = flags.DEFINE_string("rhode_island", "rhode_island_holdem", "The full game.")
-_MAX_BUILD = flags.DEFINE_integer("max_build_nodes", 20_000_000, "Largest Γ_f built and solved.")
+_RI_CHECKPOINTS = flags.DEFINE_list(
+    "ri_checkpoints", ["10", "30", "100", "300", "1000"], "CFR+ iterations measured on Γ_f."
+)
+_RI_SECONDS = flags.DEFINE_float("ri_seconds", 900.0, "CFR+ solver seconds on Γ_f.")
 _APPROXIMATE = flags.DEFINE_string("approximate", "limit_leduc_poker(num_ranks=13)", "Knob game.")
 _THRESHOLDS = flags.DEFINE_list(
     "thresholds",
@@ -91,8 +95,12 @@ def _rhode_island():
     a = gameshrink.gameshrink(_RHODE_ISLAND.value)
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    size = abstract_game.AbstractGame.of(a).size()
+    shrunk = abstract_game.AbstractGame.of(a)
+    size = shrunk.size()
     original = abstract_game.AbstractGame.of(gameshrink.identity_filter(a)).size()
+    start = time.perf_counter()
+    sf = shrunk.sequence_form
+    build_seconds = time.perf_counter() - start
     return {
         "game": _RHODE_ISLAND.value,
         "signal_tree_nodes": a.signal_tree.num_nodes,
@@ -104,8 +112,34 @@ def _rhode_island():
         "peak_rss_mb": peak_mb,
         "original_counted": original,
         "abstracted": size,
-        "solved": size["nodes"] <= _MAX_BUILD.value,
+        "sequence_form_seconds": build_seconds,
+        "cfr_plus": _cfr_plus_curve(sf),
+        "peak_rss_mb_after_solve": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+
+
+def _cfr_plus_curve(sf):
+    """CFR+ on Γ_f's product sequence form: exploitability in Γ_f (equal to the lifted
+    strategy's in the original game for a lossless filter, tested) at each checkpoint."""
+    solver, seconds, rows = cfr.CFRPlusSolver(sf), 0.0, []
+    for target in (int(c) for c in _RI_CHECKPOINTS.value):
+        spent, stopped = cli.run_iterations(
+            solver, target - solver.iteration, _RI_SECONDS.value - seconds, log_every=50
+        )
+        seconds += spent
+        result = evaluate.evaluate_profile(sf, solver.average_behavioural())
+        rows.append(
+            {
+                "iterations": solver.iteration,
+                "seconds": seconds,
+                "value": result.on_policy_values[0],
+                "exploitability": result.exploitability,
+            }
+        )
+        print(rows[-1], flush=True)
+        if stopped:
+            break
+    return rows
 
 
 def _knob():

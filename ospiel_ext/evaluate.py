@@ -63,7 +63,7 @@ def evaluate_profile(sf: SequenceForm, behavioural: policies.Behavioural) -> Pro
 
 def evaluate_plans(sf: SequenceForm, x0: FloatArray, x1: FloatArray) -> ProfileEvaluation:
     """As `evaluate_profile`, from realization plans."""
-    c = sf.tree.utility_sum
+    c = sf.utility_sum
     g0 = sf.sequence_values(0, x1)
     value = float(x0 @ g0)
     br0, _ = sf.treeplexes[0].best_response(g0)

@@ -107,14 +107,13 @@ def behavioural_from_table(sf: SequenceForm, table, missing: str = "raise") -> B
     actions missing from a row get probability 0. An information state missing from the
     table raises ValueError (`missing="raise"`) or plays uniformly (`missing="uniform"`)."""
     out = []
-    for tp in sf.treeplexes:
+    for p, tp in enumerate(sf.treeplexes):
         b = tp.uniform.copy()
-        for i, g in enumerate(tp.infoset_ids):
-            key = sf.tree.infoset_key[g]
+        for i, key in enumerate(sf.infoset_keys(p)):
             if key not in table:
                 if missing == "raise":
                     raise ValueError(
-                        f"the policy has no entry for information state {key!r} of {sf.tree.name}"
+                        f"the policy has no entry for information state {key!r} of {sf.name}"
                     )
                 continue
             row = dict(table[key])
@@ -130,11 +129,9 @@ def behavioural_to_table(
     """{(player, infoset key): [(action, probability), ...]} of behavioural arrays of `sf`."""
     table = {}
     for p, (tp, b) in enumerate(zip(sf.treeplexes, behavioural)):
-        for i, g in enumerate(tp.infoset_ids):
+        for i, key in enumerate(sf.infoset_keys(p)):
             s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
-            table[p, sf.tree.infoset_key[g]] = list(
-                zip(tp.seq_action[s : s + n].tolist(), b[s : s + n].tolist())
-            )
+            table[p, key] = list(zip(tp.seq_action[s : s + n].tolist(), b[s : s + n].tolist()))
     return table
 
 

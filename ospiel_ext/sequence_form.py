@@ -172,15 +172,48 @@ class Treeplex:
         prov_offset = np.concatenate([[0], np.cumsum(counts)[:-1]])  # as in own_last_move
         last = tree.own_last_move(player)
         nodes, offsets = tree.infoset_nodes
-        rep = nodes[offsets[infoset_ids]]
-        prov_parent = last[rep]
-        num_prov = 1 + int(counts.sum())
+        actions = [np.array(tree.infoset_legal_actions[i], np.int64) for i in infoset_ids]
+        tp, prov_to_new = cls.from_provisional(
+            player,
+            infoset_ids,
+            all_actions[infoset_ids],
+            prov_offset[infoset_ids] + 1,
+            last[nodes[offsets[infoset_ids]]],
+            np.concatenate(actions) if actions else np.zeros(0, dtype=np.int64),
+        )
+        return tp, prov_to_new[last]
+
+    @classmethod
+    def from_provisional(
+        cls,
+        player: int,
+        infoset_ids: IntArray,
+        num_actions: IntArray,
+        prov_first: IntArray,
+        prov_parent: IntArray,
+        prov_actions: IntArray,
+    ) -> tuple[Treeplex, IntArray]:
+        """The treeplex of infosets given in any order with provisional sequence ids.
+
+        Args:
+          player: the owner.
+          infoset_ids: global id of each infoset.
+          num_actions: actions of each infoset.
+          prov_first: provisional id of each infoset's first sequence; its actions' sequences
+            are prov_first .. prov_first + num_actions - 1, ids 1.. numbered in infoset order
+            (0 is the empty sequence).
+          prov_parent: provisional id of the sequence leading to each infoset.
+          prov_actions: the action id of each provisional sequence 1.. .
+
+        Returns:
+          (treeplex, prov_to_new): the renumbering of provisional sequence ids.
+        """
+        num_prov = 1 + int(num_actions.sum())
         prov_infoset = np.full(num_prov, -1, dtype=np.int64)  # provisional seq -> local infoset
-        prov_infoset[1:] = np.repeat(np.arange(len(infoset_ids)), all_actions[infoset_ids])
+        prov_infoset[1:] = np.repeat(np.arange(len(infoset_ids)), num_actions)
         level = _treeplex_depth(prov_infoset[prov_parent])
         # Renumber level by level: infosets sorted by new parent sequence.
         prov_to_new = np.zeros(num_prov, dtype=np.int64)
-        num_actions = all_actions[infoset_ids]
         order_parts, next_seq = [], 1
         for lvl in range(int(level.max()) + 1 if len(level) else 0):
             members = np.flatnonzero(level == lvl)
@@ -188,9 +221,10 @@ class Treeplex:
             order_parts.append(members)
             sizes = num_actions[members]
             starts = next_seq + np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            for_each = np.repeat(starts, sizes) + _ranks(sizes)
-            prov_first = prov_offset[infoset_ids[members]] + 1
-            prov_to_new[np.repeat(prov_first, sizes) + _ranks(sizes)] = for_each
+            ranks = _ranks(sizes)
+            prov_to_new[np.repeat(prov_first[members], sizes) + ranks] = (
+                np.repeat(starts, sizes) + ranks
+            )
             next_seq += int(sizes.sum())
         order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
         num_actions = num_actions[order]
@@ -198,9 +232,8 @@ class Treeplex:
         parent_seq = prov_to_new[prov_parent[order]]
         seq_infoset = np.concatenate([[-1], np.repeat(np.arange(len(order)), num_actions)])
         seq_parent = np.concatenate([[-1], np.repeat(parent_seq, num_actions)])
-        seq_action = np.concatenate(
-            [[-1]] + [np.array(tree.infoset_legal_actions[i], np.int64) for i in infoset_ids[order]]
-        )
+        seq_action = np.full(num_prov, -1, dtype=np.int64)
+        seq_action[prov_to_new[1:]] = prov_actions
         levels = _levels(level[order], seq_start, num_actions, parent_seq, seq_parent)
         stable_ids = np.empty(num_prov, dtype=np.int64)
         stable_ids[prov_to_new] = np.arange(num_prov)
@@ -216,7 +249,7 @@ class Treeplex:
             tuple(levels),
             stable_ids,
         )
-        return tp, prov_to_new[last]
+        return tp, prov_to_new
 
 
 def _treeplex_depth(parent_infoset: IntArray) -> IntArray:
@@ -296,6 +329,19 @@ class SequenceForm:
     @property
     def shape(self) -> tuple[int, int]:
         return self.treeplexes[0].num_sequences, self.treeplexes[1].num_sequences
+
+    @property
+    def name(self) -> str:
+        return self.tree.name
+
+    @property
+    def utility_sum(self) -> float:
+        """u_0 + u_1 at every leaf (0 for zero-sum games)."""
+        return self.tree.utility_sum
+
+    def infoset_keys(self, player: int) -> list[str]:
+        """The information-state key of each of `player`'s infosets, in treeplex order."""
+        return [self.tree.infoset_key[g] for g in self.treeplexes[player].infoset_ids]
 
     @functools.cached_property
     def has_bounds(self) -> bool:

@@ -7,11 +7,13 @@ import math
 import numpy as np
 import pyspiel
 import pytest
+import scipy.sparse as sp
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import lp
+from ospiel_ext import evaluate, lp
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import abstract_game as ag
+from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import gameshrink as gs
 from ospiel_ext.algorithms import ordered_games as og_lib
 
@@ -106,6 +108,24 @@ def test_lifted_equilibrium_is_an_equilibrium_of_the_original_game(game):
     assert solution.value == pytest.approx(lp.solve(sf_lib.for_game(game)).value, abs=1e-9)
 
 
+@pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL])
+def test_abstract_exploitability_is_the_lifted_one(game):
+    """For a lossless filter the exploitability of an approximate (CFR+) profile measured in
+    Γ_f equals OpenSpiel's exploitability of the lifted policy in the original game, so Γ_f's
+    number stands for the original where the original cannot be walked (Rhode Island)."""
+    a = gs.gameshrink(game)
+    shrunk = ag.AbstractGame.of(a)
+    solver = cfr.CFRPlusSolver(shrunk.sequence_form)
+    for _ in range(15):
+        solver.evaluate_and_update_policy()
+    profile = solver.average_behavioural()
+    in_abstract = evaluate.evaluate_profile(shrunk.sequence_form, profile).exploitability
+    lifted = ag.LiftedPolicy(shrunk, profile).to_tabular()
+    in_original = os_exploitability.exploitability(a.og.game, lifted)
+    assert in_abstract > 0.01  # not an equilibrium yet
+    assert in_abstract == pytest.approx(in_original, abs=1e-9)
+
+
 def test_outcome_histograms_alone_are_not_lossless(leduc):
     """The Section 5.2 precheck ignores the opponent's information; as a filter it merges
     (J, public Q) with (J, public K) and its lifted equilibrium is exploitable."""
@@ -116,6 +136,37 @@ def test_outcome_histograms_alone_are_not_lossless(leduc):
     coarse = dataclasses.replace(leduc, classes=tuple(classes))
     assert coarse.num_classes[1] < leduc.num_classes[1]
     assert _lifted_lp(coarse)[2] > 0.1
+
+
+def _sequence_keys(sf, player):
+    """(infoset key, action) of every sequence of `player` (None for the empty one)."""
+    tp, keys = sf.treeplexes[player], sf.infoset_keys(player)
+    out = [None] * tp.num_sequences
+    for i, key in enumerate(keys):
+        for s in range(tp.seq_start[i], tp.seq_start[i] + tp.num_actions[i]):
+            out[s] = (key, int(tp.seq_action[s]))
+    return out
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL, UP_NOLIMIT])
+def test_product_sequence_form_is_the_trees(game):
+    """Γ_f's sequence form built from betting tree x class pairs equals SequenceForm of the
+    built GameTree: the same sequences, parents and payoff entries, matched by key."""
+    shrunk = ag.AbstractGame.of(gs.gameshrink(game))
+    product, built = shrunk.sequence_form, sf_lib.SequenceForm(shrunk.tree)
+    assert isinstance(product, ag.ProductSequenceForm)
+    maps = []
+    for p in (0, 1):
+        index = {k: s for s, k in enumerate(_sequence_keys(built, p))}
+        m = np.array([index[k] for k in _sequence_keys(product, p)])
+        assert sorted(m.tolist()) == list(range(built.shape[p]))
+        tp, tb = product.treeplexes[p], built.treeplexes[p]
+        np.testing.assert_array_equal(m[tp.seq_parent[1:]], tb.seq_parent[m[1:]])
+        maps.append(m)
+    a = product.payoff.tocoo()
+    moved = sp.csr_matrix((a.data, (maps[0][a.row], maps[1][a.col])), shape=built.shape)
+    assert abs(moved - built.payoff).max() < 1e-15
+    assert product.payoff.nnz == built.payoff.nnz
 
 
 def test_size_counts_match_built_trees(leduc):

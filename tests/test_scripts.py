@@ -207,7 +207,7 @@ def test_gameshrink_lifts_an_equilibrium(tmp_path):
     [
         (["--threshold=-1"], "--threshold must be >= 0"),
         (["--game=tic_tac_toe"], "no ordered-signals description"),
-        (["--game=kuhn_poker", "--max_abstract_nodes=10"], "--max_abstract_nodes"),
+        (["--game=kuhn_poker", "--max_abstract_nonzeros=10"], "--max_abstract_nonzeros"),
     ],
 )
 def test_gameshrink_bad_input(flags, message):

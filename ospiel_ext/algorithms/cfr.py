@@ -141,18 +141,17 @@ class _CFRSolver:
         self._iteration = 0
 
     def _build_basis(self, basis: Mapping[str, FloatArray], xi: float):
-        tree = self._sf.tree
         per_player: list[dict[int, FloatArray]] = [{}, {}]
         local = [
-            dict(zip((tree.infoset_key[g] for g in tp.infoset_ids), range(tp.num_infosets)))
-            for tp in self._tps
+            dict(zip(self._sf.infoset_keys(p), range(tp.num_infosets))) if basis else {}
+            for p, tp in enumerate(self._tps)
         ]
         for key, mat in basis.items():
             owners = [p for p in (0, 1) if key in local[p]]
             if len(owners) != 1:
                 raise ValueError(
                     f"basis key {key!r} names {len(owners)} information sets of "
-                    f"{tree.name}; it must name exactly one"
+                    f"{self._sf.name}; it must name exactly one"
                 )
             per_player[owners[0]][local[owners[0]][key]] = np.asarray(mat, dtype=np.float64)
         if xi:
