@@ -94,18 +94,22 @@ class SignalTree:
         return [len(c) for c in self.view_codes]
 
     def view_code(self, deals: NDArray, player: int, round_: int) -> IntArray:
-        """A unique integer per view: the colex indices of the view's groups in mixed radix."""
+        """A unique integer per view: the colex indices of the view's groups in mixed radix
+        (the cards of each group ascending, as in `deals`)."""
         og, code, radix = self.og, np.zeros(len(deals), dtype=np.int64), 1
         for g in og.view_groups(player, round_):
             start, size = og.slots[g]
-            cols = np.sort(np.asarray(deals[:, start : start + size], dtype=np.int64), axis=1)
-            code += colex_index(cols) * radix
+            code += colex_index(deals[:, start : start + size]) * radix
             radix *= math.comb(og.num_cards, size)
         return code
 
     def view_index(self, deals: NDArray, player: int, round_: int) -> IntArray:
+        """The view of `player` in round `round_` of deals whose groups may be in any order."""
+        og, deals = self.og, np.array(np.atleast_2d(deals), dtype=np.int64)
+        for start, size in og.slots:
+            deals[:, start : start + size] = np.sort(deals[:, start : start + size], axis=1)
         table = self.view_codes[round_]
-        codes = self.view_code(np.atleast_2d(deals), player, round_)
+        codes = self.view_code(deals, player, round_)
         idx = np.minimum(np.searchsorted(table, codes), len(table) - 1)
         if np.any(table[idx] != codes):
             raise ValueError(f"{self.og.name}: a view is not in the signal tree")
@@ -141,9 +145,7 @@ class SignalTree:
         tree = cls(og, deals, result, (), (), (), num_nodes)
         codes, views, parents = [], [], []
         for r in range(og.num_rounds):
-            c0, c1 = tree.view_code(deals, 0, r), tree.view_code(deals, 1, r)
-            table = np.unique(np.concatenate([c0, c1]))
-            v = tuple(np.searchsorted(table, c).astype(np.int32) for c in (c0, c1))
+            table, v = _number_codes(tuple(tree.view_code(deals, p, r) for p in (0, 1)))
             parent = np.zeros(len(table), dtype=np.int64)
             if r:
                 for p in (0, 1):
@@ -154,6 +156,22 @@ class SignalTree:
         return dataclasses.replace(
             tree, view_codes=tuple(codes), views=tuple(views), view_parent=tuple(parents)
         )
+
+
+def _number_codes(codes: tuple[IntArray, ...]) -> tuple[IntArray, tuple[NDArray, ...]]:
+    """(the sorted distinct codes, each array's codes as indices into them): by a dense lookup
+    table when the codes are small (views of real decks), else np.unique + searchsorted."""
+    top = max(int(c.max()) for c in codes) + 1
+    if top <= 4 * sum(len(c) for c in codes) + 1024:
+        seen = np.zeros(top, dtype=bool)
+        for c in codes:
+            seen[c] = True
+        table = np.flatnonzero(seen)
+        lookup = np.zeros(top, dtype=np.int32)
+        lookup[table] = np.arange(len(table), dtype=np.int32)
+        return table, tuple(lookup[c] for c in codes)
+    table = np.unique(np.concatenate(codes))
+    return table, tuple(np.searchsorted(table, c).astype(np.int32) for c in codes)
 
 
 def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> None:
@@ -183,9 +201,11 @@ def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> In
     og = st.og
     own, pub = og.view_columns(0, round_)
     deals = st.deals.astype(np.int64)
-    key = colex_index(np.sort(deals[:, own], axis=1))
+    key = colex_index(ordered_games.sort_rows(deals[:, own]))
     if pub:
-        key = key * math.comb(og.num_cards, len(pub)) + colex_index(np.sort(deals[:, pub], axis=1))
+        key = key * math.comb(og.num_cards, len(pub)) + colex_index(
+            ordered_games.sort_rows(deals[:, pub])
+        )
     db_keys, db_index = np.unique(key, return_inverse=True)
     database = np.bincount(db_index * 3 + st.result + 1, minlength=3 * len(db_keys))
     database = database.reshape(-1, 3)
