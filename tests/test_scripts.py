@@ -202,6 +202,29 @@ def test_gameshrink_lifts_an_equilibrium(tmp_path):
     assert os_exploitability.exploitability(game, loaded) <= 1e-9
 
 
+def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
+    """CFR+ on Γ_f of an ACPC no-limit game: the exploitability measured in Γ_f is OpenSpiel's
+    exploitability of the lifted policy in the original game."""
+    out = tmp_path / "shrink.json"
+    game = (
+        "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=1 1,firstPlayer=1 1,"
+        "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)"
+    )
+    proc = run(
+        "gameshrink.py",
+        f"--game={game}",
+        "--solve=cfr_plus",
+        "--iterations=30",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["classes_per_round"] == [3, 9] and result["iterations"] == 30
+    assert (
+        0 < result["exploitability"] == pytest.approx(result["abstract_exploitability"], abs=1e-9)
+    )
+
+
 @pytest.mark.parametrize(
     "flags, message",
     [

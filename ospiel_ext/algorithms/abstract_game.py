@@ -95,6 +95,10 @@ class AbstractGame:
     def betting(self) -> BettingNode:
         return self.abstraction.betting
 
+    @property
+    def name(self) -> str:
+        return f"gameshrink({self.abstraction.og.name}, threshold={self.abstraction.threshold})"
+
     def _leaf_value(self, node: BettingNode, round_: int, pair: int) -> float:
         cnt = self.joint.counts[round_][pair]
         return sum(cnt[lab + 1] * u for lab, u in node.utility.items()) / cnt.sum()
@@ -102,8 +106,7 @@ class AbstractGame:
     @functools.cached_property
     def tree(self) -> GameTree:
         """Γ_f as a GameTree (chance actions are joint-class pair indices)."""
-        a = self.abstraction
-        builder = TreeBuilder(name=f"gameshrink({a.og.name}, threshold={a.threshold})")
+        builder = TreeBuilder(name=self.name)
         root, joint = builder.add_root(), self.joint
         mass = joint.counts[0].sum(axis=1)
         first = builder.expand_chance(root, range(len(mass)), mass / mass.sum())
@@ -295,8 +298,7 @@ class ProductSequenceForm(SequenceForm):
 
     @property
     def name(self) -> str:
-        a = self._game.abstraction
-        return f"gameshrink({a.og.name}, threshold={a.threshold})"
+        return self._game.name
 
     @property
     def utility_sum(self) -> float:
