@@ -15,8 +15,8 @@ An `OrderedGame` describes a two-player poker-like game the way GameShrink needs
 
 `describe(game)` returns the description of kuhn_poker, leduc_poker, universal_poker (ACPC
 game definitions, ranked by `poker_hands`) and our limit_leduc_poker and rhode_island_holdem,
-and refuses anything else with the reason. A deal is a row of card ids,
-one column per card, groups in order, cards of a group ascending (a group is a set).
+and refuses anything else with the reason. A deal is a row of card ids, one column per card,
+groups in order, cards of a group ascending (a group is a set).
 """
 
 from __future__ import annotations
