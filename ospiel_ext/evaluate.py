@@ -160,8 +160,7 @@ def infoset_regrets(
 
 def opponent_reach(sf: SequenceForm, player: int, x_opp: FloatArray) -> FloatArray:
     """Sum over the nodes of each of `player`'s infosets of the opponent's and chance's reach."""
-    tree = sf.tree
-    nodes, offsets = tree.infoset_nodes
+    nodes, offsets = sf.require_tree("per-infoset opponent reach").infoset_nodes
     node_reach = sf.chance_reach[nodes] * x_opp[sf.node_seq[1 - player][nodes]]
     per_infoset = np.add.reduceat(node_reach, offsets[:-1]) if len(nodes) else node_reach
     return per_infoset[sf.treeplexes[player].infoset_ids]

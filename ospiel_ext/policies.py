@@ -32,17 +32,18 @@ class PolicyLayout:
     """Where each sequence of each player lives in the game's `TabularPolicy` arrays."""
 
     def __init__(self, sf: SequenceForm):
-        if sf.tree.game is None:
-            raise ValueError(f"{sf.tree.name} was not built from a pyspiel game")
+        tree = sf.require_tree("a TabularPolicy")
+        if tree.game is None:
+            raise ValueError(f"{tree.name} was not built from a pyspiel game")
         self.sf = sf
-        self.template = policy_lib.TabularPolicy(sf.tree.game)
+        self.template = policy_lib.TabularPolicy(tree.game)
         self.rows, self.cols = [], []
-        for tp in sf.treeplexes:
-            keys = [sf.tree.infoset_key[i] for i in tp.infoset_ids]
+        for p, tp in enumerate(sf.treeplexes):
+            keys = sf.infoset_keys(p)
             missing = [k for k in keys if k not in self.template.state_lookup]
             if missing:
                 raise ValueError(
-                    f"information state {missing[0]!r} of {sf.tree.name} is not in "
+                    f"information state {missing[0]!r} of {tree.name} is not in "
                     "the game's TabularPolicy"
                 )
             inf_rows = np.array([self.template.state_lookup[k] for k in keys], dtype=np.int64)

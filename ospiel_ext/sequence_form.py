@@ -334,6 +334,15 @@ class SequenceForm:
     def name(self) -> str:
         return self.tree.name
 
+    def require_tree(self, needs: str) -> GameTree:
+        """The GameTree, for what walks its nodes; ValueError naming `needs` for a sequence
+        form built without one (e.g. GameShrink's ProductSequenceForm)."""
+        if self.tree is None:
+            raise ValueError(
+                f"{needs} needs a game tree; {self.name} is a sequence form without one"
+            )
+        return self.tree
+
     @property
     def utility_sum(self) -> float:
         """u_0 + u_1 at every leaf (0 for zero-sum games)."""
