@@ -2,6 +2,8 @@
 
   python scripts/gameshrink.py --game=leduc_poker --threshold=0 --solve=lp \
       --output_json=/tmp/shrink.json --policy_out=/tmp/leduc_policy.json
+  python scripts/gameshrink.py --game=rhode_island_holdem --solve=cfr_plus --iterations=500 \
+      --abstract_policy_out=/tmp/ri_strategy.npz
 
 JSON keys: game, threshold (a number, or "inf"), signal_tree_nodes, deals,
 views_per_round, classes_per_round, refinement_passes, abstraction_seconds; original and
@@ -46,7 +48,15 @@ _MAX_ABSTRACT_NONZEROS = flags.DEFINE_integer(
     "Refuse to solve an abstracted game whose sequence-form LP has more nonzeros (about 16 "
     "bytes each; Rhode Island Hold'em's has 133 M).",
 )
-_POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the lifted policy JSON here.")
+_POLICY_OUT = flags.DEFINE_string(
+    "policy_out", None, "Write the lifted policy JSON here (needs the original to compile)."
+)
+_ABSTRACT_POLICY_OUT = flags.DEFINE_string(
+    "abstract_policy_out",
+    None,
+    "Write the abstract strategy here (.npz, any game size); "
+    "abstract_game.load_lifted_policy(path) plays it in the original game.",
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 _SIZE_KEYS = ("nodes", "infosets", "lp_rows", "lp_columns", "lp_nonzeros")
@@ -113,9 +123,11 @@ def main(argv):
         )
         behavioural, value, iterations, seconds, stopped = _solve(shrunk)
         result = evaluate.evaluate_profile(shrunk.sequence_form, behavioural)
+        lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
+        if _ABSTRACT_POLICY_OUT.value:
+            abstract_game.save_lifted_policy(lifted, _ABSTRACT_POLICY_OUT.value)
         exploitability = None
         if original_sf is not None:
-            lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
             tabular = lifted.to_tabular(_MAX_NODES.value)
             exploitability = os_exploitability.exploitability(game, tabular)
             if _POLICY_OUT.value:

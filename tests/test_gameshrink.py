@@ -268,3 +268,21 @@ def test_refuses_a_wrong_description():
 def test_bad_threshold():
     with pytest.raises(ValueError, match="threshold"):
         gs.gameshrink("kuhn_poker", threshold=-1.0)
+
+
+def test_saved_abstract_strategy_is_checked_on_load(leduc, tmp_path):
+    game = ag.AbstractGame.of(leduc)
+    lifted = ag.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural)
+    path = tmp_path / "leduc.npz"
+    ag.save_lifted_policy(lifted, path)
+    loaded = ag.load_lifted_policy(path)
+    for p in (0, 1):
+        np.testing.assert_array_equal(loaded.behavioural[p], lifted.behavioural[p])
+    with np.load(path) as f:
+        data = dict(f)
+    np.savez(tmp_path / "other.npz", **{**data, "threshold": np.inf})  # one class per round
+    with pytest.raises(ValueError, match="differs from the saved one"):
+        ag.load_lifted_policy(tmp_path / "other.npz")
+    np.savez(tmp_path / "bad.npz", game=data["game"])
+    with pytest.raises(ValueError, match="not a lifted-policy file"):
+        ag.load_lifted_policy(tmp_path / "bad.npz")

@@ -11,6 +11,7 @@ from conftest import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies
+from ospiel_ext.algorithms import abstract_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -204,8 +205,9 @@ def test_gameshrink_lifts_an_equilibrium(tmp_path):
 
 def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     """CFR+ on Γ_f of an ACPC no-limit game: the exploitability measured in Γ_f is OpenSpiel's
-    exploitability of the lifted policy in the original game."""
-    out = tmp_path / "shrink.json"
+    exploitability of the lifted policy in the original game; the saved abstract strategy,
+    reloaded, is the same lifted policy."""
+    out, saved = tmp_path / "shrink.json", tmp_path / "strategy.npz"
     game = (
         "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=1 1,firstPlayer=1 1,"
         "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)"
@@ -216,13 +218,16 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
         "--solve=cfr_plus",
         "--iterations=30",
         f"--output_json={out}",
+        f"--abstract_policy_out={saved}",
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["classes_per_round"] == [3, 9] and result["iterations"] == 30
-    assert (
-        0 < result["exploitability"] == pytest.approx(result["abstract_exploitability"], abs=1e-9)
-    )
+    expl = result["exploitability"]
+    assert 0 < expl == pytest.approx(result["abstract_exploitability"], abs=1e-9)
+    lifted = abstract_game.load_lifted_policy(saved)
+    reloaded = os_exploitability.exploitability(pyspiel.load_game(game), lifted.to_tabular())
+    assert reloaded == pytest.approx(expl, abs=1e-12)
 
 
 @pytest.mark.parametrize(
