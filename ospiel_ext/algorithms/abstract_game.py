@@ -135,24 +135,6 @@ class AbstractGame:
         return builder.freeze()
 
     @functools.cached_property
-    def class_parent(self) -> tuple[IntArray, ...]:
-        """Per round j, the round j - 1 class of each class (the filter is hierarchical);
-        empty for round 0."""
-        joint, out = self.joint, [np.zeros(0, dtype=np.int64)]
-        for r in range(1, len(joint.pairs)):
-            up = np.zeros(self.abstraction.num_classes[r], dtype=np.int64)
-            for seat in (0, 1):
-                up[joint.pairs[r][:, seat]] = joint.pairs[r - 1][joint.parent[r], seat]
-            out.append(up)
-        return tuple(out)
-
-    def ancestor_class(self, classes: IntArray, round_: int, to_round: int) -> IntArray:
-        """The round `to_round` (<= round_) class above each round `round_` class."""
-        for r in range(round_, to_round, -1):
-            classes = self.class_parent[r][classes]
-        return classes
-
-    @functools.cached_property
     def sequence_form(self) -> SequenceForm:
         """Γ_f's sequence form, built from the betting tree x the joint classes without the
         game tree (`ProductSequenceForm`); equal to SequenceForm(self.tree) up to the order of
@@ -262,7 +244,7 @@ class ProductSequenceForm(SequenceForm):
         if ref is None:
             return np.zeros(len(classes), dtype=np.int64)
         d = self._decisions[player][ref[0]]
-        anc = self._game.ancestor_class(classes, round_, d.node.round)
+        anc = self._game.abstraction.ancestor_class(classes, round_, d.node.round)
         return d.first_seq + anc * len(d.node.actions) + ref[1]
 
     def _treeplex(self, player: int, id_offset: int) -> tuple[Treeplex, IntArray]:

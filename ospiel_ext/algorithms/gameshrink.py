@@ -31,6 +31,7 @@ cards always differ in the opponent's classes, so public-card siblings cost at l
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import time
@@ -433,6 +434,23 @@ class Abstraction:
     @property
     def num_classes(self) -> list[int]:
         return [int(c.max()) + 1 for c in self.classes]
+
+    @functools.cached_property
+    def class_parent(self) -> tuple[IntArray, ...]:
+        """Per round j, the round j - 1 class of each class (a view's class fixes its parent
+        view's class); empty for round 0."""
+        out = [np.zeros(0, dtype=np.int64)]
+        for r in range(1, len(self.classes)):
+            up = np.zeros(self.num_classes[r], dtype=np.int64)
+            up[self.classes[r]] = self.signal_tree.parent_classes(list(self.classes), r)
+            out.append(up)
+        return tuple(out)
+
+    def ancestor_class(self, classes: IntArray, round_: int, to_round: int) -> IntArray:
+        """The round `to_round` (<= round_) class above each round `round_` class."""
+        for r in range(round_, to_round, -1):
+            classes = self.class_parent[r][classes]
+        return classes
 
     def class_of(self, deal: list[int], player: int, round_: int) -> int:
         """f^round(view of `player` in a deal whose unknown cards are -1)."""
