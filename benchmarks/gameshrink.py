@@ -23,7 +23,8 @@ from absl import app, flags
 
 from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms import abstract_game, cfr, gameshrink
+from ospiel_ext.algorithms import cfr, gameshrink
+from ospiel_ext.algorithms.gameshrink import abstract_game
 
 _LOSSLESS = flags.DEFINE_multi_string(
     "lossless",

@@ -26,6 +26,7 @@ import pyspiel
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from ospiel_ext import arrays
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.tree import GameTree
 
@@ -221,7 +222,7 @@ class Treeplex:
             order_parts.append(members)
             sizes = num_actions[members]
             starts = next_seq + np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            ranks = _ranks(sizes)
+            ranks = arrays.segment_ranks(sizes)
             prov_to_new[np.repeat(prov_first[members], sizes) + ranks] = (
                 np.repeat(starts, sizes) + ranks
             )
@@ -292,13 +293,6 @@ def _levels(
             )
         )
     return tuple(levels)
-
-
-def _ranks(sizes: IntArray) -> IntArray:
-    """[0..sizes[0]), [0..sizes[1]), ... concatenated."""
-    total = int(sizes.sum())
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return np.arange(total) - np.repeat(starts, sizes)
 
 
 class SequenceForm:

@@ -16,7 +16,8 @@ nature_samples_per_chance_node.
 from absl import app, flags
 
 from ospiel_ext import cli, policies
-from ospiel_ext.algorithms import certificate_io, certificates
+from ospiel_ext.algorithms import certificates
+from ospiel_ext.algorithms.certificates import io as certificate_io
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _EPSILON = flags.DEFINE_float("epsilon", 0.0, "Stop at a certificate this good.")

@@ -27,7 +27,8 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms import abstract_game, cfr, gameshrink
+from ospiel_ext.algorithms import cfr, gameshrink
+from ospiel_ext.algorithms.gameshrink import abstract_game
 from ospiel_ext.tree import GameTooLargeError
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")

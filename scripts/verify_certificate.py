@@ -15,7 +15,7 @@ import sys
 from absl import app, flags
 
 from ospiel_ext import cli
-from ospiel_ext.algorithms import certificate_io
+from ospiel_ext.algorithms.certificates import io as certificate_io
 
 _GAME = flags.DEFINE_string("game", None, "The pyspiel.load_game string of the game.")
 _CERTIFICATE = flags.DEFINE_string("certificate", None, "The certificate's JSON path.")

@@ -92,7 +92,7 @@ def test_bad_arguments_are_refused():
 
 
 def test_warm_start_from_a_smaller_trunk_gives_the_same_value():
-    from ospiel_ext.algorithms.trunks import Trunk
+    from ospiel_ext.algorithms.certificates.trunks import Trunk
 
     trunk = Trunk("kuhn_poker")
     for _ in range(3):  # grow the trunk breadth-first

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import lp, policies
-from ospiel_ext.algorithms.trunks import Bounds, NatureSampling, Trunk
+from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
 from ospiel_ext.sequence_form import SequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
 

@@ -9,7 +9,8 @@ from conftest import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, policies, sequence_form
-from ospiel_ext.algorithms import certificate_io, certificates
+from ospiel_ext.algorithms import certificates
+from ospiel_ext.algorithms.certificates import io as certificate_io
 from ospiel_ext.games.limit_leduc_poker import max_consecutive_raises
 from ospiel_ext.tree import GameTree
 

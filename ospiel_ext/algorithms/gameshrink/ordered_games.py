@@ -32,6 +32,9 @@ import pyspiel
 from numpy.typing import NDArray
 
 from ospiel_ext import tree as tree_lib
+from ospiel_ext.arrays import sort_rows
+from ospiel_ext.games import poker_hands
+from ospiel_ext.games import rhode_island_holdem as rih
 
 IntArray = NDArray[np.int64]
 PUBLIC = -1
@@ -111,7 +114,7 @@ def _check(condition: bool, game, message: str) -> None:
 
 def validate(og: OrderedGame) -> None:
     """Checks the structural assumptions of Definition 1 on the description itself (run by
-    `gameshrink.SignalTree.build` on every description, ours or a user's)."""
+    `filters.SignalTree.build` on every description, ours or a user's)."""
     game = og.name
     _check(og.num_slots <= og.num_cards, game, "more signals are revealed than the deck holds")
     for r in range(og.num_rounds):
@@ -362,21 +365,6 @@ def _binomials(n: int, k: int) -> IntArray:
     return np.array([[math.comb(c, i + 1) for i in range(k)] for c in range(n)], dtype=np.int64)
 
 
-def sort_rows(a: NDArray) -> NDArray:
-    """Each row ascending: odd-even transposition (k rounds of vectorised compare-exchange),
-    several times faster than np.sort(axis=1) on millions of short rows."""
-    a = np.array(a, copy=True)
-    k = a.shape[1]
-    if k > 8:
-        return np.sort(a, axis=1)
-    for rnd in range(k):
-        for i in range(rnd % 2, k - 1, 2):
-            lo = np.minimum(a[:, i], a[:, i + 1])
-            a[:, i + 1] = np.maximum(a[:, i], a[:, i + 1])
-            a[:, i] = lo
-    return a
-
-
 def colex_index(subsets: IntArray) -> IntArray:
     """Index of each ascending row (c_1 < ... < c_k) in the colexicographic order of k-subsets:
     sum_i C(c_i, i) (gameshrink_ordered_signals.txt, Section 5.2), a bijection onto
@@ -390,8 +378,6 @@ def colex_index(subsets: IntArray) -> IntArray:
 
 
 def _rhode_island(game: pyspiel.Game) -> OrderedGame:
-    from ospiel_ext.games import rhode_island_holdem as rih
-
     n, suits = game.num_ranks * game.num_suits, game.num_suits
     # Strength of every 3-card set, indexed by its colex index.
     sets = np.array(list(itertools.combinations(range(n), 3)), dtype=np.int64)
@@ -418,8 +404,6 @@ def _universal_poker(game: pyspiel.Game) -> OrderedGame:
     `numBoardCards[g]` public cards at the start of betting round g; the showdown ranks the
     best five of hole and board cards (`poker_hands`). Betting rounds that deal no cards
     continue the stage game of the round before."""
-    from ospiel_ext.algorithms import poker_hands
-
     p = game.get_parameters()
     for fixed in ("boardCards", "handReaches"):
         _check(not p.get(fixed), game, f"{fixed} fixes part of the deal; the deal must be random")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
+import ospiel_ext.games
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.tree import GameTree, TreeBuilder
 
@@ -21,8 +22,6 @@ Bounds = Callable[[pyspiel.State], tuple[float, float]]
 
 
 def _default_bounds(state: pyspiel.State) -> tuple[float, float]:
-    import ospiel_ext.games  # the bound oracle lives with the games
-
     return ospiel_ext.games.utility_bounds(state)
 
 

@@ -43,24 +43,12 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from ospiel_ext.algorithms import ordered_games
-from ospiel_ext.algorithms.ordered_games import BettingNode, OrderedGame, colex_index
+from ospiel_ext.algorithms.gameshrink import ordered_games
+from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedGame, colex_index
+from ospiel_ext.arrays import first_index, group_by, sort_rows
 
 IntArray = NDArray[np.int64]
 _MAX_CARDS = 64  # deals are enumerated with uint64 card masks
-
-
-def group_by(keys: NDArray, num_keys: int) -> tuple[IntArray, IntArray]:
-    """(order, bounds): the indices with key k are order[bounds[k] : bounds[k + 1]]."""
-    order = np.argsort(keys, kind="stable")
-    return order, np.searchsorted(keys[order], np.arange(num_keys + 1))
-
-
-def first_index(labels: NDArray, num_labels: int) -> IntArray:
-    """The first index at which each label 0 .. num_labels - 1 occurs."""
-    first = np.zeros(num_labels, dtype=np.int64)
-    first[labels[::-1]] = np.arange(len(labels))[::-1]
-    return first
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -202,11 +190,9 @@ def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> In
     og = st.og
     own, pub = og.view_columns(0, round_)
     deals = st.deals.astype(np.int64)
-    key = colex_index(ordered_games.sort_rows(deals[:, own]))
+    key = colex_index(sort_rows(deals[:, own]))
     if pub:
-        key = key * math.comb(og.num_cards, len(pub)) + colex_index(
-            ordered_games.sort_rows(deals[:, pub])
-        )
+        key = key * math.comb(og.num_cards, len(pub)) + colex_index(sort_rows(deals[:, pub]))
     db_keys, db_index = np.unique(key, return_inverse=True)
     database = np.bincount(db_index * 3 + st.result + 1, minlength=3 * len(db_keys))
     database = database.reshape(-1, 3)

@@ -18,13 +18,13 @@ import pyspiel
 
 from ospiel_ext import policies
 from ospiel_ext import tree as tree_lib
-from ospiel_ext.algorithms import certificates
+from ospiel_ext.algorithms.certificates import certificate, trunks
 from ospiel_ext.sequence_form import SequenceForm
 
 _TOLERANCE = 1e-9
 
 
-def save(cert: certificates.Certificate, path: str | os.PathLike, game: pyspiel.Game) -> None:
+def save(cert: certificate.Certificate, path: str | os.PathLike, game: pyspiel.Game) -> None:
     """Writes `path` (JSON) and `path`.npz (the trunk arrays); never pickle."""
     trunk = cert.trunk
     meta = {
@@ -56,9 +56,9 @@ class Verification:
     value_upper: float = float("nan")
 
 
-def _replay(game: pyspiel.Game, parent: np.ndarray, action: np.ndarray) -> certificates.Trunk:
+def _replay(game: pyspiel.Game, parent: np.ndarray, action: np.ndarray) -> trunks.Trunk:
     """Re-expands the saved trunk in `game`; raises ValueError where they disagree."""
-    trunk = certificates.Trunk(game)
+    trunk = trunks.Trunk(game)
     internal = np.unique(parent[1:])
     first_child = {int(p): int(np.flatnonzero(parent == p)[0]) for p in internal}
     for node in sorted(internal, key=lambda p: first_child[int(p)]):
@@ -108,7 +108,7 @@ def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verificat
     problem = _strategy_problem(sf, table)
     if problem:
         return Verification(False, problem)
-    lower, upper = certificates.verify(sf, policies.behavioural_from_table(sf, table))
+    lower, upper = certificate.verify(sf, policies.behavioural_from_table(sf, table))
     epsilon = upper - lower
     if epsilon > meta["epsilon"] + _TOLERANCE:
         return Verification(

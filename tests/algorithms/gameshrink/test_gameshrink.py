@@ -12,10 +12,10 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, lp
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms import abstract_game as ag
 from ospiel_ext.algorithms import cfr
-from ospiel_ext.algorithms import gameshrink as gs
-from ospiel_ext.algorithms import ordered_games as og_lib
+from ospiel_ext.algorithms.gameshrink import abstract_game as ag
+from ospiel_ext.algorithms.gameshrink import filters as gs
+from ospiel_ext.algorithms.gameshrink import ordered_games as og_lib
 
 RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
 UP_LEDUC = (  # Leduc hold'em as an ACPC game definition

@@ -29,9 +29,10 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import lp, policies
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms import gameshrink, ordered_games
-from ospiel_ext.algorithms.gameshrink import Abstraction, group_by
-from ospiel_ext.algorithms.ordered_games import BettingNode
+from ospiel_ext.algorithms.gameshrink import filters, ordered_games
+from ospiel_ext.algorithms.gameshrink.filters import Abstraction
+from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode
+from ospiel_ext.arrays import group_by
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
 from ospiel_ext.tree import GameTree, TreeBuilder
 
@@ -389,7 +390,7 @@ def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
         if missing:
             raise ValueError(f"{path} is not a lifted-policy file (missing {sorted(missing)})")
         data = {k: f[k] for k in f.files}
-    a = gameshrink.gameshrink(str(data["game"]), float(data["threshold"]))
+    a = filters.gameshrink(str(data["game"]), float(data["threshold"]))
     game = AbstractGame.of(a)
     if a.num_classes != data["classes_per_round"].tolist() or _keys_digest(
         game.sequence_form

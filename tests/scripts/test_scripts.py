@@ -11,9 +11,9 @@ from conftest import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies
-from ospiel_ext.algorithms import abstract_game
+from ospiel_ext.algorithms.gameshrink import abstract_game
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def run(script, *flags):

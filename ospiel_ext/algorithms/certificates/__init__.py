@@ -1,0 +1,41 @@
+"""Certificates of equilibria in black-box games.
+
+Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box Extensive-Form
+Games" (AAAI 2021). Modules:
+
+* `trunks`: trunks grown on demand from pyspiel states, nature sampling (Defs 3.1, 3.3; Section 5);
+* `certificate`: verification, best certificates, Algorithm 6.7's search, minimal certificates,
+  unbounded payoffs (Sections 3, 4, 6);
+* `io`: certificate files, re-verified from the game alone.
+
+The names users call are re-exported here: `certificates.search(game, ...)`,
+`certificates.save(...)`, `certificates.verify_saved(game, path)`.
+"""
+
+from ospiel_ext.algorithms.certificates.certificate import (
+    Certificate,
+    CertificatePolicy,
+    SearchResult,
+    best_certificate,
+    minimal_certificate,
+    search,
+    verify,
+)
+from ospiel_ext.algorithms.certificates.io import Verification, save, verify_saved
+from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
+
+__all__ = [
+    "Bounds",
+    "Certificate",
+    "CertificatePolicy",
+    "NatureSampling",
+    "SearchResult",
+    "Trunk",
+    "Verification",
+    "best_certificate",
+    "minimal_certificate",
+    "save",
+    "search",
+    "verify",
+    "verify_saved",
+]

@@ -1,0 +1,44 @@
+"""Array helpers shared by the core and the algorithms: grouping, first occurrences, ranks
+inside segments, row sorting. Pure numpy, no game knowledge."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+IntArray = NDArray[np.int64]
+
+
+def group_by(keys: NDArray, num_keys: int) -> tuple[IntArray, IntArray]:
+    """(order, bounds): the indices with key k are order[bounds[k] : bounds[k + 1]]."""
+    order = np.argsort(keys, kind="stable")
+    return order, np.searchsorted(keys[order], np.arange(num_keys + 1))
+
+
+def first_index(labels: NDArray, num_labels: int) -> IntArray:
+    """The first index at which each label 0 .. num_labels - 1 occurs."""
+    first = np.zeros(num_labels, dtype=np.int64)
+    first[labels[::-1]] = np.arange(len(labels))[::-1]
+    return first
+
+
+def segment_ranks(sizes: IntArray) -> IntArray:
+    """[0..sizes[0]), [0..sizes[1]), ... concatenated."""
+    total = int(sizes.sum())
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return np.arange(total) - np.repeat(starts, sizes)
+
+
+def sort_rows(a: NDArray) -> NDArray:
+    """Each row ascending: odd-even transposition (k rounds of vectorised compare-exchange),
+    several times faster than np.sort(axis=1) on millions of short rows."""
+    a = np.array(a, copy=True)
+    k = a.shape[1]
+    if k > 8:
+        return np.sort(a, axis=1)
+    for rnd in range(k):
+        for i in range(rnd % 2, k - 1, 2):
+            lo = np.minimum(a[:, i], a[:, i + 1])
+            a[:, i + 1] = np.maximum(a[:, i], a[:, i + 1])
+            a[:, i] = lo
+    return a
