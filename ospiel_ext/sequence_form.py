@@ -106,15 +106,23 @@ class Treeplex:
         return x
 
     def behavioural(self, x: FloatArray) -> FloatArray:
-        """b[s] = x[s] / x[parent(s)], uniform where the infoset is never reached."""
+        """b[s] = x[s] / x[parent(s)], uniform where the infoset is never reached.
+
+        The denominator is the sum of x over the infoset's own sequences, which equals
+        x[parent(s)] for an exact realization plan; for an LP solution whose tiny negative
+        entries were clipped it keeps every row a distribution (a parent at 1e-17 above
+        children at 0 would otherwise give an all-zero row).
+        """
         b = self.uniform.copy()
-        denom = x[self.seq_parent[1:]]
+        denom = self.spread(self.segment_sum(x))[1:]
         reached = denom > 0
         b[1:][reached] = x[1:][reached] / denom[reached]
         return b
 
     def segment_sum(self, v: FloatArray) -> FloatArray:
         """Sum of v over the sequences of each infoset (v indexed by sequence)."""
+        if not self.num_infosets:
+            return np.zeros(0)
         return np.add.reduceat(v[1:], self.seq_start - 1)
 
     def spread(self, per_infoset: FloatArray) -> FloatArray:

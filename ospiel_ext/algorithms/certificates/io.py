@@ -25,7 +25,13 @@ _TOLERANCE = 1e-9
 
 
 def save(cert: certificate.Certificate, path: str | os.PathLike, game: pyspiel.Game) -> None:
-    """Writes `path` (JSON) and `path`.npz (the trunk arrays); never pickle."""
+    """Writes `path` (JSON) and `path`.npz (the trunk arrays); never pickle.
+
+    `cert` is a certificate found by `search` (or `best_certificate`) on a trunk whose leaves
+    carry the game's own bounds. A `minimal_certificate` cannot be re-verified from its file:
+    its cut-off leaves carry bounds taken from the explored subtrees below them, which the
+    game's oracle alone does not reproduce.
+    """
     trunk = cert.trunk
     meta = {
         "game": str(tree_lib.load(game)),
