@@ -6,17 +6,16 @@ script exits non-zero with a one-line message.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
 import pyspiel
 from absl import app, logging
 
+from ospiel_ext import files
 from ospiel_ext import tree as tree_lib
 
 
@@ -36,23 +35,10 @@ def require(condition: bool, message: str) -> None:
         raise app.UsageError(message)
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
 def write_json(path: str | os.PathLike | None, data: dict[str, Any]) -> None:
-    """Writes `data` as JSON when a path is given (--output_json)."""
+    """Writes `data` as JSON when a path is given (--output_json); see `files.write_json`."""
     if path:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(_jsonable(data), f, indent=1)
+        files.write_json(path, data)
 
 
 def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

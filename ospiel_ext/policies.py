@@ -13,7 +13,6 @@ Policy file format (DESIGN.md): JSON `{"game": "<load_game string>", "policy":
 from __future__ import annotations
 
 import functools
-import json
 import os
 
 import numpy as np
@@ -21,6 +20,7 @@ import pyspiel
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
+from ospiel_ext import files
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.sequence_form import SequenceForm
@@ -182,36 +182,38 @@ def policy_to_dict(pol: policy_lib.Policy, game: pyspiel.Game) -> dict[str, dict
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
     """Writes `pol` in the policy file format of DESIGN.md (JSON, never pickle)."""
     game = tree_lib.load(game)
-    data = {"game": str(game), "policy": policy_to_dict(pol, game)}
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=0, sort_keys=True)
+    files.write_json(path, {"game": str(game), "policy": policy_to_dict(pol, game)}, indent=0)
 
 
 def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib.TabularPolicy:
     """Reads a policy file for `game`.
 
     Raises:
-      ValueError: the file names another game, misses an information state, names an illegal
-        action, or a distribution does not sum to one.
+      ValueError (one line, naming the file): not JSON, another game, a missing information
+        state, an illegal action, a probability that is not a finite number, or a distribution
+        that does not sum to one.
     """
     game = tree_lib.load(game)
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if not isinstance(data, dict) or "policy" not in data or "game" not in data:
-        raise ValueError(f"{path} is not a policy file (needs keys 'game' and 'policy')")
-    if str(tree_lib.load(data["game"])) != str(game):
-        raise ValueError(f"{path} holds a policy for {data['game']}, not for {game}")
+    data = files.read_json(path, "policy file")
+    files.check_game(path, data, game, "policy")
+    table = data.get("policy")
+    if not isinstance(table, dict):
+        raise ValueError(f"{path} is not a policy file (needs a 'policy' object)")
     pol = uniform_policy(game)
-    table = data["policy"]
     for key, row in pol.state_lookup.items():
-        if key not in table:
+        if not isinstance(table.get(key), dict):
             raise ValueError(f"{path} has no distribution for information state {key!r}")
         probs = np.zeros(pol.action_probability_array.shape[1])
         legal = pol.legal_actions_mask[row]
         for a, p in table[key].items():
             if not (str(a).isdigit() and int(a) < len(legal) and legal[int(a)]):
                 raise ValueError(f"{path}: action {a} is not legal at information state {key!r}")
-            probs[int(a)] = p
+            prob = files.probability(p)
+            if prob is None:
+                raise ValueError(
+                    f"{path}: probability {p!r} of action {a} at {key!r} is not a number"
+                )
+            probs[int(a)] = prob
         if abs(probs.sum() - 1.0) > 1e-6 or probs.min() < 0:
             raise ValueError(f"{path}: distribution at {key!r} is not a probability distribution")
         pol.action_probability_array[row] = probs

@@ -10,13 +10,13 @@ expansions in the game, takes every bound from the game's own oracle, and recomp
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
+import zipfile
 
 import numpy as np
 import pyspiel
 
-from ospiel_ext import policies
+from ospiel_ext import files, policies
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.certificates import certificate, trunks
 from ospiel_ext.sequence_form import SequenceForm
@@ -44,11 +44,9 @@ def save(cert: certificate.Certificate, path: str | os.PathLike, game: pyspiel.G
             key: {str(a): p for a, p in row.items()} for key, row in cert.strategy_table().items()
         },
     }
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(meta, f)
-    np.savez_compressed(
-        f"{os.fspath(path)}.npz", parent=trunk.parent, action=trunk.action, lo=trunk.lo, hi=trunk.hi
-    )
+    with files.atomic_path(f"{os.fspath(path)}.npz") as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(f, parent=trunk.parent, action=trunk.action, lo=trunk.lo, hi=trunk.hi)
+    files.write_json(path, meta, indent=None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,18 +81,46 @@ def _replay(game: pyspiel.Game, parent: np.ndarray, action: np.ndarray) -> trunk
     return trunk
 
 
+def _read(game: pyspiel.Game, path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
+    """The certificate's JSON and trunk arrays; ValueError with a one-line reason."""
+    meta = files.read_json(path, "certificate")
+    files.check_game(path, meta, game, "certificate")
+    for field in _CLAIMS:
+        if files.probability(meta.get(field)) is None:
+            raise ValueError(f"{path}: {field!r} is missing or not a finite number")
+    strategy = meta.get("strategy")
+    if not isinstance(strategy, dict) or not all(isinstance(r, dict) for r in strategy.values()):
+        raise ValueError(f"{path}: 'strategy' must map information states to distributions")
+    npz = f"{os.fspath(path)}.npz"
+    try:
+        with np.load(npz, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in ("parent", "action", "lo", "hi")}
+    except OSError as e:
+        raise ValueError(f"cannot read the trunk file {npz}: {e.strerror or e}") from None
+    except (ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        raise ValueError(
+            f"{npz} is not a trunk file (a .npz archive with parent, action, lo, hi)"
+        ) from None
+    n = len(arrays["parent"])
+    if n == 0 or any(a.ndim != 1 or len(a) != n for a in arrays.values()):
+        raise ValueError(f"{npz}: parent, action, lo, hi must be 1-d arrays of one length")
+    return meta, arrays
+
+
+_CLAIMS = ("epsilon", "value_lower", "value_upper")
+
+
 def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verification:
-    """Re-verifies a saved certificate against `game` (see the module docstring)."""
+    """Re-verifies a saved certificate against `game` (see the module docstring).
+
+    The trunk is replayed in the game, every leaf bound is taken from the game's oracle, and
+    alpha*(x), beta*(y) and epsilon are recomputed from the saved strategy; the certificate is
+    rejected (with the reason) unless each claimed figure is what the recomputation proves,
+    to `_TOLERANCE`.
+    """
     game = tree_lib.load(game)
     try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
-        arrays = np.load(f"{os.fspath(path)}.npz")
-    except (OSError, ValueError) as e:
-        return Verification(False, f"cannot read the certificate: {e}")
-    if meta.get("game") != str(game):
-        return Verification(False, f"the certificate is for {meta.get('game')}, not {game}")
-    try:
+        meta, arrays = _read(game, path)
         trunk = _replay(game, arrays["parent"], arrays["action"])
     except ValueError as e:
         return Verification(False, str(e))
@@ -110,22 +136,38 @@ def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verificat
             f"gives [{tree.lo[n]}, {tree.hi[n]}]",
         )
     sf = SequenceForm(tree)
-    table = {k: {int(a): float(p) for a, p in row.items()} for k, row in meta["strategy"].items()}
-    problem = _strategy_problem(sf, table)
+    table = _strategy_table(meta["strategy"])
+    problem = _strategy_problem(sf, table) if table is not None else "non-numeric probability"
     if problem:
         return Verification(False, problem)
     lower, upper = certificate.verify(sf, policies.behavioural_from_table(sf, table))
-    epsilon = upper - lower
-    if epsilon > meta["epsilon"] + _TOLERANCE:
-        return Verification(
-            False,
-            f"the strategy certifies epsilon={epsilon:.6g}, more than the claimed "
-            f"{meta['epsilon']:.6g}",
-            epsilon,
-            lower,
-            upper,
-        )
-    return Verification(True, "verified", epsilon, lower, upper)
+    proven = {"epsilon": upper - lower, "value_lower": lower, "value_upper": upper}
+    for field in _CLAIMS:
+        claimed = float(meta[field])
+        if abs(claimed - proven[field]) > _TOLERANCE * max(1.0, abs(proven[field])):
+            return Verification(
+                False,
+                f"the certificate claims {field}={claimed:.6g} but its strategy proves "
+                f"{proven[field]:.6g} (off by {claimed - proven[field]:+.3g})",
+                upper - lower,
+                lower,
+                upper,
+            )
+    return Verification(True, "verified", upper - lower, lower, upper)
+
+
+def _strategy_table(strategy: dict) -> dict[str, dict[int, float]] | None:
+    """The saved strategy with int actions and float probabilities; None if a probability is
+    not a finite number or an action is not an integer."""
+    table: dict[str, dict[int, float]] = {}
+    for key, row in strategy.items():
+        table[key] = {}
+        for a, p in row.items():
+            prob = files.probability(p)
+            if prob is None or not str(a).lstrip("-").isdigit():
+                return None
+            table[key][int(a)] = prob
+    return table
 
 
 def _strategy_problem(sf: SequenceForm, table) -> str:

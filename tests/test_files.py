@@ -1,0 +1,134 @@
+"""Bad policy and certificate files are refused with a one-line reason naming the file."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from ospiel_ext import files, policies
+from ospiel_ext.algorithms import certificates
+
+
+@pytest.fixture(scope="module")
+def kuhn_policy_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("policy") / "kuhn.json"
+    policies.save_policy(policies.uniform_policy("kuhn_poker"), path, "kuhn_poker")
+    return path
+
+
+def _edited(tmp_path, source, edit, name="edited.json"):
+    data = json.loads(source.read_text())
+    edit(data)
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_policy_file_is_strict_json_ending_with_a_newline(kuhn_policy_file):
+    text = kuhn_policy_file.read_text()
+    assert text.endswith("\n")
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+
+
+def test_same_game_with_explicit_default_parameters_loads(kuhn_policy_file, tmp_path):
+    path = _edited(tmp_path, kuhn_policy_file, lambda d: d.update(game="kuhn_poker(players=2)"))
+    pol = policies.load_policy("kuhn_poker", path)
+    np.testing.assert_allclose(pol.action_probability_array.sum(axis=1), 1.0)
+
+
+def _first_row(data):
+    return next(iter(data["policy"].values()))
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (lambda d: _first_row(d).update({"0": math.nan, "1": 1.0}), "is not a number"),
+        (lambda d: _first_row(d).update({"0": "0.5"}), "is not a number"),
+        (lambda d: d.update(game="leduc_poker"), "not for kuhn_poker"),
+        (lambda d: d.update(game="no_such_game"), "cannot be loaded"),
+        (lambda d: d.pop("policy"), "needs a 'policy' object"),
+    ],
+)
+def test_bad_policy_files_are_refused(kuhn_policy_file, tmp_path, edit, reason):
+    path = _edited(tmp_path, kuhn_policy_file, edit)
+    with pytest.raises(ValueError, match=reason) as e:
+        policies.load_policy("kuhn_poker", path)
+    assert "\n" not in str(e.value) and str(path) in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [("{not json", "not JSON"), ("[1, 2]", "needs a JSON object"), ("", "not JSON")],
+)
+def test_unreadable_policy_files_name_the_file(tmp_path, text, reason):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=reason) as e:
+        policies.load_policy("kuhn_poker", path)
+    assert str(path) in str(e.value)
+
+
+def test_missing_policy_file_is_one_line(tmp_path):
+    with pytest.raises(ValueError, match="cannot read policy file"):
+        policies.load_policy("kuhn_poker", tmp_path / "missing.json")
+
+
+def test_write_json_writes_nan_as_null_and_leaves_no_temporary_file(tmp_path):
+    files.write_json(tmp_path / "r.json", {"x": math.nan, "y": np.float64(np.inf), "z": [1.5]})
+    assert json.loads((tmp_path / "r.json").read_text()) == {"x": None, "y": None, "z": [1.5]}
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+@pytest.fixture(scope="module")
+def kuhn_certificate(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cert") / "kuhn.cert.json"
+    cert = certificates.search("kuhn_poker").certificate
+    certificates.save(cert, path, cert.trunk.game)
+    return path
+
+
+def _copy_certificate(tmp_path, source, edit):
+    path = _edited(tmp_path, source, edit, "c.json")
+    (tmp_path / "c.json.npz").write_bytes((source.parent / f"{source.name}.npz").read_bytes())
+    return path
+
+
+def test_saved_certificate_verifies(kuhn_certificate):
+    result = certificates.verify_saved("kuhn_poker(players=2)", kuhn_certificate)
+    assert result.ok, result.reason
+    assert result.value_lower == pytest.approx(-1 / 18, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (lambda d: d.update(value_lower=0.5, value_upper=0.5), "claims value_lower=0.5"),
+        (lambda d: d.update(value_upper=0.5), "claims value_upper=0.5"),
+        (lambda d: d.update(epsilon=0.25), "claims epsilon=0.25"),
+        (lambda d: d.update(epsilon="0"), "'epsilon' is missing or not a finite number"),
+        (lambda d: next(iter(d["strategy"].values())).update({"0": "1"}), "non-numeric"),
+        (lambda d: d.update(game="leduc_poker"), "not for kuhn_poker"),
+    ],
+)
+def test_tampered_certificates_are_rejected(kuhn_certificate, tmp_path, edit, reason):
+    result = certificates.verify_saved(
+        "kuhn_poker", _copy_certificate(tmp_path, kuhn_certificate, edit)
+    )
+    assert not result.ok
+    assert reason in result.reason and "\n" not in result.reason
+
+
+def test_certificate_that_is_a_json_list_is_rejected(tmp_path):
+    (tmp_path / "c.json").write_text("[]")
+    result = certificates.verify_saved("kuhn_poker", tmp_path / "c.json")
+    assert not result.ok and "needs a JSON object" in result.reason
+
+
+def test_garbage_trunk_file_is_rejected_without_pickle_talk(kuhn_certificate, tmp_path):
+    path = _copy_certificate(tmp_path, kuhn_certificate, lambda d: None)
+    (tmp_path / "c.json.npz").write_bytes(b"\x80\x04garbage that is not a zip archive")
+    result = certificates.verify_saved("kuhn_poker", path)
+    assert not result.ok and "is not a trunk file" in result.reason
+    assert "pickle" not in result.reason
