@@ -135,7 +135,7 @@ def test_tampered_strategy_is_rejected(saved, tmp_path):
         meta["strategy"]["p0 prizes: own: results:"] = {"0": 1.0, "1": 0.0, "2": 0.0}
 
     outcome = certificate_io.verify_saved(game, _tampered(path, tmp_path, pure_low_bid))
-    assert not outcome.ok and "more than the claimed" in outcome.reason
+    assert not outcome.ok and "claims epsilon=0 but its strategy proves 6" in outcome.reason
 
 
 def test_tampered_bounds_are_rejected(saved, tmp_path):
@@ -153,7 +153,7 @@ def test_tampered_bounds_are_rejected(saved, tmp_path):
 def test_certificate_for_another_game_is_rejected(saved):
     _, path = saved
     outcome = certificate_io.verify_saved("sequential_goofspiel(num_cards=3,info=perfect)", path)
-    assert not outcome.ok and "not sequential_goofspiel" in outcome.reason
+    assert not outcome.ok and "not for sequential_goofspiel" in outcome.reason
 
 
 @pytest.mark.parametrize("ranks", [2, 3])
