@@ -1,12 +1,20 @@
 """Sequence-form LP on HiGHS: values from theory, both strategies, bounds, constraints."""
 
+import dataclasses
+
+import highspy
 import numpy as np
 import pyspiel
 import pytest
+import scipy.sparse as sp
+from absl import logging
 from conftest import KUHN_VALUE, LEDUC_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, lp, policies, sequence_form
+from ospiel_ext import evaluate, highs, lp, policies, sequence_form
+from ospiel_ext.algorithms.certificates import certificate
+from ospiel_ext.algorithms.certificates.trunks import Trunk
+from ospiel_ext.constraints import BehaviouralLowerBounds
 from ospiel_ext.tree import TreeBuilder
 
 
@@ -92,8 +100,6 @@ def test_bad_arguments_are_refused():
 
 
 def test_warm_start_from_a_smaller_trunk_gives_the_same_value():
-    from ospiel_ext.algorithms.certificates.trunks import Trunk
-
     trunk = Trunk("kuhn_poker")
     for _ in range(3):  # grow the trunk breadth-first
         for node in list(trunk.frontier):
@@ -108,3 +114,177 @@ def test_warm_start_from_a_smaller_trunk_gives_the_same_value():
     warm = lp.solve(grown, bound="lo", warm_start=first.basis)
     cold = lp.solve(grown, bound="lo")
     assert warm.value == pytest.approx(cold.value, abs=1e-12)
+
+
+def _entry_game(exit_value):
+    """Player 1 first chooses L or R (information set "J1"); R ends the game with player 0's
+    utility `exit_value`; after L player 1 chooses l or r ("J2"), and player 0, not seeing
+    it, chooses a or b ("I") in the game [[3, -1], [-1, 1]] (rows a, b; columns l, r)."""
+    b = TreeBuilder(name="entry game")
+    j1 = b.expand_decision(b.add_root(), 1, "J1", [0, 1])
+    b.set_leaf(j1 + 1, exit_value, exit_value)
+    j2 = b.expand_decision(j1, 1, "J2", [0, 1])
+    for c, row in enumerate([(3.0, -1.0), (-1.0, 1.0)]):  # c: player 1's l / r
+        i = b.expand_decision(j2 + c, 0, "I", [0, 1])
+        for a in range(2):
+            b.set_leaf(i + a, row[a], row[a])
+    return sequence_form.SequenceForm(b.freeze())
+
+
+@pytest.mark.parametrize("d_root, d_j1, d_j2", [(0, 0, 0), (0, 0, 0.1), (0.2, -0.1, 0.05)])
+def test_rhs_perturbation_has_its_closed_form_value(d_root, d_j1, d_j2):
+    """Eq. 3a with d != 0 on `_entry_game(1/6)`, solved for player 0.
+
+    The dual of the perturbed LP lets player 1 play any y >= 0 with F y = f + d:
+    y[empty] = 1 + d_root, y[L] + y[R] = y[empty] + d_J1 =: T, y[l] + y[r] = y[L] + d_J2.
+    Against player 0's p = P(a), the sub-game after L is worth y[l] (4p - 1) + y[r] (1 - 2p)
+    to player 0, so player 1's best response gives (y[L] + d_J2) m(p) with
+    m(p) = min(4p - 1, 1 - 2p), and R gives (T - y[L]) / 6. Player 0's value is
+    max_p min_{0 <= y[L] <= T} [T / 6 + d_J2 m(p) + y[L] (m(p) - 1/6)]. Where m(p) >= 1/6
+    (p in [7/24, 5/12]) player 1 exits (y[L] = 0) and the value is T / 6 + d_J2 m(p),
+    maximised by m's peak p = 1/3, m = 1/3; elsewhere it is (T + d_J2) m(p) < T / 6 + d_J2 / 6.
+    So the value is (1 + d_root + d_J1) / 6 + d_J2 / 3, and for d_J2 > 0 player 0's strategy at
+    I is the unique p = 1/3 (at d = 0 any p in [7/24, 5/12] is optimal), while player 1 plays
+    y[l] = d_J2 / 3, y[r] = 2 d_J2 / 3 (making a and b indifferent) and y[R] = T.
+    """
+    sf = _entry_game(1.0 / 6.0)
+    tp1 = sf.treeplexes[1]
+    rows = {key: 1 + i for i, key in enumerate(sf.infoset_keys(1))}
+    d = np.zeros(1 + tp1.num_infosets)
+    d[0], d[rows["J1"]], d[rows["J2"]] = d_root, d_j1, d_j2
+    solution = lp.solve(sf, rhs_perturbation=d)
+    total = 1 + d_root + d_j1
+    assert solution.value == pytest.approx(total / 6 + d_j2 / 3, abs=1e-12)
+    x, y = solution.plans
+    np.testing.assert_allclose(tp1.constraints[0] @ y, tp1.constraints[1] + d, atol=1e-12)
+    if d_j2 > 0:
+        np.testing.assert_allclose(x[1:], [1 / 3, 2 / 3], atol=1e-12)
+        j1, j2 = (int(tp1.seq_start[rows[k] - 1]) for k in ("J1", "J2"))
+        np.testing.assert_allclose(y[j1 : j1 + 2], [0.0, total], atol=1e-12)
+        np.testing.assert_allclose(y[j2 : j2 + 2], [d_j2 / 3, 2 * d_j2 / 3], atol=1e-12)
+
+
+def test_rhs_perturbation_of_the_wrong_length_is_refused():
+    sf = _entry_game(0.0)
+    with pytest.raises(ValueError, match="3 entries"):
+        lp.solve(sf, rhs_perturbation=np.zeros(2))
+
+
+@pytest.mark.parametrize(
+    "own, opponent, value",
+    [
+        # P0 plays H with p >= 0.7: P1 answers T, 0.7 * -1 + 0.3 * 1.
+        ({"p0": [0.7, 0.0]}, None, -0.4),
+        # P1 plays H with q >= 0.6: P0 answers H, 0.6 - 0.4.
+        (None, {"p1": [0.6, 0.0]}, 0.2),
+        # Both: (2p - 1)(2q - 1) with 2p - 1 > 0, so q = 0.6 and p = 1.
+        ({"p0": [0.7, 0.0]}, {"p1": [0.6, 0.0]}, 0.2),
+        # The same bounds in one object passed for both players.
+        ({"p0": [0.7, 0.0], "p1": [0.6, 0.0]}, "same", 0.2),
+    ],
+)
+@pytest.mark.parametrize("player", [0, 1])
+def test_behavioural_lower_bounds_have_their_closed_form_value(own, opponent, value, player):
+    sf = _bounded_matching_pennies(0.0)
+    own_bounds = None if own is None else BehaviouralLowerBounds(0.0, own)
+    if opponent == "same":
+        opp_bounds = own_bounds
+    else:
+        opp_bounds = None if opponent is None else BehaviouralLowerBounds(0.0, opponent)
+    # Bounds on player 0 are "own" when player 0 solves, "opponent" when player 1 does.
+    bounds = (own_bounds, opp_bounds) if player == 0 else (opp_bounds, own_bounds)
+    solution = lp.solve(
+        sf, player=player, own_lower_bounds=bounds[0], opponent_lower_bounds=bounds[1]
+    )
+    assert solution.value == pytest.approx(value, abs=1e-12)
+
+
+def test_lower_bounds_given_as_rows_or_as_an_added_block_agree():
+    sf = _bounded_matching_pennies(0.0)
+    bounds = BehaviouralLowerBounds(0.0, {"p0": [0.7, 0.0]})
+    cons = bounds.linear_constraints(sf, 0)
+    model = lp.sequence_form_lp(sf)
+    block = highs.Block(
+        "custom", lp.FIRST_FREE_KIND, cons.row_ids, cons.rhs, np.full(len(cons.rhs), np.inf)
+    )
+    custom = model.add_rows(block, {"x": cons.matrix})
+    assert custom.solution(custom.run()).value == pytest.approx(-0.4, abs=1e-12)
+    with pytest.raises(ValueError, match="reuses a name or kind"):
+        custom.add_rows(block, {"x": cons.matrix})
+    with pytest.raises(ValueError, match="must be"):
+        model.add_rows(block, {"x": sp.csr_matrix((1, 5))})
+
+
+def test_warm_start_with_extra_constraints():
+    sf = sequence_form.for_game("kuhn_poker")
+    bounds = BehaviouralLowerBounds(0.05, {"1": [0.3, 0.1]})
+    kwargs = dict(own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    first = lp.solve(sf, return_basis=True, **kwargs)
+    again = lp.solve(sf, warm_start=first.basis, **kwargs)
+    assert again.simplex_iterations == 0
+    assert again.value == pytest.approx(first.value, abs=1e-12)
+    assert again.value == pytest.approx(lp.solve(sf, **kwargs).value, abs=1e-12)
+    # The basis of the unconstrained LP warm-starts the constrained one, and vice versa.
+    plain = lp.solve(sf, return_basis=True)
+    assert lp.solve(sf, warm_start=plain.basis, **kwargs).value == pytest.approx(first.value)
+    assert lp.solve(sf, warm_start=first.basis).value == pytest.approx(KUHN_VALUE, abs=1e-12)
+
+
+def test_warm_start_with_constraints_on_a_grown_trunk():
+    trunk = Trunk("kuhn_poker")
+    for _ in range(4):
+        for node in list(trunk.frontier):
+            trunk.expand(node)
+    bounds = BehaviouralLowerBounds(0.05)
+    small = sequence_form.SequenceForm(trunk.tree())
+    first = lp.solve(
+        small, bound="lo", own_lower_bounds=bounds, opponent_lower_bounds=bounds, return_basis=True
+    )
+    for node in list(trunk.frontier):
+        trunk.expand(node)
+    grown = sequence_form.SequenceForm(trunk.tree())
+    kwargs = dict(bound="lo", own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    warm = lp.solve(grown, warm_start=first.basis, **kwargs)
+    cold = lp.solve(grown, **kwargs)
+    assert warm.value == pytest.approx(cold.value, abs=1e-12)
+
+
+def test_certificate_search_on_leduc_survives_a_failing_warm_start():
+    """HiGHS 1.15's dual simplex stops with "HiGHS did not run" from the alien basis the
+    search passes to iteration 15's LP (2050 trunk nodes); the LP must then solve cold."""
+    result = certificate.search("leduc_poker", max_nodes=2500)
+    cert = result.certificate
+    assert result.iterations >= 15
+    assert cert.value_lower - 1e-9 <= LEDUC_VALUE <= cert.value_upper + 1e-9
+
+
+def test_a_failing_warm_start_falls_back_to_a_cold_solve(monkeypatch):
+    real = highs._run_highs
+
+    def fail_when_warm(model, time_limit, start):
+        run = real(model, time_limit, start)
+        if start is None:
+            return run
+        return dataclasses.replace(run, status=highspy.HighsModelStatus.kNotset, failed=True)
+
+    sf = sequence_form.for_game("kuhn_poker")
+    basis = lp.solve(sf, return_basis=True).basis
+    monkeypatch.setattr(highs, "_run_highs", fail_when_warm)
+    warnings = []
+    monkeypatch.setattr(logging, "warning", lambda msg, *args: warnings.append(msg % args))
+    solution = lp.solve(sf, warm_start=basis)
+    assert solution.cold_restart
+    assert solution.value == pytest.approx(KUHN_VALUE, abs=1e-12)
+    assert len(warnings) == 1 and "from scratch" in warnings[0]
+    assert not lp.solve(sf).cold_restart  # no warm start, nothing to fall back from
+
+
+def test_time_limit_is_honoured_and_reported():
+    sf = sequence_form.for_game("leduc_poker")
+    result = lp.sequence_form_lp(sf).run(time_limit=1e-9)
+    assert result.status == "kTimeLimit" and not result.optimal
+    with pytest.raises(lp.LPError, match="time limit") as error:
+        lp.solve(sf, time_limit=1e-9)
+    assert error.value.status == "kTimeLimit"
+    with pytest.raises(ValueError, match="time_limit must be positive"):
+        lp.solve(sf, time_limit=0.0)

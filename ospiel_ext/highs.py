@@ -1,0 +1,380 @@
+"""Linear programs as named blocks of columns and rows, solved by HiGHS (highspy).
+
+A `LinearProgram` is a tuple of column blocks (bounds, cost), a tuple of row blocks (bounds)
+and the sparse matrices where a row block meets a column block; it is immutable, and adding
+a block returns a new program, so an LP is extended by adding blocks rather than options.
+`LinearProgram.run` assembles one CSC matrix, passes it to HiGHS in one `passModel` (as scipy's
+`_linprog_highs` does), and returns HiGHS's status, primal values, duals and final basis
+(`HighsResult`); it never raises for a non-optimal status.
+
+Every column and row has a key, id * NUM_KINDS + kind, from its block's `kind` and its
+stable `ids`, so that the final basis (`Basis`) can warm-start a renumbered, grown program
+(e.g. the LP of a larger trunk of the same game). Where HiGHS fails from a start basis
+(HiGHS 1.15's dual simplex stops with "HiGHS did not run" from some alien bases), the program
+is solved again from scratch and the fallback logged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+from absl import logging
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+NUM_KINDS = 16
+
+_M = highspy.HighsModelStatus
+STATUS_MESSAGES = {
+    _M.kOptimal: "optimal",
+    _M.kNotset: "HiGHS did not run",
+    _M.kLoadError: "HiGHS could not load the model",
+    _M.kModelError: "the model is invalid",
+    _M.kPresolveError: "presolve failed",
+    _M.kSolveError: "the solver failed",
+    _M.kPostsolveError: "postsolve failed",
+    _M.kModelEmpty: "the model is empty",
+    _M.kInfeasible: "the LP is infeasible (are the strategy constraints satisfiable?)",
+    _M.kUnboundedOrInfeasible: "the LP is unbounded or infeasible",
+    _M.kUnbounded: "the LP is unbounded",
+    _M.kTimeLimit: "the time limit was reached",
+    _M.kIterationLimit: "the iteration limit was reached",
+    _M.kUnknown: "HiGHS ended in an unknown state",
+    _M.kInterrupt: "the solve was interrupted",
+}
+# Statuses after which a warm-started run is repeated from scratch: HiGHS failed, not the LP.
+_FAILED = {_M.kNotset, _M.kLoadError, _M.kPresolveError, _M.kSolveError, _M.kPostsolveError}
+_FAILED.add(_M.kUnknown)
+
+_STATUS = {int(v): v for v in highspy.HighsBasisStatus.__members__.values()}
+_LOWER, _BASIC, _UPPER, _ZERO = (
+    int(highspy.HighsBasisStatus.kLower),
+    int(highspy.HighsBasisStatus.kBasic),
+    int(highspy.HighsBasisStatus.kUpper),
+    int(highspy.HighsBasisStatus.kZero),
+)
+
+
+class LPError(RuntimeError):
+    """HiGHS ended with a status other than optimal; `status` is HiGHS's model status name."""
+
+    def __init__(self, message: str, status: str = ""):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclasses.dataclass(frozen=True)
+class Basis:
+    """The final simplex basis of an LP, keyed by what each column and row stands for, so
+    that it can warm-start a renumbered, grown LP.
+
+    Keys are a block's stable ids times NUM_KINDS plus the block's kind; `keys` is sorted and
+    `status` holds the HiGHS basis status of each as an integer.
+    """
+
+    keys: IntArray
+    status: NDArray[np.int8]
+
+    def lookup(self, keys: IntArray, default: NDArray[np.int8]) -> NDArray[np.int8]:
+        """Statuses of `keys`, `default` where this basis does not know a key."""
+        if not len(self.keys):
+            return default
+        pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return np.where(self.keys[pos] == keys, self.status[pos], default).astype(np.int8)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Block:
+    """Consecutive columns (with a cost) or rows of an LP.
+
+    Attributes:
+      name: unique among the LP's column blocks (or row blocks).
+      kind: in [0, NUM_KINDS), unique in the LP; `Basis` keys are ids * NUM_KINDS + kind.
+      ids: an id per column / row that stays the same when the LP grows.
+      lower, upper: bounds on the columns' values / the rows' activities.
+      cost: objective coefficient of each column; None for rows.
+    """
+
+    name: str
+    kind: int
+    ids: IntArray
+    lower: FloatArray
+    upper: FloatArray
+    cost: FloatArray | None = None
+
+    def __post_init__(self):
+        n = len(self.ids)
+        lengths = [len(self.lower), len(self.upper)]
+        if self.cost is not None:
+            lengths.append(len(self.cost))
+        if any(m != n for m in lengths):
+            raise ValueError(f"LP block {self.name!r}: {n} ids but bounds / costs of {lengths}")
+        if not 0 <= self.kind < NUM_KINDS:
+            raise ValueError(f"LP block {self.name!r}: kind {self.kind} not in [0, {NUM_KINDS})")
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+    @property
+    def keys(self) -> IntArray:
+        return np.asarray(self.ids, dtype=np.int64) * NUM_KINDS + self.kind
+
+    def default_status(self) -> NDArray[np.int8]:
+        """Warm-start status where a basis does not know a key: rows basic, columns nonbasic
+        at a finite bound (free columns at zero)."""
+        if self.cost is None:
+            return np.full(self.size, _BASIC, dtype=np.int8)
+        lower_finite, upper_finite = np.isfinite(self.lower), np.isfinite(self.upper)
+        codes = np.where(lower_finite, _LOWER, np.where(upper_finite, _UPPER, _ZERO))
+        return codes.astype(np.int8)
+
+
+@dataclasses.dataclass(frozen=True)
+class HighsResult:
+    """What HiGHS returned for a `LinearProgram` (optimal or not).
+
+    Attributes:
+      status: HiGHS's model status name ("kOptimal", "kTimeLimit", "kInfeasible", ...).
+      message: the status in words.
+      objective: the objective value (of the LP as written, maximised).
+      column_values: primal value of every column (empty if HiGHS has none).
+      row_duals: dual value of every row (non-positive on binding >= rows).
+      seconds: HiGHS wall time, both runs if a warm start fell back to a cold one.
+      simplex_iterations: simplex iterations, both runs.
+      basis: the final basis, keyed.
+      cold_restart: HiGHS failed from the warm-start basis and solved again from scratch.
+    """
+
+    status: str
+    message: str
+    objective: float
+    column_values: FloatArray
+    row_duals: FloatArray
+    seconds: float
+    simplex_iterations: int
+    basis: Basis
+    cold_restart: bool = False
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == "kOptimal"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class LinearProgram:
+    """max cost^T z s.t. row lower <= A z <= row upper, column lower <= z <= column upper.
+
+    Attributes:
+      name: what the LP is of (for messages).
+      columns, rows: the blocks, in LP order.
+      entries: (row block name, column block name, matrix) for every non-empty intersection.
+    """
+
+    name: str
+    columns: tuple[Block, ...] = ()
+    rows: tuple[Block, ...] = ()
+    entries: tuple[tuple[str, str, sp.csr_matrix], ...] = ()
+
+    def _find(self, blocks: tuple[Block, ...], name: str) -> tuple[int, int, Block]:
+        """(position among the blocks, first column / row, block)."""
+        start = 0
+        for i, b in enumerate(blocks):
+            if b.name == name:
+                return i, start, b
+            start += b.size
+        raise ValueError(f"the LP of {self.name} has no block {name!r}")
+
+    def column_range(self, name: str) -> slice:
+        _, start, b = self._find(self.columns, name)
+        return slice(start, start + b.size)
+
+    def row_range(self, name: str) -> slice:
+        _, start, b = self._find(self.rows, name)
+        return slice(start, start + b.size)
+
+    def _add(self, block: Block, entries: Mapping[str, sp.spmatrix], rows: bool):
+        taken = {b.kind for b in self.columns + self.rows}
+        names = {b.name for b in (self.rows if rows else self.columns)}
+        if block.kind in taken or block.name in names:
+            raise ValueError(
+                f"LP of {self.name}: block {block.name!r} reuses a name or kind {block.kind}"
+            )
+        if rows == (block.cost is not None):
+            raise ValueError(f"LP of {self.name}: column blocks have a cost, row blocks none")
+        new = []
+        for other_name, matrix in entries.items():
+            _, _, other = self._find(self.columns if rows else self.rows, other_name)
+            shape = (block.size, other.size) if rows else (other.size, block.size)
+            if matrix.shape != shape:
+                raise ValueError(
+                    f"LP of {self.name}: block {block.name!r} x {other_name!r} must be "
+                    f"{shape}, got {matrix.shape}"
+                )
+            pair = (block.name, other_name) if rows else (other_name, block.name)
+            new.append((*pair, sp.csr_matrix(matrix)))
+        entries_after = self.entries + tuple(new)
+        if rows:
+            return dataclasses.replace(self, rows=self.rows + (block,), entries=entries_after)
+        return dataclasses.replace(self, columns=self.columns + (block,), entries=entries_after)
+
+    def add_rows(self, block: Block, entries: Mapping[str, sp.spmatrix]) -> LinearProgram:
+        """This LP with the rows `block`, whose coefficients on column block c are entries[c]."""
+        return self._add(block, entries, rows=True)
+
+    def add_columns(self, block: Block, entries: Mapping[str, sp.spmatrix]) -> LinearProgram:
+        """This LP with the columns `block`, whose coefficients in row block r are entries[r]."""
+        return self._add(block, entries, rows=False)
+
+    def shift_cost(self, name: str, delta: ArrayLike) -> LinearProgram:
+        """This LP with `delta` added to the cost of column block `name`."""
+        i, _, b = self._find(self.columns, name)
+        delta = np.asarray(delta, dtype=np.float64)
+        if delta.shape != (b.size,):
+            raise ValueError(
+                f"LP of {self.name}: the cost shift of {name!r} must have {b.size} entries, "
+                f"got shape {delta.shape}"
+            )
+        block = dataclasses.replace(b, cost=b.cost + delta)
+        return dataclasses.replace(
+            self, columns=self.columns[:i] + (block,) + self.columns[i + 1 :]
+        )
+
+    def matrix(self) -> sp.csc_matrix:
+        """The assembled constraint matrix."""
+        found = {(r, c): m for r, c, m in self.entries}
+        grid = [
+            [found.get((r.name, c.name), sp.csr_matrix((r.size, c.size))) for c in self.columns]
+            for r in self.rows
+        ]
+        a = sp.bmat(grid, format="csc")
+        a.eliminate_zeros()
+        return a
+
+    def run(self, time_limit: float | None = None, warm_start: Basis | None = None) -> HighsResult:
+        """Solves the LP with HiGHS; never raises for HiGHS's status (see `HighsResult`).
+
+        Args:
+          time_limit: seconds for HiGHS (both runs together if a warm start falls back).
+          warm_start: a `Basis` of an earlier run (of this LP or a smaller one): known
+            columns and rows take its status, the others `Block.default_status`, and HiGHS
+            repairs the rest (an "alien" basis). If HiGHS fails from it, the LP is solved
+            again from scratch and the fallback logged.
+        """
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be positive, got {time_limit}")
+        lp = _highs_lp(self.matrix(), self.columns, self.rows)
+        col_keys = np.concatenate([b.keys for b in self.columns])
+        row_keys = np.concatenate([b.keys for b in self.rows])
+        start = None
+        if warm_start is not None and len(warm_start.keys):
+            col_default = np.concatenate([b.default_status() for b in self.columns])
+            row_default = np.concatenate([b.default_status() for b in self.rows])
+            start = (
+                warm_start.lookup(col_keys, col_default),
+                warm_start.lookup(row_keys, row_default),
+            )
+        run = _run_highs(lp, time_limit, start)
+        cold = start is not None and run.failed
+        if cold:
+            logging.warning(
+                "HiGHS failed from the warm-start basis on the LP of %s (%s); solving it "
+                "again from scratch",
+                self.name,
+                run.message,
+            )
+            left = None if time_limit is None else max(time_limit - run.seconds, 1e-3)
+            again = _run_highs(lp, left, None)
+            run = dataclasses.replace(
+                again,
+                seconds=run.seconds + again.seconds,
+                iterations=run.iterations + again.iterations,
+            )
+        keys = np.concatenate([col_keys, row_keys])
+        order = np.argsort(keys, kind="stable")
+        return HighsResult(
+            status=run.status.name,
+            message=run.message,
+            objective=run.objective,
+            column_values=run.col_value,
+            row_duals=run.row_dual,
+            seconds=run.seconds,
+            simplex_iterations=run.iterations,
+            basis=Basis(keys[order], run.basis_codes[order]),
+            cold_restart=cold,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    """One HiGHS run."""
+
+    status: highspy.HighsModelStatus
+    message: str
+    failed: bool  # HiGHS failed rather than answered: rejected basis, solver error
+    objective: float
+    col_value: FloatArray
+    row_dual: FloatArray
+    seconds: float
+    iterations: int
+    basis_codes: NDArray[np.int8]  # final column then row statuses
+
+
+def _highs_lp(a: sp.csc_matrix, columns: tuple[Block, ...], rows: tuple[Block, ...]):
+    """A maximising highspy.HighsLp of the blocks and their assembled CSC matrix."""
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = a.shape[1], a.shape[0]
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = np.concatenate([b.cost for b in columns])
+    lp.col_lower_ = np.concatenate([b.lower for b in columns])
+    lp.col_upper_ = np.concatenate([b.upper for b in columns])
+    lp.row_lower_ = np.concatenate([b.lower for b in rows])
+    lp.row_upper_ = np.concatenate([b.upper for b in rows])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = a.indptr
+    lp.a_matrix_.index_ = a.indices
+    lp.a_matrix_.value_ = a.data
+    return lp
+
+
+def _run_highs(lp, time_limit: float | None, start) -> _Run:
+    """Runs HiGHS on `lp`, from `start` (column and row status codes) if given."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    h.passModel(lp)
+    rejected = False
+    if start is not None:
+        basis = highspy.HighsBasis()
+        basis.col_status = [_STATUS[c] for c in start[0].tolist()]
+        basis.row_status = [_STATUS[c] for c in start[1].tolist()]
+        basis.alien = True
+        basis.valid = True
+        rejected = h.setBasis(basis) == highspy.HighsStatus.kError
+    begin = time.perf_counter()
+    run_status = highspy.HighsStatus.kError if rejected else h.run()
+    seconds = time.perf_counter() - begin
+    status = _M.kNotset if rejected else h.getModelStatus()
+    message = "HiGHS rejected the start basis" if rejected else STATUS_MESSAGES.get(status, "")
+    info, solution, final = h.getInfo(), h.getSolution(), h.getBasis()
+    codes = np.fromiter(map(int, list(final.col_status) + list(final.row_status)), dtype=np.int8)
+    n = lp.num_col_ + lp.num_row_
+    return _Run(
+        status=status,
+        message=message or str(status),
+        failed=rejected or run_status == highspy.HighsStatus.kError or status in _FAILED,
+        objective=float(info.objective_function_value),
+        col_value=np.asarray(solution.col_value, dtype=np.float64),
+        row_dual=np.asarray(solution.row_dual, dtype=np.float64),
+        seconds=seconds,
+        iterations=max(int(info.simplex_iteration_count), 0),
+        basis_codes=codes if len(codes) == n else np.full(n, _BASIC, dtype=np.int8),
+    )
