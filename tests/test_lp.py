@@ -40,7 +40,7 @@ def _bounded_matching_pennies(width):
         for c in range(2):
             u = 1.0 if a == c else -1.0
             b.set_leaf(leaf + c, u - width, u + width)
-    return sequence_form.SequenceForm(b.freeze())
+    return sequence_form.TreeSequenceForm(b.freeze())
 
 
 def test_leaf_bounds_give_the_lo_and_hi_games():
@@ -98,13 +98,13 @@ def test_warm_start_from_a_smaller_trunk_gives_the_same_value():
     for _ in range(3):  # grow the trunk breadth-first
         for node in list(trunk.frontier):
             trunk.expand(node)
-    small = sequence_form.SequenceForm(trunk.tree())
+    small = sequence_form.TreeSequenceForm(trunk.tree())
     first = lp.solve(small, bound="lo", return_basis=True)
     again = lp.solve(small, bound="lo", warm_start=first.basis)
     assert again.simplex_iterations == 0 and again.value == pytest.approx(first.value)
     for node in list(trunk.frontier):
         trunk.expand(node)
-    grown = sequence_form.SequenceForm(trunk.tree())
+    grown = sequence_form.TreeSequenceForm(trunk.tree())
     warm = lp.solve(grown, bound="lo", warm_start=first.basis)
     cold = lp.solve(grown, bound="lo")
     assert warm.value == pytest.approx(cold.value, abs=1e-12)
