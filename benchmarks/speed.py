@@ -162,7 +162,7 @@ def main(argv):
     for name in _GAMES.value:
         game = cli.load_game(name)
         start = time.perf_counter()
-        sequence_form.SequenceForm(tree.GameTree.from_game(game))
+        sequence_form.TreeSequenceForm(tree.GameTree.from_game(game))
         compile_seconds = time.perf_counter() - start
         sf = sequence_form.for_game(game)
         results[name] = {

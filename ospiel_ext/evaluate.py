@@ -139,7 +139,7 @@ def _conditional_regrets(
     g = sf.sequence_values(player, x_opp)
     _, v_inf = tp.infoset_values(g, behavioural[player])
     _, v_best = tp.infoset_values(g, None)
-    reach = opponent_reach(sf, player, x_opp)
+    reach = sf.opponent_reach(player, x_opp)  # R_player x_opp
     with np.errstate(invalid="ignore", divide="ignore"):
         regret = np.where(reach > 0, np.maximum(v_best - v_inf, 0.0) / reach, np.nan)
     return regret, reach
@@ -156,14 +156,6 @@ def infoset_regrets(
         trembling = (1 - tremble) * behavioural[1 - player] + tremble * opp.uniform
         regret[unreached] = _conditional_regrets(sf, behavioural, player, trembling)[0][unreached]
     return InfosetRegrets(player, regret, reach)
-
-
-def opponent_reach(sf: SequenceForm, player: int, x_opp: FloatArray) -> FloatArray:
-    """Sum over the nodes of each of `player`'s infosets of the opponent's and chance's reach."""
-    nodes, offsets = sf.require_tree("per-infoset opponent reach").infoset_nodes
-    node_reach = sf.chance_reach[nodes] * x_opp[sf.node_seq[1 - player][nodes]]
-    per_infoset = np.add.reduceat(node_reach, offsets[:-1]) if len(nodes) else node_reach
-    return per_infoset[sf.treeplexes[player].infoset_ids]
 
 
 def max_infoset_regret(sf: SequenceForm, behavioural: policies.Behavioural) -> float:

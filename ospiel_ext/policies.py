@@ -23,7 +23,7 @@ from open_spiel.python import policy as policy_lib
 from ospiel_ext import files
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
-from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 
 Behavioural = tuple[NDArray[np.float64], NDArray[np.float64]]
 
@@ -32,7 +32,11 @@ class PolicyLayout:
     """Where each sequence of each player lives in the game's `TabularPolicy` arrays."""
 
     def __init__(self, sf: SequenceForm):
-        tree = sf.require_tree("a TabularPolicy")
+        if not isinstance(sf, TreeSequenceForm):
+            raise ValueError(
+                f"a TabularPolicy needs a game tree; {sf.name} is a sequence form without one"
+            )
+        tree = sf.tree
         if tree.game is None:
             raise ValueError(f"{tree.name} was not built from a pyspiel game")
         self.sf = sf

@@ -24,7 +24,9 @@ def main(argv):
     game = cli.load_game(_GAME.value)
     start = time.perf_counter()
     try:
-        sf = sequence_form.SequenceForm(tree.GameTree.from_game(game, max_nodes=_MAX_NODES.value))
+        sf = sequence_form.TreeSequenceForm(
+            tree.GameTree.from_game(game, max_nodes=_MAX_NODES.value)
+        )
     except ValueError as e:
         raise app.UsageError(str(e)) from None
     stats = {

@@ -48,7 +48,7 @@ def _bounded_matching_pennies(width):
         for c in range(2):
             u = 1.0 if a == c else -1.0
             b.set_leaf(leaf + c, u - width, u + width)
-    return sequence_form.SequenceForm(b.freeze())
+    return sequence_form.TreeSequenceForm(b.freeze())
 
 
 def test_leaf_bounds_give_the_lo_and_hi_games():
@@ -104,13 +104,13 @@ def test_warm_start_from_a_smaller_trunk_gives_the_same_value():
     for _ in range(3):  # grow the trunk breadth-first
         for node in list(trunk.frontier):
             trunk.expand(node)
-    small = sequence_form.SequenceForm(trunk.tree())
+    small = sequence_form.TreeSequenceForm(trunk.tree())
     first = lp.solve(small, bound="lo", return_basis=True)
     again = lp.solve(small, bound="lo", warm_start=first.basis)
     assert again.simplex_iterations == 0 and again.value == pytest.approx(first.value)
     for node in list(trunk.frontier):
         trunk.expand(node)
-    grown = sequence_form.SequenceForm(trunk.tree())
+    grown = sequence_form.TreeSequenceForm(trunk.tree())
     warm = lp.solve(grown, bound="lo", warm_start=first.basis)
     cold = lp.solve(grown, bound="lo")
     assert warm.value == pytest.approx(cold.value, abs=1e-12)
@@ -128,7 +128,7 @@ def _entry_game(exit_value):
         i = b.expand_decision(j2 + c, 0, "I", [0, 1])
         for a in range(2):
             b.set_leaf(i + a, row[a], row[a])
-    return sequence_form.SequenceForm(b.freeze())
+    return sequence_form.TreeSequenceForm(b.freeze())
 
 
 @pytest.mark.parametrize("d_root, d_j1, d_j2", [(0, 0, 0), (0, 0, 0.1), (0.2, -0.1, 0.05)])
@@ -236,13 +236,13 @@ def test_warm_start_with_constraints_on_a_grown_trunk():
         for node in list(trunk.frontier):
             trunk.expand(node)
     bounds = BehaviouralLowerBounds(0.05)
-    small = sequence_form.SequenceForm(trunk.tree())
+    small = sequence_form.TreeSequenceForm(trunk.tree())
     first = lp.solve(
         small, bound="lo", own_lower_bounds=bounds, opponent_lower_bounds=bounds, return_basis=True
     )
     for node in list(trunk.frontier):
         trunk.expand(node)
-    grown = sequence_form.SequenceForm(trunk.tree())
+    grown = sequence_form.TreeSequenceForm(trunk.tree())
     kwargs = dict(bound="lo", own_lower_bounds=bounds, opponent_lower_bounds=bounds)
     warm = lp.solve(grown, warm_start=first.basis, **kwargs)
     cold = lp.solve(grown, **kwargs)

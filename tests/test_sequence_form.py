@@ -1,10 +1,12 @@
 """Sequence form: realization plans, constraints and payoffs against OpenSpiel."""
 
 import numpy as np
+import pyspiel
 import pytest
 from open_spiel.python.algorithms import expected_game_score
 
 from ospiel_ext import policies, sequence_form
+from ospiel_ext.tree import TreeBuilder
 
 
 def _random_behavioural(sf, seed):
@@ -54,3 +56,119 @@ def test_payoff_mass_is_the_chance_distribution(small_game):
 
 def test_compiled_games_are_cached():
     assert sequence_form.for_game("kuhn_poker") is sequence_form.for_game("kuhn_poker()")
+
+
+def _brute_force_reach(game, pol):
+    """{(player, information state): sum over its histories of the opponent's and chance's
+    reach}, by a recursive walk of pyspiel states (independent of the arrays)."""
+    out = {}
+
+    def walk(state, reach):  # reach[p] = chance x everyone's but p's probability
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for a, p in state.chance_outcomes():
+                walk(state.child(a), reach * p)
+            return
+        cur = state.current_player()
+        key = (cur, state.information_state_string(cur))
+        out[key] = out.get(key, 0.0) + reach[cur]
+        probs = pol.action_probabilities(state)
+        for a in state.legal_actions():
+            step = np.array([probs[a], probs[a]])
+            step[cur] = 1.0
+            walk(state.child(a), reach * step)
+
+    walk(game.new_initial_state(), np.ones(2))
+    return out
+
+
+@pytest.mark.parametrize("game_name", ["kuhn_poker", "leduc_poker"])
+@pytest.mark.parametrize("seed", [0, 5])
+def test_reach_matrix_sums_the_reach_of_each_infosets_histories(game_name, seed):
+    game = pyspiel.load_game(game_name)
+    sf = sequence_form.for_game(game)
+    pol = policies.random_policy(game, seed, alpha=0.5)
+    b = policies.layout(sf).from_tabular(pol)
+    expected = _brute_force_reach(game, pol)
+    for p in (0, 1):
+        x_opp = sf.treeplexes[1 - p].realization_plan(b[1 - p])
+        reach = sf.opponent_reach(p, x_opp)
+        assert reach.shape == (sf.treeplexes[p].num_infosets,)
+        want = [expected[p, key] for key in sf.infoset_keys(p)]
+        np.testing.assert_allclose(reach, want, rtol=0, atol=1e-14)
+
+
+def _unbounded_tree():
+    """Chance (1/4, 3/4) then player 0 stops ([0, 1]) or continues to player 1, whose leaves
+    are [-inf, 2] and [1, inf]: infinite bounds that only count where they are reached."""
+    b = TreeBuilder(name="unbounded")
+    first = b.expand_chance(b.add_root(), [0, 1], [0.25, 0.75])
+    for c in range(2):
+        mine = b.expand_decision(first + c, 0, f"p0 {c}", [0, 1])
+        b.set_leaf(mine, 0.0, 1.0)
+        theirs = b.expand_decision(mine + 1, 1, "p1", [0, 1])
+        b.set_leaf(theirs, -np.inf, 2.0 + c)
+        b.set_leaf(theirs + 1, 1.0 - c, np.inf)
+    return sequence_form.TreeSequenceForm(b.freeze())
+
+
+def test_a_sequence_form_is_its_fields():
+    """A SequenceForm filled with a tree-backed form's fields (no tree) gives the same bounded
+    sequence values, including infinite leaves (the tree form sums them leaf by leaf)."""
+    tree_sf = _unbounded_tree()
+    sf = sequence_form.SequenceForm(
+        name="fields",
+        treeplexes=tree_sf.treeplexes,
+        payoff_lo=tree_sf.payoff_lo,
+        payoff_hi=tree_sf.payoff_hi,
+        infoset_keys=tree_sf.infoset_keys,
+        build_reach=tree_sf.build_reach,
+    )
+    assert sf.has_bounds and tree_sf.has_bounds
+    with pytest.raises(ValueError, match="fields has leaves with utility intervals"):
+        _ = sf.payoff
+    plans = {
+        0: [np.array([1.0, 1.0, 0.0, 0.0, 1.0]), np.array([1.0, 0.5, 0.5, 0.3, 0.7])],
+        1: [np.array([1.0, 1.0, 0.0]), np.array([1.0, 0.0, 1.0]), np.array([1.0, 0.4, 0.6])],
+    }
+    for player in (0, 1):
+        for plan in plans[1 - player]:
+            for bound in ("lo", "hi"):
+                np.testing.assert_allclose(
+                    sf.bound_sequence_values(player, plan, bound),
+                    tree_sf.bound_sequence_values(player, plan, bound),
+                    rtol=0,
+                    atol=1e-15,
+                )
+    # Player 1 never continuing: player 0's values in the optimistic game are finite.
+    assert np.isfinite(sf.bound_sequence_values(0, plans[0][0], "hi")).all()
+    # Player 1's one infoset: chance 1/4 and 3/4 times player 0 continuing after each card.
+    tp0, x0 = sf.treeplexes[0], plans[0][1]
+    cont = {k: x0[tp0.seq_start[i] + 1] for i, k in enumerate(sf.infoset_keys(0))}
+    np.testing.assert_allclose(
+        sf.opponent_reach(1, x0), [0.25 * cont["p0 0"] + 0.75 * cont["p0 1"]], rtol=1e-15
+    )
+
+
+def test_sequence_form_fields_are_checked():
+    tree_sf = _unbounded_tree()
+    with pytest.raises(ValueError, match="bad: payoff_hi must be a sparse matrix of shape"):
+        sequence_form.SequenceForm(
+            name="bad",
+            treeplexes=tree_sf.treeplexes,
+            payoff_lo=tree_sf.payoff_lo,
+            payoff_hi=tree_sf.payoff_hi[:, :2],
+            infoset_keys=tree_sf.infoset_keys,
+            build_reach=tree_sf.build_reach,
+        )
+    sf = sequence_form.SequenceForm(
+        name="bad reach",
+        treeplexes=tree_sf.treeplexes,
+        payoff_lo=tree_sf.payoff_lo,
+        payoff_hi=tree_sf.payoff_hi,
+        infoset_keys=tree_sf.infoset_keys,
+        build_reach=lambda p: tree_sf.build_reach(1 - p),
+    )
+    with pytest.raises(ValueError, match="bad reach: the reach matrix of player 0"):
+        sf.opponent_reach(0, np.ones(sf.shape[1]))

@@ -112,7 +112,7 @@ def _figure_1_right():
     second = b.expand_decision(first + 1, 1, "p1", [0, 1])
     b.set_leaf(second, -5.0, -5.0)
     b.set_leaf(second + 1, 0.0, 0.0)
-    return sequence_form.SequenceForm(b.freeze())
+    return sequence_form.TreeSequenceForm(b.freeze())
 
 
 def test_figure_1_perturbed_solution_is_rational_off_path():

@@ -39,7 +39,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import lp, policies
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
-from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
 
 FloatArray = NDArray[np.float64]
@@ -57,7 +57,7 @@ class Certificate:
       value_lower, value_upper: alpha*(x) <= game value <= beta*(y).
     """
 
-    sequence_form: SequenceForm
+    sequence_form: TreeSequenceForm
     behavioural: tuple[FloatArray, FloatArray]
     epsilon: float
     value_lower: float
@@ -84,16 +84,16 @@ class Certificate:
 
 
 def verify(sf: SequenceForm, behavioural: tuple[FloatArray, FloatArray]) -> tuple[float, float]:
-    """(alpha*(x), beta*(y)) of a profile on a trunk (Def. 6.2): epsilon is their difference.
+    """(alpha*(x), beta*(y)) of a profile on a trunk (Def. 6.2), or on any sequence form:
+    epsilon is their difference.
 
     alpha*(x) = min_y' x^T A_lo y' and beta*(y) = max_x' x'^T A_hi y, by one best-response pass
     per player; infinite bounds on leaves the fixed strategy never reaches do not count.
     """
     tp0, tp1 = sf.treeplexes
     x, y = tp0.realization_plan(behavioural[0]), tp1.realization_plan(behavioural[1])
-    leaves = sf.leaves
-    beta, _ = tp0.best_response(sf.leaf_sequence_values(0, y, sf.tree.hi[leaves]))
-    neg_alpha, _ = tp1.best_response(sf.leaf_sequence_values(1, x, sf.tree.lo[leaves]))
+    beta, _ = tp0.best_response(sf.bound_sequence_values(0, y, "hi"))
+    neg_alpha, _ = tp1.best_response(sf.bound_sequence_values(1, x, "lo"))
     return -neg_alpha, beta
 
 
@@ -142,7 +142,7 @@ def _correct(sf, player, plan, values, unbounded, bad) -> NDArray[np.bool_]:
     return marked
 
 
-def _solve_side(sf: SequenceForm, player: int, warm: lp.Basis | None) -> _Side | None:
+def _solve_side(sf: TreeSequenceForm, player: int, warm: lp.Basis | None) -> _Side | None:
     """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
     avoid them (the value is unbounded)."""
     opp = 1 - player
@@ -187,7 +187,7 @@ class _Solves:
         return sum(side.simplex_iterations for side in self.sides if side is not None)
 
 
-def _solve_trunk(sf: SequenceForm, warm=(None, None)) -> _Solves:
+def _solve_trunk(sf: TreeSequenceForm, warm=(None, None)) -> _Solves:
     """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
     pessimistic equilibrium and the support of the corrected optimistic profile. `warm`:
     bases of the previous trunk's (beta, alpha) LPs."""
@@ -209,7 +209,7 @@ def _solve_trunk(sf: SequenceForm, warm=(None, None)) -> _Solves:
 
 def best_certificate(trunk: GameTree) -> Certificate:
     """The certificate with the smallest epsilon on a given trunk (Section 6.1)."""
-    return _solve_trunk(SequenceForm(trunk)).certificate
+    return _solve_trunk(TreeSequenceForm(trunk)).certificate
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,7 +224,7 @@ class SearchResult:
     simplex_iterations: int = 0
 
 
-def _support_leaves(sf: SequenceForm, frontier, support) -> list[int]:
+def _support_leaves(sf: TreeSequenceForm, frontier, support) -> list[int]:
     """Pseudoterminal leaves in the support of the corrected optimistic profile."""
     z = sf.leaves
     reached = (
@@ -259,7 +259,7 @@ def search(
     warm = (None, None)
     while True:
         iteration += 1
-        solved = _solve_trunk(SequenceForm(trunk.tree()), warm)
+        solved = _solve_trunk(TreeSequenceForm(trunk.tree()), warm)
         if warm_start:
             warm = tuple(None if side is None else side.basis for side in solved.sides)
         simplex += solved.simplex_iterations
@@ -344,7 +344,7 @@ def minimal_certificate(cert: Certificate) -> Certificate:
                 new, int(tree.infoset_player[i]), tree.infoset_key[i], actions
             )
         stack.extend((k, first + j) for j, k in enumerate(kids))
-    small = SequenceForm(builder.freeze())
+    small = TreeSequenceForm(builder.freeze())
     behavioural = policies.behavioural_from_table(small, cert.strategy_table(), "uniform")
     value_lower, value_upper = verify(small, behavioural)
     return Certificate(small, behavioural, value_upper - value_lower, value_lower, value_upper)

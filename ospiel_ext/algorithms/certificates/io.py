@@ -19,7 +19,7 @@ import pyspiel
 from ospiel_ext import files, policies
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.certificates import certificate, trunks
-from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.sequence_form import TreeSequenceForm
 
 _TOLERANCE = 1e-9
 
@@ -135,7 +135,7 @@ def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verificat
             f"[{arrays['lo'][n]}, {arrays['hi'][n]}] in the certificate but the game's oracle "
             f"gives [{tree.lo[n]}, {tree.hi[n]}]",
         )
-    sf = SequenceForm(tree)
+    sf = TreeSequenceForm(tree)
     table = _strategy_table(meta["strategy"])
     problem = _strategy_problem(sf, table) if table is not None else "non-numeric probability"
     if problem:
@@ -170,7 +170,7 @@ def _strategy_table(strategy: dict) -> dict[str, dict[int, float]] | None:
     return table
 
 
-def _strategy_problem(sf: SequenceForm, table) -> str:
+def _strategy_problem(sf: TreeSequenceForm, table) -> str:
     """Why `table` is not a behavioural strategy of the trunk, or ''."""
     tree = sf.tree
     for i, key in enumerate(tree.infoset_key):

@@ -9,9 +9,10 @@ deals ("we take the average over all real signals in the filtered class weighted
 probability of each real signal occurring"). `AbstractGame.tree` is that game as a
 `GameTree`; solvers get `AbstractGame.sequence_form`, the same sequence form built from the
 product of the betting tree and the class pairs without the tree (`ProductSequenceForm`), which
-any ospiel_ext solver (LP, CFR+, EGT) accepts and which fits Rhode Island Hold'em's 3.9 M
-sequences per player. `LiftedPolicy` turns a strategy of Γ_f into an OpenSpiel policy of the
-original game, played by looking up the class of the acting player's view.
+every ospiel_ext solver (LP, CFR+, EGT) and evaluator (exploitability, per-infoset regrets,
+certificate bounds) accepts and which fits Rhode Island Hold'em's 3.9 M sequences per player.
+`LiftedPolicy` turns a strategy of Γ_f into an OpenSpiel policy of the original game, played by
+looking up the class of the acting player's view.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ospiel_ext.algorithms.gameshrink import filters, ordered_games
 from ospiel_ext.algorithms.gameshrink.filters import Abstraction
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode
 from ospiel_ext.arrays import group_by
-from ospiel_ext.sequence_form import SequenceForm, Treeplex
+from ospiel_ext.sequence_form import SequenceForm, Treeplex, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
 
 IntArray = NDArray[np.int64]
@@ -138,8 +139,8 @@ class AbstractGame:
     @functools.cached_property
     def sequence_form(self) -> SequenceForm:
         """Γ_f's sequence form, built from the betting tree x the joint classes without the
-        game tree (`ProductSequenceForm`); equal to SequenceForm(self.tree) up to the order of
-        infosets within a treeplex level (tested)."""
+        game tree (`ProductSequenceForm`); equal to TreeSequenceForm(self.tree) up to the order
+        of infosets within a treeplex level (tested)."""
         return ProductSequenceForm(self)
 
     def size(self) -> dict[str, int]:
@@ -195,7 +196,9 @@ class _Decision:
 
     node: BettingNode
     parent: tuple[int, int] | None  # (the player's previous decision, action index taken)
+    opponent: tuple[int, int] | None  # the opponent's last decision before it, action taken
     first_seq: int  # provisional id of the first sequence of class 0's infoset
+    first_infoset: int  # provisional index of class 0's infoset among the player's
 
 
 class ProductSequenceForm(SequenceForm):
@@ -204,17 +207,17 @@ class ProductSequenceForm(SequenceForm):
     decision on the betting path times the ancestor class, with the action taken; a betting
     terminal of round j adds, for every joint class pair of round j, the pair's chance mass
     times its expected payoff to the entry (player 0's sequence, player 1's sequence). This is
-    the tree `AbstractGame.tree` describes, without its 10^8 nodes on Rhode Island Hold'em.
-    Solvers and `evaluate` need only the treeplexes and the payoff matrix; there is no tree.
+    the tree `AbstractGame.tree` describes, without its 10^8 nodes on Rhode Island Hold'em:
+    it fills SequenceForm's fields (treeplexes, payoff, infoset keys, reach matrices) and
+    keeps no tree.
     """
 
     def __init__(self, game: AbstractGame):
-        self.tree, self.node_seq, self.chance_reach, self.leaves = None, None, None, None
         self._game = game
         num_classes = game.abstraction.num_classes
         decisions: tuple[list[_Decision], list[_Decision]] = ([], [])
         terminals: list[tuple[BettingNode, list]] = []
-        next_seq = [1, 1]
+        next_seq, next_infoset = [1, 1], [0, 0]
         stack: list[tuple[BettingNode, list]] = [(game.betting, [None, None])]
         while stack:
             bn, last = stack.pop()
@@ -224,20 +227,31 @@ class ProductSequenceForm(SequenceForm):
                 stack.append((bn.children[0], last))
             else:
                 p, mine = bn.player, decisions[bn.player]
-                mine.append(_Decision(bn, last[p], next_seq[p]))
+                mine.append(_Decision(bn, last[p], last[1 - p], next_seq[p], next_infoset[p]))
                 next_seq[p] += num_classes[bn.round] * len(bn.actions)
+                next_infoset[p] += num_classes[bn.round]
                 for a, child in enumerate(bn.children):
                     acted = list(last)
                     acted[p] = (len(mine) - 1, a)
                     stack.append((child, acted))
         self._decisions = decisions
-        tps, renumber = [], []
+        tps: list[Treeplex] = []
+        renumber = []
         for p in (0, 1):
             tp, prov_to_new = self._treeplex(p, tps[0].num_infosets if p else 0)
             tps.append(tp)
             renumber.append(prov_to_new)
-        self.treeplexes = tuple(tps)
-        self._payoff = self._payoff_matrix(terminals, renumber)
+        self._renumber = tuple(renumber)
+        shape = (tps[0].num_sequences, tps[1].num_sequences)
+        payoff = self._payoff_matrix(terminals, shape)
+        super().__init__(
+            name=game.name,
+            treeplexes=(tps[0], tps[1]),
+            payoff_lo=payoff,
+            payoff_hi=payoff,
+            infoset_keys=self._infoset_keys,
+            build_reach=self._reach_matrix,
+        )
 
     def _sequence(self, player: int, ref, classes: IntArray, round_: int) -> IntArray:
         """Provisional sequence of `player` after decision `ref` (None: the empty sequence)
@@ -268,8 +282,8 @@ class ProductSequenceForm(SequenceForm):
             np.concatenate(actions),
         )
 
-    def _payoff_matrix(self, terminals, renumber) -> sp.csr_matrix:
-        joint = self._game.joint
+    def _payoff_matrix(self, terminals, shape: tuple[int, int]) -> sp.csr_matrix:
+        joint, renumber = self._game.joint, self._renumber
         total = joint.counts[0].sum()
         size = sum(len(joint.pairs[bn.round]) for bn, _ in terminals)
         rows, cols = np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32)
@@ -282,17 +296,32 @@ class ProductSequenceForm(SequenceForm):
             cols[at:end] = renumber[1][self._sequence(1, last[1], pairs[:, 1], r)]
             data[at:end] = joint.counts[r] @ u / total
             at = end
-        return sp.csr_matrix((data, (rows, cols)), shape=self.shape)
+        return sp.csr_matrix((data, (rows, cols)), shape=shape)
 
-    @property
-    def name(self) -> str:
-        return self._game.name
+    def _reach_matrix(self, player: int) -> sp.csr_matrix:
+        """R_player: a decision of `player` in round j is one node of Γ_f per joint class pair
+        of round j, in the infoset of the pair's class for `player`, reached by the opponent's
+        sequence after its last decision on the betting path (at the pair's ancestor class)
+        with chance reach = the pair's deals / all deals (the chance probabilities of
+        `AbstractGame.tree` telescope: a pair's children's deals are the pair's deals)."""
+        joint, opp, tp = self._game.joint, 1 - player, self.treeplexes[player]
+        total = joint.counts[0].sum()
+        local = np.empty(tp.num_infosets, dtype=np.int64)  # provisional -> treeplex infoset
+        local[tp.infoset_ids - (self.treeplexes[0].num_infosets if player else 0)] = np.arange(
+            tp.num_infosets
+        )
+        rows, cols, data = [], [], []
+        for d in self._decisions[player]:
+            r, pairs = d.node.round, joint.pairs[d.node.round]
+            rows.append(local[d.first_infoset + pairs[:, player]])
+            cols.append(self._renumber[opp][self._sequence(opp, d.opponent, pairs[:, opp], r)])
+            data.append(joint.counts[r].sum(axis=1) / total)
+        return sp.csr_matrix(
+            (np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(tp.num_infosets, self.shape[opp]),
+        )
 
-    @property
-    def utility_sum(self) -> float:
-        return 0.0
-
-    def infoset_keys(self, player: int) -> list[str]:
+    def _infoset_keys(self, player: int) -> list[str]:
         num_classes = self._game.abstraction.num_classes
         keys = [
             info_key(d.node.round, c, d.node.key)
@@ -302,16 +331,8 @@ class ProductSequenceForm(SequenceForm):
         offset = 0 if player == 0 else self.treeplexes[0].num_infosets
         return [keys[g - offset] for g in self.treeplexes[player].infoset_ids]
 
-    @property
-    def has_bounds(self) -> bool:
-        return False
 
-    @property
-    def payoff(self) -> sp.csr_matrix:
-        return self._payoff
-
-
-def game_size(sf: SequenceForm) -> dict[str, int]:
+def game_size(sf: TreeSequenceForm) -> dict[str, int]:
     """Nodes, infosets and LP rows / columns / nonzeros of a compiled game, the keys of
     `AbstractGame.size`."""
     tps = sf.treeplexes

@@ -153,7 +153,7 @@ def test_product_sequence_form_is_the_trees(game):
     """Γ_f's sequence form built from betting tree x class pairs equals SequenceForm of the
     built GameTree: the same sequences, parents and payoff entries, matched by key."""
     shrunk = ag.AbstractGame.of(gs.gameshrink(game))
-    product, built = shrunk.sequence_form, sf_lib.SequenceForm(shrunk.tree)
+    product, built = shrunk.sequence_form, sf_lib.TreeSequenceForm(shrunk.tree)
     assert isinstance(product, ag.ProductSequenceForm)
     maps = []
     for p in (0, 1):
