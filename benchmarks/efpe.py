@@ -45,7 +45,7 @@ def _run_game(game):
         # one EGT step = 3 traversals (two smoothed best responses and a prox step)
         curves[f"EGT xi={xi}"] = evaluate.convergence(solver, _checkpoints(_TRAVERSALS.value // 3))
     for name, xi in (("CFR+", 0.0), (f"CFR+ xi={_CFR_XI.value}", _CFR_XI.value)):
-        solver = cfr.CFRPlusSolver(sf, lower_bound=xi)
+        solver = cfr.CFRPlusSolver(sf, xi=xi)
         curves[name] = evaluate.convergence(solver, _checkpoints(_TRAVERSALS.value // 2))
     return weight, curves
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import NamedTuple
 
 import numpy as np
 import pyspiel
@@ -76,24 +77,42 @@ def _game_and_profile(game: pyspiel.Game | str, policy: policy_lib.Policy):
     return sf, policies.layout(sf).behavioural(policy)
 
 
+class NashConvReturn(NamedTuple):
+    """OpenSpiel's `exploitability._NashConvReturn`: unpacks as (nash_conv,
+    player_improvements) and indexes the same way.
+
+    Attributes:
+      nash_conv: sum of the player improvements.
+      player_improvements: numpy array, per player, of best-response value minus on-policy
+        value.
+    """
+
+    nash_conv: float
+    player_improvements: FloatArray
+
+
 def nash_conv(
     game: pyspiel.Game | str,
     policy: policy_lib.Policy,
     return_only_nash_conv: bool = True,
     use_cpp_br: bool = False,
-):
+) -> float | NashConvReturn:
     """NashConv of `policy` in `game`, as `open_spiel.python.algorithms.exploitability.nash_conv`.
 
     Args:
       game: a pyspiel game or load_game string (two-player zero/constant-sum).
       policy: any OpenSpiel policy; a TabularPolicy of the same game is read directly.
-      return_only_nash_conv: if False, return the full `ProfileEvaluation`.
+      return_only_nash_conv: if False, return a `NashConvReturn` (OpenSpiel's namedtuple of
+        nash_conv and player_improvements); `evaluate_profile` gives the on-policy and
+        best-response values too.
       use_cpp_br: accepted for signature compatibility; the array best response is always used.
     """
     del use_cpp_br
     sf, behavioural = _game_and_profile(game, policy)
     result = evaluate_profile(sf, behavioural)
-    return result.nash_conv if return_only_nash_conv else result
+    if return_only_nash_conv:
+        return result.nash_conv
+    return NashConvReturn(result.nash_conv, np.array(result.player_improvements))
 
 
 def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float:
