@@ -149,7 +149,7 @@ class CFRVariantSolver:
         if not isinstance(config, CFRConfig):
             raise ValueError(f"config must be a CFRConfig, got {config!r}")
         self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
-        if not np.isscalar(xi):
+        if not isinstance(xi, (int, float, np.integer, np.floating)):
             raise ValueError(f"xi must be one number for every action of {self._sf.name}")
         self.config = config
         self._tps = self._sf.treeplexes
@@ -354,14 +354,15 @@ class _DCFRSolver(CFRVariantSolver):
         xi: float = 0.0,
         max_nodes: int | None = None,
     ):
+        discount = (float(alpha), float(beta), float(gamma))
         config = CFRConfig(
             regret_matching_plus=bool(regret_matching_plus),
             alternating_updates=bool(alternating_updates),
             linear_averaging=bool(linear_averaging),
-            discount=(float(alpha), float(beta), float(gamma)),
+            discount=discount,
         )
         super().__init__(game, config, basis=basis, xi=xi, max_nodes=max_nodes)
-        self.alpha, self.beta, self.gamma = config.discount
+        self.alpha, self.beta, self.gamma = discount
 
 
 class DCFRSolver(_DCFRSolver):
