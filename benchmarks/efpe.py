@@ -12,12 +12,13 @@ markdown table of the final values. --games adds the same comparison on other ga
 
 import json
 import os
+import sys
 
-import numpy as np
 from absl import app, flags
 
-from ospiel_ext import cli, evaluate, sequence_form
+from ospiel_ext import cli, sequence_form
 from ospiel_ext.algorithms import cfr, egt
+from ospiel_ext.algorithms import solver as solver_lib
 
 LEDUC_5 = "limit_leduc_poker(num_ranks=5,max_raises=2)"
 XIS = (0.0, 0.1, 0.05, 0.01, 0.005, 0.001)
@@ -32,22 +33,31 @@ _CFR_XI = flags.DEFINE_float("cfr_xi", 0.005, "Lower bound of the perturbed CFR+
 _OUT_DIR = flags.DEFINE_string("out_dir", "docs/results", "Where PNGs and JSON go.")
 
 
-def _checkpoints(iterations):
-    return np.unique(np.geomspace(1, iterations, 25).astype(int))
+def _curve(solver, iterations):
+    """The curve at 25 log-spaced checkpoints (to where the run stopped), and whether Ctrl-C
+    stopped it."""
+    result = solver_lib.run(
+        solver, iterations, checkpoints=solver_lib.log_spaced(iterations, 25), infoset_regrets=True
+    )
+    return result.curve, result.interrupted
 
 
 def _run_game(game):
+    """(tuned DGF weight, curves, interrupted): curves of the algorithms run before Ctrl-C."""
     sf = sequence_form.for_game(game)
     weight = egt.tune_dgf_weight(sf)
+    runs = [(f"EGT xi={xi}", egt.EGTSolver(sf, xi=xi, dgf_weight=weight), 3) for xi in XIS]
+    runs += [
+        (name, cfr.CFRPlusSolver(sf, xi=xi), 2)
+        for name, xi in (("CFR+", 0.0), (f"CFR+ xi={_CFR_XI.value}", _CFR_XI.value))
+    ]
     curves = {}
-    for xi in XIS:
-        solver = egt.EGTSolver(sf, xi=xi, dgf_weight=weight)
-        # one EGT step = 3 traversals (two smoothed best responses and a prox step)
-        curves[f"EGT xi={xi}"] = evaluate.convergence(solver, _checkpoints(_TRAVERSALS.value // 3))
-    for name, xi in (("CFR+", 0.0), (f"CFR+ xi={_CFR_XI.value}", _CFR_XI.value)):
-        solver = cfr.CFRPlusSolver(sf, lower_bound=xi)
-        curves[name] = evaluate.convergence(solver, _checkpoints(_TRAVERSALS.value // 2))
-    return weight, curves
+    # one EGT step = 3 traversals (two smoothed best responses and a prox step), CFR+ 2
+    for name, solver, per_iteration in runs:
+        curves[name], interrupted = _curve(solver, _TRAVERSALS.value // per_iteration)
+        if interrupted:
+            return weight, curves, True
+    return weight, curves, False
 
 
 def _plot(path, title, curves, key, loglog):
@@ -69,10 +79,10 @@ def main(argv):
     cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
     cli.require(_TRAVERSALS.value >= 6, "--traversals must be at least 6")
     os.makedirs(_OUT_DIR.value, exist_ok=True)
-    results = {}
+    results, interrupted = {}, False
     for name in _GAMES.value:
         game = cli.load_game(name)
-        weight, curves = _run_game(game)
+        weight, curves, interrupted = _run_game(game)
         slug = name.split("(")[0]
         for key, fig, loglog in (("nash_conv", 2, False), ("max_infoset_regret", 3, True)):
             _plot(
@@ -82,7 +92,7 @@ def main(argv):
                 key,
                 loglog,
             )
-        results[str(game)] = {"dgf_weight": weight, **{k: vars(c) for k, c in curves.items()}}
+        results[str(game)] = {"dgf_weight": weight, **{k: c.as_dict() for k, c in curves.items()}}
         print(f"\n{game}  (tuned DGF weight {weight})\n")
         print("| algorithm | traversals | sum of regrets | max infoset regret | seconds |")
         print("|---|---|---|---|---|")
@@ -91,8 +101,12 @@ def main(argv):
                 f"| {algo} | {c.traversals[-1]} | {c.nash_conv[-1]:.3g} | "
                 f"{c.max_infoset_regret[-1]:.3g} | {c.seconds[-1]:.2f} |"
             )
+        if interrupted:
+            break
     with open(os.path.join(_OUT_DIR.value, "efpe.json"), "w", encoding="utf-8") as f:
         json.dump(results, f)
+    if interrupted:  # Ctrl-C: the plots, table and JSON so far are written
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ Hold'em, and the approximation knob.
    to 1e-9, tested) and the LP value of the original game for comparison.
 2. Rhode Island Hold'em (--rhode_island): abstraction seconds and peak memory, classes per
    round, the original and abstracted sizes counted from the signal tree (the game is far too
-   large to walk), then CFR+ on Γ_f's product sequence form for --ri_seconds with its
-   exploitability at --ri_checkpoints.
+   large to walk), then CFR+ on Γ_f's product sequence form for --ri_seconds (wall clock,
+   evaluation included) with its exploitability at --ri_checkpoints; Ctrl-C there writes the
+   results so far and exits with code 130.
 3. The knob (--approximate game, --thresholds): classes, abstracted size and the lifted LP
    strategy's exploitability in the original game for each threshold.
 Prints markdown tables; writes everything to --output_json.
@@ -17,6 +18,7 @@ Prints markdown tables; writes everything to --output_json.
 
 import math
 import resource
+import sys
 import time
 
 from absl import app, flags
@@ -24,6 +26,7 @@ from absl import app, flags
 from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
+from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game
 
 _LOSSLESS = flags.DEFINE_multi_string(
@@ -49,7 +52,7 @@ _RHODE_ISLAND = flags.DEFINE_string("rhode_island", "rhode_island_holdem", "The 
 _RI_CHECKPOINTS = flags.DEFINE_list(
     "ri_checkpoints", ["10", "30", "100", "300", "1000"], "CFR+ iterations measured on Γ_f."
 )
-_RI_SECONDS = flags.DEFINE_float("ri_seconds", 900.0, "CFR+ solver seconds on Γ_f.")
+_RI_SECONDS = flags.DEFINE_float("ri_seconds", 900.0, "CFR+ seconds on Γ_f.")
 _APPROXIMATE = flags.DEFINE_string("approximate", "limit_leduc_poker(num_ranks=13)", "Knob game.")
 _THRESHOLDS = flags.DEFINE_list(
     "thresholds",
@@ -102,6 +105,7 @@ def _rhode_island():
     start = time.perf_counter()
     sf = shrunk.sequence_form
     build_seconds = time.perf_counter() - start
+    rows, reason = _cfr_plus_curve(sf)
     return {
         "game": _RHODE_ISLAND.value,
         "signal_tree_nodes": a.signal_tree.num_nodes,
@@ -114,33 +118,29 @@ def _rhode_island():
         "original_counted": original,
         "abstracted": size,
         "sequence_form_seconds": build_seconds,
-        "cfr_plus": _cfr_plus_curve(sf),
+        "cfr_plus": rows,
+        "cfr_plus_stop_reason": reason,
         "peak_rss_mb_after_solve": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
 
 def _cfr_plus_curve(sf):
     """CFR+ on Γ_f's product sequence form: exploitability in Γ_f (equal to the lifted
-    strategy's in the original game for a lossless filter, tested) at each checkpoint."""
-    solver, seconds, rows = cfr.CFRPlusSolver(sf), 0.0, []
-    for target in (int(c) for c in _RI_CHECKPOINTS.value):
-        spent, stopped = cli.run_iterations(
-            solver, target - solver.iteration, _RI_SECONDS.value - seconds, log_every=50
-        )
-        seconds += spent
-        result = evaluate.evaluate_profile(sf, solver.average_behavioural())
-        rows.append(
-            {
-                "iterations": solver.iteration,
-                "seconds": seconds,
-                "value": result.on_policy_values[0],
-                "exploitability": result.exploitability,
-            }
-        )
-        print(rows[-1], flush=True)
-        if stopped:
-            break
-    return rows
+    strategy's in the original game for a lossless filter, tested) at each checkpoint, and why
+    the run stopped."""
+    result = solver_lib.run(
+        cfr.CFRPlusSolver(sf),
+        max(int(c) for c in _RI_CHECKPOINTS.value),
+        time_limit=_RI_SECONDS.value,
+        checkpoints=[int(c) for c in _RI_CHECKPOINTS.value],
+        log_every=50,
+    )
+    curve = result.curve
+    rows = [
+        {"iterations": i, "seconds": s, "value": v, "exploitability": e}
+        for i, s, v, e in zip(curve.iterations, curve.seconds, curve.value, curve.exploitability)
+    ]
+    return rows, result.stop_reason
 
 
 def _knob():
@@ -178,6 +178,9 @@ def main(argv):
         print(lossless[-1], flush=True)
     ri = _rhode_island()
     print(ri, flush=True)
+    if ri["cfr_plus_stop_reason"] == "interrupted":  # Ctrl-C: write what we have and stop
+        cli.write_json(_OUTPUT_JSON.value, {"lossless": lossless, "rhode_island": ri})
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
     knob = _knob()
     print(
         cli.format_table(

@@ -1,4 +1,5 @@
-"""Helpers shared by the absl-flag scripts in scripts/: game loading, tables, JSON output.
+"""Helpers shared by the absl-flag scripts in scripts/: game loading, tables, JSON output,
+Ctrl-C (`StopFlag`, used by the run loop `ospiel_ext.algorithms.solver.run`).
 
 Scripts print; the library logs. These helpers turn bad input into `app.UsageError` so a
 script exits non-zero with a one-line message.
@@ -8,12 +9,12 @@ from __future__ import annotations
 
 import os
 import signal
-import time
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pyspiel
-from absl import app, logging
+from absl import app
 
 from ospiel_ext import files
 from ospiel_ext import tree as tree_lib
@@ -73,44 +74,41 @@ def pyplot():
     return plt
 
 
+INTERRUPTED_EXIT_CODE = 130
+"""Exit code of a script stopped by Ctrl-C after writing its result so far (128 + SIGINT)."""
+
+
 class StopFlag:
     """Turns the first Ctrl-C into a flag a long loop polls, so it can stop cleanly and
-    return the best result so far; a second Ctrl-C interrupts as usual."""
+    return the best result so far; a second Ctrl-C interrupts as usual.
+
+    Installs its SIGINT handler on entry and restores the previous one on exit (nests: an
+    inner flag restores the outer one's handler). Outside the main thread, where Python
+    cannot install signal handlers, it installs nothing and `stopped` stays False.
+    """
 
     def __init__(self):
         self.stopped = False
         self._previous = None
+        self._installed = False
 
     def __enter__(self) -> StopFlag:
-        self._previous = signal.signal(signal.SIGINT, self._handle)
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
         return self
+
+    def _restore(self) -> None:
+        if self._installed:
+            # None: the previous handler was not installed from Python; use Python's default.
+            previous = signal.default_int_handler if self._previous is None else self._previous
+            signal.signal(signal.SIGINT, previous)
+            self._installed = False
 
     def _handle(self, signum, frame):
         del signum, frame
         self.stopped = True
-        signal.signal(signal.SIGINT, self._previous)
+        self._restore()
 
     def __exit__(self, *exc) -> None:
-        signal.signal(signal.SIGINT, self._previous)
-
-
-def run_iterations(
-    solver, iterations: int, time_limit: float | None, log_every: int
-) -> tuple[float, bool]:
-    """Runs `solver.evaluate_and_update_policy()` up to `iterations` times, logging every
-    `log_every`; stops early on Ctrl-C or after `time_limit` solver seconds. Returns (solver
-    seconds, stopped early)."""
-    seconds, stopped = 0.0, False
-    with StopFlag() as stop:
-        for it in range(1, iterations + 1):
-            start = time.perf_counter()
-            solver.evaluate_and_update_policy()
-            seconds += time.perf_counter() - start
-            if it % log_every == 0:
-                logging.info(
-                    "iteration %d  exploitability %.3g  %.2fs", it, solver.exploitability(), seconds
-                )
-            if stop.stopped or (time_limit is not None and seconds >= time_limit):
-                stopped = True
-                break
-    return seconds, stopped
+        self._restore()

@@ -12,11 +12,10 @@ sequence values g = A y (player 0) or -A^T x (player 1).
 from __future__ import annotations
 
 import dataclasses
-import time
+from typing import NamedTuple
 
 import numpy as np
 import pyspiel
-from absl import logging
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
@@ -76,24 +75,42 @@ def _game_and_profile(game: pyspiel.Game | str, policy: policy_lib.Policy):
     return sf, policies.layout(sf).behavioural(policy)
 
 
+class NashConvReturn(NamedTuple):
+    """OpenSpiel's `exploitability._NashConvReturn`: unpacks as (nash_conv,
+    player_improvements) and indexes the same way.
+
+    Attributes:
+      nash_conv: sum of the player improvements.
+      player_improvements: numpy array, per player, of best-response value minus on-policy
+        value.
+    """
+
+    nash_conv: float
+    player_improvements: FloatArray
+
+
 def nash_conv(
     game: pyspiel.Game | str,
     policy: policy_lib.Policy,
     return_only_nash_conv: bool = True,
     use_cpp_br: bool = False,
-):
+) -> float | NashConvReturn:
     """NashConv of `policy` in `game`, as `open_spiel.python.algorithms.exploitability.nash_conv`.
 
     Args:
       game: a pyspiel game or load_game string (two-player zero/constant-sum).
       policy: any OpenSpiel policy; a TabularPolicy of the same game is read directly.
-      return_only_nash_conv: if False, return the full `ProfileEvaluation`.
+      return_only_nash_conv: if False, return a `NashConvReturn` (OpenSpiel's namedtuple of
+        nash_conv and player_improvements); `evaluate_profile` gives the on-policy and
+        best-response values too.
       use_cpp_br: accepted for signature compatibility; the array best response is always used.
     """
     del use_cpp_br
     sf, behavioural = _game_and_profile(game, policy)
     result = evaluate_profile(sf, behavioural)
-    return result.nash_conv if return_only_nash_conv else result
+    if return_only_nash_conv:
+        return result.nash_conv
+    return NashConvReturn(result.nash_conv, np.array(result.player_improvements))
 
 
 def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float:
@@ -161,48 +178,3 @@ def infoset_regrets(
 def max_infoset_regret(sf: SequenceForm, behavioural: policies.Behavioural) -> float:
     """The largest per-infoset regret of either player (perturbed_egt_efpe.txt, Figure 3)."""
     return max(infoset_regrets(sf, behavioural, p).max for p in (0, 1))
-
-
-@dataclasses.dataclass
-class ConvergenceCurve:
-    """Quality of a solver's average profile at checkpoints (perturbed_egt_efpe.txt Figs 2-3).
-
-    Attributes (one entry per checkpoint): iterations, traversals (bottom-up treeplex passes),
-    seconds (solver time, evaluation excluded), nash_conv (sum of both players' regrets in the
-    unperturbed game), max_infoset_regret.
-    """
-
-    iterations: list[int] = dataclasses.field(default_factory=list)
-    traversals: list[int] = dataclasses.field(default_factory=list)
-    seconds: list[float] = dataclasses.field(default_factory=list)
-    nash_conv: list[float] = dataclasses.field(default_factory=list)
-    max_infoset_regret: list[float] = dataclasses.field(default_factory=list)
-
-
-def convergence(solver, checkpoints, time_limit: float | None = None, stop=None):
-    """Runs `solver` (CFR or EGT solver of ospiel_ext) up to each checkpoint iteration and
-    measures its `average_behavioural()` profile; stops early at `time_limit` solver seconds
-    or when `stop()` is true, returning the curve so far."""
-    sf, curve, seconds = solver.sequence_form, ConvergenceCurve(), 0.0
-    for target in checkpoints:
-        start = time.perf_counter()
-        while solver.iteration < target:
-            solver.evaluate_and_update_policy()
-        seconds += time.perf_counter() - start
-        profile = solver.average_behavioural()
-        curve.iterations.append(solver.iteration)
-        curve.traversals.append(solver.traversals)
-        curve.seconds.append(seconds)
-        curve.nash_conv.append(evaluate_profile(sf, profile).nash_conv)
-        curve.max_infoset_regret.append(max_infoset_regret(sf, profile))
-        logging.info(
-            "iteration %d  traversals %d  nash_conv %.3g  max infoset regret %.3g  %.2fs",
-            curve.iterations[-1],
-            curve.traversals[-1],
-            curve.nash_conv[-1],
-            curve.max_infoset_regret[-1],
-            seconds,
-        )
-        if (time_limit is not None and seconds >= time_limit) or (stop is not None and stop()):
-            break
-    return curve

@@ -3,24 +3,31 @@
   python scripts/compare.py --game=leduc_poker --iterations=500 \
       --solvers=cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus --plot=/tmp/leduc.png
 
-Every solver runs the same number of iterations (or until --time_limit seconds of its own);
+Every solver runs the same number of iterations (or until --time_limit seconds of its own,
+evaluation included) through the one run loop (`ospiel_ext.algorithms.solver.run`);
 exploitability of the average policy is measured at ~20 log-spaced checkpoints with
 ospiel_ext.evaluate (which agrees with OpenSpiel's to 1e-9), and evaluation time is not
-counted as solver time.
+counted as solver time. OpenSpiel's solvers run through a thin adapter to our Solver protocol
+(their average policy read into arrays at checkpoints only).
 
-JSON keys: game, iterations, solvers: {name: {iterations: [...], seconds: [...],
-exploitability: [...], seconds_per_iteration}}.
+Ctrl-C stops the whole comparison (the current solver after its current iteration, and no
+further solver starts); the curves so far are printed and written, and the script exits with
+code 130.
+
+JSON keys: game, iterations, interrupted, solvers: {name: {iterations: [...], seconds: [...],
+exploitability: [...], seconds_per_iteration, stop_reason}}.
 """
 
-import time
+import sys
 
 import numpy as np
 import pyspiel
-from absl import app, flags, logging
+from absl import app, flags
 from open_spiel.python.algorithms import cfr as os_cfr
 
 from ospiel_ext import cli, evaluate, policies, sequence_form
 from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import solver as solver_lib
 
 _OURS = cfr.SOLVERS
 _OPENSPIEL = {
@@ -43,41 +50,57 @@ _PLOT = flags.DEFINE_string("plot", None, "Write a PNG plot here (needs matplotl
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the curves here as JSON.")
 
 
-def _average_behavioural(name, solver, layout):
-    if name in _OURS:
-        return solver.average_behavioural()
-    if name.startswith("openspiel_cpp"):
-        return layout.from_table(solver.tabular_average_policy().policy_table())
-    return layout.from_tabular(solver.average_policy())
+class _OpenSpielSolver:
+    """An OpenSpiel CFR solver (C++ or Python) seen through our Solver protocol."""
+
+    def __init__(self, name, game, sf):
+        self._solver = _OPENSPIEL[name](game)
+        self._cpp = name.startswith("openspiel_cpp")
+        self._sf = sf
+        self._layout = policies.layout(sf)
+        self._iteration = 0
+
+    sequence_form = property(lambda self: self._sf)
+    iteration = property(lambda self: self._iteration)
+    traversals = property(lambda self: 2 * self._iteration)  # alternating updates
+
+    def evaluate_and_update_policy(self):
+        self._solver.evaluate_and_update_policy()
+        self._iteration += 1
+
+    def average_behavioural(self):
+        if self._cpp:
+            return self._layout.from_table(self._solver.tabular_average_policy().policy_table())
+        return self._layout.from_tabular(self._solver.average_policy())
+
+    def current_behavioural(self):
+        if self._cpp:
+            return self._layout.from_table(self._solver.tabular_current_policy().policy_table())
+        return self._layout.from_tabular(self._solver.current_policy())
+
+    def average_policy(self):
+        return self._layout.to_tabular(self.average_behavioural())
+
+    def current_policy(self):
+        return self._layout.to_tabular(self.current_behavioural())
+
+    def exploitability(self):
+        return evaluate.evaluate_profile(self._sf, self.average_behavioural()).exploitability
 
 
 def _run(name, game, sf, checkpoints):
-    layout = policies.layout(sf)
-    solver = _OURS[name](sf) if name in _OURS else _OPENSPIEL[name](game)
-    curve = {"iterations": [], "seconds": [], "exploitability": []}
-    seconds, done = 0.0, 0
-    with cli.StopFlag() as stop:
-        for target in checkpoints:
-            start = time.perf_counter()
-            while done < target:
-                solver.evaluate_and_update_policy()
-                done += 1
-            seconds += time.perf_counter() - start
-            expl = evaluate.evaluate_profile(sf, _average_behavioural(name, solver, layout))
-            curve["iterations"].append(done)
-            curve["seconds"].append(seconds)
-            curve["exploitability"].append(expl.exploitability)
-            logging.info(
-                "%s: iteration %d  exploitability %.3g  %.2fs",
-                name,
-                done,
-                expl.exploitability,
-                seconds,
-            )
-            if stop.stopped or seconds >= _TIME_LIMIT.value:
-                break
-    curve["seconds_per_iteration"] = seconds / max(done, 1)
-    return curve
+    solver = _OURS[name](sf) if name in _OURS else _OpenSpielSolver(name, game, sf)
+    result = solver_lib.run(
+        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, checkpoints=checkpoints
+    )
+    curve = result.curve
+    return {
+        "iterations": list(curve.iterations),
+        "seconds": list(curve.seconds),
+        "exploitability": list(curve.exploitability),
+        "seconds_per_iteration": result.seconds / max(result.iterations, 1),
+        "stop_reason": result.stop_reason,
+    }
 
 
 def _plot(path, game, curves):
@@ -109,9 +132,21 @@ def main(argv):
     except ValueError as e:
         raise app.UsageError(str(e)) from None
     n = _ITERATIONS.value
-    checkpoints = np.unique(np.round(np.logspace(0, np.log10(n), 20)).astype(int))
-    curves = {name: _run(name, game, sf, checkpoints) for name in _SOLVERS.value}
-    base = curves[_SOLVERS.value[0]]["seconds_per_iteration"]
+    checkpoints = solver_lib.log_spaced(n, 20)
+    curves, interrupted = {}, False
+    with cli.StopFlag() as between_runs:  # Ctrl-C between two solvers' loops
+        for name in _SOLVERS.value:
+            if between_runs.stopped:
+                interrupted = True
+                break
+            curves[name] = _run(name, game, sf, checkpoints)
+            if curves[name]["stop_reason"] == "interrupted":
+                interrupted = True
+                break
+    if interrupted:
+        print(f"interrupted; solvers run: {list(curves)}")
+    first = curves.get(_SOLVERS.value[0], {})
+    base = first.get("seconds_per_iteration") or 1.0
     rows = [
         (
             name,
@@ -137,9 +172,14 @@ def main(argv):
             rows,
         )
     )
-    cli.write_json(_OUTPUT_JSON.value, {"game": str(game), "iterations": n, "solvers": curves})
-    if _PLOT.value:
+    cli.write_json(
+        _OUTPUT_JSON.value,
+        {"game": str(game), "iterations": n, "interrupted": interrupted, "solvers": curves},
+    )
+    if _PLOT.value and curves:
         _plot(_PLOT.value, game, curves)
+    if interrupted:
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":

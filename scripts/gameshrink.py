@@ -13,7 +13,9 @@ tree with the identity filter); solve, solve_seconds, iterations, abstract_value
 value of the abstracted game), abstract_exploitability, exploitability (OpenSpiel's
 exploitability of the lifted strategy in the original game; null when the original does not
 compile within --max_nodes; for a lossless filter it equals abstract_exploitability, tested),
-stopped_early.
+stopped_early, stop_reason ('optimal' for lp; 'iterations', 'time_limit' or 'interrupted' for
+cfr_plus). Ctrl-C during CFR+ stops it after the current iteration; the strategy so far is
+lifted, evaluated and written, and the script exits with code 130.
 
 Γ_f is solved on its sequence form built from the betting tree x class pairs
 (`abstract_game.ProductSequenceForm`), so Rhode Island Hold'em (52 cards) runs with
@@ -21,6 +23,7 @@ stopped_early.
 """
 
 import math
+import sys
 
 from absl import app, flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
@@ -28,6 +31,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
+from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game
 from ospiel_ext.tree import GameTooLargeError
 
@@ -75,14 +79,14 @@ def _original_size(abstraction):
 
 
 def _solve(game):
-    """(behavioural, LP value or None, iterations, seconds, stopped) of Γ_f by --solve."""
+    """(behavioural, LP value or None, iterations, seconds, stop reason) of Γ_f by --solve."""
     sf = game.sequence_form
     if _SOLVE.value == "lp":
         solution = lp.solve(sf, time_limit=_TIME_LIMIT.value)
-        return solution.behavioural, solution.value, 0, solution.seconds, False
+        return solution.behavioural, solution.value, 0, solution.seconds, "optimal"
     solver = cfr.CFRPlusSolver(sf)
-    seconds, stopped = cli.run_iterations(solver, _ITERATIONS.value, _TIME_LIMIT.value, 100)
-    return solver.average_behavioural(), None, solver.iteration, seconds, stopped
+    result = solver_lib.run(solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=100)
+    return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
 
 def main(argv):
@@ -122,7 +126,7 @@ def main(argv):
             _POLICY_OUT.value is None or original_sf is not None,
             "--policy_out needs the original game to compile within --max_nodes",
         )
-        behavioural, value, iterations, seconds, stopped = _solve(shrunk)
+        behavioural, value, iterations, seconds, reason = _solve(shrunk)
         result = evaluate.evaluate_profile(shrunk.sequence_form, behavioural)
         lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
         if _ABSTRACT_POLICY_OUT.value:
@@ -139,13 +143,16 @@ def main(argv):
             abstract_value=result.on_policy_values[0] if value is None else value,
             abstract_exploitability=result.exploitability,
             exploitability=exploitability,
-            stopped_early=stopped,
+            stopped_early=reason in ("time_limit", "interrupted"),
+            stop_reason=reason,
         )
     flat = {k: v for k, v in row.items() if not isinstance(v, dict)}
     for part in ("original", "abstracted"):
         flat.update({f"{part}_{k}": v for k, v in row[part].items()})
     print(cli.format_table(["key", "value"], [[k, v] for k, v in flat.items()]))
     cli.write_json(_OUTPUT_JSON.value, row)
+    if row.get("stop_reason") == "interrupted":
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":

@@ -8,15 +8,22 @@ perturbed game, the unperturbed NashConv = sum of regrets, the maximum per-infos
 seconds). --dgf_weight=0 tunes the overall DGF weight as the paper does (Section 4: the best
 for xi = 0 after 20 iterations, over ospiel_ext.algorithms.egt.DGF_WEIGHTS).
 
-JSON keys: game, xi, dgf_weight, iterations, traversals, seconds, nash_conv,
-max_infoset_regret (lists, one entry per checkpoint), perturbed_gap (final), stopped_early.
+JSON keys: game, xi, dgf_weight, iterations, traversals, seconds, value, nash_conv,
+exploitability, max_infoset_regret (lists, one entry per checkpoint), final_iteration,
+perturbed_gap (final), stopped_early, stop_reason ('iterations', 'target' for --epsilon
+reached, 'time_limit', 'interrupted').
+
+Ctrl-C stops after the current step; the table, JSON and policy so far are written and the
+script exits with code 130.
 """
 
-import numpy as np
+import sys
+
 from absl import app, flags
 
-from ospiel_ext import cli, evaluate, policies, sequence_form
+from ospiel_ext import cli, policies, sequence_form
 from ospiel_ext.algorithms import egt
+from ospiel_ext.algorithms import solver as solver_lib
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _XI = flags.DEFINE_float("xi", 0.005, "Behavioural lower bound of every action (0: plain EGT).")
@@ -29,7 +36,7 @@ _EPSILON = flags.DEFINE_float(
     "Then continue until the perturbed saddle-point gap is at most this "
     "(Algorithm 1's stopping rule), up to 10x --iterations steps.",
 )
-_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop after this many solver seconds.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop after this many seconds.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the final iterate's policy here.")
 _PLOT = flags.DEFINE_string("plot", None, "Write a PNG of both measures (needs matplotlib).")
@@ -64,13 +71,24 @@ def main(argv):
         solver = egt.EGTSolver(sf, xi=_XI.value, dgf_weight=weight)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
-    checkpoints = np.unique(np.geomspace(1, _ITERATIONS.value, _CHECKPOINTS.value).astype(int))
-    with cli.StopFlag() as stop:
-        curve = evaluate.convergence(
-            solver, checkpoints, time_limit=_TIME_LIMIT.value, stop=lambda: stop.stopped
-        )
-        if _EPSILON.value is not None and not stop.stopped:
-            solver.run(_EPSILON.value, max_iterations=10 * _ITERATIONS.value)
+    checkpoints = solver_lib.log_spaced(_ITERATIONS.value, _CHECKPOINTS.value)
+    result = solver_lib.run(
+        solver,
+        _ITERATIONS.value,
+        time_limit=_TIME_LIMIT.value,
+        checkpoints=checkpoints,
+        infoset_regrets=True,
+    )
+    curve, reason = result.curve, result.stop_reason
+    if _EPSILON.value is not None and reason == "iterations":
+        left = None if _TIME_LIMIT.value is None else _TIME_LIMIT.value - result.wall_seconds
+        if left is not None and left <= 0:
+            reason = "time_limit"
+        else:
+            more = solver.run(
+                _EPSILON.value, max_iterations=10 * _ITERATIONS.value, time_limit=left
+            )
+            reason = more.stop_reason
     rows = zip(
         curve.iterations,
         curve.traversals,
@@ -84,22 +102,29 @@ def main(argv):
             ["iteration", "traversals", "nash_conv", "max infoset regret", "seconds"], rows
         )
     )
-    print(f"saddle-point gap in the perturbed game: {solver.perturbed_gap():.6g}")
+    print(
+        f"saddle-point gap in the perturbed game: {solver.perturbed_gap():.6g} at step "
+        f"{solver.iteration} (stopped: {reason})"
+    )
     cli.write_json(
         _OUTPUT_JSON.value,
         {
             "game": str(game),
             "xi": _XI.value,
             "dgf_weight": weight,
-            **vars(curve),
+            **curve.as_dict(),
+            "final_iteration": solver.iteration,
             "perturbed_gap": solver.perturbed_gap(),
-            "stopped_early": curve.iterations[-1] < _ITERATIONS.value,
+            "stopped_early": reason in ("time_limit", "interrupted"),
+            "stop_reason": reason,
         },
     )
     if _POLICY_OUT.value:
         policies.save_policy(solver.current_policy(), _POLICY_OUT.value, game)
     if _PLOT.value:
         _plot(_PLOT.value, f"{game}, EGT xi={_XI.value}", curve)
+    if reason == "interrupted":
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":

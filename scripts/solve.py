@@ -5,13 +5,20 @@
 
 JSON keys: game, solver, iterations (0 for lp), value (player 0's expected utility of the
 returned profile; the LP value for lp), exploitability, nash_conv, seconds (solver time,
-evaluation excluded), stopped_early (Ctrl-C or --time_limit).
+evaluation excluded), stopped_early (Ctrl-C or --time_limit), stop_reason ('iterations',
+'time_limit' or 'interrupted'; 'optimal' for lp).
+
+Ctrl-C stops the iterations after the current one; the script then prints and writes the
+result so far (JSON, policy) and exits with code 130.
 """
+
+import sys
 
 from absl import app, flags
 
 from ospiel_ext import cli, evaluate, lp, policies, sequence_form
 from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import solver as solver_lib
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["lp", *cfr.SOLVERS], "Which solver.")
@@ -25,10 +32,10 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 def _run_cfr(sf):
     solver = cfr.SOLVERS[_SOLVER.value](sf)
-    seconds, stopped = cli.run_iterations(
-        solver, _ITERATIONS.value, _TIME_LIMIT.value, _LOG_EVERY.value
+    result = solver_lib.run(
+        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=_LOG_EVERY.value
     )
-    return solver.average_behavioural(), solver.iteration, seconds, stopped
+    return solver.average_behavioural(), solver.iteration, result.seconds, result.stop_reason
 
 
 def main(argv):
@@ -43,9 +50,14 @@ def main(argv):
         raise app.UsageError(str(e)) from None
     if _SOLVER.value == "lp":
         solution = lp.solve(sf)
-        behavioural, iterations, seconds, stopped = solution.behavioural, 0, solution.seconds, False
+        behavioural, iterations, seconds, reason = (
+            solution.behavioural,
+            0,
+            solution.seconds,
+            "optimal",
+        )
     else:
-        behavioural, iterations, seconds, stopped = _run_cfr(sf)
+        behavioural, iterations, seconds, reason = _run_cfr(sf)
     result = evaluate.evaluate_profile(sf, behavioural)
     value = solution.value if _SOLVER.value == "lp" else result.on_policy_values[0]
     row = {
@@ -56,12 +68,15 @@ def main(argv):
         "exploitability": result.exploitability,
         "nash_conv": result.nash_conv,
         "seconds": seconds,
-        "stopped_early": stopped,
+        "stopped_early": reason in ("time_limit", "interrupted"),
+        "stop_reason": reason,
     }
     print(cli.format_table(list(row), [list(row.values())]))
     cli.write_json(_OUTPUT_JSON.value, row)
     if _POLICY_OUT.value:
         policies.save_policy(policies.layout(sf).to_tabular(behavioural), _POLICY_OUT.value, game)
+    if reason == "interrupted":
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Shared test games and API checks (STYLE.md: one check_game / check_solver for all tests)."""
 
+import inspect
+
 import numpy as np
 import pyspiel
 import pytest
@@ -7,6 +9,9 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import ospiel_ext.games
+from ospiel_ext import policies
+from ospiel_ext.algorithms.solver import Solver
+from ospiel_ext.sequence_form import SequenceForm
 from ospiel_ext.tree import GameTree
 
 GOOFSPIEL_4 = (
@@ -27,10 +32,20 @@ def small_game(request):
 
 
 def check_solver(solver_cls, game, iterations=10, **kwargs):
-    """Every solver: OpenSpiel's shape, fresh TabularPolicy objects, valid distributions."""
+    """Every solver: the `Solver` protocol (OpenSpiel's shape plus the array views), fresh
+    TabularPolicy objects, valid distributions, exploitability as OpenSpiel computes it, and
+    the keyword `max_nodes` refusing a game that is too large."""
     solver = solver_cls(game, **kwargs)
+    assert isinstance(solver, Solver)
+    assert solver.iteration == 0
+    start = solver.traversals
     for _ in range(iterations):
         solver.evaluate_and_update_policy()
+    assert solver.iteration == iterations and solver.traversals > start
+    sf = solver.sequence_form
+    assert isinstance(sf, SequenceForm)
+    average = solver.average_behavioural()
+    assert [len(b) for b in average] == [tp.num_sequences for tp in sf.treeplexes]
     for make in (solver.current_policy, solver.average_policy):
         first, second = make(), make()
         assert isinstance(first, policy_lib.TabularPolicy)
@@ -42,6 +57,19 @@ def check_solver(solver_cls, game, iterations=10, **kwargs):
         assert np.all(probs[~mask] == 0.0)
         assert np.all(probs >= 0.0)
         os_exploitability.exploitability(game, second)  # OpenSpiel accepts it
+    np.testing.assert_allclose(
+        policies.layout(sf).to_tabular(average).action_probability_array,
+        solver.average_policy().action_probability_array,
+        atol=1e-12,
+    )
+    assert solver.exploitability() == pytest.approx(
+        os_exploitability.exploitability(game, solver.average_policy()), abs=1e-9
+    )
+    assert (
+        inspect.signature(solver_cls).parameters["max_nodes"].kind == inspect.Parameter.KEYWORD_ONLY
+    )
+    with pytest.raises(ValueError, match="max_nodes=1"):
+        solver_cls(game, max_nodes=1, **kwargs)
     return solver
 
 

@@ -34,9 +34,18 @@ def test_nash_conv_details():
     game = pyspiel.load_game("leduc_poker")
     pol = policies.random_policy(game, seed=4)
     result = evaluate.nash_conv(game, pol, return_only_nash_conv=False)
-    assert result.on_policy_values[0] == pytest.approx(-result.on_policy_values[1])
+    values = evaluate.evaluate_profile(
+        sequence_form.for_game(game), policies.layout_for_game(game).behavioural(pol)
+    ).on_policy_values
+    assert values[0] == pytest.approx(-values[1])
     assert result.nash_conv == pytest.approx(sum(result.player_improvements))
     assert min(result.player_improvements) >= 0
+    # OpenSpiel's _NashConvReturn: the same fields, unpacking and indexing
+    theirs = os_exploitability.nash_conv(game, pol, return_only_nash_conv=False)
+    nash_conv, improvements = result
+    assert nash_conv == result[0] == pytest.approx(theirs.nash_conv, abs=1e-9)
+    assert isinstance(improvements, np.ndarray) and improvements is result[1]
+    np.testing.assert_allclose(improvements, theirs.player_improvements, atol=1e-9)
 
 
 def _brute_force_infoset_regret(game, pol, player, key):

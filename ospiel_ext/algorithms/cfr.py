@@ -1,9 +1,13 @@
 """Vectorised CFR, CFR+ and DCFR on the sequence form, with optional basis matrices.
 
 Counterfactual regret minimisation (Zinkevich et al. 2007), CFR+ (Tammelin 2014) and
-discounted CFR (Brown & Sandholm 2019) as one update rule configured by `CFRConfig`, with
-OpenSpiel's solver shape: `evaluate_and_update_policy()`, `current_policy()`,
-`average_policy()` (fresh `TabularPolicy` objects keyed by `information_state_string`).
+discounted and linear CFR (Brown & Sandholm 2019) as one update rule configured by
+`CFRConfig`. The public classes are drop-ins for OpenSpiel's `cfr._CFRSolver`, `CFRSolver`,
+`CFRPlusSolver` and `discounted_cfr._DCFRSolver`, `DCFRSolver`, `LCFRSolver`: the same
+constructor arguments, `evaluate_and_update_policy()`, `current_policy()`, `average_policy()`
+and the same iterates (tested against OpenSpiel to 1e-9). One difference on purpose: the
+policies are fresh `TabularPolicy` objects on every call, never a shared object that later
+iterations mutate (OpenSpiel returns one object updated in place).
 
 One iteration, for each player p (in turn, with alternating updates):
 
@@ -12,7 +16,7 @@ One iteration, for each player p (in turn, with alternating updates):
    played strategy pi'_p; instantaneous regret r'[a] = v[a] - v[infoset(a)];
 3. r = B^T r' (basis matrices, ggse_subgame_solving.md eq. 5); regrets updated by the config
    (sum; RM+ clipping; DCFR discounting of positive / negative regrets);
-4. the average accumulates pi'_p's realization plan (uniformly, linearly, or DCFR's t^gamma);
+4. the average accumulates pi'_p's realization plan (uniformly, or weighted t or DCFR's t^gamma);
 5. regret matching over all infosets at once gives pi_p, and pi'_p = B pi_p (eq. 4).
 
 Basis matrices (Farina, Kroer & Sandholm 2017, behaviourally constrained regret minimisation)
@@ -42,15 +46,17 @@ FloatArray = NDArray[np.float64]
 
 @dataclasses.dataclass(frozen=True)
 class CFRConfig:
-    """A CFR variant.
+    """A CFR variant (the flags of OpenSpiel's `_CFRSolver` and `_DCFRSolver`).
 
     Attributes:
       regret_matching_plus: clip cumulative regrets at zero after every update (CFR+).
-      alternating_updates: update player 0, then player 1 against player 0's new strategy.
-      linear_averaging: weight iteration t's strategy by t in the average.
-      discount: DCFR's (alpha, beta, gamma): positive regrets are multiplied by
-        t^alpha / (t^alpha + 1), negative ones by t^beta / (t^beta + 1), and the average
-        weights iteration t by t^gamma.
+      alternating_updates: update player 0, then player 1 against player 0's new strategy;
+        otherwise both players update against the strategies of the previous iteration.
+      linear_averaging: weight iteration t's strategy by t in the average, or by t^gamma with
+        `discount`; without it the average is uniform (and gamma is unused, as in OpenSpiel).
+      discount: DCFR's (alpha, beta, gamma) (Brown & Sandholm 2019, Section 3): after
+        iteration t's update, positive cumulative regrets are multiplied by
+        t^alpha / (t^alpha + 1) and negative ones by t^beta / (t^beta + 1).
     """
 
     regret_matching_plus: bool = False
@@ -61,8 +67,8 @@ class CFRConfig:
 
 CFR = CFRConfig()
 CFR_PLUS = CFRConfig(regret_matching_plus=True, linear_averaging=True)
-DCFR = CFRConfig(discount=(1.5, 0.0, 2.0))
-LCFR = CFRConfig(discount=(1.0, 1.0, 1.0))
+DCFR = CFRConfig(linear_averaging=True, discount=(1.5, 0.0, 2.0))
+LCFR = CFRConfig(linear_averaging=True, discount=(1.0, 1.0, 1.0))
 
 
 def lower_bound_basis(lower: FloatArray) -> FloatArray:
@@ -107,17 +113,28 @@ def regret_matching(tp: Treeplex, regrets: FloatArray) -> FloatArray:
     return b
 
 
-class _CFRSolver:
-    """CFR family on a compiled game; see the module docstring for one iteration.
+class CFRVariantSolver:
+    """A CFR variant given by its `CFRConfig`, on a compiled game; see the module docstring.
+
+    The public solvers below (`_CFRSolver`, `CFRSolver`, `CFRPlusSolver`, `_DCFRSolver`,
+    `DCFRSolver`, `LCFRSolver`) take OpenSpiel's arguments and build the config; this class
+    takes the config itself (e.g. the presets `CFR`, `CFR_PLUS`, `DCFR`, `LCFR`).
 
     Args:
-      game: a pyspiel game or load_game string (two-player zero-sum, perfect recall).
+      game: a pyspiel game, load_game string or SequenceForm (two-player zero-sum, perfect
+        recall).
       config: the variant.
       basis: optional basis matrices keyed by information_state_string (a k x k matrix per
         infoset with k legal actions, every column a distribution).
-      lower_bound: optional behavioural lower bound xi applied to every action of every infoset
-        not in `basis` (perturbed_egt_efpe.txt's xi-perturbation, run through CFR).
+      xi: optional behavioural lower bound applied to every action of every infoset not in
+        `basis` (the xi-perturbation of Kroer, Farina & Sandholm 2017, "Smoothing method for
+        approximate extensive-form perfect equilibrium", Section 2.3, run through CFR); the
+        same argument as `egt.EGTSolver`'s xi.
       max_nodes: refuse games with more nodes.
+
+    Raises:
+      ValueError: the game is not two-player zero-sum with perfect recall, has more than
+        max_nodes nodes, or a basis / xi is invalid.
     """
 
     def __init__(
@@ -126,13 +143,17 @@ class _CFRSolver:
         config: CFRConfig = CFR,
         *,
         basis: Mapping[str, FloatArray] | None = None,
-        lower_bound: float = 0.0,
+        xi: float = 0.0,
         max_nodes: int | None = None,
     ):
+        if not isinstance(config, CFRConfig):
+            raise ValueError(f"config must be a CFRConfig, got {config!r}")
         self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
+        if not isinstance(xi, (int, float, np.integer, np.floating)):
+            raise ValueError(f"xi must be one number for every action of {self._sf.name}")
         self.config = config
         self._tps = self._sf.treeplexes
-        self._basis = self._build_basis(basis or {}, lower_bound)
+        self._basis = self._build_basis(basis or {}, float(xi))
         self._basis_t = tuple(None if b is None else b.T.tocsr() for b in self._basis)
         self._policy = [tp.uniform.copy() for tp in self._tps]  # pi (regret matching)
         self._played = [self._apply_basis(p, self._policy[p]) for p in (0, 1)]  # pi' = B pi
@@ -203,13 +224,13 @@ class _CFRSolver:
         regrets += inst
         if cfg.regret_matching_plus:
             np.maximum(regrets, 0.0, out=regrets)
+        weight = float(t) if cfg.linear_averaging else 1.0
         if cfg.discount is not None:
             alpha, beta, gamma = cfg.discount
             regrets *= np.where(regrets > 0, t**alpha / (t**alpha + 1), t**beta / (t**beta + 1))
-            self._average[p] *= ((t - 1) / t) ** gamma
-            weight = 1.0
-        else:
-            weight = float(t) if cfg.linear_averaging else 1.0
+            if cfg.linear_averaging:  # weights t^gamma, rescaled by t^-gamma to stay bounded
+                self._average[p] *= ((t - 1) / t) ** gamma
+                weight = 1.0
         self._average[p] += weight * tp.realization_plan(played)
         self._policy[p] = regret_matching(tp, regrets)
         self._played[p] = self._apply_basis(p, self._policy[p])  # eq. (4): pi' = B pi
@@ -223,11 +244,20 @@ class _CFRSolver:
         return tuple(tp.behavioural(s) for tp, s in zip(self._tps, self._average))
 
     def current_policy(self) -> policy_lib.TabularPolicy:
-        """A fresh TabularPolicy of the current strategies."""
+        """A fresh TabularPolicy of the current strategies.
+
+        Unlike OpenSpiel, whose solvers return one TabularPolicy updated in place by every
+        later iteration, each call returns a new object that later iterations never change:
+        a policy kept by the caller (in a list of iterates, a saved file, a bot) stays the
+        policy it was. Call again after iterating to see the new strategies.
+        """
         return policies.layout(self._sf).to_tabular(self.current_behavioural())
 
     def average_policy(self) -> policy_lib.TabularPolicy:
-        """A fresh TabularPolicy of the average strategies."""
+        """A fresh TabularPolicy of the average strategies (uniform before any iteration).
+
+        A new object on every call, never mutated later (see `current_policy`).
+        """
         return policies.layout(self._sf).to_tabular(self.average_behavioural())
 
     def exploitability(self) -> float:
@@ -235,25 +265,141 @@ class _CFRSolver:
         return evaluate.evaluate_profile(self._sf, self.average_behavioural()).exploitability
 
 
-class CFRSolver(_CFRSolver):
-    """Vanilla CFR with alternating updates (OpenSpiel's `cfr.CFRSolver`)."""
+class _CFRSolver(CFRVariantSolver):
+    """OpenSpiel's `cfr._CFRSolver(game, alternating_updates, linear_averaging,
+    regret_matching_plus)`, positional or keyword, on arrays.
 
-    def __init__(self, game, **kwargs):
-        super().__init__(game, CFR, **kwargs)
+    Args:
+      game: a pyspiel game, load_game string or SequenceForm.
+      alternating_updates, linear_averaging, regret_matching_plus: see `CFRConfig`.
+      basis, xi, max_nodes: see `CFRVariantSolver`.
+    """
+
+    def __init__(
+        self,
+        game: pyspiel.Game | str | SequenceForm,
+        alternating_updates: bool,
+        linear_averaging: bool,
+        regret_matching_plus: bool,
+        *,
+        basis: Mapping[str, FloatArray] | None = None,
+        xi: float = 0.0,
+        max_nodes: int | None = None,
+    ):
+        config = CFRConfig(
+            regret_matching_plus=bool(regret_matching_plus),
+            alternating_updates=bool(alternating_updates),
+            linear_averaging=bool(linear_averaging),
+        )
+        super().__init__(game, config, basis=basis, xi=xi, max_nodes=max_nodes)
+
+
+class CFRSolver(_CFRSolver):
+    """Vanilla CFR (Zinkevich et al. 2007) as OpenSpiel's `cfr.CFRSolver(game)`: alternating
+    updates by default; `alternating_updates=False` gives the paper's simultaneous updates."""
+
+    def __init__(
+        self,
+        game: pyspiel.Game | str | SequenceForm,
+        *,
+        alternating_updates: bool = True,
+        basis: Mapping[str, FloatArray] | None = None,
+        xi: float = 0.0,
+        max_nodes: int | None = None,
+    ):
+        super().__init__(
+            game, alternating_updates, False, False, basis=basis, xi=xi, max_nodes=max_nodes
+        )
 
 
 class CFRPlusSolver(_CFRSolver):
-    """CFR+: regret matching+, alternating updates, linear averaging."""
+    """CFR+ (Tammelin 2014) as OpenSpiel's `cfr.CFRPlusSolver(game)`: regret matching+,
+    alternating updates, linear averaging."""
 
-    def __init__(self, game, **kwargs):
-        super().__init__(game, CFR_PLUS, **kwargs)
+    def __init__(
+        self,
+        game: pyspiel.Game | str | SequenceForm,
+        *,
+        basis: Mapping[str, FloatArray] | None = None,
+        xi: float = 0.0,
+        max_nodes: int | None = None,
+    ):
+        super().__init__(game, True, True, True, basis=basis, xi=xi, max_nodes=max_nodes)
 
 
-class DCFRSolver(_CFRSolver):
-    """Discounted CFR with (alpha, beta, gamma) = (1.5, 0, 2) by default."""
+class _DCFRSolver(CFRVariantSolver):
+    """OpenSpiel's `discounted_cfr._DCFRSolver(game, alternating_updates, linear_averaging,
+    regret_matching_plus, alpha, beta, gamma)` (Brown & Sandholm 2019), on arrays.
 
-    def __init__(self, game, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, **kwargs):
-        super().__init__(game, CFRConfig(discount=(alpha, beta, gamma)), **kwargs)
+    The same iterates as OpenSpiel's with alternating updates, with or without linear
+    averaging (average weights t^gamma, or uniform). Two differences, both places where
+    OpenSpiel ignores a flag: with `alternating_updates=False` OpenSpiel's
+    `evaluate_and_update_policy` only counts the iteration (its update loop sits under
+    `if self._alternating_updates`), while here both players update simultaneously and are
+    discounted; and OpenSpiel never applies `regret_matching_plus` in DCFR, while here it
+    clips the cumulative regrets at zero before discounting.
+    """
+
+    def __init__(
+        self,
+        game: pyspiel.Game | str | SequenceForm,
+        alternating_updates: bool,
+        linear_averaging: bool,
+        regret_matching_plus: bool,
+        alpha: float,
+        beta: float,
+        gamma: float,
+        *,
+        basis: Mapping[str, FloatArray] | None = None,
+        xi: float = 0.0,
+        max_nodes: int | None = None,
+    ):
+        discount = (float(alpha), float(beta), float(gamma))
+        config = CFRConfig(
+            regret_matching_plus=bool(regret_matching_plus),
+            alternating_updates=bool(alternating_updates),
+            linear_averaging=bool(linear_averaging),
+            discount=discount,
+        )
+        super().__init__(game, config, basis=basis, xi=xi, max_nodes=max_nodes)
+        self.alpha, self.beta, self.gamma = discount
 
 
-SOLVERS = {"cfr": CFRSolver, "cfr_plus": CFRPlusSolver, "dcfr": DCFRSolver}
+class DCFRSolver(_DCFRSolver):
+    """Discounted CFR as OpenSpiel's `discounted_cfr.DCFRSolver(game, alpha=3/2, beta=0,
+    gamma=2)`: alternating updates, average weighted by t^gamma, no RM+."""
+
+    def __init__(
+        self,
+        game: pyspiel.Game | str | SequenceForm,
+        alpha: float = 1.5,
+        beta: float = 0.0,
+        gamma: float = 2.0,
+        *,
+        basis: Mapping[str, FloatArray] | None = None,
+        xi: float = 0.0,
+        max_nodes: int | None = None,
+    ):
+        super().__init__(
+            game, True, True, False, alpha, beta, gamma, basis=basis, xi=xi, max_nodes=max_nodes
+        )
+
+
+class LCFRSolver(_DCFRSolver):
+    """Linear CFR as OpenSpiel's `discounted_cfr.LCFRSolver(game)`: DCFR with
+    (alpha, beta, gamma) = (1, 1, 1), i.e. iteration t's regrets and strategy weighted by t."""
+
+    def __init__(
+        self,
+        game: pyspiel.Game | str | SequenceForm,
+        *,
+        basis: Mapping[str, FloatArray] | None = None,
+        xi: float = 0.0,
+        max_nodes: int | None = None,
+    ):
+        super().__init__(
+            game, True, True, False, 1.0, 1.0, 1.0, basis=basis, xi=xi, max_nodes=max_nodes
+        )
+
+
+SOLVERS = {"cfr": CFRSolver, "cfr_plus": CFRPlusSolver, "dcfr": DCFRSolver, "lcfr": LCFRSolver}

@@ -24,15 +24,16 @@ because <grad d(q_bar), q> = sum_j beta_j q_pj sum_i u_i log u_bar_i for this DG
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 import pyspiel
-from absl import logging
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
 
 FloatArray = NDArray[np.float64]
@@ -174,12 +175,16 @@ class EGTSolver:
     the paper's minimising x, and player 0); `average_policy()` and `current_policy()` both
     return the EGT iterate (x^t, y^t), which is what converges.
 
+    Satisfies `solver.Solver`, with the CFR solvers' argument names for the same things (`xi`,
+    keyword-only `max_nodes`); like theirs, its policies are fresh TabularPolicy objects.
+
     Args:
       game: a pyspiel game, a load_game string, or a SequenceForm.
       xi: behavioural lower bound (scalar, or per infoset of each player as a pair of arrays).
       dgf_weight: overall weight on the DGFs: the initial smoothing is
         dgf_weight * max|A_ij| * sqrt(M_X M_Y) for both players (theory: weight 1; the paper
         tunes it among `DGF_WEIGHTS`, see `tune_dgf_weight`).
+      max_nodes: refuse games with more nodes.
     """
 
     def __init__(
@@ -187,6 +192,7 @@ class EGTSolver:
         game: pyspiel.Game | str | SequenceForm,
         xi: float | tuple[FloatArray, FloatArray] = 0.0,
         dgf_weight: float = 1.0,
+        *,
         max_nodes: int | None = None,
     ):
         self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
@@ -257,19 +263,25 @@ class EGTSolver:
         return br0 + br1
 
     def run(
-        self, epsilon: float, max_iterations: int | None = None, check_every: int = 10
-    ) -> EGTStats:
-        """Algorithm 1's loop: step until epsilon_sad(z^t) <= epsilon (checked every
-        `check_every` steps) or `max_iterations` steps in all; returns the final stats."""
-        while True:
-            gap = self.perturbed_gap()
-            logging.info(
-                "EGT step %d  traversals %d  gap %.3g", self._iteration, self._traversals, gap
-            )
-            if gap <= epsilon or (max_iterations is not None and self._iteration >= max_iterations):
-                return self.stats()
-            for _ in range(check_every):
-                self.evaluate_and_update_policy()
+        self,
+        epsilon: float,
+        max_iterations: int | None = None,
+        check_every: int = 10,
+        time_limit: float | None = None,
+    ) -> solver_lib.RunResult:
+        """Algorithm 1's loop through `solver.run`: step until epsilon_sad(z^t) <= epsilon
+        (checked now and every `check_every` steps, where the curve is also measured), or
+        `max_iterations` steps in all, `time_limit` seconds or Ctrl-C."""
+        if check_every <= 0:
+            raise ValueError(f"check_every must be positive, got {check_every}")
+        budget = sys.maxsize if max_iterations is None else max(max_iterations - self._iteration, 0)
+        return solver_lib.run(
+            self,
+            budget,
+            time_limit=time_limit,
+            checkpoints=range(0, budget, check_every),
+            target=lambda _: self.perturbed_gap() <= epsilon,
+        )
 
     def stats(self) -> EGTStats:
         return EGTStats(self._iteration, self._traversals, tuple(self._mu), self.perturbed_gap())
@@ -284,6 +296,7 @@ class EGTSolver:
         return tuple(x.copy() for x in self._plans)
 
     def current_policy(self) -> policy_lib.TabularPolicy:
+        """A fresh TabularPolicy of the iterate, never mutated by later steps."""
         return policies.layout(self._sf).to_tabular(self.behavioural())
 
     average_policy = current_policy

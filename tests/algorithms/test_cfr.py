@@ -1,25 +1,37 @@
 """CFR family: identical to OpenSpiel's Python solvers, converges, honours basis matrices."""
 
+import itertools
+
 import numpy as np
 import pyspiel
 import pytest
 from conftest import KUHN_VALUE, check_solver, perturbed_lp_value
 from open_spiel.python.algorithms import cfr as os_cfr
 from open_spiel.python.algorithms import discounted_cfr as os_dcfr
+from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, sequence_form
+from ospiel_ext import evaluate, policies, sequence_form
 from ospiel_ext.algorithms import cfr
 
 PAIRS = [
     (cfr.CFRSolver, os_cfr.CFRSolver),
     (cfr.CFRPlusSolver, os_cfr.CFRPlusSolver),
     (cfr.DCFRSolver, os_dcfr.DCFRSolver),
+    (cfr.LCFRSolver, os_dcfr.LCFRSolver),
 ]
+FLAGS = list(itertools.product([True, False], repeat=3))
 
 
-@pytest.mark.parametrize("ours", [cfr.CFRSolver, cfr.CFRPlusSolver, cfr.DCFRSolver])
+@pytest.mark.parametrize("ours", list(cfr.SOLVERS.values()))
 def test_solver_api(ours, small_game):
     check_solver(ours, small_game, iterations=5)
+
+
+def _assert_same_policies(a, b):
+    for ma, mb in [(a.average_policy, b.average_policy), (a.current_policy, b.current_policy)]:
+        np.testing.assert_allclose(
+            ma().action_probability_array, mb().action_probability_array, atol=1e-9
+        )
 
 
 @pytest.mark.parametrize("ours, theirs", PAIRS)
@@ -32,10 +44,130 @@ def test_same_iterates_as_openspiel_python(ours, theirs, game, iterations):
     for _ in range(iterations):
         a.evaluate_and_update_policy()
         b.evaluate_and_update_policy()
-    for ma, mb in [(a.average_policy, b.average_policy), (a.current_policy, b.current_policy)]:
-        np.testing.assert_allclose(
-            ma().action_probability_array, mb().action_probability_array, atol=1e-9
-        )
+    _assert_same_policies(a, b)
+
+
+@pytest.mark.parametrize("alternating, linear, plus", FLAGS)
+@pytest.mark.parametrize("keywords", [False, True])
+def test_cfr_flags_as_openspiel(alternating, linear, plus, keywords):
+    """_CFRSolver(game, alternating_updates, linear_averaging, regret_matching_plus), positional
+    or keyword: the same iterates as OpenSpiel's _CFRSolver with the same flags."""
+    game = pyspiel.load_game("leduc_poker")
+    flags = dict(
+        alternating_updates=alternating, linear_averaging=linear, regret_matching_plus=plus
+    )
+    ours = cfr._CFRSolver(game, **flags) if keywords else cfr._CFRSolver(game, *flags.values())
+    assert ours.config == cfr.CFRConfig(plus, alternating, linear)
+    theirs = os_cfr._CFRSolver(game, **flags)
+    for _ in range(4):
+        ours.evaluate_and_update_policy()
+        theirs.evaluate_and_update_policy()
+    _assert_same_policies(ours, theirs)
+
+
+@pytest.mark.parametrize("linear", [True, False])
+@pytest.mark.parametrize("alpha, beta, gamma", [(1.5, 0.0, 2.0), (2.0, 0.5, 3.0)])
+def test_dcfr_flags_as_openspiel(linear, alpha, beta, gamma):
+    """_DCFRSolver with alternating updates: OpenSpiel's iterates, with the average weighted by
+    t^gamma (linear_averaging) or uniformly (gamma unused)."""
+    game = pyspiel.load_game("kuhn_poker")
+    args = (True, linear, False, alpha, beta, gamma)
+    ours, theirs = cfr._DCFRSolver(game, *args), os_dcfr._DCFRSolver(game, *args)
+    for _ in range(30):
+        ours.evaluate_and_update_policy()
+        theirs.evaluate_and_update_policy()
+    _assert_same_policies(ours, theirs)
+    assert (ours.alpha, ours.beta, ours.gamma) == (alpha, beta, gamma)
+
+
+def test_simultaneous_dcfr_updates_where_openspiel_does_not():
+    # OpenSpiel's _DCFRSolver(alternating_updates=False) never updates (documented difference);
+    # ours discounts simultaneous CFR updates and converges.
+    game = pyspiel.load_game("kuhn_poker")
+    theirs = os_dcfr._DCFRSolver(game, False, True, False, 1.5, 0.0, 2.0)
+    ours = cfr._DCFRSolver(game, False, True, False, 1.5, 0.0, 2.0)
+    for _ in range(300):
+        ours.evaluate_and_update_policy()
+        theirs.evaluate_and_update_policy()
+    uniform = policies.uniform_policy(game)
+    assert os_exploitability.exploitability(game, theirs.average_policy()) == pytest.approx(
+        os_exploitability.exploitability(game, uniform)
+    )
+    assert os_exploitability.exploitability(game, ours.average_policy()) < 2e-2
+
+
+def test_simultaneous_lcfr_is_openspiels_simultaneous_linear_cfr_discounted_by_hand():
+    # Independent reference: OpenSpiel's simultaneous linear-averaging CFR, with every
+    # cumulative regret multiplied by t / (t + 1) after iteration t (alpha = beta = 1).
+    game = pyspiel.load_game("kuhn_poker")
+    ours = cfr._DCFRSolver(game, False, True, False, 1.0, 1.0, 1.0)
+    ref = os_cfr._CFRSolver(game, False, True, False)
+    for t in range(1, 21):
+        ours.evaluate_and_update_policy()
+        ref.evaluate_and_update_policy()
+        for node in ref._info_state_nodes.values():
+            for a in node.cumulative_regret:
+                node.cumulative_regret[a] *= t / (t + 1)
+    _assert_same_policies(ours, ref)
+
+
+def test_dcfr_with_regret_matching_plus_clips_regrets():
+    # OpenSpiel's _DCFRSolver ignores regret_matching_plus; ours clips before discounting.
+    # Independent reference: OpenSpiel's DCFR with every cumulative regret clipped at zero after
+    # each iteration (the same, as clipping commutes with the sign-wise discount and regret
+    # matching ignores negative regrets).
+    game = pyspiel.load_game("kuhn_poker")
+    ours = cfr._DCFRSolver(game, True, True, True, 1.5, 0.0, 2.0)
+    ref = os_dcfr._DCFRSolver(game, True, True, True, 1.5, 0.0, 2.0)
+    plain = os_dcfr._DCFRSolver(game, True, True, False, 1.5, 0.0, 2.0)
+    for _ in range(30):
+        ours.evaluate_and_update_policy()
+        ref.evaluate_and_update_policy()
+        plain.evaluate_and_update_policy()
+        for node in ref._info_state_nodes.values():
+            for a, r in node.cumulative_regret.items():
+                node.cumulative_regret[a] = max(r, 0.0)
+    _assert_same_policies(ours, ref)
+    assert not np.allclose(  # and clipping matters
+        ours.average_policy().action_probability_array,
+        plain.average_policy().action_probability_array,
+        atol=1e-6,
+    )
+
+
+def test_cfr_solver_with_simultaneous_updates_is_openspiels():
+    game = pyspiel.load_game("kuhn_poker")
+    ours = cfr.CFRSolver(game, alternating_updates=False)
+    theirs = os_cfr._CFRSolver(game, False, False, False)
+    for _ in range(20):
+        ours.evaluate_and_update_policy()
+        theirs.evaluate_and_update_policy()
+    _assert_same_policies(ours, theirs)
+
+
+def test_presets_are_the_configs():
+    game = "kuhn_poker"
+    assert cfr.CFRSolver(game).config == cfr.CFR
+    assert cfr.CFRPlusSolver(game).config == cfr.CFR_PLUS
+    assert cfr.DCFRSolver(game).config == cfr.DCFR
+    assert cfr.LCFRSolver(game).config == cfr.LCFR
+    a, b = cfr.CFRVariantSolver(game, cfr.LCFR), cfr.LCFRSolver(game)
+    for _ in range(10):
+        a.evaluate_and_update_policy()
+        b.evaluate_and_update_policy()
+    _assert_same_policies(a, b)
+
+
+def test_policies_are_fresh_and_never_mutated():
+    # Documented difference from OpenSpiel (which returns one object updated in place).
+    solver = cfr.CFRPlusSolver("kuhn_poker")
+    solver.evaluate_and_update_policy()
+    kept = solver.current_policy()
+    before = kept.action_probability_array.copy()
+    for _ in range(5):
+        solver.evaluate_and_update_policy()
+    np.testing.assert_array_equal(kept.action_probability_array, before)
+    assert not np.allclose(solver.current_policy().action_probability_array, before)
 
 
 @pytest.mark.parametrize("solver_cls", [cfr.CFRPlusSolver, cfr.DCFRSolver])
@@ -50,7 +182,7 @@ def test_converges_to_the_kuhn_value(solver_cls):
 
 def test_lower_bounds_are_respected_and_reach_the_perturbed_lp_value():
     xi = 0.05
-    solver = cfr.CFRPlusSolver("kuhn_poker", lower_bound=xi)
+    solver = cfr.CFRPlusSolver("kuhn_poker", xi=xi)
     for _ in range(3000):
         solver.evaluate_and_update_policy()
         for b in solver.current_behavioural():

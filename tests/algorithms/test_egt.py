@@ -141,8 +141,23 @@ def test_infeasible_xi_is_refused():
 
 def test_run_stops_at_the_gap():
     solver = egt.EGTSolver("kuhn_poker", dgf_weight=0.05)
-    stats = solver.run(epsilon=1e-2, max_iterations=5000)
+    result = solver.run(epsilon=1e-2, max_iterations=5000)
+    stats = solver.stats()
     assert (
         stats.perturbed_gap <= 1e-2 < egt.EGTSolver("kuhn_poker", dgf_weight=0.05).perturbed_gap()
     )
     assert stats.iteration < 5000 and stats.traversals >= 3 * stats.iteration
+    assert result.stop_reason == "target" and result.iterations == stats.iteration
+    assert result.iterations % 10 == 0  # checked every 10 steps
+    # one check earlier the gap was still above epsilon
+    again = egt.EGTSolver("kuhn_poker", dgf_weight=0.05)
+    for _ in range(result.iterations - 10):
+        again.evaluate_and_update_policy()
+    assert again.perturbed_gap() > 1e-2
+
+
+def test_run_without_an_iteration_budget_stops_at_the_gap():
+    solver = egt.EGTSolver("kuhn_poker", dgf_weight=0.05)
+    result = solver.run(epsilon=1e-2, check_every=5)
+    assert result.stop_reason == "target" and solver.perturbed_gap() <= 1e-2
+    assert result.curve.iterations == tuple(range(0, result.iterations + 1, 5))

@@ -2,8 +2,10 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pyspiel
 import pytest
@@ -55,6 +57,70 @@ def test_solve_writes_result_and_policy(tmp_path, solver):
     assert os_exploitability.exploitability(game, pol) == pytest.approx(
         result["exploitability"], abs=1e-9
     )
+
+
+def _interrupt(script, *flags, wait_for, seconds=2.0):
+    """Runs a script, sends SIGINT `seconds` after its log shows `wait_for` (its loop runs)."""
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "scripts", script), *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for line in proc.stderr:
+            if wait_for in line:
+                break
+        time.sleep(seconds)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, stdout, stderr
+
+
+def test_solve_stops_on_ctrl_c_and_writes_the_result_so_far(tmp_path):
+    out, pol_path = tmp_path / "r.json", tmp_path / "p.json"
+    returncode, stdout, stderr = _interrupt(
+        "solve.py",
+        "--game=leduc_poker",
+        "--solver=cfr_plus",
+        "--iterations=100000000",
+        "--log_every=100",
+        f"--output_json={out}",
+        f"--policy_out={pol_path}",
+        wait_for="exploitability",
+    )
+    assert returncode == 130, stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "interrupted" and result["stopped_early"]
+    assert 0 < result["iterations"] < 100000000
+    assert "interrupted" in stdout
+    game = pyspiel.load_game("leduc_poker")
+    pol = policies.load_policy(game, pol_path)
+    assert os_exploitability.exploitability(game, pol) == pytest.approx(
+        result["exploitability"], abs=1e-9
+    )
+
+
+def test_compare_stops_the_whole_run_on_ctrl_c(tmp_path):
+    out = tmp_path / "c.json"
+    returncode, _, stderr = _interrupt(
+        "compare.py",
+        "--game=kuhn_poker",
+        "--iterations=100000000",
+        "--time_limit=1000",
+        "--solvers=cfr_plus,openspiel_cpp_cfr_plus",
+        f"--output_json={out}",
+        wait_for="nash_conv",
+        seconds=1.0,
+    )
+    assert returncode == 130, stderr
+    result = json.loads(out.read_text())
+    assert result["interrupted"] and list(result["solvers"]) == ["cfr_plus"]  # no second solver
+    curve = result["solvers"]["cfr_plus"]
+    assert curve["stop_reason"] == "interrupted" and 0 < curve["iterations"][-1] < 100000000
 
 
 def test_compare_writes_curves(tmp_path):

@@ -1,0 +1,280 @@
+"""The solver interface and the one run loop: budget, time limit, Ctrl-C, checkpoints.
+
+Every iterative solver of ospiel_ext (the CFR family of `cfr`, `egt.EGTSolver`) satisfies the
+`Solver` protocol, OpenSpiel's solver shape plus what array code needs, and every long run goes
+through `run`, which checks after EVERY iteration
+
+1. the measurement checkpoints (the average profile's value, NashConv and, on request, maximum
+   per-infoset regret; evaluation time is not solver time) and the `target` predicate there;
+2. the iteration budget;
+3. Ctrl-C: the first one makes the loop stop after the current iteration and return the result
+   so far with stop reason 'interrupted' (a second one interrupts as usual);
+4. the time limit, on the wall-clock time of the loop (solver and evaluation together),
+
+then returns a frozen `RunResult`. The solver itself holds the strategies (its
+`average_policy()` is the best result so far). A SIGINT handler is installed only while `run`
+runs, in the main thread, and the previous handler is restored when it returns.
+
+    >>> from ospiel_ext.algorithms import cfr, solver
+    >>> s = cfr.CFRPlusSolver("kuhn_poker")
+    >>> result = solver.run(s, iterations=100, checkpoints=[10, 100])
+    >>> result.stop_reason, result.iterations, result.curve.iterations
+    ('iterations', 100, (10, 100))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Collection
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+from absl import logging
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import cli, evaluate, policies
+from ospiel_ext.sequence_form import SequenceForm
+
+StopReason = Literal["iterations", "time_limit", "interrupted", "target"]
+
+
+@runtime_checkable
+class Solver(Protocol):
+    """An iterative solver of a two-player zero-sum game compiled to a sequence form.
+
+    OpenSpiel's shape (`evaluate_and_update_policy`, `current_policy`, `average_policy`, the
+    policies being fresh TabularPolicy objects) plus the array views the run loop and the
+    evaluation use. `average_behavioural` is the profile that converges (for EGT, the iterate).
+    """
+
+    @property
+    def sequence_form(self) -> SequenceForm: ...
+
+    @property
+    def iteration(self) -> int: ...
+
+    @property
+    def traversals(self) -> int: ...
+
+    def evaluate_and_update_policy(self) -> None: ...
+
+    def current_policy(self) -> policy_lib.TabularPolicy: ...
+
+    def average_policy(self) -> policy_lib.TabularPolicy: ...
+
+    def average_behavioural(self) -> policies.Behavioural: ...
+
+    def exploitability(self) -> float: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvergenceCurve:
+    """Quality of a solver's average profile at checkpoints (the measures of Kroer, Farina &
+    Sandholm 2017, "Smoothing method for approximate extensive-form perfect equilibrium",
+    Figures 2-3), one entry per checkpoint.
+
+    Attributes:
+      iterations: the solver's iteration count.
+      traversals: the solver's tree traversals (bottom-up treeplex passes).
+      seconds: solver seconds since the run started (evaluation excluded).
+      value: player 0's expected utility of the profile.
+      nash_conv: sum of both players' best-response gains (in the unperturbed game).
+      max_infoset_regret: largest per-infoset regret (`evaluate.max_infoset_regret`); empty
+        unless the run measured it.
+    """
+
+    iterations: tuple[int, ...] = ()
+    traversals: tuple[int, ...] = ()
+    seconds: tuple[float, ...] = ()
+    value: tuple[float, ...] = ()
+    nash_conv: tuple[float, ...] = ()
+    max_infoset_regret: tuple[float, ...] = ()
+
+    @property
+    def exploitability(self) -> tuple[float, ...]:
+        """OpenSpiel's exploitability, NashConv / 2, per checkpoint."""
+        return tuple(n / 2 for n in self.nash_conv)
+
+    def as_dict(self) -> dict[str, list[float]]:
+        """The fields and exploitability as lists (for JSON)."""
+        fields = {f.name: list(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {**fields, "exploitability": list(self.exploitability)}
+
+
+@dataclasses.dataclass(frozen=True)
+class RunResult:
+    """What `run` did.
+
+    Attributes:
+      iterations: iterations performed by this run.
+      seconds: solver seconds (evaluation excluded).
+      wall_seconds: wall-clock seconds of the whole loop, evaluation included.
+      stop_reason: 'iterations' (budget done), 'time_limit', 'interrupted' (Ctrl-C) or
+        'target' (the target predicate held at a checkpoint).
+      curve: the measurements at the checkpoints (and where the run stopped).
+    """
+
+    iterations: int
+    seconds: float
+    wall_seconds: float
+    stop_reason: StopReason
+    curve: ConvergenceCurve
+
+    @property
+    def stopped_early(self) -> bool:
+        """True when the time limit or Ctrl-C ended the run before its budget."""
+        return self.stop_reason in ("time_limit", "interrupted")
+
+    @property
+    def interrupted(self) -> bool:
+        return self.stop_reason == "interrupted"
+
+
+class _CurveRecorder:
+    """Measures the average profile of a solver; builds the frozen curve at the end."""
+
+    def __init__(self, solver: Solver, infoset_regrets: bool):
+        self._solver = solver
+        self._infoset_regrets = infoset_regrets
+        self._rows: list[tuple[float, ...]] = []
+        self.last_iteration = -1
+
+    def measure(self, seconds: float) -> None:
+        s = self._solver
+        profile = s.average_behavioural()
+        ev = evaluate.evaluate_profile(s.sequence_form, profile)
+        regret = (
+            evaluate.max_infoset_regret(s.sequence_form, profile)
+            if self._infoset_regrets
+            else np.nan
+        )
+        self._rows.append(
+            (s.iteration, s.traversals, seconds, ev.on_policy_values[0], ev.nash_conv, regret)
+        )
+        self.last_iteration = s.iteration
+        logging.info(
+            "iteration %d  traversals %d  value %.6g  nash_conv %.3g%s  %.2fs",
+            s.iteration,
+            s.traversals,
+            ev.on_policy_values[0],
+            ev.nash_conv,
+            f"  max infoset regret {regret:.3g}" if self._infoset_regrets else "",
+            seconds,
+        )
+
+    def curve(self) -> ConvergenceCurve:
+        cols = list(zip(*self._rows)) if self._rows else [()] * 6
+        it, trav, sec, value, nash_conv, regret = cols
+        return ConvergenceCurve(
+            tuple(int(i) for i in it),
+            tuple(int(t) for t in trav),
+            tuple(sec),
+            tuple(value),
+            tuple(nash_conv),
+            tuple(regret) if self._infoset_regrets else (),
+        )
+
+
+def _check_arguments(
+    solver: Solver,
+    iterations: int,
+    time_limit: float | None,
+    checkpoints: Collection[int],
+    log_every: int | None,
+) -> None:
+    if not isinstance(solver, Solver):
+        raise ValueError(f"{type(solver).__name__} does not satisfy the Solver protocol")
+    name = solver.sequence_form.name
+    if iterations < 0:
+        raise ValueError(f"iterations must be non-negative, got {iterations} (game {name})")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be positive, got {time_limit} (game {name})")
+    if log_every is not None and log_every <= 0:
+        raise ValueError(f"log_every must be positive, got {log_every} (game {name})")
+    if isinstance(checkpoints, range):  # min() would walk a long range
+        lowest = min(checkpoints[0], checkpoints[-1]) if len(checkpoints) else 0
+    else:
+        lowest = min(checkpoints, default=0)
+    if lowest < 0:
+        raise ValueError(f"checkpoints must be non-negative iteration counts (game {name})")
+
+
+def run(
+    solver: Solver,
+    iterations: int,
+    *,
+    time_limit: float | None = None,
+    checkpoints: Collection[int] = (),
+    infoset_regrets: bool = False,
+    target: Callable[[Solver], bool] | None = None,
+    log_every: int | None = None,
+) -> RunResult:
+    """Runs `solver.evaluate_and_update_policy()` until a stop condition holds.
+
+    The budget, Ctrl-C and the time limit are checked after every iteration (see the module
+    docstring for the order).
+
+    Args:
+      solver: any `Solver`.
+      iterations: the most iterations this run performs.
+      time_limit: stop once this many wall-clock seconds have passed since the run started.
+      checkpoints: numbers of iterations of this run (0: before the first) after which the
+        average profile is measured into the curve; when any is given, the profile is also
+        measured where the run stops, so the curve ends at the returned profile.
+      infoset_regrets: also measure the maximum per-infoset regret at checkpoints (needs a
+        tree-backed sequence form).
+      target: evaluated on the solver at every checkpoint; the run stops with reason 'target'
+        when it returns True (e.g. `lambda s: s.perturbed_gap() <= 1e-3`).
+      log_every: log the iteration, the exploitability and the solver seconds every this many
+        iterations (absl logging; evaluation time excluded from solver seconds).
+
+    Returns:
+      A `RunResult`; the solver holds the strategies.
+
+    Raises:
+      ValueError: the solver does not satisfy `Solver`, or an argument is out of range.
+    """
+    _check_arguments(solver, iterations, time_limit, checkpoints, log_every)
+    points = checkpoints if isinstance(checkpoints, range) else frozenset(checkpoints)
+    recorder = _CurveRecorder(solver, infoset_regrets)
+    start = time.perf_counter()
+    seconds, done = 0.0, 0
+    reason: StopReason | None = None
+    with cli.StopFlag() as stop:
+        while reason is None:
+            if done in points:
+                recorder.measure(seconds)
+                if target is not None and target(solver):
+                    reason = "target"
+                    break
+            if done >= iterations:
+                reason = "iterations"
+            elif stop.stopped:
+                reason = "interrupted"
+            elif time_limit is not None and time.perf_counter() - start >= time_limit:
+                reason = "time_limit"
+            else:
+                tick = time.perf_counter()
+                solver.evaluate_and_update_policy()
+                seconds += time.perf_counter() - tick
+                done += 1
+                if log_every is not None and done % log_every == 0:
+                    logging.info(
+                        "iteration %d  exploitability %.3g  %.2fs",
+                        solver.iteration,
+                        solver.exploitability(),
+                        seconds,
+                    )
+        if len(points) and recorder.last_iteration != solver.iteration:
+            recorder.measure(seconds)
+    if reason != "iterations":
+        logging.info("stopped (%s) after %d iterations, %.2fs", reason, done, seconds)
+    return RunResult(done, seconds, time.perf_counter() - start, reason, recorder.curve())
+
+
+def log_spaced(iterations: int, count: int) -> tuple[int, ...]:
+    """About `count` distinct iteration numbers from 1 to `iterations`, evenly spaced in log."""
+    if iterations < 1 or count < 1:
+        return ()
+    return tuple(int(i) for i in np.unique(np.geomspace(1, iterations, count).round().astype(int)))
