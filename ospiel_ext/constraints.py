@@ -233,6 +233,22 @@ class BehaviouralLowerBounds:
         return sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
 
 
+def resolve_lower_bounds(
+    xi: float, lower_bounds: BehaviouralLowerBounds | None
+) -> BehaviouralLowerBounds:
+    """The solvers' two ways to give bounds as one object: `xi` (the same bound on every action,
+    a shorthand) or `lower_bounds`; ValueError when both are given."""
+    if isinstance(xi, bool) or not isinstance(xi, (int, float, np.integer, np.floating)):
+        raise ValueError(f"xi must be one number (the bound on every action), got {xi!r}")
+    if lower_bounds is None:
+        return BehaviouralLowerBounds(float(xi))
+    if xi:
+        raise ValueError("give either xi or lower_bounds, not both")
+    if not isinstance(lower_bounds, BehaviouralLowerBounds):
+        raise ValueError(f"lower_bounds must be a BehaviouralLowerBounds, got {lower_bounds!r}")
+    return lower_bounds
+
+
 def sequence_lower_bounds(tp: Treeplex, lower: float | ArrayLike) -> LinearConstraints:
     """x[s] - l[s] x[parent(s)] >= 0 for every sequence s with l[s] > 0 (l a scalar or one value
     per sequence of `tp`), keyed by the sequences' `stable_ids`."""

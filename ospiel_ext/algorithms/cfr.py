@@ -39,6 +39,10 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.constraints import (
+    BehaviouralLowerBounds,
+    resolve_lower_bounds,
+)
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
 
 FloatArray = NDArray[np.float64]
@@ -69,14 +73,6 @@ CFR = CFRConfig()
 CFR_PLUS = CFRConfig(regret_matching_plus=True, linear_averaging=True)
 DCFR = CFRConfig(linear_averaging=True, discount=(1.5, 0.0, 2.0))
 LCFR = CFRConfig(linear_averaging=True, discount=(1.0, 1.0, 1.0))
-
-
-def lower_bound_basis(lower: FloatArray) -> FloatArray:
-    """B = (1 - sum(l)) I + l 1^T: B pi = l + (1 - sum l) pi, the strategies with pi'[a] >= l[a]."""
-    lower = np.asarray(lower, dtype=np.float64)
-    if lower.min() < 0 or lower.sum() >= 1:
-        raise ValueError(f"behavioural lower bounds {lower} must be >= 0 and sum to less than 1")
-    return (1 - lower.sum()) * np.eye(len(lower)) + np.outer(lower, np.ones(len(lower)))
 
 
 def _block_basis(tp: Treeplex, blocks: Mapping[int, FloatArray]) -> sp.csr_matrix | None:
@@ -130,6 +126,9 @@ class CFRVariantSolver:
         `basis` (the xi-perturbation of Kroer, Farina & Sandholm 2017, "Smoothing method for
         approximate extensive-form perfect equilibrium", Section 2.3, run through CFR); the
         same argument as `egt.EGTSolver`'s xi.
+      lower_bounds: behavioural lower bounds keyed by information state
+        (`constraints.BehaviouralLowerBounds`, the object the LP and EGT take too), run as
+        basis matrices B = (1 - sum l) I + l 1^T; instead of `xi`.
       max_nodes: refuse games with more nodes.
 
     Raises:
@@ -144,16 +143,15 @@ class CFRVariantSolver:
         *,
         basis: Mapping[str, FloatArray] | None = None,
         xi: float = 0.0,
+        lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
     ):
         if not isinstance(config, CFRConfig):
             raise ValueError(f"config must be a CFRConfig, got {config!r}")
         self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
-        if not isinstance(xi, (int, float, np.integer, np.floating)):
-            raise ValueError(f"xi must be one number for every action of {self._sf.name}")
         self.config = config
         self._tps = self._sf.treeplexes
-        self._basis = self._build_basis(basis or {}, float(xi))
+        self._basis = self._build_basis(basis or {}, resolve_lower_bounds(xi, lower_bounds))
         self._basis_t = tuple(None if b is None else b.T.tocsr() for b in self._basis)
         self._policy = [tp.uniform.copy() for tp in self._tps]  # pi (regret matching)
         self._played = [self._apply_basis(p, self._policy[p]) for p in (0, 1)]  # pi' = B pi
@@ -161,8 +159,12 @@ class CFRVariantSolver:
         self._average = [np.zeros(tp.num_sequences) for tp in self._tps]
         self._iteration = 0
 
-    def _build_basis(self, basis: Mapping[str, FloatArray], xi: float):
-        per_player: list[dict[int, FloatArray]] = [{}, {}]
+    def _build_basis(
+        self, basis: Mapping[str, FloatArray], bounds: BehaviouralLowerBounds
+    ) -> tuple[sp.csr_matrix | None, sp.csr_matrix | None]:
+        """Per player, the block-diagonal basis: `basis` where given, the lower bounds' blocks
+        elsewhere, None when both leave the player unconstrained."""
+        explicit: list[dict[int, FloatArray]] = [{}, {}]
         local = [
             dict(zip(self._sf.infoset_keys(p), range(tp.num_infosets))) if basis else {}
             for p, tp in enumerate(self._tps)
@@ -174,12 +176,16 @@ class CFRVariantSolver:
                     f"basis key {key!r} names {len(owners)} information sets of "
                     f"{self._sf.name}; it must name exactly one"
                 )
-            per_player[owners[0]][local[owners[0]][key]] = np.asarray(mat, dtype=np.float64)
-        if xi:
-            for p, tp in enumerate(self._tps):
-                for i in range(tp.num_infosets):
-                    per_player[p].setdefault(i, lower_bound_basis(np.full(tp.num_actions[i], xi)))
-        return tuple(_block_basis(tp, blocks) for tp, blocks in zip(self._tps, per_player))
+            explicit[owners[0]][local[owners[0]][key]] = np.asarray(mat, dtype=np.float64)
+        result = []
+        for p, tp in enumerate(self._tps):
+            if explicit[p]:
+                result.append(_block_basis(tp, {**bounds.basis_blocks(self._sf, p), **explicit[p]}))
+            elif len(bounds.constrained_infosets(self._sf, p)):
+                result.append(bounds.basis_matrix(self._sf, p))
+            else:
+                result.append(None)
+        return result[0], result[1]
 
     def _apply_basis(self, player: int, pi: FloatArray) -> FloatArray:
         b = self._basis[player]
@@ -272,7 +278,7 @@ class _CFRSolver(CFRVariantSolver):
     Args:
       game: a pyspiel game, load_game string or SequenceForm.
       alternating_updates, linear_averaging, regret_matching_plus: see `CFRConfig`.
-      basis, xi, max_nodes: see `CFRVariantSolver`.
+      basis, xi, lower_bounds, max_nodes: see `CFRVariantSolver`.
     """
 
     def __init__(
@@ -284,6 +290,7 @@ class _CFRSolver(CFRVariantSolver):
         *,
         basis: Mapping[str, FloatArray] | None = None,
         xi: float = 0.0,
+        lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
     ):
         config = CFRConfig(
@@ -291,7 +298,9 @@ class _CFRSolver(CFRVariantSolver):
             alternating_updates=bool(alternating_updates),
             linear_averaging=bool(linear_averaging),
         )
-        super().__init__(game, config, basis=basis, xi=xi, max_nodes=max_nodes)
+        super().__init__(
+            game, config, basis=basis, xi=xi, lower_bounds=lower_bounds, max_nodes=max_nodes
+        )
 
 
 class CFRSolver(_CFRSolver):
@@ -305,10 +314,18 @@ class CFRSolver(_CFRSolver):
         alternating_updates: bool = True,
         basis: Mapping[str, FloatArray] | None = None,
         xi: float = 0.0,
+        lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
     ):
         super().__init__(
-            game, alternating_updates, False, False, basis=basis, xi=xi, max_nodes=max_nodes
+            game,
+            alternating_updates,
+            False,
+            False,
+            basis=basis,
+            xi=xi,
+            lower_bounds=lower_bounds,
+            max_nodes=max_nodes,
         )
 
 
@@ -322,9 +339,19 @@ class CFRPlusSolver(_CFRSolver):
         *,
         basis: Mapping[str, FloatArray] | None = None,
         xi: float = 0.0,
+        lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
     ):
-        super().__init__(game, True, True, True, basis=basis, xi=xi, max_nodes=max_nodes)
+        super().__init__(
+            game,
+            True,
+            True,
+            True,
+            basis=basis,
+            xi=xi,
+            lower_bounds=lower_bounds,
+            max_nodes=max_nodes,
+        )
 
 
 class _DCFRSolver(CFRVariantSolver):
@@ -352,6 +379,7 @@ class _DCFRSolver(CFRVariantSolver):
         *,
         basis: Mapping[str, FloatArray] | None = None,
         xi: float = 0.0,
+        lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
     ):
         discount = (float(alpha), float(beta), float(gamma))
@@ -361,7 +389,9 @@ class _DCFRSolver(CFRVariantSolver):
             linear_averaging=bool(linear_averaging),
             discount=discount,
         )
-        super().__init__(game, config, basis=basis, xi=xi, max_nodes=max_nodes)
+        super().__init__(
+            game, config, basis=basis, xi=xi, lower_bounds=lower_bounds, max_nodes=max_nodes
+        )
         self.alpha, self.beta, self.gamma = discount
 
 
@@ -378,10 +408,21 @@ class DCFRSolver(_DCFRSolver):
         *,
         basis: Mapping[str, FloatArray] | None = None,
         xi: float = 0.0,
+        lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
     ):
         super().__init__(
-            game, True, True, False, alpha, beta, gamma, basis=basis, xi=xi, max_nodes=max_nodes
+            game,
+            True,
+            True,
+            False,
+            alpha,
+            beta,
+            gamma,
+            basis=basis,
+            xi=xi,
+            lower_bounds=lower_bounds,
+            max_nodes=max_nodes,
         )
 
 
@@ -395,10 +436,21 @@ class LCFRSolver(_DCFRSolver):
         *,
         basis: Mapping[str, FloatArray] | None = None,
         xi: float = 0.0,
+        lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
     ):
         super().__init__(
-            game, True, True, False, 1.0, 1.0, 1.0, basis=basis, xi=xi, max_nodes=max_nodes
+            game,
+            True,
+            True,
+            False,
+            1.0,
+            1.0,
+            1.0,
+            basis=basis,
+            xi=xi,
+            lower_bounds=lower_bounds,
+            max_nodes=max_nodes,
         )
 
 

@@ -34,6 +34,7 @@ from open_spiel.python import policy as policy_lib
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.constraints import BehaviouralLowerBounds, resolve_lower_bounds
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
 
 FloatArray = NDArray[np.float64]
@@ -76,27 +77,44 @@ def treeplex_norm(tp: Treeplex) -> float:
 
 
 class DilatedEntropy:
-    """The dilated (xi-perturbed) entropy DGF of one treeplex and its closed-form argmax."""
+    """The dilated (lower-bound perturbed) entropy DGF of one treeplex and its closed-form
+    argmax.
 
-    def __init__(self, tp: Treeplex, xi: float | FloatArray = 0.0):
+    With behavioural lower bounds l (xi on every action in the paper; any l >= 0 with
+    sum_a l(I, a) < 1, e.g. GGSE's eps * prior) the simplex of information set I is
+    {b >= l, sum b = 1} = l + (1 - sum l) Delta, and u = (b - l) / (1 - sum l) runs over the
+    plain simplex: the paper's u with xi_j replaced by l(I, a) and n_j xi_j by sum_a l(I, a).
+
+    Args:
+      tp: the treeplex.
+      lower: a scalar (xi on every action), one value per information set, or one value per
+        sequence (0 for the empty sequence), e.g. `BehaviouralLowerBounds.per_sequence`.
+    """
+
+    def __init__(self, tp: Treeplex, lower: float | FloatArray = 0.0):
         self.tp = tp
-        self.xi = np.broadcast_to(np.asarray(xi, dtype=np.float64), (tp.num_infosets,)).copy()
-        room = 1.0 - tp.num_actions * self.xi  # 1 - n_j xi_j
-        if self.xi.min() < 0 or room.min() <= 0:
+        lower = np.asarray(lower, dtype=np.float64)
+        if lower.ndim == 1 and len(lower) == tp.num_sequences:
+            lower_seq = lower.copy()
+        else:
+            lower_seq = tp.spread(np.broadcast_to(lower, (tp.num_infosets,)))
+        lower_seq[0] = 0.0
+        room = 1.0 - tp.segment_sum(lower_seq)  # 1 - sum_a l(I, a)  (1 - n_j xi_j)
+        if len(lower_seq) > 1 and (lower_seq.min() < 0 or room.min(initial=1.0) <= 0):
             j = int(np.argmin(room))
             raise ValueError(
-                f"xi={self.xi[j]} is infeasible at an information set with "
-                f"{tp.num_actions[j]} actions (needs 0 <= n * xi < 1)"
+                f"lower bounds summing to {1 - room[j]} are infeasible at an information set "
+                f"with {tp.num_actions[j]} actions (needs every bound >= 0, sum < 1)"
             )
         self.beta = dilated_entropy_weights(tp)
         self.room = room
-        self.xi_seq = tp.spread(self.xi)
+        self.xi_seq = lower_seq
         self.room_seq = tp.spread(room)
         self.room_seq[0] = 1.0
         self.beta_seq = tp.spread(self.beta)
         self.beta_seq[0] = 1.0
         self.room_over_beta = self.room_seq / self.beta_seq
-        self.perturbed = bool(self.xi.any())
+        self.perturbed = bool(lower_seq.any())
 
     def argmax(
         self, g: FloatArray, mu: float, log_center: FloatArray | None = None
@@ -126,7 +144,7 @@ class DilatedEntropy:
             b[sl] = e + self.xi_seq[sl] if self.perturbed else e
             value = mu * self.beta[inf] * (np.log(total) + z_max)
             if self.perturbed:
-                value += self.xi[inf] * np.add.reduceat(vs, lv.starts)
+                value += np.add.reduceat(vs * self.xi_seq[sl], lv.starts)
             return value
 
         v_seq, _ = tp.bottom_up(g, local)
@@ -147,11 +165,11 @@ class DilatedEntropy:
         return float(np.sum(self.beta_seq[1:] * terms))
 
     def best_response(self, g: FloatArray) -> float:
-        """max_{q in Q^xi} <g, q>: xi on every action, the rest on the best one."""
+        """max_{q in Q^xi} <g, q>: each action's lower bound, the rest on the best one."""
         v_seq, _ = self.tp.bottom_up(
             g,
             lambda lv, vs: (
-                self.xi[lv.inf_lo : lv.inf_hi] * np.add.reduceat(vs, lv.starts)
+                np.add.reduceat(vs * self.xi_seq[lv.seq_lo : lv.seq_hi], lv.starts)
                 + self.room[lv.inf_lo : lv.inf_hi] * np.maximum.reduceat(vs, lv.starts)
             ),
         )
@@ -180,7 +198,10 @@ class EGTSolver:
 
     Args:
       game: a pyspiel game, a load_game string, or a SequenceForm.
-      xi: behavioural lower bound (scalar, or per infoset of each player as a pair of arrays).
+      xi: behavioural lower bound on every action (the paper's xi-perturbation).
+      lower_bounds: behavioural lower bounds keyed by information state
+        (`constraints.BehaviouralLowerBounds`, as the LP and CFR take them; may differ by
+        action, e.g. eps * prior); instead of `xi`.
       dgf_weight: overall weight on the DGFs: the initial smoothing is
         dgf_weight * max|A_ij| * sqrt(M_X M_Y) for both players (theory: weight 1; the paper
         tunes it among `DGF_WEIGHTS`, see `tune_dgf_weight`).
@@ -190,17 +211,20 @@ class EGTSolver:
     def __init__(
         self,
         game: pyspiel.Game | str | SequenceForm,
-        xi: float | tuple[FloatArray, FloatArray] = 0.0,
+        xi: float = 0.0,
         dgf_weight: float = 1.0,
         *,
+        lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
     ):
         self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
         if dgf_weight <= 0:
             raise ValueError(f"dgf_weight must be positive, got {dgf_weight}")
-        xis = xi if isinstance(xi, tuple) else (xi, xi)
+        bounds = resolve_lower_bounds(xi, lower_bounds)
         self._tps = self._sf.treeplexes
-        self._dgf = tuple(DilatedEntropy(tp, x) for tp, x in zip(self._tps, xis))
+        self._dgf = tuple(
+            DilatedEntropy(tp, bounds.per_sequence(self._sf, p)) for p, tp in enumerate(self._tps)
+        )
         norm_a = float(np.abs(self._sf.payoff.data).max()) if self._sf.payoff.nnz else 1.0
         m = [treeplex_norm(tp) for tp in self._tps]
         mu0 = dgf_weight * norm_a * np.sqrt(m[0] * m[1])

@@ -10,7 +10,7 @@ from open_spiel.python.algorithms import cfr as os_cfr
 from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, policies, sequence_form
+from ospiel_ext import constraints, evaluate, policies, sequence_form
 from ospiel_ext.algorithms import cfr
 
 PAIRS = [
@@ -210,12 +210,12 @@ def test_identity_basis_changes_nothing():
 
 
 def test_basis_matrix_mixes_in_a_prior():
-    # ggse_subgame_solving.md eq. 6: B = (1 - eps) I + eps P, P's columns the prior.
+    # Kubicek, Lisy & Sandholm 2025, eq. 6: B = (1 - eps) I + eps P, P's columns the prior.
     game = pyspiel.load_game("kuhn_poker")
     tree = sequence_form.for_game(game).tree
     key = tree.infoset_key[0]
     eps, prior = 0.3, np.array([0.9, 0.1])
-    basis = cfr.lower_bound_basis(eps * prior)
+    basis = constraints.lower_bound_basis(eps * prior)
     np.testing.assert_allclose(basis, (1 - eps) * np.eye(2) + eps * np.outer(prior, [1, 1]))
     solver = cfr.CFRSolver(game, basis={key: basis})
     tp = solver.sequence_form.treeplexes[tree.infoset_player[0]]

@@ -133,7 +133,7 @@ def test_figure_1_perturbed_solution_is_rational_off_path():
 
 
 def test_infeasible_xi_is_refused():
-    with pytest.raises(ValueError, match="infeasible"):
+    with pytest.raises(ValueError, match="must sum to less than 1"):
         egt.EGTSolver("kuhn_poker", xi=0.5)
     with pytest.raises(ValueError, match="dgf_weight"):
         egt.EGTSolver(pyspiel.load_game("kuhn_poker"), dgf_weight=0.0)
