@@ -185,7 +185,8 @@ class BehaviouralLowerBounds:
             if len(over):
                 i = int(over[0])
                 raise ValueError(
-                    f"default lower bound {self.default} at {keys[i]!r} of {sf.name} sums to "
+                    f"default lower bound {self.default} at {keys[i]!r} of {sf.name} is "
+                    f"infeasible: it sums to "
                     f"{tp.num_actions[i] * self.default} over its {tp.num_actions[i]} actions; "
                     "it must sum to less than 1"
                 )

@@ -450,12 +450,7 @@ class TreeSequenceForm(SequenceForm):
         tp1, seq1 = Treeplex.build(tree, 1)
         self.tree = tree
         self.node_seq = (seq0, seq1)
-        reach = np.ones(tree.num_nodes)
-        order, offsets = tree.depth_order
-        for d in range(1, len(offsets) - 1):
-            nodes = order[offsets[d] : offsets[d + 1]]
-            reach[nodes] = reach[tree.parent[nodes]] * tree.chance_prob[nodes]
-        self.chance_reach = reach
+        self.chance_reach = tree.chance_reach
         self.leaves = np.flatnonzero(tree.is_leaf)
         shape = (tp0.num_sequences, tp1.num_sequences)
         lo, hi = tree.lo[self.leaves], tree.hi[self.leaves]

@@ -3,7 +3,8 @@
 Every solver in ospiel_ext works on a `GameTree` (through `sequence_form.SequenceForm`), never
 on `pyspiel.State` objects. A tree is built
 
-* from a pyspiel game by `GameTree.from_game` (one iterative depth-first walk), or
+* from a pyspiel game by `GameTree.from_game` (one iterative depth-first walk that keeps one
+  pyspiel state per depth level, behind a node cap), or
 * from another tree (trunks, gadget games, abstracted games) through `TreeBuilder`, which
   lets a caller add a root, expand leaves on demand and `freeze()` the result.
 
@@ -14,10 +15,24 @@ the children of a node are contiguous, in the order of its legal actions / chanc
   information-set id of a decision node, -1 otherwise), chance_prob (probability of the edge
   into the node when its parent is a chance node, 1 otherwise), child_start, num_children,
   lo / hi (bounds on player 0's utility at a leaf: equal at a terminal history; a leaf of a
-  trunk may carry an interval, as in certificates_black_box_games.txt Def. 3.1).
+  trunk may carry an interval, as in Zhang & Sandholm 2021, "Finding and Certifying
+  (Near-)Optimal Strategies in Black-Box Extensive-Form Games", Def. 3.1).
 
 Information-set arrays (length `num_infosets`): infoset_player, infoset_key (the
 `information_state_string`), infoset_legal_actions (tuple of action ids).
+
+Tree surgery, written once for every algorithm:
+
+* `TreeBuilder.expand_from_state`: one node from a pyspiel state (`from_game`, trunks);
+* `TreeBuilder.copy_subtree` / `subgame`: a subtree of another tree under a node of a builder
+  (subgames and gadget games, minimal certificates);
+* `GameTree.top_down` / `GameTree.bottom_up`: vectorised passes over depth levels;
+* values of a behavioural profile (`ospiel_ext.tree_values`): reaches, node values,
+  counterfactual values and counterfactual best-response values.
+
+The node cap (`from_game`'s `max_nodes`): None means `DEFAULT_MAX_NODES`; `NO_NODE_CAP`
+(`math.inf`) removes the cap and must be asked for explicitly. Before walking, Knuth's
+estimator (`estimate_num_nodes`) refuses games far over the cap at once.
 """
 
 from __future__ import annotations
@@ -25,17 +40,38 @@ from __future__ import annotations
 import array
 import dataclasses
 import functools
-from collections.abc import Sequence
+import math
+import random
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyspiel
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+
+from ospiel_ext import arrays
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 # A game whose declared maximum length exceeds this is treated as infinite.
 INFINITE_GAME_LENGTH = 2**30
+
+# Default node cap of `GameTree.from_game`. Peak memory of from_game + SequenceForm (with its
+# payoff matrices), measured with ru_maxrss: 212-224 bytes per node on liars_dice (295k
+# nodes) and turn-based goofspiel(num_cards=6) (970k), 404 on tic_tac_toe (550k, one
+# information set per decision node: keys, interning dict and legal-action tuples dominate).
+# 20 million nodes are therefore 4-8 GB, a third of a 24 GB machine at worst.
+DEFAULT_MAX_NODES = 20_000_000
+# `max_nodes=NO_NODE_CAP` compiles a finite game of any size.
+NO_NODE_CAP = math.inf
+# Knuth's estimator before a capped walk: playouts, refusal factor, steps per playout.
+ESTIMATE_PLAYOUTS = 64
+ESTIMATE_REFUSAL_FACTOR = 10
+ESTIMATE_MAX_STEPS = 10_000
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+ChanceOutcomes = Callable[[pyspiel.State], Sequence[tuple[int, float]]]
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -45,7 +81,13 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 
 class GameTooLargeError(ValueError):
-    """The game has more nodes than the `max_nodes` budget allows."""
+    """The game has more nodes than the `max_nodes` cap allows."""
+
+
+_CAP_HINT = (
+    "raise it with max_nodes=... in Python or --max_nodes=... in scripts; "
+    "max_nodes=ospiel_ext.tree.NO_NODE_CAP removes it"
+)
 
 
 def load(game: pyspiel.Game | str) -> pyspiel.Game:
@@ -92,6 +134,121 @@ def check_two_player_zero_sum(game: pyspiel.Game) -> None:
             f"game {game} does not provide information_state_string, which "
             "perfect-recall information sets are built from"
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeCountEstimate:
+    """Knuth's estimate of the number of nodes (histories) of a game tree.
+
+    Knuth 1975, "Estimating the efficiency of backtrack programs", Section 2: along a random
+    root-to-leaf path choosing children uniformly, 1 + b_0 + b_0 b_1 + b_0 b_1 b_2 + ...
+    (b_d the number of children at depth d) is an unbiased estimate of the number of nodes.
+
+    Attributes:
+      nodes: the mean over playouts (inf when it exceeds the float range).
+      log10_nodes: log10 of the mean (finite even when `nodes` overflows).
+      std_error: standard error of the mean (inf when the samples overflow floats).
+      playouts: number of playouts.
+      complete: every playout reached a terminal history; otherwise playouts were cut after
+        `max_steps` steps and the estimate only counts the levels above the cut.
+    """
+
+    nodes: float
+    log10_nodes: float
+    std_error: float
+    playouts: int
+    complete: bool
+
+    def describe(self) -> str:
+        """E.g. 'about 3.1e+40 nodes, estimated from 64 random playouts'."""
+        if self.log10_nodes < 15:
+            count = f"{self.nodes:.3g}"
+        else:
+            exponent = math.floor(self.log10_nodes)
+            count = f"{10 ** (self.log10_nodes - exponent):.1f}e+{exponent}"
+        cut = "" if self.complete else " cut after a step limit (a lower estimate)"
+        return f"about {count} nodes, estimated from {self.playouts} random playouts{cut}"
+
+
+def estimate_num_nodes(
+    game: pyspiel.Game | str,
+    playouts: int = ESTIMATE_PLAYOUTS,
+    seed: int = 0,
+    max_steps: int = ESTIMATE_MAX_STEPS,
+) -> NodeCountEstimate:
+    """Knuth's (1975) estimator of the number of histories of `game` from random playouts.
+
+    Each playout picks children uniformly at random (chance outcomes too) and stops at a
+    terminal history or after `max_steps` steps; products are exact Python integers, so
+    games of 1e1000 nodes give a finite `log10_nodes`.
+    """
+    if playouts < 2 or max_steps < 1:
+        raise ValueError(f"need playouts >= 2 and max_steps >= 1, got {playouts}, {max_steps}")
+    game = load(game)
+    rng = random.Random(seed)
+    samples, complete = [], True
+    for _ in range(playouts):
+        state = game.new_initial_state()
+        total = weight = 1
+        for _ in range(max_steps):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                actions = [a for a, _ in state.chance_outcomes()]
+            else:
+                actions = state.legal_actions()
+            weight *= len(actions)
+            total += weight
+            state.apply_action(actions[rng.randrange(len(actions))])
+        else:
+            complete = complete and state.is_terminal()
+        samples.append(total)
+    total_sum = sum(samples)
+    log10_nodes = math.log10(total_sum) - math.log10(playouts)
+    nodes = total_sum / playouts if log10_nodes < 300 else math.inf
+    if max(samples) < 10**150:  # squares stay finite
+        std_error = float(np.std(np.array(samples, dtype=np.float64), ddof=1) / playouts**0.5)
+    else:
+        std_error = math.inf
+    return NodeCountEstimate(nodes, log10_nodes, std_error, playouts, complete)
+
+
+def _node_cap(game: pyspiel.Game, max_nodes: int | float | None) -> int | float:
+    """The cap `from_game` walks under; refuses infinite games unless a finite cap is given."""
+    if max_nodes is None:
+        cap: int | float = DEFAULT_MAX_NODES
+    elif max_nodes == NO_NODE_CAP:
+        cap = NO_NODE_CAP
+    elif isinstance(max_nodes, (int, np.integer)) and not isinstance(max_nodes, bool):
+        if max_nodes < 1:
+            raise ValueError(f"max_nodes must be positive, got {max_nodes} (game {game})")
+        return int(max_nodes)
+    else:
+        raise ValueError(
+            f"max_nodes must be None (the default cap {DEFAULT_MAX_NODES}), a positive int "
+            f"or NO_NODE_CAP, got {max_nodes!r} (game {game})"
+        )
+    if game.max_game_length() >= INFINITE_GAME_LENGTH:
+        raise ValueError(
+            f"game {game} is infinite (max_game_length {game.max_game_length()}); "
+            "it cannot be compiled in full (certificate search can explore it)"
+        )
+    return cap
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeLevel:
+    """The nodes of one depth d >= 1 in id order; the children of a node are contiguous.
+
+    Attributes:
+      nodes: the nodes of the level.
+      parents: the parent of each group of siblings (each internal node of depth d - 1 once).
+      starts: offset of each group of siblings in `nodes` (`ufunc.reduceat` offsets).
+    """
+
+    nodes: IntArray
+    parents: IntArray
+    starts: IntArray
 
 
 @dataclasses.dataclass(eq=False)
@@ -157,6 +314,95 @@ class GameTree:
         return _frozen(order), _frozen(offsets)
 
     @functools.cached_property
+    def levels(self) -> tuple[NodeLevel, ...]:
+        """The depth levels 1, 2, ... (`levels[d - 1]` holds depth d), computed once."""
+        order, offsets = self.depth_order
+        out = []
+        for d in range(1, len(offsets) - 1):
+            nodes = order[offsets[d] : offsets[d + 1]]
+            par = self.parent[nodes]
+            starts = np.flatnonzero(np.concatenate([[True], par[1:] != par[:-1]]))
+            out.append(NodeLevel(nodes, _frozen(par[starts].astype(np.int64)), _frozen(starts)))
+        return tuple(out)
+
+    def top_down(
+        self, root_value: ArrayLike, step: Callable[[IntArray, np.ndarray], np.ndarray]
+    ) -> np.ndarray:
+        """A pass from the root down, one vectorised call per depth level.
+
+        `out[0] = root_value`; then for each depth d = 1, 2, ... with nodes `nodes`:
+        `out[nodes] = step(nodes, out[parent[nodes]])`. `root_value` may be an array (then
+        `out` has shape (num_nodes, *root_value.shape)); `out` takes its dtype.
+        """
+        root = np.asarray(root_value)
+        out = np.empty((self.num_nodes, *root.shape), dtype=root.dtype)
+        out[0] = root
+        for lv in self.levels:
+            out[lv.nodes] = step(lv.nodes, out[self.parent[lv.nodes]])
+        return out
+
+    def bottom_up(
+        self,
+        leaf_values: ArrayLike,
+        reduce: np.ufunc = np.add,
+        edge_weight: FloatArray | None = None,
+    ) -> np.ndarray:
+        """A pass from the deepest level up, one `reduce.reduceat` per depth level.
+
+        Returns `out`, a copy of `leaf_values` (shape (num_nodes, ...)) in which every internal
+        node p is replaced by `reduce` over its children c of `edge_weight[c] * out[c]`
+        (of `out[c]` without weights): e.g. expected values (np.add, edge probabilities) or
+        the range of leaf values below each node (np.minimum / np.maximum).
+        """
+        out = np.array(leaf_values, copy=True)
+        if out.shape[:1] != (self.num_nodes,):
+            raise ValueError(f"{self.name}: expected values over {self.num_nodes} nodes")
+        for lv in reversed(self.levels):
+            vals = out[lv.nodes]
+            if edge_weight is not None:
+                w = edge_weight[lv.nodes]
+                vals = vals * w.reshape(w.shape + (1,) * (vals.ndim - 1))
+            out[lv.parents] = reduce.reduceat(vals, lv.starts, axis=0)
+        return out
+
+    @functools.cached_property
+    def chance_reach(self) -> FloatArray:
+        """Product of the chance probabilities from the root to each node (read-only)."""
+        return _frozen(self.top_down(1.0, lambda nodes, up: up * self.chance_prob[nodes]))
+
+    @functools.cached_property
+    def child_index(self) -> IntArray:
+        """Index of each node among its siblings (0 for the root; read-only)."""
+        index = np.arange(self.num_nodes) - self.child_start[np.maximum(self.parent, 0)]
+        index[0] = 0
+        return _frozen(index)
+
+    @functools.cached_property
+    def infoset_action_start(self) -> IntArray:
+        """Offsets of each infoset's actions in the flat infoset-action layout of behavioural
+        profiles: infoset i's actions are `infoset_action_start[i] : infoset_action_start[i+1]`,
+        in the order of `infoset_legal_actions[i]` (read-only, length num_infosets + 1)."""
+        sizes = np.array([len(a) for a in self.infoset_legal_actions], dtype=np.int64)
+        return _frozen(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
+
+    @property
+    def num_infoset_actions(self) -> int:
+        return int(self.infoset_action_start[-1])
+
+    @functools.cached_property
+    def edge_index(self) -> IntArray:
+        """For a node whose parent is a decision node, the index of the edge into it in the
+        flat infoset-action layout; -1 for the root and chance outcomes (read-only)."""
+        par_infoset = self.infoset[np.maximum(self.parent, 0)]
+        edge = np.where(
+            par_infoset >= 0,
+            self.infoset_action_start[np.maximum(par_infoset, 0)] + self.child_index,
+            -1,
+        )
+        edge[0] = -1
+        return _frozen(edge)
+
+    @functools.cached_property
     def infoset_nodes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Decision nodes grouped by infoset: `nodes[offsets[i]:offsets[i+1]]` lie in infoset i
         (computed once per tree)."""
@@ -179,29 +425,44 @@ class GameTree:
         }
 
     @classmethod
-    def from_game(cls, game: pyspiel.Game | str, max_nodes: int | None = None) -> GameTree:
+    def from_game(cls, game: pyspiel.Game | str, max_nodes: int | float | None = None) -> GameTree:
         """Walks a two-player zero-sum pyspiel game once, depth first and iteratively.
+
+        The walk keeps one pyspiel state per depth level (children are generated lazily, and
+        only the state being descended into is cloned), so its memory beyond the tree itself
+        is O(depth).
 
         Args:
           game: a `pyspiel.Game` or a `load_game` string; simultaneous games are converted.
-          max_nodes: raise `GameTooLargeError` as soon as the tree exceeds this many nodes.
+          max_nodes: the node cap. None: `DEFAULT_MAX_NODES`; a positive int: that cap;
+            `NO_NODE_CAP` (math.inf): none. A finite cap is checked twice: first Knuth's
+            estimate from `ESTIMATE_PLAYOUTS` seeded playouts refuses games estimated at more
+            than `ESTIMATE_REFUSAL_FACTOR` times the cap, then the walk stops as soon as the
+            tree passes the cap. Infinite games are refused unless an int cap is given.
 
         Raises:
           ValueError: not two players, not zero/constant-sum, imperfect recall, infinite game.
-          GameTooLargeError: more than `max_nodes` nodes.
+          GameTooLargeError: more than `max_nodes` nodes (estimated or counted).
         """
         game = load(game)
         check_two_player_zero_sum(game)
-        if max_nodes is None and game.max_game_length() >= INFINITE_GAME_LENGTH:
-            raise ValueError(
-                f"game {game} is infinite (max_game_length {game.max_game_length()}); "
-                "it cannot be compiled in full (certificate search can explore it)"
-            )
+        cap = _node_cap(game, max_nodes)
+        if cap != NO_NODE_CAP:
+            estimate = estimate_num_nodes(game)
+            if estimate.log10_nodes > math.log10(ESTIMATE_REFUSAL_FACTOR * cap):
+                raise GameTooLargeError(
+                    f"game {game} has {estimate.describe()}: more than "
+                    f"{ESTIMATE_REFUSAL_FACTOR}x the cap max_nodes={cap} ({_CAP_HINT})"
+                )
         utility_sum = game.utility_sum()
         builder = TreeBuilder(name=str(game), game=game, utility_sum=utility_sum)
-        stack = [(builder.add_root(), game.new_initial_state())]
-        while stack:
-            node, state = stack.pop()
+        node, state = builder.add_root(), game.new_initial_state()
+        # One frame per internal node on the current path: [its state, its first child,
+        # its child actions, the next child to visit]. Children are visited last first (the
+        # order of earlier versions, so node ids are unchanged); all but child 0 get a clone,
+        # child 0 takes over the parent's state once the frame is done.
+        stack: list[list] = []
+        while True:
             if state.is_terminal():
                 returns = state.returns()
                 if abs(returns[0] + returns[1] - utility_sum) > 1e-9:
@@ -210,25 +471,26 @@ class GameTree:
                         f"history {state.history()}"
                     )
                 builder.set_leaf(node, returns[0], returns[0])
-                continue
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                first = builder.expand_chance(
-                    node, [a for a, _ in outcomes], [p for _, p in outcomes]
-                )
-                actions = [a for a, _ in outcomes]
             else:
-                player = state.current_player()
-                actions = state.legal_actions()
-                first = builder.expand_decision(
-                    node, player, state.information_state_string(player), actions
-                )
-            if max_nodes is not None and builder.num_nodes > max_nodes:
-                raise GameTooLargeError(f"game {game} has more than max_nodes={max_nodes} nodes")
-            # Clone for all children but the last, which takes over the parent's state.
-            stack.extend((first + k, state.child(a)) for k, a in enumerate(actions[:-1]))
-            state.apply_action(actions[-1])
-            stack.append((first + len(actions) - 1, state))
+                first, actions = builder.expand_from_state(node, state)
+                if builder.num_nodes > cap:
+                    raise GameTooLargeError(
+                        f"game {game} has more nodes than the cap max_nodes={cap}: the walk "
+                        f"reached {builder.num_nodes} nodes ({_CAP_HINT})"
+                    )
+                stack.append([state, first, actions, len(actions) - 1])
+            if not stack:
+                break
+            frame = stack[-1]
+            parent_state, first, actions, k = frame
+            node = first + k
+            if k:
+                frame[3] = k - 1
+                state = parent_state.child(actions[k])
+            else:
+                stack.pop()
+                parent_state.apply_action(actions[0])
+                state = parent_state
         tree = builder.freeze()
         tree.check_perfect_recall()
         return tree
@@ -246,29 +508,26 @@ class GameTree:
         top-down pass over depth levels.
         """
         if player not in self._own_last_moves:
-            last = self._compute_own_last_move(player)
-            last.flags.writeable = False
-            self._own_last_moves[player] = last
+            self._own_last_moves[player] = _frozen(self._compute_own_last_move(player))
         return self._own_last_moves[player]
+
+    def own_moves(self, player: int) -> NDArray[np.bool_]:
+        """For every node, whether the edge into it is a move of `player`."""
+        par_infoset = self.infoset[np.maximum(self.parent, 0)]
+        moved = (par_infoset >= 0) & (self.infoset_player[np.maximum(par_infoset, 0)] == player)
+        moved[0] = False
+        return moved
 
     def _compute_own_last_move(self, player: int) -> NDArray[np.int64]:
         mine = self.infoset_player == player
-        counts = np.where(mine, [len(a) for a in self.infoset_legal_actions], 0)
-        offset = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        last = np.zeros(self.num_nodes, dtype=np.int64)
         if not mine.any():
-            return last
-        order, offsets = self.depth_order
-        child_index = np.arange(self.num_nodes) - self.child_start[np.maximum(self.parent, 0)]
-        for d in range(1, len(offsets) - 1):
-            nodes = order[offsets[d] : offsets[d + 1]]
-            par = self.parent[nodes]
-            par_infoset = self.infoset[par]
-            moved = (par_infoset >= 0) & (self.infoset_player[np.maximum(par_infoset, 0)] == player)
-            last[nodes] = np.where(
-                moved, offset[np.maximum(par_infoset, 0)] + child_index[nodes] + 1, last[par]
-            )
-        return last
+            return np.zeros(self.num_nodes, dtype=np.int64)
+        counts = np.where(mine, np.diff(self.infoset_action_start), 0)
+        offset = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        moved = self.own_moves(player)
+        par_infoset = np.maximum(self.infoset[np.maximum(self.parent, 0)], 0)
+        code = np.where(moved, offset[par_infoset] + self.child_index + 1, 0)
+        return self.top_down(np.int64(0), lambda nodes, up: np.where(moved[nodes], code[nodes], up))
 
     def check_perfect_recall(self) -> None:
         """Raises ValueError unless all nodes of each infoset share their owner's sequence."""
@@ -285,6 +544,12 @@ class GameTree:
                     f"information set {self.infoset_key[i]!r} after different own "
                     "sequences of moves"
                 )
+
+
+def _extend(buffer: array.array, values: np.ndarray) -> None:
+    """Appends a numpy array to a typed buffer in one call."""
+    dtype = {"i": np.int32, "q": np.int64, "d": np.float64}[buffer.typecode]
+    buffer.frombytes(np.ascontiguousarray(values, dtype=dtype).tobytes())
 
 
 class TreeBuilder:
@@ -319,25 +584,16 @@ class TreeBuilder:
     def num_nodes(self) -> int:
         return len(self._parent)
 
-    def _add(self, parent: int, action: int, depth: int, prob: float) -> None:
-        self._parent.append(parent)
-        self._action.append(action)
-        self._depth.append(depth)
-        self._player.append(TERMINAL)
-        self._infoset.append(-1)
-        self._chance_prob.append(prob)
-        self._child_start.append(0)
-        self._num_children.append(0)
-        self._lo.append(0.0)
-        self._hi.append(0.0)
-
     def depth(self, node: int) -> int:
         return self._depth[node]
+
+    def is_expanded(self, node: int) -> bool:
+        return self._num_children[node] > 0
 
     def add_root(self) -> int:
         if self._parent:
             raise ValueError("the tree already has a root")
-        self._add(-1, -1, 0, 1.0)
+        self._append_children(-1, 0, [-1], [1.0])
         return 0
 
     def set_leaf(self, node: int, lo: float, hi: float) -> None:
@@ -346,15 +602,40 @@ class TreeBuilder:
             raise ValueError(f"leaf bounds lo={lo} > hi={hi}")
         self._lo[node], self._hi[node] = lo, hi
 
+    def set_chance_prob(self, node: int, prob: float) -> None:
+        """Overrides the probability of the chance edge into `node`, e.g. with an unnormalised
+        reach: a gadget game's root chance weights need not sum to 1 (Kubicek, Lisy &
+        Sandholm 2024, "Equilibrium Refinements Improve Subgame Solving in
+        Imperfect-Information Games", Section 3)."""
+        parent = self._parent[node]
+        if parent < 0 or self._player[parent] != CHANCE:
+            raise ValueError(f"node {node} is not a chance outcome")
+        if not prob >= 0:
+            raise ValueError(f"chance probability {prob} at node {node} is not >= 0")
+        self._chance_prob[node] = prob
+
+    def _append_children(
+        self, node: int, depth: int, actions: Sequence[int], probs: Sequence[float]
+    ) -> int:
+        n, first = len(actions), len(self._parent)
+        self._parent.extend([node] * n)
+        self._action.extend(actions)
+        self._depth.extend([depth] * n)
+        self._player.extend([TERMINAL] * n)
+        self._infoset.extend([-1] * n)
+        self._chance_prob.extend(probs)
+        self._child_start.extend([0] * n)
+        self._num_children.extend([0] * n)
+        self._lo.extend([0.0] * n)
+        self._hi.extend([0.0] * n)
+        return first
+
     def _expand(self, node: int, actions: Sequence[int], probs: Sequence[float]) -> int:
         if self._num_children[node]:
             raise ValueError(f"node {node} is already expanded")
-        if not actions:
+        if len(actions) == 0:
             raise ValueError(f"node {node} is expanded with no actions")
-        first = len(self._parent)
-        depth = self._depth[node] + 1
-        for a, p in zip(actions, probs):
-            self._add(node, int(a), depth, float(p))
+        first = self._append_children(node, self._depth[node] + 1, actions, probs)
         self._child_start[node], self._num_children[node] = first, len(actions)
         return first
 
@@ -363,26 +644,172 @@ class TreeBuilder:
         if abs(sum(probs) - 1.0) > 1e-9:
             raise ValueError(f"chance probabilities at node {node} sum to {sum(probs)}, not 1")
         self._player[node] = CHANCE
-        return self._expand(node, actions, probs)
+        return self._expand(node, [int(a) for a in actions], [float(p) for p in probs])
 
-    def expand_decision(self, node: int, player: int, key: str, actions: Sequence[int]) -> int:
-        """Makes `node` a decision node of `player` in information set `key`."""
+    def _intern_infoset(self, player: int, key: str, actions: Sequence[int]) -> int:
+        """The id of `player`'s information set `key` (created on first use); ValueError if
+        it was created with other legal actions."""
         if player not in (0, 1):
-            raise ValueError(f"player {player} at node {node} is not 0 or 1")
-        actions = tuple(int(a) for a in actions)
+            raise ValueError(f"player {player} of information set {key!r} is not 0 or 1")
+        legal = tuple(map(int, actions))
         infoset = self._infoset_ids.setdefault((player, key), len(self.infoset_key))
         if infoset == len(self.infoset_key):
             self.infoset_player.append(player)
             self.infoset_key.append(key)
-            self.infoset_legal_actions.append(actions)
-        elif self.infoset_legal_actions[infoset] != actions:
+            self.infoset_legal_actions.append(legal)
+        elif self.infoset_legal_actions[infoset] != legal:
             raise ValueError(
                 f"game {self.name}: information set {key!r} has nodes with different "
-                f"legal actions {self.infoset_legal_actions[infoset]} and {actions}"
+                f"legal actions {self.infoset_legal_actions[infoset]} and {legal}"
             )
+        return infoset
+
+    def expand_decision(self, node: int, player: int, key: str, actions: Sequence[int]) -> int:
+        """Makes `node` a decision node of `player` in information set `key`."""
+        infoset = self._intern_infoset(player, key, actions)
+        legal = self.infoset_legal_actions[infoset]
         self._player[node] = player
         self._infoset[node] = infoset
-        return self._expand(node, actions, [1.0] * len(actions))
+        return self._expand(node, legal, [1.0] * len(legal))
+
+    def expand_from_state(
+        self, node: int, state: pyspiel.State, chance_outcomes: ChanceOutcomes | None = None
+    ) -> tuple[int, list[int]]:
+        """Expands `node` like the non-terminal pyspiel `state`: a chance node with its
+        outcomes (from `chance_outcomes(state)` if given, e.g. sampled), or a decision node
+        in the current player's `information_state_string` with its legal actions.
+
+        Returns:
+          (first child id, the children's actions in order).
+        """
+        if state.is_chance_node():
+            outcomes = (chance_outcomes or _chance_outcomes)(state)
+            actions = [a for a, _ in outcomes]
+            return self.expand_chance(node, actions, [p for _, p in outcomes]), actions
+        if state.is_terminal():
+            raise ValueError(f"node {node}: a terminal state has no children")
+        player = state.current_player()
+        actions = state.legal_actions()
+        key = state.information_state_string(player)
+        return self.expand_decision(node, player, key, actions), actions
+
+    def set_multi_valued_leaf(
+        self, node: int, player: int, key: str, values: Sequence[float]
+    ) -> int:
+        """A depth-limit leaf with several values (Brown, Sandholm & Amos 2018, "Depth-Limited
+        Solving for Imperfect-Information Games", Section 4): `player` (the opponent) picks,
+        in information set `key`, one of k continuation strategies; action n leads to a
+        terminal leaf worth `values[n]` to player 0. Returns the first of those leaves."""
+        if len(values) == 0:
+            raise ValueError(f"node {node}: a multi-valued leaf needs at least one value")
+        first = self.expand_decision(node, player, key, range(len(values)))
+        for k, v in enumerate(values):
+            self.set_leaf(first + k, float(v), float(v))
+        return first
+
+    def copy_subtree(
+        self,
+        tree: GameTree,
+        source: int,
+        target: int,
+        *,
+        expand: NDArray[np.bool_] | None = None,
+        leaf_lo: FloatArray | None = None,
+        leaf_hi: FloatArray | None = None,
+        infoset_key: Callable[[int], str] | None = None,
+    ) -> SubtreeCopy:
+        """Makes the unexpanded `target` a copy of `tree`'s subtree at `source`.
+
+        The edge into `target` (its action and chance probability) stays the builder's: the
+        caller chose it when expanding target's parent (`set_chance_prob` rescales it). Copied
+        nodes are appended level by level (breadth first) in a handful of numpy calls per
+        level; copied infosets keep the source's key, so they map back to the source tree's
+        (and game's) information sets, unless `infoset_key` re-keys them.
+
+        Args:
+          tree: the source tree.
+          source: the root of the copied subtree.
+          target: a node of this builder, not yet expanded.
+          expand: a mask over `tree`'s nodes; internal nodes outside it are copied as leaves
+            (default: all internal nodes are expanded).
+          leaf_lo, leaf_hi: player 0's utility bounds of every node copied as a leaf, over
+            `tree`'s nodes (default `tree.lo`, `tree.hi`).
+          infoset_key: the key of the copy of each source infoset id (default: the same key).
+
+        Returns:
+          The copied source nodes, their new ids, and the copied infosets' new and source ids.
+        """
+        if self._num_children[target]:
+            raise ValueError(f"node {target} is already expanded")
+        lo = tree.lo if leaf_lo is None else np.asarray(leaf_lo, dtype=np.float64)
+        hi = tree.hi if leaf_hi is None else np.asarray(leaf_hi, dtype=np.float64)
+        internal = ~tree.is_leaf if expand is None else (~tree.is_leaf & expand)
+        # Breadth first: positions level_start[k] .. level_start[k + 1] - 1 hold level k.
+        src_parts, parent_pos, level_start = [np.array([source], dtype=np.int64)], [], [0, 1]
+        while True:
+            local = np.flatnonzero(internal[src_parts[-1]])
+            if not len(local):
+                break
+            parents = src_parts[-1][local]
+            sizes = tree.num_children[parents].astype(np.int64)
+            src_parts.append(
+                np.repeat(tree.child_start[parents], sizes) + arrays.segment_ranks(sizes)
+            )
+            parent_pos.append(np.repeat(level_start[-2] + local, sizes))
+            level_start.append(level_start[-1] + int(sizes.sum()))
+        src = np.concatenate(src_parts)
+        base = self.num_nodes
+        new = np.concatenate([[target], base + np.arange(len(src) - 1)]).astype(np.int64)
+        # Fields of every copied node (position 0 is the target).
+        is_internal = internal[src]
+        sizes = np.where(is_internal, tree.num_children[src], 0).astype(np.int64)
+        first_child_pos = 1 + np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        child_start = np.where(is_internal, new[np.minimum(first_child_pos, len(src) - 1)], 0)
+        player = np.where(is_internal, tree.player[src], TERMINAL)
+        src_infoset = np.where(is_internal, tree.infoset[src], -1)
+        leaf_lo_values = np.where(is_internal, 0.0, lo[src])
+        leaf_hi_values = np.where(is_internal, 0.0, hi[src])
+        bad = np.flatnonzero(leaf_lo_values > leaf_hi_values)
+        if len(bad):
+            n = int(src[bad[0]])
+            raise ValueError(f"leaf bounds lo={lo[n]} > hi={hi[n]} at source node {n}")
+        # Infosets, interned in order of first appearance.
+        decision = np.flatnonzero(src_infoset >= 0)
+        uniq, first_seen = np.unique(src_infoset[decision], return_index=True)
+        source_infosets = uniq[np.argsort(first_seen, kind="stable")]
+        new_infosets = np.array(
+            [
+                self._intern_infoset(
+                    int(tree.infoset_player[i]),
+                    tree.infoset_key[i] if infoset_key is None else infoset_key(int(i)),
+                    tree.infoset_legal_actions[i],
+                )
+                for i in source_infosets
+            ],
+            dtype=np.int64,
+        )
+        infoset = np.full(len(src), -1, dtype=np.int64)
+        if len(decision):
+            remap = np.searchsorted(uniq, src_infoset[decision])
+            infoset[decision] = new_infosets[np.argsort(source_infosets)][remap]
+        # Target (already in the builder), then the appended nodes.
+        self._player[target], self._infoset[target] = int(player[0]), int(infoset[0])
+        self._child_start[target], self._num_children[target] = int(child_start[0]), int(sizes[0])
+        self._lo[target], self._hi[target] = float(leaf_lo_values[0]), float(leaf_hi_values[0])
+        rest = src[1:]
+        if len(rest):
+            depth_shift = self._depth[target] - int(tree.depth[source])
+            _extend(self._parent, new[np.concatenate(parent_pos)])
+            _extend(self._action, tree.action[rest])
+            _extend(self._depth, tree.depth[rest] + depth_shift)
+            _extend(self._player, player[1:])
+            _extend(self._infoset, infoset[1:])
+            _extend(self._chance_prob, tree.chance_prob[rest])
+            _extend(self._child_start, child_start[1:])
+            _extend(self._num_children, sizes[1:])
+            _extend(self._lo, leaf_lo_values[1:])
+            _extend(self._hi, leaf_hi_values[1:])
+        return SubtreeCopy(src, new, new_infosets, source_infosets)
 
     def freeze(self) -> GameTree:
         """Returns the arrays built so far as a GameTree (the builder may keep growing)."""
@@ -406,3 +833,66 @@ class TreeBuilder:
             game=self.game,
             name=self.name,
         )
+
+
+def _chance_outcomes(state: pyspiel.State) -> Sequence[tuple[int, float]]:
+    return state.chance_outcomes()
+
+
+@dataclasses.dataclass(frozen=True)
+class SubtreeCopy:
+    """What `TreeBuilder.copy_subtree` copied.
+
+    Attributes:
+      source_nodes: the copied nodes of the source tree (breadth first, the source first).
+      nodes: their ids in the builder, aligned with `source_nodes` (the target first).
+      infosets: the builder's ids of the copied information sets.
+      source_infosets: the source tree's ids of the same information sets, aligned.
+    """
+
+    source_nodes: IntArray
+    nodes: IntArray
+    infosets: IntArray
+    source_infosets: IntArray
+
+
+def subgame(
+    tree: GameTree,
+    roots: Sequence[int],
+    weights: ArrayLike | None = None,
+    normalize: bool = True,
+    name: str | None = None,
+) -> tuple[GameTree, list[SubtreeCopy]]:
+    """A new tree whose root is a chance node over copies of the subtrees at `roots`.
+
+    This is the subgame of Kubicek, Lisy & Sandholm 2024 ("Equilibrium Refinements Improve
+    Subgame Solving in Imperfect-Information Games"), Section 2.1: a chance node chooses
+    between the histories of a public state with probability proportional to their reach.
+    Outcome k of the new root leads to the copy of `roots[k]`.
+
+    Args:
+      tree: the source tree.
+      roots: the subgame's root nodes (distinct, none an ancestor of another).
+      weights: the weight of each root (default: `tree.chance_reach[roots]`; a caller with a
+        blueprint passes its reach probabilities).
+      normalize: divide the weights by their sum (a proper chance node); False keeps them as
+        they are (a gadget game's root, whose weights need not sum to 1, Section 3).
+      name: of the new tree.
+    """
+    root_ids = np.asarray(roots, dtype=np.int64)
+    if len(root_ids) == 0 or len(np.unique(root_ids)) != len(root_ids):
+        raise ValueError(f"{tree.name}: a subgame needs distinct root nodes, got {root_ids}")
+    w = tree.chance_reach[root_ids] if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != root_ids.shape or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError(f"{tree.name}: subgame weights {w} are not >= 0 with a positive sum")
+    builder = TreeBuilder(
+        name=name or f"subgame of {tree.name}", game=tree.game, utility_sum=tree.utility_sum
+    )
+    first = builder.expand_chance(
+        builder.add_root(), range(len(root_ids)), [1 / len(root_ids)] * len(root_ids)
+    )
+    copies = []
+    for k, (root, weight) in enumerate(zip(root_ids, w / w.sum() if normalize else w)):
+        builder.set_chance_prob(first + k, float(weight))
+        copies.append(builder.copy_subtree(tree, int(root), first + k))
+    return builder.freeze(), copies

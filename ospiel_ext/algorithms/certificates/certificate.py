@@ -328,22 +328,7 @@ def minimal_certificate(cert: Certificate) -> Certificate:
     keep = (sf.chance_reach * x[sf.node_seq[0]] > 0) | (sf.chance_reach * y[sf.node_seq[1]] > 0)
     lo, hi = _subtree_bounds(tree)
     builder = TreeBuilder(name=f"minimal {tree.name}", game=tree.game, utility_sum=tree.utility_sum)
-    stack = [(0, builder.add_root())]
-    while stack:
-        old, new = stack.pop()
-        if not keep[old] or tree.num_children[old] == 0:
-            builder.set_leaf(new, lo[old], hi[old])
-            continue
-        kids = list(tree.children(old))
-        actions = [int(a) for a in tree.action[kids]]
-        if tree.infoset[old] < 0:
-            first = builder.expand_chance(new, actions, list(tree.chance_prob[kids]))
-        else:
-            i = int(tree.infoset[old])
-            first = builder.expand_decision(
-                new, int(tree.infoset_player[i]), tree.infoset_key[i], actions
-            )
-        stack.extend((k, first + j) for j, k in enumerate(kids))
+    builder.copy_subtree(tree, 0, builder.add_root(), expand=keep, leaf_lo=lo, leaf_hi=hi)
     small = TreeSequenceForm(builder.freeze())
     behavioural = policies.behavioural_from_table(small, cert.strategy_table(), "uniform")
     value_lower, value_upper = verify(small, behavioural)
@@ -352,14 +337,7 @@ def minimal_certificate(cert: Certificate) -> Certificate:
 
 def _subtree_bounds(tree: GameTree) -> tuple[FloatArray, FloatArray]:
     """Min of lo and max of hi over the leaves below every node."""
-    lo = np.where(tree.is_leaf, tree.lo, np.inf)
-    hi = np.where(tree.is_leaf, tree.hi, -np.inf)
-    order, offsets = tree.depth_order
-    for d in range(len(offsets) - 2, 0, -1):
-        nodes = order[offsets[d] : offsets[d + 1]]
-        np.minimum.at(lo, tree.parent[nodes], lo[nodes])
-        np.maximum.at(hi, tree.parent[nodes], hi[nodes])
-    return lo, hi
+    return tree.bottom_up(tree.lo, np.minimum), tree.bottom_up(tree.hi, np.maximum)
 
 
 class CertificatePolicy(policy_lib.Policy):

@@ -66,16 +66,9 @@ class Trunk:
     def expand(self, node: int) -> None:
         """Replaces pseudoterminal leaf `node` by its children (each a leaf)."""
         state = self.frontier.pop(node)
-        if state.is_chance_node():
-            outcomes = self.nature.outcomes(state) if self.nature else state.chance_outcomes()
-            actions = [a for a, _ in outcomes]
-            first = self.builder.expand_chance(node, actions, [p for _, p in outcomes])
-        else:
-            player = state.current_player()
-            actions = state.legal_actions()
-            first = self.builder.expand_decision(
-                node, player, state.information_state_string(player), actions
-            )
+        first, actions = self.builder.expand_from_state(
+            node, state, self.nature.outcomes if self.nature else None
+        )
         for k, a in enumerate(actions):
             self._add_leaf(first + k, state.child(a))
 
