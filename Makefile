@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 DEMO_SOLVERS := --solvers=cfr_plus,dcfr,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus
 
-.PHONY: demo test check bench clean
+.PHONY: demo test test-fast check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ demo: $(VENV)/.installed-test
 # pytest exits 5 when no test is collected; that is not a failure of the suite.
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
+
+# The tests not marked slow (setup.cfg declares the marker): a quick check while editing.
+test-fast: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"; rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
 
 # Lint, format and type checks of the library (run by .ci/run before the tests).
 check: $(VENV)/.installed-check

@@ -7,12 +7,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
 
 
 def group_by(keys: NDArray, num_keys: int) -> tuple[IntArray, IntArray]:
     """(order, bounds): the indices with key k are order[bounds[k] : bounds[k + 1]]."""
     order = np.argsort(keys, kind="stable")
     return order, np.searchsorted(keys[order], np.arange(num_keys + 1))
+
+
+def weighted_bincount(index: NDArray, weights: NDArray, size: int) -> FloatArray:
+    """sums[k] = weights[index == k].sum() for k in 0 .. size - 1 (`np.bincount` with weights;
+    numpy's stub types that result as integers, hence the no-copy cast)."""
+    return np.bincount(index, weights=weights, minlength=size).astype(np.float64, copy=False)
 
 
 def first_index(labels: NDArray, num_labels: int) -> IntArray:

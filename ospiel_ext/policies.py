@@ -68,9 +68,10 @@ class PolicyLayout:
             and pol.state_lookup != self.template.state_lookup
         ):
             return self.from_policy(pol)
-        return tuple(
-            self._with_root(pol.action_probability_array[self.rows[p], self.cols[p]])
-            for p in (0, 1)
+        table = pol.action_probability_array
+        return (
+            self._with_root(table[self.rows[0], self.cols[0]]),
+            self._with_root(table[self.rows[1], self.cols[1]]),
         )
 
     def from_policy(self, pol: policy_lib.Policy) -> Behavioural:
@@ -111,7 +112,7 @@ def behavioural_from_table(sf: SequenceForm, table, missing: str = "raise") -> B
     """Behavioural arrays of `sf` from {info state: [(action, prob), ...] or {action: prob}};
     actions missing from a row get probability 0. An information state missing from the
     table raises ValueError (`missing="raise"`) or plays uniformly (`missing="uniform"`)."""
-    out = []
+    out: list[NDArray[np.float64]] = []
     for p, tp in enumerate(sf.treeplexes):
         b = tp.uniform.copy()
         for i, key in enumerate(sf.infoset_keys(p)):
@@ -125,7 +126,7 @@ def behavioural_from_table(sf: SequenceForm, table, missing: str = "raise") -> B
             s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
             b[s : s + n] = [row.get(int(a), 0.0) for a in tp.seq_action[s : s + n]]
         out.append(b)
-    return tuple(out)
+    return out[0], out[1]
 
 
 def behavioural_to_table(

@@ -407,8 +407,8 @@ class SequenceForm:
         own, opp = (coo.row, coo.col) if player == 0 else (coo.col, coo.row)
         weight = opponent_plan[opp]
         reached = weight > 0
-        values = np.bincount(
-            own[reached], weights=weight[reached] * coo.data[reached], minlength=self.shape[player]
+        values = arrays.weighted_bincount(
+            own[reached], weight[reached] * coo.data[reached], self.shape[player]
         )
         return values if player == 0 else -values
 
@@ -511,9 +511,8 @@ class TreeSequenceForm(SequenceForm):
         contribution = np.zeros(len(z))
         reached = weight > 0
         contribution[reached] = weight[reached] * leaf_values[reached]
-        values = np.bincount(
-            self.node_seq[player][z], weights=contribution, minlength=self.shape[player]
-        )
+        own = self.node_seq[player][z]
+        values = arrays.weighted_bincount(own, contribution, self.shape[player])
         return values if player == 0 else -values
 
     def bound_sequence_values(

@@ -31,13 +31,15 @@ def apply(
     history += ACTION_CHARS[action]
     if action == FOLD:
         return history, pot, True
-    new = list(pot)
     if action == RAISE:
-        new[player] = pot[1 - player] + raise_amount
-        return history, tuple(new), False
-    facing_bet = pot[player] < pot[1 - player]
-    new[player] = pot[1 - player]
-    return history, tuple(new), facing_bet or len(history) >= 2
+        return history, _with_contribution(pot, player, pot[1 - player] + raise_amount), False
+    over = pot[player] < pot[1 - player] or len(history) >= 2  # a call, or a second check
+    return history, _with_contribution(pot, player, pot[1 - player]), over
+
+
+def _with_contribution(pot: tuple[int, int], player: int, amount: int) -> tuple[int, int]:
+    """`pot` with `player`'s contribution set to `amount`."""
+    return (amount, pot[1]) if player == 0 else (pot[0], amount)
 
 
 def fold_returns(pot: tuple[int, int], folder: int) -> list[float]:

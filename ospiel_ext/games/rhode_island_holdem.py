@@ -155,8 +155,9 @@ class RhodeIslandHoldemState(_common.State):
             return [0.0, 0.0]
         if self.folded >= 0:
             return _betting.fold_returns(self.pot, self.folded)
-        v0 = hand_value((self.cards[0], *self.cards[2:]), self._suits)
-        v1 = hand_value((self.cards[1], *self.cards[2:]), self._suits)
+        flop, turn = self.cards[2], self.cards[3]
+        v0 = hand_value((self.cards[0], flop, turn), self._suits)
+        v1 = hand_value((self.cards[1], flop, turn), self._suits)
         return _betting.showdown_returns(self.pot, 0 if v0 > v1 else 1 if v1 > v0 else -1)
 
     def utility_bounds(self):

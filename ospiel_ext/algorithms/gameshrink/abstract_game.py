@@ -106,9 +106,9 @@ class AbstractGame:
     def name(self) -> str:
         return f"gameshrink({self.abstraction.og.name}, threshold={self.abstraction.threshold})"
 
-    def _leaf_value(self, node: BettingNode, round_: int, pair: int) -> float:
+    def _leaf_value(self, utility: dict[int, float], round_: int, pair: int) -> float:
         cnt = self.joint.counts[round_][pair]
-        return sum(cnt[lab + 1] * u for lab, u in node.utility.items()) / cnt.sum()
+        return sum(cnt[lab + 1] * u for lab, u in utility.items()) / cnt.sum()
 
     @functools.cached_property
     def tree(self) -> GameTree:
@@ -122,7 +122,7 @@ class AbstractGame:
             node, bn, pair = stack.pop()
             r = bn.round
             if bn.utility is not None:
-                v = self._leaf_value(bn, r, pair)
+                v = self._leaf_value(bn.utility, r, pair)
                 builder.set_leaf(node, v, v)
             elif bn.next_round:
                 order, bounds = joint.children[r]
@@ -164,7 +164,7 @@ class AbstractGame:
             else:
                 infosets[bn.player] += seats[r][bn.player]
                 sequences[bn.player] += seats[r][bn.player] * len(bn.actions)
-                acted = tuple(r if p == bn.player else last[p] for p in (0, 1))
+                acted = (r, last[1]) if bn.player == 0 else (last[0], r)
                 stack.extend((child, acted) for child in bn.children)
         return {
             "nodes": n_nodes,
@@ -264,15 +264,18 @@ class ProductSequenceForm(SequenceForm):
 
     def _treeplex(self, player: int, id_offset: int) -> tuple[Treeplex, IntArray]:
         num_classes = self._game.abstraction.num_classes
-        num_actions, first, parent, actions = [], [], [], []
+        sizes: list[IntArray] = []
+        first: list[IntArray] = []
+        parent: list[IntArray] = []
+        actions: list[IntArray] = []
         for d in self._decisions[player]:
             k, n = num_classes[d.node.round], len(d.node.actions)
             classes = np.arange(k)
-            num_actions.append(np.full(k, n, dtype=np.int64))
+            sizes.append(np.full(k, n, dtype=np.int64))
             first.append(d.first_seq + classes * n)
             parent.append(self._sequence(player, d.parent, classes, d.node.round))
             actions.append(np.tile(np.array(d.node.actions, dtype=np.int64), k))
-        num_actions = np.concatenate(num_actions)
+        num_actions = np.concatenate(sizes)
         return Treeplex.from_provisional(
             player,
             id_offset + np.arange(len(num_actions)),

@@ -132,9 +132,11 @@ class SignalTree:
         result = og.outcome(deals.astype(np.int64))
         _check_common_ordering(og, deals, result)
         tree = cls(og, deals, result, (), (), (), num_nodes)
-        codes, views, parents = [], [], []
+        codes: list[IntArray] = []
+        views: list[tuple[NDArray[np.int32], NDArray[np.int32]]] = []
+        parents: list[IntArray] = []
         for r in range(og.num_rounds):
-            table, v = _number_codes(tuple(tree.view_code(deals, p, r) for p in (0, 1)))
+            table, v = _number_codes((tree.view_code(deals, 0, r), tree.view_code(deals, 1, r)))
             parent = np.zeros(len(table), dtype=np.int64)
             if r:
                 for p in (0, 1):
@@ -147,8 +149,10 @@ class SignalTree:
         )
 
 
-def _number_codes(codes: tuple[IntArray, ...]) -> tuple[IntArray, tuple[NDArray, ...]]:
-    """(the sorted distinct codes, each array's codes as indices into them): by a dense lookup
+def _number_codes(
+    codes: tuple[IntArray, IntArray],
+) -> tuple[IntArray, tuple[NDArray[np.int32], NDArray[np.int32]]]:
+    """(the sorted distinct codes, each player's codes as indices into them): by a dense lookup
     table when the codes are small (views of real decks), else np.unique + searchsorted."""
     top = max(int(c.max()) for c in codes) + 1
     if top <= 4 * sum(len(c) for c in codes) + 1024:
@@ -158,9 +162,11 @@ def _number_codes(codes: tuple[IntArray, ...]) -> tuple[IntArray, tuple[NDArray,
         table = np.flatnonzero(seen)
         lookup = np.zeros(top, dtype=np.int32)
         lookup[table] = np.arange(len(table), dtype=np.int32)
-        return table, tuple(lookup[c] for c in codes)
-    table = np.unique(np.concatenate(codes))
-    return table, tuple(np.searchsorted(table, c).astype(np.int32) for c in codes)
+        indices = [lookup[c] for c in codes]
+    else:
+        table = np.unique(np.concatenate(codes))
+        indices = [np.searchsorted(table, c).astype(np.int32) for c in codes]
+    return table, (indices[0], indices[1])
 
 
 def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> None:
@@ -365,7 +371,8 @@ def approximate_filter(
     """Section 6.2: join sibling classes whose matching cost is at most `threshold`, rounds in
     order, so classes whose parents were joined become siblings in the next round."""
     iso = OrderedGameIsomorphism(st, lossless)
-    start, merged = time.perf_counter(), []
+    start = time.perf_counter()
+    merged: list[IntArray] = []
     for r in range(st.num_rounds):
         k = int(lossless[r].max()) + 1
         rep = first_index(lossless[r], k)  # a view of each class

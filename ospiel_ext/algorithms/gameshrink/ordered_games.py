@@ -93,7 +93,8 @@ class OrderedGame:
     def view_columns(self, player: int, round_: int) -> tuple[list[int], list[int]]:
         """Deal columns of `player`'s own private cards and of the public cards revealed by the
         end of round `round_`'s deal."""
-        own, public = [], []
+        own: list[int] = []
+        public: list[int] = []
         for i in self.view_groups(player, round_):
             start, size = self.slots[i]
             (public if self.groups[i].owner == PUBLIC else own).extend(range(start, start + size))
@@ -150,7 +151,9 @@ class BettingNode:
     next_round: bool = False
 
 
-def betting_tree(og: OrderedGame, deals: IntArray, labels: NDArray[np.int8]) -> BettingNode:
+def betting_tree(
+    og: OrderedGame, deals: NDArray[np.integer], labels: NDArray[np.int8]
+) -> BettingNode:
     """The stage games G^1..G^r joined into one tree, walked once with one representative deal
     per showdown label (Definition 1: legal actions and the round structure must not depend on
     the signals; every action must be observed by the other player)."""
@@ -238,7 +241,12 @@ def chance_actions_of(state: pyspiel.State) -> list[int]:
 
 
 def check_against_game(
-    og: OrderedGame, root: BettingNode, deals: IntArray, labels, samples: int, seed: int = 0
+    og: OrderedGame,
+    root: BettingNode,
+    deals: NDArray[np.integer],
+    labels: NDArray[np.int8],
+    samples: int,
+    seed: int = 0,
 ) -> None:
     """Plays `samples` random deals down random betting lines in the pyspiel game and checks that
     the description predicts every legal action set and every payoff (utility through the
@@ -278,10 +286,10 @@ def _dealt_as_card_ids(groups: tuple[Group, ...]) -> dict[str, Callable]:
     rounds = [g.round for g in groups for _ in range(g.size)]
     num_slots = len(rounds)
 
-    def chance_actions(deal, round_):
+    def chance_actions(deal: Sequence[int], round_: int) -> list[int]:
         return [int(c) for c, r in zip(deal, rounds) if r == round_]
 
-    def deal_from_chance(acts):
+    def deal_from_chance(acts: Sequence[int]) -> list[int]:
         return list(acts) + [-1] * (num_slots - len(acts))
 
     return {"chance_actions": chance_actions, "deal_from_chance": deal_from_chance}
@@ -337,10 +345,10 @@ def _leduc(game: pyspiel.Game) -> OrderedGame:
 def _limit_leduc(game: pyspiel.Game) -> OrderedGame:
     k = game.num_ranks
 
-    def chance_actions(deal, r):
+    def chance_actions(deal: Sequence[int], r: int) -> list[int]:
         return [int(deal[0]) // 2 * k + int(deal[1]) // 2] if r == 0 else [int(deal[2]) // 2]
 
-    def deal_from_chance(acts):
+    def deal_from_chance(acts: Sequence[int]) -> list[int]:
         # The game deals ranks; cards 2r and 2r + 1 are the two copies of rank r.
         cards: list[int] = []
         ranks = list(divmod(acts[0], k)) if acts else []
@@ -381,7 +389,7 @@ def _rhode_island(game: pyspiel.Game) -> OrderedGame:
     n, suits = game.num_ranks * game.num_suits, game.num_suits
     # Strength of every 3-card set, indexed by its colex index.
     sets = np.array(list(itertools.combinations(range(n), 3)), dtype=np.int64)
-    values = [rih.hand_value(tuple(int(c) for c in row), suits) for row in sets]
+    values = [rih.hand_value((a, b, c), suits) for a, b, c in sets.tolist()]
     order = {v: i for i, v in enumerate(sorted(set(values)))}
     table = np.empty(len(sets), dtype=np.int64)
     table[colex_index(sets)] = [order[v] for v in values]
@@ -409,11 +417,11 @@ def _universal_poker(game: pyspiel.Game) -> OrderedGame:
         _check(not p.get(fixed), game, f"{fixed} fixes part of the deal; the deal must be random")
     ranks, suits, hole = int(p["numRanks"]), int(p["numSuits"]), int(p["numHoleCards"])
     board = [int(b) for b in str(p["numBoardCards"]).split()][: int(p["numRounds"])]
-    groups = [Group(0, 0, hole), Group(0, 1, hole)]
+    dealt = [Group(0, 0, hole), Group(0, 1, hole)]
     for g, size in enumerate(board):
         if size:
-            groups.append(Group(groups[-1].round + (g > 0), PUBLIC, size))
-    groups = tuple(groups)
+            dealt.append(Group(dealt[-1].round + (g > 0), PUBLIC, size))
+    groups = tuple(dealt)
     public = list(range(2 * hole, sum(g.size for g in groups)))
     cols = (list(range(hole)) + public, list(range(hole, 2 * hole)) + public)
     return OrderedGame(

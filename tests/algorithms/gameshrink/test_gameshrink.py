@@ -11,7 +11,6 @@ import scipy.sparse as sp
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, lp
-from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
 from ospiel_ext.algorithms.gameshrink import filters as gs
@@ -26,26 +25,23 @@ UP_NOLIMIT = (
     "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=1 1,firstPlayer=1 1,"
     "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)"
 )
+# Lifting to Rhode Island and measuring OpenSpiel's exploitability there takes ~10 s.
+RI_SMALL_LIFTED = pytest.param(RI_SMALL, marks=pytest.mark.slow)
 LOSSLESS_GAMES = [
     "kuhn_poker",
     "leduc_poker",
     "limit_leduc_poker(num_ranks=4)",
-    RI_SMALL,
+    RI_SMALL_LIFTED,
     UP_LEDUC,
     UP_NOLIMIT,
 ]
 
 
-@pytest.fixture(scope="module")
-def leduc():
-    return gs.gameshrink("leduc_poker")
-
-
-def _lifted_lp(abstraction):
-    game = ag.AbstractGame.of(abstraction)
+def _lifted_lp(game):
+    """Γ_f's LP equilibrium and OpenSpiel's exploitability of it lifted to the original game."""
     solution = lp.solve(game.sequence_form)
     tabular = ag.LiftedPolicy(game, solution.behavioural).to_tabular()
-    return game, solution, os_exploitability.exploitability(abstraction.og.game, tabular)
+    return solution, os_exploitability.exploitability(game.abstraction.og.game, tabular)
 
 
 def test_colex_index_is_the_colexicographic_rank():
@@ -55,17 +51,17 @@ def test_colex_index_is_the_colexicographic_rank():
     np.testing.assert_array_equal(idx, np.arange(math.comb(7, 3)))
 
 
-def test_signal_tree_sizes_from_counting():
-    st = gs.gameshrink(RI_SMALL).signal_tree
+def test_signal_tree_sizes_from_counting(shrunk):
+    st = shrunk.abstraction(RI_SMALL).signal_tree
     assert len(st.deals) == 6 * 5 * 4 * 3
     assert st.num_nodes == 1 + 6 + 6 * 5 + 6 * 5 * 4 + 6 * 5 * 4 * 3
     assert st.num_views == [6, 6 * 5, 6 * 5 * 4]
 
 
-def test_universal_poker_leduc_merges_the_suits_like_leduc(leduc):
+def test_universal_poker_leduc_merges_the_suits_like_leduc(shrunk, leduc):
     """The ACPC Leduc deals the same cards (id = rank * suits + suit), so its filter is
     Leduc's: one class per (rank, public rank)."""
-    up = gs.gameshrink(UP_LEDUC)
+    up = shrunk.abstraction(UP_LEDUC)
     assert up.num_classes == leduc.num_classes == [3, 9]
     for r in range(2):
         np.testing.assert_array_equal(up.signal_tree.view_codes[r], leduc.signal_tree.view_codes[r])
@@ -89,8 +85,8 @@ def test_leduc_merges_exactly_the_suits(leduc):
 
 
 @pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL])
-def test_algorithm_1_agrees_with_the_fixed_point_on_every_sibling_pair(game):
-    a = gs.gameshrink(game)
+def test_algorithm_1_agrees_with_the_fixed_point_on_every_sibling_pair(shrunk, game):
+    a = shrunk.abstraction(game)
     iso = gs.OrderedGameIsomorphism(a.signal_tree, list(a.classes))
     for r, cls in enumerate(a.classes):
         parent = a.signal_tree.parent_classes(list(a.classes), r)
@@ -101,27 +97,25 @@ def test_algorithm_1_agrees_with_the_fixed_point_on_every_sibling_pair(game):
 
 
 @pytest.mark.parametrize("game", LOSSLESS_GAMES)
-def test_lifted_equilibrium_is_an_equilibrium_of_the_original_game(game):
-    a = gs.gameshrink(game)
-    _, solution, expl = _lifted_lp(a)
+def test_lifted_equilibrium_is_an_equilibrium_of_the_original_game(shrunk, game):
+    solution, expl = _lifted_lp(shrunk.abstract_game(game))
     assert expl <= 1e-9  # Theorem 2, measured by OpenSpiel
-    assert solution.value == pytest.approx(lp.solve(sf_lib.for_game(game)).value, abs=1e-9)
+    assert solution.value == pytest.approx(lp.solve(shrunk.original(game)).value, abs=1e-9)
 
 
-@pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL])
-def test_abstract_exploitability_is_the_lifted_one(game):
+@pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL_LIFTED])
+def test_abstract_exploitability_is_the_lifted_one(shrunk, game):
     """For a lossless filter the exploitability of an approximate (CFR+) profile measured in
     Γ_f equals OpenSpiel's exploitability of the lifted policy in the original game, so Γ_f's
     number stands for the original where the original cannot be walked (Rhode Island)."""
-    a = gs.gameshrink(game)
-    shrunk = ag.AbstractGame.of(a)
-    solver = cfr.CFRPlusSolver(shrunk.sequence_form)
+    abstract = shrunk.abstract_game(game)
+    solver = cfr.CFRPlusSolver(abstract.sequence_form)
     for _ in range(15):
         solver.evaluate_and_update_policy()
     profile = solver.average_behavioural()
-    in_abstract = evaluate.evaluate_profile(shrunk.sequence_form, profile).exploitability
-    lifted = ag.LiftedPolicy(shrunk, profile).to_tabular()
-    in_original = os_exploitability.exploitability(a.og.game, lifted)
+    in_abstract = evaluate.evaluate_profile(abstract.sequence_form, profile).exploitability
+    lifted = ag.LiftedPolicy(abstract, profile).to_tabular()
+    in_original = os_exploitability.exploitability(abstract.abstraction.og.game, lifted)
     assert in_abstract > 0.01  # not an equilibrium yet
     assert in_abstract == pytest.approx(in_original, abs=1e-9)
 
@@ -135,7 +129,7 @@ def test_outcome_histograms_alone_are_not_lossless(leduc):
         classes.append(gs._precheck_classes(st, r, st.parent_classes(classes, r)))
     coarse = dataclasses.replace(leduc, classes=tuple(classes))
     assert coarse.num_classes[1] < leduc.num_classes[1]
-    assert _lifted_lp(coarse)[2] > 0.1
+    assert _lifted_lp(ag.AbstractGame.of(coarse))[1] > 0.1
 
 
 def _sequence_keys(sf, player):
@@ -149,11 +143,10 @@ def _sequence_keys(sf, player):
 
 
 @pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL, UP_NOLIMIT])
-def test_product_sequence_form_is_the_trees(game):
+def test_product_sequence_form_is_the_trees(shrunk, game):
     """Γ_f's sequence form built from betting tree x class pairs equals SequenceForm of the
     built GameTree: the same sequences, parents and payoff entries, matched by key."""
-    shrunk = ag.AbstractGame.of(gs.gameshrink(game))
-    product, built = shrunk.sequence_form, sf_lib.TreeSequenceForm(shrunk.tree)
+    product, built = shrunk.abstract_game(game).sequence_form, shrunk.built_form(game)
     assert isinstance(product, ag.ProductSequenceForm)
     maps = []
     for p in (0, 1):
@@ -171,8 +164,8 @@ def test_product_sequence_form_is_the_trees(game):
         cfr.CFRPlusSolver(product).average_policy()  # lift with LiftedPolicy instead
 
 
-def test_size_counts_match_built_trees(leduc):
-    game = ag.AbstractGame.of(leduc)
+def test_size_counts_match_built_trees(shrunk, leduc):
+    game = shrunk.abstract_game("leduc_poker")
     size, sf = game.size(), game.sequence_form
     assert size["nodes"] == game.tree.num_nodes
     assert size["leaves"] == int(game.tree.is_leaf.sum())
@@ -183,7 +176,7 @@ def test_size_counts_match_built_trees(leduc):
     assert size["lp_nonzeros"] == e0.nnz + sf.payoff.nnz + f0.nnz
     # The identity filter counts the original game: its sequence form, built from pyspiel.
     identity = gs.identity_filter(leduc)
-    original = sf_lib.for_game("leduc_poker")
+    original = shrunk.original("leduc_poker")
     isize = ag.AbstractGame.of(identity).size()
     assert isize["infosets"] == original.tree.num_infosets
     assert isize["sequences_0"] == original.treeplexes[0].num_sequences
@@ -193,8 +186,8 @@ def test_size_counts_match_built_trees(leduc):
     )
 
 
-def test_lifted_policy_plays_in_pyspiel(leduc):
-    game = ag.AbstractGame.of(leduc)
+def test_lifted_policy_plays_in_pyspiel(shrunk):
+    game = shrunk.abstract_game("leduc_poker")
     lifted = ag.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural)
     state = pyspiel.load_game("leduc_poker").new_initial_state()
     for a in (0, 3):
@@ -204,16 +197,17 @@ def test_lifted_policy_plays_in_pyspiel(leduc):
     assert sum(probs.values()) == pytest.approx(1.0)
 
 
-def test_threshold_knob(leduc):
+def test_threshold_knob(shrunk, leduc):
     tiny = gs.gameshrink("leduc_poker", threshold=1e-12)
     for a, b in zip(tiny.classes, leduc.classes):
         np.testing.assert_array_equal(a, b)
     flat = gs.gameshrink("leduc_poker", threshold=math.inf)
     assert flat.num_classes == [1, 1]  # ignores all signals
     mid = gs.gameshrink("limit_leduc_poker(num_ranks=5)", threshold=0.8)
-    lossless = gs.gameshrink("limit_leduc_poker(num_ranks=5)")
+    lossless = shrunk.abstraction("limit_leduc_poker(num_ranks=5)")
     assert sum(mid.num_classes) < sum(lossless.num_classes)
-    assert _lifted_lp(flat)[2] > 0.1  # no longer an equilibrium, and the ex post check says so
+    # No longer an equilibrium, and the ex post check says so.
+    assert _lifted_lp(ag.AbstractGame.of(flat))[1] > 0.1
 
 
 def _kuhn_description(**changes):
@@ -270,8 +264,8 @@ def test_bad_threshold():
         gs.gameshrink("kuhn_poker", threshold=-1.0)
 
 
-def test_saved_abstract_strategy_is_checked_on_load(leduc, tmp_path):
-    game = ag.AbstractGame.of(leduc)
+def test_saved_abstract_strategy_is_checked_on_load(shrunk, tmp_path):
+    game = shrunk.abstract_game("leduc_poker")
     lifted = ag.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural)
     path = tmp_path / "leduc.npz"
     ag.save_lifted_policy(lifted, path)

@@ -12,8 +12,6 @@ from ospiel_ext import evaluate, lp
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, egt
 from ospiel_ext.algorithms.certificates import certificate
-from ospiel_ext.algorithms.gameshrink import abstract_game as ag
-from ospiel_ext.algorithms.gameshrink import filters as gs
 
 RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
 
@@ -50,9 +48,9 @@ def _sequence_keys(sf, player):
 
 
 @pytest.fixture(scope="module", params=["leduc_poker", RI_SMALL])
-def forms(request):
-    shrunk = ag.AbstractGame.of(gs.gameshrink(request.param))
-    product, built = shrunk.sequence_form, sf_lib.TreeSequenceForm(shrunk.tree)
+def forms(request, shrunk):
+    product = shrunk.abstract_game(request.param).sequence_form
+    built = shrunk.built_form(request.param)
     assert not isinstance(product, sf_lib.TreeSequenceForm)
     seq, inf = [], []
     for p in (0, 1):
