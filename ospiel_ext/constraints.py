@@ -6,7 +6,7 @@ It is the one strategy constraint the pack's algorithms share:
 
 * Kroer, Farina & Sandholm (2017), "Smoothing Method for Approximate Extensive-Form Perfect
   Equilibrium", Section 2.3: the xi-perturbed treeplex, l = xi on every action;
-* Kubicek, Lisy & Sandholm (2024), "Equilibrium Refinements Improve Subgame Solving in
+* Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
   Imperfect-Information Games", Section 7, eq. 6: l = eps * prior at the opponent's auxiliary
   information sets of a gadget game (gadget game sequential equilibrium).
 
@@ -74,7 +74,7 @@ class LinearConstraints:
 def lower_bound_basis(lower: ArrayLike) -> FloatArray:
     """B = (1 - sum(l)) I + l 1^T: B pi = l + (1 - sum l) pi, the strategies with pi'[a] >= l[a].
 
-    With l = eps * prior this is eq. 6 of Kubicek, Lisy & Sandholm (2024),
+    With l = eps * prior this is eq. 6 of Kubíček, Lisý & Sandholm (2025),
     B = (1 - eps) I + eps P with every column of P the prior.
     """
     lower = np.asarray(lower, dtype=np.float64)
@@ -120,7 +120,7 @@ class BehaviouralLowerBounds:
     def from_prior(
         cls, epsilon: float, prior: Mapping[str, ArrayLike], default: float = 0.0
     ) -> BehaviouralLowerBounds:
-        """l = epsilon * prior at each keyed information set (Kubicek, Lisy & Sandholm 2024,
+        """l = epsilon * prior at each keyed information set (Kubíček, Lisý & Sandholm 2025,
         eq. 6 and Definition 2: every action of an auxiliary information set is played with
         probability at least epsilon * prior).
 
@@ -216,7 +216,7 @@ class BehaviouralLowerBounds:
     def basis_matrix(self, sf: SequenceForm, player: int) -> sp.csr_matrix:
         """The block-diagonal basis over all of `player`'s sequences: `lower_bound_basis` at
         the constrained information sets, the identity elsewhere (B pi is the played
-        strategy for every behavioural pi, eq. 4 of Kubicek, Lisy & Sandholm 2024)."""
+        strategy for every behavioural pi, eq. 4 of Kubíček, Lisý & Sandholm 2025)."""
         tp = sf.treeplexes[player]
         lower = self.per_sequence(sf, player)
         room = tp.spread(1.0 - tp.segment_sum(lower))

@@ -42,7 +42,8 @@ class ProfileEvaluation:
 
     @property
     def player_improvements(self) -> tuple[float, float]:
-        return tuple(b - v for b, v in zip(self.best_response_values, self.on_policy_values))
+        (b0, b1), (v0, v1) = self.best_response_values, self.on_policy_values
+        return (b0 - v0, b1 - v1)
 
     @property
     def nash_conv(self) -> float:
@@ -121,7 +122,8 @@ def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float
 
 @dataclasses.dataclass(frozen=True)
 class InfosetRegrets:
-    """Per-infoset regret of one player (perturbed_egt_efpe.txt, Section 4, Figure 3 measure).
+    """Per-infoset regret of one player (Kroer, Farina & Sandholm, "Smoothing Method for Approximate
+    Extensive-Form Perfect Equilibrium", IJCAI 2017, Section 4, Figure 3 measure).
 
     The infoset is assumed reached with probability one; beliefs over its nodes follow Bayes'
     rule from the opponent's and chance's reach; the regret is the gain of best-responding in
@@ -176,5 +178,5 @@ def infoset_regrets(
 
 
 def max_infoset_regret(sf: SequenceForm, behavioural: policies.Behavioural) -> float:
-    """The largest per-infoset regret of either player (perturbed_egt_efpe.txt, Figure 3)."""
+    """The largest per-infoset regret of either player (Kroer, Farina & Sandholm 2017, Figure 3)."""
     return max(infoset_regrets(sf, behavioural, p).max for p in (0, 1))

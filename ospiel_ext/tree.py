@@ -865,7 +865,7 @@ def subgame(
 ) -> tuple[GameTree, list[SubtreeCopy]]:
     """A new tree whose root is a chance node over copies of the subtrees at `roots`.
 
-    This is the subgame of Kubicek, Lisy & Sandholm 2024 ("Equilibrium Refinements Improve
+    This is the subgame of Kubíček, Lisý & Sandholm 2025 ("Equilibrium Refinements Improve
     Subgame Solving in Imperfect-Information Games"), Section 2.1: a chance node chooses
     between the histories of a public state with probability proportional to their reach.
     Outcome k of the new root leads to the copy of `roots[k]`.

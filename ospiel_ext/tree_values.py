@@ -13,7 +13,7 @@ Piccione 2007, "Regret Minimization in Games with Incomplete Information", Secti
 
 and its counterfactual best-response value is the same with player i best-responding below I
 while the opponent keeps the profile (the values of the opponent's root infosets that gadget
-games need: Kubicek, Lisy & Sandholm 2024, "Equilibrium Refinements Improve Subgame Solving in
+games need: Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Improve Subgame Solving in
 Imperfect-Information Games", Section 2.1 and Theorem 1; Brown, Sandholm & Amos 2018,
 "Depth-Limited Solving for Imperfect-Information Games", Proposition 1). With
 `normalized=True` both are divided by sum_{h in I} pi_{-i}(h) (0 where that is 0), as in

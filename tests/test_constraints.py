@@ -145,7 +145,7 @@ def test_from_prior_is_epsilon_times_the_prior():
     eps, prior = 0.3, np.array([0.9, 0.1])
     bounds = BehaviouralLowerBounds.from_prior(eps, {key: prior})
     block = bounds.basis_blocks(sf, 1)[0]
-    # Kubicek, Lisy & Sandholm (2024), eq. 6: B = (1 - eps) I + eps P, P's columns the prior.
+    # Kubíček, Lisý & Sandholm (2025), eq. 6: B = (1 - eps) I + eps P, P's columns the prior.
     np.testing.assert_allclose(block, (1 - eps) * np.eye(2) + eps * np.outer(prior, [1, 1]))
     assert bounds.basis_blocks(sf, 0) == {}
     assert len(bounds.linear_constraints(sf, 0).rhs) == 0

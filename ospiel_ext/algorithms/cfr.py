@@ -14,7 +14,8 @@ One iteration, for each player p (in turn, with alternating updates):
 1. g = sequence values against the opponent's current realization plan (one sparse mat-vec);
 2. bottom-up treeplex pass: counterfactual value of every sequence and infoset under the
    played strategy pi'_p; instantaneous regret r'[a] = v[a] - v[infoset(a)];
-3. r = B^T r' (basis matrices, ggse_subgame_solving.md eq. 5); regrets updated by the config
+3. r = B^T r' (basis matrices; Kubíček, Lisý & Sandholm, "Equilibrium Refinements Improve
+   Subgame Solving in Imperfect-Information Games", 2025, eq. 5); regrets updated by the config
    (sum; RM+ clipping; DCFR discounting of positive / negative regrets);
 4. the average accumulates pi'_p's realization plan (uniformly, or weighted t or DCFR's t^gamma);
 5. regret matching over all infosets at once gives pi_p, and pi'_p = B pi_p (eq. 4).
@@ -22,8 +23,9 @@ One iteration, for each player p (in turn, with alternating updates):
 Basis matrices (Farina, Kroer & Sandholm 2017, behaviourally constrained regret minimisation)
 restrict an infoset's strategy to {B pi : pi in the simplex}; every column of B is a
 distribution. `lower_bound_basis(l)` gives B = (1 - sum l) I + l 1^T, the strategies with
-behavioural lower bounds l (the xi-perturbed treeplex of perturbed_egt_efpe.txt and, with
-l = eps * prior, eq. 6 of ggse_subgame_solving.md).
+behavioural lower bounds l (the xi-perturbed treeplex of Kroer, Farina & Sandholm, "Smoothing
+Method for Approximate Extensive-Form Perfect Equilibrium", IJCAI 2017, and, with l = eps * prior,
+eq. 6 of Kubíček, Lisý & Sandholm 2025); `constraints.BehaviouralLowerBounds` builds them.
 """
 
 from __future__ import annotations
@@ -224,8 +226,9 @@ class CFRVariantSolver:
         v_seq, v_inf = tp.infoset_values(g, played)
         inst = v_seq - tp.spread(v_inf)
         inst[0] = 0.0
-        if self._basis_t[p] is not None:
-            inst = self._basis_t[p] @ inst  # eq. (5): r = B^T r'
+        basis_t = self._basis_t[p]
+        if basis_t is not None:
+            inst = basis_t @ inst  # eq. (5): r = B^T r'
         regrets = self._regrets[p]
         regrets += inst
         if cfg.regret_matching_plus:
@@ -243,11 +246,12 @@ class CFRVariantSolver:
 
     def current_behavioural(self) -> policies.Behavioural:
         """The strategies played this iteration (pi' = B pi), one array per player."""
-        return tuple(b.copy() for b in self._played)
+        return (self._played[0].copy(), self._played[1].copy())
 
     def average_behavioural(self) -> policies.Behavioural:
         """The average strategies (uniform before the first iteration)."""
-        return tuple(tp.behavioural(s) for tp, s in zip(self._tps, self._average))
+        tp0, tp1 = self._tps
+        return (tp0.behavioural(self._average[0]), tp1.behavioural(self._average[1]))
 
     def current_policy(self) -> policy_lib.TabularPolicy:
         """A fresh TabularPolicy of the current strategies.

@@ -1,6 +1,7 @@
 """Excessive gap technique with (perturbed) dilated entropy: approximate EFPE.
 
-perturbed_egt_efpe.txt (Kroer, Farina, Sandholm 2017). The saddle point
+Kroer, Farina & Sandholm, "Smoothing Method for Approximate Extensive-Form Perfect Equilibrium",
+IJCAI 2017. The saddle point
 max_x min_y x^T A y over the xi-perturbed treeplexes X^xi, Y^xi (Section 2.3: q_j >= xi q_pj
 for every sequence) is solved with Nesterov's EGT (Algorithms 1 and 2) smoothed by the
 dilated perturbed entropy (Section 3)
@@ -312,12 +313,13 @@ class EGTSolver:
 
     def behavioural(self) -> policies.Behavioural:
         """The iterate (x^t, y^t) in behavioural form."""
-        return tuple(tp.behavioural(x) for tp, x in zip(self._tps, self._plans))
+        tp0, tp1 = self._tps
+        return (tp0.behavioural(self._plans[0]), tp1.behavioural(self._plans[1]))
 
     average_behavioural = behavioural  # the EGT iterate is what converges
 
     def plans(self) -> tuple[FloatArray, FloatArray]:
-        return tuple(x.copy() for x in self._plans)
+        return (self._plans[0].copy(), self._plans[1].copy())
 
     def current_policy(self) -> policy_lib.TabularPolicy:
         """A fresh TabularPolicy of the iterate, never mutated by later steps."""

@@ -10,7 +10,8 @@ After `import ospiel_ext.games`, `pyspiel.load_game(...)` knows:
   repeated_matching_pennies(rounds)
 
 `utility_bounds(state)` bounds player 0's utility at every terminal descendant of a state
-(the black-box oracle of certificates_black_box_games.txt, Section 5).
+(the black-box oracle of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
+Black-Box Extensive-Form Games", AAAI 2021, Section 5).
 """
 
 from __future__ import annotations

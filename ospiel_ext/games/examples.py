@@ -4,24 +4,27 @@ Two-stage games (`TwoStageSpec`): chance picks a hidden state, the first mover a
 second mover acts without observing that action; each player observes only its own cell of
 a partition of the states.
 
-* `rps_plus` - Rock-Paper-Scissors+ (depth_limited_multi_valued_states.md, Section 2,
-  Figure 1a): player 0 moves first, unobserved; a win or loss involving Scissors is worth 2.
+* `rps_plus` - Rock-Paper-Scissors+ (Brown, Sandholm & Amos, "Depth-Limited Solving for
+  Imperfect-Information Games", NeurIPS 2018, Section 2, Figure 1a): player 0 moves first,
+  unobserved; a win or loss involving Scissors is worth 2.
   Unique equilibrium: both players play (R, P, S) = (0.4, 0.4, 0.2); value 0.
-* `forfeit_matching_pennies` - ggse_subgame_solving.md, Section 3, Figure 1a: player 1
-  chooses H or T; player 0, unaware, chooses Forfeit (-1), H or T (1 on a match, 0 otherwise).
+* `forfeit_matching_pennies` - Kubíček, Lisý & Sandholm, "Equilibrium Refinements Improve
+  Subgame Solving in Imperfect-Information Games", 2025, Section 3, Figure 1a: player 1 chooses
+  H or T; player 0, unaware, chooses Forfeit (-1), H or T (1 on a match, 0 otherwise).
   Unique equilibrium: both mix H/T 0.5 and player 0 never forfeits; value 0.5.
-* `sequential_rps` - ggse_subgame_solving.md, Observation 2 (Figure 8): player 1 chooses
+* `sequential_rps` - Kubíček, Lisý & Sandholm 2025, Observation 2 (Figure 8): player 1 chooses
   R/P/S first, then player 0 chooses without observing it; uniform equilibrium, value 0.
-* `three_state_matching_pennies` - ggse_subgame_solving.md, Observation 3 (Figure 11): chance
-  picks one of three states uniformly; player 0 cannot tell states 2 and 3 apart, player 1
+* `three_state_matching_pennies` - Kubíček, Lisý & Sandholm 2025, Observation 3 (Figure 11):
+  chance picks one of three states uniformly; player 0 cannot tell states 2 and 3 apart, player 1
   cannot tell states 1 and 2 apart; each state is a matching-pennies game (player 0 moves
   first, unobserved) paying 1 on a match and 0 otherwise (the convention of the paper's
   Figure 1a), except that player 0 gets 2 for (H, H) in state 1 and 3 for (T, T) in state 2.
 
-`repeated_matching_pennies(rounds=T)` - certificates_black_box_games.txt, Section 4
-(Theorem 4.5): T rounds of matching pennies worth 1/T each (player 0 gains 1/T on a match,
-loses 1/T otherwise); player 0 moves first in a round; after each round player 1 learns
-player 0's action, player 0 never learns player 1's. Value 0; N = 2^(2T) terminals.
+`repeated_matching_pennies(rounds=T)` - Zhang & Sandholm, "Finding and Certifying (Near-)Optimal
+Strategies in Black-Box Extensive-Form Games", AAAI 2021, Section 4 (Theorem 4.5): T rounds of
+matching pennies worth 1/T each (player 0 gains 1/T on a match, loses 1/T otherwise); player 0
+moves first in a round; after each round player 1 learns player 0's action, player 0 never learns
+player 1's. Value 0; N = 2^(2T) terminals.
 
 Player 0 is the papers' maximising "Player 1"; player 1 their "Player 2".
 """
@@ -52,7 +55,7 @@ class TwoStageSpec:
 _R, _P, _S = 0, 1, 2
 _RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
 _RPS_PLUS = _RPS * np.array([[1, 1, 2], [1, 1, 2], [2, 2, 2]])
-_MP = np.array([[1.0, 0.0], [0.0, 1.0]])  # match pays 1 (ggse_subgame_solving.md's convention)
+_MP = np.array([[1.0, 0.0], [0.0, 1.0]])  # match pays 1 (Kubíček et al. 2025's convention)
 
 SPECS = {
     "rps_plus": TwoStageSpec(

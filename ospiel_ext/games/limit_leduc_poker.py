@@ -1,5 +1,7 @@
-"""k-rank limit Leduc poker (certificates_black_box_games.txt, Section 7 (3); "Leduc 5" of
-perturbed_egt_efpe.txt is num_ranks=5, max_raises=2).
+"""k-rank limit Leduc poker (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
+Black-Box Extensive-Form Games", AAAI 2021, Section 7 (3); "Leduc 5" of
+Kroer, Farina & Sandholm, "Smoothing Method for Approximate Extensive-Form Perfect Equilibrium",
+IJCAI 2017 is num_ranks=5, max_raises=2).
 
 Rules. The deck holds two cards of each of k ranks. Each player antes 1 and gets one private
 card; a betting round follows (raise amount 2), then one public card is dealt and a second

@@ -1,4 +1,5 @@
-"""Rhode Island Hold'em (Shi & Littman 2001), the benchmark of gameshrink_ordered_signals.txt.
+"""Rhode Island Hold'em (Shi & Littman 2001), the benchmark of Gilpin & Sandholm, "Finding
+Equilibria in Large Sequential Games of Imperfect Information", ACM EC 2006.
 
 Rules. A deck of num_ranks x num_suits cards (52 by default). Each player antes `ante` and is
 dealt one private card. Three limit betting rounds follow, with one public card dealt before

@@ -1,5 +1,6 @@
 """A zero-sum pursuit-evasion search game on a graph, in the style of Bosansky & Cermak
-(2015), as used in certificates_black_box_games.txt, Section 7 (1).
+(2015), as used in Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box
+Extensive-Form Games", AAAI 2021, Section 7 (1).
 
 The paper gives no rules beyond the reference, so this module fixes its own; node counts are
 therefore not the paper's (docs/games.md compares them).

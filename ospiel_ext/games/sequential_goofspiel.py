@@ -1,4 +1,5 @@
-"""k-rank Goofspiel with sequentialised bids (certificates_black_box_games.txt, Section 7 (2)).
+"""k-rank Goofspiel with sequentialised bids (Zhang & Sandholm, "Finding and Certifying
+(Near-)Optimal Strategies in Black-Box Extensive-Form Games", AAAI 2021, Section 7 (2)).
 
 Rules. There are k rounds; in each a prize is auctioned. Each player holds the bids 1..k and
 must use each exactly once. Player 0 bids, then player 1; the higher bid wins the prize, equal

@@ -104,7 +104,8 @@ def test_perturbed_egt_respects_bounds_and_reaches_the_perturbed_lp_value():
 
 
 def _figure_1_right():
-    """perturbed_egt_efpe.txt Figure 1 (right): player 0 plays x (1) or y; after y player 1
+    """Kroer, Farina & Sandholm, "Smoothing Method for Approximate Extensive-Form Perfect
+    Equilibrium", IJCAI 2017, Figure 1 (right): player 0 plays x (1) or y; after y player 1
     plays x (-5) or y (0). Payoffs are player 0's."""
     b = TreeBuilder(name="efpe figure 1 right")
     first = b.expand_decision(b.add_root(), 0, "p0", [0, 1])

@@ -34,7 +34,8 @@ def test_game_api_tree_and_bounds(game):
 @pytest.mark.parametrize(
     "game, nodes, infosets",
     [
-        # certificates_black_box_games.txt, Table 1
+        # Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box
+        # Extensive-Form Games", AAAI 2021, Table 1
         ("sequential_goofspiel(num_cards=4)", 2229, 738),
         ("sequential_goofspiel(num_cards=4,info=perfect)", 2229, 1653),
         ("sequential_goofspiel(num_cards=3,points_order=random)", 1066, 426),

@@ -1,4 +1,5 @@
-"""Certificates of equilibria in black-box games (certificates_black_box_games.txt).
+"""Certificates of equilibria in black-box games (Zhang & Sandholm, "Finding and Certifying
+(Near-)Optimal Strategies in Black-Box Extensive-Form Games", AAAI 2021).
 
 Trunks (Defs 3.1, 3.3; `trunks.Trunk`) are grown from the root on demand; their
 pseudoterminal leaves carry the bound oracle's interval [lo, hi] on player 0's utility.
@@ -108,7 +109,7 @@ class _Side:
     infinitesimal: NDArray[np.bool_]  # the solving player's sequences corrected (Alg. 6.11)
     lp_seconds: float
     simplex_iterations: int
-    basis: lp.Basis
+    basis: lp.Basis | None
 
 
 def _close_bad(tp, bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
@@ -193,11 +194,11 @@ def _solve_trunk(sf: TreeSequenceForm, warm=(None, None)) -> _Solves:
     bases of the previous trunk's (beta, alpha) LPs."""
     beta, alpha = _solve_side(sf, 0, warm[0]), _solve_side(sf, 1, warm[1])
     if beta is None or alpha is None:
-        uniform = tuple(tp.uniform for tp in sf.treeplexes)
+        uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
         cert = Certificate(sf, uniform, np.inf, -np.inf, np.inf)
         return _Solves(cert, None, (beta, alpha))
     plans = (alpha.opponent_plan, beta.opponent_plan)
-    pessimistic = tuple(tp.behavioural(x) for tp, x in zip(sf.treeplexes, plans))
+    pessimistic = (sf.treeplexes[0].behavioural(plans[0]), sf.treeplexes[1].behavioural(plans[1]))
     value_lower, value_upper = verify(sf, pessimistic)
     cert = Certificate(sf, pessimistic, value_upper - value_lower, value_lower, value_upper)
     support = (
@@ -256,12 +257,16 @@ def search(
     start = time.perf_counter()
     trunk = Trunk(game, bounds, nature)
     best, lp_seconds, simplex, iteration, reason = None, 0.0, 0, 0, ""
-    warm = (None, None)
+    warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None)
     while True:
         iteration += 1
         solved = _solve_trunk(TreeSequenceForm(trunk.tree()), warm)
         if warm_start:
-            warm = tuple(None if side is None else side.basis for side in solved.sides)
+            beta_side, alpha_side = solved.sides
+            warm = (
+                None if beta_side is None else beta_side.basis,
+                None if alpha_side is None else alpha_side.basis,
+            )
         simplex += solved.simplex_iterations
         cert = solved.certificate
         lp_seconds += solved.lp_seconds

@@ -1,4 +1,5 @@
-"""Trunks of black-box games (certificates_black_box_games.txt, Defs 3.1 and 3.3, Section 5).
+"""Trunks of black-box games (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
+Black-Box Extensive-Form Games", AAAI 2021, Defs 3.1 and 3.3, Section 5).
 
 A trunk is a GameTree grown from the root by expanding nodes on demand; a leaf that is not
 terminal is pseudoterminal and carries the bound oracle's interval [lo, hi] on player 0's

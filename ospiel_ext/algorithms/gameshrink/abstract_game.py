@@ -1,4 +1,5 @@
-"""The game Γ_f induced by an information filter (gameshrink_ordered_signals.txt, Section 3.2),
+"""The game Γ_f induced by an information filter (Gilpin & Sandholm, "Finding Equilibria in Large
+Sequential Games of Imperfect Information", ACM EC 2006, Section 3.2),
 its size, and lifting its strategies back to the original game (Theorem 2).
 
 In Γ_f each player observes the class of its view instead of the view. Histories that no player

@@ -1,5 +1,6 @@
 """GameShrink: lossless and approximate abstraction of games with ordered signals
-(Gilpin & Sandholm, gameshrink_ordered_signals.txt).
+(Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information", ACM EC
+2006).
 
 The filtered signal tree (Definition 4) holds every deal of the signals; it is enumerated into
 arrays without touching the game tree (`SignalTree`). A player's *view* at round j is the

@@ -1,4 +1,5 @@
-"""Games with ordered signals (gameshrink_ordered_signals.txt, Definition 1), read off pyspiel.
+"""Games with ordered signals (Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of
+Imperfect Information", ACM EC 2006, Definition 1), read off pyspiel.
 
 An `OrderedGame` describes a two-player poker-like game the way GameShrink needs it:
 
@@ -375,7 +376,7 @@ def _binomials(n: int, k: int) -> IntArray:
 
 def colex_index(subsets: IntArray) -> IntArray:
     """Index of each ascending row (c_1 < ... < c_k) in the colexicographic order of k-subsets:
-    sum_i C(c_i, i) (gameshrink_ordered_signals.txt, Section 5.2), a bijection onto
+    sum_i C(c_i, i) (Gilpin & Sandholm 2006, Section 5.2), a bijection onto
     [0, C(n, k))."""
     subsets = np.asarray(subsets)
     k = subsets.shape[1]

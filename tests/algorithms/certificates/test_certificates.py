@@ -1,4 +1,5 @@
-"""Certificate search and verification (certificates_black_box_games.txt)."""
+"""Certificate search and verification (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal
+Strategies in Black-Box Extensive-Form Games", AAAI 2021)."""
 
 import json
 

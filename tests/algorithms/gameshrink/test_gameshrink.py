@@ -1,4 +1,5 @@
-"""GameShrink (gameshrink_ordered_signals.txt): signal tree, filters, Γ_f, lifting, refusals."""
+"""GameShrink (Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect
+Information", ACM EC 2006): signal tree, filters, Γ_f, lifting, refusals."""
 
 import dataclasses
 import itertools
