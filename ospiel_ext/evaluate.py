@@ -12,7 +12,7 @@ sequence values g = A y (player 0) or -A^T x (player 1).
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyspiel
@@ -112,6 +112,45 @@ def nash_conv(
     if return_only_nash_conv:
         return result.nash_conv
     return NashConvReturn(result.nash_conv, np.array(result.player_improvements))
+
+
+def best_response(
+    game: pyspiel.Game | str, policy: policy_lib.Policy, player_id: int
+) -> dict[str, Any]:
+    """`player_id`'s best response to `policy`, as `exploitability.best_response` of OpenSpiel.
+
+    One bottom-up treeplex pass (a segment max) against the other player's realization plan.
+    Every information set of the player gets an action, reached or not (a counterfactual best
+    response), the lowest action id among equally good ones, as in OpenSpiel.
+
+    Returns:
+      A dict with OpenSpiel's keys `best_response_action` ({information_state_string: action
+      id}), `best_response_value`, `on_policy_value`, `on_policy_values` (both players) and
+      `nash_conv` (best_response_value - on_policy_value). OpenSpiel's per-state caches
+      (`best_response_state_value`, `info_sets` of pyspiel states) are not produced: no
+      pyspiel state is visited.
+
+    Raises:
+      ValueError: player_id is not 0 or 1, or as `exploitability`.
+    """
+    if player_id not in (0, 1):
+        raise ValueError(f"player_id must be 0 or 1 in a two-player game, got {player_id}")
+    sf, behavioural = _game_and_profile(game, policy)
+    result = evaluate_profile(sf, behavioural)
+    tp, opp = sf.treeplexes[player_id], sf.treeplexes[1 - player_id]
+    g = sf.sequence_values(player_id, opp.realization_plan(behavioural[1 - player_id]))
+    _, pure = tp.best_response(g)
+    chosen = np.flatnonzero(pure[1:] > 0) + 1  # one sequence per infoset, in infoset order
+    keys = sf.infoset_keys(player_id)
+    actions = {keys[i]: int(a) for i, a in zip(tp.seq_infoset[chosen], tp.seq_action[chosen])}
+    values = [float(v) for v in result.on_policy_values]
+    return {
+        "best_response_action": actions,
+        "best_response_value": float(result.best_response_values[player_id]),
+        "on_policy_value": values[player_id],
+        "on_policy_values": values,
+        "nash_conv": float(result.player_improvements[player_id]),
+    }
 
 
 def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float:

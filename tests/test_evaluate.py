@@ -6,6 +6,7 @@ import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, lp, policies, sequence_form
@@ -160,3 +161,25 @@ def test_policy_of_another_game_is_refused():
     leduc_policy = policies.uniform_policy("leduc_poker")
     with pytest.raises(ValueError, match="does not cover information state"):
         evaluate.exploitability(pyspiel.load_game("kuhn_poker"), leduc_policy)
+
+
+@pytest.mark.parametrize("player", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_best_response_agrees_with_openspiel(player, seed):
+    game = pyspiel.load_game("leduc_poker")
+    pol = policies.random_policy(game, seed=seed)
+    ours = evaluate.best_response(game, pol, player)
+    theirs = os_exploitability.best_response(game, pol, player)
+    for key in ("best_response_value", "on_policy_value", "nash_conv"):
+        assert ours[key] == pytest.approx(theirs[key], abs=1e-9), key
+    # The returned actions form a best response: playing them earns best_response_value
+    # (OpenSpiel's expected_game_score, an independent evaluation).
+    br = policy_lib.TabularPolicy(game)
+    for key, action in ours["best_response_action"].items():
+        row = br.state_lookup[key]
+        br.action_probability_array[row] = np.eye(br.action_probability_array.shape[1])[action]
+    profile = [pol, pol]
+    profile[player] = br
+    values = expected_game_score.policy_value(game.new_initial_state(), profile)
+    assert values[player] == pytest.approx(theirs["best_response_value"], abs=1e-9)
+    assert set(ours["best_response_action"]) == set(theirs["best_response_action"])
