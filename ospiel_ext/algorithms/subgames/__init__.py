@@ -1,0 +1,1 @@
+"""Safe subgame solving: cuts, gadgets, GGSE (Kubíček, Lisý & Sandholm 2025)."""
