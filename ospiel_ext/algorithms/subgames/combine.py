@@ -147,7 +147,7 @@ def resolve(
                 skipped.append((sub.index, i))
                 continue
             gadget = gadget_game(kind, q, sub, i)
-            pi = priors.gadget_prior(gadget, prior) if kind != "unsafe" else None
+            pi = priors.gadget_prior(gadget, prior)
             solutions.append(ggse.solve(gadget, pi, method, eps, iterations))
     b = splice(q.sf, q.blueprint, solutions)
     return Resolution(q.sf, b, tuple(solutions), tuple(skipped))
