@@ -25,13 +25,14 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
 import pyspiel
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import policies, tree_values
+from ospiel_ext import arrays, policies, tree_values
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
@@ -41,7 +42,7 @@ from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-BlueprintSource = policy_lib.TabularPolicy | str | os.PathLike | policies.Behavioural
+BlueprintSource: TypeAlias = policy_lib.TabularPolicy | str | os.PathLike | policies.Behavioural
 REACH_TOLERANCE = 1e-12  # the opponent's reach must be equal on all histories of s_o
 
 
@@ -70,9 +71,10 @@ def check_behavioural(sf: SequenceForm, behavioural: policies.Behavioural) -> po
                 f"({tp.num_sequences},); is it a strategy of another game?"
             )
         sums = tp.segment_sum(b)
-        bad = np.flatnonzero(~(np.abs(sums - 1) <= 1e-6)) if tp.num_infosets else []
-        if len(bad) or (tp.num_infosets and b[1:].min() < -1e-9):
-            key = sf.infoset_keys(p)[int(bad[0]) if len(bad) else 0]
+        negative = tp.seq_infoset[1:][b[1:] < -1e-9]
+        bad = np.union1d(np.flatnonzero(~(np.abs(sums - 1) <= 1e-6)), negative)
+        if len(bad):
+            key = sf.infoset_keys(p)[int(bad[0])]
             raise ValueError(
                 f"game {sf.name}: player {p}'s blueprint is not a distribution at {key!r}"
             )
@@ -230,8 +232,8 @@ class BlueprintQuantities:
         keys, index = subgame.root_infosets(o)
         w = reach[player] * reach[2]
         value = self.values[player][roots]
-        weight = np.bincount(index, weights=w, minlength=len(keys))
-        sums = np.bincount(index, weights=w * value, minlength=len(keys))
+        weight = arrays.weighted_bincount(index, w, len(keys))
+        sums = arrays.weighted_bincount(index, w * value, len(keys))
         cfbr = np.divide(sums, weight, out=np.zeros(len(keys)), where=weight > 0)
         first = np.zeros(len(keys), dtype=np.int64)
         first[index[::-1]] = np.arange(len(index))[::-1]

@@ -327,8 +327,12 @@ def public_states(root_set: RootSet, public_key: PublicKey | None = None) -> tup
     k0 = int(rs.key_ids[0].max()) + 1
     k1 = int(rs.key_ids[1].max()) + 1
     decision = np.flatnonzero((tree.infoset >= 0) & (rs.root_of >= 0))
-    rows = [np.arange(n), np.arange(n), rs.root_of[decision]]
-    cols = [n + rs.key_ids[0], n + k0 + rs.key_ids[1], n + k0 + k1 + tree.infoset[decision]]
+    rows: list[IntArray] = [np.arange(n), np.arange(n), rs.root_of[decision]]
+    cols: list[IntArray] = [
+        n + rs.key_ids[0],
+        n + k0 + rs.key_ids[1],
+        n + k0 + k1 + tree.infoset[decision].astype(np.int64),
+    ]
     size = n + k0 + k1 + tree.num_infosets
     if public_key is not None:
         public = _intern([public_key(tree.state(int(r))) for r in rs.roots])

@@ -176,7 +176,9 @@ def resolving_gadget(q: BlueprintQuantities, subgame: Subgame, player: int) -> G
         builder.set_leaf(terminate, float(rv.cfbr[s]), float(rv.cfbr[s]))
         builder.copy_subtree(tree, int(rv.roots[j]), terminate + 1)
         root_copy.append(terminate + 1)
-    aux = {key: (key[len(RESOLVE_PREFIX) :],) for key in dict.fromkeys(aux_of)}
+    aux: dict[str, tuple[str, ...]] = {
+        key: (key[len(RESOLVE_PREFIX) :],) for key in dict.fromkeys(aux_of)
+    }
     return _finish(
         builder, "resolving", player, subgame, rv, aux, w.sum(), rv.roots[kept], root_copy
     )

@@ -77,7 +77,7 @@ class GadgetSolution:
     value: float
     method: Method
     eps: float
-    prior: Mapping[str, FloatArray] | None
+    prior: Mapping[str, ArrayLike] | None
     iterations: int = 0
     optimal_at_zero: bool | None = None
     lp_value: float | None = None
