@@ -8,6 +8,7 @@ Imperfect-Information Games". The steps, one module each:
 * `blueprints`: blueprints (CFR checkpoints, Dirichlet, policy files) and the quantities of
   each subgame under them: reaches, counterfactual best-response values (Sections 2, 4, 8);
 * `gadgets`: resolving, max-margin and unsafe gadget games (Section 2.1, Figure 1, App. A);
+  `reach_margin`: the reach max-margin targets (Brown & Sandholm 2017; ours, see there);
 * `priors`: none / uniform / blueprint priors of the auxiliary information sets (Section 5);
 * `ggse`: GGSE (Definition 2) by CFR+ with basis matrices (Section 7.2), the perturbed LP
   (Section 7.1) or EGT; plain Nash without a prior;
@@ -69,6 +70,7 @@ from ospiel_ext.algorithms.subgames.ggse import (
     solve_lp,
 )
 from ospiel_ext.algorithms.subgames.priors import gadget_prior
+from ospiel_ext.algorithms.subgames.reach_margin import reach_gifts
 
 __all__ = [
     "BlueprintQuantities",
@@ -91,6 +93,7 @@ __all__ = [
     "max_margin_gadget",
     "optimal_continuation",
     "public_states",
+    "reach_gifts",
     "resolve",
     "resolving_gadget",
     "restrict",

@@ -184,6 +184,10 @@ def find_roots(tree: GameTree, cut: Cut) -> RootSet:
         information set, or a decision information set below the roots spans two of its
         owner's root information sets (see the module docstring).
     """
+    if not isinstance(tree, GameTree):
+        raise ValueError(
+            f"expected a GameTree (e.g. sequence_form.for_game(game).tree), got {tree!r}"
+        )
     if not isinstance(cut, Cut):
         raise ValueError(f"{tree.name}: expected a Cut, got {cut!r}")
     if tree.game is None:
@@ -322,6 +326,8 @@ def public_states(root_set: RootSet, public_key: PublicKey | None = None) -> tup
     Returns:
       The subgames, ordered by their first root.
     """
+    if not isinstance(root_set, RootSet):
+        raise ValueError(f"expected the RootSet of find_roots, got {root_set!r}")
     rs, tree = root_set, root_set.tree
     n = rs.num_roots
     k0 = int(rs.key_ids[0].max()) + 1

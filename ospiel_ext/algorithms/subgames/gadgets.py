@@ -17,7 +17,9 @@ P_i(h) P_c(h) and v_bar(s_o) the blueprint's counterfactual best-response values
   Imperfect Information Games"): the opponent first picks a root information set s_o in the
   one auxiliary information set "gadget:max_margin" (action k: the k-th of `aux_targets`),
   then chance picks h in s_o with probability w_i(h) / W(s_o), and every leaf pays
-  u(z) - v_bar(s_o), so the gadget's value is the maximin margin (Section 4);
+  u(z) - v_bar(s_o), so the gadget's value is the maximin margin (Section 4); the reach
+  max-margin gadget (Brown & Sandholm 2017) lowers the targets by the opponent's earlier gifts
+  (`reach_margin`);
 * unsafe (Section 2.1): chance picks h with probability proportional to P_0 P_1 P_c(h),
   assuming both players followed the blueprint; no auxiliary information set.
 
@@ -38,6 +40,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ospiel_ext.algorithms.subgames import reach_margin
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities, RootValues
 from ospiel_ext.algorithms.subgames.cuts import Subgame
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -45,7 +48,7 @@ from ospiel_ext.tree import GameTree, TreeBuilder
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
-GadgetKind = Literal["resolving", "max_margin", "unsafe"]
+GadgetKind = Literal["resolving", "max_margin", "reach_max_margin", "unsafe"]
 
 RESOLVE_PREFIX = "gadget:resolve:"
 MAX_MARGIN_KEY = "gadget:max_margin"
@@ -59,7 +62,7 @@ class GadgetGame:
     Attributes:
       tree: the gadget's tree (no pyspiel game behind it).
       sf: its sequence form.
-      kind: 'resolving', 'max_margin' or 'unsafe'.
+      kind: 'resolving', 'max_margin', 'reach_max_margin' or 'unsafe'.
       player: the resolving player i; None for the unsafe subgame (both players are solved).
       subgame: the subgame of the full game.
       root_values: the blueprint quantities it was built from (None for 'unsafe').
@@ -184,14 +187,34 @@ def resolving_gadget(q: BlueprintQuantities, subgame: Subgame, player: int) -> G
     )
 
 
-def max_margin_gadget(q: BlueprintQuantities, subgame: Subgame, player: int) -> GadgetGame:
-    """The max-margin gadget game of `subgame` for resolving `player` (module docstring)."""
+def max_margin_gadget(
+    q: BlueprintQuantities,
+    subgame: Subgame,
+    player: int,
+    relax: Mapping[str, float] | None = None,
+) -> GadgetGame:
+    """The max-margin gadget game of `subgame` for resolving `player` (module docstring).
+
+    With `relax` ({opponent root information set: relax(s_o) >= 0}, e.g.
+    `reach_margin.reach_gifts`) it is the reach max-margin gadget (kind 'reach_max_margin'):
+    the targets are v_bar(s_o) - relax(s_o) in player i's utility.
+    """
     _check_player(q, player)
-    builder = _builder(q, subgame, "max_margin", player)
+    kind: GadgetKind = "max_margin" if relax is None else "reach_max_margin"
+    builder = _builder(q, subgame, kind, player)
     rv = q.root_values(subgame, player)
     kept = _kept_roots(rv, q.sf.name, subgame.index)
     _check_aux_keys(q, [MAX_MARGIN_KEY])
     targets = np.flatnonzero(rv.weight > 0)
+    shift = rv.cfbr.copy()
+    if relax is not None:
+        missing = [rv.keys[s] for s in targets.tolist() if rv.keys[s] not in relax]
+        if missing or any(not relax[rv.keys[s]] >= 0 for s in targets.tolist()):
+            raise ValueError(
+                f"game {q.sf.name}: relax needs a value >= 0 for every opponent root "
+                f"information set of subgame {subgame.index}"
+            )
+        shift -= rv.sign * np.array([relax.get(k, 0.0) for k in rv.keys])
     tree = q.sf.tree
     first = builder.expand_decision(
         builder.add_root(), 1 - player, MAX_MARGIN_KEY, range(len(targets))
@@ -201,7 +224,7 @@ def max_margin_gadget(q: BlueprintQuantities, subgame: Subgame, player: int) -> 
         members = kept[rv.root_infoset[kept] == s]
         w = rv.w[members]
         chance = builder.expand_chance(first + n, range(len(members)), w / w.sum())
-        shifted = tree.lo - rv.cfbr[s]  # the margin u(z) - v_bar(s_o), player 0's utility
+        shifted = tree.lo - shift[s]  # the margin u(z) - target(s_o), player 0's utility
         for m, j in enumerate(members.tolist()):
             builder.copy_subtree(
                 tree, int(rv.roots[j]), chance + m, leaf_lo=shifted, leaf_hi=shifted
@@ -210,15 +233,7 @@ def max_margin_gadget(q: BlueprintQuantities, subgame: Subgame, player: int) -> 
             root_copy.append(chance + m)
     aux = {MAX_MARGIN_KEY: tuple(rv.keys[s] for s in targets.tolist())}
     return _finish(
-        builder,
-        "max_margin",
-        player,
-        subgame,
-        rv,
-        aux,
-        1.0,
-        np.array(roots, dtype=np.int64),
-        root_copy,
+        builder, kind, player, subgame, rv, aux, 1.0, np.array(roots, dtype=np.int64), root_copy
     )
 
 
@@ -250,9 +265,12 @@ def gadget_game(
         return resolving_gadget(q, subgame, player)
     if kind == "max_margin" and player is not None:
         return max_margin_gadget(q, subgame, player)
+    if kind == "reach_max_margin" and player is not None:
+        relax = reach_margin.reach_gifts(q, subgame.root_set, player)
+        return max_margin_gadget(q, subgame, player, relax)
     if kind == "unsafe":
         return unsafe_subgame(q, subgame)
     raise ValueError(
         f"game {q.sf.name}: unknown gadget kind {kind!r} (or no resolving player given); "
-        "kinds: resolving, max_margin, unsafe"
+        "kinds: resolving, max_margin, reach_max_margin, unsafe"
     )

@@ -3,10 +3,13 @@ Subgame Solving in Imperfect-Information Games", Definition 2, Section 7): the p
 CFR+ with basis matrices and EGT reach the same refined root values; the LP's eps schedule
 (Section 7.1) stops at the first eps whose solution stays optimal at eps = 0."""
 
+import doctest
+
 import numpy as np
 import pytest
 
 from ospiel_ext import policies, sequence_form
+from ospiel_ext.algorithms import subgames as subgames_package
 from ospiel_ext.algorithms.subgames import blueprints, combine, gadgets, ggse, priors
 from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
 
@@ -112,3 +115,8 @@ def test_solutions_are_frozen_and_inputs_checked(observation1):
         ggse.solve_egt(g, prior, iterations=0)
     with pytest.raises(ValueError, match="unknown method"):
         ggse.solve(g, prior, "simplex")
+
+
+def test_the_package_docstring_example_runs():
+    failures, tried = doctest.testmod(subgames_package)
+    assert tried > 0 and failures == 0
