@@ -12,6 +12,7 @@ Imperfect-Information Games". The steps, one module each:
 * `priors`: none / uniform / blueprint priors of the auxiliary information sets (Section 5);
 * `ggse`: GGSE (Definition 2) by CFR+ with basis matrices (Section 7.2), the perturbed LP
   (Section 7.1) or EGT; plain Nash without a prior;
+* `batch`: many gadgets solved by one CFR+ run on their disjoint union;
 * `combine`: splicing solutions into the blueprint, Theorem 1, safety, the optimal
   continuation (Definition 3).
 
@@ -28,6 +29,7 @@ Imperfect-Information Games". The steps, one module each:
     (0.0, True)
 """
 
+from ospiel_ext.algorithms.subgames.batch import GadgetUnion, solve_cfr_batch, union
 from ospiel_ext.algorithms.subgames.blueprints import (
     BlueprintQuantities,
     RootValues,
@@ -77,6 +79,7 @@ __all__ = [
     "Cut",
     "GadgetGame",
     "GadgetSolution",
+    "GadgetUnion",
     "OptimalContinuation",
     "Resolution",
     "RootImprovements",
@@ -101,9 +104,11 @@ __all__ = [
     "safety_report",
     "solve",
     "solve_cfr",
+    "solve_cfr_batch",
     "solve_egt",
     "solve_lp",
     "splice",
     "subgames",
+    "union",
     "unsafe_subgame",
 ]

@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import arrays, evaluate, lp, policies
+from ospiel_ext.algorithms.subgames import batch as batch_lib
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities
 from ospiel_ext.algorithms.subgames.cuts import Subgame
@@ -134,11 +135,17 @@ def resolve(
     players: Sequence[int] = (0, 1),
     eps: float | None = None,
     iterations: int = ggse.DEFAULT_ITERATIONS,
+    batch: bool = False,
 ) -> Resolution:
     """Solves the `kind` gadget of every subgame for every player in `players` (once per
     subgame for the unsafe subgame, which solves both) and splices the solutions into the
-    blueprint (`ggse.solve`; eps defaults to the method's)."""
-    solutions, skipped = [], []
+    blueprint (`ggse.solve`; eps defaults to the method's). `batch` (CFR only) solves all
+    gadgets by one run on their union (`batch.solve_cfr_batch`), with the same result."""
+    if batch and method != "cfr":
+        raise ValueError(f"game {q.sf.name}: batch=True needs method 'cfr', got {method!r}")
+    solutions: list[ggse.GadgetSolution] = []
+    skipped: list[tuple[int, int | None]] = []
+    gadgets, gadget_priors = [], []
     for sub in subgames:
         for i in [None] if kind == "unsafe" else list(players):
             rv = q.root_values(sub, 0 if i is None else i)
@@ -147,7 +154,13 @@ def resolve(
                 skipped.append((sub.index, i))
                 continue
             gadget = gadget_game(kind, q, sub, i)
-            pi = priors.gadget_prior(gadget, prior)
+            gadgets.append(gadget)
+            gadget_priors.append(priors.gadget_prior(gadget, prior))
+    if batch and gadgets:
+        e = ggse.DEFAULT_EPS if eps is None else eps
+        solutions.extend(batch_lib.solve_cfr_batch(gadgets, gadget_priors, e, iterations))
+    else:
+        for gadget, pi in zip(gadgets, gadget_priors):
             solutions.append(ggse.solve(gadget, pi, method, eps, iterations))
     b = splice(q.sf, q.blueprint, solutions)
     return Resolution(q.sf, b, tuple(solutions), tuple(skipped))

@@ -103,10 +103,12 @@ def guaranteed_value(gadget: GadgetGame, behavioural: ArrayLike, player: int) ->
     return -value
 
 
-def _bounds(
+def lower_bounds(
     gadget: GadgetGame, prior: Mapping[str, ArrayLike] | None, eps: float
 ) -> BehaviouralLowerBounds | None:
-    """eps * prior at the auxiliary information sets; None without a prior."""
+    """The trembles of Definition 2, eps * prior at the auxiliary information sets, as the
+    bounds every solver takes; None without a prior. ValueError unless eps is in (0, 1) and
+    every key of the prior is an auxiliary information set of the gadget."""
     if prior is None:
         return None
     if not (np.isfinite(eps) and 0 < eps < 1):
@@ -135,7 +137,7 @@ def solve_cfr(
     """GGSE by CFR+ with basis matrices at the auxiliary information sets (Section 7.2);
     plain CFR+ without a prior. Runs through `solver.run` (Ctrl-C returns the average so far)."""
     _check_iterations(gadget, iterations)
-    bounds = _bounds(gadget, prior, eps)
+    bounds = lower_bounds(gadget, prior, eps)
     solver = cfr.CFRVariantSolver(gadget.sf, config, lower_bounds=bounds)
     result = solver_lib.run(solver, iterations)
     b = solver.average_behavioural()
@@ -160,7 +162,7 @@ def solve_egt(
 ) -> GadgetSolution:
     """GGSE by EGT with the eps * prior-perturbed dilated entropy; plain EGT without a prior."""
     _check_iterations(gadget, iterations)
-    bounds = _bounds(gadget, prior, eps)
+    bounds = lower_bounds(gadget, prior, eps)
     solver = egt.EGTSolver(gadget.sf, dgf_weight=dgf_weight, lower_bounds=bounds)
     result = solver_lib.run(solver, iterations)
     b = solver.average_behavioural()
@@ -219,7 +221,7 @@ def solve_lp(
     tolerance = OPTIMALITY_TOLERANCE * scale
 
     def solve_at(eps: float) -> lp.LPSolution:
-        bounds = _bounds(gadget, prior, eps)
+        bounds = lower_bounds(gadget, prior, eps)
         assert bounds is not None
         perturbed = model.add_lower_bounds(bounds, own=False)
         return perturbed.solution(perturbed.run())
