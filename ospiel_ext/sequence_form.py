@@ -491,6 +491,23 @@ class TreeSequenceForm(SequenceForm):
             shape=shape,
         )
 
+    def tree_profile(self, behavioural: tuple[FloatArray, FloatArray]) -> FloatArray:
+        """The flat infoset-action profile of `tree_values` (reaches, node values, counterfactual
+        values) of behavioural arrays, one per player indexed by sequence."""
+        tree = self.tree
+        profile = np.empty(tree.num_infoset_actions)
+        for p, tp in enumerate(self.treeplexes):
+            b = np.asarray(behavioural[p], dtype=np.float64)
+            if b.shape != (tp.num_sequences,):
+                raise ValueError(
+                    f"{self.name}: player {p}'s behavioural strategy has shape {b.shape}, not "
+                    f"({tp.num_sequences},) (one entry per sequence)"
+                )
+            local = tp.seq_infoset[1:]
+            rank = np.arange(1, tp.num_sequences) - tp.seq_start[local]
+            profile[tree.infoset_action_start[tp.infoset_ids[local]] + rank] = b[1:]
+        return profile
+
     def leaf_matrix(self, leaf_values: FloatArray) -> sp.csr_matrix:
         """Sparse n0 x n1 matrix of chance_reach * value summed over leaves (values per leaf)."""
         return self._leaf_matrix(leaf_values, self.shape)

@@ -5,7 +5,7 @@ import pyspiel
 import pytest
 from open_spiel.python.algorithms import expected_game_score
 
-from ospiel_ext import policies, sequence_form
+from ospiel_ext import policies, sequence_form, tree_values
 from ospiel_ext.tree import TreeBuilder
 
 
@@ -32,6 +32,21 @@ def test_expected_value_matches_openspiel(small_game):
     x0, x1 = (tp.realization_plan(bp) for tp, bp in zip(sf.treeplexes, b))
     expected = expected_game_score.policy_value(small_game.new_initial_state(), [pol, pol])[0]
     assert sf.expected_value(x0, x1) == pytest.approx(expected, abs=1e-12)
+
+
+def test_tree_profile_agrees_with_realization_plans(small_game):
+    # The flat profile of tree_values gives the reaches and the value the plans give.
+    sf = sequence_form.for_game(small_game)
+    b = _random_behavioural(sf, 4)
+    profile = sf.tree_profile(b)
+    plans = [tp.realization_plan(bp) for tp, bp in zip(sf.treeplexes, b)]
+    r = tree_values.reaches(sf.tree, profile)
+    for p in (0, 1):
+        np.testing.assert_allclose(r.player(p), plans[p][sf.node_seq[p]], atol=1e-12)
+    value = tree_values.node_values(sf.tree, profile)[0]
+    assert value == pytest.approx(sf.expected_value(*plans), abs=1e-12)
+    with pytest.raises(ValueError, match="one entry per sequence"):
+        sf.tree_profile((b[0][1:], b[1]))
 
 
 def test_treeplex_levels_are_contiguous_and_complete(small_game):

@@ -20,6 +20,12 @@ a partition of the states.
   first, unobserved) paying 1 on a match and 0 otherwise (the convention of the paper's
   Figure 1a), except that player 0 gets 2 for (H, H) in state 1 and 3 for (T, T) in state 2.
 
+* `bonus_three_state_matching_pennies` - Kubíček, Lisý & Sandholm 2025, Observation 1
+  (Figure 5): the information structure of `three_state_matching_pennies`; states 2 and 3 are
+  matching pennies, state 1 pays player 0 one more than matching pennies except for (T, H)
+  (player 0's T, player 1's H). Unique equilibrium: player 0 plays H with 2/3 in {1} and 1/2
+  in {2, 3}, player 1 plays H with 1/3 in {1, 2} and 2/3 in {3}; value 7/9.
+
 `repeated_matching_pennies(rounds=T)` - Zhang & Sandholm, "Finding and Certifying (Near-)Optimal
 Strategies in Black-Box Extensive-Form Games", AAAI 2021, Section 4 (Theorem 4.5): T rounds of
 matching pennies worth 1/T each (player 0 gains 1/T on a match, loses 1/T otherwise); player 0
@@ -74,6 +80,15 @@ SPECS = {
         1,
         (("R", "P", "S"), ("R", "P", "S")),
         _RPS[None],
+    ),
+    "bonus_three_state_matching_pennies": TwoStageSpec(
+        "bonus_three_state_matching_pennies",
+        "Bonus three-state matching pennies",
+        0,
+        (("H", "T"), ("H", "T")),
+        np.array([[[2.0, 1.0], [0.0, 2.0]], _MP, _MP]),
+        state_probs=(1 / 3, 1 / 3, 1 / 3),
+        partitions=((0, 1, 1), (0, 0, 1)),
     ),
     "three_state_matching_pennies": TwoStageSpec(
         "three_state_matching_pennies",

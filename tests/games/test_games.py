@@ -1,5 +1,7 @@
 """Games of the papers: pyspiel API, sizes from the papers, known equilibria, bad parameters."""
 
+import itertools
+
 import numpy as np
 import pyspiel
 import pytest
@@ -22,6 +24,7 @@ SMALL_INSTANCES = [
     "forfeit_matching_pennies",
     "sequential_rps",
     "three_state_matching_pennies",
+    "bonus_three_state_matching_pennies",
     "repeated_matching_pennies(rounds=3)",
 ]
 
@@ -110,6 +113,36 @@ def test_three_state_matching_pennies_information_structure():
         "p1 cell:0 own:": 4,
         "p1 cell:1 own:": 2,
     }
+
+
+def test_bonus_three_state_matching_pennies_has_the_unique_equilibrium_of_observation_1():
+    # Kubíček, Lisý & Sandholm 2025, App. A, Observation 1: value 7/9; player 0 plays H with
+    # 2/3 in {1} and 1/2 in {2, 3}; player 1 plays H with 1/3 in {1, 2} and 2/3 in {3}. The
+    # equilibrium is unique, so the LP of either player finds it.
+    sf = sequence_form.for_game("bonus_three_state_matching_pennies")
+    expected = {
+        "p0 cell:0 own:": [2 / 3, 1 / 3],
+        "p0 cell:1 own:": [1 / 2, 1 / 2],
+        "p1 cell:0 own:": [1 / 3, 2 / 3],
+        "p1 cell:1 own:": [2 / 3, 1 / 3],
+    }
+    for player in (0, 1):
+        solution = lp.solve(sf, player=player)
+        assert solution.value == pytest.approx(7 / 9, abs=1e-9)
+        for p, tp in enumerate(sf.treeplexes):
+            for i, key in enumerate(sf.infoset_keys(p)):
+                s = tp.seq_start[i]
+                got = solution.behavioural[p][s : s + 2]
+                np.testing.assert_allclose(got, expected[key], atol=1e-9)
+    game, payoff = pyspiel.load_game("bonus_three_state_matching_pennies"), {}
+    for hidden, a0, a1 in itertools.product((0, 1, 2), (0, 1), (0, 1)):
+        state = game.new_initial_state()
+        for a in (hidden, a0, a1):
+            state.apply_action(a)
+        payoff[hidden, "HT"[a0] + "HT"[a1]] = state.returns()[0]
+    # state 1: matching pennies plus one except (T, H); states 2, 3: matching pennies
+    assert [payoff[0, m] for m in ("HH", "HT", "TH", "TT")] == [2, 1, 0, 2]
+    assert [payoff[1, m] for m in ("HH", "HT", "TH", "TT")] == [1, 0, 0, 1]
 
 
 @pytest.mark.parametrize("rounds", [1, 2, 3])

@@ -1,0 +1,276 @@
+"""Gadget games of a subgame: resolving, max-margin and the unsafe subgame.
+
+Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
+Imperfect-Information Games", Section 2.1 (Definition 1: the auxiliary information sets S^G
+are those of the gadget game that are not in the subgame), Section 3 (Figure 1b, 1c) and
+App. A (Figures 6, 7, 9, 10, 12, 13). With i the resolving player, o = 1 - i, w_i(h) =
+P_i(h) P_c(h) and v_bar(s_o) the blueprint's counterfactual best-response values
+(`blueprints.RootValues`):
+
+* resolving (Burch, Johanson & Bowling 2014, "Solving Imperfect Information Games Using
+  Decomposition"): a chance node picks a root h with probability w_i(h) / Z, Z = sum_h w_i(h)
+  (the paper's weights "need not sum to 1"; we normalise and keep Z as `scale`, which changes
+  no equilibrium); at h the opponent chooses, in the auxiliary information set
+  "gadget:resolve:<s_o(h)>" shared by the roots of s_o, between T (action 0: terminate with
+  v_bar(s_o)) and C (action 1: play the subgame from h);
+* max-margin (Moravčík, Schmid, Ha, Hladík & Gaukrodger 2016, "Refining Subgames in Large
+  Imperfect Information Games"): the opponent first picks a root information set s_o in the
+  one auxiliary information set "gadget:max_margin" (action k: the k-th of `aux_targets`),
+  then chance picks h in s_o with probability w_i(h) / W(s_o), and every leaf pays
+  u(z) - v_bar(s_o), so the gadget's value is the maximin margin (Section 4); the reach
+  max-margin gadget (Brown & Sandholm 2017) lowers the targets by the opponent's earlier gifts
+  (`reach_margin`);
+* unsafe (Section 2.1): chance picks h with probability proportional to P_0 P_1 P_c(h),
+  assuming both players followed the blueprint; no auxiliary information set.
+
+Subtrees are copied with `TreeBuilder.copy_subtree`: every non-auxiliary information set of a
+gadget keeps its key in the full game, which is how solutions are spliced back
+(`combine.splice`). Roots with w_i = 0 are left out (player i never reaches them under the
+blueprint; its strategy there stays the blueprint's) and so are opponent root information sets
+with W(s_o) = 0 (no auxiliary action). Leaf values are player 0's utility.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Mapping
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ospiel_ext.algorithms.subgames import reach_margin
+from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities, RootValues
+from ospiel_ext.algorithms.subgames.cuts import Subgame
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tree import GameTree, TreeBuilder
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+GadgetKind = Literal["resolving", "max_margin", "reach_max_margin", "unsafe"]
+
+RESOLVE_PREFIX = "gadget:resolve:"
+MAX_MARGIN_KEY = "gadget:max_margin"
+TERMINATE, CONTINUE = 0, 1  # actions of a resolving gadget's auxiliary information sets
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class GadgetGame:
+    """A gadget game (module docstring) compiled to a sequence form.
+
+    Attributes:
+      tree: the gadget's tree (no pyspiel game behind it).
+      sf: its sequence form.
+      kind: 'resolving', 'max_margin', 'reach_max_margin' or 'unsafe'.
+      player: the resolving player i; None for the unsafe subgame (both players are solved).
+      subgame: the subgame of the full game.
+      root_values: the blueprint quantities it was built from (None for 'unsafe').
+      aux_keys: the auxiliary information sets (all the opponent's).
+      aux_targets: for each auxiliary key, the opponent root information sets its actions
+        lead to (resolving: one, entered by action 1 = C; max-margin: one per action).
+      scale: Z, with the unnormalised gadget value of Section 3 = scale * value.
+      roots: the kept roots (full-tree node ids).
+      root_copy: the gadget node of each kept root.
+    """
+
+    tree: GameTree
+    sf: TreeSequenceForm
+    kind: GadgetKind
+    player: int | None
+    subgame: Subgame
+    root_values: RootValues | None
+    aux_keys: tuple[str, ...]
+    aux_targets: Mapping[str, tuple[str, ...]]
+    scale: float
+    roots: IntArray
+    root_copy: IntArray
+
+    @property
+    def solved_players(self) -> tuple[int, ...]:
+        """The players whose subgame strategy the gadget computes."""
+        return (0, 1) if self.player is None else (self.player,)
+
+    def original_infosets(self, player: int) -> NDArray[np.bool_]:
+        """Mask over `player`'s treeplex information sets: True where the key is the full
+        game's (not auxiliary)."""
+        aux = set(self.aux_keys)
+        return np.array([k not in aux for k in self.sf.infoset_keys(player)], dtype=bool)
+
+
+def _builder(q: BlueprintQuantities, subgame: Subgame, kind: str, player: int | None):
+    """A builder named after the gadget, after the common checks."""
+    if subgame.tree is not q.sf.tree:
+        raise ValueError(
+            f"game {q.sf.name}: subgame {subgame.index} was cut from another compiled tree"
+        )
+    who = "both players" if player is None else f"player {player}"
+    name = f"{kind}-gadget({q.sf.name}, subgame {subgame.index}, {who})"
+    return TreeBuilder(name=name, game=None, utility_sum=0.0)
+
+
+def _check_aux_keys(q: BlueprintQuantities, keys: list[str]) -> None:
+    clash = set(keys) & set(q.sf.tree.infoset_key)
+    if clash:
+        raise ValueError(
+            f"game {q.sf.name}: auxiliary key {sorted(clash)[0]!r} is an information set "
+            "of the game"
+        )
+
+
+def _kept_roots(rv: RootValues, game: str, index: int) -> IntArray:
+    kept = np.flatnonzero(rv.w > 0)
+    if not len(kept):
+        raise ValueError(
+            f"game {game}: player {rv.player} never reaches subgame {index} under the "
+            "blueprint (all w_i(h) = P_i(h) P_c(h) are 0); it keeps the blueprint there"
+        )
+    return kept
+
+
+def _finish(
+    builder: TreeBuilder,
+    kind: GadgetKind,
+    player: int | None,
+    subgame: Subgame,
+    rv: RootValues | None,
+    aux: dict[str, tuple[str, ...]],
+    scale: float,
+    roots: IntArray,
+    root_copy: list[int],
+) -> GadgetGame:
+    tree = builder.freeze()
+    tree.check_perfect_recall()
+    return GadgetGame(
+        tree,
+        TreeSequenceForm(tree),
+        kind,
+        player,
+        subgame,
+        rv,
+        tuple(aux),
+        types.MappingProxyType(aux),
+        float(scale),
+        roots,
+        np.array(root_copy, dtype=np.int64),
+    )
+
+
+def _check_player(q: BlueprintQuantities, player: int) -> None:
+    if player not in (0, 1):
+        raise ValueError(f"game {q.sf.name}: the resolving player must be 0 or 1, got {player}")
+
+
+def resolving_gadget(q: BlueprintQuantities, subgame: Subgame, player: int) -> GadgetGame:
+    """The resolving gadget game of `subgame` for resolving `player` (module docstring)."""
+    _check_player(q, player)
+    builder = _builder(q, subgame, "resolving", player)
+    rv = q.root_values(subgame, player)
+    kept = _kept_roots(rv, q.sf.name, subgame.index)
+    w = rv.w[kept]
+    aux_of = [RESOLVE_PREFIX + rv.keys[k] for k in rv.root_infoset[kept].tolist()]
+    _check_aux_keys(q, aux_of)
+    tree = q.sf.tree
+    first = builder.expand_chance(builder.add_root(), range(len(kept)), w / w.sum())
+    root_copy = []
+    for n, j in enumerate(kept.tolist()):
+        s = int(rv.root_infoset[j])
+        terminate = builder.expand_decision(first + n, 1 - player, aux_of[n], (TERMINATE, CONTINUE))
+        builder.set_leaf(terminate, float(rv.cfbr[s]), float(rv.cfbr[s]))
+        builder.copy_subtree(tree, int(rv.roots[j]), terminate + 1)
+        root_copy.append(terminate + 1)
+    aux: dict[str, tuple[str, ...]] = {
+        key: (key[len(RESOLVE_PREFIX) :],) for key in dict.fromkeys(aux_of)
+    }
+    return _finish(
+        builder, "resolving", player, subgame, rv, aux, w.sum(), rv.roots[kept], root_copy
+    )
+
+
+def max_margin_gadget(
+    q: BlueprintQuantities,
+    subgame: Subgame,
+    player: int,
+    relax: Mapping[str, float] | None = None,
+) -> GadgetGame:
+    """The max-margin gadget game of `subgame` for resolving `player` (module docstring).
+
+    With `relax` ({opponent root information set: relax(s_o) >= 0}, e.g.
+    `reach_margin.reach_gifts`) it is the reach max-margin gadget (kind 'reach_max_margin'):
+    the targets are v_bar(s_o) - relax(s_o) in player i's utility.
+    """
+    _check_player(q, player)
+    kind: GadgetKind = "max_margin" if relax is None else "reach_max_margin"
+    builder = _builder(q, subgame, kind, player)
+    rv = q.root_values(subgame, player)
+    kept = _kept_roots(rv, q.sf.name, subgame.index)
+    _check_aux_keys(q, [MAX_MARGIN_KEY])
+    targets = np.flatnonzero(rv.weight > 0)
+    shift = rv.cfbr.copy()
+    if relax is not None:
+        missing = [rv.keys[s] for s in targets.tolist() if rv.keys[s] not in relax]
+        if missing or any(not relax[rv.keys[s]] >= 0 for s in targets.tolist()):
+            raise ValueError(
+                f"game {q.sf.name}: relax needs a value >= 0 for every opponent root "
+                f"information set of subgame {subgame.index}"
+            )
+        shift -= rv.sign * np.array([relax.get(k, 0.0) for k in rv.keys])
+    tree = q.sf.tree
+    first = builder.expand_decision(
+        builder.add_root(), 1 - player, MAX_MARGIN_KEY, range(len(targets))
+    )
+    roots, root_copy = [], []
+    for n, s in enumerate(targets.tolist()):
+        members = kept[rv.root_infoset[kept] == s]
+        w = rv.w[members]
+        chance = builder.expand_chance(first + n, range(len(members)), w / w.sum())
+        shifted = tree.lo - shift[s]  # the margin u(z) - target(s_o), player 0's utility
+        for m, j in enumerate(members.tolist()):
+            builder.copy_subtree(
+                tree, int(rv.roots[j]), chance + m, leaf_lo=shifted, leaf_hi=shifted
+            )
+            roots.append(int(rv.roots[j]))
+            root_copy.append(chance + m)
+    aux = {MAX_MARGIN_KEY: tuple(rv.keys[s] for s in targets.tolist())}
+    return _finish(
+        builder, kind, player, subgame, rv, aux, 1.0, np.array(roots, dtype=np.int64), root_copy
+    )
+
+
+def unsafe_subgame(q: BlueprintQuantities, subgame: Subgame) -> GadgetGame:
+    """The unsafe subgame: chance over the roots proportional to P_0 P_1 P_c (Section 2.1)."""
+    builder = _builder(q, subgame, "unsafe", None)
+    rv = q.root_values(subgame, 0)
+    joint = rv.reach.prod(axis=0)
+    kept = np.flatnonzero(joint > 0)
+    if not len(kept):
+        raise ValueError(
+            f"game {q.sf.name}: the blueprint never reaches subgame {subgame.index} "
+            "(P_0 P_1 P_c = 0 at every root)"
+        )
+    w = joint[kept]
+    first = builder.expand_chance(builder.add_root(), range(len(kept)), w / w.sum())
+    tree = q.sf.tree
+    for n, j in enumerate(kept.tolist()):
+        builder.copy_subtree(tree, int(rv.roots[j]), first + n)
+    root_copy = (first + np.arange(len(kept))).tolist()
+    return _finish(builder, "unsafe", None, subgame, None, {}, w.sum(), rv.roots[kept], root_copy)
+
+
+def gadget_game(
+    kind: GadgetKind, q: BlueprintQuantities, subgame: Subgame, player: int | None
+) -> GadgetGame:
+    """`resolving_gadget`, `max_margin_gadget` or `unsafe_subgame` by name."""
+    if kind == "resolving" and player is not None:
+        return resolving_gadget(q, subgame, player)
+    if kind == "max_margin" and player is not None:
+        return max_margin_gadget(q, subgame, player)
+    if kind == "reach_max_margin" and player is not None:
+        relax = reach_margin.reach_gifts(q, subgame.root_set, player)
+        return max_margin_gadget(q, subgame, player, relax)
+    if kind == "unsafe":
+        return unsafe_subgame(q, subgame)
+    raise ValueError(
+        f"game {q.sf.name}: unknown gadget kind {kind!r} (or no resolving player given); "
+        "kinds: resolving, max_margin, reach_max_margin, unsafe"
+    )

@@ -1,0 +1,286 @@
+"""Gadget game sequential equilibria (GGSE) by CFR+, the perturbed LP and EGT; plain Nash.
+
+Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
+Imperfect-Information Games", Definition 2: a GGSE is a limit, as eps -> 0+, of Nash
+equilibria of the gadget game in which the opponent plays every action a of every auxiliary
+information set s^G with probability at least eps * pi^P(s^G, a). All three solvers take the
+trembles as one `constraints.BehaviouralLowerBounds.from_prior(eps, prior)` keyed by the
+auxiliary information sets only (every other information set is unconstrained):
+
+* CFR+ (Section 7.2): basis matrices at the auxiliary information sets, eq. 6
+  B = (1 - eps) I + eps P; the played strategy is B pi (eq. 4) and regrets are B^T r' (eq. 5).
+  Only P = p 1^T (every column the prior) gives B pi >= eps p; the paper calls P "symmetric",
+  which holds for a uniform prior only. Default eps = 1e-3 and 5000 iterations (App. B.4,
+  Table 1). The output is the average strategy.
+* The perturbed sequence-form LP (Section 7.1, eqs 3a-3d; App. D eqs 40a-d): the LP (2a-2d)
+  of player i plus one column r_s >= 0 per auxiliary sequence s (cost 0; -1 in row s of (2c)
+  and +eps p_s in the row of its parent sequence, the empty one), whose dual reads
+  y_s >= eps p_s y_empty - exactly Definition 2 (the paper's (f + eps p)^T v in (3a) is the
+  change of variables y = z + eps p). eps decreases from eps0 by factors of 10 until the
+  solution "remains optimal when eps is set to 0": its guaranteed value in the unperturbed
+  gadget equals the LP value at eps = 0.
+* EGT with the perturbed dilated entropy (Kroer, Farina & Sandholm 2017, "Smoothing Method for
+  Approximate Extensive-Form Perfect Equilibrium"), the same bounds.
+
+Without a prior each solver computes a plain Nash equilibrium of the gadget (Section 8's "no
+prior"). Values are player i's (zero-sum) utility in the gadget; a resolving gadget's
+unnormalised value (Section 3) is `scale` times it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Literal
+
+import numpy as np
+from absl import logging
+from numpy.typing import ArrayLike, NDArray
+
+from ospiel_ext import lp, policies
+from ospiel_ext.algorithms import cfr, egt
+from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms.subgames.gadgets import GadgetGame
+from ospiel_ext.constraints import BehaviouralLowerBounds
+
+FloatArray = NDArray[np.float64]
+Method = Literal["cfr", "lp", "egt"]
+
+DEFAULT_EPS = 1e-3  # App. B.4, Table 1
+DEFAULT_ITERATIONS = 5000
+LP_EPS0 = 1e-2
+LP_MAX_DECREASES = 8
+OPTIMALITY_TOLERANCE = 1e-9  # relative to 1 + max|A|
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class GadgetSolution:
+    """A solved gadget game.
+
+    Attributes:
+      gadget: the gadget game.
+      behavioural: both players' strategies on the gadget's sequence form.
+      value: the guaranteed value of the solved player's strategy in the unperturbed gadget
+        (player i's utility; player 0's for the unsafe subgame), i.e. minus the opponent's
+        best-response value against it.
+      method: 'cfr', 'lp' or 'egt'.
+      eps: the tremble size (0 without a prior).
+      prior: the prior (None: plain Nash).
+      iterations: solver iterations (0 for the LP).
+      optimal_at_zero: LP only: the eps solution is optimal in the unperturbed LP.
+      lp_value: LP only: the value V* of the unperturbed LP (player i's utility).
+      simplex_iterations: LP only: HiGHS simplex iterations over all solves.
+    """
+
+    gadget: GadgetGame
+    behavioural: policies.Behavioural
+    value: float
+    method: Method
+    eps: float
+    prior: Mapping[str, ArrayLike] | None
+    iterations: int = 0
+    optimal_at_zero: bool | None = None
+    lp_value: float | None = None
+    simplex_iterations: int | None = None
+
+    @property
+    def unnormalised_value(self) -> float:
+        """scale * value: the value with the chance weights of Section 3 (need not sum to 1)."""
+        return self.gadget.scale * self.value
+
+
+def _solved_player(gadget: GadgetGame) -> int:
+    return 0 if gadget.player is None else gadget.player
+
+
+def guaranteed_value(gadget: GadgetGame, behavioural: ArrayLike, player: int) -> float:
+    """Player `player`'s guaranteed value of its behavioural strategy in the gadget: minus
+    the opponent's best-response value (zero-sum utilities)."""
+    sf = gadget.sf
+    x = sf.treeplexes[player].realization_plan(np.asarray(behavioural, dtype=np.float64))
+    opponent = 1 - player
+    value, _ = sf.treeplexes[opponent].best_response(sf.sequence_values(opponent, x))
+    return -value
+
+
+def lower_bounds(
+    gadget: GadgetGame, prior: Mapping[str, ArrayLike] | None, eps: float
+) -> BehaviouralLowerBounds | None:
+    """The trembles of Definition 2, eps * prior at the auxiliary information sets, as the
+    bounds every solver takes; None without a prior. ValueError unless eps is in (0, 1) and
+    every key of the prior is an auxiliary information set of the gadget."""
+    if prior is None:
+        return None
+    if not (np.isfinite(eps) and 0 < eps < 1):
+        raise ValueError(f"{gadget.sf.name}: eps must be in (0, 1), got {eps}")
+    unknown = set(prior) - set(gadget.aux_keys)
+    if unknown:
+        raise ValueError(
+            f"{gadget.sf.name}: prior key {sorted(unknown)[0]!r} is not an auxiliary "
+            "information set of the gadget (GGSE trembles only there)"
+        )
+    return BehaviouralLowerBounds.from_prior(eps, prior)
+
+
+def _check_iterations(gadget: GadgetGame, iterations: int) -> None:
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise ValueError(f"{gadget.sf.name}: iterations must be a positive int, got {iterations}")
+
+
+def solve_cfr(
+    gadget: GadgetGame,
+    prior: Mapping[str, ArrayLike] | None,
+    eps: float = DEFAULT_EPS,
+    iterations: int = DEFAULT_ITERATIONS,
+    config: cfr.CFRConfig = cfr.CFR_PLUS,
+) -> GadgetSolution:
+    """GGSE by CFR+ with basis matrices at the auxiliary information sets (Section 7.2);
+    plain CFR+ without a prior. Runs through `solver.run` (Ctrl-C returns the average so far)."""
+    _check_iterations(gadget, iterations)
+    bounds = lower_bounds(gadget, prior, eps)
+    solver = cfr.CFRVariantSolver(gadget.sf, config, lower_bounds=bounds)
+    result = solver_lib.run(solver, iterations)
+    b = solver.average_behavioural()
+    i = _solved_player(gadget)
+    return GadgetSolution(
+        gadget,
+        b,
+        guaranteed_value(gadget, b[i], i),
+        "cfr",
+        eps if bounds else 0.0,
+        prior,
+        result.iterations,
+    )
+
+
+def solve_egt(
+    gadget: GadgetGame,
+    prior: Mapping[str, ArrayLike] | None,
+    eps: float = DEFAULT_EPS,
+    iterations: int = DEFAULT_ITERATIONS,
+    dgf_weight: float = 1.0,
+) -> GadgetSolution:
+    """GGSE by EGT with the eps * prior-perturbed dilated entropy; plain EGT without a prior."""
+    _check_iterations(gadget, iterations)
+    bounds = lower_bounds(gadget, prior, eps)
+    solver = egt.EGTSolver(gadget.sf, dgf_weight=dgf_weight, lower_bounds=bounds)
+    result = solver_lib.run(solver, iterations)
+    b = solver.average_behavioural()
+    i = _solved_player(gadget)
+    return GadgetSolution(
+        gadget,
+        b,
+        guaranteed_value(gadget, b[i], i),
+        "egt",
+        eps if bounds else 0.0,
+        prior,
+        result.iterations,
+    )
+
+
+def _same_strategy(gadget: GadgetGame, a: FloatArray, b: FloatArray, player: int) -> bool:
+    """Equal (1e-9) behavioural strategies at the player's non-auxiliary information sets."""
+    tp = gadget.sf.treeplexes[player]
+    mask = tp.spread(gadget.original_infosets(player).astype(np.float64))[1:] > 0
+    return bool(np.allclose(a[1:][mask], b[1:][mask], atol=1e-9, rtol=0))
+
+
+def solve_lp(
+    gadget: GadgetGame,
+    prior: Mapping[str, ArrayLike] | None,
+    eps0: float = LP_EPS0,
+    max_decreases: int = LP_MAX_DECREASES,
+    require_stable: bool = False,
+) -> GadgetSolution:
+    """GGSE by the perturbed sequence-form LP with the eps schedule of Section 7.1 (module
+    docstring); the plain LP (a vertex Nash equilibrium) without a prior.
+
+    Args:
+      gadget: the gadget game.
+      prior: the prior at the auxiliary information sets, or None.
+      eps0: the first eps; eps = eps0 * 10^-k for k = 0 .. max_decreases.
+      max_decreases: the most times eps is divided by 10.
+      require_stable: also demand that the strategy equal the one at eps / 10 (1e-9).
+
+    If no eps passes, the last solution is returned with `optimal_at_zero=False` and a
+    warning is logged.
+    """
+    i = _solved_player(gadget)
+    sign = 1.0 if i == 0 else -1.0
+    model = lp.sequence_form_lp(gadget.sf, player=i)
+    base = model.solution(model.run())
+    v_star = sign * base.value
+    iterations = base.simplex_iterations
+    if prior is None:
+        return GadgetSolution(
+            gadget, base.behavioural, v_star, "lp", 0.0, None, 0, True, v_star, iterations
+        )
+    if isinstance(max_decreases, bool) or not isinstance(max_decreases, int) or max_decreases < 0:
+        raise ValueError(f"{gadget.sf.name}: max_decreases must be an int >= 0")
+    scale = 1.0 + float(np.abs(gadget.sf.payoff.data).max(initial=0.0))
+    tolerance = OPTIMALITY_TOLERANCE * scale
+
+    def solve_at(eps: float) -> lp.LPSolution:
+        bounds = lower_bounds(gadget, prior, eps)
+        assert bounds is not None
+        perturbed = model.add_lower_bounds(bounds, own=False)
+        return perturbed.solution(perturbed.run())
+
+    eps, solution, ok = eps0, None, False
+    for k in range(max_decreases + 1):
+        eps = eps0 * 10.0**-k
+        solution = solve_at(eps)
+        iterations += solution.simplex_iterations
+        value = guaranteed_value(gadget, solution.behavioural[i], i)
+        ok = abs(value - v_star) <= tolerance
+        if ok and require_stable:
+            finer = solve_at(eps / 10)
+            iterations += finer.simplex_iterations
+            ok = _same_strategy(gadget, solution.behavioural[i], finer.behavioural[i], i)
+        if ok:
+            warm = model.run(warm_start=solution.basis)
+            logging.info(
+                "%s: eps %.1e stays optimal at eps = 0 (the eps = 0 LP warm-started from its "
+                "basis took %d simplex iterations)",
+                gadget.sf.name,
+                eps,
+                warm.simplex_iterations,
+            )
+            break
+    assert solution is not None
+    if not ok:
+        logging.warning(
+            "%s: no eps down to %.1e gave a solution optimal at eps = 0; returning the last",
+            gadget.sf.name,
+            eps,
+        )
+    return GadgetSolution(
+        gadget,
+        solution.behavioural,
+        guaranteed_value(gadget, solution.behavioural[i], i),
+        "lp",
+        eps,
+        prior,
+        0,
+        ok,
+        v_star,
+        iterations,
+    )
+
+
+def solve(
+    gadget: GadgetGame,
+    prior: Mapping[str, ArrayLike] | None,
+    method: Method = "cfr",
+    eps: float | None = None,
+    iterations: int = DEFAULT_ITERATIONS,
+) -> GadgetSolution:
+    """`solve_cfr`, `solve_lp` or `solve_egt` by name; `eps` (default: `DEFAULT_EPS`, for the
+    LP `LP_EPS0`) is the LP's first eps."""
+    if method == "cfr":
+        return solve_cfr(gadget, prior, DEFAULT_EPS if eps is None else eps, iterations)
+    if method == "lp":
+        return solve_lp(gadget, prior, eps0=LP_EPS0 if eps is None else eps)
+    if method == "egt":
+        return solve_egt(gadget, prior, DEFAULT_EPS if eps is None else eps, iterations)
+    raise ValueError(f"{gadget.sf.name}: unknown method {method!r}; methods: cfr, lp, egt")

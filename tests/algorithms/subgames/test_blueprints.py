@@ -1,0 +1,104 @@
+"""Blueprint quantities against a brute-force walk of pyspiel states and OpenSpiel's own best
+response (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Improve Subgame Solving in
+Imperfect-Information Games", Section 2 and Theorem 1: counterfactual best-response values of
+the opponent's root information sets)."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import best_response, exploitability
+
+from ospiel_ext import policies, sequence_form
+from ospiel_ext.algorithms.subgames import blueprints
+from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
+
+
+def _walk_reaches(game, pol, histories):
+    """{history: (P_0, P_1, P_c)} by a recursive walk of pyspiel states."""
+    out = {}
+
+    def visit(state, reach):
+        key = tuple(state.history())
+        if key in histories:
+            out[key] = reach
+            return
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for a, p in state.chance_outcomes():
+                visit(state.child(a), (reach[0], reach[1], reach[2] * p))
+            return
+        player = state.current_player()
+        for a, p in pol.action_probabilities(state).items():
+            new = list(reach)
+            new[player] *= p
+            visit(state.child(a), tuple(new))
+
+    visit(game.new_initial_state(), (1.0, 1.0, 1.0))
+    return out
+
+
+@pytest.mark.parametrize("cut", [Cut.after_moves(1), Cut.after_moves(2)])
+@pytest.mark.parametrize("player", [0, 1])
+def test_counterfactual_best_response_values_match_openspiel(cut, player):
+    game = pyspiel.load_game("kuhn_poker")
+    sf = sequence_form.for_game(game)
+    pol = policies.random_policy(game, seed=5)
+    q = blueprints.BlueprintQuantities.compute(sf, pol)
+    br = best_response.BestResponsePolicy(game, 1 - player, pol)
+    for sub in subgames(sf.tree, cut):
+        rv = q.root_values(sub, player)
+        histories = {tuple(sf.tree.state(int(r)).history()): int(r) for r in sub.roots}
+        walked = _walk_reaches(game, pol, set(histories))
+        weight, value, reach = {}, {}, {}
+        for h, node in histories.items():
+            state = sf.tree.state(node)
+            key = state.information_state_string(1 - player)
+            p = walked[h]
+            w = p[player] * p[2]
+            u0 = -br.value(state) if player == 0 else br.value(state)  # zero-sum
+            weight[key] = weight.get(key, 0.0) + w
+            value[key] = value.get(key, 0.0) + w * u0
+            reach[key] = p[1 - player]
+            np.testing.assert_allclose(rv.reach[:, list(sub.roots).index(node)], p, atol=1e-12)
+        assert set(rv.keys) == set(weight)
+        for k, key in enumerate(rv.keys):
+            assert rv.weight[k] == pytest.approx(weight[key], abs=1e-12)
+            assert rv.cfbr[k] == pytest.approx(value[key] / weight[key], abs=1e-12)
+            assert rv.opp_reach[k] == pytest.approx(reach[key], abs=1e-12)
+
+
+def test_blueprints_load_from_policies_files_and_checkpoints(tmp_path):
+    game = pyspiel.load_game("kuhn_poker")
+    sf = sequence_form.for_game(game)
+    pol = blueprints.dirichlet_blueprints(game, [3])[0]
+    path = tmp_path / "blueprint.json"
+    policies.save_policy(pol, path, game)
+    from_file = blueprints.load_blueprint(sf, str(path))
+    direct = blueprints.load_blueprint(sf, pol)
+    for a, b in zip(from_file, direct):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    checkpoints = blueprints.cfr_checkpoints(game, [1, 10, 100])
+    expl = [exploitability.exploitability(game, p) for p in checkpoints]
+    assert expl[0] > expl[1] > expl[2]
+
+
+def test_blueprint_inputs_are_checked():
+    sf = sequence_form.for_game("kuhn_poker")
+    leduc_policy = policies.uniform_policy("leduc_poker")
+    with pytest.raises(ValueError, match="not a policy of game kuhn_poker"):
+        blueprints.load_blueprint(sf, leduc_policy)
+    with pytest.raises(ValueError, match="kuhn_poker.*shape"):
+        blueprints.load_blueprint(sf, (sf.treeplexes[0].uniform[1:], sf.treeplexes[1].uniform))
+    bad = sf.treeplexes[0].uniform.copy()
+    bad[1] = 0.9
+    with pytest.raises(ValueError, match="kuhn_poker.*not a distribution"):
+        blueprints.load_blueprint(sf, (bad, sf.treeplexes[1].uniform))
+    with pytest.raises(ValueError, match="strictly"):
+        blueprints.cfr_checkpoints("kuhn_poker", [10, 5])
+    with pytest.raises(ValueError, match="3 players"):
+        blueprints.full_game("kuhn_poker(players=3)")
+    q = blueprints.BlueprintQuantities.compute(sf, policies.uniform_policy("kuhn_poker"))
+    other = sequence_form.for_game("leduc_poker")
+    with pytest.raises(ValueError, match="another compiled tree"):
+        q.root_values(subgames(other.tree, Cut.after_public_chance())[0], 0)
