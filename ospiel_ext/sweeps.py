@@ -1,0 +1,382 @@
+"""Sweeps of independent runs through a `concurrent.futures.Executor`.
+
+A sweep (every blueprint x subgame x technique of a subgame-solving reproduction, every pair
+of a head-to-head match) is a list of tasks and one top-level function applied to each. The
+function runs wherever the executor puts it:
+
+- `executor()` (no scheduler): a `ProcessPoolExecutor` of local processes, started with the
+  'spawn' method. Fork is not needed: a child imports the task function's module (and so
+  ospiel_ext, pyspiel and numpy) afresh, and spawn avoids forking a parent whose C++
+  libraries may hold threads or locks. Children ignore SIGINT, so a Ctrl-C reaches only the
+  parent, which stops the sweep cleanly (below).
+- `executor("local")`: `SerialExecutor`, every submission runs at once in this process
+  (debugging with pdb, tests).
+- `executor("local-dask")`: a `dask.distributed.LocalCluster` of threads in this process
+  (tests of the Dask path without a cluster).
+- `executor("HOST:PORT")` (any other string): the Dask scheduler at that address; the tasks run
+  on its workers, which need ospiel_ext installed. The same sweep runs on a cluster without
+  code changes.
+
+`dask.distributed` is an optional extra (`pip install 'ospiel_ext[dask]'`), so it is imported
+inside the two Dask branches of `executor`, and only there; the project otherwise forbids
+function-local imports, but a module-level import would make dask a hard dependency of every
+user of this module.
+
+`map_tasks(fn, tasks, executor)` submits `fn(task)` for every task, gathers the results in task
+order, logs progress (done / total, elapsed, ETA) through absl logging, stops cleanly on Ctrl-C
+or a `stop()` callable (pending tasks are cancelled, running ones finish, and the finished
+results come back with `interrupted=True`), and turns a task's exception into a `TaskError`
+naming the task. `fn` must be a module-level function and the tasks and results picklable
+(small frozen dataclasses are ideal: their repr is the task's description); `fn` must take
+every option from its task, never from absl flags, which worker processes do not parse.
+
+A script adds the flags and runs the sweep like this:
+
+    _SCHEDULER = sweeps.define_scheduler_flag()
+    _WORKERS = sweeps.define_workers_flag()
+
+    def main(_):
+        with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as ex:
+            sweep = sweeps.map_tasks(solve_one, tasks, ex)
+
+    >>> with executor("local") as ex:
+    ...     sweep = map_tasks(abs, [-2, 3, -5], ex)
+    >>> sweep.results, sweep.interrupted
+    ((2, 3, 5), False)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import dataclasses
+import multiprocessing
+import pickle
+import queue
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Generic, TypeVar
+
+from absl import flags, logging
+
+from ospiel_ext import cli
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+SERIAL = "local"
+"""Scheduler value for the in-process serial executor."""
+
+LOCAL_DASK = "local-dask"
+"""Scheduler value for a Dask LocalCluster of threads in this process."""
+
+SCHEDULER_HELP = (
+    "Dask scheduler address (host:port) to run the sweep on a cluster; default: local "
+    f"processes. '{SERIAL}': run the tasks one by one in this process (debugging); "
+    f"'{LOCAL_DASK}': a Dask cluster of threads in this process."
+)
+
+_DASK_MISSING = "--scheduler needs dask.distributed: pip install 'ospiel_ext[dask]'"
+_DESCRIPTION_CHARS = 200
+
+
+class SerialExecutor(cf.Executor):
+    """Runs every submission at once in the calling thread; its future is done on return.
+
+    An exception of the call is stored in the future (as every executor does); a
+    KeyboardInterrupt or SystemExit propagates.
+    """
+
+    def __init__(self) -> None:
+        self._shutdown = False
+
+    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> cf.Future[R]:
+        if self._shutdown:
+            raise RuntimeError("cannot schedule new futures after shutdown")
+        future: cf.Future[R] = cf.Future()
+        future.set_running_or_notify_cancel()
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as exc:
+            future.set_exception(exc)
+        else:
+            future.set_result(result)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        del wait, cancel_futures
+        self._shutdown = True
+
+
+def _ignore_sigint() -> None:
+    """Initializer of worker processes: Ctrl-C is the parent's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def executor(scheduler: str | None = None, max_workers: int | None = None) -> Iterator[cf.Executor]:
+    """An executor for `map_tasks`, shut down (waiting for its running tasks) on exit.
+
+    Args:
+      scheduler: None for local processes; 'local' for the in-process `SerialExecutor`;
+        'local-dask' for a Dask LocalCluster of threads in this process; any other string is
+        the address of a Dask scheduler ('host:port' or 'tcp://host:port').
+      max_workers: local processes (default: the number of CPUs) or, for 'local-dask',
+        threads (default 2); ignored by the serial executor and a remote scheduler, whose
+        cluster decides.
+
+    Yields:
+      A `concurrent.futures.Executor`.
+
+    Raises:
+      ValueError: max_workers is not positive, or scheduler is an empty string.
+      ImportError: a Dask scheduler is asked for and dask.distributed is not installed.
+    """
+    if max_workers is not None and max_workers < 1:
+        raise ValueError(f"max_workers must be positive, got {max_workers}")
+    if scheduler is not None and not scheduler.strip():
+        raise ValueError("scheduler must be None, 'local', 'local-dask' or a Dask address, got ''")
+    if scheduler is None:
+        context = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers, context, initializer=_ignore_sigint) as pool:
+            yield pool
+    elif scheduler == SERIAL:
+        with SerialExecutor() as serial:
+            yield serial
+    else:
+        try:
+            import dask.distributed as dd  # optional extra: see the module docstring
+        except ImportError:
+            raise ImportError(_DASK_MISSING) from None
+        with contextlib.ExitStack() as stack:
+            if scheduler == LOCAL_DASK:
+                cluster = stack.enter_context(
+                    dd.LocalCluster(
+                        n_workers=1,
+                        threads_per_worker=max_workers or 2,
+                        processes=False,
+                        dashboard_address=None,
+                    )
+                )
+                client = stack.enter_context(dd.Client(cluster))
+            else:
+                client = stack.enter_context(dd.Client(scheduler.strip()))
+            logging.info("sweep on Dask scheduler %s", client.scheduler.address)
+            # pure=False: two equal tasks are two runs, not one deduplicated key.
+            yield stack.enter_context(client.get_executor(pure=False))
+
+
+def define_scheduler_flag(flag_values: flags.FlagValues = flags.FLAGS) -> flags.FlagHolder:
+    """Defines --scheduler (default None: local processes), the `scheduler` of `executor`."""
+    return flags.DEFINE_string("scheduler", None, SCHEDULER_HELP, flag_values=flag_values)
+
+
+def define_workers_flag(flag_values: flags.FlagValues = flags.FLAGS) -> flags.FlagHolder:
+    """Defines --workers (default None: one per CPU), the `max_workers` of `executor`."""
+    return flags.DEFINE_integer(
+        "workers",
+        None,
+        "Local worker processes of the sweep (threads with --scheduler=local-dask); "
+        "default: one per CPU. Ignored with a remote --scheduler.",
+        lower_bound=1,
+        flag_values=flag_values,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepResult(Generic[R]):
+    """What `map_tasks` gathered.
+
+    Attributes:
+      results: the results of the finished tasks, in task order.
+      task_indices: the index in `tasks` of each result (all of range(total) unless
+        interrupted; a finished set need not be a prefix, as tasks finish out of order).
+      total: the number of tasks.
+      interrupted: True when Ctrl-C or `stop()` ended the sweep before every task ran.
+      wall_seconds: wall-clock seconds of the sweep.
+    """
+
+    results: tuple[R, ...]
+    task_indices: tuple[int, ...]
+    total: int
+    interrupted: bool
+    wall_seconds: float
+
+    @property
+    def completed(self) -> int:
+        return len(self.results)
+
+
+class TaskError(RuntimeError):
+    """A task of a sweep raised; `__cause__` is its exception (with the remote traceback).
+
+    Attributes:
+      index: the task's index in `tasks`.
+      description: the one-line description of the task.
+    """
+
+    def __init__(self, index: int, total: int, description: str, exc: BaseException):
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        super().__init__(
+            f"sweep task {index + 1} of {total} ({description}) failed: "
+            f"{type(exc).__name__}: {first_line}"
+        )
+        self.index = index
+        self.description = description
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) > _DESCRIPTION_CHARS:
+        return text[: _DESCRIPTION_CHARS - 3] + "..."
+    return text
+
+
+def _check_picklable(fn: Callable[..., Any], tasks: Sequence[Any]) -> None:
+    """Fails early, on every executor, with what a process pool would fail on later."""
+    try:
+        pickle.dumps(fn)
+    except Exception as exc:
+        raise ValueError(
+            f"the task function {fn!r} must be a module-level function (picklable): {exc}"
+        ) from None
+    if tasks:
+        try:
+            pickle.dumps(tasks[0])
+        except Exception as exc:
+            raise ValueError(f"tasks must be picklable; task 1 is not: {exc}") from None
+
+
+class _Progress:
+    """Logs done / total, elapsed and ETA at most every `every` seconds, and at the end."""
+
+    def __init__(self, total: int, every: float):
+        self.total, self.every = total, every
+        self.start = time.perf_counter()
+        self._last = self.start
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def log(self, done: int, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now - self._last < self.every:
+            return
+        self._last = now
+        elapsed = now - self.start
+        eta = f"{elapsed / done * (self.total - done):.1f}s" if done else "?"
+        logging.info(
+            "sweep: %d/%d tasks done, %.1fs elapsed, ETA %s", done, self.total, elapsed, eta
+        )
+
+
+def map_tasks(
+    fn: Callable[[T], R],
+    tasks: Sequence[T],
+    executor: cf.Executor,
+    *,
+    describe: Callable[[T], str] = repr,
+    progress_every: float = 30.0,
+    stop: Callable[[], bool] | None = None,
+    poll_seconds: float = 0.1,
+) -> SweepResult[R]:
+    """Runs `fn(task)` for every task on `executor`; gathers the results in task order.
+
+    Tasks are submitted in order. Before each submission, and every `poll_seconds` while
+    waiting, the sweep checks Ctrl-C (the first one; a second interrupts as usual) and
+    `stop()`; when either holds, it cancels the tasks not yet started, waits for the running
+    ones and returns every finished result with `interrupted=True`. On a serial executor, the
+    check falls between tasks: `stop()` turning True after k tasks returns exactly k results.
+
+    Args:
+      fn: a module-level function of one task (picklable by reference).
+      tasks: picklable task arguments.
+      executor: from `executor()`, or any `concurrent.futures.Executor`.
+      describe: one-line description of a task, for progress and errors (default: repr).
+      progress_every: seconds between two progress lines (absl logging.info).
+      stop: polled; True ends the sweep early (e.g. a deadline or an outside signal).
+      poll_seconds: how often the wait for results checks Ctrl-C and `stop()`.
+
+    Returns:
+      A `SweepResult`.
+
+    Raises:
+      ValueError: fn or the first task cannot be pickled, or progress_every / poll_seconds
+        is not positive.
+      TaskError: a task raised (the others are cancelled); names the task.
+    """
+    if not progress_every > 0 or not poll_seconds > 0:
+        raise ValueError(
+            f"progress_every and poll_seconds must be positive, got {progress_every}, "
+            f"{poll_seconds}"
+        )
+    tasks = list(tasks)
+    _check_picklable(fn, tasks)
+    total = len(tasks)
+    progress = _Progress(total, progress_every)
+    name = getattr(fn, "__name__", repr(fn))  # a functools.partial has no __name__
+    logging.info("sweep: %d tasks of %s on %s", total, name, type(executor).__name__)
+    finished: queue.SimpleQueue[cf.Future[R]] = queue.SimpleQueue()
+    in_flight: dict[cf.Future[R], int] = {}
+    results: dict[int, R] = {}
+
+    def collect(future: cf.Future[R]) -> None:
+        index = in_flight.pop(future)
+        if future.cancelled():
+            return
+        exc = future.exception()
+        if exc is not None:
+            for other in in_flight:
+                other.cancel()
+            raise TaskError(index, total, _one_line(describe(tasks[index])), exc) from exc
+        results[index] = future.result()
+
+    def drain(timeout: float | None) -> None:
+        """Collects the finished futures, waiting up to `timeout` for the first (None: none)."""
+        try:
+            future = finished.get(timeout=timeout) if timeout else finished.get_nowait()
+        except queue.Empty:
+            return
+        collect(future)
+        while True:
+            try:
+                collect(finished.get_nowait())
+            except queue.Empty:
+                return
+
+    interrupted = False
+    with cli.StopFlag() as ctrl_c:
+        try:
+            submitted = 0
+            while len(results) < total:
+                if ctrl_c.stopped or (stop is not None and stop()):
+                    interrupted = True
+                    break
+                if submitted < total:
+                    future = executor.submit(fn, tasks[submitted])
+                    in_flight[future] = submitted
+                    future.add_done_callback(finished.put)
+                    submitted += 1
+                    drain(None)
+                else:
+                    drain(poll_seconds)
+                progress.log(len(results))
+            if interrupted:
+                running = [f for f in in_flight if not f.cancel()]
+                logging.info(
+                    "sweep stopping: %d tasks cancelled, waiting for %d already started",
+                    len(in_flight) - len(running),
+                    len(running),
+                )
+                while in_flight:
+                    drain(poll_seconds)
+        except BaseException:
+            for future in in_flight:
+                future.cancel()
+            raise
+    progress.log(len(results), force=True)
+    indices = tuple(sorted(results))
+    return SweepResult(
+        tuple(results[i] for i in indices), indices, total, interrupted, progress.elapsed()
+    )
