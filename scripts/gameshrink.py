@@ -165,7 +165,7 @@ def main(argv):
     cli.require(
         _POLICY_OUT.value is None or original_sf is not None,
         f"--policy_out needs the original game to compile within --max_nodes="
-        f"{_MAX_NODES.value}; {game} has {original['nodes']} nodes",
+        f"{_MAX_NODES.value}; {game} has {original['nodes']} nodes (counted)",
     )
     shrunk = abstract_game.AbstractGame.of(abstraction)
     size = shrunk.size()
