@@ -430,6 +430,9 @@ def test_bad_input(server, files, tmp_path, case):
     check_outcome(result, case.code, case.message.format(tmp=out, files=files), out)
     if case.code == 0 and case.name != "help":
         json.loads((out / "result.json").read_text())  # complete
+    if case.code == 1:  # a rejected certificate: the outcome is written, complete
+        assert sorted(p.name for p in out.iterdir()) == ["result.json"]
+        assert json.loads((out / "result.json").read_text())["ok"] is False
     if case.name == "help":
         assert result.stderr == ""
 
