@@ -12,7 +12,7 @@ For unlimited limit Leduc (an infinite game) the size is that of the paper's tru
 
 import time
 
-from absl import app, flags
+from absl import flags
 
 from ospiel_ext import cli
 from ospiel_ext.algorithms import certificates
@@ -66,10 +66,13 @@ def _pct(part, whole):
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    cli.no_arguments(argv)
+    cli.positive(_TIME_LIMIT)
+    cli.positive(_COMPILE_LIMIT)
+    cli.output_path(_OUTPUT_JSON)
+    games = {name: cli.load_game(name) for name in _GAMES.value}  # every game, before the work
     rows = []
-    for name in _GAMES.value:
-        game = cli.load_game(name)
+    for name, game in games.items():
         try:
             size = GameTree.from_game(size_game(name), max_nodes=_COMPILE_LIMIT.value).stats()
             nodes, infosets = size["histories"], size["infosets_0"] + size["infosets_1"]
@@ -118,4 +121,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

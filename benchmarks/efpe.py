@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from absl import app, flags
+from absl import flags
 
 from ospiel_ext import cli, sequence_form
 from ospiel_ext.algorithms import cfr, egt
@@ -76,12 +76,14 @@ def _plot(path, title, curves, key, loglog):
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-    cli.require(_TRAVERSALS.value >= 6, "--traversals must be at least 6")
-    os.makedirs(_OUT_DIR.value, exist_ok=True)
+    cli.no_arguments(argv)
+    cli.require(_TRAVERSALS.value >= 6, f"--traversals must be at least 6, got {_TRAVERSALS.value}")
+    cli.non_negative(_CFR_XI)
+    games = [cli.load_game(name) for name in _GAMES.value]  # every game, before the work
+    cli.pyplot()  # matplotlib is there before the work
+    cli.output_dir(_OUT_DIR)
     results, interrupted = {}, False
-    for name in _GAMES.value:
-        game = cli.load_game(name)
+    for name, game in zip(_GAMES.value, games):
         weight, curves, interrupted = _run_game(game)
         slug = name.split("(")[0]
         for key, fig, loglog in (("nash_conv", 2, False), ("max_infoset_regret", 3, True)):
@@ -110,4 +112,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

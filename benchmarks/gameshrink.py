@@ -21,7 +21,7 @@ import resource
 import sys
 import time
 
-from absl import app, flags
+from absl import flags
 
 from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext import sequence_form as sf_lib
@@ -166,12 +166,20 @@ def _knob():
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    cli.no_arguments(argv)
+    cli.positive(_RI_SECONDS)
     for t in _THRESHOLDS.value:
         try:
-            cli.require(float(t) >= 0 and not math.isnan(float(t)), f"bad threshold {t!r}")
+            threshold = float(t)
         except ValueError:
-            raise app.UsageError(f"bad threshold {t!r}") from None
+            threshold = math.nan
+        cli.require(threshold >= 0, f"--thresholds: {t!r} is not a number >= 0")
+    cli.require(bool(_RI_CHECKPOINTS.value), "--ri_checkpoints is empty")
+    for c in _RI_CHECKPOINTS.value:
+        cli.require(c.isdigit() and int(c) > 0, f"--ri_checkpoints: {c!r} is not an integer > 0")
+    cli.output_path(_OUTPUT_JSON)
+    for name in [*_LOSSLESS.value, _RHODE_ISLAND.value, _APPROXIMATE.value]:
+        cli.load_game(name)  # every game, before the work
     lossless = []
     for g in _LOSSLESS.value:
         lossless.append(_lossless_row(g))
@@ -236,4 +244,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

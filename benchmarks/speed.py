@@ -19,7 +19,7 @@ import sys
 import time
 
 import pyspiel
-from absl import app, flags
+from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import cli, evaluate, lp, policies, sequence_form, tree
@@ -156,11 +156,13 @@ def _peak_rss_mb():
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-    cli.require(_ROUNDS.value > 0 and _CHUNK.value > 0, "--rounds and --chunk_seconds must be > 0")
+    cli.no_arguments(argv)
+    cli.positive(_ROUNDS)
+    cli.positive(_CHUNK)
+    cli.output_path(_OUTPUT_JSON)
+    games = {name: cli.load_game(name) for name in _GAMES.value}  # every game, before the work
     results = {}
-    for name in _GAMES.value:
-        game = cli.load_game(name)
+    for name, game in games.items():
         start = time.perf_counter()
         sequence_form.TreeSequenceForm(tree.GameTree.from_game(game))
         compile_seconds = time.perf_counter() - start
@@ -205,4 +207,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

@@ -1,39 +1,270 @@
-"""Helpers shared by the absl-flag scripts in scripts/: game loading, tables, JSON output,
-Ctrl-C (`StopFlag`, used by the run loop `ospiel_ext.algorithms.solver.run`).
+"""Helpers shared by the absl-flag scripts in scripts/ and benchmarks/: one entry point
+(`main`), one flag validation, game loading and compiling, tables, JSON output, Ctrl-C
+(`StopFlag`, used by the run loop `ospiel_ext.algorithms.solver.run`).
 
-Scripts print; the library logs. These helpers turn bad input into `app.UsageError` so a
-script exits non-zero with a one-line message.
+Scripts print; the library logs. Every problem with the input ends a script the same way:
+one line `error: <reason>` on stderr and exit code 2 (`USAGE_EXIT_CODE`), before any work
+where the problem can be seen from the flags. `--help` prints the help and exits 0. A Ctrl-C
+outside a run loop prints `interrupted while <stage>` and exits 130; inside one, the script
+writes its result so far and exits 130 itself.
+
+    def main(argv):
+        cli.no_arguments(argv)
+        cli.positive(_ITERATIONS)
+        cli.output_path(_OUTPUT_JSON)
+        game = cli.load_game(_GAME.value)
+        sf = cli.compile_game(game, _MAX_NODES.value)
+        ...
+
+    if __name__ == "__main__":
+        cli.main(main)
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import signal
+import sys
+import tempfile
 import threading
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NoReturn
 
 import pyspiel
-from absl import app
+from absl import app, flags
 
+import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel for load_game)
 from ospiel_ext import files
+from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
 
+USAGE_EXIT_CODE = 2
+"""Exit code of a script refused because of its flags, its game or its input files."""
 
-def load_game(game_string: str) -> pyspiel.Game:
-    """Loads --game (registering ospiel_ext.games first), or raises app.UsageError."""
-    import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel)
+INTERRUPTED_EXIT_CODE = 130
+"""Exit code of a script stopped by Ctrl-C (128 + SIGINT)."""
 
+ROUNDING_TOLERANCE = 1e-9
+"""Exploitabilities, NashConvs and regrets in [-ROUNDING_TOLERANCE, 0) are rounding errors of
+a true 0 and are printed and written as 0 (`clip_rounding`)."""
+
+
+def _one_line(message: str) -> str:
+    return " ".join(line.strip() for line in str(message).splitlines() if line.strip())
+
+
+def fail(message: str, exit_code: int = USAGE_EXIT_CODE) -> NoReturn:
+    """Prints `error: <message>` on one line to stderr and exits with `exit_code`."""
+    sys.stdout.flush()
+    sys.stderr.write(f"error: {_one_line(message)}\n")
+    sys.stderr.flush()
+    sys.exit(exit_code)
+
+
+_STAGE_NOTE = "while "
+
+
+@contextlib.contextmanager
+def stage(what: str) -> Iterator[None]:
+    """Names what the script is doing, for the line a Ctrl-C prints ("interrupted while
+    compiling leduc_poker()"): a KeyboardInterrupt leaving the block carries it as a note (the
+    innermost stage is the first note)."""
     try:
-        return tree_lib.load(game_string)
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        yield
+    except KeyboardInterrupt as e:
+        e.add_note(_STAGE_NOTE + what)
+        raise
+
+
+def _parse_flags(argv: list[str]) -> list[str]:
+    """absl's flag parsing with a one-line error (exit 2) and --help exiting 0."""
+    try:
+        return flags.FLAGS(argv)
+    except flags.Error as e:
+        fail(str(e))
+    except SystemExit as e:  # absl's --help / --helpfull print the help and exit 1
+        raise SystemExit(0 if e.code == 1 else e.code) from None
+
+
+def main(script_main: Callable[[list[str]], Any]) -> None:
+    """Runs a script's `main(argv)` under `absl.app.run`.
+
+    A bad flag value, an `app.UsageError` from `main` (flag checks, `load_game`,
+    `compile_game`, `refuse`) prints `error: <reason>` on one line (absl would print the whole
+    flag help first) and exits 2; a KeyboardInterrupt that reaches here prints `interrupted
+    while <stage>` and exits 130; `--help` exits 0.
+    """
+
+    def guarded(argv: list[str]) -> Any:
+        try:
+            return script_main(argv)
+        except app.UsageError as e:
+            fail(str(e))
+        except KeyboardInterrupt as e:
+            notes = [n for n in getattr(e, "__notes__", ()) if n.startswith(_STAGE_NOTE)]
+            sys.stdout.flush()
+            sys.stderr.write(" ".join(["interrupted", *notes[:1]]) + "\n")
+            sys.exit(INTERRUPTED_EXIT_CODE)
+
+    app.run(guarded, flags_parser=_parse_flags)
 
 
 def require(condition: bool, message: str) -> None:
     """Raises app.UsageError(message) unless condition holds (flag validation)."""
     if not condition:
         raise app.UsageError(message)
+
+
+@contextlib.contextmanager
+def refuse(*errors: type[Exception]) -> Iterator[None]:
+    """Turns the library's refusals (ValueError by default: the game or an argument violates
+    an assumption) raised in the block into app.UsageError with the same one-line message."""
+    errors = errors or (ValueError,)
+    try:
+        yield
+    except errors as e:
+        raise app.UsageError(_one_line(str(e))) from None
+
+
+def no_arguments(argv: Sequence[str]) -> None:
+    """Refuses positional arguments (scripts take flags only)."""
+    require(len(argv) <= 1, f"unexpected arguments {list(argv[1:])} (the scripts take flags only)")
+
+
+def _number(holder: flags.FlagHolder) -> float | None:
+    value = holder.value
+    if value is not None and isinstance(value, float) and math.isnan(value):
+        raise app.UsageError(f"--{holder.name} must be a number, got nan")
+    return value
+
+
+def positive(holder: flags.FlagHolder) -> None:
+    """Refuses a numeric flag that is set and not > 0 (iteration budgets, time limits, node
+    caps); unset (None) passes."""
+    value = _number(holder)
+    require(value is None or value > 0, f"--{holder.name} must be positive, got {value}")
+
+
+def non_negative(holder: flags.FlagHolder) -> None:
+    """Refuses a numeric flag that is set and < 0 (epsilon, xi, thresholds)."""
+    value = _number(holder)
+    require(value is None or value >= 0, f"--{holder.name} must be non-negative, got {value}")
+
+
+def fraction(holder: flags.FlagHolder) -> None:
+    """Refuses a numeric flag that is set and not strictly between 0 and 1."""
+    value = _number(holder)
+    require(value is None or 0 < value < 1, f"--{holder.name} must be in (0, 1), got {value}")
+
+
+def output_path(holder: flags.FlagHolder, suffixes: Sequence[str] = ("",)) -> None:
+    """Refuses an output flag (--output_json, --policy_out, --plot, ...) whose file could not
+    be written, before the work that produces it: its directory is missing or not writable, or
+    the path is a directory or a read-only file. `suffixes`: the files written are path +
+    suffix (a certificate is PATH and PATH.npz)."""
+    path = holder.value
+    if not path:
+        return
+    flag = f"--{holder.name}={path}"
+    directory = os.path.dirname(os.path.abspath(path))
+    require(os.path.isdir(directory), f"{flag}: directory {directory} does not exist")
+    try:  # a real file, as root may "access" what it cannot write (/proc, read-only mounts)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as e:
+        raise app.UsageError(f"{flag}: cannot write in {directory} ({e.strerror or e})") from None
+    for suffix in suffixes:
+        target = path + suffix
+        require(not os.path.isdir(target), f"{flag}: {target} is a directory")
+        require(
+            not os.path.exists(target) or os.access(target, os.W_OK),
+            f"{flag}: {target} is not writable",
+        )
+
+
+def output_dir(holder: flags.FlagHolder) -> None:
+    """Makes an output directory flag's directory (and its parents) before the work, or
+    refuses the flag if that is impossible or the directory is not writable."""
+    path = holder.value
+    require(bool(path), f"--{holder.name} is required")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        raise app.UsageError(f"--{holder.name}={path}: {e.strerror or e}") from None
+
+
+def distinct_outputs(*holders: flags.FlagHolder) -> None:
+    """Refuses two output flags naming the same file (one would overwrite the other)."""
+    seen: dict[str, str] = {}
+    for holder in holders:
+        if holder.value:
+            path = os.path.realpath(holder.value)
+            require(
+                path not in seen,
+                f"--{holder.name} and --{seen.get(path)} name the same file {holder.value}",
+            )
+            seen[path] = holder.name
+
+
+def input_file(holder: flags.FlagHolder) -> None:
+    """Refuses an input flag whose file does not exist or cannot be read."""
+    path = holder.value
+    require(bool(path), f"--{holder.name} is required")
+    require(os.path.isfile(path), f"--{holder.name}={path}: no such file")
+    require(os.access(path, os.R_OK), f"--{holder.name}={path}: not readable")
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Discards what C++ code writes to file descriptor 2 in the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def load_game(game_string: str) -> pyspiel.Game:
+    """Loads --game (simultaneous-move games converted to turn-based) and checks that it is a
+    two-player zero-sum (or constant-sum) game; app.UsageError naming the problem otherwise."""
+    with refuse(ValueError):
+        with _quiet_stderr():  # pyspiel also prints "OpenSpiel exception: ..." on stderr
+            game = tree_lib.load(game_string)
+        tree_lib.check_two_player_zero_sum(game)
+    return game
+
+
+def compile_game(game: pyspiel.Game, max_nodes: int | None = None) -> sf_lib.TreeSequenceForm:
+    """The game's sequence form (`sequence_form.for_game`), or app.UsageError naming the game
+    and the violated property (players, zero-sum, perfect recall, more than `max_nodes`
+    nodes); a Ctrl-C meanwhile prints "interrupted while compiling <game>"."""
+    with stage(f"compiling {game}"), refuse(ValueError):
+        return sf_lib.for_game(game, max_nodes=max_nodes)
+
+
+def is_infinite(game: pyspiel.Game) -> bool:
+    """True for a game without a finite maximum length (e.g. limit_leduc_poker(max_raises=-1)):
+    it cannot be compiled or written as a policy file."""
+    return game.max_game_length() >= tree_lib.INFINITE_GAME_LENGTH
+
+
+def clip_rounding(value: Any) -> Any:
+    """`value` (a float or a list / tuple of them) with entries in [-ROUNDING_TOLERANCE, 0)
+    set to 0: an exploitability, NashConv or regret is >= 0, and -5.6e-17 is rounding.
+    Larger negative values are left alone (they would be a bug to see)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(clip_rounding(v) for v in value)
+    if isinstance(value, float) and -ROUNDING_TOLERANCE <= value < 0:
+        return 0.0
+    return value
 
 
 def write_json(path: str | os.PathLike | None, data: dict[str, Any]) -> None:
@@ -72,10 +303,6 @@ def pyplot():
     except ImportError:
         raise app.UsageError("plots need matplotlib: pip install 'ospiel_ext[plot]'") from None
     return plt
-
-
-INTERRUPTED_EXIT_CODE = 130
-"""Exit code of a script stopped by Ctrl-C after writing its result so far (128 + SIGINT)."""
 
 
 class StopFlag:

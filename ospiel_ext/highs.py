@@ -12,13 +12,25 @@ stable `ids`, so that the final basis (`Basis`) can warm-start a renumbered, gro
 (e.g. the LP of a larger trunk of the same game). Where HiGHS fails from a start basis
 (HiGHS 1.15's dual simplex stops with "HiGHS did not run" from some alien bases), the program
 is solved again from scratch and the fallback logged.
+
+HiGHS runs in C++ and never returns to Python on its own, so Python would only see a Ctrl-C
+after the solve. While HiGHS runs, a SIGINT handler of this module counts Ctrl-C presses and
+HiGHS's simplex / interior-point interrupt callbacks (`kCallbackSimplexInterrupt`,
+`kCallbackIpmInterrupt`, through highspy's `cbSimplexInterrupt` / `cbIpmInterrupt`) stop the
+solve: at the first press when nobody else handles Ctrl-C (the solve then raises
+KeyboardInterrupt), at the second when a caller's handler does (a run loop's `StopFlag`: the
+first press is handed to it after the solve ends, so the loop stops after its current step).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import signal
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from types import FrameType
+from typing import Any
 
 import highspy
 import numpy as np
@@ -344,6 +356,55 @@ def _highs_lp(a: sp.csc_matrix, columns: tuple[Block, ...], rows: tuple[Block, .
     return lp
 
 
+class _CtrlC:
+    """Ctrl-C while HiGHS runs (see the module docstring): counts presses, interrupts HiGHS
+    through its interrupt callbacks, and hands the presses to the previous SIGINT handler
+    when the solve ends. Outside the main thread (no signal handlers) or where SIGINT is
+    ignored it does nothing."""
+
+    def __init__(self, h: highspy.Highs):
+        self._h = h
+        self._presses = 0
+        self._previous: Callable[[int, FrameType | None], Any] | int = signal.SIG_DFL
+        self._installed = False
+        self._needed = 1
+
+    def __enter__(self) -> _CtrlC:
+        previous = signal.getsignal(signal.SIGINT)
+        if threading.current_thread() is threading.main_thread() and previous != signal.SIG_IGN:
+            # None: a handler not installed from Python, which cannot be restored.
+            self._previous = signal.default_int_handler if previous is None else previous
+            graceful = callable(self._previous) and self._previous is not signal.default_int_handler
+            self._needed = 2 if graceful else 1
+            signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+            self._h.cbSimplexInterrupt.subscribe(self._callback)
+            self._h.cbIpmInterrupt.subscribe(self._callback)
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        del signum, frame
+        self._presses += 1
+
+    def _callback(self, event) -> None:
+        if self._presses >= self._needed:
+            event.interrupt()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if not self._installed:
+            return
+        signal.signal(signal.SIGINT, self._previous)
+        self._installed = False
+        if exc_type is not None:
+            return
+        for _ in range(self._presses):  # each press goes to whoever handles SIGINT by now
+            handler = signal.getsignal(signal.SIGINT)
+            if handler is signal.default_int_handler or handler == signal.SIG_DFL:
+                raise KeyboardInterrupt
+            if callable(handler):
+                handler(signal.SIGINT, None)
+
+
 def _run_highs(lp, time_limit: float | None, start) -> _Run:
     """Runs HiGHS on `lp`, from `start` (column and row status codes) if given."""
     h = highspy.Highs()
@@ -360,7 +421,11 @@ def _run_highs(lp, time_limit: float | None, start) -> _Run:
         basis.valid = True
         rejected = h.setBasis(basis) == highspy.HighsStatus.kError
     begin = time.perf_counter()
-    run_status = highspy.HighsStatus.kError if rejected else h.run()
+    if rejected:
+        run_status = highspy.HighsStatus.kError
+    else:
+        with _CtrlC(h):
+            run_status = h.run()
     seconds = time.perf_counter() - begin
     status = _M.kNotset if rejected else h.getModelStatus()
     message = "HiGHS rejected the start basis" if rejected else STATUS_MESSAGES.get(status, "")

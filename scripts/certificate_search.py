@@ -5,15 +5,21 @@
 
 The game is explored through pyspiel states and ospiel_ext.games.utility_bounds only; the
 whole game is never expanded. Progress is logged per iteration; --max_nodes, --time_limit and
-Ctrl-C stop the search with the best certificate so far.
+Ctrl-C stop the search with the best certificate so far (after Ctrl-C, it is printed and
+written and the script exits with code 130).
 
-JSON keys: game, epsilon, value_lower, value_upper, trunk_nodes, trunk_infosets,
-minimal_nodes, minimal_infosets, iterations, seconds, lp_seconds, stopped; with
---nature_epsilon (chance sampled, Section 5) also true_game_epsilon_bound, bound_probability,
-nature_samples_per_chance_node.
+--policy_out needs a finite game (it writes a policy for every information state); it is
+refused, before the search, for an infinite game such as limit_leduc_poker(max_raises=-1).
+
+JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0), value_lower,
+value_upper, trunk_nodes, trunk_infosets, minimal_nodes, minimal_infosets, iterations,
+seconds, lp_seconds, stopped; with --nature_epsilon (chance sampled, Section 5) also
+true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
 """
 
-from absl import app, flags
+import sys
+
+from absl import flags, logging
 
 from ospiel_ext import cli, policies
 from ospiel_ext.algorithms import certificates
@@ -40,14 +46,27 @@ _POLICY_OUT = flags.DEFINE_string(
     "policy_out", None, "Write the certified policy of the full game (finite games only)."
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+_WARM_START = flags.DEFINE_boolean(
+    "warm_start", True, "Start every LP from the previous trunk's basis (--nowarm_start: cold)."
+)
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-    cli.require(_EPSILON.value >= 0, "--epsilon must be non-negative")
-    cli.require(_MAX_NODES.value is None or _MAX_NODES.value > 0, "--max_nodes must be positive")
-    cli.require(_TIME_LIMIT.value is None or _TIME_LIMIT.value > 0, "--time_limit must be > 0")
+    cli.no_arguments(argv)
+    for holder in (_MAX_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT):
+        cli.positive(holder)
+    cli.non_negative(_EPSILON)
+    cli.fraction(_NATURE_DELTA)
+    cli.output_path(_OUTPUT_JSON)
+    cli.output_path(_CERTIFICATE_OUT, suffixes=("", ".npz"))
+    cli.output_path(_POLICY_OUT)
+    cli.distinct_outputs(_OUTPUT_JSON, _CERTIFICATE_OUT, _POLICY_OUT)
     game = cli.load_game(_GAME.value)
+    cli.require(
+        not (_POLICY_OUT.value and cli.is_infinite(game)),
+        f"--policy_out needs a finite game; {game} has no maximum length (search without "
+        "--policy_out, or save the certificate with --certificate_out)",
+    )
     nature = None
     if _NATURE_EPSILON.value is not None:
         cli.require(
@@ -59,33 +78,29 @@ def main(argv):
             "a certificate of a sampled trunk cannot be re-verified from the game; "
             "omit --certificate_out",
         )
-        try:
+        with cli.refuse(ValueError):
             nature = certificates.NatureSampling(
                 _NATURE_EPSILON.value,
                 _NATURE_DELTA.value,
                 _NATURE_SUPPORT.value,
                 _MAX_NODES.value,
             )
-        except ValueError as e:
-            raise app.UsageError(str(e)) from None
-    try:
-        with cli.StopFlag() as stop:
-            result = certificates.search(
-                game,
-                epsilon=_EPSILON.value,
-                max_nodes=_MAX_NODES.value,
-                time_limit=_TIME_LIMIT.value,
-                expand_shallowest=_SHALLOWEST.value,
-                stop=lambda: stop.stopped,
-                nature=nature,
-            )
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
+    with cli.refuse(ValueError), cli.StopFlag() as stop:
+        result = certificates.search(
+            game,
+            epsilon=_EPSILON.value,
+            max_nodes=_MAX_NODES.value,
+            time_limit=_TIME_LIMIT.value,
+            expand_shallowest=_SHALLOWEST.value,
+            stop=lambda: stop.stopped,
+            nature=nature,
+            warm_start=_WARM_START.value,
+        )
     cert = result.certificate
     minimal = certificates.minimal_certificate(cert)
     row = {
         "game": str(game),
-        "epsilon": cert.epsilon,
+        "epsilon": cli.clip_rounding(cert.epsilon),
         "value_lower": cert.value_lower,
         "value_upper": cert.value_upper,
         "trunk_nodes": cert.trunk.num_nodes,
@@ -107,9 +122,13 @@ def main(argv):
     if _CERTIFICATE_OUT.value:
         certificate_io.save(cert, _CERTIFICATE_OUT.value, game)
     if _POLICY_OUT.value:
-        pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
-        policies.save_policy(pol, _POLICY_OUT.value, game)
+        logging.info("writing the certified policy of every information state of %s", game)
+        with cli.stage(f"writing the policy of {game}"):
+            pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
+            policies.save_policy(pol, _POLICY_OUT.value, game)
+    if result.stopped == "interrupted":
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

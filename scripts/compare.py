@@ -11,21 +11,22 @@ counted as solver time. OpenSpiel's solvers run through a thin adapter to our So
 (their average policy read into arrays at checkpoints only).
 
 Ctrl-C stops the whole comparison (the current solver after its current iteration, and no
-further solver starts); the curves so far are printed and written, and the script exits with
-code 130.
+further solver starts; during a solver's set-up, that solver does not run); the curves so far
+are printed and written, and the script exits with code 130.
 
 JSON keys: game, iterations, interrupted, solvers: {name: {iterations: [...], seconds: [...],
-exploitability: [...], seconds_per_iteration, stop_reason}}.
+exploitability: [...] (>= 0; rounding errors above -1e-9 are written as 0),
+seconds_per_iteration, stop_reason}}.
 """
 
 import sys
 
 import numpy as np
 import pyspiel
-from absl import app, flags
+from absl import flags
 from open_spiel.python.algorithms import cfr as os_cfr
 
-from ospiel_ext import cli, evaluate, policies, sequence_form
+from ospiel_ext import cli, evaluate, policies
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -46,6 +47,7 @@ _SOLVERS = flags.DEFINE_list(
 )
 _ITERATIONS = flags.DEFINE_integer("iterations", 200, "Iterations per solver.")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 120.0, "Seconds per solver.")
+_MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 _PLOT = flags.DEFINE_string("plot", None, "Write a PNG plot here (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the curves here as JSON.")
 
@@ -88,8 +90,11 @@ class _OpenSpielSolver:
         return evaluate.evaluate_profile(self._sf, self.average_behavioural()).exploitability
 
 
-def _run(name, game, sf, checkpoints):
-    solver = _OURS[name](sf) if name in _OURS else _OpenSpielSolver(name, game, sf)
+def _make(name, game, sf):
+    return _OURS[name](sf) if name in _OURS else _OpenSpielSolver(name, game, sf)
+
+
+def _run(solver, checkpoints):
     result = solver_lib.run(
         solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, checkpoints=checkpoints
     )
@@ -97,7 +102,7 @@ def _run(name, game, sf, checkpoints):
     return {
         "iterations": list(curve.iterations),
         "seconds": list(curve.seconds),
-        "exploitability": list(curve.exploitability),
+        "exploitability": cli.clip_rounding(list(curve.exploitability)),
         "seconds_per_iteration": result.seconds / max(result.iterations, 1),
         "stop_reason": result.stop_reason,
     }
@@ -121,25 +126,31 @@ def _plot(path, game, curves):
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-    cli.require(_ITERATIONS.value > 0, "--iterations must be positive")
-    cli.require(_TIME_LIMIT.value > 0, "--time_limit must be positive")
-    unknown = [s for s in _SOLVERS.value if s not in SOLVERS]
+    cli.no_arguments(argv)
+    for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES):
+        cli.positive(holder)
+    names = _SOLVERS.value
+    cli.require(bool(names), f"--solvers is empty; choose from {SOLVERS}")
+    unknown = [s for s in names if s not in SOLVERS]
     cli.require(not unknown, f"unknown solvers {unknown}; choose from {SOLVERS}")
+    cli.require(len(set(names)) == len(names), f"--solvers names a solver twice: {names}")
+    for holder in (_OUTPUT_JSON, _PLOT):
+        cli.output_path(holder)
+    cli.distinct_outputs(_OUTPUT_JSON, _PLOT)
+    if _PLOT.value:
+        cli.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
-    try:
-        sf = sequence_form.for_game(game)
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
+    sf = cli.compile_game(game, _MAX_NODES.value)
     n = _ITERATIONS.value
     checkpoints = solver_lib.log_spaced(n, 20)
     curves, interrupted = {}, False
     with cli.StopFlag() as between_runs:  # Ctrl-C between two solvers' loops
-        for name in _SOLVERS.value:
+        for name in names:
+            solver = _make(name, game, sf)  # OpenSpiel's Python CFR walks the game here
             if between_runs.stopped:
                 interrupted = True
                 break
-            curves[name] = _run(name, game, sf, checkpoints)
+            curves[name] = _run(solver, checkpoints)
             if curves[name]["stop_reason"] == "interrupted":
                 interrupted = True
                 break
@@ -183,4 +194,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

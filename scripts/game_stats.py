@@ -9,9 +9,9 @@ compile_seconds.
 
 import time
 
-from absl import app, flags
+from absl import flags
 
-from ospiel_ext import cli, sequence_form, tree
+from ospiel_ext import cli
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
@@ -19,16 +19,12 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here 
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-    cli.require(_MAX_NODES.value is None or _MAX_NODES.value > 0, "--max_nodes must be positive")
+    cli.no_arguments(argv)
+    cli.positive(_MAX_NODES)
+    cli.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     start = time.perf_counter()
-    try:
-        sf = sequence_form.TreeSequenceForm(
-            tree.GameTree.from_game(game, max_nodes=_MAX_NODES.value)
-        )
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
+    sf = cli.compile_game(game, _MAX_NODES.value)
     stats = {
         "game": str(game),
         **sf.tree.stats(),
@@ -42,4 +38,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

@@ -10,12 +10,18 @@ views_per_round, classes_per_round, refinement_passes, abstraction_seconds; orig
 abstracted, each with nodes, infosets, lp_rows, lp_columns, lp_nonzeros (original.source is
 "compiled" when the original game was walked, "counted" when it was counted from the signal
 tree with the identity filter); solve, solve_seconds, iterations, abstract_value (player 0's
-value of the abstracted game), abstract_exploitability, exploitability (OpenSpiel's
-exploitability of the lifted strategy in the original game; null when the original does not
-compile within --max_nodes; for a lossless filter it equals abstract_exploitability, tested),
+value of the abstracted game), abstract_exploitability, exploitability (of the lifted strategy
+in the original game, by ospiel_ext.evaluate, which equals OpenSpiel's to 1e-9; null when the
+original has more than --max_nodes nodes; for a lossless filter it equals
+abstract_exploitability, tested; both >= 0, rounding errors above -1e-9 are written as 0),
 stopped_early, stop_reason ('optimal' for lp; 'iterations', 'time_limit' or 'interrupted' for
-cfr_plus). Ctrl-C during CFR+ stops it after the current iteration; the strategy so far is
-lifted, evaluated and written, and the script exits with code 130.
+cfr_plus and lp; an LP stopped early has no strategy: the values are null and no policy is
+written). Ctrl-C during CFR+ stops it after the current iteration, during the LP at once; the
+strategy so far is lifted, evaluated and written, and the script exits with code 130.
+
+The original game is counted from the signal tree first (the identity filter, seconds even
+for Rhode Island Hold'em's 6.7 billion nodes) and compiled only when the count is within
+--max_nodes; --policy_out needs that, and --policy_out / --abstract_policy_out need a --solve.
 
 Γ_f is solved on its sequence form built from the betting tree x class pairs
 (`abstract_game.ProductSequenceForm`), so Rhode Island Hold'em (52 cards) runs with
@@ -24,11 +30,11 @@ lifted, evaluated and written, and the script exits with code 130.
 
 import math
 import sys
+import time
 
-from absl import app, flags
-from open_spiel.python.algorithms import exploitability as os_exploitability
+from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, lp, policies
+from ospiel_ext import cli, evaluate, files, lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -68,39 +74,99 @@ _SIZE_KEYS = ("nodes", "infosets", "lp_rows", "lp_columns", "lp_nonzeros")
 
 
 def _original_size(abstraction):
-    """Sizes of the original game: compiled if it fits in --max_nodes, else counted."""
+    """(compiled sequence form or None, sizes) of the original game: counted from the signal
+    tree first, compiled only when the count is within --max_nodes."""
+    game = abstraction.og.game
+    logging.info("counting %s from the signal tree (identity filter)", game)
+    with cli.stage(f"counting {game}"):
+        size = abstract_game.AbstractGame.of(gameshrink.identity_filter(abstraction)).size()
+    counted = {**{k: size[k] for k in _SIZE_KEYS}, "source": "counted"}
+    if size["nodes"] > _MAX_NODES.value:
+        logging.info(
+            "%s has %d nodes (counted) > --max_nodes=%d: not compiled, the lifted strategy is "
+            "not evaluated in it",
+            game,
+            size["nodes"],
+            _MAX_NODES.value,
+        )
+        return None, counted
+    logging.info("compiling %s (%d nodes counted)", game, size["nodes"])
     try:
-        sf = sf_lib.for_game(abstraction.og.game, max_nodes=_MAX_NODES.value)
+        with cli.stage(f"compiling {game}"):
+            sf = sf_lib.for_game(game, max_nodes=_MAX_NODES.value)
     except GameTooLargeError:
-        identity = gameshrink.identity_filter(abstraction)
-        size = abstract_game.AbstractGame.of(identity).size()
-        return None, {**{k: size[k] for k in _SIZE_KEYS}, "source": "counted"}
+        return None, counted
     return sf, {**abstract_game.game_size(sf), "source": "compiled"}
 
 
-def _solve(game):
-    """(behavioural, LP value or None, iterations, seconds, stop reason) of Γ_f by --solve."""
-    sf = game.sequence_form
+def _solve(sf):
+    """(behavioural or None, LP value or None, iterations, seconds, stop reason) of Γ_f's
+    sequence form `sf` by --solve; the behavioural strategy is None when the LP was stopped
+    before its solution."""
     if _SOLVE.value == "lp":
-        solution = lp.solve(sf, time_limit=_TIME_LIMIT.value)
+        start = time.perf_counter()
+        try:
+            with cli.stage(f"solving the LP of {sf.name}"):
+                solution = lp.solve(sf, time_limit=_TIME_LIMIT.value)
+        except KeyboardInterrupt:
+            return None, None, 0, time.perf_counter() - start, "interrupted"
+        except lp.LPError as e:
+            if e.status != "kTimeLimit":
+                cli.fail(f"the LP of {sf.name} was not solved: {e}", exit_code=1)
+            return None, None, 0, time.perf_counter() - start, "time_limit"
         return solution.behavioural, solution.value, 0, solution.seconds, "optimal"
     solver = cfr.CFRPlusSolver(sf)
     result = solver_lib.run(solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=100)
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
 
+def _lift(game, shrunk, behavioural, original_sf):
+    """The lifted strategy's exploitability in the original game (None if not compiled); saves
+    --abstract_policy_out and --policy_out."""
+    lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
+    if _ABSTRACT_POLICY_OUT.value:
+        with files.atomic_path(_ABSTRACT_POLICY_OUT.value) as tmp, open(tmp, "wb") as f:
+            abstract_game.save_lifted_policy(lifted, f)
+    if original_sf is None:
+        return None
+    logging.info(
+        "lifting the strategy to the %d information sets of %s (OpenSpiel's TabularPolicy of "
+        "the game is built)",
+        original_sf.tree.num_infosets,
+        game,
+    )
+    with cli.stage(f"lifting the strategy to {game}"):
+        tabular = lifted.to_tabular(_MAX_NODES.value)
+        exploitability = evaluate.exploitability(game, tabular)
+        if _POLICY_OUT.value:
+            policies.save_policy(tabular, _POLICY_OUT.value, game)
+    return exploitability
+
+
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-    cli.require(_THRESHOLD.value >= 0, "--threshold must be >= 0")
-    cli.require(_ITERATIONS.value > 0, "--iterations must be positive")
-    cli.require(_TIME_LIMIT.value is None or _TIME_LIMIT.value > 0, "--time_limit must be > 0")
+    cli.no_arguments(argv)
+    cli.non_negative(_THRESHOLD)
+    for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES, _MAX_ABSTRACT_NONZEROS):
+        cli.positive(holder)
+    for holder in (_POLICY_OUT, _ABSTRACT_POLICY_OUT):
+        cli.require(
+            not (_SOLVE.value == "none" and holder.value),
+            f"--{holder.name} needs a strategy; --solve=none computes none (use --solve=lp or "
+            "--solve=cfr_plus)",
+        )
+    for holder in (_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT):
+        cli.output_path(holder)
+    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT)
     game = cli.load_game(_GAME.value)
-    try:
+    with cli.stage(f"abstracting {game}"), cli.refuse(ValueError, TimeoutError):
         abstraction = gameshrink.gameshrink(game, _THRESHOLD.value, _TIME_LIMIT.value)
-    except (ValueError, TimeoutError) as e:
-        raise app.UsageError(str(e)) from None
     st = abstraction.signal_tree
     original_sf, original = _original_size(abstraction)
+    cli.require(
+        _POLICY_OUT.value is None or original_sf is not None,
+        f"--policy_out needs the original game to compile within --max_nodes="
+        f"{_MAX_NODES.value}; {game} has {original['nodes']} nodes (counted)",
+    )
     shrunk = abstract_game.AbstractGame.of(abstraction)
     size = shrunk.size()
     row = {
@@ -122,27 +188,22 @@ def main(argv):
             f"the abstracted game's LP has {size['lp_nonzeros']} nonzeros > "
             "--max_abstract_nonzeros; use --solve=none for its size only",
         )
-        cli.require(
-            _POLICY_OUT.value is None or original_sf is not None,
-            "--policy_out needs the original game to compile within --max_nodes",
-        )
-        behavioural, value, iterations, seconds, reason = _solve(shrunk)
-        result = evaluate.evaluate_profile(shrunk.sequence_form, behavioural)
-        lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
-        if _ABSTRACT_POLICY_OUT.value:
-            abstract_game.save_lifted_policy(lifted, _ABSTRACT_POLICY_OUT.value)
-        exploitability = None
-        if original_sf is not None:
-            tabular = lifted.to_tabular(_MAX_NODES.value)
-            exploitability = os_exploitability.exploitability(game, tabular)
-            if _POLICY_OUT.value:
-                policies.save_policy(tabular, _POLICY_OUT.value, game)
+        logging.info("building the sequence form of %s", shrunk.name)
+        with cli.stage(f"building the sequence form of {shrunk.name}"):
+            abstract_sf = shrunk.sequence_form
+        behavioural, value, iterations, seconds, reason = _solve(abstract_sf)
+        abstract_value = abstract_exploitability = exploitability = None
+        if behavioural is not None:
+            result = evaluate.evaluate_profile(abstract_sf, behavioural)
+            abstract_value = result.on_policy_values[0] if value is None else value
+            abstract_exploitability = result.exploitability
+            exploitability = _lift(game, shrunk, behavioural, original_sf)
         row.update(
             solve_seconds=seconds,
             iterations=iterations,
-            abstract_value=result.on_policy_values[0] if value is None else value,
-            abstract_exploitability=result.exploitability,
-            exploitability=exploitability,
+            abstract_value=abstract_value,
+            abstract_exploitability=cli.clip_rounding(abstract_exploitability),
+            exploitability=cli.clip_rounding(exploitability),
             stopped_early=reason in ("time_limit", "interrupted"),
             stop_reason=reason,
         )
@@ -156,4 +217,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

@@ -9,9 +9,14 @@ seconds). --dgf_weight=0 tunes the overall DGF weight as the paper does (Section
 for xi = 0 after 20 iterations, over ospiel_ext.algorithms.egt.DGF_WEIGHTS).
 
 JSON keys: game, xi, dgf_weight, iterations, traversals, seconds, value, nash_conv,
-exploitability, max_infoset_regret (lists, one entry per checkpoint), final_iteration,
-perturbed_gap (final), stopped_early, stop_reason ('iterations', 'target' for --epsilon
-reached, 'time_limit', 'interrupted').
+exploitability, max_infoset_regret (lists, one entry per checkpoint, the last where the run
+stopped; nash_conv, exploitability and regrets are >= 0, rounding errors above -1e-9 are
+written as 0), final_iteration, perturbed_gap (final), epsilon (null without --epsilon),
+epsilon_reached (perturbed_gap <= epsilon; null without --epsilon), stopped_early,
+stop_reason ('iterations', 'target' for --epsilon reached, 'time_limit', 'interrupted').
+
+With --epsilon, one run of up to 10 x --iterations steps: the --checkpoints log-spaced points
+up to --iterations, then a checkpoint every --iterations / 10 steps where the gap is tested.
 
 Ctrl-C stops after the current step; the table, JSON and policy so far are written and the
 script exits with code 130.
@@ -19,9 +24,9 @@ script exits with code 130.
 
 import sys
 
-from absl import app, flags
+from absl import flags
 
-from ospiel_ext import cli, policies, sequence_form
+from ospiel_ext import cli, policies
 from ospiel_ext.algorithms import egt
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -33,8 +38,9 @@ _CHECKPOINTS = flags.DEFINE_integer("checkpoints", 15, "Log-spaced evaluation po
 _EPSILON = flags.DEFINE_float(
     "epsilon",
     None,
-    "Then continue until the perturbed saddle-point gap is at most this "
-    "(Algorithm 1's stopping rule), up to 10x --iterations steps.",
+    "After --iterations, continue until the perturbed saddle-point gap is at most this "
+    "(Algorithm 1's stopping rule, tested every --iterations / 10 steps), up to 10x "
+    "--iterations steps in all.",
 )
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop after this many seconds.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
@@ -58,42 +64,57 @@ def _plot(path, title, curve):
     fig.savefig(path, dpi=100)
 
 
+def _checkpoints(iterations):
+    """The log-spaced checkpoints, then (with --epsilon) one every iterations / 10 steps up to
+    10 x iterations, where the gap is tested."""
+    points = set(solver_lib.log_spaced(iterations, _CHECKPOINTS.value))
+    if _EPSILON.value is not None:
+        points |= set(range(iterations, 10 * iterations + 1, max(iterations // 10, 1)))
+    return sorted(points)
+
+
+def _gap_at_most(epsilon, after):
+    """Algorithm 1's stopping rule, tested once the solver has made `after` steps."""
+    return lambda solver: solver.iteration >= after and solver.perturbed_gap() <= epsilon
+
+
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-    cli.require(_ITERATIONS.value > 0, "--iterations must be positive")
-    cli.require(_XI.value >= 0, "--xi must be non-negative")
-    cli.require(_DGF_WEIGHT.value >= 0, "--dgf_weight must be non-negative")
-    cli.require(_CHECKPOINTS.value > 0, "--checkpoints must be positive")
+    cli.no_arguments(argv)
+    for holder in (_ITERATIONS, _CHECKPOINTS, _TIME_LIMIT, _MAX_NODES):
+        cli.positive(holder)
+    for holder in (_XI, _DGF_WEIGHT, _EPSILON):
+        cli.non_negative(holder)
+    for holder in (_OUTPUT_JSON, _POLICY_OUT, _PLOT):
+        cli.output_path(holder)
+    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT, _PLOT)
+    if _PLOT.value:
+        cli.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
-    try:
-        sf = sequence_form.for_game(game, max_nodes=_MAX_NODES.value)
-        weight = _DGF_WEIGHT.value or egt.tune_dgf_weight(sf)
+    sf = cli.compile_game(game, _MAX_NODES.value)
+    with cli.refuse(ValueError):  # an infeasible xi, before tuning
+        solver = egt.EGTSolver(sf, xi=_XI.value, dgf_weight=_DGF_WEIGHT.value or 1.0)
+    weight = _DGF_WEIGHT.value
+    if not weight:
+        with cli.stage(f"tuning the DGF weight on {game}"):
+            weight = egt.tune_dgf_weight(sf)
         solver = egt.EGTSolver(sf, xi=_XI.value, dgf_weight=weight)
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
-    checkpoints = solver_lib.log_spaced(_ITERATIONS.value, _CHECKPOINTS.value)
+    n, epsilon = _ITERATIONS.value, _EPSILON.value
     result = solver_lib.run(
         solver,
-        _ITERATIONS.value,
+        n if epsilon is None else 10 * n,
         time_limit=_TIME_LIMIT.value,
-        checkpoints=checkpoints,
+        checkpoints=_checkpoints(n),
         infoset_regrets=True,
+        target=None if epsilon is None else _gap_at_most(epsilon, after=n),
     )
     curve, reason = result.curve, result.stop_reason
-    if _EPSILON.value is not None and reason == "iterations":
-        left = None if _TIME_LIMIT.value is None else _TIME_LIMIT.value - result.wall_seconds
-        if left is not None and left <= 0:
-            reason = "time_limit"
-        else:
-            more = solver.run(
-                _EPSILON.value, max_iterations=10 * _ITERATIONS.value, time_limit=left
-            )
-            reason = more.stop_reason
+    gap = solver.perturbed_gap()
+    reached = None if epsilon is None else bool(gap <= epsilon)
     rows = zip(
         curve.iterations,
         curve.traversals,
-        curve.nash_conv,
-        curve.max_infoset_regret,
+        cli.clip_rounding(curve.nash_conv),
+        cli.clip_rounding(curve.max_infoset_regret),
         curve.seconds,
     )
     print(f"game: {game}  xi: {_XI.value}  dgf_weight: {weight}")
@@ -103,18 +124,24 @@ def main(argv):
         )
     )
     print(
-        f"saddle-point gap in the perturbed game: {solver.perturbed_gap():.6g} at step "
-        f"{solver.iteration} (stopped: {reason})"
+        f"saddle-point gap in the perturbed game: {gap:.6g} at step {solver.iteration} "
+        f"(stopped: {reason})"
+        + ("" if epsilon is None else f"; epsilon {epsilon} {'' if reached else 'not '}reached")
     )
+    measures = curve.as_dict()
+    for key in ("nash_conv", "exploitability", "max_infoset_regret"):
+        measures[key] = cli.clip_rounding(measures[key])
     cli.write_json(
         _OUTPUT_JSON.value,
         {
             "game": str(game),
             "xi": _XI.value,
             "dgf_weight": weight,
-            **curve.as_dict(),
+            **measures,
             "final_iteration": solver.iteration,
-            "perturbed_gap": solver.perturbed_gap(),
+            "perturbed_gap": gap,
+            "epsilon": epsilon,
+            "epsilon_reached": reached,
             "stopped_early": reason in ("time_limit", "interrupted"),
             "stop_reason": reason,
         },
@@ -128,4 +155,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

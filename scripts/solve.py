@@ -4,26 +4,31 @@
       --policy_out=/tmp/leduc.json --output_json=/tmp/result.json
 
 JSON keys: game, solver, iterations (0 for lp), value (player 0's expected utility of the
-returned profile; the LP value for lp), exploitability, nash_conv, seconds (solver time,
-evaluation excluded), stopped_early (Ctrl-C or --time_limit), stop_reason ('iterations',
-'time_limit' or 'interrupted'; 'optimal' for lp).
+returned profile; the LP value for lp), exploitability, nash_conv (both >= 0; rounding errors
+above -1e-9 are written as 0), seconds (solver time, evaluation excluded), stopped_early
+(Ctrl-C or --time_limit), stop_reason ('iterations', 'time_limit' or 'interrupted'; 'optimal'
+for lp). An LP stopped by --time_limit or Ctrl-C has no strategy: value, exploitability and
+nash_conv are null and no policy file is written.
 
-Ctrl-C stops the iterations after the current one; the script then prints and writes the
-result so far (JSON, policy) and exits with code 130.
+Ctrl-C stops CFR after the current iteration and HiGHS within milliseconds; the script then
+prints and writes the result so far (JSON, policy) and exits with code 130.
 """
 
 import sys
+import time
 
-from absl import app, flags
+from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, lp, policies, sequence_form
+from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["lp", *cfr.SOLVERS], "Which solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR iterations.")
-_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop CFR after this many seconds.")
+_TIME_LIMIT = flags.DEFINE_float(
+    "time_limit", None, "Stop after this many seconds (CFR: wall clock; lp: HiGHS's time limit)."
+)
 _LOG_EVERY = flags.DEFINE_integer("log_every", 100, "Log exploitability every N iterations.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the policy JSON here.")
@@ -35,49 +40,65 @@ def _run_cfr(sf):
     result = solver_lib.run(
         solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=_LOG_EVERY.value
     )
-    return solver.average_behavioural(), solver.iteration, result.seconds, result.stop_reason
+    return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
+
+
+def _run_lp(sf):
+    """(behavioural or None, LP value or None, 0, seconds, stop reason)."""
+    logging.info(
+        "solving the sequence-form LP of %s (%d x %d sequences) with HiGHS",
+        sf.name,
+        *(tp.num_sequences for tp in sf.treeplexes),
+    )
+    start = time.perf_counter()
+    try:
+        with cli.stage(f"solving the LP of {sf.name}"):
+            solution = lp.solve(sf, time_limit=_TIME_LIMIT.value)
+    except KeyboardInterrupt:
+        return None, None, 0, time.perf_counter() - start, "interrupted"
+    except lp.LPError as e:
+        if e.status != "kTimeLimit":
+            cli.fail(f"the LP of {sf.name} was not solved: {e}", exit_code=1)
+        return None, None, 0, time.perf_counter() - start, "time_limit"
+    return solution.behavioural, solution.value, 0, solution.seconds, "optimal"
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
-    cli.require(_ITERATIONS.value >= 0, "--iterations must be non-negative")
-    cli.require(_LOG_EVERY.value > 0, "--log_every must be positive")
-    cli.require(_TIME_LIMIT.value is None or _TIME_LIMIT.value > 0, "--time_limit must be > 0")
+    cli.no_arguments(argv)
+    for holder in (_ITERATIONS, _LOG_EVERY, _TIME_LIMIT, _MAX_NODES):
+        cli.positive(holder)
+    for holder in (_OUTPUT_JSON, _POLICY_OUT):
+        cli.output_path(holder)
+    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT)
     game = cli.load_game(_GAME.value)
-    try:
-        sf = sequence_form.for_game(game, max_nodes=_MAX_NODES.value)
-    except ValueError as e:
-        raise app.UsageError(str(e)) from None
-    if _SOLVER.value == "lp":
-        solution = lp.solve(sf)
-        behavioural, iterations, seconds, reason = (
-            solution.behavioural,
-            0,
-            solution.seconds,
-            "optimal",
-        )
-    else:
-        behavioural, iterations, seconds, reason = _run_cfr(sf)
-    result = evaluate.evaluate_profile(sf, behavioural)
-    value = solution.value if _SOLVER.value == "lp" else result.on_policy_values[0]
+    sf = cli.compile_game(game, _MAX_NODES.value)
+    run = _run_lp if _SOLVER.value == "lp" else _run_cfr
+    behavioural, lp_value, iterations, seconds, reason = run(sf)
+    value = exploitability = nash_conv = None
+    if behavioural is not None:
+        result = evaluate.evaluate_profile(sf, behavioural)
+        value = result.on_policy_values[0] if lp_value is None else lp_value
+        exploitability, nash_conv = result.exploitability, result.nash_conv
     row = {
         "game": str(game),
         "solver": _SOLVER.value,
         "iterations": iterations,
         "value": value,
-        "exploitability": result.exploitability,
-        "nash_conv": result.nash_conv,
+        "exploitability": cli.clip_rounding(exploitability),
+        "nash_conv": cli.clip_rounding(nash_conv),
         "seconds": seconds,
         "stopped_early": reason in ("time_limit", "interrupted"),
         "stop_reason": reason,
     }
     print(cli.format_table(list(row), [list(row.values())]))
+    if behavioural is None:
+        print(f"no strategy: HiGHS was stopped ({reason}) before it solved the LP")
     cli.write_json(_OUTPUT_JSON.value, row)
-    if _POLICY_OUT.value:
+    if _POLICY_OUT.value and behavioural is not None:
         policies.save_policy(policies.layout(sf).to_tabular(behavioural), _POLICY_OUT.value, game)
     if reason == "interrupted":
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

@@ -145,7 +145,7 @@ def test_compare_writes_curves(tmp_path):
 @pytest.mark.parametrize(
     "script, flags, message",
     [
-        ("solve.py", ["--iterations=-1"], "--iterations must be non-negative"),
+        ("solve.py", ["--iterations=-1"], "--iterations must be positive, got -1"),
         ("solve.py", ["--game=no_such_game"], "unknown game"),
         ("solve.py", ["--game=kuhn_poker(players=3)"], "3 players"),
         ("solve.py", ["--game=matrix_pd"], "not zero-sum"),
@@ -299,7 +299,7 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
 @pytest.mark.parametrize(
     "flags, message",
     [
-        (["--threshold=-1"], "--threshold must be >= 0"),
+        (["--threshold=-1"], "--threshold must be non-negative, got -1.0"),
         (["--game=tic_tac_toe"], "no ordered-signals description"),
         (["--game=kuhn_poker", "--max_abstract_nonzeros=10"], "--max_abstract_nonzeros"),
     ],

@@ -1,0 +1,678 @@
+"""Every script against bad input: each case checks the exit code, exactly one line on stderr
+naming the problem (absl's own log lines aside), no traceback, and no output file left behind
+on failure; runs that succeed or are interrupted leave a complete JSON file.
+
+The scripts run in forked copies of one warm interpreter (`forkserver`), as `python script
+args` would run them after the imports; `test_fresh_interpreter` runs each script once in a
+fresh interpreter too. `python tests/scripts/test_bad_input.py` prints the table of cases
+(script x case -> exit code, stderr line).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import pytest
+from forkserver import ForkServer, Result
+
+from ospiel_ext import policies
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPTS = [
+    "certificate_search.py",
+    "compare.py",
+    "game_stats.py",
+    "gameshrink.py",
+    "perturbed_egt.py",
+    "solve.py",
+    "verify_certificate.py",
+]
+# Small, quick defaults per script; a case's flags come after them and win (absl: last wins).
+BASE = {
+    "certificate_search.py": ["--game=kuhn_poker"],
+    "compare.py": ["--game=kuhn_poker", "--iterations=5", "--solvers=cfr_plus,openspiel_cpp_cfr"],
+    "game_stats.py": ["--game=kuhn_poker"],
+    "gameshrink.py": ["--game=kuhn_poker", "--solve=lp"],
+    "perturbed_egt.py": ["--game=kuhn_poker", "--iterations=10", "--dgf_weight=0.05"],
+    "solve.py": ["--game=kuhn_poker", "--iterations=20"],
+    "verify_certificate.py": ["--game=kuhn_poker", "--certificate={cert}"],
+}
+ABSL_LOG_LINE = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ")
+SIMULTANEOUS = "goofspiel(num_cards=3,imp_info=True)"  # zero-sum (win/loss), converted
+GENERAL_SUM = "goofspiel(num_cards=3,returns_type=total_points)"
+LONG_LP = "limit_leduc_poker(num_ranks=13)"  # compiles in ~3 s, HiGHS needs ~8 s
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    script: str
+    name: str
+    flags: tuple[str, ...]
+    code: int
+    message: str  # in the one stderr line (exit != 0) or on stdout (exit 0)
+
+    @property
+    def id(self) -> str:
+        return f"{self.script[:-3]}-{self.name}"
+
+
+def _cases() -> list[Case]:
+    cases = []
+
+    def add(scripts, name, flags, code, message):
+        for script in [scripts] if isinstance(scripts, str) else scripts:
+            cases.append(Case(script, name, tuple(flags), code, message))
+
+    every = SCRIPTS
+    with_max_nodes = [s for s in SCRIPTS if s != "verify_certificate.py"]
+    with_iterations = ["compare.py", "gameshrink.py", "perturbed_egt.py", "solve.py"]
+    with_time_limit = [*with_iterations, "certificate_search.py"]
+    solving = ["certificate_search.py", "compare.py", "game_stats.py", "perturbed_egt.py"]
+    add(every, "help", ["--help"], 0, "--game")
+    add(every, "unknown_flag", ["--no_such_flag=1"], 2, "Unknown command line flag 'no_such_flag'")
+    add(every, "positional", ["stray"], 2, "unexpected arguments ['stray']")
+    add(every, "unknown_game", ["--game=no_such_game"], 2, "unknown game 'no_such_game'")
+    add(every, "malformed_game", ["--game=kuhn_poker(players=2"], 2, "Missing closing bracket")
+    add(every, "three_players", ["--game=kuhn_poker(players=3)"], 2, "has 3 players")
+    add(every, "general_sum", [f"--game={GENERAL_SUM}"], 2, "is not zero-sum")
+    add(every, "output_missing_dir", ["--output_json={tmp}/no/r.json"], 2, "does not exist")
+    add(every, "output_unwritable", ["--output_json=/proc/r.json"], 2, "cannot write in /proc")
+    add(every, "output_is_dir", ["--output_json={tmp}"], 2, "is a directory")
+    # malformed numbers, budgets
+    add(with_iterations, "malformed_number", ["--iterations=ten"], 2, "flag --iterations=ten")
+    add(
+        ["certificate_search.py", "game_stats.py"],
+        "malformed_number",
+        ["--max_nodes=ten"],
+        2,
+        "flag --max_nodes=ten",
+    )
+    add("verify_certificate.py", "missing_flag", ["--certificate="], 2, "--certificate is required")
+    add(
+        with_max_nodes,
+        "negative_max_nodes",
+        ["--max_nodes=-1"],
+        2,
+        "--max_nodes must be positive, got -1",
+    )
+    add(
+        with_iterations,
+        "zero_iterations",
+        ["--iterations=0"],
+        2,
+        "--iterations must be positive, got 0",
+    )
+    add(
+        with_iterations,
+        "negative_iterations",
+        ["--iterations=-5"],
+        2,
+        "--iterations must be positive, got -5",
+    )
+    add(
+        "game_stats.py",
+        "zero_max_nodes",
+        ["--max_nodes=0"],
+        2,
+        "--max_nodes must be positive, got 0",
+    )
+    add(
+        with_time_limit,
+        "zero_time_limit",
+        ["--time_limit=0"],
+        2,
+        "--time_limit must be positive, got 0.0",
+    )
+    add(
+        with_time_limit,
+        "negative_time_limit",
+        ["--time_limit=-1"],
+        2,
+        "--time_limit must be positive, got -1.0",
+    )
+    add("solve.py", "zero_log_every", ["--log_every=0"], 2, "--log_every must be positive, got 0")
+    add(
+        "perturbed_egt.py",
+        "zero_checkpoints",
+        ["--checkpoints=0"],
+        2,
+        "--checkpoints must be positive, got 0",
+    )
+    # epsilon, xi, threshold
+    add(
+        "perturbed_egt.py",
+        "negative_epsilon",
+        ["--epsilon=-1"],
+        2,
+        "--epsilon must be non-negative, got -1.0",
+    )
+    add("perturbed_egt.py", "negative_xi", ["--xi=-0.1"], 2, "--xi must be non-negative, got -0.1")
+    add("perturbed_egt.py", "nan_xi", ["--xi=nan"], 2, "--xi must be a number, got nan")
+    add("perturbed_egt.py", "infeasible_xi", ["--xi=0.6"], 2, "infeasible")
+    add(
+        "certificate_search.py",
+        "negative_epsilon",
+        ["--epsilon=-1"],
+        2,
+        "--epsilon must be non-negative, got -1.0",
+    )
+    add(
+        "certificate_search.py",
+        "bad_nature_delta",
+        ["--nature_epsilon=0.1", "--nature_delta=1.5", "--max_nodes=100", "--nature_support=6"],
+        2,
+        "--nature_delta must be in (0, 1), got 1.5",
+    )
+    add(
+        "certificate_search.py",
+        "nature_without_budget",
+        ["--nature_epsilon=0.1"],
+        2,
+        "--nature_epsilon needs --max_nodes (N) and --nature_support (D)",
+    )
+    add(
+        "gameshrink.py",
+        "negative_threshold",
+        ["--threshold=-1"],
+        2,
+        "--threshold must be non-negative, got -1.0",
+    )
+    add(
+        "gameshrink.py",
+        "nan_threshold",
+        ["--threshold=nan"],
+        2,
+        "--threshold must be a number, got nan",
+    )
+    # impossible combinations, refused before any work
+    add(
+        "certificate_search.py",
+        "infinite_game_policy_out",
+        ["--game=limit_leduc_poker(max_raises=-1)", "--policy_out={tmp}/p.json"],
+        2,
+        "--policy_out needs a finite game",
+    )
+    add(
+        "certificate_search.py",
+        "sampled_certificate_out",
+        [
+            "--nature_epsilon=0.1",
+            "--max_nodes=100",
+            "--nature_support=6",
+            "--certificate_out={tmp}/c.json",
+        ],
+        2,
+        "omit --certificate_out",
+    )
+    add(
+        "gameshrink.py",
+        "solve_none_policy_out",
+        ["--solve=none", "--policy_out={tmp}/p.json"],
+        2,
+        "--policy_out needs a strategy; --solve=none computes none",
+    )
+    add(
+        "gameshrink.py",
+        "solve_none_abstract_policy_out",
+        ["--solve=none", "--abstract_policy_out={tmp}/a.npz"],
+        2,
+        "--abstract_policy_out needs a strategy",
+    )
+    add("compare.py", "no_solvers", ["--solvers="], 2, "--solvers is empty")
+    add("compare.py", "unknown_solver", ["--solvers=nope"], 2, "unknown solvers ['nope']")
+    add("compare.py", "solver_twice", ["--solvers=cfr_plus,cfr_plus"], 2, "names a solver twice")
+    add(
+        "solve.py",
+        "same_output_twice",
+        ["--output_json={tmp}/x.json", "--policy_out={tmp}/x.json"],
+        2,
+        "--policy_out and --output_json name the same file",
+    )
+    # other outputs into a missing directory
+    for script, flag in (
+        ("solve.py", "policy_out"),
+        ("perturbed_egt.py", "policy_out"),
+        ("perturbed_egt.py", "plot"),
+        ("compare.py", "plot"),
+        ("certificate_search.py", "certificate_out"),
+        ("certificate_search.py", "policy_out"),
+        ("gameshrink.py", "policy_out"),
+        ("gameshrink.py", "abstract_policy_out"),
+    ):
+        add(
+            script,
+            f"{flag}_missing_dir",
+            [f"--{flag}={{tmp}}/no/out"],
+            2,
+            f"--{flag}={{tmp}}/no/out: directory {{tmp}}/no does not exist",
+        )
+    # games: simultaneous (converted), too large
+    add(solving, "simultaneous", [f"--game={SIMULTANEOUS}"], 0, "goofspiel")
+    add("solve.py", "simultaneous", [f"--game={SIMULTANEOUS}", "--solver=lp"], 0, "goofspiel")
+    add(
+        "gameshrink.py",
+        "simultaneous",
+        [f"--game={SIMULTANEOUS}"],
+        2,
+        "no ordered-signals description",
+    )
+    add(
+        "verify_certificate.py",
+        "simultaneous",
+        [f"--game={SIMULTANEOUS}", "--certificate={sim_cert}"],
+        0,
+        "verified",
+    )
+    add(
+        [s for s in solving if s != "certificate_search.py"] + ["solve.py"],
+        "too_large",
+        ["--game=chess", "--max_nodes=1000"],
+        2,
+        "game chess() has more than max_nodes=1000 nodes",
+    )
+    add("certificate_search.py", "too_large", ["--game=chess", "--max_nodes=300"], 0, "max_nodes")
+    add("gameshrink.py", "too_large", ["--game=chess"], 2, "no ordered-signals description")
+    add(
+        "gameshrink.py",
+        "too_large_policy_out",
+        ["--game=leduc_poker", "--max_nodes=100", "--policy_out={tmp}/p.json"],
+        2,
+        "--policy_out needs the original game to compile within --max_nodes=100",
+    )
+    # certificate files
+    add(
+        "verify_certificate.py",
+        "missing_file",
+        ["--certificate={tmp}/none.json"],
+        2,
+        "no such file",
+    )
+    add(
+        "verify_certificate.py",
+        "corrupt_file",
+        ["--certificate={files}/corrupt.json"],
+        1,
+        "certificate rejected: {files}/corrupt.json is not a certificate (not JSON",
+    )
+    add(
+        "verify_certificate.py",
+        "wrong_game",
+        ["--game=leduc_poker"],
+        1,
+        "holds a certificate for kuhn_poker(), not for leduc_poker()",
+    )
+    add(
+        "verify_certificate.py",
+        "nan_probability",
+        ["--certificate={files}/nan.json"],
+        1,
+        "certificate rejected: non-numeric probability",
+    )
+    add(
+        "verify_certificate.py",
+        "string_probability",
+        ["--certificate={files}/string.json"],
+        1,
+        "certificate rejected: non-numeric probability",
+    )
+    add(
+        "verify_certificate.py",
+        "tampered_bound",
+        ["--certificate={files}/tampered.json"],
+        1,
+        "certificate rejected: the certificate claims value_lower",
+    )
+    add(
+        "verify_certificate.py",
+        "missing_trunk",
+        ["--certificate={files}/no_trunk.json"],
+        1,
+        "cannot read the trunk file",
+    )
+    add(
+        "verify_certificate.py",
+        "garbage_trunk",
+        ["--certificate={files}/garbage.json"],
+        1,
+        "is not a trunk file",
+    )
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with tempfile.TemporaryDirectory() as scratch:
+        fs = ForkServer(scratch)
+        yield fs
+        fs.close()
+
+
+def make_files(server: ForkServer, d: pathlib.Path) -> pathlib.Path:
+    """Certificates of Kuhn poker and of the converted Goofspiel in `d`, and broken copies."""
+    for game, name in (("kuhn_poker", "cert"), (SIMULTANEOUS, "sim_cert")):
+        result = server.run(
+            _script("certificate_search.py"), f"--game={game}", f"--certificate_out={d}/{name}.json"
+        )
+        assert result.returncode == 0, result.stderr
+    cert = json.loads((d / "cert.json").read_text())
+    key = next(iter(cert["strategy"]))
+    action = next(iter(cert["strategy"][key]))
+
+    def variant(name, change, trunk=b""):
+        data = json.loads(json.dumps(cert))
+        change(data)
+        (d / f"{name}.json").write_text(json.dumps(data))  # json.dumps writes NaN as NaN
+        if trunk is not None:
+            npz = d / f"{name}.json.npz"
+            npz.write_bytes(trunk or (d / "cert.json.npz").read_bytes())
+
+    variant("nan", lambda c: c["strategy"][key].update({action: float("nan")}))
+    variant("string", lambda c: c["strategy"][key].update({action: "0.5"}))
+    variant("tampered", lambda c: c.update(value_lower=c["value_lower"] + 0.1))
+    variant("no_trunk", lambda c: None, trunk=None)
+    variant("garbage", lambda c: None, trunk=b"not an npz archive")
+    (d / "corrupt.json").write_text("{not json")
+    return d
+
+
+@pytest.fixture(scope="module")
+def files(server, tmp_path_factory):
+    return make_files(server, tmp_path_factory.mktemp("files"))
+
+
+def _script(name: str) -> str:
+    return os.path.join(ROOT, "scripts", name)
+
+
+def _fill(flags, tmp, files) -> list[str]:
+    values = {"tmp": tmp, "files": files, "cert": f"{files}/cert.json"}
+    values["sim_cert"] = f"{files}/sim_cert.json"
+    return [f.format(**values) for f in flags]
+
+
+def error_lines(stderr: str) -> list[str]:
+    """stderr without absl's log lines."""
+    return [line for line in stderr.splitlines() if line and not ABSL_LOG_LINE.match(line)]
+
+
+def check_outcome(result: Result, code: int, message: str, out_dir) -> None:
+    """The case's exit code; on failure one stderr line with the message and no file left."""
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == code, (result.returncode, result.stderr)
+    left = sorted(p.name for p in out_dir.iterdir()) if out_dir.exists() else []
+    if code == 0:
+        assert message in result.stdout, result.stdout
+        return
+    lines = error_lines(result.stderr)
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0], lines[0]
+    if code == 2:  # refused: nothing was written
+        assert left == [], left
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(server, files, tmp_path, case):
+    out = tmp_path / "out"
+    out.mkdir()
+    flags = _fill([*BASE[case.script], f"--output_json={out}/result.json", *case.flags], out, files)
+    result = server.run(_script(case.script), *flags)
+    check_outcome(result, case.code, case.message.format(tmp=out, files=files), out)
+    if case.code == 0 and case.name != "help":
+        json.loads((out / "result.json").read_text())  # complete
+    if case.code == 1:  # a rejected certificate: the outcome is written, complete
+        assert sorted(p.name for p in out.iterdir()) == ["result.json"]
+        assert json.loads((out / "result.json").read_text())["ok"] is False
+    if case.name == "help":
+        assert result.stderr == ""
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_fresh_interpreter(script, tmp_path):
+    """One case per script outside the fork server: a real `python script.py`."""
+    proc = subprocess.run(
+        [sys.executable, _script(script), "--no_such_flag", f"--output_json={tmp_path}/r.json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == "error: Unknown command line flag 'no_such_flag'\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- Ctrl-C: the result so far is written, exit code 130 ---------------------------------
+
+
+def test_sigint_during_compilation(server, tmp_path):
+    result = server.interrupt(
+        _script("game_stats.py"),
+        "--game=rhode_island_holdem(num_ranks=3,num_suits=2)",
+        f"--output_json={tmp_path}/r.json",
+        wait_for=None,
+        seconds=1.0,
+    )
+    check_outcome(result, 130, "interrupted while compiling rhode_island_holdem(", tmp_path)
+    assert error_lines(result.stderr)[0].startswith("interrupted while compiling")
+    assert list(tmp_path.iterdir()) == []  # nothing computed, nothing written
+
+
+def test_sigint_during_the_lp(server, tmp_path):
+    out, pol = tmp_path / "r.json", tmp_path / "p.json"
+    result = server.interrupt(
+        _script("solve.py"),
+        f"--game={LONG_LP}",
+        "--solver=lp",
+        f"--output_json={out}",
+        f"--policy_out={pol}",
+        wait_for="solving the sequence-form LP",
+        seconds=1.0,
+    )
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr
+    row = json.loads(out.read_text())
+    assert row["stop_reason"] == "interrupted" and row["stopped_early"]
+    assert row["value"] is None and row["exploitability"] is None
+    assert not pol.exists()  # no strategy: no policy file
+
+
+def test_lp_time_limit(server, tmp_path):
+    out, pol = tmp_path / "r.json", tmp_path / "p.json"
+    result = server.run(
+        _script("solve.py"),
+        "--game=limit_leduc_poker(num_ranks=9)",
+        "--solver=lp",
+        "--time_limit=0.01",
+        f"--output_json={out}",
+        f"--policy_out={pol}",
+    )
+    assert result.returncode == 0, result.stderr
+    row = json.loads(out.read_text())
+    assert row["stop_reason"] == "time_limit" and row["value"] is None
+    assert not pol.exists()
+
+
+def test_sigint_perturbed_egt_epsilon_mode(server, tmp_path):
+    out = tmp_path / "r.json"
+    result = server.interrupt(
+        _script("perturbed_egt.py"),
+        "--game=leduc_poker",
+        "--iterations=100000",
+        "--epsilon=0",
+        "--xi=0.01",
+        "--dgf_weight=0.05",
+        f"--output_json={out}",
+        wait_for="iteration 1 ",
+    )
+    assert result.returncode == 130, result.stderr
+    row = json.loads(out.read_text())
+    assert row["stop_reason"] == "interrupted" and row["epsilon_reached"] is False
+    assert row["iterations"][-1] == row["final_iteration"] < 1_000_000
+
+
+def test_sigint_certificate_search(server, tmp_path):
+    out, cert = tmp_path / "r.json", tmp_path / "c.json"
+    game = "sequential_goofspiel(num_cards=5)"
+    result = server.interrupt(
+        _script("certificate_search.py"),
+        f"--game={game}",
+        f"--output_json={out}",
+        f"--certificate_out={cert}",
+        wait_for="iteration 1 ",
+        seconds=1.0,
+    )
+    assert result.returncode == 130, result.stderr
+    row = json.loads(out.read_text())
+    assert row["stopped"] == "interrupted"
+    verified = server.run(
+        _script("verify_certificate.py"), f"--game={game}", f"--certificate={cert}"
+    )
+    assert verified.returncode == 0, verified.stderr  # the certificate so far is sound
+
+
+def test_sigint_gameshrink_cfr_plus(server, tmp_path):
+    out, pol = tmp_path / "r.json", tmp_path / "p.json"
+    result = server.interrupt(
+        _script("gameshrink.py"),
+        "--game=leduc_poker",
+        "--solve=cfr_plus",
+        "--iterations=100000000",
+        f"--output_json={out}",
+        f"--policy_out={pol}",
+        wait_for="iteration 100 ",
+        seconds=0.5,
+    )
+    assert result.returncode == 130, result.stderr
+    row = json.loads(out.read_text())
+    assert row["stop_reason"] == "interrupted" and 100 <= row["iterations"] < 100000000
+    policies.load_policy("leduc_poker", pol)  # complete and valid
+
+
+# --- outputs of the fixed defects -------------------------------------------------------
+
+
+def test_perturbed_egt_epsilon_figures_are_of_one_run(server, tmp_path):
+    """--epsilon continues the same run: the curve ends at the final iterate (not at
+    --iterations), and whether epsilon was reached is written."""
+    out = tmp_path / "r.json"
+    result = server.run(
+        _script("perturbed_egt.py"),
+        "--game=kuhn_poker",
+        "--iterations=10",
+        "--epsilon=0",
+        "--dgf_weight=0.05",
+        f"--output_json={out}",
+    )
+    assert result.returncode == 0, result.stderr
+    row = json.loads(out.read_text())
+    assert row["final_iteration"] == row["iterations"][-1] == 100  # 10 x --iterations
+    assert row["epsilon"] == 0 and row["epsilon_reached"] is False
+    assert row["stop_reason"] == "iterations"
+    assert "epsilon 0.0 not reached" in result.stdout
+    reached = server.run(
+        _script("perturbed_egt.py"),
+        "--game=kuhn_poker",
+        "--iterations=10",
+        "--epsilon=1000",
+        "--dgf_weight=0.05",
+        f"--output_json={out}",
+    )
+    row = json.loads(out.read_text())
+    assert reached.returncode == 0 and row["epsilon_reached"] is True
+    assert row["stop_reason"] == "target" and row["final_iteration"] == 10
+
+
+def test_certificate_search_nowarm_start(server, tmp_path):
+    out = tmp_path / "r.json"
+    result = server.run(
+        _script("certificate_search.py"),
+        "--game=kuhn_poker",
+        "--nowarm_start",
+        f"--output_json={out}",
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["epsilon"] < 1e-9
+
+
+def test_gameshrink_counts_before_compiling(server, tmp_path):
+    """The original game is counted first and not compiled when the count exceeds
+    --max_nodes (Rhode Island Hold'em's 6.7e9 nodes were walked up to 2e6 before)."""
+    out = tmp_path / "r.json"
+    result = server.run(
+        _script("gameshrink.py"),
+        "--game=leduc_poker",
+        "--solve=lp",
+        "--max_nodes=9000",  # Leduc has 9457
+        f"--output_json={out}",
+    )
+    assert result.returncode == 0, result.stderr
+    row = json.loads(out.read_text())
+    assert row["original"]["source"] == "counted" and row["exploitability"] is None
+    assert "not compiled" in result.stderr and "compiling" not in result.stderr.replace(
+        "not compiled", ""
+    )
+
+
+def _table() -> str:
+    """The table of cases with what each gives now (for the issue's closing note)."""
+    rows = ["| script | case | exit | stderr (one line) / stdout |", "|---|---|---|---|"]
+    with tempfile.TemporaryDirectory() as scratch:
+        fs = ForkServer(scratch)
+        d = make_files(fs, pathlib.Path(scratch))
+        for case in CASES:
+            out = os.path.join(scratch, case.id)
+            os.mkdir(out)
+            flags = _fill([*BASE[case.script], *case.flags], out, d)
+            r = fs.run(_script(case.script), *flags)
+            lines = error_lines(r.stderr) if r.returncode else ["(stdout has) " + case.message]
+            shown = (lines[0] if lines else "").replace(out, "<dir>").replace(str(d), "<files>")
+            rows.append(f"| {case.script} | {case.name} | {r.returncode} | {shown} |")
+            shutil.rmtree(out)
+        fs.close()
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(_table())
+
+
+BENCHMARK_CASES = [
+    ("certificates.py", ["--time_limit=0"], "--time_limit must be positive, got 0.0"),
+    ("certificates.py", ["--games=kuhn_poker(players=3)"], "has 3 players"),
+    ("efpe.py", ["--traversals=5"], "--traversals must be at least 6, got 5"),
+    ("efpe.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
+    ("efpe.py", ["--out_dir=/proc/x"], "--out_dir=/proc/x"),
+    ("gameshrink.py", ["--thresholds=0,abc"], "--thresholds: 'abc' is not a number >= 0"),
+    ("gameshrink.py", ["--ri_checkpoints=10,x"], "--ri_checkpoints: 'x' is not an integer"),
+    ("gameshrink.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
+    ("speed.py", ["--rounds=0"], "--rounds must be positive, got 0"),
+    ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
+]
+
+
+@pytest.mark.parametrize("name", ["certificates.py", "efpe.py", "gameshrink.py", "speed.py"])
+def test_benchmark_help_and_unknown_flag(server, name):
+    script = os.path.join(ROOT, "benchmarks", name)
+    assert server.run(script, "--help").returncode == 0
+    result = server.run(script, "--no_such_flag")
+    check_outcome(
+        result, 2, "Unknown command line flag 'no_such_flag'", pathlib.Path("/nonexistent")
+    )
+
+
+@pytest.mark.parametrize("name, flags, message", BENCHMARK_CASES)
+def test_benchmark_bad_flags(server, tmp_path, name, flags, message):
+    """The benchmarks' flags are checked (every game loaded) before any work."""
+    flags = [f.format(tmp=tmp_path) for f in flags]
+    result = server.run(os.path.join(ROOT, "benchmarks", name), *flags)
+    check_outcome(result, 2, message, tmp_path)
