@@ -276,7 +276,7 @@ def _cases() -> list[Case]:
         "too_large",
         ["--game=chess", "--max_nodes=1000"],
         2,
-        "game chess() has more than max_nodes=1000 nodes",
+        "more than 10x the cap max_nodes=1000 (raise it with max_nodes=... in Python or --max",
     )
     add("certificate_search.py", "too_large", ["--game=chess", "--max_nodes=300"], 0, "max_nodes")
     add("gameshrink.py", "too_large", ["--game=chess"], 2, "no ordered-signals description")
