@@ -1,4 +1,5 @@
-"""Reproduce Table 1 of certificates_black_box_games.txt: 0-certificates of benchmark games.
+"""Reproduce Table 1 of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
+Black-Box Extensive-Form Games", AAAI 2021: 0-certificates of benchmark games.
 
   python benchmarks/certificates.py --output_json=docs/results/certificates.json
 

@@ -1,4 +1,5 @@
-"""Reproduce Figures 2 and 3 of perturbed_egt_efpe.txt: perturbed EGT against CFR+.
+"""Reproduce Figures 2 and 3 of Kroer, Farina & Sandholm, "Smoothing Method for Approximate
+Extensive-Form Perfect Equilibrium", IJCAI 2017: perturbed EGT against CFR+.
 
   python benchmarks/efpe.py --out_dir=docs/results
 

@@ -1,5 +1,6 @@
-"""GameShrink evidence (gameshrink_ordered_signals.txt): lossless abstraction, Rhode Island
-Hold'em, and the approximation knob.
+"""GameShrink evidence (Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of
+Imperfect Information", ACM EC 2006): lossless abstraction, Rhode Island Hold'em, and the
+approximation knob.
 
   python benchmarks/gameshrink.py --output_json=docs/results/gameshrink.json
 

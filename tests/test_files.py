@@ -2,6 +2,8 @@
 
 import json
 import math
+import os
+import stat
 
 import numpy as np
 import pytest
@@ -132,3 +134,13 @@ def test_garbage_trunk_file_is_rejected_without_pickle_talk(kuhn_certificate, tm
     result = certificates.verify_saved("kuhn_poker", path)
     assert not result.ok and "is not a trunk file" in result.reason
     assert "pickle" not in result.reason
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    # mkstemp creates 0600 files; a result file must be readable as any other file (umask).
+    umask = os.umask(0o022)
+    try:
+        files.write_json(tmp_path / "r.json", {"x": 1})
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(os.stat(tmp_path / "r.json").st_mode) == 0o644

@@ -314,14 +314,14 @@ def _cases() -> list[Case]:
         "nan_probability",
         ["--certificate={files}/nan.json"],
         1,
-        "certificate rejected: non-numeric probability",
+        "nan.json: non-numeric probability",
     )
     add(
         "verify_certificate.py",
         "string_probability",
         ["--certificate={files}/string.json"],
         1,
-        "certificate rejected: non-numeric probability",
+        "string.json: non-numeric probability",
     )
     add(
         "verify_certificate.py",

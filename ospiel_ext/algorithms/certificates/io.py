@@ -137,7 +137,7 @@ def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verificat
         )
     sf = TreeSequenceForm(tree)
     table = _strategy_table(meta["strategy"])
-    problem = _strategy_problem(sf, table) if table is not None else "non-numeric probability"
+    problem = _strategy_problem(sf, table) if isinstance(table, dict) else f"{path}: {table}"
     if problem:
         return Verification(False, problem)
     lower, upper = certificate.verify(sf, policies.behavioural_from_table(sf, table))
@@ -156,16 +156,18 @@ def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verificat
     return Verification(True, "verified", upper - lower, lower, upper)
 
 
-def _strategy_table(strategy: dict) -> dict[str, dict[int, float]] | None:
-    """The saved strategy with int actions and float probabilities; None if a probability is
-    not a finite number or an action is not an integer."""
+def _strategy_table(strategy: dict) -> dict[str, dict[int, float]] | str:
+    """The saved strategy with int actions and float probabilities, or why it is not one (a
+    probability that is not a finite number, an action that is not an integer)."""
     table: dict[str, dict[int, float]] = {}
     for key, row in strategy.items():
         table[key] = {}
         for a, p in row.items():
             prob = files.probability(p)
-            if prob is None or not str(a).lstrip("-").isdigit():
-                return None
+            if prob is None:
+                return f"non-numeric probability {p!r} of action {a} at {key!r}"
+            if not str(a).lstrip("-").isdigit():
+                return f"action {a!r} at {key!r} is not an action id"
             table[key][int(a)] = prob
     return table
 

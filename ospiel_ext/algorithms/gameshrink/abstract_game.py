@@ -393,7 +393,7 @@ def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
     policy file of the original game."""
     a = lifted.abstract.abstraction
     np.savez_compressed(
-        path,
+        path,  # a path or an open binary file (scripts write through files.atomic_path)
         game=str(a.og.game),
         threshold=a.threshold,
         classes_per_round=np.array(a.num_classes),
