@@ -29,6 +29,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
@@ -36,7 +37,8 @@ import pyspiel
 from absl import app, flags
 
 import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel for load_game)
-from ospiel_ext import files
+from ospiel_ext import files, lp
+from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
 
@@ -339,3 +341,22 @@ class StopFlag:
 
     def __exit__(self, *exc) -> None:
         self._restore()
+
+
+def run_lp(
+    sf: sf_lib.SequenceForm, time_limit: float | None
+) -> tuple[policies_lib.Behavioural | None, float | None, float, str]:
+    """Solves `sf`'s sequence-form LP for a script: (behavioural or None, value or None,
+    seconds, stop reason 'optimal' | 'interrupted' | 'time_limit'). The strategy is None when
+    HiGHS was stopped before its solution; any other LP failure ends the script (exit 1)."""
+    start = time.perf_counter()
+    try:
+        with stage(f"solving the LP of {sf.name}"):
+            solution = lp.solve(sf, time_limit=time_limit)
+    except KeyboardInterrupt:
+        return None, None, time.perf_counter() - start, "interrupted"
+    except lp.LPError as e:
+        if e.status != "kTimeLimit":
+            fail(f"the LP of {sf.name} was not solved: {e}", exit_code=1)
+        return None, None, time.perf_counter() - start, "time_limit"
+    return solution.behavioural, solution.value, solution.seconds, "optimal"

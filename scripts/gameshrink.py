@@ -30,11 +30,10 @@ for Rhode Island Hold'em's 6.7 billion nodes) and compiled only when the count i
 
 import math
 import sys
-import time
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, files, lp, policies
+from ospiel_ext import cli, evaluate, files, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -104,17 +103,8 @@ def _solve(sf):
     sequence form `sf` by --solve; the behavioural strategy is None when the LP was stopped
     before its solution."""
     if _SOLVE.value == "lp":
-        start = time.perf_counter()
-        try:
-            with cli.stage(f"solving the LP of {sf.name}"):
-                solution = lp.solve(sf, time_limit=_TIME_LIMIT.value)
-        except KeyboardInterrupt:
-            return None, None, 0, time.perf_counter() - start, "interrupted"
-        except lp.LPError as e:
-            if e.status != "kTimeLimit":
-                cli.fail(f"the LP of {sf.name} was not solved: {e}", exit_code=1)
-            return None, None, 0, time.perf_counter() - start, "time_limit"
-        return solution.behavioural, solution.value, 0, solution.seconds, "optimal"
+        behavioural, value, seconds, reason = cli.run_lp(sf, _TIME_LIMIT.value)
+        return behavioural, value, 0, seconds, reason
     solver = cfr.CFRPlusSolver(sf)
     result = solver_lib.run(solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=100)
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason

@@ -15,11 +15,10 @@ prints and writes the result so far (JSON, policy) and exits with code 130.
 """
 
 import sys
-import time
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, lp, policies
+from ospiel_ext import cli, evaluate, policies
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -50,17 +49,8 @@ def _run_lp(sf):
         sf.name,
         *(tp.num_sequences for tp in sf.treeplexes),
     )
-    start = time.perf_counter()
-    try:
-        with cli.stage(f"solving the LP of {sf.name}"):
-            solution = lp.solve(sf, time_limit=_TIME_LIMIT.value)
-    except KeyboardInterrupt:
-        return None, None, 0, time.perf_counter() - start, "interrupted"
-    except lp.LPError as e:
-        if e.status != "kTimeLimit":
-            cli.fail(f"the LP of {sf.name} was not solved: {e}", exit_code=1)
-        return None, None, 0, time.perf_counter() - start, "time_limit"
-    return solution.behavioural, solution.value, 0, solution.seconds, "optimal"
+    behavioural, value, seconds, reason = cli.run_lp(sf, _TIME_LIMIT.value)
+    return behavioural, value, 0, seconds, reason
 
 
 def main(argv):

@@ -139,18 +139,7 @@ def solve_cfr(
     _check_iterations(gadget, iterations)
     bounds = lower_bounds(gadget, prior, eps)
     solver = cfr.CFRVariantSolver(gadget.sf, config, lower_bounds=bounds)
-    result = solver_lib.run(solver, iterations)
-    b = solver.average_behavioural()
-    i = _solved_player(gadget)
-    return GadgetSolution(
-        gadget,
-        b,
-        guaranteed_value(gadget, b[i], i),
-        "cfr",
-        eps if bounds else 0.0,
-        prior,
-        result.iterations,
-    )
+    return _run_iterative(gadget, solver, "cfr", eps if bounds else 0.0, prior, iterations)
 
 
 def solve_egt(
@@ -164,17 +153,23 @@ def solve_egt(
     _check_iterations(gadget, iterations)
     bounds = lower_bounds(gadget, prior, eps)
     solver = egt.EGTSolver(gadget.sf, dgf_weight=dgf_weight, lower_bounds=bounds)
+    return _run_iterative(gadget, solver, "egt", eps if bounds else 0.0, prior, iterations)
+
+
+def _run_iterative(
+    gadget: GadgetGame,
+    solver: solver_lib.Solver,
+    method: Method,
+    eps: float,
+    prior: Mapping[str, ArrayLike] | None,
+    iterations: int,
+) -> GadgetSolution:
+    """Runs an iterative solver on the gadget through the one run loop; its average."""
     result = solver_lib.run(solver, iterations)
     b = solver.average_behavioural()
     i = _solved_player(gadget)
     return GadgetSolution(
-        gadget,
-        b,
-        guaranteed_value(gadget, b[i], i),
-        "egt",
-        eps if bounds else 0.0,
-        prior,
-        result.iterations,
+        gadget, b, guaranteed_value(gadget, b[i], i), method, eps, prior, result.iterations
     )
 
 
