@@ -20,6 +20,7 @@ paired one-sided t-tests) and the JSON (one row per record).
 
 import collections
 import dataclasses
+import json
 import sys
 import time
 
@@ -265,6 +266,45 @@ def _t_matrices(tests):
     return out
 
 
+def _round(v):
+    if isinstance(v, float):
+        return float(f"{v:.6g}") if np.isfinite(v) else None
+    if isinstance(v, (tuple, list)):
+        return [_round(x) for x in v]
+    return SHORT.get(v, v) if isinstance(v, str) else v
+
+
+def compact_json(command, result, tests):
+    """The sweep as small JSON: one row per record (6 significant digits) and per t-test."""
+    columns = [f.name for f in dataclasses.fields(ex.Record)]
+    t_columns = [f.name for f in dataclasses.fields(ex.TTest)]
+    return {
+        "command": command,
+        "wall_seconds": round(result.wall_seconds, 1),
+        "tasks": result.total,
+        "completed": result.completed,
+        "interrupted": result.interrupted,
+        "games": {short: game for game, short in SHORT.items()},
+        "columns": columns,
+        "records": [[_round(getattr(r, c)) for c in columns] for r in result.results],
+        "t_test_columns": t_columns,
+        "t_tests": [[_round(getattr(t, c)) for c in t_columns] for t in tests],
+    }
+
+
+def write_rows_json(path, data):
+    """JSON with one line per row of the list-valued entries (small, diff-friendly)."""
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and isinstance(value[0], list):
+            rows = ",\n  ".join(json.dumps(row, allow_nan=False) for row in value)
+            parts.append(f"{json.dumps(key)}: [\n  {rows}\n]")
+        else:
+            parts.append(f"{json.dumps(key)}: {json.dumps(value, allow_nan=False)}")
+    with files.atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write("{\n" + ",\n".join(parts) + "\n}\n")
+
+
 def main(argv):
     cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
     cli.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
@@ -311,22 +351,7 @@ def main(argv):
         for path in _plots(records, _PLOTS_DIR.value):
             print("wrote", path)
     if _OUTPUT_JSON.value:
-
-        def clean(v):
-            return None if isinstance(v, float) and not np.isfinite(v) else v
-
-        files.write_json(
-            _OUTPUT_JSON.value,
-            {
-                "command": " ".join(sys.argv),
-                "wall_seconds": result.wall_seconds,
-                "tasks": result.total,
-                "completed": result.completed,
-                "interrupted": result.interrupted,
-                "records": [r.as_dict() for r in records],
-                "t_tests": [{k: clean(v) for k, v in dataclasses.asdict(t).items()} for t in tests],
-            },
-        )
+        write_rows_json(_OUTPUT_JSON.value, compact_json(" ".join(sys.argv), result, tests))
     if result.interrupted:
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
