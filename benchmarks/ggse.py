@@ -1,0 +1,360 @@
+"""Reproduce Section 8 and Appendix B of Kubíček, Lisý & Sandholm (2025), "Equilibrium
+Refinements Improve Subgame Solving in Imperfect-Information Games".
+
+  python benchmarks/ggse.py --cfr_blueprints=25 --dirichlet_blueprints=20 \
+      --output_json=docs/results/ggse.json --plots_dir=docs/results
+
+Games (App. C): imperfect-information Goofspiel 5 (cards dealt from highest to lowest, cut
+after one and two rounds = 2 and 4 moves of the turn-based game), Leduc hold'em (cut after the
+public card), Liar's dice 1,4 (cut after the first bid). Blueprints: checkpoints of one vanilla
+CFR run at --cfr_blueprints log-spaced iterations up to --cfr_max_iterations, and
+--dirichlet_blueprints Dirichlet(1) strategies (seeds 0..). Every technique (resolving /
+max-margin x no / uniform / blueprint prior, unsafe, optimal continuation) resolves every
+subgame of the cut for both players, with each --solvers (CFR+ --iterations, eps --epsilon; the
+LP). The grid runs through `sweeps.executor` (local processes; --scheduler=HOST:PORT runs it on
+a Dask cluster). Writes Figure 2 (CFR+) / Figure 19 (LP) scatter plots, Figure 3 convergence
+curves (--convergence_iterations on the first CFR checkpoint of each case), Figure 18 (unsafe
+minus resolving with the blueprint prior), prints markdown tables (summary and Appendix B.1's
+paired one-sided t-tests) and the JSON (one row per record).
+"""
+
+import collections
+import dataclasses
+import json
+import sys
+import time
+
+import numpy as np
+from absl import app, flags
+
+from ospiel_ext import cli, files, sweeps
+from ospiel_ext.algorithms.subgames import experiment as ex
+
+GOOFSPIEL_5 = (
+    "turn_based_simultaneous_game(game=goofspiel(imp_info=True,num_cards=5,"
+    "points_order=descending))"
+)
+CASES = {
+    "goofspiel": [(GOOFSPIEL_5, "after_moves=2"), (GOOFSPIEL_5, "after_moves=4")],
+    "leduc": [("leduc_poker", "public_chance")],
+    "liars_dice": [("liars_dice(numdice=1,dice_sides=4)", "after_moves=1")],
+}
+SHORT = {GOOFSPIEL_5: "goofspiel5", "liars_dice(numdice=1,dice_sides=4)": "liars_dice_1_4"}
+CONVERGENCE_TECHNIQUES = (
+    "resolving/none",
+    "resolving/blueprint",
+    "max_margin/none",
+    "max_margin/blueprint",
+    "unsafe",
+)
+
+_GAMES = flags.DEFINE_list("games", list(CASES), f"Games among {list(CASES)}.")
+_CFR = flags.DEFINE_integer("cfr_blueprints", 25, "CFR checkpoint blueprints per game.", 0)
+_CFR_MAX = flags.DEFINE_integer("cfr_max_iterations", 1000, "Last CFR checkpoint.", 1)
+_DIRICHLET = flags.DEFINE_integer("dirichlet_blueprints", 20, "Dirichlet(1) blueprints.", 0)
+_SOLVERS = flags.DEFINE_list("solvers", ["cfr_plus", "lp"], "Gadget solvers (cfr_plus, lp).")
+_TECHNIQUES = flags.DEFINE_list("techniques", list(ex.TECHNIQUES), "Techniques.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 5000, "CFR+ iterations (Table 1).", 1)
+_EPSILON = flags.DEFINE_float("epsilon", 1e-3, "GGSE tremble size (Table 1).")
+_CONVERGENCE = flags.DEFINE_list(
+    "convergence_iterations",
+    ["10", "30", "100", "300", "1000", "3000"],
+    "Figure 3: CFR+ iteration counts (besides --iterations) on one blueprint; empty: none.",
+)
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the sweep after this many seconds.")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the records here as JSON.")
+_PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write the PNGs here.")
+_SCHEDULER = sweeps.define_scheduler_flag()
+_WORKERS = sweeps.define_workers_flag()
+
+
+def _checkpoints(count, last):
+    """`count` strictly increasing, roughly log-spaced CFR iteration counts ending at `last`."""
+    out = []
+    for v in np.geomspace(1, last, count) if count else []:
+        out.append(max(int(round(v)), out[-1] + 1 if out else 1))
+    return out
+
+
+def _name(game, cut):
+    return f"{SHORT.get(game, game)} {cut}"
+
+
+def _tasks(cases):
+    blueprint_sets = []
+    cache = {}
+    for game, _ in cases:
+        if game not in cache:
+            cache[game] = ex.make_blueprints(
+                game, _checkpoints(_CFR.value, _CFR_MAX.value), range(_DIRICHLET.value)
+            )
+        blueprint_sets.append(cache[game])
+    tasks = ex.grid(
+        cases, blueprint_sets, _TECHNIQUES.value, _SOLVERS.value, _ITERATIONS.value, _EPSILON.value
+    )
+    counts = sorted({int(k) for k in _CONVERGENCE.value if int(k) < _ITERATIONS.value})
+    if counts and "cfr_plus" in _SOLVERS.value:
+        convergence = [bps[:1] for bps in blueprint_sets]
+        techniques = [t for t in CONVERGENCE_TECHNIQUES if t in _TECHNIQUES.value]
+        for k in counts:
+            tasks += ex.grid(cases, convergence, techniques, ["cfr_plus"], k, _EPSILON.value)
+    return tasks
+
+
+def _summary(records):
+    groups = collections.defaultdict(list)
+    for r in records:
+        if r.iterations == _ITERATIONS.value or r.solver == "lp":
+            groups[_name(r.game, r.cut), r.solver, r.technique].append(r)
+    rows = []
+    for (case, solver, technique), rs in groups.items():
+        bp = np.array([r.blueprint_exploitability for r in rs])
+        e = np.array([r.exploitability for r in rs])
+        worse = sum(
+            r.player_exploitability[p] > r.blueprint_player_exploitability[p] + 1e-9
+            for r in rs
+            for p in (0, 1)
+        )
+        rows.append(
+            [
+                case,
+                solver,
+                technique,
+                len(rs),
+                float(bp.mean()),
+                float(e.mean()),
+                float(np.mean(1 - e / bp)),
+                float(np.max(1 - e / bp)),
+                worse,
+                float(np.mean([r.seconds for r in rs])),
+            ]
+        )
+    header = [
+        "case",
+        "solver",
+        "technique",
+        "n",
+        "mean E(blueprint)",
+        "mean E(resolved)",
+        "mean reduction",
+        "max reduction",
+        "E_i worse (of 2n)",
+        "s/task",
+    ]
+    return header, rows
+
+
+def _markdown(header, rows):
+    def cell(v):
+        return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _scatter(plt, path, records, solver, title):
+    cases = list(dict.fromkeys(_name(r.game, r.cut) for r in records))
+    fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 4.2), squeeze=False)
+    for ax, case in zip(axes[0], cases):
+        for technique in ex.TECHNIQUES:
+            rs = [
+                r
+                for r in records
+                if _name(r.game, r.cut) == case
+                and r.technique == technique
+                and (r.solver == solver or technique == "optimal_continuation")
+                and (r.solver == "lp" or r.iterations == _ITERATIONS.value)
+            ]
+            if rs:
+                ax.scatter(
+                    [r.blueprint_exploitability for r in rs],
+                    [r.exploitability for r in rs],
+                    s=10,
+                    label=technique,
+                )
+        lim = max(r.blueprint_exploitability for r in records if _name(r.game, r.cut) == case)
+        ax.plot([0, lim], [0, lim], "k--", lw=0.7)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("blueprint exploitability")
+        ax.set_ylabel("resolved exploitability")
+        ax.set_title(case, fontsize=9)
+    axes[0][0].legend(fontsize=6)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _plots(records, out_dir):
+    plt = cli.pyplot()
+    paths = []
+    for solver, fig_name in (("cfr_plus", "fig2"), ("lp", "fig19")):
+        if any(r.solver == solver for r in records):
+            path = f"{out_dir}/ggse_{fig_name}.png"
+            _scatter(plt, path, records, solver, f"resolved vs blueprint exploitability ({solver})")
+            paths.append(path)
+    runs = collections.defaultdict(set)
+    for r in records:
+        if r.solver == "cfr_plus":
+            runs[r.game, r.cut, r.blueprint].add(r.iterations)
+    curves = [
+        r for r in records if r.solver == "cfr_plus" and len(runs[r.game, r.cut, r.blueprint]) > 1
+    ]
+    cases = list(dict.fromkeys(_name(r.game, r.cut) for r in curves))
+    if cases:
+        fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 4), squeeze=False)
+        for ax, case in zip(axes[0], cases):
+            for technique in CONVERGENCE_TECHNIQUES:
+                rs = sorted(
+                    (r.iterations, r.exploitability)
+                    for r in curves
+                    if _name(r.game, r.cut) == case and r.technique == technique
+                )
+                if len(rs) > 1:
+                    ax.loglog(*zip(*rs), marker=".", label=technique)
+            ax.set_xlabel("CFR+ iterations")
+            ax.set_ylabel(f"exploitability (blueprint {curves[0].blueprint})")
+            ax.set_title(case, fontsize=9)
+        axes[0][0].legend(fontsize=6)
+        fig.tight_layout()
+        path = f"{out_dir}/ggse_fig3.png"
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        paths.append(path)
+    diffs = _fig18(records)
+    if diffs:
+        fig, axes = plt.subplots(1, len(diffs), figsize=(4.5 * len(diffs), 3.6), squeeze=False)
+        for ax, (key, rows) in zip(axes[0], diffs.items()):
+            ax.bar(range(len(rows)), [d for _, _, d in rows])
+            ax.axhline(0, color="k", lw=0.7)
+            ax.set_xlabel("blueprints by exploitability")
+            ax.set_ylabel("E(unsafe) - E(resolving+bp prior)")
+            ax.set_title(" ".join(key), fontsize=8)
+        fig.tight_layout()
+        path = f"{out_dir}/ggse_fig18.png"
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+def _fig18(records):
+    """Per (case, solver): (blueprint, E(blueprint), E(unsafe) - E(resolving/blueprint))
+    ordered by the blueprint's exploitability."""
+    e = {}
+    for r in records:
+        if r.solver == "lp" or r.iterations == _ITERATIONS.value:
+            e[_name(r.game, r.cut), r.solver, r.technique, r.blueprint] = r
+    out = collections.defaultdict(list)
+    for (case, solver, technique, bp), r in e.items():
+        other = e.get((case, solver, "resolving/blueprint", bp))
+        if technique == "unsafe" and other is not None:
+            out[case, solver].append(
+                (bp, r.blueprint_exploitability, r.exploitability - other.exploitability)
+            )
+    return {k: sorted(v, key=lambda t: t[1]) for k, v in out.items()}
+
+
+def _t_matrices(tests):
+    out = collections.defaultdict(dict)
+    for t in tests:
+        cells = out[_name(t.game, t.cut), t.solver]
+        cells[t.row, t.column] = t.p_value
+        cells["n"] = t.n
+    return out
+
+
+def _round(v):
+    if isinstance(v, float):
+        return float(f"{v:.6g}") if np.isfinite(v) else None
+    if isinstance(v, (tuple, list)):
+        return [_round(x) for x in v]
+    return SHORT.get(v, v) if isinstance(v, str) else v
+
+
+def compact_json(command, result, tests):
+    """The sweep as small JSON: one row per record (6 significant digits) and per t-test."""
+    columns = [f.name for f in dataclasses.fields(ex.Record)]
+    t_columns = [f.name for f in dataclasses.fields(ex.TTest)]
+    return {
+        "command": command,
+        "wall_seconds": round(result.wall_seconds, 1),
+        "tasks": result.total,
+        "completed": result.completed,
+        "interrupted": result.interrupted,
+        "games": {short: game for game, short in SHORT.items()},
+        "columns": columns,
+        "records": [[_round(getattr(r, c)) for c in columns] for r in result.results],
+        "t_test_columns": t_columns,
+        "t_tests": [[_round(getattr(t, c)) for c in t_columns] for t in tests],
+    }
+
+
+def write_rows_json(path, data):
+    """JSON with one line per row of the list-valued entries (small, diff-friendly)."""
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and isinstance(value[0], list):
+            rows = ",\n  ".join(json.dumps(row, allow_nan=False) for row in value)
+            parts.append(f"{json.dumps(key)}: [\n  {rows}\n]")
+        else:
+            parts.append(f"{json.dumps(key)}: {json.dumps(value, allow_nan=False)}")
+    with files.atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write("{\n" + ",\n".join(parts) + "\n}\n")
+
+
+def main(argv):
+    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    cli.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
+    cli.require(set(_SOLVERS.value) <= {"cfr_plus", "lp"}, "--solvers: cfr_plus, lp")
+    cli.require(0 < _EPSILON.value < 1, "--epsilon must be in (0, 1)")
+    cli.require(_CFR.value + _DIRICHLET.value >= 1, "give at least one blueprint")
+    try:
+        for t in _TECHNIQUES.value:
+            ex.parse_technique(t)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    cases = [c for g in _GAMES.value for c in CASES[g]]
+    tasks = _tasks(cases)
+    print(f"{len(tasks)} tasks on {len(cases)} game/cut cases", flush=True)
+    deadline = None if _TIME_LIMIT.value is None else _TIME_LIMIT.value
+    with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor:
+        start = time.perf_counter()
+
+        def stop():
+            return deadline is not None and time.perf_counter() - start > deadline
+
+        result = ex.sweep(tasks, executor, stop=stop)
+    records = result.results
+    print(
+        f"{result.completed}/{result.total} tasks in {result.wall_seconds:.1f} s wall "
+        f"({sum(r.seconds for r in records):.1f} s of task time)"
+    )
+    header, rows = _summary(records)
+    print(_markdown(header, rows))
+    tests = ex.paired_t_tests(
+        [r for r in records if r.solver == "lp" or r.iterations == _ITERATIONS.value],
+        _TECHNIQUES.value,
+    )
+    print("\nApp. B.1 paired one-sided t-tests: p of H1 'row has lower exploitability'")
+    for (case, solver), cells in _t_matrices(tests).items():
+        techniques = [t for t in _TECHNIQUES.value]
+        rows = [[a] + [cells.get((a, b), "") for b in techniques] for a in techniques]
+        print(f"\n{case}, {solver}, n = {cells['n']}:")
+        print(_markdown(["row \\ column"] + techniques, rows))
+    for (case, solver), rows18 in _fig18(records).items():
+        d = [x for _, _, x in rows18]
+        print(f"fig18 {case} {solver}: min {min(d):.4g} max {max(d):.4g} (n={len(d)})")
+    if _PLOTS_DIR.value:
+        for path in _plots(records, _PLOTS_DIR.value):
+            print("wrote", path)
+    if _OUTPUT_JSON.value:
+        write_rows_json(_OUTPUT_JSON.value, compact_json(" ".join(sys.argv), result, tests))
+    if result.interrupted:
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+
+
+if __name__ == "__main__":
+    app.run(main)

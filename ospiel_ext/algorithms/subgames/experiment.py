@@ -1,0 +1,318 @@
+"""The experiment grid of Section 8 and Appendix B as a sweep of independent tasks.
+
+Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
+Imperfect-Information Games", Section 8 (Figures 2, 3, 18, 19) and Appendix B.1 (paired
+t-tests): for every game, cut and blueprint, every technique resolves every subgame of the cut
+for both players; the record is the exploitability of the spliced profile against the
+blueprint's, plus each player's E(pi_i) and the Theorem 1 quantities.
+
+A `Task` is one (game, cut, blueprint, technique, solver, iterations, eps); `run_task` (a
+module-level function, so any `concurrent.futures` executor, local processes or a Dask cluster,
+can run it) solves all subgames x players of the task in one CFR+ run on their disjoint union
+(`batch.solve_cfr_batch`) or one LP per gadget, and returns a frozen `Record`. The blueprint's
+behavioural arrays travel inside the task (CFR checkpoints come from one run in the parent,
+`make_blueprints`), so a worker never repeats the blueprint's CFR run.
+
+Techniques (`TECHNIQUES`): resolving and max-margin with no / uniform / blueprint prior, the
+unsafe subgame, and the optimal continuation (Definition 3, one LP per player; its solver is
+always the LP).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import itertools
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import scipy.stats
+from numpy.typing import NDArray
+
+from ospiel_ext import evaluate, policies, sweeps
+from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, ggse
+
+FloatArray = NDArray[np.float64]
+
+TECHNIQUES: tuple[str, ...] = (
+    "resolving/none",
+    "resolving/uniform",
+    "resolving/blueprint",
+    "max_margin/none",
+    "max_margin/uniform",
+    "max_margin/blueprint",
+    "unsafe",
+    "optimal_continuation",
+)
+SOLVERS = ("cfr_plus", "lp", "egt")
+_METHOD: dict[str, ggse.Method] = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
+
+
+def parse_cut(spec: str) -> cuts.Cut:
+    """'after_moves=K', 'public_chance' or 'after_chance_events=K' as a `Cut`."""
+    name, _, arg = spec.partition("=")
+    if name == "public_chance" and not arg:
+        return cuts.Cut.after_public_chance()
+    if name in ("after_moves", "after_chance_events") and arg.isdigit():
+        return cuts.Cut(name, int(arg))  # type: ignore[arg-type]
+    raise ValueError(
+        f"unknown cut {spec!r}; cuts: after_moves=K, public_chance, after_chance_events=K"
+    )
+
+
+def parse_technique(technique: str) -> tuple[str, str]:
+    """(gadget kind, prior kind) of a technique name."""
+    if technique not in TECHNIQUES:
+        raise ValueError(f"unknown technique {technique!r}; techniques: {TECHNIQUES}")
+    kind, _, prior = technique.partition("/")
+    return kind, prior or "none"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Task:
+    """One solve of the grid.
+
+    Attributes:
+      game: a pyspiel.load_game string.
+      cut: a `parse_cut` spec.
+      blueprint: its label ('cfr:N', 'dirichlet:SEED' or a file name).
+      behavioural: the blueprint's behavioural arrays.
+      technique: one of `TECHNIQUES`.
+      solver: 'cfr_plus', 'lp' or 'egt'.
+      iterations: CFR+ / EGT iterations.
+      eps: GGSE tremble size (the LP's first eps).
+    """
+
+    game: str
+    cut: str
+    blueprint: str
+    behavioural: policies.Behavioural
+    technique: str
+    solver: str
+    iterations: int
+    eps: float
+
+    def __repr__(self) -> str:  # one line for progress and errors, without the arrays
+        return (
+            f"Task({self.game}, {self.cut}, {self.blueprint}, {self.technique}, {self.solver}, "
+            f"{self.iterations} it., eps={self.eps})"
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    """The outcome of one `Task` (all exploitabilities in OpenSpiel's sense).
+
+    Attributes:
+      game, cut, blueprint, technique, solver, iterations, eps: the task's.
+      subgames: the number of subgames of the cut (all are resolved).
+      blueprint_exploitability: of the blueprint profile, (E(pi_0) + E(pi_1)) / 2.
+      exploitability: of the profile with every subgame resolved for both players.
+      blueprint_player_exploitability: E(pi_bar_i) per player (Section 2).
+      player_exploitability: E(pi_i) per player after resolving.
+      gain: E(pi_bar_i) - E(pi_i) per player.
+      theorem1_bound: Theorem 1's lower bound on `gain` per player.
+      min_delta: the smallest Delta(s_o) over the root information sets, per player.
+      seconds: wall time of the task.
+    """
+
+    game: str
+    cut: str
+    blueprint: str
+    technique: str
+    solver: str
+    iterations: int
+    eps: float
+    subgames: int
+    blueprint_exploitability: float
+    exploitability: float
+    blueprint_player_exploitability: tuple[float, float]
+    player_exploitability: tuple[float, float]
+    gain: tuple[float, float]
+    theorem1_bound: tuple[float, float]
+    min_delta: tuple[float, float]
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def check_task(task: Task) -> None:
+    """ValueError naming the game unless the task's options are valid."""
+    parse_technique(task.technique)
+    parse_cut(task.cut)
+    if task.solver not in SOLVERS:
+        raise ValueError(f"{task.game}: unknown solver {task.solver!r}; solvers: {SOLVERS}")
+    if not (np.isfinite(task.eps) and 0 < task.eps < 1):
+        raise ValueError(f"{task.game}: eps must be in (0, 1), got {task.eps}")
+    if isinstance(task.iterations, bool) or task.iterations < 1:
+        raise ValueError(f"{task.game}: iterations must be positive, got {task.iterations}")
+
+
+def resolve_profile(
+    q: blueprints.BlueprintQuantities,
+    subs: Sequence[cuts.Subgame],
+    technique: str,
+    solver: str,
+    iterations: int,
+    eps: float,
+    value0: float,
+) -> tuple[policies.Behavioural, combine.Resolution | None]:
+    """The blueprint with every subgame in `subs` resolved by `technique` for both players
+    (CFR+ in one batched run), and the `Resolution` (None for the optimal continuation)."""
+    kind, prior = parse_technique(technique)
+    if kind == "optimal_continuation":
+        oc = [combine.optimal_continuation(q, p, subs, value0=value0) for p in (0, 1)]
+        return (oc[0].behavioural[0], oc[1].behavioural[1]), None
+    method = _METHOD[solver]
+    resolution = combine.resolve(
+        q, subs, kind, prior, method, eps=eps, iterations=iterations, batch=method == "cfr"
+    )  # type: ignore[arg-type]
+    return resolution.behavioural, resolution
+
+
+def run_task(task: Task) -> Record:
+    """Solves one task (module docstring); top-level so that any executor can pickle it."""
+    start = time.perf_counter()
+    check_task(task)
+    sf = blueprints.full_game(task.game)
+    subs = cuts.subgames(sf.tree, parse_cut(task.cut))
+    before = blueprints.BlueprintQuantities.compute(sf, task.behavioural)
+    value0 = combine.game_value(sf)
+    profile, _ = resolve_profile(
+        before, subs, task.technique, task.solver, task.iterations, task.eps, value0
+    )
+    after = blueprints.BlueprintQuantities.compute(sf, profile)
+    reports = [combine.safety_report(before, after, subs, p, value0) for p in (0, 1)]
+    return Record(
+        task.game,
+        task.cut,
+        task.blueprint,
+        task.technique,
+        task.solver,
+        task.iterations,
+        task.eps,
+        len(subs),
+        evaluate.evaluate_profile(sf, before.blueprint).exploitability,
+        evaluate.evaluate_profile(sf, profile).exploitability,
+        (reports[0].blueprint_exploitability, reports[1].blueprint_exploitability),
+        (reports[0].exploitability, reports[1].exploitability),
+        (reports[0].gain, reports[1].gain),
+        (reports[0].theorem1_bound, reports[1].theorem1_bound),
+        (reports[0].min_delta, reports[1].min_delta),
+        time.perf_counter() - start,
+    )
+
+
+def make_blueprints(
+    game: str, cfr_checkpoints: Sequence[int], dirichlet_seeds: Sequence[int]
+) -> list[tuple[str, policies.Behavioural]]:
+    """(label, behavioural arrays) of the CFR checkpoints (one vanilla CFR run; Section 8
+    does not name the variant) and the Dirichlet(1) blueprints of Section 8."""
+    sf = blueprints.full_game(game)
+    layout = policies.layout(sf)
+    game_obj = sf.tree.game
+    cfr_pols = blueprints.cfr_checkpoints(game_obj, cfr_checkpoints) if cfr_checkpoints else []
+    out = [(f"cfr:{k}", layout.behavioural(p)) for k, p in zip(cfr_checkpoints, cfr_pols)]
+    random_pols = blueprints.dirichlet_blueprints(game_obj, dirichlet_seeds)
+    out += [(f"dirichlet:{s}", layout.behavioural(p)) for s, p in zip(dirichlet_seeds, random_pols)]
+    return out
+
+
+def blueprint_from_spec(game: str, spec: str) -> tuple[str, policies.Behavioural]:
+    """'cfr:N' (N vanilla CFR iterations), 'dirichlet:SEED' or a policy file."""
+    kind, _, arg = spec.partition(":")
+    if kind == "cfr" and arg.isdigit() and int(arg) >= 1:
+        return make_blueprints(game, [int(arg)], [])[0]
+    if kind == "dirichlet" and arg.isdigit():
+        return make_blueprints(game, [], [int(arg)])[0]
+    return spec, blueprints.load_blueprint(game, spec)
+
+
+def grid(
+    cases: Sequence[tuple[str, str]],
+    blueprint_sets: Sequence[Sequence[tuple[str, policies.Behavioural]]],
+    techniques: Sequence[str],
+    solvers: Sequence[str],
+    iterations: int = ggse.DEFAULT_ITERATIONS,
+    eps: float = ggse.DEFAULT_EPS,
+) -> list[Task]:
+    """Every (case, blueprint, technique, solver); `blueprint_sets[k]` are case k's blueprints.
+    The optimal continuation is an LP whatever the solver: it appears once, with 'lp'."""
+    tasks = []
+    for (game, cut), bps in zip(cases, blueprint_sets, strict=True):
+        for (label, b), technique, solver in itertools.product(bps, techniques, solvers):
+            if technique == "optimal_continuation" and solver != solvers[-1]:
+                continue
+            s = "lp" if technique == "optimal_continuation" else solver
+            tasks.append(Task(game, cut, label, b, technique, s, iterations, eps))
+    for t in tasks:
+        check_task(t)
+    return tasks
+
+
+def sweep(
+    tasks: Sequence[Task],
+    executor: cf.Executor,
+    stop: Callable[[], bool] | None = None,
+) -> sweeps.SweepResult[Record]:
+    """`run_task` over `tasks` on the executor (`sweeps.map_tasks`: Ctrl-C / stop() return the
+    finished records)."""
+    return sweeps.map_tasks(run_task, tasks, executor, stop=stop)
+
+
+@dataclasses.dataclass(frozen=True)
+class TTest:
+    """Appendix B.1's paired one-sided t-test of two techniques over matched blueprints.
+
+    H1: the row technique's exploitability is lower than the column's
+    (`scipy.stats.ttest_rel(row, column, alternative="less")`); a small `p_value` means the
+    row is better. `mean_difference` is mean(row - column).
+    """
+
+    game: str
+    cut: str
+    solver: str
+    row: str
+    column: str
+    n: int
+    statistic: float
+    p_value: float
+    mean_difference: float
+
+
+def paired_t_tests(records: Sequence[Record], techniques: Sequence[str]) -> list[TTest]:
+    """For every (game, cut, solver) and ordered pair of distinct techniques, the test over
+    the blueprints both were run on (pairs with fewer than two blueprints are left out).
+    Optimal-continuation records (always LP) are matched to every solver."""
+    exp: dict[tuple[str, str, str, str], dict[str, float]] = {}
+    solvers = sorted({r.solver for r in records if r.technique != "optimal_continuation"})
+    for r in records:
+        for s in solvers if r.technique == "optimal_continuation" else [r.solver]:
+            exp.setdefault((r.game, r.cut, s, r.technique), {})[r.blueprint] = r.exploitability
+    out = []
+    for game, cut in dict.fromkeys((r.game, r.cut) for r in records):
+        for s in solvers:
+            for row, col in itertools.permutations(techniques, 2):
+                a, b = exp.get((game, cut, s, row), {}), exp.get((game, cut, s, col), {})
+                common = sorted(set(a) & set(b))
+                if len(common) < 2:
+                    continue
+                x = np.array([a[k] for k in common])
+                y = np.array([b[k] for k in common])
+                test = scipy.stats.ttest_rel(x, y, alternative="less")
+                out.append(
+                    TTest(
+                        game,
+                        cut,
+                        s,
+                        row,
+                        col,
+                        len(common),
+                        float(test.statistic),
+                        float(test.pvalue),
+                        float(np.mean(x - y)),
+                    )
+                )
+    return out
