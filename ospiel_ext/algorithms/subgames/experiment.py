@@ -25,13 +25,14 @@ import dataclasses
 import itertools
 import time
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 import scipy.stats
 from numpy.typing import NDArray
 
 from ospiel_ext import evaluate, policies, sweeps
-from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, ggse
+from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, gadgets, ggse, priors
 
 FloatArray = NDArray[np.float64]
 
@@ -167,8 +168,15 @@ def resolve_profile(
         return (oc[0].behavioural[0], oc[1].behavioural[1]), None
     method = _METHOD[solver]
     resolution = combine.resolve(
-        q, subs, kind, prior, method, eps=eps, iterations=iterations, batch=method == "cfr"
-    )  # type: ignore[arg-type]
+        q,
+        subs,
+        cast(gadgets.GadgetKind, kind),  # parse_technique checked both names
+        cast(priors.PriorKind, prior),
+        method,
+        eps=eps,
+        iterations=iterations,
+        batch=method == "cfr",
+    )
     return resolution.behavioural, resolution
 
 
