@@ -164,4 +164,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)
