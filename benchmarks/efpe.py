@@ -81,8 +81,8 @@ def main(argv):
     cli.require(_TRAVERSALS.value >= 6, f"--traversals must be at least 6, got {_TRAVERSALS.value}")
     cli.non_negative(_CFR_XI)
     games = [cli.load_game(name) for name in _GAMES.value]  # every game, before the work
-    cli.pyplot()  # matplotlib is there before the work
     cli.output_dir(_OUT_DIR)
+    cli.pyplot()  # matplotlib is there before the work
     results, interrupted = {}, False
     for name, game in zip(_GAMES.value, games):
         weight, curves, interrupted = _run_game(game)
