@@ -3,6 +3,8 @@ inside segments, row sorting. Pure numpy, no game knowledge."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -49,3 +51,9 @@ def sort_rows(a: NDArray) -> NDArray:
             a[:, i + 1] = np.maximum(a[:, i], a[:, i + 1])
             a[:, i] = lo
     return a
+
+
+def intern(keys: Sequence[Hashable]) -> IntArray:
+    """Ids 0, 1, .. of the distinct keys, in order of first appearance, one per key."""
+    ids: dict[Hashable, int] = {}
+    return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)

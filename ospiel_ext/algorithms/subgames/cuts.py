@@ -35,6 +35,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.sparse import csgraph
 
+from ospiel_ext import arrays
 from ospiel_ext.tree import CHANCE, GameTree
 
 IntArray = NDArray[np.int64]
@@ -170,12 +171,6 @@ def _roots_from_candidates(tree: GameTree, candidates: IntArray) -> IntArray:
     return np.sort(np.concatenate(roots)) if roots else np.zeros(0, dtype=np.int64)
 
 
-def _intern(keys: list[str]) -> IntArray:
-    """Ids 0.. of the distinct keys, in order of first appearance."""
-    ids: dict[str, int] = {}
-    return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
-
-
 def find_roots(tree: GameTree, cut: Cut) -> RootSet:
     """The roots of `cut` in `tree` and both players' information states there.
 
@@ -217,7 +212,7 @@ def find_roots(tree: GameTree, cut: Cut) -> RootSet:
         state = tree.state(r)
         for p in (0, 1):
             keys[p].append(state.information_state_string(p))
-    key_ids = (_intern(keys[0]), _intern(keys[1]))
+    key_ids = (arrays.intern(keys[0]), arrays.intern(keys[1]))
     root_set = RootSet(tree, cut, roots, root_of, (tuple(keys[0]), tuple(keys[1])), key_ids)
     _check_cut(root_set)
     return root_set
@@ -288,7 +283,7 @@ class Subgame:
         """(distinct root information states of `player` in order of first appearance, the
         index of each root's one)."""
         keys = self.root_keys(player)
-        ids = _intern(list(keys))
+        ids = arrays.intern(list(keys))
         return tuple(dict.fromkeys(keys)), ids
 
     @property
@@ -341,7 +336,7 @@ def public_states(root_set: RootSet, public_key: PublicKey | None = None) -> tup
     ]
     size = n + k0 + k1 + tree.num_infosets
     if public_key is not None:
-        public = _intern([public_key(tree.state(int(r))) for r in rs.roots])
+        public = arrays.intern([public_key(tree.state(int(r))) for r in rs.roots])
         rows.append(np.arange(n))
         cols.append(size + public)
         size += int(public.max()) + 1

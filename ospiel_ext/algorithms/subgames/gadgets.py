@@ -28,6 +28,12 @@ gadget keeps its key in the full game, which is how solutions are spliced back
 (`combine.splice`). Roots with w_i = 0 are left out (player i never reaches them under the
 blueprint; its strategy there stays the blueprint's) and so are opponent root information sets
 with W(s_o) = 0 (no auxiliary action). Leaf values are player 0's utility.
+
+Every builder takes optional depth-limit `leaves` (`depth_limited.MultiValuedLeaves`; Brown,
+Sandholm & Amos 2018, "Depth-Limited Solving for Imperfect-Information Games", Section 4): the
+copy stops at their states, where the opponent picks one of K continuation values in a new
+information set (`GadgetGame.leaf_keys`); the unsafe subgame with leaves solves the leaves'
+player only.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,7 +50,10 @@ from ospiel_ext.algorithms.subgames import reach_margin
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities, RootValues
 from ospiel_ext.algorithms.subgames.cuts import Subgame
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import GameTree, TreeBuilder
+from ospiel_ext.tree import GameTree, SubtreeCopy, TreeBuilder
+
+if TYPE_CHECKING:  # depth_limited imports this module
+    from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
@@ -72,6 +81,7 @@ class GadgetGame:
       scale: Z, with the unnormalised gadget value of Section 3 = scale * value.
       roots: the kept roots (full-tree node ids).
       root_copy: the gadget node of each kept root.
+      leaf_keys: the opponent's depth-limit information sets (multi-valued leaves), if any.
     """
 
     tree: GameTree
@@ -85,6 +95,7 @@ class GadgetGame:
     scale: float
     roots: IntArray
     root_copy: IntArray
+    leaf_keys: tuple[str, ...] = ()
 
     @property
     def solved_players(self) -> tuple[int, ...]:
@@ -93,8 +104,8 @@ class GadgetGame:
 
     def original_infosets(self, player: int) -> NDArray[np.bool_]:
         """Mask over `player`'s treeplex information sets: True where the key is the full
-        game's (not auxiliary)."""
-        aux = set(self.aux_keys)
+        game's (not auxiliary, not a depth-limit leaf)."""
+        aux = set(self.aux_keys) | set(self.leaf_keys)
         return np.array([k not in aux for k in self.sf.infoset_keys(player)], dtype=bool)
 
 
@@ -138,6 +149,7 @@ def _finish(
     scale: float,
     roots: IntArray,
     root_copy: list[int],
+    leaves: MultiValuedLeaves | None,
 ) -> GadgetGame:
     tree = builder.freeze()
     tree.check_perfect_recall()
@@ -153,7 +165,57 @@ def _finish(
         float(scale),
         roots,
         np.array(root_copy, dtype=np.int64),
+        () if leaves is None else leaves.leaf_keys,
     )
+
+
+def _check_leaves(
+    q: BlueprintQuantities, subgame: Subgame, leaves: MultiValuedLeaves | None, player: int | None
+) -> None:
+    """The leaves were built for this tree and player and lie strictly below the roots."""
+    if leaves is None:
+        return
+    if leaves.tree is not q.sf.tree:
+        raise ValueError(f"game {q.sf.name}: the depth-limit leaves belong to another tree")
+    if player is not None and leaves.player != player:
+        raise ValueError(
+            f"game {q.sf.name}: the depth-limit leaves are player {leaves.player}'s, the "
+            f"gadget resolves player {player}"
+        )
+    if np.any(leaves.row[subgame.roots] >= 0):
+        raise ValueError(
+            f"game {q.sf.name}: the depth limit reaches subgame {subgame.index}'s roots; it "
+            "must lie strictly below them"
+        )
+    clash = set(leaves.leaf_keys) & set(q.sf.tree.infoset_key)
+    if clash:
+        raise ValueError(f"game {q.sf.name}: leaf key {sorted(clash)[0]!r} is an information set")
+
+
+def _copy(
+    builder: TreeBuilder,
+    tree: GameTree,
+    source: int,
+    target: int,
+    leaves: MultiValuedLeaves | None,
+    shift: float = 0.0,
+) -> SubtreeCopy:
+    """Copies `tree`'s subtree at `source` to `target`, leaf utilities minus `shift` (player
+    0's); with depth-limit `leaves`, the copy stops at their nodes, which become multi-valued
+    leaves (values minus `shift`) of the leaves' opponent."""
+    shifted = tree.lo - shift if shift else None
+    if leaves is None:
+        return builder.copy_subtree(tree, source, target, leaf_lo=shifted, leaf_hi=shifted)
+    copy = builder.copy_subtree(
+        tree, source, target, expand=leaves.expand, leaf_lo=shifted, leaf_hi=shifted
+    )
+    rows = leaves.row[copy.source_nodes]
+    for k in np.flatnonzero(rows >= 0).tolist():
+        r = int(rows[k])
+        builder.set_multi_valued_leaf(
+            int(copy.nodes[k]), leaves.opponent, leaves.keys[r], leaves.values[r] - shift
+        )
+    return copy
 
 
 def _check_player(q: BlueprintQuantities, player: int) -> None:
@@ -161,9 +223,15 @@ def _check_player(q: BlueprintQuantities, player: int) -> None:
         raise ValueError(f"game {q.sf.name}: the resolving player must be 0 or 1, got {player}")
 
 
-def resolving_gadget(q: BlueprintQuantities, subgame: Subgame, player: int) -> GadgetGame:
+def resolving_gadget(
+    q: BlueprintQuantities,
+    subgame: Subgame,
+    player: int,
+    leaves: MultiValuedLeaves | None = None,
+) -> GadgetGame:
     """The resolving gadget game of `subgame` for resolving `player` (module docstring)."""
     _check_player(q, player)
+    _check_leaves(q, subgame, leaves, player)
     builder = _builder(q, subgame, "resolving", player)
     rv = q.root_values(subgame, player)
     kept = _kept_roots(rv, q.sf.name, subgame.index)
@@ -177,13 +245,13 @@ def resolving_gadget(q: BlueprintQuantities, subgame: Subgame, player: int) -> G
         s = int(rv.root_infoset[j])
         terminate = builder.expand_decision(first + n, 1 - player, aux_of[n], (TERMINATE, CONTINUE))
         builder.set_leaf(terminate, float(rv.cfbr[s]), float(rv.cfbr[s]))
-        builder.copy_subtree(tree, int(rv.roots[j]), terminate + 1)
+        _copy(builder, tree, int(rv.roots[j]), terminate + 1, leaves)
         root_copy.append(terminate + 1)
     aux: dict[str, tuple[str, ...]] = {
         key: (key[len(RESOLVE_PREFIX) :],) for key in dict.fromkeys(aux_of)
     }
     return _finish(
-        builder, "resolving", player, subgame, rv, aux, w.sum(), rv.roots[kept], root_copy
+        builder, "resolving", player, subgame, rv, aux, w.sum(), rv.roots[kept], root_copy, leaves
     )
 
 
@@ -192,6 +260,7 @@ def max_margin_gadget(
     subgame: Subgame,
     player: int,
     relax: Mapping[str, float] | None = None,
+    leaves: MultiValuedLeaves | None = None,
 ) -> GadgetGame:
     """The max-margin gadget game of `subgame` for resolving `player` (module docstring).
 
@@ -200,6 +269,7 @@ def max_margin_gadget(
     the targets are v_bar(s_o) - relax(s_o) in player i's utility.
     """
     _check_player(q, player)
+    _check_leaves(q, subgame, leaves, player)
     kind: GadgetKind = "max_margin" if relax is None else "reach_max_margin"
     builder = _builder(q, subgame, kind, player)
     rv = q.root_values(subgame, player)
@@ -224,22 +294,25 @@ def max_margin_gadget(
         members = kept[rv.root_infoset[kept] == s]
         w = rv.w[members]
         chance = builder.expand_chance(first + n, range(len(members)), w / w.sum())
-        shifted = tree.lo - shift[s]  # the margin u(z) - target(s_o), player 0's utility
         for m, j in enumerate(members.tolist()):
-            builder.copy_subtree(
-                tree, int(rv.roots[j]), chance + m, leaf_lo=shifted, leaf_hi=shifted
-            )
+            # the margin u(z) - target(s_o), player 0's utility
+            _copy(builder, tree, int(rv.roots[j]), chance + m, leaves, float(shift[s]))
             roots.append(int(rv.roots[j]))
             root_copy.append(chance + m)
     aux = {MAX_MARGIN_KEY: tuple(rv.keys[s] for s in targets.tolist())}
-    return _finish(
-        builder, kind, player, subgame, rv, aux, 1.0, np.array(roots, dtype=np.int64), root_copy
-    )
+    roots_array = np.array(roots, dtype=np.int64)
+    return _finish(builder, kind, player, subgame, rv, aux, 1.0, roots_array, root_copy, leaves)
 
 
-def unsafe_subgame(q: BlueprintQuantities, subgame: Subgame) -> GadgetGame:
-    """The unsafe subgame: chance over the roots proportional to P_0 P_1 P_c (Section 2.1)."""
-    builder = _builder(q, subgame, "unsafe", None)
+def unsafe_subgame(
+    q: BlueprintQuantities, subgame: Subgame, leaves: MultiValuedLeaves | None = None
+) -> GadgetGame:
+    """The unsafe subgame: chance over the roots proportional to P_0 P_1 P_c (Section 2.1).
+    It solves both players; with depth-limit `leaves`, only the leaves' player (the other one
+    picks among the continuation values)."""
+    player = None if leaves is None else leaves.player
+    _check_leaves(q, subgame, leaves, player)
+    builder = _builder(q, subgame, "unsafe", player)
     rv = q.root_values(subgame, 0)
     joint = rv.reach.prod(axis=0)
     kept = np.flatnonzero(joint > 0)
@@ -252,24 +325,31 @@ def unsafe_subgame(q: BlueprintQuantities, subgame: Subgame) -> GadgetGame:
     first = builder.expand_chance(builder.add_root(), range(len(kept)), w / w.sum())
     tree = q.sf.tree
     for n, j in enumerate(kept.tolist()):
-        builder.copy_subtree(tree, int(rv.roots[j]), first + n)
+        _copy(builder, tree, int(rv.roots[j]), first + n, leaves)
     root_copy = (first + np.arange(len(kept))).tolist()
-    return _finish(builder, "unsafe", None, subgame, None, {}, w.sum(), rv.roots[kept], root_copy)
+    return _finish(
+        builder, "unsafe", player, subgame, None, {}, w.sum(), rv.roots[kept], root_copy, leaves
+    )
 
 
 def gadget_game(
-    kind: GadgetKind, q: BlueprintQuantities, subgame: Subgame, player: int | None
+    kind: GadgetKind,
+    q: BlueprintQuantities,
+    subgame: Subgame,
+    player: int | None,
+    leaves: MultiValuedLeaves | None = None,
 ) -> GadgetGame:
-    """`resolving_gadget`, `max_margin_gadget` or `unsafe_subgame` by name."""
+    """`resolving_gadget`, `max_margin_gadget` or `unsafe_subgame` by name (`player` is
+    ignored by 'unsafe', which solves both players, or with `leaves` the leaves' player)."""
     if kind == "resolving" and player is not None:
-        return resolving_gadget(q, subgame, player)
+        return resolving_gadget(q, subgame, player, leaves)
     if kind == "max_margin" and player is not None:
-        return max_margin_gadget(q, subgame, player)
+        return max_margin_gadget(q, subgame, player, leaves=leaves)
     if kind == "reach_max_margin" and player is not None:
         relax = reach_margin.reach_gifts(q, subgame.root_set, player)
-        return max_margin_gadget(q, subgame, player, relax)
+        return max_margin_gadget(q, subgame, player, relax, leaves)
     if kind == "unsafe":
-        return unsafe_subgame(q, subgame)
+        return unsafe_subgame(q, subgame, leaves)
     raise ValueError(
         f"game {q.sf.name}: unknown gadget kind {kind!r} (or no resolving player given); "
         "kinds: resolving, max_margin, reach_max_margin, unsafe"

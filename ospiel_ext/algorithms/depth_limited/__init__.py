@@ -1,0 +1,76 @@
+"""Depth-limited solving with multi-valued states.
+
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games"
+(NeurIPS), with the gadgets and priors of Kubíček, Lisý & Sandholm (2025), "Equilibrium
+Refinements Improve Subgame Solving in Imperfect-Information Games", Section 8.1. One module
+per step:
+
+* `leaves`: the depth limit, the K continuation values of each leaf state (exact, or Monte
+  Carlo rollouts with standard errors) and Section 4's weakening;
+* `strategy_sets`: the opponent's continuation strategies - bias, self-generative, and every
+  pure continuation (Proposition 1);
+* `solving`: the depth-limited subgame as a gadget game of the subgame package, solved by
+  CFR+, the LP or EGT, spliced into the blueprint.
+
+    >>> import numpy as np
+    >>> import ospiel_ext.games
+    >>> from ospiel_ext import lp, sequence_form
+    >>> from ospiel_ext.algorithms import depth_limited as dl, subgames as ss
+    >>> sf = sequence_form.for_game("rps_plus")
+    >>> blueprint = lp.solve(sf).behavioural
+    >>> q = ss.BlueprintQuantities.compute(sf, blueprint)
+    >>> limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
+    >>> pure = dl.pure_continuations(sf, limit, blueprint[1], player=1)
+    >>> leaves = dl.exact_values(sf, limit, blueprint, 0, pure)
+    >>> leaves.num_values
+    3
+    >>> solution = dl.solve(q, dl.start_subgames(sf.tree), leaves, method="lp")
+    >>> np.round(solution.behavioural[0][1:], 6).tolist()
+    [0.4, 0.4, 0.2]
+"""
+
+from ospiel_ext.algorithms.depth_limited.leaves import (
+    DepthLimit,
+    MultiValuedLeaves,
+    RolloutEstimate,
+    depth_limit,
+    exact_values,
+    leaf_beliefs,
+    rollout_values,
+    weaken,
+)
+from ospiel_ext.algorithms.depth_limited.solving import (
+    DepthLimitedSolution,
+    depth_limited_game,
+    solve,
+    start_subgames,
+)
+from ospiel_ext.algorithms.depth_limited.strategy_sets import (
+    best_response,
+    bias,
+    bias_strategies,
+    default_classes,
+    pure_continuations,
+    self_generative,
+)
+
+__all__ = [
+    "DepthLimit",
+    "DepthLimitedSolution",
+    "MultiValuedLeaves",
+    "RolloutEstimate",
+    "best_response",
+    "bias",
+    "bias_strategies",
+    "default_classes",
+    "depth_limit",
+    "depth_limited_game",
+    "exact_values",
+    "leaf_beliefs",
+    "pure_continuations",
+    "rollout_values",
+    "self_generative",
+    "solve",
+    "start_subgames",
+    "weaken",
+]

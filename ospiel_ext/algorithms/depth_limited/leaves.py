@@ -1,0 +1,277 @@
+"""Multi-valued states at a depth limit: the leaves and their values.
+
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games",
+Section 4: when player i solves a depth-limited subgame, the opponent o = 1 - i picks, at each
+of its leaf information sets, one of K continuation strategies sigma_o^1 .. sigma_o^K - one
+choice per leaf information set, shared by its states - and leaf h pays
+
+    v(h, n) = the value of <sigma_hat_i*, sigma_o^n> from h
+
+(sigma_hat_i* the blueprint beyond the limit). K = 1 with the blueprint's own continuation is
+the naive single-valued baseline.
+
+* `depth_limit` finds the leaf states: the first non-terminal states past a `subgames.Cut`
+  (the same cuts as subgame roots), with the opponent's information state at each - its leaf
+  information set.
+* `exact_values` computes v(h, n) for a compiled game in one bottom-up pass per strategy
+  (`tree_values.node_values`); `rollout_values` estimates them by Monte Carlo rollouts of
+  pyspiel states under OpenSpiel policies (with standard errors) when the rest of the game is
+  too large - Section 4's "Monte Carlo simulations".
+* `weaken` is Section 4's correction: a continuation that does better than the blueprint
+  against the blueprint at a leaf information set is lowered uniformly there.
+
+Values are player 0's utility (the tree's convention); the table is keyed by leaf history
+(`MultiValuedLeaves.table`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+import pyspiel
+from numpy.typing import ArrayLike, NDArray
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import arrays, tree_values
+from ospiel_ext.algorithms.subgames import cuts
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tree import GameTree
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+
+LEAF_PREFIX = "depth_limit:"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class DepthLimit:
+    """The leaf states of a depth limit in a compiled tree.
+
+    Attributes:
+      tree: the full game tree.
+      cut: the depth limit.
+      nodes: the leaf states (full-tree node ids, ascending; chance nodes at the cut are
+        replaced by their children, as for subgame roots).
+      keys: per player, its information state at each leaf state.
+    """
+
+    tree: GameTree
+    cut: cuts.Cut
+    nodes: IntArray
+    keys: tuple[tuple[str, ...], tuple[str, ...]]
+
+    @functools.cached_property
+    def row(self) -> IntArray:
+        """For every node of the tree, its index in `nodes`, or -1."""
+        row = np.full(self.tree.num_nodes, -1, dtype=np.int64)
+        row[self.nodes] = np.arange(len(self.nodes))
+        return row
+
+    @functools.cached_property
+    def expand(self) -> NDArray[np.bool_]:
+        """True at the nodes strictly above the limit (the depth-limited game expands them)."""
+        at = self.row >= 0
+        return self.tree.top_down(True, lambda nodes, up: up & ~at[nodes]) & ~at
+
+
+def depth_limit(tree: GameTree, cut: cuts.Cut) -> DepthLimit:
+    """The leaf states of `cut` in `tree` (ValueError, naming the game, if it selects none or
+    splits an information set)."""
+    rs = cuts.find_roots(tree, cut)
+    return DepthLimit(tree, cut, rs.roots, rs.keys)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class MultiValuedLeaves:
+    """K continuation values at every leaf state of a depth limit, for solving `player`.
+
+    Attributes:
+      limit: the depth limit.
+      player: the solving player i; the opponent picks the continuation.
+      values: (leaf states, K) player 0's utility v(h, n).
+      stderr: the standard error of each value (rollouts), or None (exact).
+      labels: a name per continuation strategy.
+    """
+
+    limit: DepthLimit
+    player: int
+    values: FloatArray
+    stderr: FloatArray | None = None
+    labels: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.player not in (0, 1):
+            raise ValueError(f"{self.tree.name}: the solving player must be 0 or 1")
+        shape = (len(self.limit.nodes), self.num_values)
+        if self.values.ndim != 2 or self.values.shape != shape or self.num_values < 1:
+            raise ValueError(
+                f"{self.tree.name}: leaf values have shape {self.values.shape}, expected "
+                f"(leaf states = {shape[0]}, K >= 1)"
+            )
+        if not np.all(np.isfinite(self.values)):
+            raise ValueError(f"{self.tree.name}: leaf values must be finite")
+
+    @property
+    def tree(self) -> GameTree:
+        return self.limit.tree
+
+    @property
+    def num_values(self) -> int:
+        return int(self.values.shape[1]) if self.values.ndim == 2 else 0
+
+    @property
+    def opponent(self) -> int:
+        return 1 - self.player
+
+    @property
+    def nodes(self) -> IntArray:
+        return self.limit.nodes
+
+    @property
+    def row(self) -> IntArray:
+        return self.limit.row
+
+    @property
+    def expand(self) -> NDArray[np.bool_]:
+        return self.limit.expand
+
+    @functools.cached_property
+    def keys(self) -> tuple[str, ...]:
+        """The opponent's depth-limit information set at each leaf state."""
+        return tuple(LEAF_PREFIX + k for k in self.limit.keys[self.opponent])
+
+    @property
+    def leaf_keys(self) -> tuple[str, ...]:
+        """The distinct depth-limit information sets, in order of first appearance."""
+        return tuple(dict.fromkeys(self.keys))
+
+    def table(self) -> dict[tuple[int, ...], list[float]]:
+        """{leaf history (action ids from the root): [v(h, 1), .., v(h, K)]}."""
+        return {
+            tuple(self.tree.history(int(h))): row.tolist()
+            for h, row in zip(self.nodes, self.values)
+        }
+
+    def select(self, columns: Sequence[int]) -> MultiValuedLeaves:
+        """The leaves with the given continuations only (e.g. the first K)."""
+        cols = list(columns)
+        stderr = None if self.stderr is None else self.stderr[:, cols]
+        labels = tuple(self.labels[c] for c in cols) if self.labels else ()
+        return MultiValuedLeaves(self.limit, self.player, self.values[:, cols], stderr, labels)
+
+
+def profile_with(sf: TreeSequenceForm, behavioural, player: int, strategy: ArrayLike):
+    """The behavioural profile `behavioural` with `player`'s strategy replaced."""
+    out = [behavioural[0], behavioural[1]]
+    out[player] = np.asarray(strategy, dtype=np.float64)
+    return out[0], out[1]
+
+
+def exact_values(
+    sf: TreeSequenceForm,
+    limit: DepthLimit,
+    blueprint,
+    player: int,
+    strategies: Sequence[ArrayLike],
+    labels: Sequence[str] = (),
+) -> MultiValuedLeaves:
+    """v(h, n) of every leaf state under <blueprint_i, strategies[n]> (opponent behavioural
+    arrays of `sf`), one bottom-up pass per strategy."""
+    if limit.tree is not sf.tree:
+        raise ValueError(f"{sf.name}: the depth limit was found in another tree")
+    if not len(strategies):
+        raise ValueError(f"{sf.name}: give at least one continuation strategy")
+    columns = [
+        tree_values.node_values(
+            sf.tree, sf.tree_profile(profile_with(sf, blueprint, 1 - player, s))
+        )[limit.nodes]
+        for s in strategies
+    ]
+    return MultiValuedLeaves(limit, player, np.stack(columns, axis=1), None, tuple(labels))
+
+
+def leaf_beliefs(sf: TreeSequenceForm, limit: DepthLimit, blueprint, player: int) -> FloatArray:
+    """The opponent's unnormalised belief over the states of each of its leaf information
+    sets: P_i(h) P_c(h) under the blueprint."""
+    reach = tree_values.reaches(sf.tree, sf.tree_profile(blueprint))
+    return reach.player(player)[limit.nodes] * reach.chance[limit.nodes]
+
+
+def weaken(leaves: MultiValuedLeaves, beliefs: ArrayLike, reference: int = 0) -> MultiValuedLeaves:
+    """Section 4's weakening: where continuation n gives the opponent a higher value than the
+    `reference` one (the blueprint's) at a leaf information set I, v_o(I) = sum_h p(h) v_o(h)
+    with p the opponent's belief, every v_o(h, n), h in I, is lowered by the difference. An
+    information set the blueprint never reaches (all beliefs 0) is weighted uniformly."""
+    p = np.asarray(beliefs, dtype=np.float64)
+    ids = arrays.intern(leaves.keys)
+    n_sets = int(ids.max()) + 1
+    total = arrays.weighted_bincount(ids, p, n_sets)
+    w = np.where(total[ids] > 0, p, 1.0)
+    norm = arrays.weighted_bincount(ids, w, n_sets)
+    sign = 1.0 if leaves.opponent == 0 else -1.0
+    v_o = sign * leaves.values  # the opponent's utility
+    per_set = np.stack(
+        [arrays.weighted_bincount(ids, w * v_o[:, n], n_sets) for n in range(v_o.shape[1])],
+        axis=1,
+    )
+    per_set /= norm[:, None]
+    excess = np.maximum(per_set - per_set[:, [reference]], 0.0)
+    values = sign * (v_o - excess[ids])
+    return dataclasses.replace(leaves, values=values)
+
+
+@dataclasses.dataclass(frozen=True)
+class RolloutEstimate:
+    """Monte Carlo values of leaf states: mean and standard error per (state, strategy)."""
+
+    mean: FloatArray
+    stderr: FloatArray
+    samples: int
+
+
+def rollout_values(
+    game: pyspiel.Game,
+    histories: Sequence[Sequence[int]],
+    blueprint: policy_lib.Policy,
+    player: int,
+    strategies: Sequence[policy_lib.Policy],
+    samples: int,
+    seed: int,
+) -> RolloutEstimate:
+    """v(h, n) estimated by `samples` playouts from each history under <blueprint for
+    `player`, strategies[n] for the opponent>, chance by its outcome probabilities; the
+    standard error is the sample standard deviation over sqrt(samples)."""
+    if samples < 2:
+        raise ValueError(f"game {game}: rollouts need at least 2 samples, got {samples}")
+    rng = np.random.default_rng(seed)
+    mean = np.zeros((len(histories), len(strategies)))
+    stderr = np.zeros_like(mean)
+    for r, history in enumerate(histories):
+        root = game.new_initial_state()
+        for a in history:
+            root.apply_action(int(a))
+        for n, strategy in enumerate(strategies):
+            by_player = {player: blueprint, 1 - player: strategy}
+            returns = np.array([_playout(root.clone(), by_player, rng) for _ in range(samples)])
+            mean[r, n] = returns.mean()
+            stderr[r, n] = returns.std(ddof=1) / np.sqrt(samples)
+    return RolloutEstimate(mean, stderr, samples)
+
+
+def _playout(state: pyspiel.State, by_player, rng: np.random.Generator) -> float:
+    """Player 0's return of one playout from `state`."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+        else:
+            p = state.current_player()
+            table = by_player[p].action_probabilities(state, p)
+            actions, probs = tuple(table), tuple(table.values())
+        probs_array = np.asarray(probs, dtype=np.float64)
+        state.apply_action(
+            int(actions[rng.choice(len(actions), p=probs_array / probs_array.sum())])
+        )
+    return float(state.returns()[0])

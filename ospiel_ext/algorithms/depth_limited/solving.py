@@ -1,0 +1,88 @@
+"""Depth-limited subgames with multi-valued leaves, solved by the core solvers.
+
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games":
+
+* Section 4: a depth-limited subgame for player i is a `subgames.GadgetGame` whose copy of the
+  game stops at the depth limit, where the opponent picks one of K continuation values
+  (`leaves.MultiValuedLeaves`).
+* Proposition 1 (safety): a subgame that does not start at the start of the game needs the
+  opponent's root counterfactual best-response values; the resolving gadget of
+  Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
+  Imperfect-Information Games", Section 2.1, bounds them (`gadget='resolving'`, also
+  'max_margin' with any GGSE prior of Section 5, their Section 8.1). 'unsafe' uses the
+  blueprint's beliefs; at the start of the game (`start_subgames`) it is the game itself.
+
+The solution replaces player i's blueprint inside the depth-limited region only: the
+full-game strategy plays the depth-limited solution above the limit and the blueprint beyond
+(`DepthLimitedSolution.behavioural`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from ospiel_ext import policies
+from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
+from ospiel_ext.algorithms.subgames import ggse, priors
+from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+
+
+def start_subgames(tree) -> tuple[ss.Subgame, ...]:
+    """The public states at the start of the game (one for most games): depth-limited
+    solving "rooted at the start of the game" (Section 4)."""
+    return ss.subgames(tree, ss.Cut.after_moves(0))
+
+
+def depth_limited_game(
+    q: ss.BlueprintQuantities,
+    subgame: ss.Subgame,
+    leaves: MultiValuedLeaves,
+    gadget: GadgetKind = "unsafe",
+) -> ss.GadgetGame:
+    """The depth-limited subgame of `subgame` for `leaves.player`, as a gadget game of kind
+    `gadget` whose copy stops at the leaves (module docstring)."""
+    return ss.gadget_game(gadget, q, subgame, leaves.player, leaves)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class DepthLimitedSolution:
+    """A solved depth-limited subgame.
+
+    Attributes:
+      leaves: the multi-valued leaves it was built with.
+      solutions: the solved depth-limited (gadget) games, one per subgame.
+      behavioural: the full-game profile: the blueprint with player i's strategy replaced
+        by the solution inside the depth-limited region.
+    """
+
+    leaves: MultiValuedLeaves
+    solutions: tuple[ggse.GadgetSolution, ...]
+    behavioural: policies.Behavioural
+
+    @property
+    def player(self) -> int:
+        return self.leaves.player
+
+
+def solve(
+    q: ss.BlueprintQuantities,
+    subgames: Sequence[ss.Subgame],
+    leaves: MultiValuedLeaves,
+    gadget: GadgetKind = "unsafe",
+    prior: priors.PriorKind = "none",
+    method: ggse.Method = "cfr",
+    iterations: int = ggse.DEFAULT_ITERATIONS,
+    eps: float | None = None,
+) -> DepthLimitedSolution:
+    """Solves the depth-limited game of every subgame for `leaves.player` (CFR+, the LP or
+    EGT, GGSE with a prior) and splices the solutions into the blueprint."""
+    solutions = []
+    for sub in subgames:
+        game = depth_limited_game(q, sub, leaves, gadget)
+        solutions.append(
+            ggse.solve(game, priors.gadget_prior(game, prior), method, eps, iterations)
+        )
+    behavioural = ss.splice(q.sf, q.blueprint, solutions)
+    return DepthLimitedSolution(leaves, tuple(solutions), behavioural)

@@ -1,0 +1,225 @@
+"""The opponent's continuation strategies at the depth limit.
+
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games",
+Section 4 (and Section 6.2 for the poker classes):
+
+* `bias_strategies` - the bias approach: the opponent's blueprint, then the blueprint with the
+  probability of one action class multiplied by 10 and renormalised, per class: fold /
+  check-call / bet-raise for poker (recognised from OpenSpiel's action strings), one class per
+  action id otherwise, or classes the caller gives.
+* `self_generative` - the self-generative approach: start with the blueprint; solve the
+  depth-limited subgame; add the opponent's best response to (the solution above the limit,
+  the blueprint beyond); repeat until there are K strategies. Every round's values are
+  weakened (`leaves.weaken`) so that no generated strategy does better than the blueprint
+  against the blueprint at a leaf information set.
+* `pure_continuations` - every pure continuation of every leaf information set: the set of
+  Proposition 1, with which a solution of the depth-limited subgame is part of an equilibrium
+  (small games; tests).
+
+Strategies are behavioural arrays of the opponent on the full game's sequence form.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ospiel_ext import arrays
+from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.depth_limited import solving
+from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
+from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.sequence_form import TreeSequenceForm
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BIAS_FACTOR = 10.0  # Section 4: "the probability of folding is multiplied by 10"
+MAX_PURE_CONTINUATIONS = 4096
+
+# Section 6.2's classes, matched against lower-cased OpenSpiel action strings.
+POKER_CLASSES: dict[str, tuple[str, ...]] = {
+    "fold": ("fold",),
+    "check_call": ("check", "call", "pass"),
+    "bet_raise": ("bet", "raise", "all"),
+}
+ActionClasses = Mapping[str, Callable[[str, int], bool]]
+
+
+def _representative_states(sf: TreeSequenceForm, player: int):
+    """(local infoset, one pyspiel state in it) for each of `player`'s information sets."""
+    tree, tp = sf.tree, sf.treeplexes[player]
+    nodes, offsets = tree.infoset_nodes
+    for local, g in enumerate(tp.infoset_ids.tolist()):
+        yield local, tree.state(int(nodes[offsets[g]]))
+
+
+def sequence_labels(sf: TreeSequenceForm, player: int) -> tuple[list[str], IntArray]:
+    """The action string and action id of each of `player`'s sequences (index 0: empty)."""
+    tp = sf.treeplexes[player]
+    strings = [""] * tp.num_sequences
+    for local, state in _representative_states(sf, player):
+        start = int(tp.seq_start[local])
+        for k, a in enumerate(sf.tree.infoset_legal_actions[int(tp.infoset_ids[local])]):
+            strings[start + k] = state.action_to_string(player, a)
+    return strings, tp.seq_action
+
+
+def _poker_class(action_string: str) -> str | None:
+    low = action_string.lower()
+    return next((c for c, words in POKER_CLASSES.items() if any(w in low for w in words)), None)
+
+
+def _is_poker_class(name: str) -> Callable[[str, int], bool]:
+    return lambda s, a: _poker_class(s) == name
+
+
+def _is_action(action: int) -> Callable[[str, int], bool]:
+    return lambda s, a: a == action
+
+
+def default_classes(sf: TreeSequenceForm, player: int) -> ActionClasses:
+    """Poker's fold / check-call / bet-raise when every action string of the player matches
+    one of them, else one class per action id ('action <id>')."""
+    strings, ids = sequence_labels(sf, player)
+    found = [_poker_class(s) for s in strings[1:]]
+    if None not in found:
+        return {c: _is_poker_class(c) for c in POKER_CLASSES if c in found}
+    return {f"action {a}": _is_action(a) for a in sorted(set(ids[1:].tolist()))}
+
+
+def bias(sf: TreeSequenceForm, strategy, player: int, mask, factor: float = BIAS_FACTOR):
+    """`strategy` with the probabilities of the masked sequences multiplied by `factor`,
+    renormalised at every information set."""
+    tp = sf.treeplexes[player]
+    b = np.asarray(strategy, dtype=np.float64).copy()
+    b[1:] *= np.where(np.asarray(mask)[1:], factor, 1.0)
+    total = tp.spread(tp.segment_sum(b))[1:]
+    b[1:] = np.divide(b[1:], total, out=tp.uniform[1:].copy(), where=total > 0)
+    return b
+
+
+def bias_strategies(
+    sf: TreeSequenceForm,
+    blueprint,
+    player: int,
+    classes: ActionClasses | None = None,
+    factor: float = BIAS_FACTOR,
+) -> tuple[list[FloatArray], list[str]]:
+    """The bias approach for opponent `player`: its blueprint, then one biased copy per
+    action class (`default_classes` if none given). Returns (strategies, labels)."""
+    if not factor > 0:
+        raise ValueError(f"{sf.name}: the bias factor must be positive, got {factor}")
+    strings, ids = sequence_labels(sf, player)
+    base = np.asarray(blueprint[player], dtype=np.float64)
+    out, labels = [base], ["blueprint"]
+    for name, member in (classes or default_classes(sf, player)).items():
+        mask = np.array([False] + [member(s, int(a)) for s, a in zip(strings[1:], ids[1:])])
+        out.append(bias(sf, base, player, mask, factor))
+        labels.append(f"bias {name}")
+    return out, labels
+
+
+def pure_continuations(
+    sf: TreeSequenceForm,
+    limit: leaves_lib.DepthLimit,
+    base,
+    player: int,
+    max_strategies: int = MAX_PURE_CONTINUATIONS,
+) -> list[FloatArray]:
+    """Every reduced pure continuation of `player` below each of its leaf information sets
+    (Proposition 1). Strategy n plays, below every leaf information set I, I's n-th pure
+    continuation (its first when I has fewer, a duplicate value that changes nothing), and
+    `base` elsewhere."""
+    tree, tp = sf.tree, sf.treeplexes[player]
+    leaf_set = arrays.intern(limit.keys[player])
+    below = tree.top_down(
+        np.int64(-1),
+        lambda nodes, up: np.where(limit.row[nodes] >= 0, leaf_set[limit.row[nodes]], up),
+    )
+    nodes, offsets = tree.infoset_nodes
+    owner = below[nodes[offsets[tp.infoset_ids]]]  # leaf information set above each infoset
+    children: dict[int, list[int]] = {}
+    for local in np.flatnonzero(owner >= 0).tolist():
+        children.setdefault(int(tp.parent_seq[local]), []).append(local)
+
+    def enumerate_from(infosets: list[int]) -> list[dict[int, int]]:
+        choices = []
+        for inf in infosets:
+            options = []
+            for k in range(int(tp.num_actions[inf])):
+                seq = int(tp.seq_start[inf]) + k
+                for rest in enumerate_from(children.get(seq, [])):
+                    options.append({inf: k, **rest})
+            choices.append(options)
+        out = []
+        for combo in itertools.product(*choices):
+            merged: dict[int, int] = {}
+            for c in combo:
+                merged.update(c)
+            out.append(merged)
+            if len(out) > max_strategies:
+                raise ValueError(
+                    f"{sf.name}: more than {max_strategies} pure continuations below a leaf "
+                    "information set"
+                )
+        return out
+
+    tops: dict[int, list[int]] = {}
+    for local in np.flatnonzero(owner >= 0).tolist():
+        parent = int(tp.parent_seq[local])
+        if parent == 0 or owner[tp.seq_infoset[parent]] != owner[local]:
+            tops.setdefault(int(owner[local]), []).append(local)
+    per_set = [enumerate_from(infs) for infs in tops.values()]
+    k = max((len(p) for p in per_set), default=1)
+    strategies = []
+    for n in range(k):
+        b = np.asarray(base, dtype=np.float64).copy()
+        for pures in per_set:
+            for inf, action in pures[n if n < len(pures) else 0].items():
+                start = int(tp.seq_start[inf])
+                b[start : start + int(tp.num_actions[inf])] = 0.0
+                b[start + action] = 1.0
+        strategies.append(b)
+    return strategies
+
+
+def best_response(sf: TreeSequenceForm, behavioural, player: int) -> FloatArray:
+    """`player`'s best response (behavioural) to the other player's strategy in `sf`."""
+    other = 1 - player
+    x = sf.treeplexes[other].realization_plan(np.asarray(behavioural[other], dtype=np.float64))
+    _, br = sf.treeplexes[player].best_response(sf.sequence_values(player, x))
+    return br
+
+
+def self_generative(
+    q: BlueprintQuantities,
+    subgames: Sequence[Subgame],
+    limit: leaves_lib.DepthLimit,
+    player: int,
+    num_values: int,
+    gadget: GadgetKind = "unsafe",
+    method: ggse.Method = "cfr",
+    iterations: int = ggse.DEFAULT_ITERATIONS,
+    weaken: bool = True,
+) -> leaves_lib.MultiValuedLeaves:
+    """The self-generative approach (module docstring) for solving `player`: K = `num_values`
+    continuation values at the depth limit, weakened unless `weaken` is False."""
+    if num_values < 1:
+        raise ValueError(f"{q.sf.name}: num_values must be >= 1, got {num_values}")
+    sf, opponent = q.sf, 1 - player
+    beliefs = leaves_lib.leaf_beliefs(sf, limit, q.blueprint, player)
+    strategies = [np.asarray(q.blueprint[opponent], dtype=np.float64)]
+    labels = ["blueprint"]
+
+    def values() -> leaves_lib.MultiValuedLeaves:
+        leaves = leaves_lib.exact_values(sf, limit, q.blueprint, player, strategies, labels)
+        return leaves_lib.weaken(leaves, beliefs) if weaken else leaves
+
+    while len(strategies) < num_values:
+        solution = solving.solve(q, subgames, values(), gadget, "none", method, iterations)
+        strategies.append(best_response(sf, solution.behavioural, opponent))
+        labels.append(f"best response {len(strategies) - 1}")
+    return values()

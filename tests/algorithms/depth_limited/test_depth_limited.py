@@ -1,0 +1,223 @@
+"""Depth-limited solving with multi-valued states (Brown, Sandholm & Amos 2018,
+"Depth-Limited Solving for Imperfect-Information Games"): RPS+ (Section 2, Figure 1),
+Proposition 1 on Kuhn and Leduc with an exact-equilibrium blueprint, leaf values against a
+brute-force walk of pyspiel states, rollouts within 4 standard errors, weakening, bias."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability
+
+import ospiel_ext.games  # noqa: F401  (registers rps_plus)
+from ospiel_ext import lp, policies, sequence_form
+from ospiel_ext.algorithms import depth_limited as dl
+from ospiel_ext.algorithms import subgames as ss
+
+RPS_EQUILIBRIUM = [0.4, 0.4, 0.2]  # Section 2
+
+
+@pytest.fixture(scope="module", name="rps")
+def fixture_rps():
+    sf = sequence_form.for_game("rps_plus")
+    blueprint = lp.solve(sf).behavioural
+    q = ss.BlueprintQuantities.compute(sf, blueprint)
+    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
+    return sf, blueprint, q, limit
+
+
+def _guaranteed(solution_game, strategy):
+    return ss.ggse.guaranteed_value(solution_game, strategy, 0)
+
+
+def test_rps_plus_equilibrium_blueprint(rps):
+    sf, blueprint, _, _ = rps
+    np.testing.assert_allclose(blueprint[0][1:], RPS_EQUILIBRIUM, atol=1e-9)
+
+
+def test_rps_plus_single_value_cannot_tell_strategies_apart(rps):
+    """Figure 1b: with the equilibrium's state values (all 0), every strategy of P1 is
+    optimal in the depth-limited game, pure Rock included - whose real exploitability is 1."""
+    sf, blueprint, q, limit = rps
+    leaves = dl.exact_values(sf, limit, blueprint, 0, [blueprint[1]])
+    np.testing.assert_allclose(leaves.values, 0.0, atol=1e-12)
+    game = dl.depth_limited_game(q, dl.start_subgames(sf.tree)[0], leaves)
+    for pure in np.eye(3):
+        assert _guaranteed(game, np.concatenate([[1.0], pure])) == pytest.approx(0.0, abs=1e-12)
+    rock = np.array([1.0, 1.0, 0.0, 0.0])
+    assert ss.ggse.guaranteed_value(
+        ss.unsafe_subgame(q, dl.start_subgames(sf.tree)[0]), rock, 0
+    ) == (pytest.approx(-1.0))
+
+
+@pytest.mark.parametrize("method", ["lp", "cfr"])
+def test_rps_plus_pure_continuations_recover_equilibrium(rps, method):
+    sf, blueprint, q, limit = rps
+    pure = dl.pure_continuations(sf, limit, blueprint[1], 1)
+    assert len(pure) == 3
+    leaves = dl.exact_values(sf, limit, blueprint, 0, pure)
+    sol = dl.solve(q, dl.start_subgames(sf.tree), leaves, method=method, iterations=3000)
+    np.testing.assert_allclose(sol.behavioural[0][1:], RPS_EQUILIBRIUM, atol=2e-3)
+
+
+def test_rps_plus_self_generative_grows_until_it_recovers(rps):
+    """Blueprint + best responses: the blueprint column (all 0) keeps every strategy that
+    is >= 0 against the added ones optimal; with all three best responses only the
+    equilibrium is."""
+    sf, _, q, limit = rps
+    subs = dl.start_subgames(sf.tree)
+    leaves = dl.self_generative(q, subs, limit, 0, 4, method="lp")
+    assert leaves.num_values == 4
+    sol = dl.solve(q, subs, leaves, method="lp")
+    np.testing.assert_allclose(sol.behavioural[0][1:], RPS_EQUILIBRIUM, atol=1e-9)
+
+
+def _solve_both(game, cut, method="lp", iterations=1):
+    sf = sequence_form.for_game(game)
+    blueprint = lp.solve(sf).behavioural
+    q = ss.BlueprintQuantities.compute(sf, blueprint)
+    limit = dl.depth_limit(sf.tree, cut)
+    profile = list(blueprint)
+    for i in (0, 1):
+        pure = dl.pure_continuations(sf, limit, blueprint[1 - i], 1 - i)
+        leaves = dl.exact_values(sf, limit, blueprint, i, pure)
+        sol = dl.solve(q, dl.start_subgames(sf.tree), leaves, method=method, iterations=iterations)
+        profile[i] = sol.behavioural[i]
+    return sf, (profile[0], profile[1])
+
+
+@pytest.mark.parametrize(
+    "game, cut",
+    [
+        ("kuhn_poker", ss.Cut.after_moves(1)),
+        ("kuhn_poker", ss.Cut.after_moves(2)),
+        ("leduc_poker", ss.Cut.after_public_chance()),
+    ],
+)
+def test_proposition1_full_pure_set_gives_an_equilibrium(game, cut):
+    """Proposition 1: with an exact-equilibrium blueprint and every pure continuation at the
+    leaves, the depth-limited solution (blueprint beyond) is an equilibrium strategy;
+    checked with OpenSpiel's exploitability."""
+    sf, profile = _solve_both(game, cut)
+    pol = policies.layout(sf).to_tabular(profile)
+    assert exploitability.exploitability(pyspiel.load_game(game), pol) < 1e-9
+
+
+def test_proposition1_with_cfr_plus_on_leduc():
+    sf, profile = _solve_both("leduc_poker", ss.Cut.after_public_chance(), "cfr", 3000)
+    pol = policies.layout(sf).to_tabular(profile)
+    assert exploitability.exploitability(pyspiel.load_game("leduc_poker"), pol) < 5e-3
+
+
+def test_safe_depth_limited_subgame_below_the_root_keeps_an_equilibrium():
+    """Kuhn, subgame after P0's first move, depth limit one move later, resolving gadget
+    (Proposition 1's root values): P1's resolved strategy stays unexploitable."""
+    sf = sequence_form.for_game("kuhn_poker")
+    blueprint = lp.solve(sf).behavioural
+    q = ss.BlueprintQuantities.compute(sf, blueprint)
+    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(2))
+    pure = dl.pure_continuations(sf, limit, blueprint[0], 0)
+    leaves = dl.exact_values(sf, limit, blueprint, 1, pure)
+    subs = ss.subgames(sf.tree, ss.Cut.after_moves(1))
+    assert len(subs) == 2
+    for gadget in ("resolving", "max_margin"):
+        sol = dl.solve(q, subs, leaves, gadget=gadget, method="lp")
+        assert all(s.gadget.leaf_keys for s in sol.solutions if s.gadget.subgame.index == 0)
+        pol = policies.layout(sf).to_tabular((blueprint[0], sol.behavioural[1]))
+        assert exploitability.exploitability(sf.tree.game, pol) < 1e-9, gadget
+
+
+def _walk_value(state, policy_by_player):
+    """Player 0's expected return from `state` by a brute-force walk."""
+    if state.is_terminal():
+        return state.returns()[0]
+    if state.is_chance_node():
+        outcomes = state.chance_outcomes()
+    else:
+        p = state.current_player()
+        outcomes = policy_by_player[p].action_probabilities(state, p).items()
+    return sum(prob * _walk_value(state.child(a), policy_by_player) for a, prob in outcomes)
+
+
+@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker"])
+def test_exact_values_against_a_brute_force_walk(game):
+    sf = sequence_form.for_game(game)
+    layout = policies.layout(sf)
+    rng = np.random.default_rng(3)
+    blueprint = ss.load_blueprint(sf, policies.random_policy(sf.tree.game, 5))
+    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(2))
+    strategies, _ = dl.bias_strategies(sf, blueprint, 0)
+    leaves = dl.exact_values(sf, limit, blueprint, 1, strategies)
+    for r in rng.choice(len(limit.nodes), size=min(12, len(limit.nodes)), replace=False):
+        state = sf.tree.state(int(limit.nodes[r]))
+        for n, s in enumerate(strategies):
+            pol = layout.to_tabular((s, blueprint[1]))
+            expected = _walk_value(state, {0: pol, 1: pol})
+            assert leaves.values[r, n] == pytest.approx(expected, abs=1e-12)
+
+
+def test_rollouts_within_four_standard_errors():
+    sf = sequence_form.for_game("kuhn_poker")
+    blueprint = lp.solve(sf).behavioural
+    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
+    strategies = dl.pure_continuations(sf, limit, blueprint[1], 1)
+    exact = dl.exact_values(sf, limit, blueprint, 0, strategies)
+    layout = policies.layout(sf)
+    pols = [layout.to_tabular((blueprint[0], s)) for s in strategies]
+    histories = [sf.tree.history(int(h)) for h in limit.nodes]
+    est = dl.rollout_values(sf.tree.game, histories, pols[0], 0, pols, samples=400, seed=1)
+    assert est.mean.shape == exact.values.shape
+    z = np.abs(est.mean - exact.values) / np.maximum(est.stderr, 1e-12)
+    assert np.all(z[est.stderr > 0] < 4)
+    deterministic = est.stderr == 0
+    np.testing.assert_allclose(est.mean[deterministic], exact.values[deterministic], atol=1e-12)
+    again = dl.rollout_values(sf.tree.game, histories, pols[0], 0, pols, samples=400, seed=1)
+    np.testing.assert_array_equal(again.mean, est.mean)
+
+
+def test_weaken_lowers_only_what_beats_the_blueprint():
+    sf = sequence_form.for_game("kuhn_poker")
+    blueprint = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
+    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
+    strategies = dl.pure_continuations(sf, limit, blueprint[1], 1)
+    leaves = dl.exact_values(sf, limit, blueprint, 0, strategies)
+    beliefs = dl.leaf_beliefs(sf, limit, blueprint, 0)
+    weak = dl.weaken(leaves, beliefs)
+    # Player 1's (the opponent's) value per leaf information set, by hand.
+    keys = np.array(leaves.keys)
+    for key in set(leaves.keys):
+        rows = keys == key
+        w = beliefs[rows] / beliefs[rows].sum()
+        v1 = -(w @ leaves.values[rows])  # per continuation
+        v1_weak = -(w @ weak.values[rows])
+        np.testing.assert_allclose(v1_weak, np.minimum(v1, v1[0]), atol=1e-12)
+    np.testing.assert_array_equal(weak.values[:, 0], leaves.values[:, 0])
+
+
+def test_bias_multiplies_one_class_by_ten():
+    sf = sequence_form.for_game("leduc_poker")
+    blueprint = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
+    strategies, labels = dl.bias_strategies(sf, blueprint, 1)
+    assert labels == ["blueprint", "bias fold", "bias check_call", "bias bet_raise"]
+    tp = sf.treeplexes[1]
+    # An information set with fold, call, raise: uniform 1/3 -> fold 10/12.
+    three = int(np.flatnonzero(tp.num_actions == 3)[0])
+    start = int(tp.seq_start[three])
+    np.testing.assert_allclose(strategies[1][start : start + 3], [10 / 12, 1 / 12, 1 / 12])
+    np.testing.assert_allclose(strategies[3][start : start + 3], [1 / 12, 1 / 12, 10 / 12])
+
+
+def test_leaves_checks():
+    sf = sequence_form.for_game("kuhn_poker")
+    blueprint = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
+    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
+    with pytest.raises(ValueError, match="leaf values have shape"):
+        dl.MultiValuedLeaves(limit, 0, np.zeros((2, 1)))
+    with pytest.raises(ValueError, match="at least one continuation"):
+        dl.exact_values(sf, limit, blueprint, 0, [])
+    q = ss.BlueprintQuantities.compute(sf, blueprint)
+    leaves = dl.exact_values(sf, limit, blueprint, 1, [blueprint[0]])
+    (sub,) = ss.subgames(sf.tree, ss.Cut.after_moves(1))[:1]
+    with pytest.raises(ValueError, match="strictly below"):
+        dl.depth_limited_game(q, sub, leaves, "resolving")
+    with pytest.raises(ValueError, match="leaves are player 1's"):
+        ss.resolving_gadget(q, sub, 0, leaves)
