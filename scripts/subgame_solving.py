@@ -20,7 +20,6 @@ seconds, subgames (list: index, roots, blueprint_exploitability, exploitability,
 min_delta, mean_delta per player).
 """
 
-import importlib
 import time
 
 import numpy as np
@@ -43,32 +42,14 @@ _ITERATIONS = flags.DEFINE_integer("iterations", 5000, "CFR+ / EGT iterations.")
 _EPSILON = flags.DEFINE_float("epsilon", 1e-3, "GGSE tremble size, in (0, 1).")
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the resolved profile here.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+_MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 
 METHODS = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 
 
-def _cut(spec):
-    if ":" in spec:
-        module_name, _, function = spec.partition(":")
-        try:
-            predicate = getattr(importlib.import_module(module_name), function)
-        except (ImportError, AttributeError) as e:
-            raise app.UsageError(f"--cut={spec}: cannot load the predicate: {e}") from None
-        return cuts.Cut.where(predicate)
-    return experiment.parse_cut(spec)
-
-
-def _blueprint(game_string, spec):
-    kind, _, arg = spec.partition(":")
-    if kind in ("cfr", "dirichlet") and not arg.isdigit():
-        raise app.UsageError(f"--blueprint={spec}: expected cfr:N or dirichlet:SEED")
-    return experiment.blueprint_from_spec(game_string, spec)[1]
-
-
-def _run(game):
-    sf = blueprints.full_game(game)
-    subs = cuts.subgames(sf.tree, _cut(_CUT.value))
-    blueprint = _blueprint(_GAME.value, _BLUEPRINT.value)
+def _run(sf):
+    subs = cuts.subgames(sf.tree, experiment.parse_cut(_CUT.value))
+    blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
     before = blueprints.BlueprintQuantities.compute(sf, blueprint)
     start = time.perf_counter()
     method = METHODS[_SOLVER.value]
@@ -146,19 +127,19 @@ def _run(game):
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    cli.no_arguments(argv)
     cli.require(
         bool(np.isfinite(_EPSILON.value)) and 0 < _EPSILON.value < 1,
         f"--epsilon must be in (0, 1), got {_EPSILON.value}",
     )
-    cli.require(_ITERATIONS.value >= 1, "--iterations must be positive")
-    game = cli.load_game(_GAME.value)
-    cli.require(
-        game.num_players() == 2,
-        f"game {_GAME.value} has {game.num_players()} players; subgame solving needs two",
-    )
+    cli.positive(_ITERATIONS)
+    cli.positive(_MAX_NODES)
+    for holder in (_OUTPUT_JSON, _POLICY_OUT):
+        cli.output_path(holder)
+    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT)
+    sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
     try:
-        _run(game)
+        _run(sf)
     except ValueError as e:
         raise app.UsageError(str(e).strip().splitlines()[0]) from None
 

@@ -29,20 +29,40 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPTS = [
     "certificate_search.py",
     "compare.py",
+    "depth_limited.py",
     "game_stats.py",
     "gameshrink.py",
+    "head_to_head.py",
     "perturbed_egt.py",
     "solve.py",
+    "subgame_solving.py",
     "verify_certificate.py",
 ]
 # Small, quick defaults per script; a case's flags come after them and win (absl: last wins).
 BASE = {
     "certificate_search.py": ["--game=kuhn_poker"],
     "compare.py": ["--game=kuhn_poker", "--iterations=5", "--solvers=cfr_plus,openspiel_cpp_cfr"],
+    "depth_limited.py": [
+        "--game=kuhn_poker",
+        "--blueprint=cfr:5",
+        "--iterations=20",
+        "--num_values=2",
+    ],
     "game_stats.py": ["--game=kuhn_poker"],
     "gameshrink.py": ["--game=kuhn_poker", "--solve=lp"],
+    "head_to_head.py": [
+        "--game=kuhn_poker",
+        "--blueprint=cfr:5",
+        "--bots=nested,blueprint",
+        "--games=4",
+        "--chunk=2",
+        "--iterations=10",
+        "--num_values=2",
+        "--scheduler=local",
+    ],
     "perturbed_egt.py": ["--game=kuhn_poker", "--iterations=10", "--dgf_weight=0.05"],
     "solve.py": ["--game=kuhn_poker", "--iterations=20"],
+    "subgame_solving.py": ["--game=kuhn_poker", "--blueprint=cfr:5", "--iterations=20"],
     "verify_certificate.py": ["--game=kuhn_poker", "--certificate={cert}"],
 }
 ABSL_LOG_LINE = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ")
@@ -72,9 +92,11 @@ def _cases() -> list[Case]:
             cases.append(Case(script, name, tuple(flags), code, message))
 
     every = SCRIPTS
-    with_max_nodes = [s for s in SCRIPTS if s != "verify_certificate.py"]
+    with_max_nodes = [s for s in SCRIPTS if s not in ("verify_certificate.py", "head_to_head.py")]
     with_iterations = ["compare.py", "gameshrink.py", "perturbed_egt.py", "solve.py"]
-    with_time_limit = [*with_iterations, "certificate_search.py"]
+    with_iterations += ["depth_limited.py", "head_to_head.py", "subgame_solving.py"]
+    with_time_limit = ["compare.py", "gameshrink.py", "perturbed_egt.py", "solve.py"]
+    with_time_limit += ["certificate_search.py"]
     solving = ["certificate_search.py", "compare.py", "game_stats.py", "perturbed_egt.py"]
     add(every, "help", ["--help"], 0, "--game")
     add(every, "unknown_flag", ["--no_such_flag=1"], 2, "Unknown command line flag 'no_such_flag'")
@@ -287,6 +309,48 @@ def _cases() -> list[Case]:
         2,
         "--policy_out needs the original game to compile within --max_nodes=100",
     )
+    # subgame solving, depth-limited solving, head to head
+    for script in ("subgame_solving.py", "depth_limited.py"):
+        add(script, "bad_blueprint", ["--blueprint=cfr:x"], 2, "expected cfr:N (N >= 1)")
+        add(script, "missing_blueprint", ["--blueprint={tmp}/none.json"], 2, "none.json")
+    add("subgame_solving.py", "deep_cut", ["--cut=after_moves=99"], 2, "selects no non-terminal")
+    add("subgame_solving.py", "bad_cut", ["--cut=after=1"], 2, "unknown cut 'after=1'")
+    add("subgame_solving.py", "zero_epsilon", ["--epsilon=0"], 2, "--epsilon must be in (0, 1)")
+    add("subgame_solving.py", "one_epsilon", ["--epsilon=1"], 2, "--epsilon must be in (0, 1)")
+    add("subgame_solving.py", "bad_predicate", ["--cut=os:nope"], 2, "cannot load the predicate")
+    add("depth_limited.py", "deep_limit", ["--limit=after_moves=99"], 2, "selects no non-terminal")
+    add(
+        "depth_limited.py", "bad_values", ["--values=rollouts:x"], 2, "expected exact or rollouts:N"
+    )
+    add("depth_limited.py", "zero_values", ["--num_values=0"], 2, "--num_values must be positive")
+    add(
+        "depth_limited.py",
+        "naive_k",
+        ["--strategy_set=blueprint", "--num_values=3"],
+        2,
+        "the 'blueprint' set is the single-valued K = 1",
+    )
+    add(
+        "depth_limited.py",
+        "limit_at_root",
+        ["--root=after_moves=1", "--limit=after_moves=1"],
+        2,
+        "must lie strictly below them",
+    )
+    add("depth_limited.py", "too_many_bias", ["--num_values=9"], 2, "K = 9 asked")
+    add("depth_limited.py", "runs", [], 0, "depth-limited, K = 2 (bias)")
+    add("depth_limited.py", "rollouts", ["--values=rollouts:20"], 0, "K = 2")
+    add("head_to_head.py", "one_bot", ["--bots=nested"], 2, "at least two distinct bots")
+    add("head_to_head.py", "unknown_bot", ["--bots=nested,foo"], 2, "unknown bot 'foo'")
+    add("head_to_head.py", "odd_chunk", ["--chunk=3"], 2, "--chunk must be even and >= 2")
+    add(
+        "head_to_head.py",
+        "unsafe_prior",
+        ["--bots=nested/unsafe/uniform,blueprint"],
+        2,
+        "the unsafe subgame takes no prior",
+    )
+    add("head_to_head.py", "runs", [], 0, "A's mean return")
     # certificate files
     add(
         "verify_certificate.py",

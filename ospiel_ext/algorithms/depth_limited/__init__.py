@@ -10,7 +10,8 @@ per step:
 * `strategy_sets`: the opponent's continuation strategies - bias, self-generative, and every
   pure continuation (Proposition 1);
 * `solving`: the depth-limited subgame as a gadget game of the subgame package, solved by
-  CFR+, the LP or EGT, spliced into the blueprint.
+  CFR+, the LP or EGT, spliced into the blueprint;
+* `bot`: a blueprint bot and the nested depth-limited solving bot (Section 5, Table 1).
 
     >>> import numpy as np
     >>> import ospiel_ext.games
@@ -29,11 +30,13 @@ per step:
     [0.4, 0.4, 0.2]
 """
 
+from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.depth_limited.leaves import (
     DepthLimit,
     MultiValuedLeaves,
     RolloutEstimate,
     depth_limit,
+    estimate_by_rollouts,
     exact_values,
     leaf_beliefs,
     rollout_values,
@@ -46,25 +49,34 @@ from ospiel_ext.algorithms.depth_limited.solving import (
     start_subgames,
 )
 from ospiel_ext.algorithms.depth_limited.strategy_sets import (
+    SET_KINDS,
     best_response,
     bias,
     bias_strategies,
+    check_set,
+    continuation_leaves,
     default_classes,
     pure_continuations,
     self_generative,
 )
 
 __all__ = [
+    "SET_KINDS",
     "DepthLimit",
     "DepthLimitedSolution",
     "MultiValuedLeaves",
+    "NestedSolvingBot",
+    "ProfileBot",
     "RolloutEstimate",
     "best_response",
     "bias",
     "bias_strategies",
+    "check_set",
+    "continuation_leaves",
     "default_classes",
     "depth_limit",
     "depth_limited_game",
+    "estimate_by_rollouts",
     "exact_values",
     "leaf_beliefs",
     "pure_continuations",

@@ -35,7 +35,7 @@ import pyspiel
 from numpy.typing import ArrayLike, NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, tree_values
+from ospiel_ext import arrays, policies, tree_values
 from ospiel_ext.algorithms.subgames import cuts
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
@@ -94,6 +94,8 @@ class MultiValuedLeaves:
       values: (leaf states, K) player 0's utility v(h, n).
       stderr: the standard error of each value (rollouts), or None (exact).
       labels: a name per continuation strategy.
+      strategies: the opponent's continuation strategies (behavioural arrays of the full
+        game), when known.
     """
 
     limit: DepthLimit
@@ -101,6 +103,7 @@ class MultiValuedLeaves:
     values: FloatArray
     stderr: FloatArray | None = None
     labels: tuple[str, ...] = ()
+    strategies: tuple[FloatArray, ...] = ()
 
     def __post_init__(self):
         if self.player not in (0, 1):
@@ -158,9 +161,13 @@ class MultiValuedLeaves:
     def select(self, columns: Sequence[int]) -> MultiValuedLeaves:
         """The leaves with the given continuations only (e.g. the first K)."""
         cols = list(columns)
-        stderr = None if self.stderr is None else self.stderr[:, cols]
-        labels = tuple(self.labels[c] for c in cols) if self.labels else ()
-        return MultiValuedLeaves(self.limit, self.player, self.values[:, cols], stderr, labels)
+        return dataclasses.replace(
+            self,
+            values=self.values[:, cols],
+            stderr=None if self.stderr is None else self.stderr[:, cols],
+            labels=tuple(self.labels[c] for c in cols) if self.labels else (),
+            strategies=tuple(self.strategies[c] for c in cols) if self.strategies else (),
+        )
 
 
 def profile_with(sf: TreeSequenceForm, behavioural, player: int, strategy: ArrayLike):
@@ -190,7 +197,14 @@ def exact_values(
         )[limit.nodes]
         for s in strategies
     ]
-    return MultiValuedLeaves(limit, player, np.stack(columns, axis=1), None, tuple(labels))
+    return MultiValuedLeaves(
+        limit,
+        player,
+        np.stack(columns, axis=1),
+        None,
+        tuple(labels),
+        tuple(np.asarray(s, dtype=np.float64) for s in strategies),
+    )
 
 
 def leaf_beliefs(sf: TreeSequenceForm, limit: DepthLimit, blueprint, player: int) -> FloatArray:
@@ -259,6 +273,23 @@ def rollout_values(
             mean[r, n] = returns.mean()
             stderr[r, n] = returns.std(ddof=1) / np.sqrt(samples)
     return RolloutEstimate(mean, stderr, samples)
+
+
+def estimate_by_rollouts(
+    sf: TreeSequenceForm, leaves: MultiValuedLeaves, blueprint, samples: int, seed: int
+) -> MultiValuedLeaves:
+    """`leaves` with every value replaced by its `rollout_values` estimate (same strategies:
+    the leaves must carry them), with standard errors."""
+    if len(leaves.strategies) != leaves.num_values:
+        raise ValueError(f"{sf.name}: rollouts need the leaves' continuation strategies")
+    layout = policies.layout(sf)
+    i, o = leaves.player, leaves.opponent
+    own = layout.to_tabular(blueprint)
+    opponents = [layout.to_tabular(profile_with(sf, blueprint, o, s)) for s in leaves.strategies]
+    histories = [sf.tree.history(int(h)) for h in leaves.nodes]
+    assert sf.tree.game is not None
+    est = rollout_values(sf.tree.game, histories, own, i, opponents, samples, seed)
+    return dataclasses.replace(leaves, values=est.mean, stderr=est.stderr)
 
 
 def _playout(state: pyspiel.State, by_player, rng: np.random.Generator) -> float:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,6 +47,8 @@ POKER_CLASSES: dict[str, tuple[str, ...]] = {
     "bet_raise": ("bet", "raise", "all"),
 }
 ActionClasses = Mapping[str, Callable[[str, int], bool]]
+SetKind = Literal["bias", "self_generative", "blueprint", "pure"]
+SET_KINDS: tuple[str, ...] = get_args(SetKind)
 
 
 def _representative_states(sf: TreeSequenceForm, player: int):
@@ -223,3 +226,57 @@ def self_generative(
         strategies.append(best_response(sf, solution.behavioural, opponent))
         labels.append(f"best response {len(strategies) - 1}")
     return values()
+
+
+def check_set(
+    sf: TreeSequenceForm, kind: str, num_values: int, opponent: int | None = None
+) -> None:
+    """ValueError unless `kind` is a set kind and `num_values` a K it can give (for 'bias',
+    checked against `opponent`'s action classes when given)."""
+    if kind not in SET_KINDS:
+        raise ValueError(f"{sf.name}: unknown strategy set {kind!r}; sets: {SET_KINDS}")
+    if isinstance(num_values, bool) or not isinstance(num_values, int) or num_values < 1:
+        raise ValueError(f"{sf.name}: the number of values K must be an int >= 1, got {num_values}")
+    if kind == "blueprint" and num_values != 1:
+        raise ValueError(f"{sf.name}: the 'blueprint' set is the single-valued K = 1")
+    if kind == "bias" and opponent is not None:
+        classes = default_classes(sf, opponent)
+        if num_values > 1 + len(classes):
+            raise ValueError(
+                f"{sf.name}: the bias set of player {opponent} has {1 + len(classes)} "
+                f"strategies (the blueprint and {', '.join(classes)}), K = {num_values} asked"
+            )
+
+
+def continuation_leaves(
+    q: BlueprintQuantities,
+    subgames: Sequence[Subgame],
+    limit: leaves_lib.DepthLimit,
+    player: int,
+    kind: SetKind,
+    num_values: int,
+    gadget: GadgetKind = "unsafe",
+    method: ggse.Method = "cfr",
+    iterations: int = ggse.DEFAULT_ITERATIONS,
+) -> leaves_lib.MultiValuedLeaves:
+    """K = `num_values` continuation values of the opponent of `player` from the set `kind`:
+    'bias' (the blueprint and the first K - 1 biased copies), 'self_generative', 'blueprint'
+    (K = 1, the naive single-valued leaves) or 'pure' (every pure continuation; K is the
+    largest count, `num_values` is ignored)."""
+    sf = q.sf
+    check_set(sf, kind, num_values)
+    opponent = 1 - player
+    if kind == "self_generative":
+        return self_generative(q, subgames, limit, player, num_values, gadget, method, iterations)
+    if kind == "pure":
+        strategies = pure_continuations(sf, limit, q.blueprint[opponent], opponent)
+        labels = [f"pure {n}" for n in range(len(strategies))]
+    else:
+        strategies, labels = bias_strategies(sf, q.blueprint, opponent)
+        if num_values > len(strategies):
+            raise ValueError(
+                f"{sf.name}: the bias set has {len(strategies)} strategies ({labels}), "
+                f"K = {num_values} asked"
+            )
+        strategies, labels = strategies[:num_values], labels[:num_values]
+    return leaves_lib.exact_values(sf, limit, q.blueprint, player, strategies, labels)

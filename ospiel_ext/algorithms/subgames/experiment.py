@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import importlib
 import itertools
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from numpy.typing import NDArray
 
 from ospiel_ext import evaluate, policies, sweeps
 from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, gadgets, ggse, priors
+from ospiel_ext.sequence_form import SequenceForm
 
 FloatArray = NDArray[np.float64]
 
@@ -51,14 +53,23 @@ _METHOD: dict[str, ggse.Method] = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 
 
 def parse_cut(spec: str) -> cuts.Cut:
-    """'after_moves=K', 'public_chance' or 'after_chance_events=K' as a `Cut`."""
+    """'after_moves=K', 'public_chance', 'after_chance_events=K' or 'module:function' (a
+    predicate on pyspiel states) as a `Cut`."""
+    if ":" in spec:
+        module_name, _, function = spec.partition(":")
+        try:
+            predicate = getattr(importlib.import_module(module_name), function)
+        except (ImportError, AttributeError) as e:
+            raise ValueError(f"cut {spec!r}: cannot load the predicate: {e}") from None
+        return cuts.Cut.where(predicate)
     name, _, arg = spec.partition("=")
     if name == "public_chance" and not arg:
         return cuts.Cut.after_public_chance()
     if name in ("after_moves", "after_chance_events") and arg.isdigit():
         return cuts.Cut(name, int(arg))  # type: ignore[arg-type]
     raise ValueError(
-        f"unknown cut {spec!r}; cuts: after_moves=K, public_chance, after_chance_events=K"
+        f"unknown cut {spec!r}; cuts: after_moves=K, public_chance, after_chance_events=K, "
+        "module:function"
     )
 
 
@@ -214,7 +225,7 @@ def run_task(task: Task) -> Record:
 
 
 def make_blueprints(
-    game: str, cfr_checkpoints: Sequence[int], dirichlet_seeds: Sequence[int]
+    game: str | SequenceForm, cfr_checkpoints: Sequence[int], dirichlet_seeds: Sequence[int]
 ) -> list[tuple[str, policies.Behavioural]]:
     """(label, behavioural arrays) of the CFR checkpoints (one vanilla CFR run; Section 8
     does not name the variant) and the Dirichlet(1) blueprints of Section 8."""
@@ -228,13 +239,16 @@ def make_blueprints(
     return out
 
 
-def blueprint_from_spec(game: str, spec: str) -> tuple[str, policies.Behavioural]:
-    """'cfr:N' (N vanilla CFR iterations), 'dirichlet:SEED' or a policy file."""
+def blueprint_from_spec(game: str | SequenceForm, spec: str) -> tuple[str, policies.Behavioural]:
+    """'cfr:N' (N vanilla CFR iterations), 'dirichlet:SEED' or a policy file, for a game
+    string or an already compiled game."""
     kind, _, arg = spec.partition(":")
     if kind == "cfr" and arg.isdigit() and int(arg) >= 1:
         return make_blueprints(game, [int(arg)], [])[0]
     if kind == "dirichlet" and arg.isdigit():
         return make_blueprints(game, [], [int(arg)])[0]
+    if kind in ("cfr", "dirichlet"):
+        raise ValueError(f"blueprint {spec!r}: expected cfr:N (N >= 1) or dirichlet:SEED")
     return spec, blueprints.load_blueprint(game, spec)
 
 

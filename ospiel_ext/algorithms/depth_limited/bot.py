@@ -1,0 +1,210 @@
+"""Bots: a blueprint bot and the nested depth-limited solving bot.
+
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games",
+Section 5 (nested solving) and Table 1 (the nested bot against the blueprint and against naive
+single-valued solving); Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve
+Subgame Solving in Imperfect-Information Games", Section 8.1 (nested depth-limited solving with
+each gadget x prior).
+
+`NestedSolvingBot` plays a compiled game. At each of its decisions that follows a new
+opponent action (or leaves the region it last solved) it:
+
+1. finds the public state of the current history (`subgames.subgames` at "after m player
+   moves", m the moves so far; cached per m);
+2. builds K continuation values at the depth limit "after m + depth moves" from its running
+   profile (`strategy_sets.continuation_leaves`): the blueprint at first, then the blueprint
+   with every earlier solution spliced in - the previous subgame's strategy is what the new
+   gadget must not let the opponent exploit (Section 5);
+3. solves the depth-limited gadget game of the public state (`gadget`: 'unsafe' at the start
+   of the game, where no gadget is needed, the configured one below; any GGSE prior) with the
+   configured solver and iteration budget, and splices the solution into the running profile;
+4. samples its action from the running profile.
+
+Opponent actions the blueprint never plays (off-tree actions of an action abstraction) need no
+translation: the next decision solves the subgame that follows them (Section 5). Solutions are
+cached per sequence of public states, so replaying a game costs nothing and a seed fixes the
+play. `restart_at` starts a new game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from ospiel_ext import policies
+from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.depth_limited import solving, strategy_sets
+from ospiel_ext.algorithms.subgames import ggse, priors
+from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.sequence_form import TreeSequenceForm
+
+
+class ProfileBot(pyspiel.Bot):
+    """Samples `player`'s actions from behavioural arrays of a compiled game."""
+
+    def __init__(self, sf: TreeSequenceForm, behavioural: policies.Behavioural, player: int, seed):
+        pyspiel.Bot.__init__(self)
+        if player not in (0, 1):
+            raise ValueError(f"game {sf.name}: a bot's player must be 0 or 1, got {player}")
+        self.sf, self.player = sf, player
+        self.behavioural = behavioural
+        self._rng = np.random.default_rng(seed)
+        tp = sf.treeplexes[player]
+        self._local = np.full(sf.tree.num_infosets, -1, dtype=np.int64)
+        self._local[tp.infoset_ids] = np.arange(tp.num_infosets)
+
+    def player_id(self) -> int:
+        return self.player
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        pass
+
+    def node(self, state: pyspiel.State) -> int:
+        """The compiled tree's node of `state` (walks its history)."""
+        tree, node = self.sf.tree, 0
+        for a in state.history():
+            children = tree.children(node)
+            k = np.flatnonzero(tree.action[children.start : children.stop] == a)
+            if not len(k):
+                raise ValueError(f"game {self.sf.name}: action {a} is not in the compiled tree")
+            node = children.start + int(k[0])
+        return node
+
+    def probabilities(self, node: int) -> np.ndarray:
+        """The bot's action probabilities at `node` (its decision node)."""
+        tree, tp = self.sf.tree, self.sf.treeplexes[self.player]
+        local = int(self._local[tree.infoset[node]])
+        start = int(tp.seq_start[local])
+        return self.behavioural[self.player][start : start + int(tp.num_actions[local])]
+
+    def step(self, state: pyspiel.State) -> int:
+        if state.current_player() != self.player:
+            raise ValueError(
+                f"game {self.sf.name}: player {self.player}'s bot asked to move for "
+                f"player {state.current_player()}"
+            )
+        node = self.node(state)
+        p = np.clip(self.probabilities(node), 0.0, None)
+        actions = self.sf.tree.infoset_legal_actions[int(self.sf.tree.infoset[node])]
+        return int(actions[self._rng.choice(len(actions), p=p / p.sum())])
+
+
+class NestedSolvingBot(ProfileBot):
+    """Nested depth-limited solving (module docstring).
+
+    Args:
+      sf: the compiled game.
+      blueprint: the blueprint's behavioural arrays.
+      player: the bot's player.
+      depth: player moves from the current decision to the depth limit (>= 1).
+      num_values: K continuation values per leaf state (1: naive single-valued solving).
+      strategy_set: 'bias', 'self_generative' or 'blueprint' (K = 1).
+      gadget: the gadget below the start of the game ('resolving', 'max_margin',
+        'reach_max_margin' or 'unsafe').
+      prior: the GGSE prior ('none', 'uniform', 'blueprint').
+      method: 'cfr' (CFR+), 'lp' or 'egt'.
+      iterations: CFR+ / EGT iterations per solve.
+      seed: seeds the bot's action sampling.
+    """
+
+    def __init__(
+        self,
+        sf: TreeSequenceForm,
+        blueprint: policies.Behavioural,
+        player: int,
+        depth: int = 2,
+        num_values: int = 4,
+        strategy_set: strategy_sets.SetKind = "bias",
+        gadget: GadgetKind = "resolving",
+        prior: priors.PriorKind = "none",
+        method: ggse.Method = "cfr",
+        iterations: int = 500,
+        seed=0,
+    ):
+        super().__init__(sf, blueprint, player, seed)
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"game {sf.name}: the depth must be an int >= 1, got {depth}")
+        strategy_sets.check_set(sf, strategy_set, num_values, 1 - player)
+        if gadget == "unsafe" and prior != "none":
+            raise ValueError(f"game {sf.name}: the unsafe subgame takes no prior, got {prior!r}")
+        self.blueprint = blueprint
+        self.depth, self.num_values, self.strategy_set = depth, num_values, strategy_set
+        self.gadget, self.prior, self.method, self.iterations = gadget, prior, method, iterations
+        self.solves = 0
+        self._subgames: dict[int, tuple[ss.Subgame, ...]] = {}
+        self._limits: dict[int, leaves_lib.DepthLimit] = {}
+        self._cache: dict[tuple, policies.Behavioural] = {}
+        self.restart_at(None)
+
+    def restart_at(self, state) -> None:
+        self.behavioural = self.blueprint
+        self._path: tuple[tuple[int, int], ...] = ()
+        self._region: np.ndarray | None = None
+        self._opponent_moves = -1
+
+    def _public_state(self, node: int, moves: int) -> ss.Subgame:
+        if moves not in self._subgames:
+            self._subgames[moves] = ss.subgames(self.sf.tree, ss.Cut.after_moves(moves))
+        for sub in self._subgames[moves]:
+            if np.any(sub.roots == node):
+                return sub
+        raise AssertionError(f"node {node} is not a root after {moves} moves")
+
+    def _limit(self, moves: int) -> leaves_lib.DepthLimit | None:
+        """The depth limit `depth` moves below; None when the game always ends before it."""
+        m = moves + self.depth
+        if m not in self._limits:
+            try:
+                self._limits[m] = leaves_lib.depth_limit(self.sf.tree, ss.Cut.after_moves(m))
+            except ValueError:  # no non-terminal state that deep: solve to the end
+                return None
+        return self._limits[m]
+
+    def _solve(self, node: int, moves: int) -> None:
+        sub = self._public_state(node, moves)
+        self._path += ((moves, sub.index),)
+        limit = self._limit(moves)
+        key = self._path
+        if key not in self._cache:
+            q = ss.BlueprintQuantities.compute(self.sf, self.behavioural)
+            gadget: GadgetKind = "unsafe" if moves == 0 else self.gadget
+            prior = "none" if gadget == "unsafe" else self.prior
+            if limit is None or not np.any(limit.row[sub.nodes] >= 0):
+                profile = ss.resolve(
+                    q, [sub], gadget, prior, self.method, [self.player], None, self.iterations
+                ).behavioural
+            else:
+                values = strategy_sets.continuation_leaves(
+                    q,
+                    [sub],
+                    limit,
+                    self.player,
+                    self.strategy_set,
+                    self.num_values,
+                    gadget,
+                    self.method,
+                    self.iterations,
+                )
+                profile = solving.solve(
+                    q, [sub], values, gadget, prior, self.method, self.iterations
+                ).behavioural
+            mine = list(self.behavioural)
+            mine[self.player] = profile[self.player]
+            self._cache[key] = (mine[0], mine[1])
+            self.solves += 1
+        self.behavioural = self._cache[key]
+        region = np.zeros(self.sf.tree.num_nodes, dtype=bool)
+        region[sub.nodes] = True
+        self._region = region if limit is None else region & limit.expand
+
+    def step(self, state: pyspiel.State) -> int:
+        node = self.node(state)
+        history = state.full_history()
+        opponent_moves = sum(1 for h in history if h.player == 1 - self.player)
+        inside = self._region is not None and bool(self._region[node])
+        if opponent_moves != self._opponent_moves or not inside:
+            moves = sum(1 for h in history if h.player >= 0)
+            self._solve(node, moves)
+            self._opponent_moves = opponent_moves
+        return super().step(state)

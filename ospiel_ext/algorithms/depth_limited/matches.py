@@ -1,0 +1,170 @@
+"""Head-to-head matches between bots, as independent tasks for a sweep executor.
+
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games", Table 1
+(the nested bot against the blueprint and the naive single-valued bot, 95 % confidence
+intervals), and Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame
+Solving in Imperfect-Information Games", Section 8.1 (round robin of nested bots with each
+gadget x prior).
+
+A bot is named by a spec string: 'blueprint' (samples the blueprint), 'naive' (nested solving
+with K = 1 blueprint values) or 'nested' (K values from the configured strategy set), each of
+the last two optionally followed by '/GADGET' and '/PRIOR' (e.g. 'nested/resolving/uniform').
+A `Match` plays `games` games with the bots swapping seats every game (bot A is player 0 in
+even games) through `pyspiel.evaluate_bots`, the chance seed of game g being seed + g; each
+`Match` is one task (`play`), so a long head to head is split into chunks with consecutive
+seeds and run on local processes or a Dask cluster (`sweeps.map_tasks`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pyspiel
+
+from ospiel_ext import policies
+from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
+from ospiel_ext.algorithms.subgames import blueprints, experiment, ggse, priors
+from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+
+GADGETS = ("resolving", "max_margin", "reach_max_margin", "unsafe")
+Z_95 = 1.959963984540054  # two-sided 95 % normal quantile
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The nested bots' shared settings (see `NestedSolvingBot`)."""
+
+    depth: int = 2
+    num_values: int = 4
+    strategy_set: str = "bias"
+    method: ggse.Method = "cfr"
+    iterations: int = 500
+
+
+def parse_bot(spec: str) -> tuple[str, GadgetKind, priors.PriorKind]:
+    """(kind, gadget, prior) of a bot spec (module docstring); ValueError if malformed."""
+    kind, *rest = spec.split("/")
+    if kind not in ("blueprint", "naive", "nested") or len(rest) > 2:
+        raise ValueError(
+            f"unknown bot {spec!r}; bots: blueprint, naive[/GADGET[/PRIOR]], "
+            "nested[/GADGET[/PRIOR]]"
+        )
+    if kind == "blueprint" and rest:
+        raise ValueError(f"bot {spec!r}: the blueprint bot takes no gadget or prior")
+    gadget = rest[0] if rest else "resolving"
+    prior = rest[1] if len(rest) > 1 else "none"
+    if gadget not in GADGETS:
+        raise ValueError(f"bot {spec!r}: unknown gadget {gadget!r}; gadgets: {GADGETS}")
+    if prior not in priors.PRIOR_KINDS:
+        raise ValueError(f"bot {spec!r}: unknown prior {prior!r}; priors: {priors.PRIOR_KINDS}")
+    if gadget == "unsafe" and prior != "none":
+        raise ValueError(f"bot {spec!r}: the unsafe subgame takes no prior")
+    return kind, gadget, prior  # type: ignore[return-value]
+
+
+def make_bot(
+    spec: str,
+    sf,
+    blueprint: policies.Behavioural,
+    player: int,
+    settings: Settings,
+    seed: int,
+) -> pyspiel.Bot:
+    """The bot of `spec` for `player`."""
+    kind, gadget, prior = parse_bot(spec)
+    if kind == "blueprint":
+        return ProfileBot(sf, blueprint, player, seed)
+    naive = kind == "naive"
+    return NestedSolvingBot(
+        sf,
+        blueprint,
+        player,
+        depth=settings.depth,
+        num_values=1 if naive else settings.num_values,
+        strategy_set="blueprint" if naive else settings.strategy_set,  # type: ignore[arg-type]
+        gadget=gadget,
+        prior=prior,
+        method=settings.method,
+        iterations=settings.iterations,
+        seed=seed,
+    )
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Match:
+    """`games` games of bot `a` against bot `b` (module docstring)."""
+
+    game: str
+    blueprint_label: str
+    blueprint: policies.Behavioural
+    a: str
+    b: str
+    settings: Settings
+    games: int
+    seed: int
+
+    def __repr__(self) -> str:
+        return (
+            f"Match({self.game}, {self.blueprint_label}, {self.a} vs {self.b}, "
+            f"{self.games} games from seed {self.seed})"
+        )
+
+
+def play(match: Match) -> list[float]:
+    """Bot a's return in each game of `match` (module-level: any executor can run it)."""
+    sf = blueprints.full_game(match.game)
+    bots = {
+        (name, p): make_bot(name, sf, match.blueprint, p, match.settings, match.seed + 2 * p + k)
+        for k, name in enumerate((match.a, match.b))
+        for p in (0, 1)
+    }
+    assert sf.tree.game is not None
+    out = []
+    for g in range(match.games):
+        a_seat = g % 2
+        seats = [bots[match.a, 0], bots[match.b, 1]] if a_seat == 0 else [
+            bots[match.b, 0], bots[match.a, 1]
+        ]  # fmt: skip
+        returns = pyspiel.evaluate_bots(sf.tree.game.new_initial_state(), seats, match.seed + g)
+        out.append(float(returns[a_seat]))
+    return out
+
+
+def chunks(
+    game: str, blueprint_spec: str, a: str, b: str, settings: Settings, games: int, seed: int,
+    chunk: int,
+) -> list[Match]:  # fmt: skip
+    """The matches of one head to head of `games` games, `chunk` games per task (even, so
+    that every task swaps seats evenly)."""
+    parse_bot(a), parse_bot(b)
+    if games < 1 or chunk < 2 or chunk % 2:
+        raise ValueError(f"games must be >= 1 and the chunk an even number >= 2, got {chunk}")
+    label, behavioural = experiment.blueprint_from_spec(game, blueprint_spec)
+    sf = blueprints.full_game(game)
+    for spec in (a, b):
+        for p in (0, 1):
+            make_bot(spec, sf, behavioural, p, settings, 0)  # checks the settings
+    return [
+        Match(game, label, behavioural, a, b, settings, min(chunk, games - start), seed + start)
+        for start in range(0, games, chunk)
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """Bot a's mean return against bot b, with a 95 % normal confidence interval."""
+
+    a: str
+    b: str
+    games: int
+    mean: float
+    ci95: float
+
+    @classmethod
+    def of(cls, a: str, b: str, returns: Sequence[float]) -> Summary:
+        r = np.asarray(returns, dtype=np.float64)
+        sd = float(r.std(ddof=1)) if len(r) > 1 else math.inf
+        return cls(a, b, len(r), float(r.mean()), Z_95 * sd / math.sqrt(len(r)))

@@ -1,0 +1,53 @@
+"""Head-to-head matches (Brown, Sandholm & Amos 2018, "Depth-Limited Solving for
+Imperfect-Information Games", Table 1): bot specs, seat swapping, chunks, confidence intervals."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ospiel_ext.algorithms.depth_limited import matches
+
+SETTINGS = matches.Settings(depth=1, num_values=2, iterations=20)
+
+
+def test_parse_bot():
+    assert matches.parse_bot("blueprint") == ("blueprint", "resolving", "none")
+    assert matches.parse_bot("nested/max_margin/uniform") == ("nested", "max_margin", "uniform")
+    for bad, message in [
+        ("foo", "unknown bot"),
+        ("blueprint/resolving", "takes no gadget"),
+        ("nested/nope", "unknown gadget"),
+        ("naive/resolving/nope", "unknown prior"),
+        ("nested/unsafe/blueprint", "takes no prior"),
+        ("nested/a/b/c", "unknown bot"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            matches.parse_bot(bad)
+
+
+def test_chunks_cover_the_games_with_consecutive_seeds():
+    tasks = matches.chunks("kuhn_poker", "cfr:3", "nested", "blueprint", SETTINGS, 9, 100, 4)
+    assert [(t.games, t.seed) for t in tasks] == [(4, 100), (4, 104), (1, 108)]
+    with pytest.raises(ValueError, match="even"):
+        matches.chunks("kuhn_poker", "cfr:3", "nested", "blueprint", SETTINGS, 9, 0, 3)
+    with pytest.raises(ValueError, match="bias set"):
+        matches.chunks(
+            "kuhn_poker", "cfr:3", "nested", "blueprint", matches.Settings(num_values=5), 4, 0, 2
+        )
+
+
+def test_play_is_deterministic():
+    (task,) = matches.chunks("kuhn_poker", "cfr:3", "naive", "blueprint", SETTINGS, 6, 5, 6)
+    a = matches.play(task)
+    assert len(a) == 6 and a == matches.play(task)
+    assert all(r in (-2.0, -1.0, 1.0, 2.0) for r in a)  # Kuhn's returns
+
+
+def test_summary_confidence_interval():
+    r = [1.0, -1.0, 2.0, 0.0, 1.0]
+    s = matches.Summary.of("a", "b", r)
+    sd = math.sqrt(sum((x - 0.6) ** 2 for x in r) / 4)
+    assert s.games == 5 and s.mean == pytest.approx(0.6)
+    assert s.ci95 == pytest.approx(1.959963984540054 * sd / math.sqrt(5))
+    assert np.isinf(matches.Summary.of("a", "b", [1.0]).ci95)
