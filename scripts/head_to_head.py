@@ -37,6 +37,7 @@ _SET = flags.DEFINE_enum(
 )
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "Solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 500, "CFR+ / EGT iterations per solve.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds per solve (CFR+ / EGT).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _SCHEDULER = sweeps.define_scheduler_flag()
 _WORKERS = sweeps.define_workers_flag()
@@ -47,14 +48,19 @@ METHODS = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 def main(argv):
     cli.no_arguments(argv)
     cli.require(len(set(_BOTS.value)) >= 2, "--bots needs at least two distinct bots")
-    for holder in (_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS):
+    for holder in (_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS, _TIME_LIMIT):
         cli.positive(holder)
     cli.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
     cli.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     cli.require(game.num_players() == 2, f"game {_GAME.value} has {game.num_players()} players")
     settings = matches.Settings(
-        _DEPTH.value, _NUM_VALUES.value, _SET.value, METHODS[_SOLVER.value], _ITERATIONS.value
+        _DEPTH.value,
+        _NUM_VALUES.value,
+        _SET.value,
+        METHODS[_SOLVER.value],
+        _ITERATIONS.value,
+        _TIME_LIMIT.value,
     )
     pairs = list(itertools.combinations(dict.fromkeys(_BOTS.value), 2))
     try:

@@ -96,7 +96,7 @@ def _cases() -> list[Case]:
     with_iterations = ["compare.py", "gameshrink.py", "perturbed_egt.py", "solve.py"]
     with_iterations += ["depth_limited.py", "head_to_head.py", "subgame_solving.py"]
     with_time_limit = ["compare.py", "gameshrink.py", "perturbed_egt.py", "solve.py"]
-    with_time_limit += ["certificate_search.py"]
+    with_time_limit += ["certificate_search.py", "head_to_head.py"]
     solving = ["certificate_search.py", "compare.py", "game_stats.py", "perturbed_egt.py"]
     add(every, "help", ["--help"], 0, "--game")
     add(every, "unknown_flag", ["--no_such_flag=1"], 2, "Unknown command line flag 'no_such_flag'")

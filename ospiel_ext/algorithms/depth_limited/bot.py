@@ -105,6 +105,8 @@ class NestedSolvingBot(ProfileBot):
       prior: the GGSE prior ('none', 'uniform', 'blueprint').
       method: 'cfr' (CFR+), 'lp' or 'egt'.
       iterations: CFR+ / EGT iterations per solve.
+      time_limit: seconds per solve of the depth-limited game (CFR+ / EGT; the continuation
+        values of a self-generative set are not bounded); play then depends on the machine.
       seed: seeds the bot's action sampling.
     """
 
@@ -120,6 +122,7 @@ class NestedSolvingBot(ProfileBot):
         prior: priors.PriorKind = "none",
         method: ggse.Method = "cfr",
         iterations: int = 500,
+        time_limit: float | None = None,
         seed=0,
     ):
         super().__init__(sf, blueprint, player, seed)
@@ -131,6 +134,7 @@ class NestedSolvingBot(ProfileBot):
         self.blueprint = blueprint
         self.depth, self.num_values, self.strategy_set = depth, num_values, strategy_set
         self.gadget, self.prior, self.method, self.iterations = gadget, prior, method, iterations
+        self.time_limit = time_limit
         self.solves = 0
         self._subgames: dict[int, tuple[ss.Subgame, ...]] = {}
         self._limits: dict[int, leaves_lib.DepthLimit] = {}
@@ -170,25 +174,17 @@ class NestedSolvingBot(ProfileBot):
             q = ss.BlueprintQuantities.compute(self.sf, self.behavioural)
             gadget: GadgetKind = "unsafe" if moves == 0 else self.gadget
             prior = "none" if gadget == "unsafe" else self.prior
-            if limit is None or not np.any(limit.row[sub.nodes] >= 0):
-                profile = ss.resolve(
-                    q, [sub], gadget, prior, self.method, [self.player], None, self.iterations
-                ).behavioural
+            if limit is None or not np.any(limit.row[sub.nodes] >= 0):  # ends before it
+                game = ss.gadget_game(gadget, q, sub, self.player)
             else:
                 values = strategy_sets.continuation_leaves(
-                    q,
-                    [sub],
-                    limit,
-                    self.player,
-                    self.strategy_set,
-                    self.num_values,
-                    gadget,
-                    self.method,
-                    self.iterations,
-                )
-                profile = solving.solve(
-                    q, [sub], values, gadget, prior, self.method, self.iterations
-                ).behavioural
+                    q, [sub], limit, self.player, self.strategy_set, self.num_values, gadget,
+                    self.method, self.iterations,
+                )  # fmt: skip
+                game = solving.depth_limited_game(q, sub, values, gadget)
+            pi = priors.gadget_prior(game, prior)
+            solution = ggse.solve(game, pi, self.method, None, self.iterations, self.time_limit)
+            profile = ss.splice(self.sf, self.behavioural, [solution])
             mine = list(self.behavioural)
             mine[self.player] = profile[self.player]
             self._cache[key] = (mine[0], mine[1])

@@ -42,6 +42,7 @@ class Settings:
     strategy_set: str = "bias"
     method: ggse.Method = "cfr"
     iterations: int = 500
+    time_limit: float | None = None
 
 
 def parse_bot(spec: str) -> tuple[str, GadgetKind, priors.PriorKind]:
@@ -89,6 +90,7 @@ def make_bot(
         prior=prior,
         method=settings.method,
         iterations=settings.iterations,
+        time_limit=settings.time_limit,
         seed=seed,
     )
 

@@ -133,13 +133,16 @@ def solve_cfr(
     eps: float = DEFAULT_EPS,
     iterations: int = DEFAULT_ITERATIONS,
     config: cfr.CFRConfig = cfr.CFR_PLUS,
+    time_limit: float | None = None,
 ) -> GadgetSolution:
     """GGSE by CFR+ with basis matrices at the auxiliary information sets (Section 7.2);
-    plain CFR+ without a prior. Runs through `solver.run` (Ctrl-C returns the average so far)."""
+    plain CFR+ without a prior. Runs through `solver.run` (Ctrl-C or `time_limit` seconds
+    return the average so far)."""
     _check_iterations(gadget, iterations)
     bounds = lower_bounds(gadget, prior, eps)
     solver = cfr.CFRVariantSolver(gadget.sf, config, lower_bounds=bounds)
-    return _run_iterative(gadget, solver, "cfr", eps if bounds else 0.0, prior, iterations)
+    e = eps if bounds else 0.0
+    return _run_iterative(gadget, solver, "cfr", e, prior, iterations, time_limit)
 
 
 def solve_egt(
@@ -148,12 +151,14 @@ def solve_egt(
     eps: float = DEFAULT_EPS,
     iterations: int = DEFAULT_ITERATIONS,
     dgf_weight: float = 1.0,
+    time_limit: float | None = None,
 ) -> GadgetSolution:
     """GGSE by EGT with the eps * prior-perturbed dilated entropy; plain EGT without a prior."""
     _check_iterations(gadget, iterations)
     bounds = lower_bounds(gadget, prior, eps)
     solver = egt.EGTSolver(gadget.sf, dgf_weight=dgf_weight, lower_bounds=bounds)
-    return _run_iterative(gadget, solver, "egt", eps if bounds else 0.0, prior, iterations)
+    e = eps if bounds else 0.0
+    return _run_iterative(gadget, solver, "egt", e, prior, iterations, time_limit)
 
 
 def _run_iterative(
@@ -163,9 +168,10 @@ def _run_iterative(
     eps: float,
     prior: Mapping[str, ArrayLike] | None,
     iterations: int,
+    time_limit: float | None = None,
 ) -> GadgetSolution:
     """Runs an iterative solver on the gadget through the one run loop; its average."""
-    result = solver_lib.run(solver, iterations)
+    result = solver_lib.run(solver, iterations, time_limit=time_limit)
     b = solver.average_behavioural()
     i = _solved_player(gadget)
     return GadgetSolution(
@@ -269,13 +275,15 @@ def solve(
     method: Method = "cfr",
     eps: float | None = None,
     iterations: int = DEFAULT_ITERATIONS,
+    time_limit: float | None = None,
 ) -> GadgetSolution:
     """`solve_cfr`, `solve_lp` or `solve_egt` by name; `eps` (default: `DEFAULT_EPS`, for the
-    LP `LP_EPS0`) is the LP's first eps."""
+    LP `LP_EPS0`) is the LP's first eps; `time_limit` (seconds) bounds CFR+ and EGT."""
+    e = DEFAULT_EPS if eps is None else eps
     if method == "cfr":
-        return solve_cfr(gadget, prior, DEFAULT_EPS if eps is None else eps, iterations)
+        return solve_cfr(gadget, prior, e, iterations, time_limit=time_limit)
     if method == "lp":
         return solve_lp(gadget, prior, eps0=LP_EPS0 if eps is None else eps)
     if method == "egt":
-        return solve_egt(gadget, prior, DEFAULT_EPS if eps is None else eps, iterations)
+        return solve_egt(gadget, prior, e, iterations, time_limit=time_limit)
     raise ValueError(f"{gadget.sf.name}: unknown method {method!r}; methods: cfr, lp, egt")
