@@ -313,6 +313,8 @@ def _cases() -> list[Case]:
     for script in ("subgame_solving.py", "depth_limited.py"):
         add(script, "bad_blueprint", ["--blueprint=cfr:x"], 2, "expected cfr:N (N >= 1)")
         add(script, "missing_blueprint", ["--blueprint={tmp}/none.json"], 2, "none.json")
+    for script in ("subgame_solving.py", "depth_limited.py"):
+        add(script, "other_game_blueprint", ["--blueprint={files}/leduc.json"], 2, "leduc_poker")
     add("subgame_solving.py", "deep_cut", ["--cut=after_moves=99"], 2, "selects no non-terminal")
     add("subgame_solving.py", "bad_cut", ["--cut=after=1"], 2, "unknown cut 'after=1'")
     add("subgame_solving.py", "zero_epsilon", ["--epsilon=0"], 2, "--epsilon must be in (0, 1)")
@@ -447,6 +449,7 @@ def make_files(server: ForkServer, d: pathlib.Path) -> pathlib.Path:
     variant("no_trunk", lambda c: None, trunk=None)
     variant("garbage", lambda c: None, trunk=b"not an npz archive")
     (d / "corrupt.json").write_text("{not json")
+    policies.save_policy(policies.uniform_policy("leduc_poker"), d / "leduc.json", "leduc_poker")
     return d
 
 
