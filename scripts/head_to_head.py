@@ -6,9 +6,10 @@ Solving in Imperfect-Information Games", Section 8.1's round robin of gadget x p
   python scripts/head_to_head.py --game=leduc_poker --blueprint=cfr:100 \
       --bots=nested,naive,blueprint --games=10000 --num_values=4 --workers=2
 
-Every pair of --bots plays --games games, swapping seats every game (chance seeds --seed,
---seed + 1, ...), through `pyspiel.evaluate_bots`; prints each pair's mean return of the first
-bot with a 95 % confidence interval. Bots: blueprint, naive[/GADGET[/PRIOR]] (K = 1) and
+Every pair of --bots (or, with --pairs=first_vs_rest, the first against each other one) plays
+--games games, swapping seats every game (chance seeds --seed, --seed + 1, ...), through
+`pyspiel.evaluate_bots`; prints each pair's mean return of the first bot with a 95 %
+confidence interval. Bots: blueprint, naive[/GADGET[/PRIOR]] (K = 1) and
 nested[/GADGET[/PRIOR]] (K = --num_values from --strategy_set); GADGET in resolving,
 max_margin, reach_max_margin, unsafe; PRIOR in none, uniform, blueprint. The games are split
 into --chunk-game tasks run on local processes (--workers) or a Dask cluster (--scheduler).
@@ -27,6 +28,10 @@ from ospiel_ext.algorithms.depth_limited import matches
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
 _BOTS = flags.DEFINE_list("bots", ["nested", "naive", "blueprint"], "Bot specs (2 or more).")
+_PAIRS = flags.DEFINE_enum(
+    "pairs", "round_robin", ["round_robin", "first_vs_rest"],
+    "Every pair of --bots, or the first bot against each of the others (Table 1).",
+)  # fmt: skip
 _GAMES = flags.DEFINE_integer("games", 1000, "Games per pair.")
 _CHUNK = flags.DEFINE_integer("chunk", 500, "Games per task (even).")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
@@ -62,7 +67,11 @@ def main(argv):
         _ITERATIONS.value,
         _TIME_LIMIT.value,
     )
-    pairs = list(itertools.combinations(dict.fromkeys(_BOTS.value), 2))
+    bots = list(dict.fromkeys(_BOTS.value))
+    if _PAIRS.value == "round_robin":
+        pairs = list(itertools.combinations(bots, 2))
+    else:
+        pairs = [(bots[0], b) for b in bots[1:]]
     try:
         tasks = [
             m

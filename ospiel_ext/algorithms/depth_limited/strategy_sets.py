@@ -21,6 +21,7 @@ Strategies are behavioural arrays of the opponent on the full game's sequence fo
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, get_args
@@ -104,6 +105,23 @@ def bias(sf: TreeSequenceForm, strategy, player: int, mask, factor: float = BIAS
     return b
 
 
+@functools.lru_cache(maxsize=8)
+def _default_masks(sf: TreeSequenceForm, player: int) -> tuple[tuple[str, NDArray[np.bool_]], ...]:
+    """`default_classes` as sequence masks, computed once per compiled game and player (the
+    action strings come from replayed pyspiel states; a nested bot asks at every solve)."""
+    return _masks(sf, player, default_classes(sf, player))
+
+
+def _masks(
+    sf: TreeSequenceForm, player: int, classes: ActionClasses
+) -> tuple[tuple[str, NDArray[np.bool_]], ...]:
+    strings, ids = sequence_labels(sf, player)
+    return tuple(
+        (name, np.array([False] + [member(s, int(a)) for s, a in zip(strings[1:], ids[1:])]))
+        for name, member in classes.items()
+    )
+
+
 def bias_strategies(
     sf: TreeSequenceForm,
     blueprint,
@@ -115,11 +133,10 @@ def bias_strategies(
     action class (`default_classes` if none given). Returns (strategies, labels)."""
     if not factor > 0:
         raise ValueError(f"{sf.name}: the bias factor must be positive, got {factor}")
-    strings, ids = sequence_labels(sf, player)
+    masks = _default_masks(sf, player) if classes is None else _masks(sf, player, classes)
     base = np.asarray(blueprint[player], dtype=np.float64)
     out, labels = [base], ["blueprint"]
-    for name, member in (classes or default_classes(sf, player)).items():
-        mask = np.array([False] + [member(s, int(a)) for s, a in zip(strings[1:], ids[1:])])
+    for name, mask in masks:
         out.append(bias(sf, base, player, mask, factor))
         labels.append(f"bias {name}")
     return out, labels
@@ -240,7 +257,7 @@ def check_set(
     if kind == "blueprint" and num_values != 1:
         raise ValueError(f"{sf.name}: the 'blueprint' set is the single-valued K = 1")
     if kind == "bias" and opponent is not None:
-        classes = default_classes(sf, opponent)
+        classes = [name for name, _ in _default_masks(sf, opponent)]
         if num_values > 1 + len(classes):
             raise ValueError(
                 f"{sf.name}: the bias set of player {opponent} has {1 + len(classes)} "
