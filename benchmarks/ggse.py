@@ -306,10 +306,15 @@ def write_rows_json(path, data):
 
 
 def main(argv):
-    cli.require(len(argv) == 1, f"unexpected arguments {argv[1:]}")
+    cli.no_arguments(argv)
     cli.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
     cli.require(set(_SOLVERS.value) <= {"cfr_plus", "lp"}, "--solvers: cfr_plus, lp")
-    cli.require(0 < _EPSILON.value < 1, "--epsilon must be in (0, 1)")
+    cli.require(0 < _EPSILON.value < 1, f"--epsilon must be in (0, 1), got {_EPSILON.value}")
+    cli.positive(_ITERATIONS)
+    cli.positive(_TIME_LIMIT)
+    cli.output_path(_OUTPUT_JSON)
+    if _PLOTS_DIR.value:
+        cli.output_dir(_PLOTS_DIR)
     cli.require(_CFR.value + _DIRICHLET.value >= 1, "give at least one blueprint")
     try:
         for t in _TECHNIQUES.value:
@@ -357,4 +362,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

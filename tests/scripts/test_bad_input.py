@@ -722,12 +722,22 @@ BENCHMARK_CASES = [
     ("gameshrink.py", ["--thresholds=0,abc"], "--thresholds: 'abc' is not a number >= 0"),
     ("gameshrink.py", ["--ri_checkpoints=10,x"], "--ri_checkpoints: 'x' is not an integer"),
     ("gameshrink.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
+    ("ggse.py", ["--epsilon=0"], "--epsilon must be in (0, 1), got 0.0"),
+    ("ggse.py", ["--techniques=foo"], "unknown technique 'foo'"),
+    ("ggse.py", ["--games=chess"], "--games must be among"),
+    ("ggse.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
+    ("mvs.py", ["--games=chess"], "--games must be among"),
+    ("mvs.py", ["--num_values=0"], "--num_values: '0' is not an integer >= 1"),
+    ("mvs.py", ["--blueprints=300,30"], "--blueprints must be strictly increasing"),
+    ("mvs.py", ["--iterations=0"], "--iterations must be positive, got 0"),
     ("speed.py", ["--rounds=0"], "--rounds must be positive, got 0"),
     ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
 ]
 
 
-@pytest.mark.parametrize("name", ["certificates.py", "efpe.py", "gameshrink.py", "speed.py"])
+@pytest.mark.parametrize(
+    "name", ["certificates.py", "efpe.py", "gameshrink.py", "ggse.py", "mvs.py", "speed.py"]
+)
 def test_benchmark_help_and_unknown_flag(server, name):
     script = os.path.join(ROOT, "benchmarks", name)
     assert server.run(script, "--help").returncode == 0
