@@ -137,7 +137,12 @@ class NestedSolvingBot(ProfileBot):
         self.time_limit = time_limit
         self.solves = 0
         self._subgames: dict[int, tuple[ss.Subgame, ...]] = {}
-        self._limits: dict[int, leaves_lib.DepthLimit] = {}
+        self._limits: dict[int, leaves_lib.DepthLimit | None] = {}
+        tree = sf.tree
+        moved = np.zeros(tree.num_nodes, dtype=bool)
+        moved[1:] = tree.player[tree.parent[1:]] >= 0  # the edge into the node is a move
+        moves = tree.top_down(np.int64(0), lambda nodes, up: up + moved[nodes])
+        self._max_moves = int(moves[~tree.is_leaf].max(initial=0))
         self._cache: dict[tuple, policies.Behavioural] = {}
         self.restart_at(None)
 
@@ -159,10 +164,9 @@ class NestedSolvingBot(ProfileBot):
         """The depth limit `depth` moves below; None when the game always ends before it."""
         m = moves + self.depth
         if m not in self._limits:
-            try:
-                self._limits[m] = leaves_lib.depth_limit(self.sf.tree, ss.Cut.after_moves(m))
-            except ValueError:  # no non-terminal state that deep: solve to the end
-                return None
+            deep_enough = m <= self._max_moves  # some non-terminal state has m moves
+            cut = ss.Cut.after_moves(m)
+            self._limits[m] = leaves_lib.depth_limit(self.sf.tree, cut) if deep_enough else None
         return self._limits[m]
 
     def _solve(self, node: int, moves: int) -> None:

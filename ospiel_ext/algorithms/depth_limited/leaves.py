@@ -170,7 +170,9 @@ class MultiValuedLeaves:
         )
 
 
-def profile_with(sf: TreeSequenceForm, behavioural, player: int, strategy: ArrayLike):
+def profile_with(
+    behavioural: policies.Behavioural, player: int, strategy: ArrayLike
+) -> policies.Behavioural:
     """The behavioural profile `behavioural` with `player`'s strategy replaced."""
     out = [behavioural[0], behavioural[1]]
     out[player] = np.asarray(strategy, dtype=np.float64)
@@ -192,9 +194,9 @@ def exact_values(
     if not len(strategies):
         raise ValueError(f"{sf.name}: give at least one continuation strategy")
     columns = [
-        tree_values.node_values(
-            sf.tree, sf.tree_profile(profile_with(sf, blueprint, 1 - player, s))
-        )[limit.nodes]
+        tree_values.node_values(sf.tree, sf.tree_profile(profile_with(blueprint, 1 - player, s)))[
+            limit.nodes
+        ]
         for s in strategies
     ]
     return MultiValuedLeaves(
@@ -285,7 +287,7 @@ def estimate_by_rollouts(
     layout = policies.layout(sf)
     i, o = leaves.player, leaves.opponent
     own = layout.to_tabular(blueprint)
-    opponents = [layout.to_tabular(profile_with(sf, blueprint, o, s)) for s in leaves.strategies]
+    opponents = [layout.to_tabular(profile_with(blueprint, o, s)) for s in leaves.strategies]
     histories = [sf.tree.history(int(h)) for h in leaves.nodes]
     assert sf.tree.game is not None
     est = rollout_values(sf.tree.game, histories, own, i, opponents, samples, seed)
