@@ -11,7 +11,10 @@ per step:
   pure continuation (Proposition 1);
 * `solving`: the depth-limited subgame as a gadget game of the subgame package, solved by
   CFR+, the LP or EGT, spliced into the blueprint;
-* `bot`: a blueprint bot and the nested depth-limited solving bot (Section 5, Table 1).
+* `bot`: a blueprint bot and the nested depth-limited solving bot (Section 5, Table 1);
+* `matches`: head-to-head matches as sweep tasks (Table 1; GGSE Section 8.1's round robin);
+* `from_states`: games too large to compile - the tree walked from pyspiel states down to
+  the limit, rollout values under OpenSpiel policies, the solution as an OpenSpiel policy.
 
     >>> import numpy as np
     >>> import ospiel_ext.games
