@@ -10,7 +10,9 @@ A bot is named by a spec string: 'blueprint' (samples the blueprint), 'naive' (n
 with K = 1 blueprint values) or 'nested' (K values from the configured strategy set), each of
 the last two optionally followed by '/GADGET' and '/PRIOR' (e.g. 'nested/resolving/uniform').
 A `Match` plays `games` games with the bots swapping seats every game (bot A is player 0 in
-even games) through `pyspiel.evaluate_bots`, the chance seed of game g being seed + g; each
+even games) through `pyspiel.evaluate_bots`, in duplicate: games 2k and 2k + 1 share the chance
+seed seed + 2k, so each deal is played from both seats and the luck of the cards cancels (the
+usual variance reduction of poker competitions; the paper used AIVAT). Each
 `Match` is one task (`play`), so a long head to head is split into chunks with consecutive
 seeds and run on local processes or a Dask cluster (`sweeps.map_tasks`).
 """
@@ -130,7 +132,8 @@ def play(match: Match) -> list[float]:
         seats = [bots[match.a, 0], bots[match.b, 1]] if a_seat == 0 else [
             bots[match.b, 0], bots[match.a, 1]
         ]  # fmt: skip
-        returns = pyspiel.evaluate_bots(sf.tree.game.new_initial_state(), seats, match.seed + g)
+        chance_seed = match.seed + g - a_seat  # duplicate: 2k and 2k + 1 share a deal
+        returns = pyspiel.evaluate_bots(sf.tree.game.new_initial_state(), seats, chance_seed)
         out.append(float(returns[a_seat]))
     return out
 

@@ -4,9 +4,12 @@ Imperfect-Information Games", Table 1): bot specs, seat swapping, chunks, confid
 import math
 
 import numpy as np
+import pyspiel
 import pytest
 
+from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.subgames import blueprints
 
 SETTINGS = matches.Settings(depth=1, num_values=2, iterations=20)
 
@@ -42,6 +45,44 @@ def test_play_is_deterministic():
     a = matches.play(task)
     assert len(a) == 6 and a == matches.play(task)
     assert all(r in (-2.0, -1.0, 1.0, 2.0) for r in a)  # Kuhn's returns
+
+
+def test_duplicate_deals(monkeypatch):
+    """Games 2k and 2k + 1 get the same chance seed with the seats swapped, and pyspiel deals
+    the same cards for the same seed (what makes the duplicate format cancel card luck)."""
+    calls = []
+    real = pyspiel.evaluate_bots
+
+    def recording(state, bots, seed):
+        calls.append((seed, [b.player for b in bots]))
+        return real(state, bots, seed)
+
+    monkeypatch.setattr(matches.pyspiel, "evaluate_bots", recording)
+    (task,) = matches.chunks("kuhn_poker", "cfr:3", "blueprint", "naive", SETTINGS, 6, 10, 6)
+    matches.play(task)
+    assert [seed for seed, _ in calls] == [10, 10, 12, 12, 14, 14]
+    monkeypatch.undo()
+    game = pyspiel.load_game("kuhn_poker")
+    sf = blueprints.full_game(game)
+    b = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
+    deals = set()
+    for seats_seed in (1, 2):
+        bots = [dl.ProfileBot(sf, b, p, seats_seed + p) for p in (0, 1)]
+
+        class Record(pyspiel.Bot):
+            def __init__(self, bot):
+                pyspiel.Bot.__init__(self)
+                self.bot = bot
+
+            def restart_at(self, state):
+                pass
+
+            def step(self, state):
+                deals.add(tuple(state.history()[:2]))
+                return self.bot.step(state)
+
+        pyspiel.evaluate_bots(game.new_initial_state(), [Record(bots[0]), bots[1]], 7)
+    assert len(deals) == 1
 
 
 def test_summary_confidence_interval():
