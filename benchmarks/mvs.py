@@ -88,18 +88,6 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 _PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write the PNGs here.")
 
 
-def _int_list(holder, minimum=1):
-    out = []
-    for v in holder.value:
-        cli.require(
-            v.strip().isdigit() and int(v) >= minimum,
-            f"--{holder.name}: {v!r} is not an integer >= {minimum}",
-        )
-        out.append(int(v))
-    cli.require(bool(out), f"--{holder.name} is empty")
-    return out
-
-
 def _fmt(v):
     """4 significant digits; |v| below DISPLAY_ZERO as 0."""
     return "0" if abs(v) < DISPLAY_ZERO else f"{v:.4g}"
@@ -722,8 +710,8 @@ def main(argv):
     cli.require(
         set(_SETS.value) <= set(SETS) and bool(_SETS.value), f"--sets must be among {list(SETS)}"
     )
-    NUM_VALUES[:] = sorted(set(_int_list(_NUM_VALUES)))
-    BLUEPRINTS[:] = _int_list(_BLUEPRINTS)
+    NUM_VALUES[:] = sorted(set(cli.int_list(_NUM_VALUES)))
+    BLUEPRINTS[:] = cli.int_list(_BLUEPRINTS)
     cli.require(
         all(b > a for a, b in zip(BLUEPRINTS, BLUEPRINTS[1:])),
         "--blueprints must be strictly increasing",

@@ -155,6 +155,20 @@ def non_negative(holder: flags.FlagHolder) -> None:
     require(value is None or value >= 0, f"--{holder.name} must be non-negative, got {value}")
 
 
+def int_list(holder: flags.FlagHolder, minimum: int = 1) -> list[int]:
+    """The integers of a list flag; one-line error unless each is an integer >= `minimum`
+    and the list is not empty."""
+    out = []
+    for v in holder.value or []:
+        require(
+            v.strip().isdigit() and int(v) >= minimum,
+            f"--{holder.name}: {v!r} is not an integer >= {minimum}",
+        )
+        out.append(int(v))
+    require(bool(out), f"--{holder.name} is empty")
+    return out
+
+
 def fraction(holder: flags.FlagHolder) -> None:
     """Refuses a numeric flag that is set and not strictly between 0 and 1."""
     value = _number(holder)

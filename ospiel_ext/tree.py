@@ -72,6 +72,9 @@ ESTIMATE_MAX_STEPS = 10_000
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 ChanceOutcomes = Callable[[pyspiel.State], Sequence[tuple[int, float]]]
+# An action abstraction: the actions kept at a decision state (a non-empty subset of its
+# legal actions, the same for every state of an information set).
+ActionFilter = Callable[[pyspiel.State], Sequence[int]]
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -425,7 +428,12 @@ class GameTree:
         }
 
     @classmethod
-    def from_game(cls, game: pyspiel.Game | str, max_nodes: int | float | None = None) -> GameTree:
+    def from_game(
+        cls,
+        game: pyspiel.Game | str,
+        max_nodes: int | float | None = None,
+        actions: ActionFilter | None = None,
+    ) -> GameTree:
         """Walks a two-player zero-sum pyspiel game once, depth first and iteratively.
 
         The walk keeps one pyspiel state per depth level (children are generated lazily, and
@@ -437,8 +445,13 @@ class GameTree:
           max_nodes: the node cap. None: `DEFAULT_MAX_NODES`; a positive int: that cap;
             `NO_NODE_CAP` (math.inf): none. A finite cap is checked twice: first Knuth's
             estimate from `ESTIMATE_PLAYOUTS` seeded playouts refuses games estimated at more
-            than `ESTIMATE_REFUSAL_FACTOR` times the cap, then the walk stops as soon as the
-            tree passes the cap. Infinite games are refused unless an int cap is given.
+            than `ESTIMATE_REFUSAL_FACTOR` times the cap (of the unrestricted game: skipped
+            when `actions` is given), then the walk stops as soon as the tree passes the cap.
+            Infinite games are refused unless an int cap is given.
+          actions: an action abstraction (`ActionFilter`): only these actions are expanded
+            at each decision state; infosets keep the game's keys, so a policy of the
+            restricted tree is a policy of the game on the states it reaches (e.g. a
+            no-limit poker game restricted to a few pot-fraction bets).
 
         Raises:
           ValueError: not two players, not zero/constant-sum, imperfect recall, infinite game.
@@ -447,7 +460,7 @@ class GameTree:
         game = load(game)
         check_two_player_zero_sum(game)
         cap = _node_cap(game, max_nodes)
-        if cap != NO_NODE_CAP:
+        if cap != NO_NODE_CAP and actions is None:
             estimate = estimate_num_nodes(game)
             if estimate.log10_nodes > math.log10(ESTIMATE_REFUSAL_FACTOR * cap):
                 raise GameTooLargeError(
@@ -472,24 +485,24 @@ class GameTree:
                     )
                 builder.set_leaf(node, returns[0], returns[0])
             else:
-                first, actions = builder.expand_from_state(node, state)
+                first, children = builder.expand_from_state(node, state, actions=actions)
                 if builder.num_nodes > cap:
                     raise GameTooLargeError(
                         f"game {game} has more nodes than the cap max_nodes={cap}: the walk "
                         f"reached {builder.num_nodes} nodes ({_CAP_HINT})"
                     )
-                stack.append([state, first, actions, len(actions) - 1])
+                stack.append([state, first, children, len(children) - 1])
             if not stack:
                 break
             frame = stack[-1]
-            parent_state, first, actions, k = frame
+            parent_state, first, children, k = frame
             node = first + k
             if k:
                 frame[3] = k - 1
-                state = parent_state.child(actions[k])
+                state = parent_state.child(children[k])
             else:
                 stack.pop()
-                parent_state.apply_action(actions[0])
+                parent_state.apply_action(children[0])
                 state = parent_state
         tree = builder.freeze()
         tree.check_perfect_recall()
@@ -673,25 +686,40 @@ class TreeBuilder:
         return self._expand(node, legal, [1.0] * len(legal))
 
     def expand_from_state(
-        self, node: int, state: pyspiel.State, chance_outcomes: ChanceOutcomes | None = None
+        self,
+        node: int,
+        state: pyspiel.State,
+        chance_outcomes: ChanceOutcomes | None = None,
+        actions: ActionFilter | None = None,
     ) -> tuple[int, list[int]]:
         """Expands `node` like the non-terminal pyspiel `state`: a chance node with its
         outcomes (from `chance_outcomes(state)` if given, e.g. sampled), or a decision node
-        in the current player's `information_state_string` with its legal actions.
+        in the current player's `information_state_string` with its legal actions (or the
+        subset `actions(state)` of them: an action abstraction).
 
         Returns:
           (first child id, the children's actions in order).
         """
         if state.is_chance_node():
             outcomes = (chance_outcomes or _chance_outcomes)(state)
-            actions = [a for a, _ in outcomes]
-            return self.expand_chance(node, actions, [p for _, p in outcomes]), actions
+            chance_actions = [a for a, _ in outcomes]
+            first = self.expand_chance(node, chance_actions, [p for _, p in outcomes])
+            return first, chance_actions
         if state.is_terminal():
             raise ValueError(f"node {node}: a terminal state has no children")
         player = state.current_player()
-        actions = state.legal_actions()
         key = state.information_state_string(player)
-        return self.expand_decision(node, player, key, actions), actions
+        legal = state.legal_actions()
+        if actions is None:
+            kept = legal
+        else:
+            kept = sorted(set(map(int, actions(state))))
+            if not kept or not set(kept) <= set(legal):
+                raise ValueError(
+                    f"game {self.name}: the action abstraction keeps {kept} in information "
+                    f"set {key!r}, not a non-empty subset of the legal actions {legal}"
+                )
+        return self.expand_decision(node, player, key, kept), kept
 
     def set_multi_valued_leaf(
         self, node: int, player: int, key: str, values: Sequence[float]

@@ -40,6 +40,31 @@ def test_counts_match_recursive_walk(small_game):
         assert stats[key] == value, key
 
 
+def _count_restricted(state, keep):
+    """Independent recursive count of the histories an action filter keeps."""
+    if state.is_terminal():
+        return 1
+    actions = state.legal_actions() if state.is_chance_node() else keep(state)
+    return 1 + sum(_count_restricted(state.child(a), keep) for a in actions)
+
+
+def test_action_filter_keeps_exactly_the_filtered_histories():
+    game = pyspiel.load_game("leduc_poker")
+
+    def no_raise(state):  # Leduc: 0 fold, 1 call, 2 raise
+        return [a for a in state.legal_actions() if a != 2]
+
+    tree = GameTree.from_game(game, actions=no_raise)
+    assert tree.num_nodes == _count_restricted(game.new_initial_state(), no_raise)
+    full = GameTree.from_game(game)
+    assert set(tree.infoset_key) <= set(full.infoset_key)
+    assert all(2 not in legal for legal in tree.infoset_legal_actions)
+    # Every leaf pays what the game pays at the same history.
+    leaves = np.flatnonzero(tree.is_leaf)
+    for node in leaves[:: max(1, len(leaves) // 50)]:
+        assert tree.lo[node] == tree.state(int(node)).returns()[0]
+
+
 def test_nodes_replay_to_the_same_states(small_game):
     tree = GameTree.from_game(small_game)
     rng = np.random.default_rng(0)

@@ -730,13 +730,17 @@ BENCHMARK_CASES = [
     ("mvs.py", ["--num_values=0"], "--num_values: '0' is not an integer >= 1"),
     ("mvs.py", ["--blueprints=300,30"], "--blueprints must be strictly increasing"),
     ("mvs.py", ["--iterations=0"], "--iterations must be positive, got 0"),
+    ("off_tree.py", ["--num_values=1,x"], "--num_values: 'x' is not an integer >= 1"),
+    ("off_tree.py", ["--stack=6"], "--stack must be at least 8"),
+    ("off_tree.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("speed.py", ["--rounds=0"], "--rounds must be positive, got 0"),
     ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
 ]
 
 
 @pytest.mark.parametrize(
-    "name", ["certificates.py", "efpe.py", "gameshrink.py", "ggse.py", "mvs.py", "speed.py"]
+    "name",
+    ["certificates.py", "efpe.py", "gameshrink.py", "ggse.py", "mvs.py", "off_tree.py", "speed.py"],
 )
 def test_benchmark_help_and_unknown_flag(server, name):
     script = os.path.join(ROOT, "benchmarks", name)

@@ -14,7 +14,10 @@ per step:
 * `bot`: a blueprint bot and the nested depth-limited solving bot (Section 5, Table 1);
 * `matches`: head-to-head matches as sweep tasks (Table 1; GGSE Section 8.1's round robin);
 * `from_states`: games too large to compile - the tree walked from pyspiel states down to
-  the limit, rollout values under OpenSpiel policies, the solution as an OpenSpiel policy.
+  the limit, rollout values under OpenSpiel policies, the solution as an OpenSpiel policy;
+* `translation` and `off_tree`: an opponent action outside the action abstraction (Section
+  6.1, Figure 2) - pseudo-harmonic action translation, against depth-limited solving of the
+  subgame after it with leaf values transferred from the neighbouring in-abstraction actions.
 
     >>> import numpy as np
     >>> import ospiel_ext.games
@@ -33,6 +36,7 @@ per step:
     [0.4, 0.4, 0.2]
 """
 
+from ospiel_ext.algorithms.depth_limited import off_tree, translation
 from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.depth_limited.leaves import (
     DepthLimit,
@@ -82,10 +86,12 @@ __all__ = [
     "estimate_by_rollouts",
     "exact_values",
     "leaf_beliefs",
+    "off_tree",
     "pure_continuations",
     "rollout_values",
     "self_generative",
     "solve",
     "start_subgames",
+    "translation",
     "weaken",
 ]

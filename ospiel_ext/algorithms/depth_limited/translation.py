@@ -1,0 +1,166 @@
+"""Off-tree actions: action translation, and the in-abstraction counterparts of a history.
+
+An opponent action outside the blueprint's action abstraction (an off-tree action) has no
+blueprint strategy after it. Brown, Sandholm & Amos (2018), "Depth-Limited Solving for
+Imperfect-Information Games", Section 6.1 (Figure 2) compares two answers:
+
+* randomized pseudo-harmonic action translation (RPAT; Ganzfried & Sandholm (2013), "Action
+  Translation in Extensive-Form Games with Large Action Spaces: Axioms, Paradoxes, and the
+  Pseudo-Harmonic Mapping", IJCAI): a bet x between the abstraction's bets A < x < B is read as
+  A with probability `pseudo_harmonic(x, A, B)` and as B otherwise, and the blueprint is
+  played as if that bet had been made (`translate_strategy`);
+* depth-limited solving of the subgame after the off-tree action, whose leaf values are "the
+  average of the two corresponding value vectors" of the histories with A and with B in its
+  place (`transfer_leaf_values`; solved by `depth_limited.off_tree`).
+
+Both need the counterpart of every history after the off-tree action in the subtree of an
+in-abstraction action: `map_region` walks the two subtrees side by side, matching chance
+outcomes by id and decisions through a `translate(state, action, target_state)` function
+(e.g. `games.poker_actions.PotFractionAbstraction.translate`, which matches "fold", "call",
+"0.5p", "1p", "all-in").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyspiel
+from numpy.typing import NDArray
+
+from ospiel_ext import tree_values
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tree import CHANCE, GameTree
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+# (state, action at it, the counterpart state) -> the counterpart action, or None.
+Translate = Callable[[pyspiel.State, int, pyspiel.State], "int | None"]
+
+
+def pseudo_harmonic(x: float, a: float, b: float) -> float:
+    """The probability that RPAT maps a bet of x (a pot fraction) to the smaller bet a, for
+    a <= x <= b (Ganzfried & Sandholm 2013, the pseudo-harmonic mapping):
+
+        f_{A,B}(x) = (B - x)(1 + A) / ((B - A)(1 + x)).
+    """
+    if not 0 <= a < b or not a <= x <= b:
+        raise ValueError(
+            f"pseudo-harmonic mapping needs 0 <= a <= x <= b, a < b; got {a}, {x}, {b}"
+        )
+    return (b - x) * (1 + a) / ((b - a) * (1 + x))
+
+
+def map_region(
+    source: GameTree, source_root: int, target: GameTree, target_root: int, translate: Translate
+) -> IntArray:
+    """For every node of `source`, the node of `target` its history maps to when the history
+    from `source_root` down is replayed from `target_root` (chance outcomes by id, decisions
+    through `translate`); -1 outside the subtree of `source_root` and where an action has no
+    counterpart (then its whole subtree has none)."""
+    mapped = np.full(source.num_nodes, -1, dtype=np.int64)
+    mapped[source_root] = target_root
+    stack = [(source_root, target_root, source.state(source_root), target.state(target_root))]
+    while stack:
+        n, m, state, twin = stack.pop()
+        if source.is_leaf[n] or target.is_leaf[m]:
+            continue
+        twin_children = {int(target.action[c]): c for c in target.children(m)}
+        chance = source.player[n] == CHANCE
+        for c in source.children(n):
+            a = int(source.action[c])
+            b = a if chance else translate(state, a, twin)
+            if b is None or b not in twin_children:
+                continue
+            mapped[c] = twin_children[b]
+            stack.append((c, mapped[c], state.child(a), twin.child(b)))
+    return mapped
+
+
+def region(tree: GameTree, roots: int | Sequence[int] | IntArray) -> NDArray[np.bool_]:
+    """True at `roots` and their descendants."""
+    inside = np.zeros(tree.num_nodes, dtype=bool)
+    inside[roots] = True
+    return tree.top_down(False, lambda nodes, up: up | inside[nodes])
+
+
+def translate_strategy(
+    sf: TreeSequenceForm,
+    behavioural: FloatArray,
+    player: int,
+    inside: NDArray[np.bool_],
+    target: TreeSequenceForm,
+    target_behavioural: FloatArray,
+    maps: Sequence[IntArray],
+    weights: Sequence[float],
+) -> FloatArray:
+    """`player`'s behavioural strategy of `sf` with its information sets inside the region
+    replaced by the randomized translation: the counterpart plays of `target_behavioural`
+    under each map, mixed with `weights` as realization plans (the translation is drawn once,
+    when the off-tree action is seen, and kept), i.e. at a node n with child c
+
+        b(c) = sum_k w_k r(m_k(n)) b_target(m_k(c)) / sum_k w_k r(m_k(n)),
+
+    r the player's own reach in `target`. Where only some children have a counterpart (an
+    abstract bet size that exists after one bet but not after the other, e.g. a pot raise
+    that would be all-in), b_target is renormalised over those that do; information sets
+    with no counterpart under any map stay as in `behavioural`. `inside` marks the region's
+    nodes (`region`)."""
+    tree, twin = sf.tree, target.tree
+    profile = target.tree_profile(_with(target, player, target_behavioural))
+    edge = tree_values.edge_probabilities(twin, profile)
+    own = tree_values.reaches(twin, profile).player(player)
+    nodes = np.flatnonzero(inside & (tree.player == player))
+    _, first = np.unique(tree.infoset[nodes], return_index=True)
+    nodes = nodes[first]  # one node per information set: its counterparts share the strategy
+    out = np.array(behavioural, dtype=np.float64)
+    tp = sf.treeplexes[player]
+    local = np.full(tree.num_infosets, -1, dtype=np.int64)
+    local[tp.infoset_ids] = np.arange(tp.num_infosets)
+    for n in nodes:
+        kids = np.arange(tree.child_start[n], tree.child_start[n] + tree.num_children[n])
+        num, den = np.zeros(len(kids)), 0.0
+        for m, w in zip(maps, weights):
+            ok = m[kids] >= 0
+            if m[n] < 0 or not ok.any():
+                continue
+            probs = np.zeros(len(kids))
+            probs[ok] = edge[m[kids[ok]]]
+            total = probs.sum()
+            probs = probs / total if total > 0 else ok / ok.sum()
+            r = w * own[m[n]]
+            num += r * probs
+            den += r
+        if den > 0:
+            s = int(tp.seq_start[local[tree.infoset[n]]])
+            out[s : s + len(kids)] = num / den
+    return out
+
+
+def transfer_leaf_values(
+    values: FloatArray, nodes: IntArray, maps: Sequence[IntArray], row: IntArray
+) -> FloatArray:
+    """Leaf values of `nodes` (leaf states after the off-tree action) as the average of their
+    counterparts' values (Section 6.1): `values` (counterpart leaf states, K) indexed through
+    `row` (target node -> row of `values`, -1 if not a leaf state); a leaf with one
+    counterpart takes its values; ValueError if a leaf has none."""
+    out = np.zeros((len(nodes), values.shape[1]))
+    count = np.zeros(len(nodes))
+    for m in maps:
+        r = row[m[nodes]]
+        r[m[nodes] < 0] = -1
+        ok = r >= 0
+        out[ok] += values[r[ok]]
+        count += ok
+    if np.any(count == 0):
+        raise ValueError(
+            f"{int(np.sum(count == 0))} leaf states have no in-abstraction counterpart"
+        )
+    return out / count[:, None]
+
+
+def _with(sf: TreeSequenceForm, player: int, b: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """A profile with `player` playing b and the other player uniform (its probabilities do
+    not enter the player's own reaches or edge probabilities)."""
+    other = sf.treeplexes[1 - player].uniform
+    return (b, other) if player == 0 else (other, b)

@@ -1,0 +1,211 @@
+"""Off-tree actions (Brown, Sandholm & Amos 2018, "Depth-Limited Solving for
+Imperfect-Information Games", Section 6.1): the pseudo-harmonic mapping, counterpart maps,
+RPAT, leaf-value transfer and the in-abstraction alternatives, each against a computation
+that does not use the code under test (hand-worked bet sizes, histories looked up directly,
+the blueprint's table, OpenSpiel states)."""
+
+import functools
+
+import numpy as np
+import pyspiel
+import pytest
+
+from ospiel_ext import lp, policies, tree_values
+from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.depth_limited import off_tree, translation
+from ospiel_ext.algorithms.subgames import combine
+from ospiel_ext.games import poker_actions as pa
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tree import GameTree
+
+# Antes 2 (pot 4), stacks 12: from the deal, 0.5p raises to 4, 0.75p to 5, 1p to 6.
+NO_LIMIT = (
+    "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=2 2,firstPlayer=1 1,"
+    "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=12 12,"
+    "bettingAbstraction=fullgame)"
+)
+ABSTRACTION = pa.PotFractionAbstraction()
+WITH_BET = pa.PotFractionAbstraction(extra=pa.first_bet_extra(0, {"0.75p": 0.75}))
+P_LOW = 3 / 7  # f(0.75) between 0.5 and 1, worked by hand: 0.25 * 1.5 / (0.5 * 1.75)
+DEAL = (0, 1)  # player 0 gets card 0, player 1 card 1
+CALL, HALF, OFF, POT = 1, 4, 5, 6
+
+
+@functools.lru_cache(maxsize=1)
+def _setup():
+    game = pyspiel.load_game(NO_LIMIT)
+    abstract = TreeSequenceForm(GameTree.from_game(game, actions=ABSTRACTION))
+    full = TreeSequenceForm(GameTree.from_game(game, actions=WITH_BET))
+    solver = cfr.CFRVariantSolver(abstract, cfr.CFR_PLUS)
+    solver_lib.run(solver, 200)
+    blueprint = solver.average_behavioural()
+
+    def replacements(state):
+        labels = ABSTRACTION.labels(state)
+        return [labels["0.5p"], labels["1p"]]
+
+    off = off_tree.find_off_tree(
+        full, abstract, 1, replacements, (P_LOW, 1 - P_LOW), WITH_BET.translate
+    )
+    return game, abstract, full, blueprint, off
+
+
+def _node(tree, history):
+    index = {tuple(tree.history(n)): n for n in range(tree.num_nodes)}
+    return index[tuple(history)]
+
+
+def test_pseudo_harmonic_mapping():
+    assert translation.pseudo_harmonic(0.75, 0.5, 1.0) == pytest.approx(P_LOW)
+    assert translation.pseudo_harmonic(0.5, 0.5, 1.0) == pytest.approx(1.0)
+    assert translation.pseudo_harmonic(1.0, 0.5, 1.0) == pytest.approx(0.0)
+    grid = [translation.pseudo_harmonic(x, 0.5, 1.0) for x in np.linspace(0.5, 1.0, 11)]
+    assert all(b < a for a, b in zip(grid, grid[1:]))
+    with pytest.raises(ValueError):
+        translation.pseudo_harmonic(1.5, 0.5, 1.0)
+
+
+def test_counterpart_maps_follow_the_labels():
+    _, abstract, full, _, off = _setup()
+    low, high = off.maps
+    board = 4  # a card no one holds
+    for history, want_low, want_high in [
+        ([*DEAL, OFF], [*DEAL, HALF], [*DEAL, POT]),
+        ([*DEAL, OFF, CALL, board], [*DEAL, HALF, CALL, board], [*DEAL, POT, CALL, board]),
+        # 0.5p after the 0.75x bet raises to 10; after 0.5x to 8; after 1x it is all-in.
+        ([*DEAL, OFF, 10], [*DEAL, HALF, 8], None),
+    ]:
+        n = _node(full.tree, history)
+        assert low[n] == _node(abstract.tree, want_low)
+        assert high[n] == (-1 if want_high is None else _node(abstract.tree, want_high))
+    assert off.inside[_node(full.tree, [*DEAL, OFF, CALL])]
+    assert not off.inside[_node(full.tree, [*DEAL, HALF, CALL])]
+
+
+def test_rpat_mixes_the_two_readings_of_the_bet():
+    game, _, full, blueprint, off = _setup()
+    rpat = off_tree.rpat_profile(off, blueprint)
+    table = {
+        key: dict(row)
+        for (p, key), row in policies.behavioural_to_table(off.abstract, blueprint).items()
+        if p == 1
+    }
+    state = game.new_initial_state()
+    for a in DEAL:
+        state.apply_action(a)
+    low = table[state.child(HALF).information_state_string(1)]
+    high = table[state.child(POT).information_state_string(1)]
+    # Player 1 has not moved yet: its own reach is 1 under both readings. After 0.75x the
+    # labels fold 0, call 1, all-in 12, 0.5p 10; after 0.5x 0.5p is 8; after 1x there is no
+    # 0.5p (it would be all-in), and every action there has a counterpart.
+    want = {
+        0: P_LOW * low[0] + (1 - P_LOW) * high[0],
+        1: P_LOW * low[1] + (1 - P_LOW) * high[1],
+        12: P_LOW * low[12] + (1 - P_LOW) * high[12],
+        10: P_LOW * low[8],
+    }
+    got = {
+        key: dict(row)
+        for (p, key), row in policies.behavioural_to_table(full, rpat).items()
+        if p == 1
+    }[state.child(OFF).information_state_string(1)]
+    assert got == pytest.approx(want, abs=1e-12)
+    # Outside the region player 1 plays the blueprint.
+    key = state.child(HALF).information_state_string(1)
+    outside = {
+        k: dict(r) for (p, k), r in policies.behavioural_to_table(full, rpat).items() if p == 1
+    }[key]
+    assert outside == pytest.approx(low, abs=1e-12)
+
+
+def test_leaf_values_are_the_average_of_the_counterparts():
+    _, abstract, full, blueprint, off = _setup()
+    cut = ss.Cut.after_public_chance()
+    limit = leaves_lib.depth_limit(abstract.tree, cut)
+    strategies = [blueprint[0], abstract.treeplexes[0].uniform]
+    mine = leaves_lib.exact_values(abstract, limit, blueprint, 1, strategies)
+    moved = off_tree.transferred_leaves(off, cut, mine)
+    board = 4
+    for history, counterparts in [
+        ([*DEAL, OFF, CALL, board], [[*DEAL, HALF, CALL, board], [*DEAL, POT, CALL, board]]),
+        ([*DEAL, OFF, 10, CALL, board], [[*DEAL, HALF, 8, CALL, board]]),
+    ]:
+        row = moved.row[_node(full.tree, history)]
+        want = np.mean(
+            [mine.values[mine.row[_node(abstract.tree, h)]] for h in counterparts], axis=0
+        )
+        np.testing.assert_allclose(moved.values[row], want, atol=1e-12)
+
+
+def test_alternatives_are_player_0s_best_in_abstraction_value():
+    game, abstract, full, blueprint, off = _setup()
+    q = ss.BlueprintQuantities.compute(full, off_tree.rpat_profile(off, blueprint))
+    changed = off_tree.with_in_abstraction_alternatives(q, off)
+    # Independent: player 0's counterfactual best-response value at its first information
+    # set in the abstraction (it best-responds at and below it: the best first action).
+    cfbr = tree_values.counterfactual_best_response_values(
+        abstract.tree, abstract.tree_profile(blueprint), normalized=True
+    )
+    state = game.new_initial_state()
+    for a in DEAL:
+        state.apply_action(a)
+    infoset = abstract.tree.infoset_key.index(state.information_state_string(0))
+    root = _node(full.tree, [*DEAL, OFF])
+    assert changed.values[1][root] == pytest.approx(cfbr[infoset], abs=1e-9)
+
+
+def test_solve_keeps_the_blueprint_outside_and_plays_distributions():
+    _, abstract, full, blueprint, off = _setup()
+    cut = ss.Cut.after_public_chance()
+    limit = leaves_lib.depth_limit(abstract.tree, cut)
+    values = leaves_lib.exact_values(
+        abstract, limit, blueprint, 1, [blueprint[0], abstract.treeplexes[0].uniform]
+    )
+    sol = off_tree.solve(off, blueprint, cut, values, method="lp")
+    lifted = off_tree.lift(off, blueprint)
+    tp = full.treeplexes[1]
+    tree = full.tree
+    for b in (sol.depth_limited[1], sol.behavioural[1]):
+        assert np.allclose(tp.segment_sum(b), 1.0)
+        # Information sets of player 1 with no node after the 0.75x bet keep the blueprint.
+        outside = np.ones(tree.num_infosets, dtype=bool)
+        outside[tree.infoset[off.inside & (tree.player == 1)]] = False
+        local = np.flatnonzero(outside[tp.infoset_ids])
+        for i in local:
+            s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
+            np.testing.assert_allclose(b[s : s + n], lifted[1][s : s + n], atol=1e-12)
+
+
+def test_a_game_without_off_tree_actions_is_refused():
+    _, abstract, _, _, _ = _setup()
+    with pytest.raises(ValueError, match="no action outside the abstraction"):
+        off_tree.find_off_tree(abstract, abstract, 1, lambda s: [4, 6], (0.5, 0.5), None)
+    _, abstract, full, _, _ = _setup()
+    with pytest.raises(ValueError, match="weights must be >= 0 and sum to 1"):
+        off_tree.find_off_tree(full, abstract, 1, lambda s: [4, 6], (0.5, 0.6), None)
+
+
+def test_best_continuation_changes_only_the_play_beyond_the_limit():
+    _, _, full, blueprint, off = _setup()
+    cut = ss.Cut.after_public_chance()
+    rpat = off_tree.rpat_profile(off, blueprint)
+    best = off_tree.best_continuation(off, rpat, cut, iterations=300)
+    tree, tp = full.tree, full.treeplexes[1]
+    roots = np.concatenate([s.roots for s in off_tree.below_limit(off, cut)])
+    free = translation.region(tree, roots)
+    assert np.all(off.inside[roots])
+    free_infosets = set(np.unique(tree.infoset[free & (tree.player == 1)]).tolist())
+    assert free_infosets
+    for local, infoset in enumerate(tp.infoset_ids.tolist()):
+        s, n = int(tp.seq_start[local]), int(tp.num_actions[local])
+        if infoset not in free_infosets:
+            np.testing.assert_allclose(best[1][s : s + n], rpat[1][s : s + n], atol=1e-6)
+    # Optimising the free part against a best response does better than leaving it alone
+    # (RPAT is far from optimal after the bet; CFR+ after 300 iterations is close).
+    value = lp.solve(full).value
+    e_rpat = combine.player_exploitability(full, rpat[1], 1, value)
+    e_best = combine.player_exploitability(full, best[1], 1, value)
+    assert e_best < e_rpat
