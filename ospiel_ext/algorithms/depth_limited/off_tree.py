@@ -288,11 +288,7 @@ def solve_depth_limited(
     start = rpat_profile(off, blueprint)
     q = with_in_abstraction_alternatives(ss.BlueprintQuantities.compute(off.game, start), off)
     tree = off.game.tree
-    first = [
-        s
-        for s in ss.subgames(tree, ss.Cut.after_moves(_moves_before(tree, off)))
-        if np.all(off.inside[s.roots])
-    ]
+    first = subgames_after(off, ss.Cut.after_moves(_moves_before(tree, off)))
     if len(first) != 1 or set(first[0].roots.tolist()) != set(off.roots.tolist()):
         raise ValueError(f"game {tree.name}: the off-tree action does not start one public state")
     leaves = transferred_leaves(off, cut, abstract_leaves)
@@ -300,8 +296,8 @@ def solve_depth_limited(
     return dl, leaves
 
 
-def below_limit(off: OffTree, cut: ss.Cut) -> list[ss.Subgame]:
-    """The subgames of `cut` (the depth limit) after the off-tree action."""
+def subgames_after(off: OffTree, cut: ss.Cut) -> list[ss.Subgame]:
+    """The subgames of `cut` (e.g. the depth limit) after the off-tree action."""
     return [s for s in ss.subgames(off.game.tree, cut) if np.all(off.inside[s.roots])]
 
 
@@ -327,7 +323,7 @@ def resolve_below(
     q = ss.BlueprintQuantities.compute(off.game, depth_limited)
     if targets == "promised":
         q = with_leaf_value_targets(q, leaves, off)
-    below = below_limit(off, cut)
+    below = subgames_after(off, cut)
     return ss.resolve(
         q, below, gadget, "none", method, players=[off.player], iterations=iterations
     ).behavioural
@@ -362,7 +358,7 @@ def best_continuation(
     (`iterations`) finds the best continuation there against a best-responding opponent.
     Returns CFR+'s average profile."""
     tree, sf = off.game.tree, off.game
-    roots = np.concatenate([s.roots for s in below_limit(off, cut)])
+    roots = np.concatenate([s.roots for s in subgames_after(off, cut)])
     free = translation.region(tree, roots)
     free_infosets = set(np.unique(tree.infoset[free & (tree.player == off.player)]).tolist())
     tp = sf.treeplexes[off.player]

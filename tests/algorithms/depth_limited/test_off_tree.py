@@ -194,7 +194,7 @@ def test_best_continuation_changes_only_the_play_beyond_the_limit():
     rpat = off_tree.rpat_profile(off, blueprint)
     best = off_tree.best_continuation(off, rpat, cut, iterations=300)
     tree, tp = full.tree, full.treeplexes[1]
-    roots = np.concatenate([s.roots for s in off_tree.below_limit(off, cut)])
+    roots = np.concatenate([s.roots for s in off_tree.subgames_after(off, cut)])
     free = translation.region(tree, roots)
     assert np.all(off.inside[roots])
     free_infosets = set(np.unique(tree.infoset[free & (tree.player == 1)]).tolist())
