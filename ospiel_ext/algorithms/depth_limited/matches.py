@@ -126,14 +126,26 @@ def play(match: Match) -> list[float]:
         for p in (0, 1)
     }
     assert sf.tree.game is not None
+    a = (bots[match.a, 0], bots[match.a, 1])
+    b = (bots[match.b, 0], bots[match.b, 1])
+    return play_duplicate(sf.tree.game, a, b, match.games, match.seed)
+
+
+def play_duplicate(
+    game: pyspiel.Game,
+    a: Sequence[pyspiel.Bot],
+    b: Sequence[pyspiel.Bot],
+    games: int,
+    seed: int,
+) -> list[float]:
+    """Bot a's return in each of `games` games of `pyspiel.evaluate_bots` (a[p], b[p]: the
+    bots for seat p), in duplicate: a sits in seat g % 2 in game g, and games 2k and 2k + 1
+    share the chance seed seed + 2k, so every deal is played from both seats."""
     out = []
-    for g in range(match.games):
+    for g in range(games):
         a_seat = g % 2
-        seats = [bots[match.a, 0], bots[match.b, 1]] if a_seat == 0 else [
-            bots[match.b, 0], bots[match.a, 1]
-        ]  # fmt: skip
-        chance_seed = match.seed + g - a_seat  # duplicate: 2k and 2k + 1 share a deal
-        returns = pyspiel.evaluate_bots(sf.tree.game.new_initial_state(), seats, chance_seed)
+        seats = [a[0], b[1]] if a_seat == 0 else [b[0], a[1]]
+        returns = pyspiel.evaluate_bots(game.new_initial_state(), seats, seed + g - a_seat)
         out.append(float(returns[a_seat]))
     return out
 

@@ -1,6 +1,7 @@
-"""scripts/evaluate.py: a saved policy evaluated with OpenSpiel's tools, checked against values
-known from theory (Kuhn's equilibrium value -1/18; the uniform policy's NashConv 11/12,
-computed here by OpenSpiel directly) and one-line errors for bad input."""
+"""scripts/evaluate.py and scripts/play.py: a saved policy evaluated with OpenSpiel's tools and
+played against OpenSpiel bots, checked against values known from theory (Kuhn's equilibrium
+value -1/18; the uniform policy's NashConv 11/12) or computed by OpenSpiel directly, and
+one-line errors for bad input."""
 
 import json
 import os
@@ -11,18 +12,20 @@ import pyspiel
 import pytest
 from conftest import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
+from open_spiel.python.algorithms.expected_game_score import policy_value
 
 from ospiel_ext import lp, policies, sequence_form
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run(*flags):
+def run(*flags, script="evaluate.py", stdin=None):
     return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", "evaluate.py"), *flags],
+        [sys.executable, os.path.join(ROOT, "scripts", script), *flags],
         capture_output=True,
         text=True,
         timeout=600,
+        input=stdin,
     )
 
 
@@ -79,6 +82,59 @@ def test_equilibrium_and_uniform_policies(files, tmp_path):
 )
 def test_bad_input_is_one_line(files, flags, message):
     proc = run(*[f.format(lp=files / "lp.json") for f in flags])
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_play_against_random_matches_the_exact_value(files, tmp_path):
+    out = tmp_path / "p.json"
+    flags = ["--game=kuhn_poker", f"--policy={files / 'lp.json'}", "--games=2000", "--seed=3"]
+    proc = run(*flags, f"--output_json={out}", script="play.py")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(out.read_text())
+    # The uniform random bot plays the uniform policy: the exact value from OpenSpiel.
+    game = pyspiel.load_game("kuhn_poker")
+    lp_policy = policies.load_policy(game, files / "lp.json")
+    uniform = policies.uniform_policy(game)
+    root = game.new_initial_state()
+    exact = (
+        policy_value(root, [lp_policy, uniform])[0] + policy_value(root, [uniform, lp_policy])[1]
+    ) / 2
+    assert row["games"] == 2000
+    assert abs(row["mean"] - exact) < 2 * row["ci95"]  # 4 standard errors
+    assert run(*flags, f"--output_json={tmp_path / 'q.json'}", script="play.py").returncode == 0
+    assert json.loads((tmp_path / "q.json").read_text()) == row  # a seed fixes the play
+
+
+def test_human_player_reads_actions_and_stops_at_end_of_input(files, tmp_path):
+    out = tmp_path / "h.json"
+    proc = run(
+        "--game=kuhn_poker",
+        f"--policy={files / 'lp.json'}",
+        "--opponent=human",
+        "--games=4",
+        f"--output_json={out}",
+        script="play.py",
+        stdin="x\nBet\n1\n1\n1\n1\n1\n1\n",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "'x' is not a legal action" in proc.stdout
+    assert "legal actions: 0=Pass, 1=Bet" in proc.stdout
+    row = json.loads(out.read_text())
+    assert row["games"] in (0, 2, 4)
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--opponent=chess"], "--opponent must be random, policy:FILE, mcts or human"),
+        (["--games=0"], "--games must be positive"),
+        (["--opponent=policy:/nonexistent/q.json"], "/nonexistent/q.json"),
+    ],
+)
+def test_play_bad_input_is_one_line(files, flags, message):
+    proc = run(f"--policy={files / 'lp.json'}", *flags, script="play.py")
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0], proc.stderr
