@@ -116,18 +116,33 @@ def rollout_value_function(
 
 
 class BiasedPolicy(policy_lib.Policy):
-    """`policy` with the probability of `player`'s actions whose lower-cased action string
-    contains one of `words` multiplied by `factor` and renormalised (Section 4's bias)."""
+    """`policy` with the probability of `player`'s actions of one class multiplied by
+    `factor` and renormalised (Section 4's bias). The class: the actions whose lower-cased
+    action string contains one of `words`, and the action ids in `actions`."""
 
-    def __init__(self, policy: policy_lib.Policy, player: int, words: Sequence[str], factor=10.0):
+    def __init__(
+        self,
+        policy: policy_lib.Policy,
+        player: int,
+        words: Sequence[str] = (),
+        factor: float = 10.0,
+        actions: Sequence[int] = (),
+    ):
         super().__init__(policy.game, [player])
-        self.policy, self.player, self.words, self.factor = policy, player, tuple(words), factor
+        self.policy, self.player, self.factor = policy, player, factor
+        self.words, self.actions = tuple(words), frozenset(int(a) for a in actions)
+
+    def _member(self, state, action: int) -> bool:
+        if action in self.actions:
+            return True
+        text = state.action_to_string(self.player, action).lower() if self.words else ""
+        return any(w in text for w in self.words)
 
     def action_probabilities(self, state, player_id=None):
         probs = dict(self.policy.action_probabilities(state, player_id))
         if state.current_player() == self.player:
             for a in probs:
-                if any(w in state.action_to_string(self.player, a).lower() for w in self.words):
+                if self._member(state, a):
                     probs[a] *= self.factor
             total = sum(probs.values())
             probs = {a: p / total for a, p in probs.items()}

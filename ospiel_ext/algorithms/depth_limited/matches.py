@@ -20,13 +20,16 @@ seeds and run on local processes or a Dask cluster (`sweeps.map_tasks`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
+from open_spiel.python.bots import policy as policy_bot
 
 from ospiel_ext import policies
+from ospiel_ext.algorithms.depth_limited import large
 from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.subgames import blueprints, experiment, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
@@ -185,3 +188,87 @@ class Summary:
         r = np.asarray(returns, dtype=np.float64)
         sd = float(r.std(ddof=1)) if len(r) > 1 else math.inf
         return cls(a, b, len(r), float(r.mean()), Z_95 * sd / math.sqrt(len(r)))
+
+
+@dataclasses.dataclass(frozen=True)
+class LargeSettings:
+    """The settings of `large.LargeNestedSolvingBot`s in a match of a game too large to
+    compile; the blueprint is OpenSpiel's external-sampling MCCFR (`large.mccfr_blueprint`)."""
+
+    public_key: str = "observer"
+    blueprint_iterations: int = 10_000
+    blueprint_seed: int = 0
+    depth: int = 1
+    num_values: int = 4
+    method: ggse.Method = "cfr"
+    iterations: int = 300
+    samples: int = 2
+    eps: float = 2e-2  # Kubíček, Lisý & Sandholm (2025), App. B.4 Table 1, nested solving
+
+
+@dataclasses.dataclass(frozen=True)
+class LargeMatch:
+    """`games` games of bot `a` against bot `b` ('blueprint' or 'nested/GADGET/PRIOR') in a
+    game too large to compile, in duplicate (`play_duplicate`)."""
+
+    game: str
+    a: str
+    b: str
+    settings: LargeSettings
+    games: int
+    seed: int
+
+
+@functools.lru_cache(maxsize=2)
+def _large_blueprint(game_string: str, iterations: int, seed: int):
+    """The MCCFR blueprint, computed once per process (deterministic for the seed)."""
+    return large.mccfr_blueprint(pyspiel.load_game(game_string), iterations, seed)
+
+
+def make_large_bot(spec: str, game_string: str, player: int, settings: LargeSettings, seed: int):
+    """The bot of `spec` ('blueprint' samples the MCCFR blueprint) for `player`."""
+    kind, gadget, prior = parse_bot(spec)
+    game = pyspiel.load_game(game_string)
+    s = settings
+    blueprint = _large_blueprint(game_string, s.blueprint_iterations, s.blueprint_seed)
+    if kind == "blueprint":
+        return policy_bot.PolicyBot(player, np.random.RandomState(seed), blueprint)
+    return large.LargeNestedSolvingBot(
+        game, blueprint, player, public_key=s.public_key, depth=s.depth,
+        num_values=1 if kind == "naive" else s.num_values, gadget=gadget, prior=prior,
+        method=s.method, iterations=s.iterations, samples=s.samples, eps=s.eps, seed=seed,
+    )  # fmt: skip
+
+
+def play_large(match: LargeMatch) -> list[float]:
+    """Bot a's return in each game of `match` (module-level: any executor can run it)."""
+    bots = {
+        (name, p): make_large_bot(name, match.game, p, match.settings, match.seed + 2 * p + k)
+        for k, name in enumerate((match.a, match.b))
+        for p in (0, 1)
+    }
+    a = (bots[match.a, 0], bots[match.a, 1])
+    b = (bots[match.b, 0], bots[match.b, 1])
+    return play_duplicate(pyspiel.load_game(match.game), a, b, match.games, match.seed)
+
+
+def win_rates(pairs: Sequence[Summary], returns: dict[tuple[str, str], Sequence[float]]):
+    """{(a, b): a's win rate against b (draws count half)} for both orders of every pair."""
+    out = {}
+    for s in pairs:
+        r = np.asarray(returns[s.a, s.b], dtype=np.float64)
+        rate = float(np.mean((r > 0) + 0.5 * (r == 0)))
+        out[s.a, s.b], out[s.b, s.a] = rate, 1.0 - rate
+    return out
+
+
+def worst_matchups(rates: dict[tuple[str, str], float]) -> list[tuple[str, float, str, float]]:
+    """Kubíček, Lisý & Sandholm (2025), Figure 4: per bot (best first), its win rate against
+    its worst matchup, that opponent, and its mean win rate over all opponents."""
+    bots = sorted({a for a, _ in rates})
+    rows = []
+    for a in bots:
+        theirs = {b: r for (x, b), r in rates.items() if x == a}
+        worst = min(theirs, key=theirs.__getitem__)
+        rows.append((a, theirs[worst], worst, float(np.mean(list(theirs.values())))))
+    return sorted(rows, key=lambda row: -row[1])

@@ -26,13 +26,13 @@ games of Section 2.1 need the root information sets refined by every later one).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
 import pyspiel
 import scipy.sparse as sp
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import csgraph
 
 from ospiel_ext import arrays
@@ -200,6 +200,25 @@ def find_roots(tree: GameTree, cut: Cut) -> RootSet:
         raise ValueError(
             f"game {tree.name}: the cut {cut.describe()} selects no non-terminal state"
         )
+    keys: list[list[str]] = [[], []]
+    for r in roots.tolist():
+        state = tree.state(r)
+        for p in (0, 1):
+            keys[p].append(state.information_state_string(p))
+    return root_set(tree, cut, roots, (keys[0], keys[1]))
+
+
+def root_set(
+    tree: GameTree, cut: Cut, roots: ArrayLike, keys: tuple[Sequence[str], Sequence[str]]
+) -> RootSet:
+    """The `RootSet` of given roots (ascending node ids, none below another) with both
+    players' information states at them, after the checks of the module docstring; for trees
+    without a pyspiel game behind them, e.g. a public state of a game too large to compile
+    (`depth_limited.large`)."""
+    roots = np.asarray(roots, dtype=np.int64)
+    if len(keys[0]) != len(roots) or len(keys[1]) != len(roots):
+        raise ValueError(f"game {tree.name}: {len(roots)} roots but {len(keys[0])} / "
+                         f"{len(keys[1])} information states")  # fmt: skip
     root_index = np.full(tree.num_nodes, -1, dtype=np.int64)
     root_index[roots] = np.arange(len(roots))
     root_of = tree.top_down(
@@ -207,15 +226,10 @@ def find_roots(tree: GameTree, cut: Cut) -> RootSet:
     )
     if np.any(root_of[roots] != np.arange(len(roots))):
         raise ValueError(f"game {tree.name}: a root of the cut {cut.describe()} lies below another")
-    keys: list[list[str]] = [[], []]
-    for r in roots.tolist():
-        state = tree.state(r)
-        for p in (0, 1):
-            keys[p].append(state.information_state_string(p))
-    key_ids = (arrays.intern(keys[0]), arrays.intern(keys[1]))
-    root_set = RootSet(tree, cut, roots, root_of, (tuple(keys[0]), tuple(keys[1])), key_ids)
-    _check_cut(root_set)
-    return root_set
+    key_ids = (arrays.intern(list(keys[0])), arrays.intern(list(keys[1])))
+    rs = RootSet(tree, cut, roots, root_of, (tuple(keys[0]), tuple(keys[1])), key_ids)
+    _check_cut(rs)
+    return rs
 
 
 def _check_cut(rs: RootSet) -> None:

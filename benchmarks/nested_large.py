@@ -1,0 +1,127 @@
+"""Nested depth-limited solving in games too large to compile: round-robin head to head of
+gadget x prior (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Improve Subgame
+Solving in Imperfect-Information Games", Section 8.1, Figures 4, 20, 21).
+
+  python benchmarks/nested_large.py --game="liars_dice(numdice=2,dice_sides=4)" \
+      --public_key=actions --games=100 --workers=2 \
+      --output_json=docs/results/depth_limited_nested_liars_dice_2_4.json
+
+Every pair of --bots plays --games games in duplicate (each deal from both seats) through
+`pyspiel.evaluate_bots`. The bots are `depth_limited.large.LargeNestedSolvingBot`s: nothing is
+compiled beyond the current public state and the depth limit; the blueprint is OpenSpiel's
+external-sampling MCCFR (--blueprint_iterations, where the paper trained value functions), the
+K = --num_values leaf values (blueprint + biased copies) and the opponent's alternative values
+are Monte Carlo rollouts (--samples each, cached per history). Prints each pair's mean return
+and win rate, and Figure 4's measure: each bot's win rate against its worst matchup.
+JSON keys: game, settings, seconds, interrupted, pairs (a, b, games, mean, ci95, win_rate),
+worst_matchups (bot, win_rate, opponent, mean_win_rate).
+"""
+
+import dataclasses
+import itertools
+import time
+
+from absl import app, flags
+
+from ospiel_ext import cli, sweeps
+from ospiel_ext.algorithms.depth_limited import large, matches
+
+TECHNIQUES = [
+    "nested/resolving/none", "nested/resolving/uniform", "nested/resolving/blueprint",
+    "nested/max_margin/none", "nested/max_margin/uniform", "nested/max_margin/blueprint",
+    "nested/unsafe",
+]  # fmt: skip
+_GAME = flags.DEFINE_string("game", "liars_dice(numdice=2,dice_sides=4)", "A load_game string.")
+_PUBLIC_KEY = flags.DEFINE_enum("public_key", "actions", list(large.PUBLIC_KEYS), "Public key.")
+_BOTS = flags.DEFINE_list("bots", TECHNIQUES, "Bot specs: blueprint or nested/GADGET[/PRIOR].")
+_GAMES = flags.DEFINE_integer("games", 100, "Games per pair.")
+_CHUNK = flags.DEFINE_integer("chunk", 10, "Games per task (even).")
+_SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
+_BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 50_000, "MCCFR iterations.")
+_DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit (paper: 1).")
+_NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state (paper: 10).")
+_ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve (paper: 3000).")
+_SAMPLES = flags.DEFINE_integer("samples", 2, "Rollouts per leaf state and continuation.")
+_EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior (paper: 2e-2).")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+_SCHEDULER = sweeps.define_scheduler_flag()
+_WORKERS = sweeps.define_workers_flag()
+
+
+def main(argv):
+    cli.no_arguments(argv)
+    bots = list(dict.fromkeys(_BOTS.value))
+    cli.require(len(bots) >= 2, "--bots needs at least two distinct bots")
+    for holder in (_GAMES, _BLUEPRINT, _DEPTH, _NUM_VALUES, _ITERATIONS):
+        cli.positive(holder)
+    cli.require(0 < _EPS.value < 0.5, "--eps must be in (0, 1/2)")
+    cli.require(_SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
+    cli.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
+    cli.output_path(_OUTPUT_JSON)
+    game = cli.load_game(_GAME.value)
+    settings = matches.LargeSettings(
+        _PUBLIC_KEY.value, _BLUEPRINT.value, 0, _DEPTH.value, _NUM_VALUES.value, "cfr",
+        _ITERATIONS.value, _SAMPLES.value, _EPS.value,
+    )  # fmt: skip
+    try:
+        for spec in bots:
+            matches.parse_bot(spec)
+            if spec != "blueprint":
+                large.LargeNestedSolvingBot(
+                    game, large.MCCFRPolicy(game, None), 0, public_key=_PUBLIC_KEY.value,
+                    depth=_DEPTH.value, num_values=_NUM_VALUES.value,
+                    gadget=matches.parse_bot(spec)[1], prior=matches.parse_bot(spec)[2],
+                    samples=_SAMPLES.value,
+                )  # fmt: skip
+    except ValueError as e:
+        raise app.UsageError(str(e).strip().splitlines()[0]) from None
+    pairs = list(itertools.combinations(bots, 2))
+    tasks = [
+        matches.LargeMatch(_GAME.value, a, b, settings, min(_CHUNK.value, _GAMES.value - s),
+                           _SEED.value + s)
+        for a, b in pairs
+        for s in range(0, _GAMES.value, _CHUNK.value)
+    ]  # fmt: skip
+    print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {_CHUNK.value} games", flush=True)
+    start = time.perf_counter()
+    with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor:
+        result = sweeps.map_tasks(matches.play_large, tasks, executor)
+    seconds = time.perf_counter() - start
+    returns: dict[tuple[str, str], list[float]] = {p: [] for p in pairs}
+    for index, r in zip(result.task_indices, result.results):
+        returns[tasks[index].a, tasks[index].b].extend(r)
+    summaries = [matches.Summary.of(a, b, r) for (a, b), r in returns.items() if r]
+    rates = matches.win_rates(summaries, returns)
+    print(
+        cli.format_table(
+            ["bot A", "bot B", "games", "A's mean return", "95 % CI", "A's win rate"],
+            [[s.a, s.b, s.games, s.mean, f"± {s.ci95:.4g}", rates[s.a, s.b]] for s in summaries],
+        )
+    )
+    worst = matches.worst_matchups(rates)
+    print(
+        cli.format_table(
+            ["bot", "worst-matchup win rate", "against", "mean win rate"],
+            [list(row) for row in worst],
+        )
+    )
+    print(f"{sum(s.games for s in summaries)} games in {seconds:.1f} s")
+    cli.write_json(
+        _OUTPUT_JSON.value,
+        {
+            "game": _GAME.value,
+            "settings": dataclasses.asdict(settings),
+            "seconds": seconds,
+            "interrupted": result.interrupted,
+            "pairs": [{**dataclasses.asdict(s), "win_rate": rates[s.a, s.b]} for s in summaries],
+            "worst_matchups": [
+                dict(zip(("bot", "win_rate", "opponent", "mean_win_rate"), row)) for row in worst
+            ],
+        },
+    )
+    if result.interrupted:
+        raise SystemExit(cli.INTERRUPTED_EXIT_CODE)
+
+
+if __name__ == "__main__":
+    cli.main(main)

@@ -1,0 +1,510 @@
+"""Nested depth-limited solving in games too large to compile.
+
+Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
+Imperfect-Information Games", Section 8.1 (nested depth-limited subgame solving with each
+gadget x prior in imperfect-information Goofspiel 7 and Liar's dice 2,4), on Brown, Sandholm &
+Amos (2018), "Depth-Limited Solving for Imperfect-Information Games", Sections 4-5 (multi-valued
+states, nested solving, Monte Carlo leaf values).
+
+`bot.NestedSolvingBot` reads everything off a compiled game. Here nothing is compiled beyond
+the current public state and the depth limit below it; at each of its decisions after new
+opponent actions, `LargeNestedSolvingBot`:
+
+1. `PublicBelief.advance`: follows the actual history from the previous public state, keeping
+   every history whose public observation (`PublicKey`) matched the actual one at every step,
+   with its reach P_0, P_1, P_c (the bot's own as it played, the opponent's under the
+   blueprint, chance's) - the histories H(s0) of Section 2.1;
+2. `local_game`: compiles the histories' subtrees down to `depth` player moves under a chance
+   node over them (a `GameTree` with no pyspiel game behind it, built by the core's
+   `TreeBuilder.expand_from_state`); the subgame is its public state (`cuts.root_set`);
+3. estimates by Monte Carlo rollouts (`leaves.rollout_values`) the K continuation values at
+   the depth limit, v(h, n) = value of <blueprint for the bot, sigma_o^n for the opponent>
+   (Section 4's bias set: the blueprint and K - 1 biased copies), and the opponent's
+   alternative values at the roots: its best of the same K continuations of the whole rest of
+   the game, per root information set - a rollout estimate of v_bar(s_o), where the compiled
+   bot has the exact best response (Libratus' nested solving likewise took "alternative
+   payoffs ... based on the expected value from the previously-solved subgame", Brown et al.
+   2018, App.);
+4. builds the depth-limited gadget game (`solving.depth_limited_game`: 'unsafe' at the first
+   public state, the configured gadget below) with the GGSE prior and solves it
+   (`ggse.solve`), then plays the solution in the solved information sets and the blueprint
+   elsewhere.
+
+Values are cached per leaf history, so a bot gets faster as it sees more games.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import pyspiel
+from numpy.typing import NDArray
+from open_spiel.python import observation
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import policies, tree_values
+from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.depth_limited import solving
+from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy
+from ospiel_ext.algorithms.subgames import cuts, ggse, priors
+from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tree import DEFAULT_MAX_NODES, GameTree, TreeBuilder, check_two_player_zero_sum
+
+FloatArray = NDArray[np.float64]
+PublicKey = Callable[[pyspiel.State], str]
+LARGE_GADGETS = ("resolving", "max_margin", "unsafe")
+
+
+def player_actions_key(state: pyspiel.State) -> str:
+    """Public observation when every player action is public and chance is private (poker,
+    Liar's dice): the player to move and the players' actions so far."""
+    moves = ",".join(str(h.action) for h in state.full_history() if h.player >= 0)
+    return f"{state.current_player()}|{moves}"
+
+
+def common_lines_key(state: pyspiel.State) -> str:
+    """Public observation as the lines both players' information states share (Goofspiel:
+    the point cards, the win sequence and the points, but neither hand)."""
+    if state.is_terminal():
+        return "terminal"
+    theirs = set(state.information_state_string(1).splitlines())
+    return "\n".join(x for x in state.information_state_string(0).splitlines() if x in theirs)
+
+
+def observer_key(game: pyspiel.Game) -> PublicKey:
+    """Public observation by OpenSpiel's public-information observer (perfect recall, no
+    private information: Kuhn, Leduc - with the public card); ValueError if the game has none."""
+    kind = pyspiel.IIGObservationType(
+        perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    try:
+        observer = observation.make_observation(game, kind)
+        observer.string_from(game.new_initial_state(), 0)
+    except Exception as e:  # noqa: BLE001 - pyspiel raises several kinds here
+        raise ValueError(
+            f"game {game}: OpenSpiel has no public observer for it; choose the public key "
+            "'actions' (every player action public, chance private) or 'lines' (the lines both "
+            "players' information states share), or pass a function of the state"
+        ) from e
+    return lambda state: f"{state.current_player()}|{observer.string_from(state, 0)}"
+
+
+PUBLIC_KEYS = ("observer", "actions", "lines")
+
+
+def make_public_key(game: pyspiel.Game, spec: str | PublicKey) -> PublicKey:
+    """The public key named `spec` ('observer', 'actions' or 'lines'), or `spec` itself."""
+    if callable(spec):
+        return spec
+    if spec == "observer":
+        return observer_key(game)
+    if spec == "actions":
+        return player_actions_key
+    if spec == "lines":
+        return common_lines_key
+    raise ValueError(f"game {game}: unknown public key {spec!r}; keys: {PUBLIC_KEYS}")
+
+
+class MCCFRPolicy(policy_lib.Policy):
+    """An OpenSpiel C++ policy (e.g. a Monte Carlo CFR average policy) as a Python policy;
+    information states it never visited play uniformly."""
+
+    def __init__(self, game: pyspiel.Game, cpp_policy, owner=None):
+        super().__init__(game, [0, 1])
+        self.cpp_policy = cpp_policy
+        self._owner = owner  # what the C++ policy points into (an MCCFR solver's tables)
+
+    def action_probabilities(self, state, player_id=None):
+        try:
+            probs = dict(self.cpp_policy.action_probabilities(state))
+        except Exception:  # noqa: BLE001 - pyspiel raises a bare RuntimeError when unvisited
+            probs = {}
+        total = sum(probs.values())
+        if not probs or not total > 0:
+            legal = state.legal_actions()
+            return {a: 1.0 / len(legal) for a in legal}
+        return {a: p / total for a, p in probs.items()}
+
+
+def mccfr_blueprint(game: pyspiel.Game, iterations: int, seed: int = 0) -> MCCFRPolicy:
+    """OpenSpiel's external-sampling Monte Carlo CFR (C++) run for `iterations`: the
+    blueprint of a game too large to solve whole (Section 8.1 trained value functions
+    instead; any OpenSpiel policy will do)."""
+    if iterations < 1:
+        raise ValueError(f"game {game}: MCCFR needs at least one iteration, got {iterations}")
+    solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=seed)
+    for _ in range(iterations):
+        solver.run_iteration()
+    return MCCFRPolicy(game, solver.average_policy(), owner=solver)
+
+
+class RunningPolicy(policy_lib.Policy):
+    """`fallback` with some information states overridden (the solved ones)."""
+
+    def __init__(self, fallback: policy_lib.Policy, overrides: Mapping[str, Mapping[int, float]]):
+        super().__init__(fallback.game, [0, 1])
+        self.fallback, self.overrides = fallback, overrides
+
+    def action_probabilities(self, state, player_id=None):
+        player = state.current_player() if player_id is None else player_id
+        row = self.overrides.get(state.information_state_string(player))
+        return dict(row) if row is not None else self.fallback.action_probabilities(state, player)
+
+
+class PublicBelief:
+    """The histories of the current public state and their reach (module docstring, step 1).
+
+    Attributes:
+      states: the histories (pyspiel states), the actual one among them.
+      reach: (3, histories): P_0, P_1, P_c.
+      length: their common history length.
+    """
+
+    def __init__(self, game: pyspiel.Game, public_key: PublicKey, player: int):
+        self.game, self.public_key, self.player = game, public_key, player
+        self.states = [game.new_initial_state()]
+        self.reach = np.ones((3, 1))
+        self.path: list[int] = []
+
+    @property
+    def length(self) -> int:
+        return len(self.path)
+
+    def advance(self, target: pyspiel.State, policy_of: Sequence[policy_lib.Policy]) -> None:
+        """Follows `target`'s history from where the belief stands (restarting if it is not
+        a continuation); histories the bot itself never reaches (P_i P_c = 0) are dropped."""
+        history = [int(a) for a in target.history()]
+        if history[: len(self.path)] != self.path:
+            self.__init__(self.game, self.public_key, self.player)  # type: ignore[misc]
+        actual = self.game.new_initial_state()
+        for a in self.path:
+            actual.apply_action(a)
+        for a in history[len(self.path) :]:
+            actual.apply_action(a)
+            want = self.public_key(actual)
+            states, reach = [], []
+            for s, r in zip(self.states, self.reach.T):
+                if s.is_chance_node():
+                    moves = [(a2, 2, p) for a2, p in s.chance_outcomes()]
+                else:
+                    p = s.current_player()
+                    probs = policy_of[p].action_probabilities(s, p)
+                    moves = [(a2, p, probs.get(a2, 0.0)) for a2 in s.legal_actions()]
+                for a2, who, prob in moves:
+                    child = s.child(a2)
+                    if self.public_key(child) != want:
+                        continue
+                    r2 = r.copy()
+                    r2[who] *= prob
+                    if r2[self.player] * r2[2] > 0 or (a2 == a and _same(child, actual)):
+                        states.append(child)
+                        reach.append(r2)
+            self.states, self.reach = states, np.array(reach).T.reshape(3, -1)
+            self.path.append(a)
+        if not any(_same(s, actual) for s in self.states):
+            raise ValueError(
+                f"game {self.game}: the public key does not match the actual history's own "
+                "public observation (is it a function of public information only?)"
+            )
+
+
+def _same(a: pyspiel.State, b: pyspiel.State) -> bool:
+    return a.history() == b.history()
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class LocalGame:
+    """A public state's histories compiled down to the depth limit (step 2).
+
+    Attributes:
+      tree: a chance node over the histories, then their subtrees to the limit.
+      sf: its sequence form.
+      subgame: the public state containing the actual history.
+      roots: the local node of each history (`PublicBelief.states` order).
+      leaf_nodes: the local nodes of the states at the depth limit (placeholder leaves).
+      leaf_states: those states.
+      infoset_states: one pyspiel state per local information set key.
+    """
+
+    tree: GameTree
+    sf: TreeSequenceForm
+    subgame: ss.Subgame
+    roots: NDArray[np.int64]
+    leaf_nodes: NDArray[np.int64]
+    leaf_states: list[pyspiel.State]
+    infoset_states: dict[str, pyspiel.State]
+
+    def behavioural(self, policy_of: Sequence[policy_lib.Policy]) -> policies.Behavioural:
+        """Both players' strategies of `policy_of` on the local sequence form."""
+        table = {}
+        for key, state in self.infoset_states.items():
+            p = state.current_player()
+            table[key] = policy_of[p].action_probabilities(state, p)
+        return policies.behavioural_from_table(self.sf, table)
+
+
+def local_game(
+    belief: PublicBelief, actual: pyspiel.State, depth: int, max_nodes: int = DEFAULT_MAX_NODES
+) -> LocalGame:
+    """The local game of `belief` (module docstring, step 2): `depth` player moves below its
+    histories; terminal states keep their returns, states at the limit are placeholder leaves."""
+    n = len(belief.states)
+    name = f"public state of {belief.game} after {belief.length} actions"
+    builder = TreeBuilder(name=name, game=None)
+    pc = belief.reach[2]
+    first = builder.expand_chance(builder.add_root(), range(n), pc / pc.sum())
+    frontier = [(first + k, s, 0) for k, s in enumerate(belief.states)]
+    leaf_nodes: list[int] = []
+    leaf_states: list[pyspiel.State] = []
+    infoset_states: dict[str, pyspiel.State] = {}
+    while frontier:
+        next_frontier = []
+        for node, state, moves in frontier:
+            if state.is_terminal():
+                r = float(state.returns()[0])
+                builder.set_leaf(node, r, r)
+            elif moves >= depth:
+                builder.set_leaf(node, 0.0, 0.0)
+                leaf_nodes.append(node)
+                leaf_states.append(state)
+            else:
+                start, actions = builder.expand_from_state(node, state)
+                step = 0 if state.is_chance_node() else 1
+                if step:
+                    key = state.information_state_string(state.current_player())
+                    infoset_states.setdefault(key, state)
+                next_frontier += [(start + k, state.child(a), moves + step)
+                                  for k, a in enumerate(actions)]  # fmt: skip
+        if builder.num_nodes > max_nodes:
+            raise ValueError(f"{name}: more than {max_nodes} nodes above the depth limit")
+        frontier = next_frontier
+    tree = builder.freeze()
+    tree.check_perfect_recall()
+    roots = first + np.arange(n, dtype=np.int64)
+    keys = tuple([s.information_state_string(p) for s in belief.states] for p in (0, 1))
+    rs = cuts.root_set(tree, ss.Cut.after_chance_events(1), roots, (keys[0], keys[1]))
+    actual_history = actual.history()
+    k = next(k for k, s in enumerate(belief.states) if s.history() == actual_history)
+    subgame = next(sub for sub in cuts.public_states(rs) if np.any(sub.roots == roots[k]))
+    order = np.argsort(leaf_nodes, kind="stable")
+    return LocalGame(
+        tree, TreeSequenceForm(tree), subgame, roots,
+        np.asarray(leaf_nodes, dtype=np.int64)[order], [leaf_states[j] for j in order],
+        infoset_states,
+    )  # fmt: skip
+
+
+def bias_set(
+    blueprint: policy_lib.Policy, opponent: int, num_values: int, game: pyspiel.Game
+) -> tuple[list[policy_lib.Policy], list[str]]:
+    """The opponent's blueprint and its first K - 1 biased copies, one per action id (the
+    compiled bot's default classes outside poker; Section 4's bias, factor 10)."""
+    if num_values > 1 + game.num_distinct_actions():
+        raise ValueError(
+            f"game {game}: the bias set has {1 + game.num_distinct_actions()} strategies, "
+            f"K = {num_values} asked"
+        )
+    out, labels = [blueprint], ["blueprint"]
+    for a in range(num_values - 1):
+        out.append(BiasedPolicy(blueprint, opponent, actions=[a]))
+        labels.append(f"bias action {a}")
+    return out, labels
+
+
+class LargeNestedSolvingBot(pyspiel.Bot):
+    """Nested depth-limited solving without compiling the game (module docstring).
+
+    Args:
+      game: the game (two players, zero-sum, sequential).
+      blueprint: any OpenSpiel policy of both players (e.g. `mccfr_blueprint`).
+      player: the bot's player.
+      public_key: the public observation of a state ('observer', 'actions', 'lines' or a
+        function; `make_public_key`).
+      depth: player moves from the current public state to the depth limit (>= 1).
+      num_values: K continuation values (1: naive single-valued solving).
+      gadget: 'resolving', 'max_margin' or 'unsafe' below the first public state.
+      prior: the GGSE prior ('none', 'uniform', 'blueprint').
+      method: 'cfr' (CFR+), 'lp' or 'egt'.
+      iterations: solver iterations per decision.
+      samples: rollouts per leaf state and continuation (>= 2).
+      eps: the GGSE tremble (default `ggse.DEFAULT_EPS`).
+      seed: seeds the rollouts and the bot's action sampling.
+      max_nodes: the largest local game.
+    """
+
+    def __init__(
+        self,
+        game: pyspiel.Game,
+        blueprint: policy_lib.Policy,
+        player: int,
+        public_key: str | PublicKey = "observer",
+        depth: int = 1,
+        num_values: int = 4,
+        gadget: GadgetKind = "resolving",
+        prior: priors.PriorKind = "none",
+        method: ggse.Method = "cfr",
+        iterations: int = 300,
+        samples: int = 4,
+        eps: float | None = None,
+        seed: int = 0,
+        max_nodes: int = DEFAULT_MAX_NODES,
+    ):
+        pyspiel.Bot.__init__(self)
+        check_two_player_zero_sum(game)
+        if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+            raise ValueError(
+                f"game {game}: not sequential (wrap it in turn_based_simultaneous_game)"
+            )
+        if player not in (0, 1):
+            raise ValueError(f"game {game}: a bot's player must be 0 or 1, got {player}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"game {game}: the depth must be an int >= 1, got {depth}")
+        if gadget not in LARGE_GADGETS:
+            raise ValueError(f"game {game}: unknown gadget {gadget!r}; gadgets: {LARGE_GADGETS}")
+        if prior not in priors.PRIOR_KINDS or (gadget == "unsafe" and prior != "none"):
+            raise ValueError(f"game {game}: prior {prior!r} with gadget {gadget!r}")
+        if samples < 2 or num_values < 1:
+            raise ValueError(f"game {game}: need samples >= 2 and K >= 1")
+        public_key = make_public_key(game, public_key)
+        self.game, self.blueprint, self.player = game, blueprint, player
+        self.depth, self.gadget, self.prior, self.method = depth, gadget, prior, method
+        self.iterations, self.samples, self.eps, self.max_nodes = (
+            iterations,
+            samples,
+            eps,
+            max_nodes,
+        )
+        self.continuations, self.labels = bias_set(blueprint, 1 - player, num_values, game)
+        self.public_key = public_key
+        self.seed, self.solves = seed, 0
+        self._rng = np.random.default_rng(seed)
+        self._values: dict[tuple[tuple[int, ...], bool], tuple[FloatArray, FloatArray]] = {}
+        self.restart_at(None)
+
+    def restart_at(self, state) -> None:
+        self.overrides: dict[str, dict[int, float]] = {}
+        self.running = RunningPolicy(self.blueprint, self.overrides)
+        self.belief = PublicBelief(self.game, self.public_key, self.player)
+        self._opponent_moves = -1
+
+    def player_id(self) -> int:
+        return self.player
+
+    def _policy_of(self) -> list[policy_lib.Policy]:
+        out: list[policy_lib.Policy] = [self.blueprint, self.blueprint]
+        out[self.player] = self.running
+        return out
+
+    def values(self, states: Sequence[pyspiel.State], own: policy_lib.Policy):
+        """(mean, stderr) arrays (states, K) of the K continuations from `states` under
+        <`own` for the bot, continuation n for the opponent>, cached per history."""
+        key_own = own is self.blueprint
+        todo = [s for s in states if (tuple(s.history()), key_own) not in self._values]
+        if todo:
+            est = leaves_lib.rollout_values(
+                self.game, [s.history() for s in todo], own, self.player, self.continuations,
+                self.samples, int(self._rng.integers(2**31)),
+            )  # fmt: skip
+            for s, m, e in zip(todo, est.mean, est.stderr):
+                self._values[tuple(s.history()), key_own] = (m, e)
+        rows = [self._values[tuple(s.history()), key_own] for s in states]
+        return np.array([m for m, _ in rows]), np.array([e for _, e in rows])
+
+    def quantities(self, local: LocalGame) -> ss.BlueprintQuantities:
+        """`BlueprintQuantities` of the local game: the belief's reaches at the roots (scaled
+        down the subtrees), the running profile, and at the roots the value under <running,
+        the opponent's best of the K continuations per root information set> (step 3)."""
+        tree, belief, i = local.tree, self.belief, self.player
+        b = local.behavioural(self._policy_of())
+        inner = tree_values.reaches(tree, local.sf.tree_profile(b))
+        row = np.full(tree.num_nodes, -1, dtype=np.int64)
+        row[local.roots] = np.arange(len(local.roots))
+        owner = tree.top_down(
+            np.int64(-1), lambda nodes, up: np.where(row[nodes] >= 0, row[nodes], up)
+        )
+        below = owner >= 0
+        scale = [np.ones(tree.num_nodes) for _ in range(3)]
+        for k in range(3):
+            scale[k][below] = belief.reach[k][owner[below]]
+        chance = inner.chance.copy()
+        chance[below] = inner.chance[below] / inner.chance[local.roots][owner[below]]
+        reaches = tree_values.Reaches(
+            inner.player0 * scale[0], inner.player1 * scale[1], chance * scale[2]
+        )
+        v, _ = self.values(belief.states, self.running)
+        sign = 1.0 if i == 0 else -1.0
+        w = belief.reach[i] * belief.reach[2]
+        keys = [s.information_state_string(1 - i) for s in belief.states]
+        groups: dict[str, list[int]] = {}
+        for k, key in enumerate(keys):
+            groups.setdefault(key, []).append(k)
+        root_value = np.empty(len(keys))
+        for members in groups.values():
+            opp = -sign * (w[members] @ v[members])  # the opponent's value of each continuation
+            root_value[members] = v[members, int(np.argmax(opp))]
+        values = [np.zeros(tree.num_nodes), np.zeros(tree.num_nodes)]  # the other: unused
+        values[i][local.roots] = root_value
+        unknown = np.empty(0)  # no best response is computed (only safety reports read it)
+        return ss.BlueprintQuantities(
+            local.sf, b, reaches, (values[0], values[1]), (unknown, unknown)
+        )
+
+    def leaves(self, local: LocalGame) -> leaves_lib.MultiValuedLeaves:
+        """The K values at the local game's depth limit (blueprint beyond it, Section 4)."""
+        keys0 = tuple(s.information_state_string(0) for s in local.leaf_states)
+        keys1 = tuple(s.information_state_string(1) for s in local.leaf_states)
+        cut = ss.Cut.after_moves(self.depth)  # below the public state; descriptive only
+        limit = leaves_lib.DepthLimit(local.tree, cut, local.leaf_nodes, (keys0, keys1))
+        mean, stderr = self.values(local.leaf_states, self.blueprint)
+        return leaves_lib.MultiValuedLeaves(limit, self.player, mean, stderr, tuple(self.labels))
+
+    def solve(self, state: pyspiel.State) -> ggse.GadgetSolution:
+        """Steps 1-4 of the module docstring at `state`; the solution's strategy joins the
+        running policy."""
+        self.belief.advance(state, self._policy_of())
+        local = local_game(self.belief, state, self.depth, self.max_nodes)
+        q = self.quantities(local)
+        first = not any(h.player >= 0 for h in state.full_history())
+        gadget: GadgetKind = "unsafe" if first else self.gadget
+        prior = "none" if gadget == "unsafe" else self.prior
+        if len(local.leaf_nodes):
+            game = solving.depth_limited_game(q, local.subgame, self.leaves(local), gadget)
+        else:
+            game = ss.gadget_game(gadget, q, local.subgame, self.player)
+        pi = priors.gadget_prior(game, prior)
+        solution = ggse.solve(game, pi, self.method, self.eps, self.iterations)
+        self._adopt(solution)
+        self.solves += 1
+        return solution
+
+    def _adopt(self, solution: ggse.GadgetSolution) -> None:
+        sf, i = solution.gadget.sf, self.player
+        tp, b = sf.treeplexes[i], solution.behavioural[i]
+        original = solution.gadget.original_infosets(i)
+        for local, key in enumerate(sf.infoset_keys(i)):
+            if original[local]:
+                start, n = int(tp.seq_start[local]), int(tp.num_actions[local])
+                actions = tp.seq_action[start : start + n]
+                self.overrides[key] = {
+                    int(a): float(p) for a, p in zip(actions, b[start : start + n])
+                }
+
+    def step(self, state: pyspiel.State) -> int:
+        if state.current_player() != self.player:
+            raise ValueError(
+                f"game {self.game}: player {self.player}'s bot asked to move for "
+                f"player {state.current_player()}"
+            )
+        opponent_moves = sum(1 for h in state.full_history() if h.player == 1 - self.player)
+        key = state.information_state_string(self.player)
+        if opponent_moves != self._opponent_moves or key not in self.overrides:
+            self.solve(state)
+            self._opponent_moves = opponent_moves
+        probs = self.running.action_probabilities(state, self.player)
+        actions = list(probs)
+        p = np.clip(np.array([probs[a] for a in actions]), 0.0, None)
+        return int(actions[self._rng.choice(len(actions), p=p / p.sum())])

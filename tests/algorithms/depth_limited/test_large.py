@@ -1,0 +1,176 @@
+"""Nested depth-limited solving without compiling the game (`depth_limited.large`).
+
+Expected values come from the compiled path: the public state and reaches that the large bot
+finds by following pyspiel states must be the compiled tree's common-knowledge public state
+(`subgames.cuts`) and its reach arrays (`tree_values.reaches`).
+"""
+
+import numpy as np
+import pyspiel
+import pytest
+
+from ospiel_ext import policies, tree_values
+from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited import large
+
+LEDUC = "leduc_poker"
+LIARS_DICE = "liars_dice(numdice=1,dice_sides=4)"
+GOOFSPIEL = (
+    "turn_based_simultaneous_game(game=goofspiel(imp_info=True,num_cards=4,"
+    "points_order=descending))"
+)
+
+KEYS = {"leduc_poker": "observer", "liars_dice": "actions", "turn_based_simultaneous_game": "lines"}
+
+
+def _play(game, seed, moves):
+    """A state after `moves` player moves, actions uniformly at random (None if it ends)."""
+    rng = np.random.default_rng(seed)
+    state, made = game.new_initial_state(), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(actions, p=probs)))
+            continue
+        if made == moves:
+            return state
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        made += 1
+    return None
+
+
+def _node(tree, state):
+    node = 0
+    for a in state.history():
+        children = tree.children(node)
+        node = children.start + int(np.flatnonzero(tree.action[children] == a)[0])
+    return node
+
+
+@pytest.mark.parametrize("name", [LEDUC, LIARS_DICE])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_public_belief_is_the_compiled_public_state_with_its_reaches(name, seed):
+    sf = ss.blueprints.full_game(name)
+    game = sf.tree.game
+    rng = np.random.default_rng(seed)
+    profile = policies.random_policy(game, seed, 1.0)
+    behavioural = policies.layout(sf).from_tabular(profile)
+    for moves in (1, 2, 3):
+        state = _play(game, seed + 10 * moves, moves)
+        if state is None:
+            continue
+        player = int(rng.integers(2))
+        key = large.make_public_key(game, "observer" if name == LEDUC else "actions")
+        belief = large.PublicBelief(game, key, player)
+        belief.advance(state, [profile, profile])
+        sub = next(
+            s for s in ss.subgames(sf.tree, ss.Cut.after_moves(moves))
+            if np.any(s.roots == _node(sf.tree, state))
+        )  # fmt: skip
+        want = {tuple(sf.tree.history(int(r))): int(r) for r in sub.roots}
+        got = {tuple(s.history()): k for k, s in enumerate(belief.states)}
+        assert set(got) == set(want)
+        r = tree_values.reaches(sf.tree, sf.tree_profile(behavioural))
+        for h, k in got.items():
+            node = want[h]
+            expected = [r.player0[node], r.player1[node], r.chance[node]]
+            np.testing.assert_allclose(belief.reach[:, k], expected, rtol=1e-9)
+
+
+def test_goofspiel_public_key_hides_the_cards_and_shows_the_outcomes():
+    game = pyspiel.load_game(GOOFSPIEL)
+
+    def after(actions):
+        s = game.new_initial_state()
+        for a in actions:
+            s.apply_action(a)
+        return s
+
+    # round 1: P0 bids 4 then P1 bids 1 or 2 (P0 wins either way) vs P1 bids 4 (a draw)
+    assert large.common_lines_key(after([3, 0])) == large.common_lines_key(after([3, 1]))
+    assert large.common_lines_key(after([3, 0])) != large.common_lines_key(after([3, 3]))
+    assert large.common_lines_key(after([3])) == large.common_lines_key(after([0]))
+
+
+def _bots(game, blueprint, gadget, prior, seed):
+    return [
+        large.LargeNestedSolvingBot(
+            game, blueprint, p, public_key=KEYS[game.get_type().short_name],
+            depth=2, num_values=3, gadget=gadget, prior=prior, iterations=50, samples=2,
+            seed=seed + p,
+        )
+        for p in (0, 1)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [LEDUC, LIARS_DICE, GOOFSPIEL])
+@pytest.mark.parametrize(
+    "gadget,prior", [("resolving", "blueprint"), ("max_margin", "uniform"), ("unsafe", "none")]
+)
+def test_bots_play_legal_actions_and_are_deterministic_for_a_seed(name, gadget, prior):
+    game = pyspiel.load_game(name)
+    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    runs = []
+    for _ in range(2):
+        bots = _bots(game, blueprint, gadget, prior, seed=5)
+        histories = []
+        for g in range(3):
+            state = game.new_initial_state()
+            rng = np.random.default_rng(g)
+            for b in bots:
+                b.restart_at(state)
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    actions, probs = zip(*state.chance_outcomes())
+                    state.apply_action(int(rng.choice(actions, p=probs)))
+                    continue
+                a = bots[state.current_player()].step(state)
+                assert a in state.legal_actions()
+                state.apply_action(a)
+            histories.append(state.history())
+        assert all(b.solves > 0 for b in bots)
+        runs.append(histories)
+    assert runs[0] == runs[1]
+
+
+def test_solution_strategies_are_distributions_over_legal_actions():
+    game = pyspiel.load_game(LIARS_DICE)
+    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    bot = _bots(game, blueprint, "resolving", "blueprint", seed=0)[1]
+    state = _play(game, 3, 1)
+    solution = bot.solve(state)
+    assert solution.gadget.kind == "resolving"
+    assert bot.overrides and state.information_state_string(1) in bot.overrides
+    for row in bot.overrides.values():
+        assert abs(sum(row.values()) - 1) < 1e-9 and min(row.values()) >= 0
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"gadget": "reach_max_margin"}, "unknown gadget"),
+        ({"gadget": "unsafe", "prior": "uniform"}, "prior"),
+        ({"depth": 0}, "depth"),
+        ({"samples": 1}, "samples"),
+        ({"public_key": "nope"}, "public key"),
+        ({"public_key": "observer"}, "no public observer"),
+        ({"num_values": 99}, "bias set"),
+        ({"player": 2}, "player"),
+    ],
+)
+def test_bad_settings_raise_one_clear_error(kwargs, match):
+    game = pyspiel.load_game(LIARS_DICE)
+    args = {"player": 0, "public_key": "actions", **kwargs}
+    with pytest.raises(ValueError, match=match):
+        large.LargeNestedSolvingBot(game, policies.uniform_policy(game), **args)
+
+
+def test_simultaneous_and_three_player_games_are_refused():
+    with pytest.raises(ValueError, match="sequential"):
+        large.LargeNestedSolvingBot(
+            pyspiel.load_game("goofspiel(num_cards=3)"),
+            policies.uniform_policy(pyspiel.load_game(GOOFSPIEL)), 0,
+        )  # fmt: skip
+    three = pyspiel.load_game("kuhn_poker(players=3)")
+    with pytest.raises(ValueError, match="kuhn_poker"):
+        large.LargeNestedSolvingBot(three, policies.uniform_policy(three), 0)
