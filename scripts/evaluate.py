@@ -1,103 +1,13 @@
-"""Evaluate a saved policy with OpenSpiel's own tools.
+"""`python scripts/evaluate.py` = `ospiel-ext evaluate`:
+exploitability, NashConv and values of a saved policy.
 
-  python scripts/solve.py --game=kuhn_poker --solver=lp --policy_out=/tmp/kuhn.json
-  python scripts/evaluate.py --game=kuhn_poker --policy=/tmp/kuhn.json \
-      [--against=/tmp/other.json] [--output_json=/tmp/eval.json]
-
-Prints and writes (JSON keys): game; on_policy_values (each player's expected utility when
-both play the policy); player_improvements (what a best response gains over that, per
-player); best_response_values (their sum); nash_conv; exploitability (nash_conv / 2) — all
-from `open_spiel.python.algorithms.exploitability.nash_conv` and
-`open_spiel.python.algorithms.expected_game_score.policy_value`. With --against: the policy's
-expected utility against the other policy file in each seat (as_player_0, as_player_1) and
-their mean (average). OpenSpiel's best response walks the whole game in Python: games above
---max_nodes (Knuth's estimate) are refused with a one-line error.
+The command lives in `ospiel_ext/commands/evaluate.py` (its docstring lists the flags).
 """
 
-import math
+from ospiel_ext import cli
+from ospiel_ext.commands import evaluate
 
-from absl import flags
-from open_spiel.python.algorithms import exploitability as os_exploitability
-from open_spiel.python.algorithms.expected_game_score import policy_value
-
-from ospiel_ext import cli, policies
-from ospiel_ext import tree as tree_lib
-
-_GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
-_POLICY = flags.DEFINE_string("policy", None, "The policy file to evaluate (required).")
-_AGAINST = flags.DEFINE_string("against", None, "Also play the policy against this policy file.")
-_MAX_NODES = flags.DEFINE_integer(
-    "max_nodes", 2_000_000, "Refuse games estimated above this many nodes."
-)
-_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
-
-
-def main(argv):
-    cli.no_arguments(argv)
-    cli.require(bool(_POLICY.value), "--policy is required")
-    cli.input_file(_POLICY)
-    if _AGAINST.value:
-        cli.input_file(_AGAINST)
-    cli.positive(_MAX_NODES)
-    cli.output_path(_OUTPUT_JSON)
-    game = cli.load_game(_GAME.value)
-    with cli.refuse(ValueError):
-        tree_lib.check_two_player_zero_sum(game)
-        policy = policies.load_policy(game, _POLICY.value)
-        other = policies.load_policy(game, _AGAINST.value) if _AGAINST.value else None
-    estimate = tree_lib.estimate_num_nodes(game)
-    cli.require(
-        estimate.log10_nodes <= math.log10(_MAX_NODES.value),
-        f"game {game} has {estimate.describe()}: more than --max_nodes={_MAX_NODES.value} for "
-        "OpenSpiel's Python best response",
-    )
-    root = game.new_initial_state()
-    with cli.stage("computing best responses with OpenSpiel"):
-        on_policy = [float(v) for v in policy_value(root, [policy, policy])]
-        result = os_exploitability.nash_conv(game, policy, return_only_nash_conv=False)
-    improvements = [float(v) for v in result.player_improvements]
-    row = {
-        "game": str(game),
-        "policy": _POLICY.value,
-        "on_policy_values": on_policy,
-        "player_improvements": improvements,
-        "best_response_values": [v + d for v, d in zip(on_policy, improvements)],
-        "nash_conv": cli.clip_rounding(float(result.nash_conv)),
-        "exploitability": cli.clip_rounding(float(result.nash_conv) / 2),
-    }
-    if other is not None:
-        as_0 = float(policy_value(root, [policy, other])[0])
-        as_1 = float(policy_value(root, [other, policy])[1])
-        row["against"] = {
-            "policy": _AGAINST.value,
-            "as_player_0": as_0,
-            "as_player_1": as_1,
-            "average": (as_0 + as_1) / 2,
-        }
-    print(f"game: {game}\npolicy: {_POLICY.value}")
-    print(
-        cli.format_table(
-            ["player", "on-policy value", "best-response value", "improvement"],
-            [
-                [
-                    p,
-                    f"{on_policy[p]:.6g}",
-                    f"{row['best_response_values'][p]:.6g}",
-                    f"{improvements[p]:.6g}",
-                ]
-                for p in (0, 1)
-            ],
-        )
-    )
-    print(f"NashConv {row['nash_conv']:.6g}, exploitability {row['exploitability']:.6g}")
-    if other is not None:
-        a = row["against"]
-        print(
-            f"against {_AGAINST.value}: {a['as_player_0']:.6g} as player 0, "
-            f"{a['as_player_1']:.6g} as player 1, {a['average']:.6g} on average"
-        )
-    cli.write_json(_OUTPUT_JSON.value, row)
-
+__doc__ = evaluate.__doc__  # absl's --help prints the __main__ module's docstring
 
 if __name__ == "__main__":
-    cli.main(main)
+    cli.main(evaluate.main)

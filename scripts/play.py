@@ -1,128 +1,13 @@
-"""Play a saved policy against an OpenSpiel bot (or you).
+"""`python scripts/play.py` = `ospiel-ext play`:
+a saved policy against random / policy / MCTS / human opponents.
 
-  python scripts/play.py --game=kuhn_poker --policy=/tmp/kuhn.json --opponent=random --games=1000
-  python scripts/play.py --game=kuhn_poker --policy=/tmp/kuhn.json --opponent=human --games=3
-
-Opponents: `random` (`pyspiel.make_uniform_random_bot`), `policy:FILE` (another policy file),
-`mcts` (`pyspiel.MCTSBot` with random rollouts, --mcts_simulations; in games of imperfect
-information it searches the true state, i.e. it sees the hidden cards), `human` (the state and
-the legal actions are shown, an action is read from the terminal; an illegal entry asks again,
-end of input stops the match, keeping the deals completed in both seats). The policy plays
-through OpenSpiel's `PolicyBot`. Games are played with `pyspiel.evaluate_bots` in duplicate
-(`depth_limited.matches.play_duplicate`: the policy sits in seat g % 2 in game g, games 2k and
-2k + 1 share the deal). Prints and writes (JSON) the policy's mean return with a 95 % normal
-interval, the games played and the seed.
+The command lives in `ospiel_ext/commands/play.py` (its docstring lists the flags).
 """
 
-import sys
+from ospiel_ext import cli
+from ospiel_ext.commands import play
 
-import numpy as np
-import pyspiel
-from absl import flags
-from open_spiel.python.bots.policy import PolicyBot
-
-from ospiel_ext import cli, policies
-from ospiel_ext import tree as tree_lib
-from ospiel_ext.algorithms.depth_limited import matches
-
-_GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
-_POLICY = flags.DEFINE_string("policy", None, "The policy file that plays (required).")
-_OPPONENT = flags.DEFINE_string("opponent", "random", "random, policy:FILE, mcts or human.")
-_GAMES = flags.DEFINE_integer("games", 100, "Number of games.")
-_SEED = flags.DEFINE_integer("seed", 0, "Seed of the deals and of the bots.")
-_MCTS_SIMULATIONS = flags.DEFINE_integer("mcts_simulations", 200, "MCTS simulations per move.")
-_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
-
-
-class EndOfInput(Exception):
-    """The human player closed the input."""
-
-
-class HumanBot(pyspiel.Bot):
-    """Shows the state and the legal actions, reads an action id (or its name) from stdin."""
-
-    def __init__(self, player: int, read=input, write=print):
-        pyspiel.Bot.__init__(self)
-        self.player, self._read, self._write = player, read, write
-
-    def restart_at(self, state):
-        pass
-
-    def step(self, state):
-        self._write(f"\n{state.information_state_string(self.player)}")
-        legal = state.legal_actions()
-        names = {state.action_to_string(self.player, a): a for a in legal}
-        self._write("legal actions: " + ", ".join(f"{a}={n}" for n, a in names.items()))
-        while True:
-            try:
-                entry = self._read(f"player {self.player}, your action: ").strip()
-            except EOFError:
-                raise EndOfInput from None
-            if entry.lstrip("-").isdigit() and int(entry) in legal:
-                return int(entry)
-            if entry in names:
-                return names[entry]
-            self._write(f"{entry!r} is not a legal action")
-
-
-def _opponent(game, spec: str, player: int, seed: int) -> pyspiel.Bot:
-    if spec == "random":
-        return pyspiel.make_uniform_random_bot(player, seed)
-    if spec == "mcts":
-        evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
-        return pyspiel.MCTSBot(
-            game, evaluator, 2.0, _MCTS_SIMULATIONS.value, 1000, False, seed, False
-        )
-    if spec == "human":
-        return HumanBot(player)
-    path = spec.removeprefix("policy:")
-    return PolicyBot(player, np.random.RandomState(seed), policies.load_policy(game, path))
-
-
-def main(argv):
-    cli.no_arguments(argv)
-    cli.require(bool(_POLICY.value), "--policy is required")
-    cli.input_file(_POLICY)
-    spec = _OPPONENT.value
-    cli.require(
-        spec in ("random", "mcts", "human") or (spec.startswith("policy:") and len(spec) > 7),
-        f"--opponent must be random, policy:FILE, mcts or human, got {spec!r}",
-    )
-    cli.positive(_GAMES)
-    cli.positive(_MCTS_SIMULATIONS)
-    cli.output_path(_OUTPUT_JSON)
-    game = cli.load_game(_GAME.value)
-    seed = _SEED.value
-    with cli.refuse(ValueError):
-        tree_lib.check_two_player_zero_sum(game)
-        policy = policies.load_policy(game, _POLICY.value)
-        ours = [PolicyBot(p, np.random.RandomState(seed + p), policy) for p in (0, 1)]
-        theirs = [_opponent(game, spec, p, seed + 2 + p) for p in (0, 1)]
-    returns = []
-    try:
-        with cli.stage(f"playing {_GAMES.value} games"):
-            for k in range(0, _GAMES.value, 2):  # a deal per call: a stop keeps the games so far
-                n = min(2, _GAMES.value - k)
-                returns += matches.play_duplicate(game, ours, theirs, n, seed + k)
-    except EndOfInput:
-        print("\nend of input: stopping", file=sys.stderr)
-    summary = matches.Summary.of("policy", spec, returns) if returns else None
-    row = {
-        "game": str(game),
-        "policy": _POLICY.value,
-        "opponent": spec,
-        "games": len(returns),
-        "seed": seed,
-        "mean": None if summary is None else summary.mean,
-        "ci95": None if summary is None or not np.isfinite(summary.ci95) else summary.ci95,
-    }
-    if summary is not None:
-        print(
-            f"{_POLICY.value} against {spec} in {game}: {summary.mean:.4f} ± {summary.ci95:.4f} "
-            f"per game (95 % interval) over {len(returns)} games"
-        )
-    cli.write_json(_OUTPUT_JSON.value, row)
-
+__doc__ = play.__doc__  # absl's --help prints the __main__ module's docstring
 
 if __name__ == "__main__":
-    cli.main(main)
+    cli.main(play.main)

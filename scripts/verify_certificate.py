@@ -1,41 +1,13 @@
-"""Re-verify a saved certificate against the game alone.
+"""`python scripts/verify_certificate.py` = `ospiel-ext verify`:
+re-verify a saved certificate against the game alone.
 
-  python scripts/verify_certificate.py --game="sequential_goofspiel(num_cards=4)" \
-      --certificate=/tmp/g4.cert.json
-
-Replays the trunk in the game, takes every utility bound from the game's oracle, and
-recomputes epsilon with the saved strategy. A certificate that does not verify (corrupt,
-for another game, tampered bounds or epsilon, NaN probabilities, ...) ends the script with
-exit code 1 and one line "error: certificate rejected: <reason>" on stderr, after the outcome
-(ok false) is printed and written; a missing --certificate file or a bad --game is a usage
-error (exit code 2) and writes nothing.
-
-JSON keys: ok, reason, epsilon, value_lower, value_upper.
+The command lives in `ospiel_ext/commands/verify_certificate.py` (its docstring lists the flags).
 """
 
-from absl import flags
-
 from ospiel_ext import cli
-from ospiel_ext.algorithms.certificates import io as certificate_io
+from ospiel_ext.commands import verify_certificate
 
-_GAME = flags.DEFINE_string("game", None, "The pyspiel.load_game string of the game.")
-_CERTIFICATE = flags.DEFINE_string("certificate", None, "The certificate's JSON path.")
-_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the outcome here as JSON.")
-
-
-def main(argv):
-    cli.no_arguments(argv)
-    cli.require(_GAME.value is not None, "--game is required")
-    cli.input_file(_CERTIFICATE)
-    cli.output_path(_OUTPUT_JSON)
-    game = cli.load_game(_GAME.value)
-    with cli.stage(f"verifying {_CERTIFICATE.value}"):
-        outcome = certificate_io.verify_saved(game, _CERTIFICATE.value)
-    print(cli.format_table(["quantity", "value"], vars(outcome).items()))
-    cli.write_json(_OUTPUT_JSON.value, vars(outcome))
-    if not outcome.ok:
-        cli.fail(f"certificate rejected: {outcome.reason}", exit_code=1)
-
+__doc__ = verify_certificate.__doc__  # absl's --help prints the __main__ module's docstring
 
 if __name__ == "__main__":
-    cli.main(main)
+    cli.main(verify_certificate.main)

@@ -1,0 +1,134 @@
+"""Find an epsilon-certificate of a black-box game (certificates paper, Algorithm 6.7).
+
+  ospiel-ext certify --game="sequential_goofspiel(num_cards=4)" --epsilon=0 \
+      --certificate_out=/tmp/g4.cert.json --policy_out=/tmp/g4.policy.json
+
+The game is explored through pyspiel states and ospiel_ext.games.utility_bounds only; the
+whole game is never expanded. Progress is logged per iteration; --max_nodes, --time_limit and
+Ctrl-C stop the search with the best certificate so far (after Ctrl-C, it is printed and
+written and the script exits with code 130).
+
+--policy_out needs a finite game (it writes a policy for every information state); it is
+refused, before the search, for an infinite game such as limit_leduc_poker(max_raises=-1).
+
+JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0), value_lower,
+value_upper, trunk_nodes, trunk_infosets, minimal_nodes, minimal_infosets, iterations,
+seconds, lp_seconds, stopped; with --nature_epsilon (chance sampled, Section 5) also
+true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
+"""
+
+import sys
+
+from absl import flags, logging
+
+from ospiel_ext import cli, policies
+from ospiel_ext.algorithms import certificates
+from ospiel_ext.algorithms.certificates import io as certificate_io
+
+_GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
+_EPSILON = flags.DEFINE_float("epsilon", 0.0, "Stop at a certificate this good.")
+_MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Trunk node budget.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds.")
+_SHALLOWEST = flags.DEFINE_boolean(
+    "expand_shallowest", False, "Also expand the shallowest pseudoterminal node (Section 6.3)."
+)
+_NATURE_EPSILON = flags.DEFINE_float(
+    "nature_epsilon", None, "Sample chance (Section 5) to this utility precision epsilon."
+)
+_NATURE_DELTA = flags.DEFINE_float("nature_delta", 0.01, "Failure probability of the sampling.")
+_NATURE_SUPPORT = flags.DEFINE_integer(
+    "nature_support", None, "D of Theorem 5.1 (terminals a pure profile can reach)."
+)
+_CERTIFICATE_OUT = flags.DEFINE_string(
+    "certificate_out", None, "Write the certificate here (JSON, plus PATH.npz)."
+)
+_POLICY_OUT = flags.DEFINE_string(
+    "policy_out", None, "Write the certified policy of the full game (finite games only)."
+)
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+_WARM_START = flags.DEFINE_boolean(
+    "warm_start", True, "Start every LP from the previous trunk's basis (--nowarm_start: cold)."
+)
+
+
+def main(argv):
+    cli.no_arguments(argv)
+    for holder in (_MAX_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT):
+        cli.positive(holder)
+    cli.non_negative(_EPSILON)
+    cli.fraction(_NATURE_DELTA)
+    cli.output_path(_OUTPUT_JSON)
+    cli.output_path(_CERTIFICATE_OUT, suffixes=("", ".npz"))
+    cli.output_path(_POLICY_OUT)
+    cli.distinct_outputs(_OUTPUT_JSON, _CERTIFICATE_OUT, _POLICY_OUT)
+    game = cli.load_game(_GAME.value)
+    cli.require(
+        not (_POLICY_OUT.value and cli.is_infinite(game)),
+        f"--policy_out needs a finite game; {game} has no maximum length (search without "
+        "--policy_out, or save the certificate with --certificate_out)",
+    )
+    nature = None
+    if _NATURE_EPSILON.value is not None:
+        cli.require(
+            _MAX_NODES.value is not None and _NATURE_SUPPORT.value is not None,
+            "--nature_epsilon needs --max_nodes (N) and --nature_support (D) of Theorem 5.1",
+        )
+        cli.require(
+            _CERTIFICATE_OUT.value is None,
+            "a certificate of a sampled trunk cannot be re-verified from the game; "
+            "omit --certificate_out",
+        )
+        with cli.refuse(ValueError):
+            nature = certificates.NatureSampling(
+                _NATURE_EPSILON.value,
+                _NATURE_DELTA.value,
+                _NATURE_SUPPORT.value,
+                _MAX_NODES.value,
+            )
+    with cli.refuse(ValueError), cli.StopFlag() as stop:
+        result = certificates.search(
+            game,
+            epsilon=_EPSILON.value,
+            max_nodes=_MAX_NODES.value,
+            time_limit=_TIME_LIMIT.value,
+            expand_shallowest=_SHALLOWEST.value,
+            stop=lambda: stop.stopped,
+            nature=nature,
+            warm_start=_WARM_START.value,
+        )
+    cert = result.certificate
+    minimal = certificates.minimal_certificate(cert)
+    row = {
+        "game": str(game),
+        "epsilon": cli.clip_rounding(cert.epsilon),
+        "value_lower": cert.value_lower,
+        "value_upper": cert.value_upper,
+        "trunk_nodes": cert.trunk.num_nodes,
+        "trunk_infosets": cert.trunk.num_infosets,
+        "minimal_nodes": minimal.trunk.num_nodes,
+        "minimal_infosets": minimal.trunk.num_infosets,
+        "iterations": result.iterations,
+        "seconds": result.seconds,
+        "lp_seconds": result.lp_seconds,
+        "stopped": result.stopped,
+    }
+    if nature is not None:
+        # Corollary 5.2: an (epsilon + 2 epsilon_nature)-equilibrium, probability 1 - 4 delta
+        row["true_game_epsilon_bound"] = cert.epsilon + 2 * nature.epsilon
+        row["bound_probability"] = 1 - 4 * nature.delta
+        row["nature_samples_per_chance_node"] = nature.samples
+    print(cli.format_table(["quantity", "value"], row.items()))
+    cli.write_json(_OUTPUT_JSON.value, row)
+    if _CERTIFICATE_OUT.value:
+        certificate_io.save(cert, _CERTIFICATE_OUT.value, game)
+    if _POLICY_OUT.value:
+        logging.info("writing the certified policy of every information state of %s", game)
+        with cli.stage(f"writing the policy of {game}"):
+            pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
+            policies.save_policy(pol, _POLICY_OUT.value, game)
+    if result.stopped == "interrupted":
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+
+
+if __name__ == "__main__":
+    cli.main(main)

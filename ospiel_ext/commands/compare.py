@@ -1,0 +1,197 @@
+"""Convergence of our CFR family against OpenSpiel's solvers on one game.
+
+  ospiel-ext compare --game=leduc_poker --iterations=500 \
+      --solvers=cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus --plot=/tmp/leduc.png
+
+Every solver runs the same number of iterations (or until --time_limit seconds of its own,
+evaluation included) through the one run loop (`ospiel_ext.algorithms.solver.run`);
+exploitability of the average policy is measured at ~20 log-spaced checkpoints with
+ospiel_ext.evaluate (which agrees with OpenSpiel's to 1e-9), and evaluation time is not
+counted as solver time. OpenSpiel's solvers run through a thin adapter to our Solver protocol
+(their average policy read into arrays at checkpoints only).
+
+Ctrl-C stops the whole comparison (the current solver after its current iteration, and no
+further solver starts; during a solver's set-up, that solver does not run); the curves so far
+are printed and written, and the script exits with code 130.
+
+JSON keys: game, iterations, interrupted, solvers: {name: {iterations: [...], seconds: [...],
+exploitability: [...] (>= 0; rounding errors above -1e-9 are written as 0),
+seconds_per_iteration, stop_reason}}.
+"""
+
+import sys
+
+import numpy as np
+import pyspiel
+from absl import flags
+from open_spiel.python.algorithms import cfr as os_cfr
+
+from ospiel_ext import cli, evaluate, policies
+from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import solver as solver_lib
+
+_OURS = cfr.SOLVERS
+_OPENSPIEL = {
+    "openspiel_cpp_cfr": pyspiel.CFRSolver,
+    "openspiel_cpp_cfr_plus": pyspiel.CFRPlusSolver,
+    "openspiel_py_cfr": os_cfr.CFRSolver,
+    "openspiel_py_cfr_plus": os_cfr.CFRPlusSolver,
+}
+SOLVERS = [*_OURS, *_OPENSPIEL]
+
+_GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
+_SOLVERS = flags.DEFINE_list(
+    "solvers",
+    "cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus",
+    f"Comma-separated, from {SOLVERS}.",
+)
+_ITERATIONS = flags.DEFINE_integer("iterations", 200, "Iterations per solver.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 120.0, "Seconds per solver.")
+_MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
+_PLOT = flags.DEFINE_string("plot", None, "Write a PNG plot here (needs matplotlib).")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the curves here as JSON.")
+
+
+class _OpenSpielSolver:
+    """An OpenSpiel CFR solver (C++ or Python) seen through our Solver protocol."""
+
+    def __init__(self, name, game, sf):
+        self._solver = _OPENSPIEL[name](game)
+        self._cpp = name.startswith("openspiel_cpp")
+        self._sf = sf
+        self._layout = policies.layout(sf)
+        self._iteration = 0
+
+    sequence_form = property(lambda self: self._sf)
+    iteration = property(lambda self: self._iteration)
+    traversals = property(lambda self: 2 * self._iteration)  # alternating updates
+
+    def evaluate_and_update_policy(self):
+        self._solver.evaluate_and_update_policy()
+        self._iteration += 1
+
+    def average_behavioural(self):
+        if self._cpp:
+            return self._layout.from_table(self._solver.tabular_average_policy().policy_table())
+        return self._layout.from_tabular(self._solver.average_policy())
+
+    def current_behavioural(self):
+        if self._cpp:
+            return self._layout.from_table(self._solver.tabular_current_policy().policy_table())
+        return self._layout.from_tabular(self._solver.current_policy())
+
+    def average_policy(self):
+        return self._layout.to_tabular(self.average_behavioural())
+
+    def current_policy(self):
+        return self._layout.to_tabular(self.current_behavioural())
+
+    def exploitability(self):
+        return evaluate.evaluate_profile(self._sf, self.average_behavioural()).exploitability
+
+
+def _make(name, game, sf):
+    return _OURS[name](sf) if name in _OURS else _OpenSpielSolver(name, game, sf)
+
+
+def _run(solver, checkpoints):
+    result = solver_lib.run(
+        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, checkpoints=checkpoints
+    )
+    curve = result.curve
+    return {
+        "iterations": list(curve.iterations),
+        "seconds": list(curve.seconds),
+        "exploitability": cli.clip_rounding(list(curve.exploitability)),
+        "seconds_per_iteration": result.seconds / max(result.iterations, 1),
+        "stop_reason": result.stop_reason,
+    }
+
+
+def _plot(path, game, curves):
+    plt = cli.pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for name, c in curves.items():
+        axes[0].loglog(c["iterations"], c["exploitability"], label=name)
+        axes[1].loglog(np.maximum(c["seconds"], 1e-6), c["exploitability"], label=name)
+    axes[0].set_xlabel("iterations")
+    axes[1].set_xlabel("solver seconds")
+    for ax in axes:
+        ax.set_ylabel("exploitability")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend()
+    fig.suptitle(str(game))
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main(argv):
+    cli.no_arguments(argv)
+    for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES):
+        cli.positive(holder)
+    names = _SOLVERS.value
+    cli.require(bool(names), f"--solvers is empty; choose from {SOLVERS}")
+    unknown = [s for s in names if s not in SOLVERS]
+    cli.require(not unknown, f"unknown solvers {unknown}; choose from {SOLVERS}")
+    cli.require(len(set(names)) == len(names), f"--solvers names a solver twice: {names}")
+    for holder in (_OUTPUT_JSON, _PLOT):
+        cli.output_path(holder)
+    cli.distinct_outputs(_OUTPUT_JSON, _PLOT)
+    if _PLOT.value:
+        cli.pyplot()  # matplotlib is there before the work
+    game = cli.load_game(_GAME.value)
+    sf = cli.compile_game(game, _MAX_NODES.value)
+    n = _ITERATIONS.value
+    checkpoints = solver_lib.log_spaced(n, 20)
+    curves, interrupted = {}, False
+    with cli.StopFlag() as between_runs:  # Ctrl-C between two solvers' loops
+        for name in names:
+            solver = _make(name, game, sf)  # OpenSpiel's Python CFR walks the game here
+            if between_runs.stopped:
+                interrupted = True
+                break
+            curves[name] = _run(solver, checkpoints)
+            if curves[name]["stop_reason"] == "interrupted":
+                interrupted = True
+                break
+    if interrupted:
+        print(f"interrupted; solvers run: {list(curves)}")
+    first = curves.get(_SOLVERS.value[0], {})
+    base = first.get("seconds_per_iteration") or 1.0
+    rows = [
+        (
+            name,
+            c["iterations"][-1],
+            c["seconds"][-1],
+            1e3 * c["seconds_per_iteration"],
+            c["seconds_per_iteration"] / base,
+            c["exploitability"][-1],
+        )
+        for name, c in curves.items()
+    ]
+    print(f"game: {game}")
+    print(
+        cli.format_table(
+            [
+                "solver",
+                "iterations",
+                "seconds",
+                "ms/iter",
+                f"cost vs {_SOLVERS.value[0]}",
+                "exploitability",
+            ],
+            rows,
+        )
+    )
+    cli.write_json(
+        _OUTPUT_JSON.value,
+        {"game": str(game), "iterations": n, "interrupted": interrupted, "solvers": curves},
+    )
+    if _PLOT.value and curves:
+        _plot(_PLOT.value, game, curves)
+    if interrupted:
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+
+
+if __name__ == "__main__":
+    cli.main(main)

@@ -1,0 +1,210 @@
+"""GameShrink: abstract a game with ordered signals, optionally solve it, lift the strategy back.
+
+  ospiel-ext shrink --game=leduc_poker --threshold=0 --solve=lp \
+      --output_json=/tmp/shrink.json --policy_out=/tmp/leduc_policy.json
+  ospiel-ext shrink --game=rhode_island_holdem --solve=cfr_plus --iterations=500 \
+      --abstract_policy_out=/tmp/ri_strategy.npz
+
+JSON keys: game, threshold (a number, or "inf"), signal_tree_nodes, deals,
+views_per_round, classes_per_round, refinement_passes, abstraction_seconds; original and
+abstracted, each with nodes, infosets, lp_rows, lp_columns, lp_nonzeros (original.source is
+"compiled" when the original game was walked, "counted" when it was counted from the signal
+tree with the identity filter); solve, solve_seconds, iterations, abstract_value (player 0's
+value of the abstracted game), abstract_exploitability, exploitability (of the lifted strategy
+in the original game, by ospiel_ext.evaluate, which equals OpenSpiel's to 1e-9; null when the
+original has more than --max_nodes nodes; for a lossless filter it equals
+abstract_exploitability, tested; both >= 0, rounding errors above -1e-9 are written as 0),
+stopped_early, stop_reason ('optimal' for lp; 'iterations', 'time_limit' or 'interrupted' for
+cfr_plus and lp; an LP stopped early has no strategy: the values are null and no policy is
+written). Ctrl-C during CFR+ stops it after the current iteration, during the LP at once; the
+strategy so far is lifted, evaluated and written, and the script exits with code 130.
+
+The original game is counted from the signal tree first (the identity filter, seconds even
+for Rhode Island Hold'em's 6.7 billion nodes) and compiled only when the count is within
+--max_nodes; --policy_out needs that, and --policy_out / --abstract_policy_out need a --solve.
+
+Γ_f is solved on its sequence form built from the betting tree x class pairs
+(`abstract_game.ProductSequenceForm`), so Rhode Island Hold'em (52 cards) runs with
+--solve=cfr_plus in about 5 GB; --solve=lp on it is far beyond HiGHS here.
+"""
+
+import math
+import sys
+
+from absl import flags, logging
+
+from ospiel_ext import cli, evaluate, files, policies
+from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import cfr, gameshrink
+from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.tree import GameTooLargeError
+
+_GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
+_THRESHOLD = flags.DEFINE_float(
+    "threshold", 0.0, "Matching-cost threshold (0 = lossless, inf = ignore all signals)."
+)
+_SOLVE = flags.DEFINE_enum("solve", "lp", ["none", "lp", "cfr_plus"], "Solver of Γ_f.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ iterations.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds for abstraction and for solving.")
+_MAX_NODES = flags.DEFINE_integer(
+    "max_nodes",
+    2_000_000,
+    "Compile the original game (for exact sizes and exploitability) only up to this many nodes.",
+)
+_MAX_ABSTRACT_NONZEROS = flags.DEFINE_integer(
+    "max_abstract_nonzeros",
+    200_000_000,
+    "Refuse to solve an abstracted game whose sequence-form LP has more nonzeros (about 16 "
+    "bytes each; Rhode Island Hold'em's has 133 M).",
+)
+_POLICY_OUT = flags.DEFINE_string(
+    "policy_out", None, "Write the lifted policy JSON here (needs the original to compile)."
+)
+_ABSTRACT_POLICY_OUT = flags.DEFINE_string(
+    "abstract_policy_out",
+    None,
+    "Write the abstract strategy here (.npz, any game size); "
+    "abstract_game.load_lifted_policy(path) plays it in the original game.",
+)
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+
+_SIZE_KEYS = ("nodes", "infosets", "lp_rows", "lp_columns", "lp_nonzeros")
+
+
+def _original_size(abstraction):
+    """(compiled sequence form or None, sizes) of the original game: counted from the signal
+    tree first, compiled only when the count is within --max_nodes."""
+    game = abstraction.og.game
+    logging.info("counting %s from the signal tree (identity filter)", game)
+    with cli.stage(f"counting {game}"):
+        size = abstract_game.AbstractGame.of(gameshrink.identity_filter(abstraction)).size()
+    counted = {**{k: size[k] for k in _SIZE_KEYS}, "source": "counted"}
+    if size["nodes"] > _MAX_NODES.value:
+        logging.info(
+            "%s has %d nodes (counted) > --max_nodes=%d: not compiled, the lifted strategy is "
+            "not evaluated in it",
+            game,
+            size["nodes"],
+            _MAX_NODES.value,
+        )
+        return None, counted
+    logging.info("compiling %s (%d nodes counted)", game, size["nodes"])
+    try:
+        with cli.stage(f"compiling {game}"):
+            sf = sf_lib.for_game(game, max_nodes=_MAX_NODES.value)
+    except GameTooLargeError:
+        return None, counted
+    return sf, {**abstract_game.game_size(sf), "source": "compiled"}
+
+
+def _solve(sf):
+    """(behavioural or None, LP value or None, iterations, seconds, stop reason) of Γ_f's
+    sequence form `sf` by --solve; the behavioural strategy is None when the LP was stopped
+    before its solution."""
+    if _SOLVE.value == "lp":
+        behavioural, value, seconds, reason = cli.run_lp(sf, _TIME_LIMIT.value)
+        return behavioural, value, 0, seconds, reason
+    solver = cfr.CFRPlusSolver(sf)
+    result = solver_lib.run(solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=100)
+    return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
+
+
+def _lift(game, shrunk, behavioural, original_sf):
+    """The lifted strategy's exploitability in the original game (None if not compiled); saves
+    --abstract_policy_out and --policy_out."""
+    lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
+    if _ABSTRACT_POLICY_OUT.value:
+        with files.atomic_path(_ABSTRACT_POLICY_OUT.value) as tmp, open(tmp, "wb") as f:
+            abstract_game.save_lifted_policy(lifted, f)
+    if original_sf is None:
+        return None
+    logging.info(
+        "lifting the strategy to the %d information sets of %s (OpenSpiel's TabularPolicy of "
+        "the game is built)",
+        original_sf.tree.num_infosets,
+        game,
+    )
+    with cli.stage(f"lifting the strategy to {game}"):
+        tabular = lifted.to_tabular(_MAX_NODES.value)
+        exploitability = evaluate.exploitability(game, tabular)
+        if _POLICY_OUT.value:
+            policies.save_policy(tabular, _POLICY_OUT.value, game)
+    return exploitability
+
+
+def main(argv):
+    cli.no_arguments(argv)
+    cli.non_negative(_THRESHOLD)
+    for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES, _MAX_ABSTRACT_NONZEROS):
+        cli.positive(holder)
+    for holder in (_POLICY_OUT, _ABSTRACT_POLICY_OUT):
+        cli.require(
+            not (_SOLVE.value == "none" and holder.value),
+            f"--{holder.name} needs a strategy; --solve=none computes none (use --solve=lp or "
+            "--solve=cfr_plus)",
+        )
+    for holder in (_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT):
+        cli.output_path(holder)
+    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT)
+    game = cli.load_game(_GAME.value)
+    with cli.stage(f"abstracting {game}"), cli.refuse(ValueError, TimeoutError):
+        abstraction = gameshrink.gameshrink(game, _THRESHOLD.value, _TIME_LIMIT.value)
+    st = abstraction.signal_tree
+    original_sf, original = _original_size(abstraction)
+    cli.require(
+        _POLICY_OUT.value is None or original_sf is not None,
+        f"--policy_out needs the original game to compile within --max_nodes="
+        f"{_MAX_NODES.value}; {game} has {original['nodes']} nodes (counted)",
+    )
+    shrunk = abstract_game.AbstractGame.of(abstraction)
+    size = shrunk.size()
+    row = {
+        "game": str(game),
+        "threshold": "inf" if math.isinf(_THRESHOLD.value) else _THRESHOLD.value,
+        "signal_tree_nodes": st.num_nodes,
+        "deals": len(st.deals),
+        "views_per_round": st.num_views,
+        "classes_per_round": abstraction.num_classes,
+        "refinement_passes": abstraction.passes,
+        "abstraction_seconds": abstraction.seconds,
+        "original": original,
+        "abstracted": {k: size[k] for k in _SIZE_KEYS},
+        "solve": _SOLVE.value,
+    }
+    if _SOLVE.value != "none":
+        cli.require(
+            size["lp_nonzeros"] <= _MAX_ABSTRACT_NONZEROS.value,
+            f"the abstracted game's LP has {size['lp_nonzeros']} nonzeros > "
+            "--max_abstract_nonzeros; use --solve=none for its size only",
+        )
+        logging.info("building the sequence form of %s", shrunk.name)
+        with cli.stage(f"building the sequence form of {shrunk.name}"):
+            abstract_sf = shrunk.sequence_form
+        behavioural, value, iterations, seconds, reason = _solve(abstract_sf)
+        abstract_value = abstract_exploitability = exploitability = None
+        if behavioural is not None:
+            result = evaluate.evaluate_profile(abstract_sf, behavioural)
+            abstract_value = result.on_policy_values[0] if value is None else value
+            abstract_exploitability = result.exploitability
+            exploitability = _lift(game, shrunk, behavioural, original_sf)
+        row.update(
+            solve_seconds=seconds,
+            iterations=iterations,
+            abstract_value=abstract_value,
+            abstract_exploitability=cli.clip_rounding(abstract_exploitability),
+            exploitability=cli.clip_rounding(exploitability),
+            stopped_early=reason in ("time_limit", "interrupted"),
+            stop_reason=reason,
+        )
+    flat = {k: v for k, v in row.items() if not isinstance(v, dict)}
+    for part in ("original", "abstracted"):
+        flat.update({f"{part}_{k}": v for k, v in row[part].items()})
+    print(cli.format_table(["key", "value"], [[k, v] for k, v in flat.items()]))
+    cli.write_json(_OUTPUT_JSON.value, row)
+    if row.get("stop_reason") == "interrupted":
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+
+
+if __name__ == "__main__":
+    cli.main(main)

@@ -1,0 +1,94 @@
+"""Solve a two-player zero-sum game with the sequence-form LP or a CFR variant.
+
+  ospiel-ext solve --game=leduc_poker --solver=cfr_plus --iterations=1000 \
+      --policy_out=/tmp/leduc.json --output_json=/tmp/result.json
+
+JSON keys: game, solver, iterations (0 for lp), value (player 0's expected utility of the
+returned profile; the LP value for lp), exploitability, nash_conv (both >= 0; rounding errors
+above -1e-9 are written as 0), seconds (solver time, evaluation excluded), stopped_early
+(Ctrl-C or --time_limit), stop_reason ('iterations', 'time_limit' or 'interrupted'; 'optimal'
+for lp). An LP stopped by --time_limit or Ctrl-C has no strategy: value, exploitability and
+nash_conv are null and no policy file is written.
+
+Ctrl-C stops CFR after the current iteration and HiGHS within milliseconds; the script then
+prints and writes the result so far (JSON, policy) and exits with code 130.
+"""
+
+import sys
+
+from absl import flags, logging
+
+from ospiel_ext import cli, evaluate, policies
+from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import solver as solver_lib
+
+_GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
+_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["lp", *cfr.SOLVERS], "Which solver.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR iterations.")
+_TIME_LIMIT = flags.DEFINE_float(
+    "time_limit", None, "Stop after this many seconds (CFR: wall clock; lp: HiGHS's time limit)."
+)
+_LOG_EVERY = flags.DEFINE_integer("log_every", 100, "Log exploitability every N iterations.")
+_MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
+_POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the policy JSON here.")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+
+
+def _run_cfr(sf):
+    solver = cfr.SOLVERS[_SOLVER.value](sf)
+    result = solver_lib.run(
+        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=_LOG_EVERY.value
+    )
+    return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
+
+
+def _run_lp(sf):
+    """(behavioural or None, LP value or None, 0, seconds, stop reason)."""
+    logging.info(
+        "solving the sequence-form LP of %s (%d x %d sequences) with HiGHS",
+        sf.name,
+        *(tp.num_sequences for tp in sf.treeplexes),
+    )
+    behavioural, value, seconds, reason = cli.run_lp(sf, _TIME_LIMIT.value)
+    return behavioural, value, 0, seconds, reason
+
+
+def main(argv):
+    cli.no_arguments(argv)
+    for holder in (_ITERATIONS, _LOG_EVERY, _TIME_LIMIT, _MAX_NODES):
+        cli.positive(holder)
+    for holder in (_OUTPUT_JSON, _POLICY_OUT):
+        cli.output_path(holder)
+    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT)
+    game = cli.load_game(_GAME.value)
+    sf = cli.compile_game(game, _MAX_NODES.value)
+    run = _run_lp if _SOLVER.value == "lp" else _run_cfr
+    behavioural, lp_value, iterations, seconds, reason = run(sf)
+    value = exploitability = nash_conv = None
+    if behavioural is not None:
+        result = evaluate.evaluate_profile(sf, behavioural)
+        value = result.on_policy_values[0] if lp_value is None else lp_value
+        exploitability, nash_conv = result.exploitability, result.nash_conv
+    row = {
+        "game": str(game),
+        "solver": _SOLVER.value,
+        "iterations": iterations,
+        "value": value,
+        "exploitability": cli.clip_rounding(exploitability),
+        "nash_conv": cli.clip_rounding(nash_conv),
+        "seconds": seconds,
+        "stopped_early": reason in ("time_limit", "interrupted"),
+        "stop_reason": reason,
+    }
+    print(cli.format_table(list(row), [list(row.values())]))
+    if behavioural is None:
+        print(f"no strategy: HiGHS was stopped ({reason}) before it solved the LP")
+    cli.write_json(_OUTPUT_JSON.value, row)
+    if _POLICY_OUT.value and behavioural is not None:
+        policies.save_policy(policies.layout(sf).to_tabular(behavioural), _POLICY_OUT.value, game)
+    if reason == "interrupted":
+        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+
+
+if __name__ == "__main__":
+    cli.main(main)
