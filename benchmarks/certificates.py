@@ -73,6 +73,13 @@ def main(argv):
     cli.output_path(_OUTPUT_JSON)
     games = {name: cli.load_game(name) for name in _GAMES.value}  # every game, before the work
     rows = []
+    print(
+        "| game | nodes / infosets | certificate nodes / infosets | minimal certificate | "
+        "paper certificate | paper minimal | epsilon | iterations | seconds | LP seconds | "
+        "simplex iterations | max consecutive raises |\n|---|---|---|---|---|---|---|---|---|"
+        "---|---|---|",
+        flush=True,
+    )
     for name, game in games.items():
         try:
             size = GameTree.from_game(size_game(name), max_nodes=_COMPILE_LIMIT.value).stats()

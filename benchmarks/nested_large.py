@@ -13,7 +13,10 @@ external-sampling MCCFR (--blueprint_iterations, where the paper trained value f
 K = --num_values leaf values (blueprint + biased copies) and the opponent's alternative values
 are Monte Carlo rollouts (--samples each, cached per history). Prints each pair's mean return
 and win rate, and Figure 4's measure: each bot's win rate against its worst matchup.
-JSON keys: game, settings, seconds, interrupted, pairs (a, b, games, mean, ci95, win_rate),
+The 95 % interval is given over games and over deals (each deal is played from both seats and
+its two games are not independent: `matches.duplicate_ci95`).
+JSON keys: game, settings, seconds, interrupted, pairs (a, b, games, mean, ci95, ci95_deals,
+win_rate),
 worst_matchups (bot, win_rate, opponent, mean_win_rate).
 """
 
@@ -94,8 +97,27 @@ def main(argv):
     rates = matches.win_rates(summaries, returns)
     print(
         cli.format_table(
-            ["bot A", "bot B", "games", "A's mean return", "95 % CI", "A's win rate"],
-            [[s.a, s.b, s.games, s.mean, f"± {s.ci95:.4g}", rates[s.a, s.b]] for s in summaries],
+            [
+                "bot A",
+                "bot B",
+                "games",
+                "A's mean return",
+                "95 % CI",
+                "95 % CI (deals)",
+                "A's win rate",
+            ],
+            [
+                [
+                    s.a,
+                    s.b,
+                    s.games,
+                    s.mean,
+                    f"± {s.ci95:.4g}",
+                    f"± {matches.duplicate_ci95(returns[s.a, s.b]):.4g}",
+                    rates[s.a, s.b],
+                ]
+                for s in summaries
+            ],
         )
     )
     worst = matches.worst_matchups(rates)

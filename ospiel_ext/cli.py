@@ -23,6 +23,7 @@ writes its result so far and exits 130 itself.
 from __future__ import annotations
 
 import contextlib
+import logging as std_logging
 import math
 import os
 import signal
@@ -35,9 +36,10 @@ from typing import Any, NoReturn
 
 import pyspiel
 from absl import app, flags
+from absl import logging as absl_logging
 
 import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel for load_game)
-from ospiel_ext import files, lp
+from ospiel_ext import files, lp, progress
 from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
@@ -80,6 +82,31 @@ def stage(what: str) -> Iterator[None]:
         raise
 
 
+_QUIET = flags.DEFINE_bool(
+    "quiet", False, "No progress bars and no INFO log lines (warnings and errors only)."
+)
+
+
+class _HumanFormatter(std_logging.Formatter):
+    """Log lines as people read them: the message, 'warning: ' / 'error: ' before problems
+    (absl's default adds a timestamp, the thread id and the source line)."""
+
+    def format(self, record: std_logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.levelno >= std_logging.WARNING:
+            message = f"{record.levelname.lower()}: {message}"
+        return message
+
+
+def configure_output() -> None:
+    """Human log lines and, with --quiet, no progress bars and no INFO lines (`main` calls
+    this once the flags are parsed)."""
+    absl_logging.get_absl_handler().setFormatter(_HumanFormatter())
+    if _QUIET.value:
+        progress.set_enabled(False)
+        absl_logging.set_verbosity(absl_logging.WARNING)
+
+
 def _parse_flags(argv: list[str]) -> list[str]:
     """absl's flag parsing with a one-line error (exit 2) and --help exiting 0."""
     try:
@@ -100,6 +127,7 @@ def main(script_main: Callable[[list[str]], Any]) -> None:
     """
 
     def guarded(argv: list[str]) -> Any:
+        configure_output()
         try:
             return script_main(argv)
         except app.UsageError as e:
@@ -317,7 +345,10 @@ def pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise app.UsageError("plots need matplotlib: pip install 'ospiel_ext[plot]'") from None
+        raise app.UsageError(
+            "plots need matplotlib: pip install matplotlib (in a checkout of ospiel_ext: "
+            "pip install -e '.[plot]')"
+        ) from None
     return plt
 
 

@@ -11,8 +11,9 @@ sequence values g = A y (player 0) or -A^T x (player 1).
 
 from __future__ import annotations
 
+import collections
 import dataclasses
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -76,18 +77,19 @@ def _game_and_profile(game: pyspiel.Game | str, policy: policy_lib.Policy):
     return sf, policies.layout(sf).behavioural(policy)
 
 
-class NashConvReturn(NamedTuple):
+class NashConvReturn(
+    collections.namedtuple("NashConvReturn", ["nash_conv", "player_improvements"])
+):
     """OpenSpiel's `exploitability._NashConvReturn`: unpacks as (nash_conv,
-    player_improvements) and indexes the same way.
+    player_improvements) and indexes the same way (a namedtuple, as OpenSpiel's).
 
     Attributes:
-      nash_conv: sum of the player improvements.
+      nash_conv: sum of the player improvements (float).
       player_improvements: numpy array, per player, of best-response value minus on-policy
         value.
     """
 
-    nash_conv: float
-    player_improvements: FloatArray
+    __slots__ = ()
 
 
 def nash_conv(

@@ -38,6 +38,8 @@ import scipy.sparse as sp
 from absl import logging
 from numpy.typing import ArrayLike, NDArray
 
+from ospiel_ext import progress
+
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
@@ -309,6 +311,10 @@ class LinearProgram:
                 seconds=run.seconds + again.seconds,
                 iterations=run.iterations + again.iterations,
             )
+        logging.info(
+            "%s: HiGHS %s after %d simplex iterations, %.2fs (%d rows x %d columns)",
+            self.name, run.message, run.iterations, run.seconds, lp.num_row_, lp.num_col_,
+        )  # fmt: skip
         keys = np.concatenate([col_keys, row_keys])
         order = np.argsort(keys, kind="stable")
         return HighsResult(
@@ -424,7 +430,14 @@ def _run_highs(lp, time_limit: float | None, start) -> _Run:
     if rejected:
         run_status = highspy.HighsStatus.kError
     else:
-        with _CtrlC(h):
+        size = f"HiGHS {lp.num_row_:,} rows x {lp.num_col_:,} columns"
+        with _CtrlC(h), progress.bar(size, unit="simplex it") as bar:
+            if not bar.disable:  # a callback only when the bar is drawn
+
+                def show(event) -> None:
+                    bar.update(int(event.data_out.simplex_iteration_count) - bar.n)
+
+                h.cbSimplexInterrupt.subscribe(show)
             run_status = h.run()
     seconds = time.perf_counter() - begin
     status = _M.kNotset if rejected else h.getModelStatus()

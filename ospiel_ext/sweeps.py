@@ -17,8 +17,9 @@ function runs wherever the executor puts it:
   on its workers, which need ospiel_ext installed. The same sweep runs on a cluster without
   code changes.
 
-`dask.distributed` is an optional extra (`pip install 'ospiel_ext[dask]'`), so it is imported
-inside the two Dask branches of `executor`, and only there; the project otherwise forbids
+`dask.distributed` is an optional extra (`pip install 'dask[distributed]'`; in a checkout
+`pip install -e '.[dask]'`), so it is imported inside the two Dask branches of `executor`,
+and only there; the project otherwise forbids
 function-local imports, but a module-level import would make dask a hard dependency of every
 user of this module.
 
@@ -61,6 +62,7 @@ from typing import Any, Generic, TypeVar
 from absl import flags, logging
 
 from ospiel_ext import cli
+from ospiel_ext import progress as progress_bars
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -77,7 +79,10 @@ SCHEDULER_HELP = (
     f"'{LOCAL_DASK}': a Dask cluster of threads in this process."
 )
 
-_DASK_MISSING = "--scheduler needs dask.distributed: pip install 'ospiel_ext[dask]'"
+_DASK_MISSING = (
+    "--scheduler needs dask.distributed: pip install 'dask[distributed]' (in a checkout of "
+    "ospiel_ext: pip install -e '.[dask]')"
+)
 _DESCRIPTION_CHARS = 200
 
 
@@ -110,8 +115,9 @@ class SerialExecutor(cf.Executor):
 
 
 def _ignore_sigint() -> None:
-    """Initializer of worker processes: Ctrl-C is the parent's to handle."""
+    """Initializer of worker processes: Ctrl-C and the progress display are the parent's."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    progress_bars.set_enabled(False)
 
 
 @contextlib.contextmanager
@@ -255,11 +261,15 @@ class _Progress:
         self.total, self.every = total, every
         self.start = time.perf_counter()
         self._last = self.start
+        self.bar = progress_bars.bar("sweep", total=total, unit="task")
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
     def log(self, done: int, force: bool = False) -> None:
+        self.bar.update(done - self.bar.n)
+        if force:
+            self.bar.close()
         now = time.perf_counter()
         if not force and now - self._last < self.every:
             return

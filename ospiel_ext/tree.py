@@ -48,7 +48,7 @@ import numpy as np
 import pyspiel
 from numpy.typing import ArrayLike, NDArray
 
-from ospiel_ext import arrays
+from ospiel_ext import arrays, progress
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
@@ -64,6 +64,7 @@ INFINITE_GAME_LENGTH = 2**30
 DEFAULT_MAX_NODES = 20_000_000
 # `max_nodes=NO_NODE_CAP` compiles a finite game of any size.
 NO_NODE_CAP = math.inf
+PROGRESS_STEP = 50_000  # nodes between updates of the compile progress bar
 # Knuth's estimator before a capped walk: playouts, refusal factor, steps per playout.
 ESTIMATE_PLAYOUTS = 64
 ESTIMATE_REFUSAL_FACTOR = 10
@@ -475,35 +476,40 @@ class GameTree:
         # order of earlier versions, so node ids are unchanged); all but child 0 get a clone,
         # child 0 takes over the parent's state once the frame is done.
         stack: list[list] = []
-        while True:
-            if state.is_terminal():
-                returns = state.returns()
-                if abs(returns[0] + returns[1] - utility_sum) > 1e-9:
-                    raise ValueError(
-                        f"game {game} is not zero-sum: returns {returns} at "
-                        f"history {state.history()}"
-                    )
-                builder.set_leaf(node, returns[0], returns[0])
-            else:
-                first, children = builder.expand_from_state(node, state, actions=actions)
-                if builder.num_nodes > cap:
-                    raise GameTooLargeError(
-                        f"game {game} has more nodes than the cap max_nodes={cap}: the walk "
-                        f"reached {builder.num_nodes} nodes ({_CAP_HINT})"
-                    )
-                stack.append([state, first, children, len(children) - 1])
-            if not stack:
-                break
-            frame = stack[-1]
-            parent_state, first, children, k = frame
-            node = first + k
-            if k:
-                frame[3] = k - 1
-                state = parent_state.child(children[k])
-            else:
-                stack.pop()
-                parent_state.apply_action(children[0])
-                state = parent_state
+        with progress.bar(f"compiling {game}", unit="node", unit_scale=True) as bar:
+            shown = 0
+            while True:
+                if builder.num_nodes - shown >= PROGRESS_STEP:
+                    bar.update(builder.num_nodes - shown)
+                    shown = builder.num_nodes
+                if state.is_terminal():
+                    returns = state.returns()
+                    if abs(returns[0] + returns[1] - utility_sum) > 1e-9:
+                        raise ValueError(
+                            f"game {game} is not zero-sum: returns {returns} at "
+                            f"history {state.history()}"
+                        )
+                    builder.set_leaf(node, returns[0], returns[0])
+                else:
+                    first, children = builder.expand_from_state(node, state, actions=actions)
+                    if builder.num_nodes > cap:
+                        raise GameTooLargeError(
+                            f"game {game} has more nodes than the cap max_nodes={cap}: the walk "
+                            f"reached {builder.num_nodes} nodes ({_CAP_HINT})"
+                        )
+                    stack.append([state, first, children, len(children) - 1])
+                if not stack:
+                    break
+                frame = stack[-1]
+                parent_state, first, children, k = frame
+                node = first + k
+                if k:
+                    frame[3] = k - 1
+                    state = parent_state.child(children[k])
+                else:
+                    stack.pop()
+                    parent_state.apply_action(children[0])
+                    state = parent_state
         tree = builder.freeze()
         tree.check_perfect_recall()
         return tree

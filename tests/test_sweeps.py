@@ -171,7 +171,7 @@ def test_bad_executor_arguments(scheduler, workers):
 
 def test_missing_dask_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
-    with pytest.raises(ImportError, match=r"pip install 'ospiel_ext\[dask\]'"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[dask\]'"):
         with sweeps.executor(sweeps.LOCAL_DASK):
             pass
 

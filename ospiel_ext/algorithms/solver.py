@@ -33,7 +33,7 @@ import numpy as np
 from absl import logging
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import cli, evaluate, policies
+from ospiel_ext import cli, evaluate, policies, progress
 from ospiel_ext.sequence_form import SequenceForm
 
 StopReason = Literal["iterations", "time_limit", "interrupted", "target"]
@@ -139,6 +139,7 @@ class _CurveRecorder:
         self._infoset_regrets = infoset_regrets
         self._rows: list[tuple[float, ...]] = []
         self.last_iteration = -1
+        self.last_nash_conv = float("nan")
 
     def measure(self, seconds: float) -> None:
         s = self._solver
@@ -152,7 +153,7 @@ class _CurveRecorder:
         self._rows.append(
             (s.iteration, s.traversals, seconds, ev.on_policy_values[0], ev.nash_conv, regret)
         )
-        self.last_iteration = s.iteration
+        self.last_iteration, self.last_nash_conv = s.iteration, float(ev.nash_conv)
         logging.info(
             "iteration %d  traversals %d  value %.6g  nash_conv %.3g%s  %.2fs",
             s.iteration,
@@ -241,10 +242,12 @@ def run(
     start = time.perf_counter()
     seconds, done = 0.0, 0
     reason: StopReason | None = None
-    with cli.StopFlag() as stop:
+    name = solver.sequence_form.name
+    with cli.StopFlag() as stop, progress.bar(name, total=iterations, unit="it") as bar:
         while reason is None:
             if done in points:
                 recorder.measure(seconds)
+                bar.set_postfix(nash_conv=f"{recorder.last_nash_conv:.3g}", refresh=False)
                 if target is not None and target(solver):
                     reason = "target"
                     break
@@ -259,6 +262,7 @@ def run(
                 solver.evaluate_and_update_policy()
                 seconds += time.perf_counter() - tick
                 done += 1
+                bar.update()
                 if log_every is not None and done % log_every == 0:
                     logging.info(
                         "iteration %d  exploitability %.3g  %.2fs",

@@ -469,8 +469,14 @@ def _fill(flags, tmp, files) -> list[str]:
 
 
 def error_lines(stderr: str) -> list[str]:
-    """stderr without absl's log lines."""
-    return [line for line in stderr.splitlines() if line and not ABSL_LOG_LINE.match(line)]
+    """stderr's problem lines: errors, warnings, interruptions, anything from a traceback
+    (the scripts' INFO log lines are plain messages, absl's prefixed ones are left out too)."""
+    problem = ("error:", "warning:", "interrupted", "Traceback", "  File ")
+    return [
+        line
+        for line in stderr.splitlines()
+        if line and not ABSL_LOG_LINE.match(line) and line.startswith(problem)
+    ]
 
 
 def check_outcome(result: Result, code: int, message: str, out_dir) -> None:

@@ -190,6 +190,17 @@ class Summary:
         return cls(a, b, len(r), float(r.mean()), Z_95 * sd / math.sqrt(len(r)))
 
 
+def duplicate_ci95(returns: Sequence[float]) -> float:
+    """The 95 % half-width of the mean return over deals rather than games: `play_duplicate`
+    plays each deal twice (games 2k, 2k + 1, seats swapped), so the deal's mean is the
+    independent unit; narrower than `Summary.ci95` when the deal decides most games."""
+    r = np.asarray(returns, dtype=np.float64)
+    deals = r[: len(r) // 2 * 2].reshape(-1, 2).mean(axis=1)
+    if len(deals) < 2:
+        return math.inf
+    return Z_95 * float(deals.std(ddof=1)) / math.sqrt(len(deals))
+
+
 @dataclasses.dataclass(frozen=True)
 class LargeSettings:
     """The settings of `large.LargeNestedSolvingBot`s in a match of a game too large to

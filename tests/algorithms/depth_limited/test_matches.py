@@ -92,3 +92,26 @@ def test_summary_confidence_interval():
     assert s.games == 5 and s.mean == pytest.approx(0.6)
     assert s.ci95 == pytest.approx(1.959963984540054 * sd / math.sqrt(5))
     assert np.isinf(matches.Summary.of("a", "b", [1.0]).ci95)
+
+
+def test_win_rates_and_worst_matchups_by_hand():
+    returns = {("x", "y"): [1, -1, 1, 1], ("x", "z"): [0, 0, -1, 1], ("y", "z"): [-1, -1, -1, 1]}
+    pairs = [matches.Summary.of(a, b, r) for (a, b), r in returns.items()]
+    rates = matches.win_rates(pairs, returns)
+    assert rates["x", "y"] == 0.75 and rates["y", "x"] == 0.25
+    assert rates["x", "z"] == 0.5  # two draws count half each
+    assert rates["y", "z"] == 0.25 and rates["z", "y"] == 0.75
+    rows = matches.worst_matchups(rates)
+    # x: worst 0.5 (z), mean 0.625; z: worst 0.5 (x), mean 0.625; y: worst 0.25
+    assert [r[0] for r in rows][-1] == "y"
+    assert dict((r[0], (r[1], r[3])) for r in rows) == {
+        "x": (0.5, 0.625), "z": (0.5, 0.625), "y": (0.25, 0.25),
+    }  # fmt: skip
+
+
+def test_duplicate_interval_is_over_deals():
+    # each deal won by its seat 0: the games vary, the deals' means are all 0
+    assert matches.duplicate_ci95([1, -1, -1, 1, 1, -1]) == 0.0
+    deals = np.array([1.0, 0.0, 1.0])  # deal means of the games below
+    expected = matches.Z_95 * deals.std(ddof=1) / np.sqrt(3)
+    assert np.isclose(matches.duplicate_ci95([1, 1, 1, -1, 1, 1]), expected)
