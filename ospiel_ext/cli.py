@@ -337,7 +337,7 @@ def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def pyplot():
+def pyplot() -> Any:
     """matplotlib.pyplot on the Agg backend, or app.UsageError if matplotlib is missing."""
     try:
         import matplotlib

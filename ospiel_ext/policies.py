@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -92,7 +94,7 @@ class PolicyLayout:
                     ) from None
         return self.from_table(table)
 
-    def from_table(self, table) -> Behavioural:
+    def from_table(self, table: Mapping[str, Any]) -> Behavioural:
         """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}, e.g.
         `pyspiel.TabularPolicy.policy_table()`; see `behavioural_from_table`."""
         return behavioural_from_table(self.sf, table)
@@ -108,7 +110,9 @@ class PolicyLayout:
         return np.concatenate([[1.0], b])
 
 
-def behavioural_from_table(sf: SequenceForm, table, missing: str = "raise") -> Behavioural:
+def behavioural_from_table(
+    sf: SequenceForm, table: Mapping[str, Any], missing: str = "raise"
+) -> Behavioural:
     """Behavioural arrays of `sf` from {info state: [(action, prob), ...] or {action: prob}};
     actions missing from a row get probability 0. An information state missing from the
     table raises ValueError (`missing="raise"`) or plays uniformly (`missing="uniform"`)."""

@@ -354,7 +354,9 @@ class CertificatePolicy(policy_lib.Policy):
         super().__init__(game, list(range(game.num_players())))
         self.table = table
 
-    def action_probabilities(self, state, player_id=None):
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
         row = self.table.get(state.information_state_string(player))
         legal = state.legal_actions(player)

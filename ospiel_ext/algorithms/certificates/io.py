@@ -140,6 +140,7 @@ def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verificat
     problem = _strategy_problem(sf, table) if isinstance(table, dict) else f"{path}: {table}"
     if problem:
         return Verification(False, problem)
+    assert isinstance(table, dict)  # a str table is a problem, returned above
     lower, upper = certificate.verify(sf, policies.behavioural_from_table(sf, table))
     proven = {"epsilon": upper - lower, "value_lower": lower, "value_upper": upper}
     for field in _CLAIMS:

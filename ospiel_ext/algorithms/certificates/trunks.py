@@ -93,7 +93,7 @@ class NatureSampling:
     Outcomes never sampled are absent from the trunk, as in the black-box model.
     """
 
-    def __init__(self, epsilon: float, delta: float, support: int, max_nodes: int, seed=0):
+    def __init__(self, epsilon: float, delta: float, support: int, max_nodes: int, seed: int = 0):
         if epsilon <= 0 or not 0 < delta < 1 or support < 1 or max_nodes < 1:
             raise ValueError("nature sampling needs epsilon > 0, 0 < delta < 1, D >= 1, N >= 1")
         self.epsilon, self.delta = epsilon, delta

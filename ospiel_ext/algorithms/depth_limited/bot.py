@@ -43,7 +43,9 @@ from ospiel_ext.sequence_form import TreeSequenceForm
 class ProfileBot(pyspiel.Bot):
     """Samples `player`'s actions from behavioural arrays of a compiled game."""
 
-    def __init__(self, sf: TreeSequenceForm, behavioural: policies.Behavioural, player: int, seed):
+    def __init__(
+        self, sf: TreeSequenceForm, behavioural: policies.Behavioural, player: int, seed: int
+    ):
         pyspiel.Bot.__init__(self)
         if player not in (0, 1):
             raise ValueError(f"game {sf.name}: a bot's player must be 0 or 1, got {player}")
@@ -123,7 +125,7 @@ class NestedSolvingBot(ProfileBot):
         method: ggse.Method = "cfr",
         iterations: int = 500,
         time_limit: float | None = None,
-        seed=0,
+        seed: int = 0,
     ):
         super().__init__(sf, blueprint, player, seed)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
@@ -146,7 +148,7 @@ class NestedSolvingBot(ProfileBot):
         self._cache: dict[tuple, policies.Behavioural] = {}
         self.restart_at(None)
 
-    def restart_at(self, state) -> None:
+    def restart_at(self, state: pyspiel.State | None) -> None:
         self.behavioural = self.blueprint
         self._path: tuple[tuple[int, int], ...] = ()
         self._region: np.ndarray | None = None

@@ -138,7 +138,9 @@ class BiasedPolicy(policy_lib.Policy):
         text = state.action_to_string(self.player, action).lower() if self.words else ""
         return any(w in text for w in self.words)
 
-    def action_probabilities(self, state, player_id=None):
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
         probs = dict(self.policy.action_probabilities(state, player_id))
         if state.current_player() == self.player:
             for a in probs:
@@ -225,7 +227,9 @@ class DepthLimitedPolicy(policy_lib.Policy):
         self.fallback = fallback
         self.tables = {s.player: s.table() for s in solutions}
 
-    def action_probabilities(self, state, player_id=None):
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
         row = self.tables.get(player, {}).get(state.information_state_string(player))
         if row is None:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -113,12 +114,14 @@ class MCCFRPolicy(policy_lib.Policy):
     """An OpenSpiel C++ policy (e.g. a Monte Carlo CFR average policy) as a Python policy;
     information states it never visited play uniformly."""
 
-    def __init__(self, game: pyspiel.Game, cpp_policy, owner=None):
+    def __init__(self, game: pyspiel.Game, cpp_policy: Any, owner: Any = None):
         super().__init__(game, [0, 1])
         self.cpp_policy = cpp_policy
         self._owner = owner  # what the C++ policy points into (an MCCFR solver's tables)
 
-    def action_probabilities(self, state, player_id=None):
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
         try:
             probs = dict(self.cpp_policy.action_probabilities(state))
         except Exception:  # noqa: BLE001 - pyspiel raises a bare RuntimeError when unvisited
@@ -149,7 +152,9 @@ class RunningPolicy(policy_lib.Policy):
         super().__init__(fallback.game, [0, 1])
         self.fallback, self.overrides = fallback, overrides
 
-    def action_probabilities(self, state, player_id=None):
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
         row = self.overrides.get(state.information_state_string(player))
         return dict(row) if row is not None else self.fallback.action_probabilities(state, player)
@@ -385,7 +390,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         self._values: dict[tuple[tuple[int, ...], bool], tuple[FloatArray, FloatArray]] = {}
         self.restart_at(None)
 
-    def restart_at(self, state) -> None:
+    def restart_at(self, state: pyspiel.State | None) -> None:
         self.overrides: dict[str, dict[int, float]] = {}
         self.running = RunningPolicy(self.blueprint, self.overrides)
         self.belief = PublicBelief(self.game, self.public_key, self.player)
@@ -399,7 +404,9 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         out[self.player] = self.running
         return out
 
-    def values(self, states: Sequence[pyspiel.State], own: policy_lib.Policy):
+    def values(
+        self, states: Sequence[pyspiel.State], own: policy_lib.Policy
+    ) -> tuple[FloatArray, FloatArray]:
         """(mean, stderr) arrays (states, K) of the K continuations from `states` under
         <`own` for the bot, continuation n for the opponent>, cached per history."""
         key_own = own is self.blueprint

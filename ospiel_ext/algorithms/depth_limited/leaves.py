@@ -182,7 +182,7 @@ def profile_with(
 def exact_values(
     sf: TreeSequenceForm,
     limit: DepthLimit,
-    blueprint,
+    blueprint: policies.Behavioural,
     player: int,
     strategies: Sequence[ArrayLike],
     labels: Sequence[str] = (),
@@ -209,7 +209,9 @@ def exact_values(
     )
 
 
-def leaf_beliefs(sf: TreeSequenceForm, limit: DepthLimit, blueprint, player: int) -> FloatArray:
+def leaf_beliefs(
+    sf: TreeSequenceForm, limit: DepthLimit, blueprint: policies.Behavioural, player: int
+) -> FloatArray:
     """The opponent's unnormalised belief over the states of each of its leaf information
     sets: P_i(h) P_c(h) under the blueprint."""
     reach = tree_values.reaches(sf.tree, sf.tree_profile(blueprint))
@@ -278,7 +280,11 @@ def rollout_values(
 
 
 def estimate_by_rollouts(
-    sf: TreeSequenceForm, leaves: MultiValuedLeaves, blueprint, samples: int, seed: int
+    sf: TreeSequenceForm,
+    leaves: MultiValuedLeaves,
+    blueprint: policies.Behavioural,
+    samples: int,
+    seed: int,
 ) -> MultiValuedLeaves:
     """`leaves` with every value replaced by its `rollout_values` estimate (same strategies:
     the leaves must carry them), with standard errors."""

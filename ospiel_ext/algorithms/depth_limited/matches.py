@@ -33,6 +33,7 @@ from ospiel_ext.algorithms.depth_limited import large
 from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.subgames import blueprints, experiment, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.sequence_form import TreeSequenceForm
 
 GADGETS = ("resolving", "max_margin", "reach_max_margin", "unsafe")
 Z_95 = 1.959963984540054  # two-sided 95 % normal quantile
@@ -73,7 +74,7 @@ def parse_bot(spec: str) -> tuple[str, GadgetKind, priors.PriorKind]:
 
 def make_bot(
     spec: str,
-    sf,
+    sf: TreeSequenceForm,
     blueprint: policies.Behavioural,
     player: int,
     settings: Settings,
@@ -236,7 +237,9 @@ def _large_blueprint(game_string: str, iterations: int, seed: int):
     return large.mccfr_blueprint(pyspiel.load_game(game_string), iterations, seed)
 
 
-def make_large_bot(spec: str, game_string: str, player: int, settings: LargeSettings, seed: int):
+def make_large_bot(
+    spec: str, game_string: str, player: int, settings: LargeSettings, seed: int
+) -> pyspiel.Bot:
     """The bot of `spec` ('blueprint' samples the MCCFR blueprint) for `player`."""
     kind, gadget, prior = parse_bot(spec)
     game = pyspiel.load_game(game_string)
@@ -263,7 +266,9 @@ def play_large(match: LargeMatch) -> list[float]:
     return play_duplicate(pyspiel.load_game(match.game), a, b, match.games, match.seed)
 
 
-def win_rates(pairs: Sequence[Summary], returns: dict[tuple[str, str], Sequence[float]]):
+def win_rates(
+    pairs: Sequence[Summary], returns: dict[tuple[str, str], Sequence[float]]
+) -> dict[tuple[str, str], float]:
     """{(a, b): a's win rate against b (draws count half)} for both orders of every pair."""
     out = {}
     for s in pairs:

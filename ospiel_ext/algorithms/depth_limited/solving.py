@@ -27,9 +27,10 @@ from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.tree import GameTree
 
 
-def start_subgames(tree) -> tuple[ss.Subgame, ...]:
+def start_subgames(tree: GameTree) -> tuple[ss.Subgame, ...]:
     """The public states at the start of the game (one for most games): depth-limited
     solving "rooted at the start of the game" (Section 4)."""
     return ss.subgames(tree, ss.Cut.after_moves(0))

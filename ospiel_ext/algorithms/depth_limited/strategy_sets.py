@@ -27,9 +27,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, get_args
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from ospiel_ext import arrays
+from ospiel_ext import arrays, policies
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
 from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
@@ -94,7 +94,13 @@ def default_classes(sf: TreeSequenceForm, player: int) -> ActionClasses:
     return {f"action {a}": _is_action(a) for a in sorted(set(ids[1:].tolist()))}
 
 
-def bias(sf: TreeSequenceForm, strategy, player: int, mask, factor: float = BIAS_FACTOR):
+def bias(
+    sf: TreeSequenceForm,
+    strategy: ArrayLike,
+    player: int,
+    mask: ArrayLike,
+    factor: float = BIAS_FACTOR,
+) -> FloatArray:
     """`strategy` with the probabilities of the masked sequences multiplied by `factor`,
     renormalised at every information set."""
     tp = sf.treeplexes[player]
@@ -124,7 +130,7 @@ def _masks(
 
 def bias_strategies(
     sf: TreeSequenceForm,
-    blueprint,
+    blueprint: policies.Behavioural,
     player: int,
     classes: ActionClasses | None = None,
     factor: float = BIAS_FACTOR,
@@ -145,7 +151,7 @@ def bias_strategies(
 def pure_continuations(
     sf: TreeSequenceForm,
     limit: leaves_lib.DepthLimit,
-    base,
+    base: ArrayLike,
     player: int,
     max_strategies: int = MAX_PURE_CONTINUATIONS,
 ) -> list[FloatArray]:
@@ -206,7 +212,9 @@ def pure_continuations(
     return strategies
 
 
-def best_response(sf: TreeSequenceForm, behavioural, player: int) -> FloatArray:
+def best_response(
+    sf: TreeSequenceForm, behavioural: policies.Behavioural, player: int
+) -> FloatArray:
     """`player`'s best response (behavioural) to the other player's strategy in `sf`."""
     other = 1 - player
     x = sf.treeplexes[other].realization_plan(np.asarray(behavioural[other], dtype=np.float64))

@@ -361,7 +361,9 @@ class LiftedPolicy(policy_lib.Policy):
     def _table(self) -> dict[tuple[int, str], list[tuple[int, float]]]:
         return policies.behavioural_to_table(self.abstract.sequence_form, self.behavioural)
 
-    def action_probabilities(self, state: pyspiel.State, player_id=None) -> dict[int, float]:
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
         a = self.abstract.abstraction
         player = state.current_player()
         round_, betting = ordered_games.betting_key(state)

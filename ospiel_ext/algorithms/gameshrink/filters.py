@@ -38,6 +38,7 @@ import math
 import time
 
 import numpy as np
+import pyspiel
 from absl import logging
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
@@ -461,7 +462,10 @@ def identity_filter(abstraction: Abstraction) -> Abstraction:
 
 
 def gameshrink(
-    game, threshold: float = 0.0, time_limit: float | None = None, check_samples: int = 200
+    game: OrderedGame | pyspiel.Game | str,
+    threshold: float = 0.0,
+    time_limit: float | None = None,
+    check_samples: int = 200,
 ) -> Abstraction:
     """Algorithm 2: the coarsest ordered-game-isomorphic filter of `game` (an OrderedGame, a
     pyspiel game or a load_game string), then the approximate joins for `threshold` > 0.
