@@ -86,11 +86,8 @@ def main(argv):
     print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {_CHUNK.value} games", flush=True)
     start = time.perf_counter()
     with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor:
-        result = sweeps.map_tasks(matches.play, tasks, executor)
+        returns, result = matches.play_pairs(matches.play, pairs, tasks, executor)
     seconds = time.perf_counter() - start
-    returns: dict[tuple[str, str], list[float]] = {p: [] for p in pairs}
-    for index, r in zip(result.task_indices, result.results):  # finished tasks only
-        returns[tasks[index].a, tasks[index].b].extend(r)
     summaries = [matches.Summary.of(a, b, r) for (a, b), r in returns.items() if r]
     print(
         cli.format_table(

@@ -49,7 +49,7 @@ from ospiel_ext import policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
-from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy
+from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, expand_below
 from ospiel_ext.algorithms.subgames import cuts, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -262,31 +262,10 @@ def local_game(
     builder = TreeBuilder(name=name, game=None)
     pc = belief.reach[2]
     first = builder.expand_chance(builder.add_root(), range(n), pc / pc.sum())
-    frontier = [(first + k, s, 0) for k, s in enumerate(belief.states)]
-    leaf_nodes: list[int] = []
-    leaf_states: list[pyspiel.State] = []
-    infoset_states: dict[str, pyspiel.State] = {}
-    while frontier:
-        next_frontier = []
-        for node, state, moves in frontier:
-            if state.is_terminal():
-                r = float(state.returns()[0])
-                builder.set_leaf(node, r, r)
-            elif moves >= depth:
-                builder.set_leaf(node, 0.0, 0.0)
-                leaf_nodes.append(node)
-                leaf_states.append(state)
-            else:
-                start, actions = builder.expand_from_state(node, state)
-                step = 0 if state.is_chance_node() else 1
-                if step:
-                    key = state.information_state_string(state.current_player())
-                    infoset_states.setdefault(key, state)
-                next_frontier += [(start + k, state.child(a), moves + step)
-                                  for k, a in enumerate(actions)]  # fmt: skip
-        if builder.num_nodes > max_nodes:
-            raise ValueError(f"{name}: more than {max_nodes} nodes above the depth limit")
-        frontier = next_frontier
+    starts = [(first + k, s) for k, s in enumerate(belief.states)]
+    leaf_nodes, leaf_states, infoset_states = expand_below(builder, starts, depth, None, max_nodes)
+    for node in leaf_nodes:
+        builder.set_leaf(node, 0.0, 0.0)  # placeholders: the gadget copy stops here
     tree = builder.freeze()
     tree.check_perfect_recall()
     roots = first + np.arange(n, dtype=np.int64)

@@ -19,16 +19,18 @@ seeds and run on local processes or a Dask cluster (`sweeps.map_tasks`).
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import dataclasses
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel
 from open_spiel.python.bots import policy as policy_bot
 
-from ospiel_ext import policies
+from ospiel_ext import policies, sweeps
 from ospiel_ext.algorithms.depth_limited import large
 from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.subgames import blueprints, experiment, ggse, priors
@@ -189,6 +191,22 @@ class Summary:
         r = np.asarray(returns, dtype=np.float64)
         sd = float(r.std(ddof=1)) if len(r) > 1 else math.inf
         return cls(a, b, len(r), float(r.mean()), Z_95 * sd / math.sqrt(len(r)))
+
+
+def play_pairs(
+    fn: Callable[[Any], list[float]],
+    pairs: Sequence[tuple[str, str]],
+    tasks: Sequence[Any],
+    executor: cf.Executor,
+) -> tuple[dict[tuple[str, str], list[float]], sweeps.SweepResult]:
+    """Runs the match `tasks` (each with bots `a`, `b`; chunks of a pair in game order)
+    through `sweeps.map_tasks` and gathers each pair's returns of bot a from the finished
+    tasks (all of them unless interrupted)."""
+    result = sweeps.map_tasks(fn, tasks, executor)
+    returns: dict[tuple[str, str], list[float]] = {p: [] for p in pairs}
+    for index, r in zip(result.task_indices, result.results):
+        returns[tasks[index].a, tasks[index].b].extend(r)
+    return returns, result
 
 
 def duplicate_ci95(returns: Sequence[float]) -> float:
