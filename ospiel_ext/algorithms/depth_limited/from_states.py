@@ -149,7 +149,9 @@ def rollout_value_function(
 class BiasedPolicy(policy_lib.Policy):
     """`policy` with the probability of `player`'s actions of one class multiplied by
     `factor` and renormalised (Section 4's bias). The class: the actions whose lower-cased
-    action string contains one of `words`, and the action ids in `actions`."""
+    action string contains one of `words`, the action ids in `actions`, and the legal actions
+    at `ranks` of the state's legal action ids in increasing order (0: the lowest, -1: the
+    highest - e.g. the smallest raise and the call of Liar's dice)."""
 
     def __init__(
         self,
@@ -158,14 +160,20 @@ class BiasedPolicy(policy_lib.Policy):
         words: Sequence[str] = (),
         factor: float = 10.0,
         actions: Sequence[int] = (),
+        ranks: Sequence[int] = (),
     ):
         super().__init__(policy.game, [player])
         self.policy, self.player, self.factor = policy, player, factor
         self.words, self.actions = tuple(words), frozenset(int(a) for a in actions)
+        self.ranks = tuple(int(r) for r in ranks)
 
     def _member(self, state, action: int) -> bool:
         if action in self.actions:
             return True
+        if self.ranks:
+            legal = state.legal_actions(self.player)
+            if any(-len(legal) <= r < len(legal) and legal[r] == action for r in self.ranks):
+                return True
         text = state.action_to_string(self.player, action).lower() if self.words else ""
         return any(w in text for w in self.words)
 

@@ -285,17 +285,21 @@ def local_game(
 def bias_set(
     blueprint: policy_lib.Policy, opponent: int, num_values: int, game: pyspiel.Game
 ) -> tuple[list[policy_lib.Policy], list[str]]:
-    """The opponent's blueprint and its first K - 1 biased copies, one per action id (the
-    compiled bot's default classes outside poker; Section 4's bias, factor 10)."""
+    """The opponent's blueprint and K - 1 biased copies (Section 4's bias, factor 10), each
+    favouring the legal action of one rank at every decision: the lowest, the highest, the
+    second lowest, the second highest, ... Ranks rather than action ids:
+    in games whose legal actions move with the history (Liar's dice bids, Goofspiel cards)
+    a fixed id is soon illegal, and its copy would equal the blueprint."""
     if num_values > 1 + game.num_distinct_actions():
         raise ValueError(
             f"game {game}: the bias set has {1 + game.num_distinct_actions()} strategies, "
             f"K = {num_values} asked"
         )
     out, labels = [blueprint], ["blueprint"]
-    for a in range(num_values - 1):
-        out.append(BiasedPolicy(blueprint, opponent, actions=[a]))
-        labels.append(f"bias action {a}")
+    for k in range(num_values - 1):
+        rank = k // 2 if k % 2 == 0 else -(k // 2) - 1  # 0, -1, 1, -2, 2, ...
+        out.append(BiasedPolicy(blueprint, opponent, ranks=[rank]))
+        labels.append(f"bias legal rank {rank}")
     return out, labels
 
 

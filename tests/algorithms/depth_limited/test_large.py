@@ -174,3 +174,20 @@ def test_simultaneous_and_three_player_games_are_refused():
     three = pyspiel.load_game("kuhn_poker(players=3)")
     with pytest.raises(ValueError, match="kuhn_poker"):
         large.LargeNestedSolvingBot(three, policies.uniform_policy(three), 0)
+
+
+def test_bias_set_favours_legal_ranks_wherever_the_legal_actions_are():
+    game = pyspiel.load_game(LIARS_DICE)
+    uniform = policies.uniform_policy(game)
+    strategies, labels = large.bias_set(uniform, 1, 4, game)
+    assert labels == ["blueprint", "bias legal rank 0", "bias legal rank -1", "bias legal rank 1"]
+    state = game.new_initial_state()
+    for a in (0, 1, 5):  # the dice, then player 0 bids: player 1's legal actions start at 6
+        state.apply_action(a)
+    legal = state.legal_actions()
+    n = len(legal)
+    for strategy, favoured in zip(strategies[1:], (legal[0], legal[-1], legal[1])):
+        probs = strategy.action_probabilities(state)
+        assert probs[favoured] == pytest.approx(10 / (n + 9))  # uniform, one action x 10
+        others = [a for a in legal if a != favoured]
+        assert all(probs[a] == pytest.approx(1 / (n + 9)) for a in others)
