@@ -171,7 +171,11 @@ class PublicBelief:
 
     def __init__(self, game: pyspiel.Game, public_key: PublicKey, player: int):
         self.game, self.public_key, self.player = game, public_key, player
-        self.states = [game.new_initial_state()]
+        self._reset()
+
+    def _reset(self) -> None:
+        """Back to the root: one history, reach 1 for everyone."""
+        self.states = [self.game.new_initial_state()]
         self.reach = np.ones((3, 1))
         self.path: list[int] = []
 
@@ -184,7 +188,7 @@ class PublicBelief:
         a continuation); histories the bot itself never reaches (P_i P_c = 0) are dropped."""
         history = [int(a) for a in target.history()]
         if history[: len(self.path)] != self.path:
-            self.__init__(self.game, self.public_key, self.player)  # type: ignore[misc]
+            self._reset()
         actual = self.game.new_initial_state()
         for a in self.path:
             actual.apply_action(a)
