@@ -44,6 +44,8 @@ FloatArray = NDArray[np.float64]
 # {1, 0.1, 0.05, 0.01, 0.005} relative to its own DGF scale; relative to ours (the theory scale
 # max|A_ij| sqrt(M_X M_Y) with Theorem 4's weights) the best weight lies below 0.005 on every
 # game we tried (docs/results/efpe.md), so the grid reaches further down.
+STEPPINGS = ("theory", "aggressive")
+
 DGF_WEIGHTS = (1e-2, 5e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5, 1e-5, 5e-6)
 
 
@@ -185,6 +187,7 @@ class EGTStats:
     traversals: int
     mu: tuple[float, float]
     perturbed_gap: float
+    tau: float
 
 
 class EGTSolver:
@@ -197,6 +200,22 @@ class EGTSolver:
     Satisfies `solver.Solver`, with the CFR solvers' argument names for the same things (`xi`,
     keyword-only `max_nodes`); like theirs, its policies are fresh TabularPolicy objects.
 
+    Two step-size rules (`stepping`):
+
+    * "theory": Algorithm 1 as written, tau_t = 2 / (t + 3), the two players' steps
+      alternating; with `dgf_weight=1` Nesterov's analysis keeps the excessive gap condition
+      at every step.
+    * "aggressive": the practical EGT of Kroer, Farina & Sandholm, "Solving Large Sequential
+      Games with the Excessive Gap Technique" (NeurIPS 2018, Section 4, after Hoda, Gilpin,
+      Pena & Sandholm, "Smoothing techniques for computing Nash equilibria of sequential
+      games", Math. OR 2010, Section 5): the initial smoothing is the smallest (halving from
+      the theory scale) at which the initial point satisfies the excessive gap condition
+      (EGC); each step is taken with the current tau and kept only if the EGC still holds,
+      otherwise it is undone and retried with tau / 2 ("aggressive mu reduction"); each step
+      focuses on the player whose mu is larger ("balancing"), so the two smoothing terms
+      shrink together. While the EGC holds the saddle-point gap is at most
+      mu_0 D_0 + mu_1 D_1 (`gap_bound`), the certificate the check maintains.
+
     Args:
       game: a pyspiel game, a load_game string, or a SequenceForm.
       xi: behavioural lower bound on every action (the paper's xi-perturbation).
@@ -206,6 +225,8 @@ class EGTSolver:
       dgf_weight: overall weight on the DGFs: the initial smoothing is
         dgf_weight * max|A_ij| * sqrt(M_X M_Y) for both players (theory: weight 1; the paper
         tunes it among `DGF_WEIGHTS`, see `tune_dgf_weight`).
+      stepping: "theory" (Algorithm 1) or "aggressive" (see above; ignores dgf_weight).
+      tau: the aggressive rule's first step size (halved at every EGC failure).
       max_nodes: refuse games with more nodes.
     """
 
@@ -216,6 +237,8 @@ class EGTSolver:
         dgf_weight: float = 1.0,
         *,
         lower_bounds: BehaviouralLowerBounds | None = None,
+        stepping: str = "theory",
+        tau: float = 0.5,
         max_nodes: int | None = None,
     ):
         self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
@@ -226,34 +249,82 @@ class EGTSolver:
         self._dgf = tuple(
             DilatedEntropy(tp, bounds.per_sequence(self._sf, p)) for p, tp in enumerate(self._tps)
         )
+        if stepping not in STEPPINGS:
+            raise ValueError(f"stepping must be one of {STEPPINGS}, got {stepping!r}")
+        if not 0 < tau < 1:
+            raise ValueError(f"tau must lie in (0, 1), got {tau}")
+        self.stepping = stepping
+        self._tau = tau
         norm_a = float(np.abs(self._sf.payoff.data).max()) if self._sf.payoff.nnz else 1.0
         m = [treeplex_norm(tp) for tp in self._tps]
-        mu0 = dgf_weight * norm_a * np.sqrt(m[0] * m[1])
-        self._mu = [mu0, mu0]
+        mu0 = (1.0 if stepping == "aggressive" else dgf_weight) * norm_a * np.sqrt(m[0] * m[1])
+        # D_p = max d_p - min d_p: d_p is 0 at pure strategies, its minimum -D_p at the centre
+        self._spread = [
+            dgf.argmax(np.zeros(tp.num_sequences), 1.0)[1] for dgf, tp in zip(self._dgf, self._tps)
+        ]
         self._traversals = 0
         self._iteration = 0
-        # Algorithm 1: the centre of player 1 (the paper's minimising x), player 0's smoothed
-        # best response to it, and player 1's smoothed best response to that.
+        self._responses: list[FloatArray] | None = None
+        self._plans: list[FloatArray] = []
+        self._mu: list[float] = []
+        self._initialise(mu0)
+        if stepping == "aggressive":
+            # the smallest mu (by halving) whose initial point still satisfies the EGC
+            while mu0 > 1e-12:
+                kept = (self._plans, self._responses)
+                self._initialise(mu0 / 2)
+                if not self._excessive_gap_holds():
+                    self._mu = [mu0, mu0]
+                    self._plans, self._responses = kept
+                    break
+                mu0 /= 2
+
+    def _initialise(self, mu0: float) -> None:
+        """Algorithm 1's start: the centre of player 1 (the paper's minimising x), player 0's
+        smoothed best response to it, and player 1's smoothed best response to that."""
+        self._mu = [mu0, mu0]
+        self._responses = None
         center1, _ = self._dgf[1].argmax(np.zeros(self._tps[1].num_sequences), 1.0)
-        b0 = self._smoothed_br(0, self._tps[1].realization_plan(center1))
+        b0, _ = self._smoothed_br(0, self._tps[1].realization_plan(center1))
         x0 = self._tps[0].realization_plan(b0)
-        b1 = self._smoothed_br(1, x0)
+        b1, _ = self._smoothed_br(1, x0)
         self._plans = [x0, self._tps[1].realization_plan(b1)]
 
-    def _smoothed_br(self, p: int, opponent_plan: FloatArray) -> FloatArray:
-        """Behavioural argmax_q <M_p o, q> - mu_p d_p(q)."""
+    def _smoothed_br(self, p: int, opponent_plan: FloatArray) -> tuple[FloatArray, float]:
+        """Behavioural argmax_q <M_p o, q> - mu_p d_p(q), and its value."""
         self._traversals += 1
         g = self._sf.sequence_values(p, opponent_plan)
-        return self._dgf[p].argmax(g, self._mu[p])[0]
+        return self._dgf[p].argmax(g, self._mu[p])
+
+    def _excessive_gap_holds(self) -> bool:
+        """The EGC f_mu(x) <= phi_mu(y) in our form: the two players' smoothed best-response
+        values, with d_p shifted to be 0 at its minimum (d_p + D_p), sum to at most 0.
+
+        Keeps both smoothed best responses: the next step starts from one of them.
+        """
+        b0, v0 = self._smoothed_br(0, self._plans[1])
+        b1, v1 = self._smoothed_br(1, self._plans[0])
+        self._responses = [b0, b1]
+        slack = self._mu[0] * self._spread[0] + self._mu[1] * self._spread[1]
+        return v0 + v1 <= slack + 1e-12 * max(1.0, abs(v0) + abs(v1))
+
+    def gap_bound(self) -> float:
+        """mu_0 D_0 + mu_1 D_1: the saddle-point gap is at most this while the EGC holds
+        (always with stepping="aggressive"; with "theory" when dgf_weight >= 1)."""
+        return self._mu[0] * self._spread[0] + self._mu[1] * self._spread[1]
 
     def _step(self, p: int, tau: float) -> None:
         """Algorithm 2 focused on player p (the paper's x), in maximisation form."""
         o = 1 - p
         tp, dgf = self._tps[p], self._dgf[p]
         x, y = self._plans[p], self._plans[o]
-        b_br = self._smoothed_br(p, y)  # x_mu1(y)
+        if self._responses is not None:  # x_mu1(y), kept from the last EGC check
+            b_br = self._responses[p]
+        else:
+            b_br, _ = self._smoothed_br(p, y)
+        self._responses = None
         x_hat = (1 - tau) * x + tau * tp.realization_plan(b_br)
-        y_br = self._tps[o].realization_plan(self._smoothed_br(o, x_hat))  # y_mu2(x_hat)
+        y_br = self._tps[o].realization_plan(self._smoothed_br(o, x_hat)[0])  # y_mu2(x_hat)
         self._plans[o] = (1 - tau) * y + tau * y_br
         g = self._sf.sequence_values(p, y_br) * (tau / ((1 - tau) * self._mu[p]))
         self._traversals += 1
@@ -262,10 +333,31 @@ class EGTSolver:
         self._mu[p] *= 1 - tau
 
     def evaluate_and_update_policy(self) -> None:
-        """One EGT step (Algorithm 1's loop body)."""
-        tau = 2.0 / (self._iteration + 3)
-        self._step(1 if self._iteration % 2 == 0 else 0, tau)
+        """One EGT step (Algorithm 1's loop body), by the solver's `stepping` rule."""
+        if self.stepping == "theory":
+            tau = 2.0 / (self._iteration + 3)
+            self._step(1 if self._iteration % 2 == 0 else 0, tau)
+        else:
+            self._aggressive_step()
         self._iteration += 1
+
+    def _aggressive_step(self) -> None:
+        """A step on the player with the larger mu, with tau halved until the EGC holds."""
+        p = 0 if self._mu[0] >= self._mu[1] else 1
+        if self._responses is None:
+            self._excessive_gap_holds()
+        plans, mu, responses = list(self._plans), list(self._mu), self._responses
+        while True:
+            self._step(p, self._tau)
+            if self._excessive_gap_holds():
+                return
+            self._plans, self._mu, self._responses = list(plans), list(mu), responses
+            self._tau /= 2
+            if self._tau < 1e-15:
+                raise FloatingPointError(
+                    "EGT: the excessive gap condition fails for every step size (numerical "
+                    f"precision exhausted at gap bound {self.gap_bound():.3g})"
+                )
 
     @property
     def sequence_form(self) -> SequenceForm:
@@ -309,7 +401,13 @@ class EGTSolver:
         )
 
     def stats(self) -> EGTStats:
-        return EGTStats(self._iteration, self._traversals, tuple(self._mu), self.perturbed_gap())
+        return EGTStats(
+            self._iteration,
+            self._traversals,
+            (float(self._mu[0]), float(self._mu[1])),
+            self.perturbed_gap(),
+            self._tau,
+        )
 
     def behavioural(self) -> policies.Behavioural:
         """The iterate (x^t, y^t) in behavioural form."""

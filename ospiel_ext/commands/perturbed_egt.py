@@ -7,13 +7,16 @@ Prints the convergence table (iterations, tree traversals, the saddle-point gap 
 perturbed game, the unperturbed NashConv = sum of regrets, the maximum per-infoset regret,
 seconds). --dgf_weight=0 tunes the overall DGF weight as the paper does (Section 4: the best
 for xi = 0 after 20 iterations, over ospiel_ext.algorithms.egt.DGF_WEIGHTS).
+--stepping=aggressive uses the practical step-size rule of later EGT work instead
+(`egt.EGTSolver`; no weight to tune: its initial smoothing is found by the EGC).
 
-JSON keys: game, xi, dgf_weight, iterations, traversals, seconds, value, nash_conv,
-exploitability, max_infoset_regret (lists, one entry per checkpoint, the last where the run
-stopped; nash_conv, exploitability and regrets are >= 0, rounding errors above -1e-9 are
-written as 0), final_iteration, perturbed_gap (final), epsilon (null without --epsilon),
-epsilon_reached (perturbed_gap <= epsilon; null without --epsilon), stopped_early,
-stop_reason ('iterations', 'target' for --epsilon reached, 'time_limit', 'interrupted').
+JSON keys: game, xi, stepping, dgf_weight (null with aggressive stepping), iterations,
+traversals, seconds, value, nash_conv, exploitability, max_infoset_regret (lists, one entry
+per checkpoint, the last where the run stopped; nash_conv, exploitability and regrets are >= 0,
+rounding errors above -1e-9 are written as 0), final_iteration, perturbed_gap (final),
+epsilon (null without --epsilon), epsilon_reached (perturbed_gap <= epsilon; null without
+--epsilon), stopped_early, stop_reason ('iterations', 'target' for --epsilon reached,
+'time_limit', 'interrupted').
 
 With --epsilon, one run of up to 10 x --iterations steps: the --checkpoints log-spaced points
 up to --iterations, then a checkpoint every --iterations / 10 steps where the gap is tested.
@@ -33,7 +36,17 @@ from ospiel_ext.algorithms import solver as solver_lib
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _XI = flags.DEFINE_float("xi", 0.005, "Behavioural lower bound of every action (0: plain EGT).")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "EGT steps.")
-_DGF_WEIGHT = flags.DEFINE_float("dgf_weight", 0.0, "Overall DGF weight; 0 tunes it.")
+_DGF_WEIGHT = flags.DEFINE_float(
+    "dgf_weight", 0.0, "Overall DGF weight; 0 tunes it (--stepping=theory only)."
+)
+_STEPPING = flags.DEFINE_enum(
+    "stepping",
+    "theory",
+    list(egt.STEPPINGS),
+    "theory: Algorithms 1-2 as written (tau = 2 / (t + 3)); aggressive: tau halved only when "
+    "the excessive gap condition fails, mu balanced, smallest feasible initial mu (Kroer, "
+    "Farina & Sandholm, NeurIPS 2018).",
+)
 _CHECKPOINTS = flags.DEFINE_integer("checkpoints", 15, "Log-spaced evaluation points.")
 _EPSILON = flags.DEFINE_float(
     "epsilon",
@@ -87,14 +100,20 @@ def main(argv):
     for holder in (_OUTPUT_JSON, _POLICY_OUT, _PLOT):
         cli.output_path(holder)
     cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT, _PLOT)
+    cli.require(
+        _STEPPING.value == "theory" or not _DGF_WEIGHT.value,
+        "--dgf_weight applies to --stepping=theory only",
+    )
     if _PLOT.value:
         cli.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
     sf = cli.compile_game(game, _MAX_NODES.value)
     with cli.refuse(ValueError):  # an infeasible xi, before tuning
-        solver = egt.EGTSolver(sf, xi=_XI.value, dgf_weight=_DGF_WEIGHT.value or 1.0)
-    weight = _DGF_WEIGHT.value
-    if not weight:
+        solver = egt.EGTSolver(
+            sf, xi=_XI.value, dgf_weight=_DGF_WEIGHT.value or 1.0, stepping=_STEPPING.value
+        )
+    weight = None if _STEPPING.value == "aggressive" else _DGF_WEIGHT.value
+    if weight == 0:
         with cli.stage(f"tuning the DGF weight on {game}"):
             weight = egt.tune_dgf_weight(sf)
         solver = egt.EGTSolver(sf, xi=_XI.value, dgf_weight=weight)
@@ -117,7 +136,7 @@ def main(argv):
         cli.clip_rounding(curve.max_infoset_regret),
         curve.seconds,
     )
-    print(f"game: {game}  xi: {_XI.value}  dgf_weight: {weight}")
+    print(f"game: {game}  xi: {_XI.value}  stepping: {_STEPPING.value}  dgf_weight: {weight}")
     print(
         cli.format_table(
             ["iteration", "traversals", "nash_conv", "max infoset regret", "seconds"], rows
@@ -136,6 +155,7 @@ def main(argv):
         {
             "game": str(game),
             "xi": _XI.value,
+            "stepping": _STEPPING.value,
             "dgf_weight": weight,
             **measures,
             "final_iteration": solver.iteration,

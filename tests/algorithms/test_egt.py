@@ -162,3 +162,66 @@ def test_run_without_an_iteration_budget_stops_at_the_gap():
     result = solver.run(epsilon=1e-2, check_every=5)
     assert result.stop_reason == "target" and solver.perturbed_gap() <= 1e-2
     assert result.curve.iterations == tuple(range(0, result.iterations + 1, 5))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"dgf_weight": 1.0},  # Algorithm 1 at the theory scale: Nesterov's steps keep the EGC
+        {"stepping": "aggressive"},
+        {"stepping": "aggressive", "xi": 0.05},
+    ],
+)
+def test_the_excessive_gap_condition_bounds_the_gap(kwargs):
+    """While the EGC holds, max_x u(x, y) + max_y -u(x, y) <= mu_0 D_0 + mu_1 D_1 (Nesterov
+    2005, Lemma 2.1 in our form): the bound certifies each iterate, so it must hold at every
+    step, and it must fall."""
+    solver = egt.EGTSolver("kuhn_poker", **kwargs)
+    bounds = []
+    for _ in range(300):
+        assert solver.perturbed_gap() <= solver.gap_bound() + 1e-12
+        bounds.append(solver.gap_bound())
+        solver.evaluate_and_update_policy()
+    assert bounds[-1] < bounds[0] / 10
+
+
+def test_aggressive_stepping_reaches_the_lp_values():
+    solver = egt.EGTSolver("kuhn_poker", stepping="aggressive")
+    for _ in range(1500):
+        solver.evaluate_and_update_policy()
+    assert solver.exploitability() < 1e-3
+    assert solver.sequence_form.expected_value(*solver.plans()) == pytest.approx(
+        KUHN_VALUE, abs=1e-3
+    )
+    xi = 0.05
+    perturbed = egt.EGTSolver("kuhn_poker", xi=xi, stepping="aggressive")
+    for _ in range(1500):
+        perturbed.evaluate_and_update_policy()
+    for b in perturbed.behavioural():
+        assert b.min() >= xi - 1e-12
+    sf = perturbed.sequence_form
+    assert sf.expected_value(*perturbed.plans()) == pytest.approx(
+        perturbed_lp_value(sf, xi), abs=1e-3
+    )
+
+
+def test_aggressive_steps_balance_the_smoothing_and_shrink_tau_only_on_failure():
+    solver = egt.EGTSolver("leduc_poker", stepping="aggressive", tau=0.5)
+    taus = []
+    for _ in range(200):
+        solver.evaluate_and_update_policy()
+        taus.append(solver.stats().tau)
+        mu0, mu1 = solver.stats().mu
+        # a step shrinks the larger mu by (1 - tau): the two stay within a factor 1 / (1 - tau)
+        assert max(mu0, mu1) <= min(mu0, mu1) / (1 - 0.5) + 1e-15
+    assert all(b <= a for a, b in zip(taus, taus[1:]))  # halved, never raised
+    assert all(float(np.log2(0.5 / t)).is_integer() for t in taus)  # halvings of 0.5 only
+    # each step made 4 traversals (two inside the step, two for the EGC check) per attempt
+    assert solver.traversals >= 4 * solver.iteration
+
+
+def test_bad_stepping_is_refused():
+    with pytest.raises(ValueError, match="stepping"):
+        egt.EGTSolver("kuhn_poker", stepping="fast")
+    with pytest.raises(ValueError, match="tau"):
+        egt.EGTSolver("kuhn_poker", stepping="aggressive", tau=1.0)

@@ -182,12 +182,32 @@ def test_perturbed_egt_writes_curves_and_policy(tmp_path):
     assert pol.action_probability_array[pol.legal_actions_mask == 1].min() >= 0.05 - 1e-9
 
 
+def test_perturbed_egt_aggressive_stepping(tmp_path):
+    out = tmp_path / "e.json"
+    proc = run(
+        "perturbed_egt.py",
+        "--game=kuhn_poker",
+        "--xi=0",
+        "--stepping=aggressive",
+        "--iterations=300",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stepping"] == "aggressive" and result["dgf_weight"] is None
+    # four traversals an attempt, after the search for the initial smoothing
+    assert result["traversals"][-1] >= 4 * 300
+    assert result["exploitability"][-1] < 0.05 * result["exploitability"][0]
+
+
 @pytest.mark.parametrize(
     "flags, message",
     [
         (["--xi=-0.1"], "--xi must be non-negative"),
         (["--xi=0.6"], "infeasible"),
         (["--iterations=0"], "--iterations must be positive"),
+        (["--stepping=aggressive", "--dgf_weight=0.1"], "applies to --stepping=theory only"),
+        (["--stepping=fast"], "--stepping"),
     ],
 )
 def test_perturbed_egt_bad_flags(flags, message):

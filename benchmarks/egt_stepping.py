@@ -1,0 +1,155 @@
+"""EGT's step-size rules against CFR+: tree traversals to a target exploitability, and the
+maximum infoset regret of perturbed EGT at a fixed number of traversals.
+
+  python benchmarks/egt_stepping.py --output_json=docs/results/egt_stepping.json
+
+Part 1, for each game: how many tree traversals (bottom-up treeplex passes of one player; a
+CFR+ iteration makes 2, a theory EGT step 3, an aggressive EGT step 4 per attempt, plus its
+start-up search for the initial smoothing) CFR+, EGT as in Kroer, Farina & Sandholm, IJCAI 2017
+(Algorithms 1-2, DGF weight tuned on 20 steps, Section 4) and EGT with the aggressive step-size
+rule of Kroer, Farina & Sandholm, "Solving Large Sequential Games with the Excessive Gap
+Technique", NeurIPS 2018 (`egt.EGTSolver(stepping="aggressive")`) need until the
+exploitability of their strategies first falls to --target, measured after every iteration.
+Issue 17's goal: EGT within 2x CFR+.
+
+Part 2, on --regret_game: the IJCAI 2017 paper's Figure 3 measure (maximum infoset regret)
+after --traversals traversals, for CFR+, EGT with xi = 0 and perturbed EGT at each --xis, with
+both step-size rules, and the factor CFR+ / perturbed EGT (paper: about 100).
+
+Prints markdown tables; --output_json writes every figure.
+"""
+
+import time
+
+from absl import app, flags
+
+from ospiel_ext import cli, evaluate, sequence_form
+from ospiel_ext.algorithms import cfr, egt
+
+LEDUC_5 = "limit_leduc_poker(num_ranks=5,max_raises=2)"
+
+_GAMES = flags.DEFINE_multi_string(
+    "games",
+    ["leduc_poker", LEDUC_5, "liars_dice(numdice=1,dice_sides=4)"],
+    "A game of part 1; repeat the flag for more.",
+)
+_TARGET = flags.DEFINE_float("target", 1e-3, "Exploitability to reach (part 1).")
+_MAX_TRAVERSALS = flags.DEFINE_integer(
+    "max_traversals", 60_000, "Give up on a solver after this many traversals (part 1)."
+)
+_REGRET_GAME = flags.DEFINE_string("regret_game", LEDUC_5, "The game of part 2 ('' skips it).")
+_XIS = flags.DEFINE_list("xis", ["0.005", "0.01"], "Perturbations of part 2.")
+_TRAVERSALS = flags.DEFINE_integer("traversals", 9000, "Traversals per solver (part 2).")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
+
+
+def _solvers(sf, xi=0.0):
+    """name -> solver: CFR+, EGT (theory, tuned weight), EGT (aggressive)."""
+    weight = egt.tune_dgf_weight(sf)
+    return {
+        "CFR+": cfr.CFRPlusSolver(sf, xi=xi),
+        f"EGT theory (weight {weight:g})": egt.EGTSolver(sf, xi=xi, dgf_weight=weight),
+        "EGT aggressive": egt.EGTSolver(sf, xi=xi, stepping="aggressive"),
+    }
+
+
+def _crossing(solver, target, max_traversals):
+    """(iterations, traversals, seconds) when the exploitability first is <= target; None if
+    max_traversals passed first. Evaluation time is not counted."""
+    seconds = 0.0
+    while solver.exploitability() > target:
+        if solver.traversals >= max_traversals:
+            return None
+        start = time.perf_counter()
+        solver.evaluate_and_update_policy()
+        seconds += time.perf_counter() - start
+    return solver.iteration, solver.traversals, seconds
+
+
+def part1():
+    rows, out = [], {}
+    for name in _GAMES.value:
+        sf = sequence_form.for_game(cli.load_game(name))
+        found = {}
+        for algo, solver in _solvers(sf).items():
+            found[algo] = _crossing(solver, _TARGET.value, _MAX_TRAVERSALS.value)
+        base = found["CFR+"]
+        for algo, hit in found.items():
+            if hit is None:
+                rows.append((name, algo, "-", f"> {_MAX_TRAVERSALS.value}", "-", "-", "-"))
+            else:
+                ratio = hit[1] / base[1] if base else float("nan")
+                per = hit[2] / hit[1] / (base[2] / base[1]) if base else float("nan")
+                rows.append(
+                    (name, algo, hit[0], hit[1], f"{ratio:.2f}", f"{hit[2]:.2f}", f"{per:.2f}")
+                )
+        out[name] = {
+            a: (None if h is None else dict(zip(("iterations", "traversals", "seconds"), h)))
+            for a, h in found.items()
+        }
+    print(f"\nPart 1: tree traversals until exploitability <= {_TARGET.value}\n")
+    print(
+        cli.format_table(
+            [
+                "game",
+                "solver",
+                "iterations",
+                "traversals",
+                "x CFR+",
+                "seconds",
+                "s/traversal x CFR+",
+            ],
+            rows,
+        )
+    )
+    return out
+
+
+def part2(xis):
+    sf = sequence_form.for_game(cli.load_game(_REGRET_GAME.value))
+    rows, out = [], {}
+    for xi in [0.0, *xis]:
+        for algo, solver in _solvers(sf, xi).items():
+            if algo == "CFR+" and xi:
+                algo = "CFR+ (lower bounds)"
+            while solver.traversals < _TRAVERSALS.value:
+                solver.evaluate_and_update_policy()
+            behavioural = solver.average_behavioural()
+            regret = evaluate.max_infoset_regret(sf, behavioural)
+            nash_conv = evaluate.evaluate_profile(sf, behavioural).nash_conv
+            out[f"{algo} xi={xi}"] = {
+                "traversals": solver.traversals,
+                "max_infoset_regret": regret,
+                "nash_conv": nash_conv,
+            }
+            rows.append((xi, algo, solver.traversals, f"{nash_conv:.3g}", f"{regret:.3g}"))
+    print(f"\nPart 2: {_REGRET_GAME.value}, about {_TRAVERSALS.value} traversals each\n")
+    print(
+        cli.format_table(
+            ["xi", "solver", "traversals", "sum of regrets", "max infoset regret"], rows
+        )
+    )
+    return out
+
+
+def main(argv):
+    cli.no_arguments(argv)
+    cli.positive(_TARGET)
+    cli.positive(_MAX_TRAVERSALS)
+    cli.positive(_TRAVERSALS)
+    cli.output_path(_OUTPUT_JSON)
+    try:
+        xis = [float(x) for x in _XIS.value]
+    except ValueError as e:
+        raise app.UsageError(f"--xis takes numbers: {e}") from None
+    cli.require(all(0 < x < 0.5 for x in xis), f"--xis must lie in (0, 0.5), got {_XIS.value}")
+    for name in _GAMES.value + ([_REGRET_GAME.value] if _REGRET_GAME.value else []):
+        cli.load_game(name)  # every game, before the work
+    results = {"target": _TARGET.value, "crossings": part1()}
+    if _REGRET_GAME.value:
+        results["regrets"] = {"game": _REGRET_GAME.value, "runs": part2(xis)}
+    cli.write_json(_OUTPUT_JSON.value, results)
+
+
+if __name__ == "__main__":
+    cli.main(main)
