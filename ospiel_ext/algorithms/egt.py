@@ -40,12 +40,13 @@ from ospiel_ext.sequence_form import SequenceForm, Treeplex
 
 FloatArray = NDArray[np.float64]
 
+# Step-size rules of `EGTSolver` (its docstring).
+STEPPINGS = ("theory", "aggressive")
+
 # Overall DGF weights tried by `tune_dgf_weight`. The paper (Section 4) tunes among
 # {1, 0.1, 0.05, 0.01, 0.005} relative to its own DGF scale; relative to ours (the theory scale
 # max|A_ij| sqrt(M_X M_Y) with Theorem 4's weights) the best weight lies below 0.005 on every
 # game we tried (docs/results/efpe.md), so the grid reaches further down.
-STEPPINGS = ("theory", "aggressive")
-
 DGF_WEIGHTS = (1e-2, 5e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5, 1e-5, 5e-6)
 
 
@@ -258,7 +259,8 @@ class EGTSolver:
         norm_a = float(np.abs(self._sf.payoff.data).max()) if self._sf.payoff.nnz else 1.0
         m = [treeplex_norm(tp) for tp in self._tps]
         mu0 = (1.0 if stepping == "aggressive" else dgf_weight) * norm_a * np.sqrt(m[0] * m[1])
-        # D_p = max d_p - min d_p: d_p is 0 at pure strategies, its minimum -D_p at the centre
+        # D_p = -min d_p >= max d_p - min d_p, as d_p <= 0 (0 at pure strategies); the minimum
+        # is at the centre, the argmax of -d_p
         self._spread = [
             dgf.argmax(np.zeros(tp.num_sequences), 1.0)[1] for dgf, tp in zip(self._dgf, self._tps)
         ]
