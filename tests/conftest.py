@@ -1,6 +1,7 @@
 """Shared test games and API checks (STYLE.md: one check_game / check_solver for all tests)."""
 
 import inspect
+import signal
 
 import numpy as np
 import pyspiel
@@ -13,6 +14,12 @@ from ospiel_ext import policies
 from ospiel_ext.algorithms.solver import Solver
 from ospiel_ext.sequence_form import SequenceForm
 from ospiel_ext.tree import GameTree
+
+# A shell that starts a command in the background without job control (`make test &`,
+# `nohup ... &`) leaves SIGINT ignored, and Python then keeps it ignored; the Ctrl-C tests (and
+# the scripts they start, which inherit the disposition) need Python's usual handler.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 GOOFSPIEL_4 = (
     "turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=True,"
