@@ -16,7 +16,13 @@ Part 2, on --regret_game: the IJCAI 2017 paper's Figure 3 measure (maximum infos
 after --traversals traversals, for CFR+, EGT with xi = 0 and perturbed EGT at each --xis, with
 both step-size rules, and the factor CFR+ / perturbed EGT (paper: about 100).
 
-Prints markdown tables; --output_json writes every figure.
+Part 3, the refinement solvers side by side (issue 17): on each --refine_games game with
+xi = --refine_xi, tree traversals until the saddle-point gap *in the perturbed game* (best
+responses within the perturbed strategy sets) first falls to --refine_target, for CFR+ with
+behavioural lower bounds and perturbed EGT (both rules), and the maximum infoset regret and
+unperturbed NashConv there (checked every --refine_every iterations).
+
+Prints tables; --output_json writes every figure.
 """
 
 import time
@@ -40,6 +46,19 @@ _MAX_TRAVERSALS = flags.DEFINE_integer(
 _REGRET_GAME = flags.DEFINE_string("regret_game", LEDUC_5, "The game of part 2 ('' skips it).")
 _XIS = flags.DEFINE_list("xis", ["0.005", "0.01"], "Perturbations of part 2.")
 _TRAVERSALS = flags.DEFINE_integer("traversals", 9000, "Traversals per solver (part 2).")
+_REFINE_GAMES = flags.DEFINE_multi_string(
+    "refine_games",
+    [
+        "leduc_poker",
+        "liars_dice(numdice=1,dice_sides=4)",
+        "turn_based_simultaneous_game(game=goofspiel(num_cards=5,imp_info=True,"
+        "points_order=descending))",
+    ],
+    "A game of part 3; repeat the flag for more.",
+)
+_REFINE_XI = flags.DEFINE_float("refine_xi", 0.005, "Perturbation of part 3.")
+_REFINE_TARGET = flags.DEFINE_float("refine_target", 1e-3, "Perturbed gap to reach (part 3).")
+_REFINE_EVERY = flags.DEFINE_integer("refine_every", 10, "Check every this many iterations.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 
@@ -132,22 +151,91 @@ def part2(xis):
     return out
 
 
+def _perturbed_gap(dgfs, sf, behavioural):
+    """Saddle-point gap of a behavioural profile in the perturbed game: each player's best
+    response within its perturbed strategy set (`egt.DilatedEntropy.best_response`)."""
+    x, y = (tp.realization_plan(b) for tp, b in zip(sf.treeplexes, behavioural))
+    return dgfs[0].best_response(sf.sequence_values(0, y)) + dgfs[1].best_response(
+        sf.sequence_values(1, x)
+    )
+
+
+def part3():
+    xi, rows, out = _REFINE_XI.value, [], {}
+    for name in _REFINE_GAMES.value:
+        sf = sequence_form.for_game(cli.load_game(name))
+        dgfs = [egt.DilatedEntropy(tp, xi) for tp in sf.treeplexes]
+        out[name] = {}
+        for algo, solver in _solvers(sf, xi).items():
+            algo = "CFR+ (lower bounds)" if algo == "CFR+" else f"perturbed {algo}"
+            seconds, hit = 0.0, None
+            while solver.traversals < _MAX_TRAVERSALS.value:
+                behavioural = solver.average_behavioural()
+                if _perturbed_gap(dgfs, sf, behavioural) <= _REFINE_TARGET.value:
+                    hit = behavioural
+                    break
+                start = time.perf_counter()
+                for _ in range(_REFINE_EVERY.value):
+                    solver.evaluate_and_update_policy()
+                seconds += time.perf_counter() - start
+            if hit is None:
+                out[name][algo] = None
+                rows.append((name, algo, f"> {_MAX_TRAVERSALS.value}", "-", "-", "-"))
+                continue
+            regret = evaluate.max_infoset_regret(sf, hit)
+            nash_conv = evaluate.evaluate_profile(sf, hit).nash_conv
+            out[name][algo] = {
+                "iterations": solver.iteration, "traversals": solver.traversals,
+                "seconds": seconds, "max_infoset_regret": regret, "nash_conv": nash_conv,
+            }  # fmt: skip
+            rows.append(
+                (
+                    name,
+                    algo,
+                    solver.traversals,
+                    f"{seconds:.2f}",
+                    f"{nash_conv:.3g}",
+                    f"{regret:.3g}",
+                )
+            )
+    print(f"\nPart 3: xi = {xi}, traversals until the perturbed gap <= {_REFINE_TARGET.value}\n")
+    print(
+        cli.format_table(
+            ["game", "solver", "traversals", "seconds", "sum of regrets", "max infoset regret"],
+            rows,
+        )
+    )
+    return out
+
+
 def main(argv):
     cli.no_arguments(argv)
     cli.positive(_TARGET)
     cli.positive(_MAX_TRAVERSALS)
     cli.positive(_TRAVERSALS)
+    cli.positive(_REFINE_TARGET)
+    cli.positive(_REFINE_EVERY)
+    cli.require(
+        0 < _REFINE_XI.value < 0.5, f"--refine_xi must lie in (0, 0.5), got {_REFINE_XI.value}"
+    )
     cli.output_path(_OUTPUT_JSON)
     try:
         xis = [float(x) for x in _XIS.value]
     except ValueError as e:
         raise app.UsageError(f"--xis takes numbers: {e}") from None
     cli.require(all(0 < x < 0.5 for x in xis), f"--xis must lie in (0, 0.5), got {_XIS.value}")
-    for name in _GAMES.value + ([_REGRET_GAME.value] if _REGRET_GAME.value else []):
+    for name in (
+        _GAMES.value + _REFINE_GAMES.value + [_REGRET_GAME.value] * bool(_REGRET_GAME.value)
+    ):
         cli.load_game(name)  # every game, before the work
     results = {"target": _TARGET.value, "crossings": part1()}
     if _REGRET_GAME.value:
         results["regrets"] = {"game": _REGRET_GAME.value, "runs": part2(xis)}
+    results["refinement"] = {
+        "xi": _REFINE_XI.value,
+        "target": _REFINE_TARGET.value,
+        "runs": part3(),
+    }
     cli.write_json(_OUTPUT_JSON.value, results)
 
 
