@@ -740,13 +740,35 @@ BENCHMARK_CASES = [
     ("off_tree.py", ["--stack=6"], "--stack must be at least 8"),
     ("off_tree.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("speed.py", ["--rounds=0"], "--rounds must be positive, got 0"),
+    ("egt_stepping.py", ["--target=0"], "--target must be positive, got 0.0"),
+    ("egt_stepping.py", ["--xis=0.7"], "--xis must lie in (0, 0.5)"),
+    ("egt_stepping.py", ["--xis=abc"], "--xis takes numbers"),
+    ("egt_stepping.py", ["--refine_xi=0"], "--refine_xi must lie in (0, 0.5), got 0.0"),
+    ("egt_stepping.py", ["--refine_games=no_such_game"], "unknown game 'no_such_game'"),
+    ("dominance.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
+    ("dominance.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
+    ("nested_large.py", ["--chunk=3"], "--chunk must be even and >= 2"),
+    ("nested_large.py", ["--bots=blueprint"], "--bots needs at least two distinct bots"),
+    ("nested_large.py", ["--eps=0.7"], "--eps must be in (0, 1/2)"),
+    ("nested_large.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
     ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
 ]
 
 
 @pytest.mark.parametrize(
     "name",
-    ["certificates.py", "efpe.py", "gameshrink.py", "ggse.py", "mvs.py", "off_tree.py", "speed.py"],
+    [
+        "certificates.py",
+        "dominance.py",
+        "efpe.py",
+        "egt_stepping.py",
+        "gameshrink.py",
+        "ggse.py",
+        "mvs.py",
+        "nested_large.py",
+        "off_tree.py",
+        "speed.py",
+    ],  # fmt: skip
 )
 def test_benchmark_help_and_unknown_flag(server, name):
     script = os.path.join(ROOT, "benchmarks", name)
