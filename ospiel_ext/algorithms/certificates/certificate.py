@@ -214,8 +214,31 @@ def best_certificate(trunk: GameTree) -> Certificate:
 
 
 @dataclasses.dataclass(frozen=True)
+class IterationCost:
+    """Where one iteration of Algorithm 6.7 spent its time, against the trunk it worked on.
+
+    Attributes:
+      nodes, infosets: the trunk's size when solved.
+      build_seconds: the trunk's arrays and sequence form (rebuilt every iteration).
+      lp_seconds: HiGHS on both sides.
+      expand_seconds: expanding the chosen frontier nodes (pyspiel states, tree surgery).
+      other_seconds: the rest (the LPs' matrices, the certificate, the support).
+      expanded: frontier nodes expanded after the solve.
+    """
+
+    nodes: int
+    infosets: int
+    build_seconds: float
+    lp_seconds: float
+    expand_seconds: float
+    other_seconds: float
+    expanded: int
+
+
+@dataclasses.dataclass(frozen=True)
 class SearchResult:
-    """The best certificate found and the run's statistics."""
+    """The best certificate found and the run's statistics (`trace`: one `IterationCost` per
+    iteration)."""
 
     certificate: Certificate
     iterations: int
@@ -223,6 +246,7 @@ class SearchResult:
     lp_seconds: float
     stopped: str  # "epsilon", "no pseudoterminal node in support", "max_nodes", ...
     simplex_iterations: int = 0
+    trace: tuple[IterationCost, ...] = ()
 
 
 def _support_leaves(sf: TreeSequenceForm, frontier, support) -> list[int]:
@@ -258,9 +282,13 @@ def search(
     trunk = Trunk(game, bounds, nature)
     best, lp_seconds, simplex, iteration, reason = None, 0.0, 0, 0, ""
     warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None)
+    trace: list[IterationCost] = []
     while True:
         iteration += 1
-        solved = _solve_trunk(TreeSequenceForm(trunk.tree()), warm)
+        began = time.perf_counter()
+        sf = TreeSequenceForm(trunk.tree())
+        built = time.perf_counter()
+        solved = _solve_trunk(sf, warm)
         if warm_start:
             beta_side, alpha_side = solved.sides
             warm = (
@@ -305,12 +333,27 @@ def search(
             and trunk.num_nodes + _children_bound(trunk, to_expand) > max_nodes
         ):
             reason = "max_nodes"
+        expanding = time.perf_counter()
+        if not reason:
+            for node in to_expand:
+                trunk.expand(node)
+        done = time.perf_counter()
+        trace.append(
+            IterationCost(
+                sf.tree.num_nodes,
+                sf.tree.num_infosets,
+                built - began,
+                solved.lp_seconds,
+                done - expanding,
+                expanding - built - solved.lp_seconds,
+                0 if reason else len(to_expand),
+            )
+        )
         if reason:
             return SearchResult(
-                best, iteration, time.perf_counter() - start, lp_seconds, reason, simplex
-            )
-        for node in to_expand:
-            trunk.expand(node)
+                best, iteration, time.perf_counter() - start, lp_seconds, reason, simplex,
+                tuple(trace),
+            )  # fmt: skip
 
 
 def _children_bound(trunk: Trunk, nodes: list[int]) -> int:

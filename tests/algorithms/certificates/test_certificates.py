@@ -81,6 +81,18 @@ def test_goofspiel_certificate_is_smaller_than_the_game():
     )
 
 
+def test_search_traces_each_iteration_against_its_trunk():
+    result = certificates.search("sequential_goofspiel(num_cards=4)")
+    trace = result.trace
+    assert len(trace) == result.iterations
+    assert trace[-1].nodes == result.certificate.trunk.num_nodes  # the last trunk was the best
+    assert all(a.nodes < b.nodes for a, b in zip(trace, trace[1:]))  # each expansion grew it
+    assert all(t.expanded > 0 for t in trace[:-1]) and trace[-1].expanded == 0
+    assert sum(t.lp_seconds for t in trace) == pytest.approx(result.lp_seconds)
+    spent = sum(t.build_seconds + t.lp_seconds + t.expand_seconds + t.other_seconds for t in trace)
+    assert 0 < spent <= result.seconds
+
+
 def test_verify_on_a_full_tree_is_nash_conv():
     # With no pseudoterminal leaves, beta*(y) - alpha*(x) is the profile's NashConv.
     game = pyspiel.load_game("leduc_poker")
