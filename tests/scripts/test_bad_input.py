@@ -745,6 +745,9 @@ BENCHMARK_CASES = [
     ("egt_stepping.py", ["--xis=abc"], "--xis takes numbers"),
     ("egt_stepping.py", ["--refine_xi=0"], "--refine_xi must lie in (0, 0.5), got 0.0"),
     ("egt_stepping.py", ["--refine_games=no_such_game"], "unknown game 'no_such_game'"),
+    ("certificate_costs.py", ["--time_limit=0"], "--time_limit must be positive, got 0.0"),
+    ("certificate_costs.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
+    ("certificate_costs.py", ["--plot={tmp}/no/c.png"], "does not exist"),
     ("dominance.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
     ("dominance.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("nested_large.py", ["--chunk=3"], "--chunk must be even and >= 2"),
@@ -758,6 +761,7 @@ BENCHMARK_CASES = [
 @pytest.mark.parametrize(
     "name",
     [
+        "certificate_costs.py",
         "certificates.py",
         "dominance.py",
         "efpe.py",
@@ -768,7 +772,7 @@ BENCHMARK_CASES = [
         "nested_large.py",
         "off_tree.py",
         "speed.py",
-    ],  # fmt: skip
+    ],
 )
 def test_benchmark_help_and_unknown_flag(server, name):
     script = os.path.join(ROOT, "benchmarks", name)
