@@ -15,7 +15,6 @@ part against the trunk's node count.
 """
 
 import collections
-import dataclasses
 import math
 
 from absl import flags
@@ -59,7 +58,7 @@ def _plot(path, trace, title):
         ax.loglog(nodes, [max(getattr(t, key), 1e-6) for t in trace], ".", ms=3, label=label)
     ax.set_xlabel("trunk nodes")
     ax.set_ylabel("seconds in the iteration")
-    ax.set_title(title)
+    ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -98,7 +97,7 @@ def main(argv):
         )
     )  # fmt: skip
     if _PLOT.value:
-        _plot(_PLOT.value, trace, f"{game}: seconds per iteration")
+        _plot(_PLOT.value, trace, f"{game}\nseconds per iteration of certificate search")
     cli.write_json(
         _OUTPUT_JSON.value,
         {
@@ -108,7 +107,10 @@ def main(argv):
             "seconds": result.seconds,
             "stopped": result.stopped,
             "epsilon": result.certificate.epsilon,
-            "trace": [dataclasses.asdict(t) for t in trace],
+            "trace": [
+                {k: round(v, 6) if isinstance(v, float) else v for k, v in vars(t).items()}
+                for t in trace
+            ],
         },
     )
 
