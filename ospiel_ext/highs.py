@@ -25,7 +25,9 @@ first press is handed to it after the solve ends, so the loop stops after its cu
 from __future__ import annotations
 
 import dataclasses
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -411,9 +413,35 @@ class _CtrlC:
                 handler(signal.SIGINT, None)
 
 
+_banner_silenced = False
+
+
+def _new_highs() -> highspy.Highs:
+    """A Highs instance. The process's first one prints HiGHS's version banner to the C-level
+    stdout from its constructor, before any option can turn output off; that one is made with
+    file descriptor 1 pointed at /dev/null, so scripts' standard output holds only their
+    results."""
+    global _banner_silenced
+    if _banner_silenced:
+        return highspy.Highs()
+    _banner_silenced = True
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):  # no usable stdout: nothing to silence
+        return highspy.Highs()
+    try:
+        with open(os.devnull, "w", encoding="utf-8") as null:
+            os.dup2(null.fileno(), 1)
+            return highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _run_highs(lp, time_limit: float | None, start) -> _Run:
     """Runs HiGHS on `lp`, from `start` (column and row status codes) if given."""
-    h = highspy.Highs()
+    h = _new_highs()
     h.setOptionValue("output_flag", False)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))

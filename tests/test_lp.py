@@ -1,6 +1,8 @@
 """Sequence-form LP on HiGHS: values from theory, both strategies, bounds, constraints."""
 
 import dataclasses
+import subprocess
+import sys
 
 import highspy
 import numpy as np
@@ -288,3 +290,17 @@ def test_time_limit_is_honoured_and_reported():
     assert error.value.status == "kTimeLimit"
     with pytest.raises(ValueError, match="time_limit must be positive"):
         lp.solve(sf, time_limit=0.0)
+
+
+def test_standard_output_holds_no_highs_banner():
+    """HiGHS's first Highs() of a process prints a banner to the C-level stdout; ours is made
+    with stdout silenced, and stdout works again afterwards."""
+    code = (
+        "from ospiel_ext import lp, sequence_form\n"
+        "print('before', flush=True)\n"
+        "print(round(lp.solve(sequence_form.for_game('kuhn_poker')).value, 6))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["before", "-0.055556"]
