@@ -59,10 +59,7 @@ def _plot(path, trace, title):
     ax.set_xlabel("trunk nodes")
     ax.set_ylabel("seconds in the iteration")
     ax.set_title(title, fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    cli.save_plot(fig, ax, path)
     plt.close(fig)
 
 

@@ -69,10 +69,7 @@ def _plot(path, title, curves, key, loglog):
     ax.set_xlabel("tree traversals")
     ax.set_ylabel({"nash_conv": "sum of regrets", "max_infoset_regret": "max infoset regret"}[key])
     ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    cli.save_plot(fig, ax, path)
     plt.close(fig)
 
 

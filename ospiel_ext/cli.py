@@ -352,6 +352,15 @@ def pyplot() -> Any:
     return plt
 
 
+def save_plot(fig: Any, ax: Any, path: str) -> None:
+    """Finishes a one-axis figure of curves the way every plot of the pack looks (log grid,
+    small legend) and writes it to `path` as a 100-dpi PNG."""
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
 class StopFlag:
     """Turns the first Ctrl-C into a flag a long loop polls, so it can stop cleanly and
     return the best result so far; a second Ctrl-C interrupts as usual.
