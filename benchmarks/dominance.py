@@ -1,6 +1,6 @@
 """Iterated elimination of weakly dominated terminal sequences after GameShrink (Gilpin &
 Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information", ACM EC
-2006, Section 7: Rhode Island Hold'em's LP after GameShrink and dominance elimination).
+2006, introduction: Rhode Island Hold'em's LP after GameShrink and dominance elimination).
 
   python benchmarks/dominance.py --output_json=docs/results/gameshrink_dominance.json
 

@@ -1,9 +1,9 @@
 """Iterated elimination of weakly dominated terminal sequences on a sequence form.
 
 Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information"
-(ACM EC 2006), Section 7, shrink Rhode Island Hold'em's sequence-form LP further by iterated
-elimination of dominated strategies after GameShrink; the extraction we work from does not
-say which dominance test they used. Ours is one that is cheap on the sparse payoff matrix and
+(ACM EC 2006), in their Rhode Island Hold'em result (introduction), shrink the sequence-form
+LP further by iterated elimination of dominated strategies after GameShrink; the paper does
+not say which dominance test they used. Ours is one that is cheap on the sparse payoff matrix and
 sound for any two-player zero-sum sequence form:
 
 A sequence sigma of player p is *terminal* when no information set of p lies below it (every
