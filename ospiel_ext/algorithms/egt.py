@@ -207,14 +207,15 @@ class EGTSolver:
       alternating; with `dgf_weight=1` Nesterov's analysis keeps the excessive gap condition
       at every step.
     * "aggressive": the practical EGT of Kroer, Farina & Sandholm, "Solving Large Sequential
-      Games with the Excessive Gap Technique" (NeurIPS 2018, Section 4, after Hoda, Gilpin,
-      Pena & Sandholm, "Smoothing techniques for computing Nash equilibria of sequential
-      games", Math. OR 2010, Section 5): the initial smoothing is the smallest (halving from
-      the theory scale) at which the initial point satisfies the excessive gap condition
-      (EGC); each step is taken with the current tau and kept only if the EGC still holds,
-      otherwise it is undone and retried with tau / 2 ("aggressive mu reduction"); each step
-      focuses on the player whose mu is larger ("balancing"), so the two smoothing terms
-      shrink together. While the EGC holds the saddle-point gap is at most
+      Games with the Excessive Gap Technique" (NeurIPS 2018; its heuristics come from Hoda,
+      Gilpin, Pena & Sandholm, "Smoothing techniques for computing Nash equilibria of
+      sequential games", Math. OR 2010 - we had neither text, so the details below are our
+      reading of the technique, not the papers' pseudocode): the initial smoothing is the
+      smallest (halving from the theory scale) at which the initial point satisfies the
+      excessive gap condition (EGC); each step is taken with the current tau and kept only
+      if the EGC still holds, otherwise it is undone and retried with tau / 2 ("aggressive
+      mu reduction"); each step focuses on the player whose mu is larger ("balancing"), so
+      the two smoothing terms shrink together. While the EGC holds the saddle-point gap is at most
       mu_0 D_0 + mu_1 D_1 (`gap_bound`), the certificate the check maintains.
 
     Args:
