@@ -26,6 +26,9 @@ _GAME = flags.DEFINE_string(
     "game", "sequential_goofspiel(num_cards=6,info=perfect)", "A load_game string."
 )
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 600.0, "Seconds of search.")
+_EXPAND_BELOW = flags.DEFINE_integer(
+    "expand_below", 0, "Also expand new children this many levels deeper per iteration."
+)
 _PLOT = flags.DEFINE_string("plot", None, "Write a log-log PNG here (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the trace here as JSON.")
 
@@ -66,6 +69,7 @@ def _plot(path, trace, title):
 def main(argv):
     cli.no_arguments(argv)
     cli.positive(_TIME_LIMIT)
+    cli.non_negative(_EXPAND_BELOW)
     cli.output_path(_OUTPUT_JSON)
     cli.output_path(_PLOT)
     cli.distinct_outputs(_OUTPUT_JSON, _PLOT)

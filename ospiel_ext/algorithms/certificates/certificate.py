@@ -268,6 +268,7 @@ def search(
     stop: Callable[[], bool] | None = None,
     nature: NatureSampling | None = None,
     warm_start: bool = True,
+    expand_below: int = 0,
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
 
@@ -275,6 +276,9 @@ def search(
     (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes, after
     `time_limit` seconds, or when `stop()` is true (Ctrl-C); returns the best certificate so far.
     `warm_start` starts each LP from the previous trunk's final basis (HiGHS, alien basis).
+    `expand_below` also expands the new pseudoterminal children of the expanded nodes, that
+    many levels deeper, in the same iteration (Algorithm 6.7 may expand any nodes; fewer,
+    larger steps where each iteration's cost grows with the whole trunk).
     With `nature`, chance is sampled (Section 5): the certificate is exact for the sampled
     trunk and worth epsilon + 2 nature.epsilon in the true game with probability 1 - 4 delta.
     """
@@ -335,8 +339,7 @@ def search(
             reason = "max_nodes"
         expanding = time.perf_counter()
         if not reason:
-            for node in to_expand:
-                trunk.expand(node)
+            _expand(trunk, to_expand, expand_below, max_nodes)
         done = time.perf_counter()
         trace.append(
             IterationCost(
@@ -354,6 +357,19 @@ def search(
                 best, iteration, time.perf_counter() - start, lp_seconds, reason, simplex,
                 tuple(trace),
             )  # fmt: skip
+
+
+def _expand(trunk: Trunk, nodes: list[int], below: int, max_nodes: int | None) -> None:
+    """Expands `nodes`, then their new pseudoterminal children `below` levels deep (deeper
+    levels only while they fit in `max_nodes`)."""
+    for level in range(below + 1):
+        before = set(trunk.frontier)
+        for node in nodes:
+            if level and max_nodes is not None:
+                if trunk.num_nodes + _children_bound(trunk, [node]) > max_nodes:
+                    return
+            trunk.expand(node)
+        nodes = [n for n in trunk.frontier if n not in before]
 
 
 def _children_bound(trunk: Trunk, nodes: list[int]) -> int:

@@ -59,9 +59,10 @@ def test_matching_pennies_certificate_is_the_whole_game(game):
         ("sequential_goofspiel(num_cards=4,info=perfect)", -2.0),
     ],
 )
-def test_zero_certificates_export_equilibria(game, value):
+@pytest.mark.parametrize("expand_below", [0, 2])
+def test_zero_certificates_export_equilibria(game, value, expand_below):
     game = pyspiel.load_game(game)
-    result = certificates.search(game)
+    result = certificates.search(game, expand_below=expand_below)
     cert = result.certificate
     assert result.stopped == "epsilon" and cert.epsilon < 1e-9
     assert cert.value_lower == pytest.approx(value, abs=1e-9)
@@ -107,6 +108,17 @@ def test_budget_returns_the_best_certificate_so_far():
     assert result.stopped == "max_nodes"
     assert result.certificate.trunk.num_nodes <= 200
     assert result.certificate.epsilon > 0
+
+
+def test_expanding_below_respects_the_node_budget():
+    for below in (1, 3):
+        result = certificates.search(
+            "sequential_goofspiel(num_cards=4)", max_nodes=300, expand_below=below
+        )
+        assert result.stopped == "max_nodes"
+        assert max(t.nodes for t in result.trace) <= 300
+        # each non-final iteration expanded its support leaves and some children below them
+        assert all(t.expanded > 0 for t in result.trace[:-1])
 
 
 def test_expand_shallowest_still_finds_a_zero_certificate():
