@@ -223,7 +223,8 @@ class IterationCost:
       lp_seconds: HiGHS on both sides.
       expand_seconds: expanding the chosen frontier nodes (pyspiel states, tree surgery).
       other_seconds: the rest (the LPs' matrices, the certificate, the support).
-      expanded: frontier nodes expanded after the solve.
+      expanded: nodes expanded after the solve (support leaves, and with `expand_below`
+        their new children).
     """
 
     nodes: int
@@ -338,8 +339,7 @@ def search(
         ):
             reason = "max_nodes"
         expanding = time.perf_counter()
-        if not reason:
-            _expand(trunk, to_expand, expand_below, max_nodes)
+        expanded = 0 if reason else _expand(trunk, to_expand, expand_below, max_nodes)
         done = time.perf_counter()
         trace.append(
             IterationCost(
@@ -349,7 +349,7 @@ def search(
                 solved.lp_seconds,
                 done - expanding,
                 expanding - built - solved.lp_seconds,
-                0 if reason else len(to_expand),
+                expanded,
             )
         )
         if reason:
@@ -359,17 +359,21 @@ def search(
             )  # fmt: skip
 
 
-def _expand(trunk: Trunk, nodes: list[int], below: int, max_nodes: int | None) -> None:
+def _expand(trunk: Trunk, nodes: list[int], below: int, max_nodes: int | None) -> int:
     """Expands `nodes`, then their new pseudoterminal children `below` levels deep (deeper
-    levels only while they fit in `max_nodes`)."""
+    levels only while they fit in `max_nodes`); returns how many nodes it expanded."""
+    count = 0
     for level in range(below + 1):
-        before = set(trunk.frontier)
+        before = set(trunk.frontier) if level < below else None
         for node in nodes:
             if level and max_nodes is not None:
                 if trunk.num_nodes + _children_bound(trunk, [node]) > max_nodes:
-                    return
+                    return count
             trunk.expand(node)
-        nodes = [n for n in trunk.frontier if n not in before]
+            count += 1
+        if before is not None:
+            nodes = [n for n in trunk.frontier if n not in before]
+    return count
 
 
 def _children_bound(trunk: Trunk, nodes: list[int]) -> int:
