@@ -77,10 +77,16 @@ def main(argv):
         cli.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
     with cli.StopFlag() as stop:  # Ctrl-C ends the search; the trace so far is reported
-        result = certificates.search(game, time_limit=_TIME_LIMIT.value, stop=lambda: stop.stopped)
+        result = certificates.search(
+            game,
+            time_limit=_TIME_LIMIT.value,
+            stop=lambda: stop.stopped,
+            expand_below=_EXPAND_BELOW.value,
+        )
     trace = result.trace
     print(
-        f"{game}: {result.iterations} iterations in {result.seconds:.1f} s, stopped: "
+        f"{game} (expand_below={_EXPAND_BELOW.value}): {result.iterations} iterations in "
+        f"{result.seconds:.1f} s, stopped: "
         f"{result.stopped}, epsilon {result.certificate.epsilon:.3g}, last trunk "
         f"{trace[-1].nodes:,} nodes"
     )
@@ -104,6 +110,7 @@ def main(argv):
         {
             "game": str(game),
             "time_limit": _TIME_LIMIT.value,
+            "expand_below": _EXPAND_BELOW.value,
             "iterations": result.iterations,
             "seconds": result.seconds,
             "stopped": result.stopped,

@@ -328,3 +328,27 @@ def test_gameshrink_bad_input(flags, message):
     proc = run("gameshrink.py", *flags)
     assert proc.returncode != 0
     assert message in proc.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("below, first", [(0, 1), (1, 4)])
+def test_certificate_costs_benchmark_passes_expand_below(tmp_path, below, first):
+    """The first iteration expands Kuhn's root (the trunk's only node); with expand_below=1
+    also its 3 children, the deals of player 0's card (all pseudoterminal): 1 + 3 nodes."""
+    out = tmp_path / "c.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "benchmarks", "certificate_costs.py"),
+            "--game=kuhn_poker",
+            f"--expand_below={below}",
+            "--time_limit=60",
+            f"--output_json={out}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["expand_below"] == below and result["epsilon"] < 1e-9
+    assert result["trace"][0]["expanded"] == first
+    assert len(result["trace"]) == result["iterations"]
