@@ -151,15 +151,6 @@ def part2(xis):
     return out
 
 
-def _perturbed_gap(dgfs, sf, behavioural):
-    """Saddle-point gap of a behavioural profile in the perturbed game: each player's best
-    response within its perturbed strategy set (`egt.DilatedEntropy.best_response`)."""
-    x, y = (tp.realization_plan(b) for tp, b in zip(sf.treeplexes, behavioural))
-    return dgfs[0].best_response(sf.sequence_values(0, y)) + dgfs[1].best_response(
-        sf.sequence_values(1, x)
-    )
-
-
 def part3():
     xi, rows, out = _REFINE_XI.value, [], {}
     for name in _REFINE_GAMES.value:
@@ -171,7 +162,8 @@ def part3():
             seconds, hit = 0.0, None
             while solver.traversals < _MAX_TRAVERSALS.value:
                 behavioural = solver.average_behavioural()
-                if _perturbed_gap(dgfs, sf, behavioural) <= _REFINE_TARGET.value:
+                plans = (tp.realization_plan(b) for tp, b in zip(sf.treeplexes, behavioural))
+                if egt.perturbed_saddle_gap(sf, dgfs, *plans) <= _REFINE_TARGET.value:
                     hit = behavioural
                     break
                 start = time.perf_counter()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
@@ -180,6 +181,16 @@ class DilatedEntropy:
         return float(v_seq[0])
 
 
+def perturbed_saddle_gap(
+    sf: SequenceForm, dgfs: Sequence[DilatedEntropy], x: FloatArray, y: FloatArray
+) -> float:
+    """The saddle-point gap of realization plans (x, y) in the perturbed game: both players'
+    best responses within their perturbed strategy sets (`DilatedEntropy.best_response`)."""
+    return dgfs[0].best_response(sf.sequence_values(0, y)) + dgfs[1].best_response(
+        sf.sequence_values(1, x)
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class EGTStats:
     """Progress of an EGT run: iterations, tree traversals, smoothing, gaps."""
@@ -308,8 +319,7 @@ class EGTSolver:
         b0, v0 = self._smoothed_br(0, self._plans[1])
         b1, v1 = self._smoothed_br(1, self._plans[0])
         self._responses = [b0, b1]
-        slack = self._mu[0] * self._spread[0] + self._mu[1] * self._spread[1]
-        return v0 + v1 <= slack + 1e-12 * max(1.0, abs(v0) + abs(v1))
+        return v0 + v1 <= self.gap_bound() + 1e-12 * max(1.0, abs(v0) + abs(v1))
 
     def gap_bound(self) -> float:
         """mu_0 D_0 + mu_1 D_1: the saddle-point gap is at most this while the EGC holds
@@ -377,10 +387,7 @@ class EGTSolver:
 
     def perturbed_gap(self) -> float:
         """epsilon_sad(z^t): the saddle-point gap of the iterate in the perturbed game."""
-        x, y = self._plans
-        br0 = self._dgf[0].best_response(self._sf.sequence_values(0, y))
-        br1 = self._dgf[1].best_response(self._sf.sequence_values(1, x))
-        return br0 + br1
+        return perturbed_saddle_gap(self._sf, self._dgf, *self._plans)
 
     def run(
         self,
