@@ -19,7 +19,7 @@ import math
 
 from absl import flags
 
-from ospiel_ext import cli
+from ospiel_ext import cli, highs
 from ospiel_ext.algorithms import certificates
 
 _GAME = flags.DEFINE_string(
@@ -28,6 +28,9 @@ _GAME = flags.DEFINE_string(
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 600.0, "Seconds of search.")
 _EXPAND_BELOW = flags.DEFINE_integer(
     "expand_below", 0, "Also expand new children this many levels deeper per iteration."
+)
+_LP_METHOD = flags.DEFINE_enum(
+    "lp_method", "simplex", list(highs.METHODS), "HiGHS's algorithm for the trunk LPs."
 )
 _PLOT = flags.DEFINE_string("plot", None, "Write a log-log PNG here (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the trace here as JSON.")
@@ -82,10 +85,12 @@ def main(argv):
             time_limit=_TIME_LIMIT.value,
             stop=lambda: stop.stopped,
             expand_below=_EXPAND_BELOW.value,
+            lp_method=_LP_METHOD.value,
         )
     trace = result.trace
     print(
-        f"{game} (expand_below={_EXPAND_BELOW.value}): {result.iterations} iterations in "
+        f"{game} (expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value}): "
+        f"{result.iterations} iterations in "
         f"{result.seconds:.1f} s, stopped: "
         f"{result.stopped}, epsilon {result.certificate.epsilon:.3g}, last trunk "
         f"{trace[-1].nodes:,} nodes"
@@ -104,13 +109,19 @@ def main(argv):
         )
     )  # fmt: skip
     if _PLOT.value:
-        _plot(_PLOT.value, trace, f"{game}\nseconds per iteration of certificate search")
+        _plot(
+            _PLOT.value,
+            trace,
+            f"{game}\nseconds per iteration of certificate search "
+            f"(expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value})",
+        )
     cli.write_json(
         _OUTPUT_JSON.value,
         {
             "game": str(game),
             "time_limit": _TIME_LIMIT.value,
             "expand_below": _EXPAND_BELOW.value,
+            "lp_method": _LP_METHOD.value,
             "iterations": result.iterations,
             "seconds": result.seconds,
             "stopped": result.stopped,

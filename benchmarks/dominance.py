@@ -8,7 +8,8 @@ For each --games game that compiles: the LP size (rows, columns, nonzeros of pla
 sequence-form LP, `lp.lp_size`) of the original game, after dominance elimination alone, of
 GameShrink's lossless Γ_f, and of Γ_f after dominance elimination, with the rounds and
 seconds of the elimination. For --rhode_island (far too large to compile) only Γ_f's product
-sequence form is built. `gameshrink.dominance` says which dominance is tested.
+sequence form is built. `gameshrink.dominance` says which dominance is tested; --filter=paper
+uses GameShrink's transformation as the paper writes it (not lossless) for Γ_f.
 """
 
 import time
@@ -32,6 +33,9 @@ _GAMES = flags.DEFINE_multi_string(
 )
 _RHODE_ISLAND = flags.DEFINE_string(
     "rhode_island", "rhode_island_holdem", "The full game, abstracted only ('' skips it)."
+)
+_FILTER = flags.DEFINE_enum(
+    "filter", "coarsest", list(gameshrink.TRANSFORMATIONS), "GameShrink's filter for Γ_f."
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
@@ -77,7 +81,8 @@ def main(argv):
             entry["original"] = _full_size(original)
             entry["original_dominance"] = _eliminate(original)
         with cli.stage(f"GameShrink on {name}"):
-            shrunk = abstract_game.AbstractGame.of(gameshrink.gameshrink(name)).sequence_form
+            abstraction = gameshrink.gameshrink(name, transformation=_FILTER.value)
+            shrunk = abstract_game.AbstractGame.of(abstraction).sequence_form
         entry["abstracted"] = _full_size(shrunk)
         with cli.stage(f"dominance on Γ_f of {name}"):
             entry["abstracted_dominance"] = _eliminate(shrunk)

@@ -13,6 +13,11 @@ stable `ids`, so that the final basis (`Basis`) can warm-start a renumbered, gro
 (HiGHS 1.15's dual simplex stops with "HiGHS did not run" from some alien bases), the program
 is solved again from scratch and the fallback logged.
 
+`method` chooses HiGHS's algorithm (`METHODS`): "simplex" (HiGHS's default for LPs, dual
+simplex; warm-startable) or "ipm" (interior point with crossover to a vertex and its basis;
+a warm-start basis is ignored). Which is faster depends on the size: docs/results/
+certificates.md measures both on certificate-search trunks.
+
 HiGHS runs in C++ and never returns to Python on its own, so Python would only see a Ctrl-C
 after the solve. While HiGHS runs, a SIGINT handler of this module counts Ctrl-C presses and
 HiGHS's simplex / interior-point interrupt callbacks (`kCallbackSimplexInterrupt`,
@@ -46,6 +51,11 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 NUM_KINDS = 16
+METHODS = ("simplex", "ipm")  # `LinearProgram.run`'s HiGHS algorithms
+_METHOD_OPTIONS: dict[str, dict[str, str]] = {
+    "simplex": {},
+    "ipm": {"solver": "ipm", "run_crossover": "on"},
+}
 
 _M = highspy.HighsModelStatus
 STATUS_MESSAGES = {
@@ -274,7 +284,12 @@ class LinearProgram:
         a.eliminate_zeros()
         return a
 
-    def run(self, time_limit: float | None = None, warm_start: Basis | None = None) -> HighsResult:
+    def run(
+        self,
+        time_limit: float | None = None,
+        warm_start: Basis | None = None,
+        method: str = "simplex",
+    ) -> HighsResult:
         """Solves the LP with HiGHS; never raises for HiGHS's status (see `HighsResult`).
 
         Args:
@@ -282,22 +297,25 @@ class LinearProgram:
           warm_start: a `Basis` of an earlier run (of this LP or a smaller one): known
             columns and rows take its status, the others `Block.default_status`, and HiGHS
             repairs the rest (an "alien" basis). If HiGHS fails from it, the LP is solved
-            again from scratch and the fallback logged.
+            again from scratch and the fallback logged. Ignored by method "ipm".
+          method: HiGHS's algorithm, one of `METHODS` (see the module docstring).
         """
         if time_limit is not None and not time_limit > 0:
             raise ValueError(f"time_limit must be positive, got {time_limit}")
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         lp = _highs_lp(self.matrix(), self.columns, self.rows)
         col_keys = np.concatenate([b.keys for b in self.columns])
         row_keys = np.concatenate([b.keys for b in self.rows])
         start = None
-        if warm_start is not None and len(warm_start.keys):
+        if method == "simplex" and warm_start is not None and len(warm_start.keys):
             col_default = np.concatenate([b.default_status() for b in self.columns])
             row_default = np.concatenate([b.default_status() for b in self.rows])
             start = (
                 warm_start.lookup(col_keys, col_default),
                 warm_start.lookup(row_keys, row_default),
             )
-        run = _run_highs(lp, time_limit, start)
+        run = _run_highs(lp, time_limit, start, method)
         cold = start is not None and run.failed
         if cold:
             logging.warning(
@@ -307,7 +325,7 @@ class LinearProgram:
                 run.message,
             )
             left = None if time_limit is None else max(time_limit - run.seconds, 1e-3)
-            again = _run_highs(lp, left, None)
+            again = _run_highs(lp, left, None, method)
             run = dataclasses.replace(
                 again,
                 seconds=run.seconds + again.seconds,
@@ -439,10 +457,12 @@ def _new_highs() -> highspy.Highs:
         os.close(saved)
 
 
-def _run_highs(lp, time_limit: float | None, start) -> _Run:
-    """Runs HiGHS on `lp`, from `start` (column and row status codes) if given."""
+def _run_highs(lp, time_limit: float | None, start, method: str = "simplex") -> _Run:
+    """Runs HiGHS's `method` on `lp`, from `start` (column and row status codes) if given."""
     h = _new_highs()
     h.setOptionValue("output_flag", False)
+    for option, value in _METHOD_OPTIONS[method].items():
+        h.setOptionValue(option, value)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.passModel(lp)

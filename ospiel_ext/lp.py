@@ -161,9 +161,14 @@ class SequenceFormLP:
         """Eq. 3a: the objective f^T q becomes (f + d)^T q (d per row of F: root, infosets)."""
         return dataclasses.replace(self, program=self.program.shift_cost("q", d))
 
-    def run(self, time_limit: float | None = None, warm_start: Basis | None = None) -> HighsResult:
+    def run(
+        self,
+        time_limit: float | None = None,
+        warm_start: Basis | None = None,
+        method: str = "simplex",
+    ) -> HighsResult:
         """HiGHS's answer (`LinearProgram.run`: status, values, duals, basis; cold fallback)."""
-        return self.program.run(time_limit, warm_start)
+        return self.program.run(time_limit, warm_start, method)
 
     def solution(self, result: HighsResult, return_basis: bool = True) -> LPSolution:
         """Both strategies from an optimal run: x from the primal, y from the (2c) duals.
@@ -277,6 +282,7 @@ def solve(
     warm_start: Basis | None = None,
     return_basis: bool = False,
     time_limit: float | None = None,
+    method: str = "simplex",
 ) -> LPSolution:
     """Solves the sequence-form LP of `sf` (see the module docstring): `sequence_form_lp`, the
     blocks asked for, `SequenceFormLP.run` and `SequenceFormLP.solution`.
@@ -292,6 +298,8 @@ def solve(
         (columns and rows it does not know start nonbasic at a bound and basic).
       return_basis: return the final basis in `LPSolution.basis`.
       time_limit: seconds for HiGHS.
+      method: HiGHS's algorithm, "simplex" or "ipm" (interior point and crossover; no warm
+        start): `highs.METHODS`.
 
     Raises:
       LPError: HiGHS did not find an optimal solution (`LPError.status` says why, e.g.
@@ -314,7 +322,7 @@ def solve(
         model = model.add_lower_bounds(opponent_lower_bounds, own=False)
     if rhs_perturbation is not None:
         model = model.perturb_rhs(rhs_perturbation)
-    return model.solution(model.run(time_limit, warm_start), return_basis)
+    return model.solution(model.run(time_limit, warm_start, method), return_basis)
 
 
 def lp_size(

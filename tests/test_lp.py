@@ -29,16 +29,22 @@ from ospiel_ext.tree import TreeBuilder
     ],
 )
 @pytest.mark.parametrize("player", [0, 1])
-def test_values_and_equilibria(game, value, tol, player):
+@pytest.mark.parametrize("method", highs.METHODS)
+def test_values_and_equilibria(game, value, tol, player, method):
     game = pyspiel.load_game(game)
     sf = sequence_form.for_game(game)
-    solution = lp.solve(sf, player=player)
+    solution = lp.solve(sf, player=player, method=method, return_basis=True)
     assert solution.value == pytest.approx(value, abs=tol)
     pol = policies.layout(sf).to_tabular(solution.behavioural)
     assert os_exploitability.exploitability(sf.tree.game, pol) < 1e-9
     for tp, x in zip(sf.treeplexes, solution.plans):
         e_mat, e = tp.constraints
         np.testing.assert_allclose(e_mat @ x, e, atol=1e-9)
+    # Both methods end at a vertex with its basis (crossover after the interior point): as
+    # many basic columns and rows as the LP has rows.
+    rows = lp.sequence_form_lp(sf, player).program.matrix().shape[0]
+    assert solution.basis is not None
+    assert np.count_nonzero(solution.basis.status == highs._BASIC) == rows
 
 
 def _bounded_matching_pennies(width):
@@ -99,6 +105,8 @@ def test_bad_arguments_are_refused():
         lp.solve(sf, bound="middle")
     with pytest.raises(ValueError, match="player must be"):
         lp.solve(sf, player=2)
+    with pytest.raises(ValueError, match="method must be one of"):
+        lp.solve(sf, method="barrier")
 
 
 def test_warm_start_from_a_smaller_trunk_gives_the_same_value():

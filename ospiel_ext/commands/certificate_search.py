@@ -8,6 +8,13 @@ whole game is never expanded. Progress is logged per iteration; --max_nodes, --t
 Ctrl-C stop the search with the best certificate so far (after Ctrl-C, it is printed and
 written and the script exits with code 130).
 
+Large trunks: --expand_below=K expands K levels deeper per iteration (fewer, larger steps)
+and --lp_method=ipm solves the trunk LPs by HiGHS's interior point method; together they
+certify 6-rank Goofspiel (docs/results/certificates.md):
+
+  ospiel-ext certify --game="sequential_goofspiel(num_cards=6)" --expand_below=1 \
+      --lp_method=ipm --certificate_out=/tmp/g6.cert.json
+
 --policy_out needs a finite game (it writes a policy for every information state); it is
 refused, before the search, for an infinite game such as limit_leduc_poker(max_raises=-1).
 
@@ -21,7 +28,7 @@ import sys
 
 from absl import flags, logging
 
-from ospiel_ext import cli, policies
+from ospiel_ext import cli, highs, policies
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import io as certificate_io
 
@@ -51,6 +58,14 @@ _EXPAND_BELOW = flags.DEFINE_integer(
     0,
     "Per iteration, also expand the expanded nodes' new children this many levels deeper "
     "(fewer, larger steps; 1-2 were 1.2-5x faster on Goofspiel and search_game).",
+)
+_LP_METHOD = flags.DEFINE_enum(
+    "lp_method",
+    "simplex",
+    list(highs.METHODS),
+    "HiGHS's algorithm for the trunk LPs: simplex (warm-started) or ipm (interior point with "
+    "crossover; faster on large trunks whose warm starts help little, such as 6-rank "
+    "imperfect-information Goofspiel; slower on small ones: docs/results/certificates.md).",
 )
 _WARM_START = flags.DEFINE_boolean(
     "warm_start", True, "Start every LP from the previous trunk's basis (--nowarm_start: cold)."
@@ -103,6 +118,7 @@ def main(argv):
             nature=nature,
             warm_start=_WARM_START.value,
             expand_below=_EXPAND_BELOW.value,
+            lp_method=_LP_METHOD.value,
         )
     cert = result.certificate
     minimal = certificates.minimal_certificate(cert)

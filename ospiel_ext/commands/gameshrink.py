@@ -5,7 +5,7 @@
   ospiel-ext shrink --game=rhode_island_holdem --solve=cfr_plus --iterations=500 \
       --abstract_policy_out=/tmp/ri_strategy.npz
 
-JSON keys: game, threshold (a number, or "inf"), signal_tree_nodes, deals,
+JSON keys: game, filter, threshold (a number, or "inf"), signal_tree_nodes, deals,
 views_per_round, classes_per_round, refinement_passes, abstraction_seconds; original and
 abstracted, each with nodes, infosets, lp_rows, lp_columns, lp_nonzeros (original.source is
 "compiled" when the original game was walked, "counted" when it was counted from the signal
@@ -43,6 +43,14 @@ from ospiel_ext.tree import GameTooLargeError
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _THRESHOLD = flags.DEFINE_float(
     "threshold", 0.0, "Matching-cost threshold (0 = lossless, inf = ignore all signals)."
+)
+_FILTER = flags.DEFINE_enum(
+    "filter",
+    "coarsest",
+    list(gameshrink.TRANSFORMATIONS),
+    "Lossless filter: coarsest (the largest filter closed under ordered game isomorphism, "
+    "opponent's information at the leaves) or paper (Definition 5's leaf test as written: "
+    "payoffs only; not always lossless). --threshold > 0 needs coarsest.",
 )
 _SOLVE = flags.DEFINE_enum("solve", "lp", ["none", "lp", "cfr_plus"], "Solver of Γ_f.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ iterations.")
@@ -136,6 +144,10 @@ def _lift(game, shrunk, behavioural, original_sf):
 def main(argv):
     cli.no_arguments(argv)
     cli.non_negative(_THRESHOLD)
+    cli.require(
+        _FILTER.value == "coarsest" or _THRESHOLD.value == 0,
+        "--threshold > 0 joins classes of the coarsest filter; it needs --filter=coarsest",
+    )
     for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES, _MAX_ABSTRACT_NONZEROS):
         cli.positive(holder)
     for holder in (_POLICY_OUT, _ABSTRACT_POLICY_OUT):
@@ -149,7 +161,9 @@ def main(argv):
     cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT)
     game = cli.load_game(_GAME.value)
     with cli.stage(f"abstracting {game}"), cli.refuse(ValueError, TimeoutError):
-        abstraction = gameshrink.gameshrink(game, _THRESHOLD.value, _TIME_LIMIT.value)
+        abstraction = gameshrink.gameshrink(
+            game, _THRESHOLD.value, _TIME_LIMIT.value, transformation=_FILTER.value
+        )
     st = abstraction.signal_tree
     original_sf, original = _original_size(abstraction)
     cli.require(
@@ -161,6 +175,7 @@ def main(argv):
     size = shrunk.size()
     row = {
         "game": str(game),
+        "filter": _FILTER.value,
         "threshold": "inf" if math.isinf(_THRESHOLD.value) else _THRESHOLD.value,
         "signal_tree_nodes": st.num_nodes,
         "deals": len(st.deals),

@@ -289,6 +289,17 @@ def test_gameshrink_lifts_an_equilibrium(tmp_path):
     assert os_exploitability.exploitability(game, loaded) <= 1e-9
 
 
+def test_gameshrink_paper_filter_is_reported_and_not_lossless(tmp_path):
+    """--filter=paper (Definition 5's payoff-only leaves) on Leduc: fewer round-2 classes than
+    the coarsest filter's 9, and its lifted LP equilibrium is exploitable."""
+    out = tmp_path / "shrink.json"
+    proc = run("gameshrink.py", "--game=leduc_poker", "--filter=paper", f"--output_json={out}")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["filter"] == "paper" and result["classes_per_round"][1] < 9
+    assert result["exploitability"] > 0.1
+
+
 def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     """CFR+ on Γ_f of an ACPC no-limit game: the exploitability measured in Γ_f is OpenSpiel's
     exploitability of the lifted policy in the original game; the saved abstract strategy,
@@ -322,6 +333,7 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
         (["--threshold=-1"], "--threshold must be non-negative, got -1.0"),
         (["--game=tic_tac_toe"], "no ordered-signals description"),
         (["--game=kuhn_poker", "--max_abstract_nonzeros=10"], "--max_abstract_nonzeros"),
+        (["--filter=paper", "--threshold=0.5"], "it needs --filter=coarsest"),
     ],
 )
 def test_gameshrink_bad_input(flags, message):
@@ -352,3 +364,26 @@ def test_certificate_costs_benchmark_passes_expand_below(tmp_path, below, first)
     assert result["expand_below"] == below and result["epsilon"] < 1e-9
     assert result["trace"][0]["expanded"] == first
     assert len(result["trace"]) == result["iterations"]
+
+
+def test_certificate_lp_methods_benchmark_runs_both_methods(tmp_path):
+    """Both HiGHS methods certify Kuhn (value -1/18, from theory) in the side-by-side run."""
+    out = tmp_path / "m.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "benchmarks", "certificate_lp_methods.py"),
+            "--runs=kuhn_poker@1",
+            "--time_limit=60",
+            f"--output_json={out}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    runs = json.loads(out.read_text())["runs"]
+    assert [r["lp_method"] for r in runs] == ["simplex", "ipm"]
+    for r in runs:
+        assert r["stopped"] == "epsilon" and r["epsilon"] < 1e-9
+        assert len(r["trace"]) == r["iterations"]
+    assert "simplex s / ipm s" in proc.stdout

@@ -143,7 +143,9 @@ def _correct(sf, player, plan, values, unbounded, bad) -> NDArray[np.bool_]:
     return marked
 
 
-def _solve_side(sf: TreeSequenceForm, player: int, warm: lp.Basis | None) -> _Side | None:
+def _solve_side(
+    sf: TreeSequenceForm, player: int, warm: lp.Basis | None, method: str
+) -> _Side | None:
     """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
     avoid them (the value is unbounded)."""
     opp = 1 - player
@@ -163,6 +165,7 @@ def _solve_side(sf: TreeSequenceForm, player: int, warm: lp.Basis | None) -> _Si
         excluded_opponent_sequences=bad if bad.any() else None,
         warm_start=warm,
         return_basis=True,
+        method=method,
     )
     own = sol.plans[player]
     marked = _correct(sf, player, own, values, unbounded, bad)
@@ -188,11 +191,11 @@ class _Solves:
         return sum(side.simplex_iterations for side in self.sides if side is not None)
 
 
-def _solve_trunk(sf: TreeSequenceForm, warm=(None, None)) -> _Solves:
+def _solve_trunk(sf: TreeSequenceForm, warm=(None, None), method: str = "simplex") -> _Solves:
     """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
     pessimistic equilibrium and the support of the corrected optimistic profile. `warm`:
     bases of the previous trunk's (beta, alpha) LPs."""
-    beta, alpha = _solve_side(sf, 0, warm[0]), _solve_side(sf, 1, warm[1])
+    beta, alpha = _solve_side(sf, 0, warm[0], method), _solve_side(sf, 1, warm[1], method)
     if beta is None or alpha is None:
         uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
         cert = Certificate(sf, uniform, np.inf, -np.inf, np.inf)
@@ -270,6 +273,7 @@ def search(
     nature: NatureSampling | None = None,
     warm_start: bool = True,
     expand_below: int = 0,
+    lp_method: str = "simplex",
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
 
@@ -280,6 +284,8 @@ def search(
     `expand_below` also expands the new pseudoterminal children of the expanded nodes, that
     many levels deeper, in the same iteration (Algorithm 6.7 may expand any nodes; fewer,
     larger steps where each iteration's cost grows with the whole trunk).
+    `lp_method` is HiGHS's algorithm for the trunk LPs (`highs.METHODS`: "simplex", warm-started
+    as above, or "ipm", interior point with crossover, cold; faster on large trunks).
     With `nature`, chance is sampled (Section 5): the certificate is exact for the sampled
     trunk and worth epsilon + 2 nature.epsilon in the true game with probability 1 - 4 delta.
     """
@@ -293,7 +299,7 @@ def search(
         began = time.perf_counter()
         sf = TreeSequenceForm(trunk.tree())
         built = time.perf_counter()
-        solved = _solve_trunk(sf, warm)
+        solved = _solve_trunk(sf, warm, lp_method)
         if warm_start:
             beta_side, alpha_side = solved.sides
             warm = (

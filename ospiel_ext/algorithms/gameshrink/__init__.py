@@ -12,17 +12,21 @@ Information" (ACM EC 2006). Modules:
 """
 
 from ospiel_ext.algorithms.gameshrink.filters import (
+    TRANSFORMATIONS,
     Abstraction,
     approximate_filter,
     gameshrink,
     identity_filter,
     lossless_filter,
+    paper_filter,
 )
 
 __all__ = [
+    "TRANSFORMATIONS",
     "Abstraction",
     "approximate_filter",
     "gameshrink",
     "identity_filter",
     "lossless_filter",
+    "paper_filter",
 ]

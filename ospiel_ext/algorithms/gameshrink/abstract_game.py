@@ -105,7 +105,9 @@ class AbstractGame:
 
     @property
     def name(self) -> str:
-        return f"gameshrink({self.abstraction.og.name}, threshold={self.abstraction.threshold})"
+        a = self.abstraction
+        kind = "" if a.transformation == "coarsest" else f", transformation={a.transformation}"
+        return f"gameshrink({a.og.name}, threshold={a.threshold}{kind})"
 
     def _leaf_value(self, utility: dict[int, float], round_: int, pair: int) -> float:
         cnt = self.joint.counts[round_][pair]
@@ -390,14 +392,15 @@ def _keys_digest(sf: SequenceForm) -> str:
 
 def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
     """Writes the abstract strategy behind `lifted` as .npz (never pickle): the game, the
-    threshold, the classes per round, a digest of Γ_f's infoset keys in treeplex order and each
-    player's behavioural array. Small for any game (Rhode Island: 2 x 3.9 M floats), unlike a
-    policy file of the original game."""
+    threshold, the transformation, the classes per round, a digest of Γ_f's infoset keys in
+    treeplex order and each player's behavioural array. Small for any game (Rhode Island:
+    2 x 3.9 M floats), unlike a policy file of the original game."""
     a = lifted.abstract.abstraction
     np.savez_compressed(
         path,  # a path or an open binary file (scripts write through files.atomic_path)
         game=str(a.og.game),
         threshold=a.threshold,
+        transformation=a.transformation,
         classes_per_round=np.array(a.num_classes),
         keys_digest=_keys_digest(lifted.abstract.sequence_form),
         behavioural_0=lifted.behavioural[0],
@@ -406,8 +409,9 @@ def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
 
 
 def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
-    """Reads `save_lifted_policy`'s file: recomputes the abstraction of the saved game and
-    threshold (deterministic) and checks that it has the same classes and infoset keys.
+    """Reads `save_lifted_policy`'s file: recomputes the abstraction of the saved game,
+    threshold and transformation (deterministic; files without one: "coarsest") and checks
+    that it has the same classes and infoset keys.
 
     Raises:
       ValueError: the file is not such a file, or the abstraction computed here differs.
@@ -417,7 +421,10 @@ def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
         if missing:
             raise ValueError(f"{path} is not a lifted-policy file (missing {sorted(missing)})")
         data = {k: f[k] for k in f.files}
-    a = filters.gameshrink(str(data["game"]), float(data["threshold"]))
+    transformation = str(data["transformation"]) if "transformation" in data else "coarsest"
+    a = filters.gameshrink(
+        str(data["game"]), float(data["threshold"]), transformation=transformation
+    )
     game = AbstractGame.of(a)
     if a.num_classes != data["classes_per_round"].tolist() or _keys_digest(
         game.sequence_form

@@ -50,6 +50,7 @@ from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedG
 from ospiel_ext.arrays import first_index, group_by, sort_rows
 
 IntArray = NDArray[np.int64]
+TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
 _MAX_CARDS = 64  # deals are enumerated with uint64 card masks
 
 
@@ -84,13 +85,22 @@ class SignalTree:
     def num_views(self) -> list[int]:
         return [len(c) for c in self.view_codes]
 
-    def view_code(self, deals: NDArray, player: int, round_: int) -> IntArray:
+    def view_code(
+        self, deals: NDArray, player: int, round_: int, earlier: IntArray | None = None
+    ) -> IntArray:
         """A unique integer per view: the colex indices of the view's groups in mixed radix
-        (the cards of each group ascending, as in `deals`)."""
-        og, code, radix = self.og, np.zeros(len(deals), dtype=np.int64), 1
-        for g in og.view_groups(player, round_):
+        (the cards of each group ascending, as in `deals`). `earlier`: the same deals' codes
+        one round before, which this one extends (a round's groups follow the earlier ones)."""
+        og, radix = self.og, 1
+        code, known = np.zeros(len(deals), dtype=np.int64), 0
+        if earlier is not None:
+            code, known = earlier.copy(), len(og.view_groups(player, round_ - 1))
+        for i, g in enumerate(og.view_groups(player, round_)):
             start, size = og.slots[g]
-            code += colex_index(deals[:, start : start + size]) * radix
+            if i >= known:
+                cards = deals[:, start : start + size]
+                # the colex index of one card is the card
+                code += (cards[:, 0].astype(np.int64) if size == 1 else colex_index(cards)) * radix
             radix *= math.comb(og.num_cards, size)
         return code
 
@@ -131,14 +141,15 @@ class SignalTree:
             prefixes *= math.comb(left, g.size)
             num_nodes, left = num_nodes + prefixes, left - g.size
         del masks
-        result = og.outcome(deals.astype(np.int64))
-        _check_common_ordering(og, deals, result)
-        tree = cls(og, deals, result, (), (), (), num_nodes)
+        tree = cls(og, deals, np.zeros(0, dtype=np.int8), (), (), (), num_nodes)
         codes: list[IntArray] = []
         views: list[tuple[NDArray[np.int32], NDArray[np.int32]]] = []
         parents: list[IntArray] = []
+        code0: IntArray | None = None
+        code1: IntArray | None = None
         for r in range(og.num_rounds):
-            table, v = _number_codes((tree.view_code(deals, 0, r), tree.view_code(deals, 1, r)))
+            code0, code1 = tree.view_code(deals, 0, r, code0), tree.view_code(deals, 1, r, code1)
+            table, v = _number_codes((code0, code1))
             parent = np.zeros(len(table), dtype=np.int64)
             if r:
                 for p in (0, 1):
@@ -146,9 +157,31 @@ class SignalTree:
             codes.append(table)
             views.append(v)
             parents.append(parent)
+        result = _showdown(og, deals, views[-1], len(codes[-1]))
+        _check_common_ordering(og, deals, result)
         return dataclasses.replace(
-            tree, view_codes=tuple(codes), views=tuple(views), view_parent=tuple(parents)
+            tree,
+            result=result,
+            view_codes=tuple(codes),
+            views=tuple(views),
+            view_parent=tuple(parents),
         )
+
+
+def _showdown(
+    og: OrderedGame, deals: NDArray, last_views: tuple[NDArray, NDArray], num_views: int
+) -> NDArray[np.int8]:
+    """Player 0's showdown result of every deal. For an `ordered_games.RankOutcome` the hand
+    strengths are evaluated once per last-round view (equal views are equal hands), not once
+    per deal."""
+    v0, v1 = last_views
+    if not isinstance(og.outcome, ordered_games.RankOutcome) or not np.all(
+        np.bincount(v0, minlength=num_views)
+    ):
+        return og.outcome(deals.astype(np.int64))
+    hand = deals[first_index(v0, num_views)][:, og.outcome.hands[0]].astype(np.int64)
+    strength = og.outcome.strength(hand)
+    return np.sign(strength[v0] - strength[v1]).astype(np.int8)
 
 
 def _number_codes(
@@ -173,7 +206,10 @@ def _number_codes(
 
 def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> None:
     """Definition 1 (u): payoffs increase in one ordering of hands shared by both players, so
-    swapping the players' private cards must negate every showdown result."""
+    swapping the players' private cards must negate every showdown result (true by
+    construction, and not checked, for an `ordered_games.RankOutcome`)."""
+    if isinstance(og.outcome, ordered_games.RankOutcome):
+        return
     swapped = deals.astype(np.int64)
     own0, own1 = (og.view_columns(p, og.num_rounds - 1)[0] for p in (0, 1))
     swapped[:, own0 + own1] = deals[:, own1 + own0]
@@ -209,23 +245,39 @@ def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> In
     return np.unique(rows, axis=0, return_inverse=True)[1].ravel()
 
 
+def _multiset_classes(
+    owner: NDArray[np.integer], num_owners: int, label: IntArray, num_labels: int, key: IntArray
+) -> IntArray:
+    """Classes of `num_owners` owners: owners are split by `key` and by the multiset of `label`
+    over the items they own (`owner[i]` owns item i). With few labels the multisets are
+    counted in a dense (owners x labels) table, else found by sorting the items. Either way
+    classes are numbered in order of their first owner."""
+    owner = owner.astype(np.int64)
+    if num_owners * num_labels <= max(4 * len(owner), 1 << 20):
+        counts = np.bincount(owner * num_labels + label, minlength=num_owners * num_labels)
+        rows = np.column_stack([key, counts.reshape(num_owners, num_labels)])
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        number = np.empty(len(first), dtype=np.int64)
+        number[np.argsort(first)] = np.arange(len(first))
+        return number[inverse.ravel()]
+    pairs, counts = np.unique(owner * num_labels + label, return_counts=True)
+    bounds = np.searchsorted(pairs // num_labels, np.arange(num_owners + 1))
+    lab = pairs % num_labels
+    ids: dict[tuple[int, bytes, bytes], int] = {}
+    out = np.empty(num_owners, dtype=np.int64)
+    for v in range(num_owners):
+        s, e = bounds[v], bounds[v + 1]
+        sig = (int(key[v]), lab[s:e].tobytes(), counts[s:e].tobytes())
+        out[v] = ids.setdefault(sig, len(ids))
+    return out
+
+
 def _signature_classes(
     st: SignalTree, round_: int, label: IntArray, num_labels: int, key: IntArray
 ) -> IntArray:
     """Splits the classes `key` of round `round_`'s views by their signatures, the multisets of
     `label` over the deals through each view (player 0's seat; deals are symmetric)."""
-    view = st.views[round_][0].astype(np.int64)
-    pairs, counts = np.unique(view * num_labels + label, return_counts=True)
-    owner = pairs // num_labels
-    bounds = np.searchsorted(owner, np.arange(len(st.view_codes[round_]) + 1))
-    lab, cnt = pairs % num_labels, counts
-    ids: dict[tuple[int, bytes, bytes], int] = {}
-    out = np.empty(len(bounds) - 1, dtype=np.int64)
-    for v in range(len(out)):
-        s, e = bounds[v], bounds[v + 1]
-        sig = (int(key[v]), lab[s:e].tobytes(), cnt[s:e].tobytes())
-        out[v] = ids.setdefault(sig, len(ids))
-    return out
+    return _multiset_classes(st.views[round_][0], st.num_views[round_], label, num_labels, key)
 
 
 def _labels(st: SignalTree, classes: list[IntArray]) -> tuple[IntArray, int]:
@@ -257,6 +309,41 @@ def lossless_filter(st: SignalTree, time_limit: float | None = None) -> tuple[li
             return classes, passes
         if time_limit is not None and time.perf_counter() - start > time_limit:
             raise TimeoutError(f"GameShrink did not reach its fixed point in {time_limit} s")
+
+
+def paper_filter(st: SignalTree) -> list[IntArray]:
+    """Algorithm 2 with Definition 5's leaf test as the paper writes it: leaves are isomorphic
+    when their payoffs are equal for every betting history, u^r(z, theta) = u^r(z, theta').
+
+    The reading: a view's subtree holds the signals it has not seen, the opponent's private
+    signals included (they are revealed at the showdown), so its leaves are the deals through
+    it and a leaf's payoff is the showdown result alone - the opponent's filtered signal does
+    not enter the test (`lossless_filter` adds it). Bottom-up (Algorithm 1), a last-round
+    view's isomorphism type is its multiset of results (the counts of ranking higher, equal,
+    lower: Section 5.2's precheck, which thus becomes the whole test), an earlier view's type
+    the multiset of its children's types (all children equally likely, so the perfect
+    matching of step 5 exists exactly when these multisets are equal). Top-down (Algorithm 2,
+    rounds in order), siblings - views whose parents share a class - with one type are merged.
+    The filter is coarser than `lossless_filter`'s and need not be lossless (docs/results/
+    gameshrink.md measures it).
+    """
+    types = [np.zeros(0, dtype=np.int64)] * st.num_rounds
+    last = st.num_rounds - 1
+    types[last] = _multiset_classes(
+        st.views[last][0], st.num_views[last], st.result.astype(np.int64) + 1, 3,
+        np.zeros(st.num_views[last], dtype=np.int64),
+    )  # fmt: skip
+    for r in range(last - 1, -1, -1):
+        child = types[r + 1]
+        types[r] = _multiset_classes(
+            st.view_parent[r + 1], st.num_views[r], child, int(child.max()) + 1,
+            np.zeros(st.num_views[r], dtype=np.int64),
+        )  # fmt: skip
+    classes: list[IntArray] = []
+    for r in range(st.num_rounds):
+        rows = np.column_stack([st.parent_classes(classes, r), types[r]])
+        classes.append(np.unique(rows, axis=0, return_inverse=True)[1].ravel())
+    return classes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -413,6 +500,7 @@ class Abstraction:
       passes: refinement passes until the fixed point.
       seconds: time to build the signal tree and the filter.
       betting: the stage games, read off the pyspiel game (`ordered_games.betting_tree`).
+      transformation: "coarsest" (`lossless_filter`) or "paper" (`paper_filter`).
     """
 
     signal_tree: SignalTree
@@ -421,6 +509,7 @@ class Abstraction:
     passes: int
     seconds: float
     betting: BettingNode
+    transformation: str = "coarsest"
 
     @property
     def og(self) -> OrderedGame:
@@ -466,9 +555,12 @@ def gameshrink(
     threshold: float = 0.0,
     time_limit: float | None = None,
     check_samples: int = 200,
+    transformation: str = "coarsest",
 ) -> Abstraction:
     """Algorithm 2: the coarsest ordered-game-isomorphic filter of `game` (an OrderedGame, a
     pyspiel game or a load_game string), then the approximate joins for `threshold` > 0.
+    With `transformation="paper"`, Definition 5's leaf test as written instead
+    (`paper_filter`: payoffs only; not always lossless).
 
     Before any work the description is checked against the game: the stage games are read off
     it and `check_samples` random plays must match the described payoffs.
@@ -479,6 +571,10 @@ def gameshrink(
     """
     if threshold < 0 or math.isnan(threshold):
         raise ValueError(f"threshold must be >= 0, got {threshold}")
+    if transformation not in TRANSFORMATIONS:
+        raise ValueError(f"transformation must be one of {TRANSFORMATIONS}, got {transformation!r}")
+    if transformation == "paper" and threshold > 0:
+        raise ValueError("the approximate filter (threshold > 0) starts from the coarsest one")
     start = time.perf_counter()
     og = game if isinstance(game, OrderedGame) else ordered_games.describe(game)
     st = SignalTree.build(og)
@@ -491,9 +587,12 @@ def gameshrink(
         len(st.deals),
         st.num_views,
     )
-    classes, passes = lossless_filter(st, time_limit)
+    if transformation == "paper":
+        classes, passes = paper_filter(st), 1
+    else:
+        classes, passes = lossless_filter(st, time_limit)
     if threshold > 0:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         classes = approximate_filter(st, classes, threshold, left)
     seconds = time.perf_counter() - start
-    return Abstraction(st, tuple(classes), threshold, passes, seconds, betting)
+    return Abstraction(st, tuple(classes), threshold, passes, seconds, betting, transformation)

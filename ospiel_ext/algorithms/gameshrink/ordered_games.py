@@ -33,7 +33,6 @@ import pyspiel
 from numpy.typing import NDArray
 
 from ospiel_ext import tree as tree_lib
-from ospiel_ext.arrays import sort_rows
 from ospiel_ext.games import poker_hands
 from ospiel_ext.games import rhode_island_holdem as rih
 
@@ -296,14 +295,18 @@ def _dealt_as_card_ids(groups: tuple[Group, ...]) -> dict[str, Callable]:
     return {"chance_actions": chance_actions, "deal_from_chance": deal_from_chance}
 
 
-def _rank_outcome(strength: Callable[[IntArray], IntArray], og_slots) -> Callable:
-    """outcome(deals) = sign(strength(hand 0) - strength(hand 1)), hands given by column lists."""
-    cols0, cols1 = og_slots
+@dataclasses.dataclass(frozen=True)
+class RankOutcome:
+    """outcome(deals) = sign(strength(hand 0) - strength(hand 1)), each player's hand given by
+    its deal columns: both players rank hands by one ordering, by construction (Definition 1's
+    common ordering, which `filters.SignalTree.build` otherwise checks deal by deal)."""
 
-    def outcome(deals: IntArray) -> NDArray[np.int8]:
-        return np.sign(strength(deals[:, cols0]) - strength(deals[:, cols1])).astype(np.int8)
+    strength: Callable[[IntArray], IntArray]
+    hands: tuple[list[int], list[int]]
 
-    return outcome
+    def __call__(self, deals: IntArray) -> NDArray[np.int8]:
+        s0, s1 = (self.strength(deals[:, cols]) for cols in self.hands)
+        return np.sign(s0 - s1).astype(np.int8)
 
 
 def _kuhn(game: pyspiel.Game) -> OrderedGame:
@@ -315,7 +318,7 @@ def _kuhn(game: pyspiel.Game) -> OrderedGame:
         num_cards=3,
         groups=groups,
         **_dealt_as_card_ids(groups),
-        outcome=_rank_outcome(lambda h: h[:, 0], ([0], [1])),
+        outcome=RankOutcome(lambda h: h[:, 0], ([0], [1])),
     )
 
 
@@ -339,7 +342,7 @@ def _leduc(game: pyspiel.Game) -> OrderedGame:
         num_cards=suits * ranks,
         groups=groups,
         **_dealt_as_card_ids(groups),
-        outcome=_rank_outcome(_paired_rank_strength(ranks, suits), ([0, 2], [1, 2])),
+        outcome=RankOutcome(_paired_rank_strength(ranks, suits), ([0, 2], [1, 2])),
     )
 
 
@@ -364,7 +367,7 @@ def _limit_leduc(game: pyspiel.Game) -> OrderedGame:
         groups=(Group(0, 0), Group(0, 1), Group(1, PUBLIC)),
         chance_actions=chance_actions,
         deal_from_chance=deal_from_chance,
-        outcome=_rank_outcome(_paired_rank_strength(k, 2), ([0, 2], [1, 2])),
+        outcome=RankOutcome(_paired_rank_strength(k, 2), ([0, 2], [1, 2])),
     )
 
 
@@ -388,15 +391,18 @@ def colex_index(subsets: IntArray) -> IntArray:
 
 def _rhode_island(game: pyspiel.Game) -> OrderedGame:
     n, suits = game.num_ranks * game.num_suits, game.num_suits
-    # Strength of every 3-card set, indexed by its colex index.
+    # Strength of every 3-card set, stored under each ordering of its cards (a, b, c) at
+    # (a * n + b) * n + c, so that a hand needs no sorting.
     sets = np.array(list(itertools.combinations(range(n), 3)), dtype=np.int64)
     values = [rih.hand_value((a, b, c), suits) for a, b, c in sets.tolist()]
     order = {v: i for i, v in enumerate(sorted(set(values)))}
-    table = np.empty(len(sets), dtype=np.int64)
-    table[colex_index(sets)] = [order[v] for v in values]
+    ranks = np.array([order[v] for v in values], dtype=np.int32)
+    table = np.zeros(n**3, dtype=np.int32)
+    for a, b, c in itertools.permutations(range(3)):
+        table[(sets[:, a] * n + sets[:, b]) * n + sets[:, c]] = ranks
 
     def strength(hand: IntArray) -> IntArray:
-        return table[colex_index(sort_rows(hand))]
+        return table[(hand[:, 0] * n + hand[:, 1]) * n + hand[:, 2]]
 
     groups = (Group(0, 0), Group(0, 1), Group(1, PUBLIC), Group(2, PUBLIC))
     return OrderedGame(
@@ -404,7 +410,7 @@ def _rhode_island(game: pyspiel.Game) -> OrderedGame:
         num_cards=n,
         groups=groups,
         **_dealt_as_card_ids(groups),
-        outcome=_rank_outcome(strength, ([0, 2, 3], [1, 2, 3])),
+        outcome=RankOutcome(strength, ([0, 2, 3], [1, 2, 3])),
     )
 
 
@@ -430,7 +436,7 @@ def _universal_poker(game: pyspiel.Game) -> OrderedGame:
         num_cards=ranks * suits,
         groups=groups,
         **_dealt_as_card_ids(groups),
-        outcome=_rank_outcome(lambda h: poker_hands.hand_values(h, ranks, suits), cols),
+        outcome=RankOutcome(lambda h: poker_hands.hand_values(h, ranks, suits), cols),
     )
 
 

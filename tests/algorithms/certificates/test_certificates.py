@@ -59,10 +59,10 @@ def test_matching_pennies_certificate_is_the_whole_game(game):
         ("sequential_goofspiel(num_cards=4,info=perfect)", -2.0),
     ],
 )
-@pytest.mark.parametrize("expand_below", [0, 2])
-def test_zero_certificates_export_equilibria(game, value, expand_below):
+@pytest.mark.parametrize("expand_below, lp_method", [(0, "simplex"), (2, "simplex"), (1, "ipm")])
+def test_zero_certificates_export_equilibria(game, value, expand_below, lp_method):
     game = pyspiel.load_game(game)
-    result = certificates.search(game, expand_below=expand_below)
+    result = certificates.search(game, expand_below=expand_below, lp_method=lp_method)
     cert = result.certificate
     assert result.stopped == "epsilon" and cert.epsilon < 1e-9
     assert cert.value_lower == pytest.approx(value, abs=1e-9)

@@ -26,6 +26,10 @@ UP_NOLIMIT = (
     "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=1 1,firstPlayer=1 1,"
     "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)"
 )
+UP_TWO_CARDS = (  # two hole cards, two board cards
+    "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
+    "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=4,numHoleCards=2,numBoardCards=0 2)"
+)
 # Lifting to Rhode Island and measuring OpenSpiel's exploitability there takes ~10 s.
 RI_SMALL_LIFTED = pytest.param(RI_SMALL, marks=pytest.mark.slow)
 LOSSLESS_GAMES = [
@@ -57,6 +61,39 @@ def test_signal_tree_sizes_from_counting(shrunk):
     assert len(st.deals) == 6 * 5 * 4 * 3
     assert st.num_nodes == 1 + 6 + 6 * 5 + 6 * 5 * 4 + 6 * 5 * 4 * 3
     assert st.num_views == [6, 6 * 5, 6 * 5 * 4]
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL, UP_NOLIMIT, UP_TWO_CARDS])
+def test_signal_tree_shortcuts_agree_with_the_plain_computation(shrunk, game):
+    """Showdowns evaluated once per view equal the description's outcome of every deal, and
+    view codes extended round by round equal codes computed from scratch."""
+    st = shrunk.abstraction(game).signal_tree
+    np.testing.assert_array_equal(st.result, st.og.outcome(st.deals.astype(np.int64)))
+    for p in (0, 1):
+        earlier = None
+        for r in range(st.num_rounds):
+            code = st.view_code(st.deals, p, r, earlier)
+            np.testing.assert_array_equal(code, st.view_code(st.deals, p, r))
+            np.testing.assert_array_equal(code, st.view_codes[r][st.views[r][p]])
+            earlier = code
+
+
+@pytest.mark.parametrize("num_labels, spread", [(4, 1), (4, 10**9)])
+def test_multiset_classes_by_counting_and_by_sorting(num_labels, spread):
+    """Owners with equal keys and equal multisets of labels share a class, numbered in order
+    of their first owner - against a dictionary of sorted label tuples; `spread` makes the
+    labels sparse, which takes the sorting path."""
+    rng = np.random.default_rng(0)
+    owner = rng.integers(0, 50, size=400)
+    label = rng.integers(0, num_labels, size=400) * spread
+    key = rng.integers(0, 2, size=50)
+    got = gs._multiset_classes(owner, 50, label, num_labels * spread, key)
+    ids: dict = {}
+    expected = [
+        ids.setdefault((int(key[v]), tuple(sorted(label[owner == v].tolist()))), len(ids))
+        for v in range(50)
+    ]
+    np.testing.assert_array_equal(got, expected)
 
 
 def test_universal_poker_leduc_merges_the_suits_like_leduc(shrunk, leduc):
@@ -131,6 +168,38 @@ def test_outcome_histograms_alone_are_not_lossless(leduc):
     coarse = dataclasses.replace(leduc, classes=tuple(classes))
     assert coarse.num_classes[1] < leduc.num_classes[1]
     assert _lifted_lp(ag.AbstractGame.of(coarse))[1] > 0.1
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", "limit_leduc_poker(num_ranks=4)", RI_SMALL])
+def test_paper_transformation_is_algorithm_1_with_payoff_only_leaves(shrunk, game):
+    """`paper_filter` against Algorithm 1's perfect matchings run pair by pair, with every
+    opponent class equal (so leaves compare the showdown result only): siblings share a class
+    exactly when their subtrees match; and it coarsens the coarsest lossless filter."""
+    paper = gs.gameshrink(game, transformation="paper")
+    st = paper.signal_tree
+    iso = gs.OrderedGameIsomorphism(st, [np.zeros(n, dtype=np.int64) for n in st.num_views])
+    for r, cls in enumerate(paper.classes):
+        parent = st.parent_classes(list(paper.classes), r)
+        for x, y in itertools.combinations(range(len(cls)), 2):
+            if parent[x] == parent[y]:
+                assert iso.isomorphic_subtrees(r, x, y) == (cls[x] == cls[y]), (r, x, y)
+        coarsest = shrunk.abstraction(game).classes[r]
+        pairs = np.unique(np.column_stack([coarsest, cls]), axis=0)
+        assert len(pairs) == len(np.unique(coarsest))  # one paper class per coarsest class
+
+
+def test_paper_transformation_as_written_loses_in_leduc(leduc):
+    """Definition 5's leaf test read literally (payoffs only) merges Leduc's (J, public Q) with
+    (J, public K): of the four unseen cards each ties one and loses to three. But the
+    opponent's K is a pair only on the K board, so the opponent's information differs and the
+    lifted equilibrium of the abstraction is exploitable in Leduc (OpenSpiel's measure), where
+    the coarsest filter's is exact (test_lifted_equilibrium_is_an_equilibrium_...)."""
+    paper = gs.gameshrink("leduc_poker", transformation="paper")
+    j_q, j_k = [0, -1, 2], [0, -1, 4]  # OpenSpiel Leduc: card // 2 is J, Q, K
+    assert paper.class_of(j_q, 0, 1) == paper.class_of(j_k, 0, 1)
+    assert leduc.class_of(j_q, 0, 1) != leduc.class_of(j_k, 0, 1)
+    assert paper.num_classes[1] < leduc.num_classes[1]
+    assert _lifted_lp(ag.AbstractGame.of(paper))[1] > 0.1
 
 
 def _sequence_keys(sf, player):
@@ -263,6 +332,10 @@ def test_refuses_a_wrong_description():
 def test_bad_threshold():
     with pytest.raises(ValueError, match="threshold"):
         gs.gameshrink("kuhn_poker", threshold=-1.0)
+    with pytest.raises(ValueError, match="transformation"):
+        gs.gameshrink("kuhn_poker", transformation="exact")
+    with pytest.raises(ValueError, match="starts from the coarsest"):
+        gs.gameshrink("kuhn_poker", threshold=0.5, transformation="paper")
 
 
 def test_saved_abstract_strategy_is_checked_on_load(shrunk, tmp_path):
@@ -276,6 +349,14 @@ def test_saved_abstract_strategy_is_checked_on_load(shrunk, tmp_path):
     with np.load(path) as f:
         data = dict(f)
     np.savez(tmp_path / "other.npz", **{**data, "threshold": np.inf})  # one class per round
+    with pytest.raises(ValueError, match="differs from the saved one"):
+        ag.load_lifted_policy(tmp_path / "other.npz")
+    paper = ag.AbstractGame.of(gs.gameshrink("leduc_poker", transformation="paper"))
+    ag.save_lifted_policy(ag.LiftedPolicy(paper, lp.solve(paper.sequence_form).behavioural), path)
+    assert ag.load_lifted_policy(path).abstract.abstraction.transformation == "paper"
+    with np.load(path) as f:
+        data = dict(f)
+    np.savez(tmp_path / "other.npz", **{**data, "transformation": "coarsest"})
     with pytest.raises(ValueError, match="differs from the saved one"):
         ag.load_lifted_policy(tmp_path / "other.npz")
     np.savez(tmp_path / "bad.npz", game=data["game"])

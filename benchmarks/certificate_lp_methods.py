@@ -1,0 +1,95 @@
+"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover) for
+the trunk LPs of certificate search, side by side in one run (issue 16).
+
+  python benchmarks/certificate_lp_methods.py --time_limit=900 \
+      --output_json=docs/results/certificate_lp_methods.json
+
+Runs Algorithm 6.7 of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
+Black-Box Extensive-Form Games" (AAAI 2021) through `certificates.search` on every --runs entry
+(GAME@K: the game and `expand_below`) with each `highs.METHODS` method, at most --time_limit
+seconds each, and prints iterations, seconds, HiGHS seconds, epsilon and the trunk, with the
+ratio of the two methods' seconds (simplex / ipm; above 1: the interior point is faster).
+HiGHS's seconds per iteration against the trunk's size are in each run's `trace`.
+"""
+
+from absl import flags
+
+from ospiel_ext import cli, highs
+from ospiel_ext.algorithms import certificates
+
+_RUNS = flags.DEFINE_multi_string(
+    "runs",
+    [
+        "sequential_goofspiel(num_cards=5,info=perfect)@1",
+        "sequential_goofspiel(num_cards=5)@1",
+        "search_game@1",
+        "sequential_goofspiel(num_cards=4,points_order=random)@2",
+        "limit_leduc_poker(num_ranks=9,max_raises=-1)@0",
+        "sequential_goofspiel(num_cards=6,info=perfect)@3",
+        "sequential_goofspiel(num_cards=6)@1",
+    ],
+    "GAME@K entries: a load_game string and expand_below; repeat the flag for more.",
+)
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 900.0, "Seconds per search.")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+
+
+def _parse(entry: str) -> tuple[str, int]:
+    game, sep, below = entry.rpartition("@")
+    cli.require(bool(sep) and below.isdigit(), f"--runs: {entry!r} is not GAME@K (K >= 0)")
+    return game, int(below)
+
+
+def main(argv):
+    cli.no_arguments(argv)
+    cli.positive(_TIME_LIMIT)
+    cli.output_path(_OUTPUT_JSON)
+    runs = [_parse(entry) for entry in _RUNS.value]
+    for game, _ in runs:
+        cli.load_game(game)  # every game, before the work
+    results, table = [], []
+    with cli.StopFlag() as stop:
+        for game, below in runs:
+            seconds = {}
+            for method in highs.METHODS:
+                if stop.stopped:
+                    break
+                r = certificates.search(
+                    game,
+                    time_limit=_TIME_LIMIT.value,
+                    stop=lambda: stop.stopped,
+                    expand_below=below,
+                    lp_method=method,
+                )
+                seconds[method] = r.seconds
+                nodes, infosets = r.certificate.size()
+                row = {
+                    "game": game, "expand_below": below, "lp_method": method,
+                    "iterations": r.iterations, "seconds": r.seconds, "lp_seconds": r.lp_seconds,
+                    "stopped": r.stopped, "epsilon": r.certificate.epsilon,
+                    "trunk_nodes": nodes, "trunk_infosets": infosets,
+                    "trace": [vars(t) for t in r.trace],
+                }  # fmt: skip
+                results.append(row)
+                print(f"{game}@{below} {method}: {r.iterations} iterations, {r.seconds:.1f} s, "
+                      f"epsilon {r.certificate.epsilon:.3g}, {r.stopped}", flush=True)  # fmt: skip
+                ratio = ""
+                if method == highs.METHODS[-1] and len(seconds) == len(highs.METHODS):
+                    ratio = f"{seconds['simplex'] / seconds['ipm']:.2f}"
+                table.append(
+                    [game, below, method, r.iterations, f"{r.seconds:.1f}",
+                     f"{r.lp_seconds:.1f}", f"{r.certificate.epsilon:.3g}", f"{nodes:,}",
+                     r.stopped, ratio]
+                )  # fmt: skip
+    print(
+        cli.format_table(
+            ["game", "expand_below", "LP method", "iterations", "seconds", "HiGHS s",
+             "epsilon", "trunk nodes", "stopped", "simplex s / ipm s"],
+            table,
+        )
+    )  # fmt: skip
+    cli.write_json(_OUTPUT_JSON.value, {"time_limit": _TIME_LIMIT.value, "runs": results})
+
+
+if __name__ == "__main__":
+    cli.main(main)
