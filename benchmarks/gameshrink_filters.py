@@ -19,7 +19,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import cli, lp
 from ospiel_ext.algorithms import gameshrink
-from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.algorithms.gameshrink import abstract_game, ordered_games
 
 _GAMES = flags.DEFINE_multi_string(
     "games",
@@ -32,13 +32,7 @@ _GAMES = flags.DEFINE_multi_string(
         "limit_leduc_poker(num_ranks=13)",
         "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
         "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1)",
-        # Leduc hold'em, a no-limit Leduc and a two-hole-card game as ACPC game definitions.
-        "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
-        "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1)",
-        "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=1 1,firstPlayer=1 1,"
-        "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)",
-        "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
-        "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=4,numHoleCards=2,numBoardCards=0 2)",
+        *ordered_games.UNIVERSAL_POKER_EXAMPLES,
     ],
     "Games that compile; repeat the flag for more.",
 )

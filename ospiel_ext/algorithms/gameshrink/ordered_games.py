@@ -440,6 +440,17 @@ def _universal_poker(game: pyspiel.Game) -> OrderedGame:
     )
 
 
+# Leduc hold'em, a no-limit Leduc and a two-hole-card, two-board-card game as ACPC game
+# definitions: `universal_poker` examples small enough to compile (benchmarks, docs).
+UNIVERSAL_POKER_EXAMPLES = (
+    "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
+    "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1)",
+    "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=1 1,firstPlayer=1 1,"
+    "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)",
+    "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
+    "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=4,numHoleCards=2,numBoardCards=0 2)",
+)
+
 DESCRIPTIONS: dict[str, Callable[[pyspiel.Game], OrderedGame]] = {
     "kuhn_poker": _kuhn,
     "leduc_poker": _leduc,
