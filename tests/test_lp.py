@@ -271,8 +271,8 @@ def test_certificate_search_on_leduc_survives_a_failing_warm_start():
 def test_a_failing_warm_start_falls_back_to_a_cold_solve(monkeypatch):
     real = highs._run_highs
 
-    def fail_when_warm(model, time_limit, start):
-        run = real(model, time_limit, start)
+    def fail_when_warm(model, time_limit, start, method):
+        run = real(model, time_limit, start, method)
         if start is None:
             return run
         return dataclasses.replace(run, status=highspy.HighsModelStatus.kNotset, failed=True)
