@@ -5,7 +5,8 @@ Information" (ACM EC 2006). Modules:
 
 * `ordered_games`: ordered-game descriptions (signals, stage games) of pyspiel games;
 * `filters`: the signal tree, the lossless filter (Algorithm 2, with Algorithm 1's exact
-  test as a cross-check) and the approximate filter (Section 6.2);
+  test as a cross-check), the paper's transformation read literally (`paper_filter`, not
+  lossless) and the approximate filter (Section 6.2);
 * `abstract_game`: the abstracted game Gamma_f, its sequence form, lifting strategies back.
 
 `gameshrink.gameshrink(game, threshold)` is re-exported here.

@@ -21,6 +21,12 @@ equally likely, so equal signatures are exactly a perfect matching of equal-weig
 pairwise test `OrderedGameIsomorphism.isomorphic` (Algorithm 1, bottom-up with scipy's
 bipartite matching) agrees with the fixed point on every sibling pair (tested).
 
+The paper's transformation as written (`paper_filter`, `gameshrink(transformation="paper")`):
+Definition 5 compares leaves by payoffs only, so the opponent's filtered signal is left out of
+the labels and the precheck's counts decide the last round. It is coarser, close to the
+published Rhode Island abstraction in size, and not lossless (Leduc: docs/results/
+gameshrink.md section 6).
+
 Approximate abstraction (Section 6.2). Starting from the lossless filter, sibling classes whose
 min-cost perfect matching (scipy's `linear_sum_assignment`, leaf cost |result difference| +
 [opponent's classes differ], averaged, so costs lie in [0, 3]) is at most `threshold` are
