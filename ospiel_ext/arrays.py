@@ -3,6 +3,7 @@ inside segments, row sorting. Pure numpy, no game knowledge."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 
 import numpy as np
@@ -29,6 +30,23 @@ def first_index(labels: NDArray, num_labels: int) -> IntArray:
     first = np.zeros(num_labels, dtype=np.int64)
     first[labels[::-1]] = np.arange(len(labels))[::-1]
     return first
+
+
+def unique_rows(rows: NDArray) -> tuple[IntArray, IntArray]:
+    """(first index of each distinct row, each row's distinct-row id), distinct rows in
+    lexicographic order: `np.unique(rows, axis=0, return_index=True, return_inverse=True)` for
+    a 2-D array of non-negative integers, but on one int64 per row (a 1-D sort instead of a
+    row sort) when the columns' ranges multiply to less than 2**62."""
+    rows = np.asarray(rows)
+    spans = [int(m) + 1 for m in rows.max(axis=0)] if len(rows) else []
+    if len(rows) and rows.min() >= 0 and math.prod(spans) < 2**62:
+        code = np.zeros(len(rows), dtype=np.int64)
+        for j, span in enumerate(spans):  # mixed radix, first column most significant
+            code = code * span + rows[:, j]
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
 
 
 def segment_ranks(sizes: IntArray) -> IntArray:

@@ -53,7 +53,7 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ospiel_ext.algorithms.gameshrink import ordered_games
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedGame, colex_index
-from ospiel_ext.arrays import first_index, group_by, sort_rows
+from ospiel_ext.arrays import first_index, group_by, sort_rows, unique_rows
 
 IntArray = NDArray[np.int64]
 TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
@@ -248,7 +248,7 @@ def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> In
     database = database.reshape(-1, 3)
     first = first_index(st.views[round_][0], st.num_views[round_])  # a deal through each view
     rows = np.column_stack([parent_class, database[db_index[first]]])
-    return np.unique(rows, axis=0, return_inverse=True)[1].ravel()
+    return unique_rows(rows)[1]
 
 
 def _multiset_classes(
@@ -262,10 +262,10 @@ def _multiset_classes(
     if num_owners * num_labels <= max(4 * len(owner), 1 << 20):
         counts = np.bincount(owner * num_labels + label, minlength=num_owners * num_labels)
         rows = np.column_stack([key, counts.reshape(num_owners, num_labels)])
-        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        first, inverse = unique_rows(rows)
         number = np.empty(len(first), dtype=np.int64)
         number[np.argsort(first)] = np.arange(len(first))
-        return number[inverse.ravel()]
+        return number[inverse]
     pairs, counts = np.unique(owner * num_labels + label, return_counts=True)
     bounds = np.searchsorted(pairs // num_labels, np.arange(num_owners + 1))
     lab = pairs % num_labels
@@ -348,7 +348,7 @@ def paper_filter(st: SignalTree) -> list[IntArray]:
     classes: list[IntArray] = []
     for r in range(st.num_rounds):
         rows = np.column_stack([st.parent_classes(classes, r), types[r]])
-        classes.append(np.unique(rows, axis=0, return_inverse=True)[1].ravel())
+        classes.append(unique_rows(rows)[1])
     return classes
 
 
