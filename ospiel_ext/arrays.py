@@ -1,5 +1,5 @@
 """Array helpers shared by the core and the algorithms: grouping, first occurrences, ranks
-inside segments, row sorting. Pure numpy, no game knowledge."""
+inside segments, distinct rows. Pure numpy, no game knowledge."""
 
 from __future__ import annotations
 
@@ -54,21 +54,6 @@ def segment_ranks(sizes: IntArray) -> IntArray:
     total = int(sizes.sum())
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     return np.arange(total) - np.repeat(starts, sizes)
-
-
-def sort_rows(a: NDArray) -> NDArray:
-    """Each row ascending: odd-even transposition (k rounds of vectorised compare-exchange),
-    several times faster than np.sort(axis=1) on millions of short rows."""
-    a = np.array(a, copy=True)
-    k = a.shape[1]
-    if k > 8:
-        return np.sort(a, axis=1)
-    for rnd in range(k):
-        for i in range(rnd % 2, k - 1, 2):
-            lo = np.minimum(a[:, i], a[:, i + 1])
-            a[:, i + 1] = np.maximum(a[:, i], a[:, i + 1])
-            a[:, i] = lo
-    return a
 
 
 def intern(keys: Sequence[Hashable]) -> IntArray:

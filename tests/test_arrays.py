@@ -14,8 +14,3 @@ def test_unique_rows_is_numpys_row_unique(high):
     _, np_first, np_inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
     np.testing.assert_array_equal(first, np_first)
     np.testing.assert_array_equal(inverse, np_inverse.ravel())
-
-
-def test_sort_rows_sorts_each_row():
-    a = np.random.default_rng(2).integers(0, 52, size=(200, 5))
-    np.testing.assert_array_equal(arrays.sort_rows(a), np.sort(a, axis=1))

@@ -53,7 +53,7 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ospiel_ext.algorithms.gameshrink import ordered_games
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedGame, colex_index
-from ospiel_ext.arrays import first_index, group_by, sort_rows, unique_rows
+from ospiel_ext.arrays import first_index, group_by, unique_rows
 
 IntArray = NDArray[np.int64]
 TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
@@ -235,20 +235,14 @@ def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> 
 
 def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> IntArray:
     """Section 5.2's necessary condition: views split by their counts of rank higher / equal /
-    lower, read from a database indexed by the colex indices of the private and of the public
-    set (so views revealing the same cards in another order share an entry)."""
-    og = st.og
-    own, pub = og.view_columns(0, round_)
-    deals = st.deals.astype(np.int64)
-    key = colex_index(sort_rows(deals[:, own]))
-    if pub:
-        key = key * math.comb(og.num_cards, len(pub)) + colex_index(sort_rows(deals[:, pub]))
-    db_keys, db_index = np.unique(key, return_inverse=True)
-    database = np.bincount(db_index * 3 + st.result + 1, minlength=3 * len(db_keys))
-    database = database.reshape(-1, 3)
-    first = first_index(st.views[round_][0], st.num_views[round_])  # a deal through each view
-    rows = np.column_stack([parent_class, database[db_index[first]]])
-    return unique_rows(rows)[1]
+    lower. The paper reads them from a database indexed by the colex indices of the private
+    and of the public set; the result depends on those sets only, so views revealing the same
+    cards in another order have equal counts, and counting per view (one bincount over the
+    deals, player 0's seat) gives the same classes."""
+    n = st.num_views[round_]
+    view = st.views[round_][0].astype(np.int64)
+    counts = np.bincount(view * 3 + st.result + 1, minlength=3 * n).reshape(n, 3)
+    return unique_rows(np.column_stack([parent_class, counts]))[1]
 
 
 def _multiset_classes(
