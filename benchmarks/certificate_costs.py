@@ -90,8 +90,7 @@ def main(argv):
     trace = result.trace
     print(
         f"{game} (expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value}): "
-        f"{result.iterations} iterations in "
-        f"{result.seconds:.1f} s, stopped: "
+        f"{result.iterations} iterations in {result.seconds:.1f} s, stopped: "
         f"{result.stopped}, epsilon {result.certificate.epsilon:.3g}, last trunk "
         f"{trace[-1].nodes:,} nodes"
     )

@@ -51,11 +51,12 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 NUM_KINDS = 16
-METHODS = ("simplex", "ipm")  # `LinearProgram.run`'s HiGHS algorithms
+# `LinearProgram.run`'s HiGHS algorithms and the HiGHS options that select them.
 _METHOD_OPTIONS: dict[str, dict[str, str]] = {
     "simplex": {},
     "ipm": {"solver": "ipm", "run_crossover": "on"},
 }
+METHODS = tuple(_METHOD_OPTIONS)
 
 _M = highspy.HighsModelStatus
 STATUS_MESSAGES = {
@@ -457,7 +458,7 @@ def _new_highs() -> highspy.Highs:
         os.close(saved)
 
 
-def _run_highs(lp, time_limit: float | None, start, method: str = "simplex") -> _Run:
+def _run_highs(lp, time_limit: float | None, start, method: str) -> _Run:
     """Runs HiGHS's `method` on `lp`, from `start` (column and row status codes) if given."""
     h = _new_highs()
     h.setOptionValue("output_flag", False)

@@ -372,9 +372,12 @@ def _expand(trunk: Trunk, nodes: list[int], below: int, max_nodes: int | None) -
     for level in range(below + 1):
         before = set(trunk.frontier) if level < below else None
         for node in nodes:
-            if level and max_nodes is not None:
-                if trunk.num_nodes + _children_bound(trunk, [node]) > max_nodes:
-                    return count
+            if (
+                level
+                and max_nodes is not None
+                and (trunk.num_nodes + _children_bound(trunk, [node]) > max_nodes)
+            ):
+                return count
             trunk.expand(node)
             count += 1
         if before is not None:

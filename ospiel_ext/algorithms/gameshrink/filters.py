@@ -104,9 +104,7 @@ class SignalTree:
         for i, g in enumerate(og.view_groups(player, round_)):
             start, size = og.slots[g]
             if i >= known:
-                cards = deals[:, start : start + size]
-                # the colex index of one card is the card
-                code += (cards[:, 0].astype(np.int64) if size == 1 else colex_index(cards)) * radix
+                code += colex_index(deals[:, start : start + size]) * radix
             radix *= math.comb(og.num_cards, size)
         return code
 
@@ -238,11 +236,10 @@ def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> In
     lower. The paper reads them from a database indexed by the colex indices of the private
     and of the public set; the result depends on those sets only, so views revealing the same
     cards in another order have equal counts, and counting per view (one bincount over the
-    deals, player 0's seat) gives the same classes."""
-    n = st.num_views[round_]
-    view = st.views[round_][0].astype(np.int64)
-    counts = np.bincount(view * 3 + st.result + 1, minlength=3 * n).reshape(n, 3)
-    return unique_rows(np.column_stack([parent_class, counts]))[1]
+    deals, player 0's seat, `_multiset_classes`) gives the same classes."""
+    return _multiset_classes(
+        st.views[round_][0], st.num_views[round_], st.result.astype(np.int64) + 1, 3, parent_class
+    )
 
 
 def _multiset_classes(

@@ -385,6 +385,8 @@ def colex_index(subsets: IntArray) -> IntArray:
     k = subsets.shape[1]
     if not subsets.size:
         return np.zeros(len(subsets), dtype=np.int64)
+    if k == 1:  # C(c, 1) = c: the index of one card is the card
+        return subsets[:, 0].astype(np.int64)
     table = _binomials(max(64, int(subsets.max()) + 1), k)
     return sum(table[subsets[:, i], i] for i in range(k))
 
