@@ -14,12 +14,12 @@ signal (its information) and the showdown result. A merge therefore depends on m
 opponent's views (J♠ and J♥ are interchangeable only if the opponent's J♥ and J♠ are too), so
 `gameshrink` computes the largest filter closed under the relation, as a fixed point: starting
 from the paper's precheck ("the same number of chances to rank higher / lower / equal",
-Section 5.2, read from a database indexed by colexicographic subset indices), every view's
-signature, the multiset of (own filtered signals, opponent's filtered signals, result) over the
-deals through it, splits its class until no class splits. All deals through a view are
-equally likely, so equal signatures are exactly a perfect matching of equal-weight leaves; the
-pairwise test `OrderedGameIsomorphism.isomorphic` (Algorithm 1, bottom-up with scipy's
-bipartite matching) agrees with the fixed point on every sibling pair (tested).
+Section 5.2, which the paper reads from a colex-indexed database; counted here per view),
+every view's signature, the multiset of (own filtered signals, opponent's filtered signals,
+result) over the deals through it, splits its class until no class splits. All deals through
+a view are equally likely, so equal signatures are exactly a perfect matching of equal-weight
+leaves; the pairwise test `OrderedGameIsomorphism.isomorphic` (Algorithm 1, bottom-up with
+scipy's bipartite matching) agrees with the fixed point on every sibling pair (tested).
 
 The paper's transformation as written (`paper_filter`, `gameshrink(transformation="paper")`):
 Definition 5 compares leaves by payoffs only, so the opponent's filtered signal is left out of
