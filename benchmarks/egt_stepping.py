@@ -10,7 +10,10 @@ start-up search for the initial smoothing) CFR+, EGT as in Kroer, Farina & Sandh
 rule of Kroer, Farina & Sandholm, "Solving Large Sequential Games with the Excessive Gap
 Technique", NeurIPS 2018 (`egt.EGTSolver(stepping="aggressive")`) need until the
 exploitability of their strategies first falls to --target, measured after every iteration.
-Issue 17's goal: EGT within 2x CFR+.
+Issue 17's goal: EGT within 2x CFR+. EGT's crossing is sensitive to rounding (its iterates
+drift apart at 1e-6 within about 50 steps after a last-bit change), so each EGT run is
+repeated with its DGF weight (theory) or first tau (aggressive) multiplied by 1 + r for each
+--rounding_perturbations r, and the range of the crossings is printed beside it.
 
 Part 2, on --regret_game: the IJCAI 2017 paper's Figure 3 measure (maximum infoset regret)
 after --traversals traversals, for CFR+, EGT with xi = 0 and perturbed EGT at each --xis, with
@@ -43,6 +46,11 @@ _TARGET = flags.DEFINE_float("target", 1e-3, "Exploitability to reach (part 1)."
 _MAX_TRAVERSALS = flags.DEFINE_integer(
     "max_traversals", 60_000, "Give up on a solver after this many traversals (part 1)."
 )
+_ROUNDING = flags.DEFINE_list(
+    "rounding_perturbations",
+    ["1e-12", "-1e-12"],
+    "Relative changes of EGT's weight / first tau whose crossings give part 1's range.",
+)
 _REGRET_GAME = flags.DEFINE_string("regret_game", LEDUC_5, "The game of part 2 ('' skips it).")
 _XIS = flags.DEFINE_list("xis", ["0.005", "0.01"], "Perturbations of part 2.")
 _TRAVERSALS = flags.DEFINE_integer("traversals", 9000, "Traversals per solver (part 2).")
@@ -62,13 +70,14 @@ _REFINE_EVERY = flags.DEFINE_integer("refine_every", 10, "Check every this many 
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 
-def _solvers(sf, xi=0.0):
-    """name -> solver: CFR+, EGT (theory, tuned weight), EGT (aggressive)."""
+def _solvers(sf, xi=0.0, rel=0.0):
+    """name -> solver: CFR+, EGT (theory, tuned weight), EGT (aggressive); the EGT weight and
+    first tau multiplied by 1 + rel."""
     weight = egt.tune_dgf_weight(sf)
     return {
         "CFR+": cfr.CFRPlusSolver(sf, xi=xi),
-        f"EGT theory (weight {weight:g})": egt.EGTSolver(sf, xi=xi, dgf_weight=weight),
-        "EGT aggressive": egt.EGTSolver(sf, xi=xi, stepping="aggressive"),
+        f"EGT theory (weight {weight:g})": egt.EGTSolver(sf, xi=xi, dgf_weight=weight * (1 + rel)),
+        "EGT aggressive": egt.EGTSolver(sf, xi=xi, stepping="aggressive", tau=0.5 * (1 + rel)),
     }
 
 
@@ -92,20 +101,40 @@ def part1():
         found = {}
         for algo, solver in _solvers(sf).items():
             found[algo] = _crossing(solver, _TARGET.value, _MAX_TRAVERSALS.value)
+        spread = {algo: [] for algo in found if algo != "CFR+"}
+        for rel in map(float, _ROUNDING.value):
+            for algo, solver in _solvers(sf, rel=rel).items():
+                if algo in spread:
+                    hit = _crossing(solver, _TARGET.value, _MAX_TRAVERSALS.value)
+                    spread[algo].append(None if hit is None else hit[1])
         base = found["CFR+"]
         for algo, hit in found.items():
+            others = [t for t in spread.get(algo, []) if t is not None]
+            span = f"{min(others)}-{max(others)}" if others else "-"
             if hit is None:
-                rows.append((name, algo, "-", f"> {_MAX_TRAVERSALS.value}", "-", "-", "-"))
+                rows.append((name, algo, "-", f"> {_MAX_TRAVERSALS.value}", span, "-", "-", "-"))
             else:
                 ratio = hit[1] / base[1] if base else float("nan")
                 per = hit[2] / hit[1] / (base[2] / base[1]) if base else float("nan")
                 rows.append(
-                    (name, algo, hit[0], hit[1], f"{ratio:.2f}", f"{hit[2]:.2f}", f"{per:.2f}")
+                    (
+                        name,
+                        algo,
+                        hit[0],
+                        hit[1],
+                        span,
+                        f"{ratio:.2f}",
+                        f"{hit[2]:.2f}",
+                        f"{per:.2f}",
+                    )
                 )
         out[name] = {
             a: (None if h is None else dict(zip(("iterations", "traversals", "seconds"), h)))
             for a, h in found.items()
         }
+        for algo, traversals in spread.items():
+            if out[name][algo] is not None:
+                out[name][algo]["traversals_rounding_perturbed"] = traversals
     print(f"\nPart 1: tree traversals until exploitability <= {_TARGET.value}\n")
     print(
         cli.format_table(
@@ -114,6 +143,7 @@ def part1():
                 "solver",
                 "iterations",
                 "traversals",
+                "same, weight / tau x (1 + r)",
                 "x CFR+",
                 "seconds",
                 "s/traversal x CFR+",

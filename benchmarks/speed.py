@@ -3,10 +3,10 @@
   python benchmarks/speed.py --output_json=benchmarks/speed.json
 
 For each game: CFR+ seconds per iteration (ours, pyspiel.CFRPlusSolver in C++, LiteEFG's
-CFR+ when the package is installed) and our perturbed EGT's seconds per step, exploitability
-of a random TabularPolicy (ours vs open_spiel.python.algorithms.exploitability), the
-sequence-form LP (ours on HiGHS vs open_spiel.python.algorithms.sequence_form_lp when cvxpy
-is installed), and compile time.
+CFR+ when the package is installed) and our EGT's seconds per step (xi = 0.005, xi = 0, and
+the aggressive rule), exploitability of a random TabularPolicy (ours vs
+open_spiel.python.algorithms.exploitability), the sequence-form LP (ours on HiGHS vs
+open_spiel.python.algorithms.sequence_form_lp when cvxpy is installed), and compile time.
 Iteration timings are interleaved in rounds (ours, then each peer, repeated) after a warm-up,
 and a ratio is the median of the per-round ratios, so load on this shared machine hits both
 sides alike. Finally, in a fresh subprocess, the RSS after imports and the peak RSS while
@@ -90,7 +90,12 @@ def _cfr_rows(game, sf):
     ours = cfr.CFRPlusSolver(sf)
     steps = {
         "ours": ours.evaluate_and_update_policy,
+        # EGT steps (issue 17's row: xi = 0.005, Algorithm 1's step), unperturbed, aggressive
         "ours_egt_step": egt.EGTSolver(sf, xi=0.005, dgf_weight=1e-4).evaluate_and_update_policy,
+        "ours_egt_step_xi0": egt.EGTSolver(sf, dgf_weight=1e-4).evaluate_and_update_policy,
+        "ours_egt_aggressive_step": egt.EGTSolver(
+            sf, stepping="aggressive"
+        ).evaluate_and_update_policy,
         "openspiel_cpp": pyspiel.CFRPlusSolver(game).evaluate_and_update_policy,
     }
     lite = _liteefg_step(game)

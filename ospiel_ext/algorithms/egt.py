@@ -37,9 +37,10 @@ from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.constraints import BehaviouralLowerBounds, resolve_lower_bounds
-from ospiel_ext.sequence_form import SequenceForm, Treeplex
+from ospiel_ext.sequence_form import Level, SequenceForm, Treeplex
 
 FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
 
 # Step-size rules of `EGTSolver` (its docstring).
 STEPPINGS = ("theory", "aggressive")
@@ -81,6 +82,26 @@ def treeplex_norm(tp: Treeplex) -> float:
     return float(m[tp.parent_seq == 0].sum())
 
 
+def _padded_segments(tp: Treeplex, lv: Level) -> IntArray | None:
+    """Indices that lay a level's infosets out as the columns of a (max actions) x (infosets)
+    array, short infosets padded with the index num_sequences; None where that padding would
+    more than double the level or the level is small.
+
+    `z_all.take(pad).max(0)`, with z_all[num_sequences] = -inf, is then every infoset's
+    maximum in two vectorised calls: on levels of hundreds of infosets with a few actions each
+    it is about twice as fast as `np.maximum.reduceat`, whose cost is per segment.
+    """
+    counts = tp.num_actions[lv.inf_lo : lv.inf_hi]
+    k, m = int(counts.max(initial=0)), len(counts)
+    if m < 16 or k * m > 2 * (lv.seq_hi - lv.seq_lo):
+        return None
+    pad = np.full((k, m), tp.num_sequences, dtype=np.intp)
+    for j in range(k):
+        has = counts > j
+        pad[j, has] = lv.seq_lo + lv.starts[has] + j
+    return pad
+
+
 class DilatedEntropy:
     """The dilated (lower-bound perturbed) entropy DGF of one treeplex and its closed-form
     argmax.
@@ -120,6 +141,7 @@ class DilatedEntropy:
         self.beta_seq[0] = 1.0
         self.room_over_beta = self.room_seq / self.beta_seq
         self.perturbed = bool(lower_seq.any())
+        self._max_index = {lv.seq_lo: _padded_segments(tp, lv) for lv in tp.levels}
 
     def argmax(
         self, g: FloatArray, mu: float, log_center: FloatArray | None = None
@@ -133,26 +155,40 @@ class DilatedEntropy:
             for no centre (a smoothed best response, i.e. grad d*(g / mu)).
         """
         tp = self.tp
-        b = np.ones(tp.num_sequences)
         scale = self.room_over_beta / mu
+        mu_beta = self.beta * mu
+        # z, then exp(z - max), of every sequence; the extra last entry is the -inf that
+        # padded segment maxima read (`_padded_segments`)
+        z_all = np.empty(tp.num_sequences + 1)
+        z_all[-1] = -np.inf
+        total = np.empty(tp.num_infosets)
+        xi = self.xi_seq if self.perturbed else None
 
         def local(lv, vs):
             sl, inf = slice(lv.seq_lo, lv.seq_hi), slice(lv.inf_lo, lv.inf_hi)
-            z = vs * scale[sl]
+            z = np.multiply(vs, scale[sl], out=z_all[sl])
             if log_center is not None:
                 z += log_center[sl]
-            z_max = np.maximum.reduceat(z, lv.starts)
-            z -= z_max[lv.local_infoset]
-            e = np.exp(z, out=z)
-            total = np.add.reduceat(e, lv.starts)
-            e *= self.room_seq[sl] / total[lv.local_infoset]
-            b[sl] = e + self.xi_seq[sl] if self.perturbed else e
-            value = mu * self.beta[inf] * (np.log(total) + z_max)
-            if self.perturbed:
-                value += np.add.reduceat(vs * self.xi_seq[sl], lv.starts)
+            pad = self._max_index[lv.seq_lo]
+            z_max = np.maximum.reduceat(z, lv.starts) if pad is None else z_all.take(pad).max(0)
+            z -= z_max.take(lv.local_infoset)
+            np.exp(z, out=z)
+            # bincount sums short segments about twice as fast as add.reduceat
+            t = np.bincount(lv.local_infoset, weights=z, minlength=len(z_max))
+            total[inf] = t
+            value = np.log(t)
+            value += z_max
+            value *= mu_beta[inf]
+            if xi is not None:
+                value += np.bincount(lv.local_infoset, weights=vs * xi[sl], minlength=len(t))
             return value
 
         v_seq, _ = tp.bottom_up(g, local)
+        b = z_all[:-1]  # u = exp(z - max) / total, b = (1 - sum l) u + l
+        b[1:] *= self.room_seq[1:] / np.repeat(total, tp.num_actions)
+        if xi is not None:
+            b += xi
+        b[0] = 1.0
         return b, float(v_seq[0])
 
     def log_center(self, b: FloatArray) -> FloatArray:

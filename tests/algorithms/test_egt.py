@@ -19,9 +19,12 @@ def _random_perturbed_behavioural(tp, xi, rng):
     return b
 
 
+# Leduc's deeper levels have dozens of infosets with two or three actions, so its argmax reads
+# segment maxima through `_padded_segments`; Kuhn's levels are too small for that.
+@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker"])
 @pytest.mark.parametrize("xi", [0.0, 0.1])
-def test_argmax_is_the_conjugate_gradient(xi):
-    tp = sequence_form.for_game("kuhn_poker").treeplexes[0]
+def test_argmax_is_the_conjugate_gradient(game, xi):
+    tp = sequence_form.for_game(game).treeplexes[0]
     dgf = egt.DilatedEntropy(tp, xi)
     rng = np.random.default_rng(0)
     g, mu = rng.normal(size=tp.num_sequences), 0.7
@@ -43,9 +46,10 @@ def test_argmax_is_the_conjugate_gradient(xi):
         assert slope == pytest.approx(x[s], abs=1e-6)
 
 
+@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker"])
 @pytest.mark.parametrize("xi", [0.0, 0.1])
-def test_argmax_with_a_centre_is_the_prox_mapping(xi):
-    tp = sequence_form.for_game("kuhn_poker").treeplexes[1]
+def test_argmax_with_a_centre_is_the_prox_mapping(game, xi):
+    tp = sequence_form.for_game(game).treeplexes[1]
     dgf = egt.DilatedEntropy(tp, xi)
     rng = np.random.default_rng(1)
     b_bar = _random_perturbed_behavioural(tp, xi, rng)
@@ -66,6 +70,34 @@ def test_argmax_with_a_centre_is_the_prox_mapping(xi):
     for _ in range(200):
         other = tp.realization_plan(_random_perturbed_behavioural(tp, xi, rng))
         assert objective(other) <= objective(x) + 1e-6
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        "leduc_poker",
+        "turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=True,"
+        "points_order=descending))",
+    ],
+)
+def test_padded_segment_maxima_are_the_infosets_maxima(game):
+    tp = sequence_form.for_game(game).treeplexes[0]
+    rng = np.random.default_rng(2)
+    z_all = np.append(rng.normal(size=tp.num_sequences), -np.inf)
+    padded = 0
+    for lv in tp.levels:
+        pad = egt._padded_segments(tp, lv)
+        if pad is None:
+            continue
+        padded += 1
+        expected = [z_all[lv.seq_lo + a : lv.seq_lo + b].max() for a, b in _segments(lv)]
+        np.testing.assert_array_equal(z_all.take(pad).max(0), expected)
+    assert padded
+
+
+def _segments(lv):
+    ends = np.append(lv.starts[1:], lv.seq_hi - lv.seq_lo)
+    return zip(lv.starts, ends)
 
 
 def test_weights_follow_theorem_4_on_kuhn():
