@@ -81,6 +81,11 @@ _FAILED = {_M.kNotset, _M.kLoadError, _M.kPresolveError, _M.kSolveError, _M.kPos
 _FAILED.add(_M.kUnknown)
 
 _STATUS = {int(v): v for v in highspy.HighsBasisStatus.__members__.values()}
+_BASIS_VALID = 1  # HighsInfo.basis_validity of a valid basis (kBasisValidityValid)
+# code -> HighsBasisStatus as an object array: `_STATUS_OBJECTS[codes].tolist()` is the list
+# HighsBasis takes, twice as fast as a dict lookup per entry
+_STATUS_OBJECTS = np.empty(max(_STATUS) + 1, dtype=object)
+_STATUS_OBJECTS[list(_STATUS)] = list(_STATUS.values())
 _LOWER, _BASIC, _UPPER, _ZERO = (
     int(highspy.HighsBasisStatus.kLower),
     int(highspy.HighsBasisStatus.kBasic),
@@ -305,7 +310,7 @@ class LinearProgram:
             raise ValueError(f"time_limit must be positive, got {time_limit}")
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        lp = _highs_lp(self.matrix(), self.columns, self.rows)
+        lp = _arrays(self.matrix(), self.columns, self.rows)
         col_keys = np.concatenate([b.keys for b in self.columns])
         row_keys = np.concatenate([b.keys for b in self.rows])
         start = None
@@ -334,7 +339,7 @@ class LinearProgram:
             )
         logging.info(
             "%s: HiGHS %s after %d simplex iterations, %.2fs (%d rows x %d columns)",
-            self.name, run.message, run.iterations, run.seconds, lp.num_row_, lp.num_col_,
+            self.name, run.message, run.iterations, run.seconds, lp.num_row, lp.num_col,
         )  # fmt: skip
         keys = np.concatenate([col_keys, row_keys])
         order = np.argsort(keys, kind="stable")
@@ -366,21 +371,55 @@ class _Run:
     basis_codes: NDArray[np.int8]  # final column then row statuses
 
 
-def _highs_lp(a: sp.csc_matrix, columns: tuple[Block, ...], rows: tuple[Block, ...]):
-    """A maximising highspy.HighsLp of the blocks and their assembled CSC matrix."""
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = a.shape[1], a.shape[0]
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.col_cost_ = np.concatenate([b.cost for b in columns])
-    lp.col_lower_ = np.concatenate([b.lower for b in columns])
-    lp.col_upper_ = np.concatenate([b.upper for b in columns])
-    lp.row_lower_ = np.concatenate([b.lower for b in rows])
-    lp.row_upper_ = np.concatenate([b.upper for b in rows])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = a.indptr
-    lp.a_matrix_.index_ = a.indices
-    lp.a_matrix_.value_ = a.data
-    return lp
+@dataclasses.dataclass(frozen=True)
+class _Arrays:
+    """A maximising LP as the arrays HiGHS's `passModel` takes (column-wise matrix)."""
+
+    num_col: int
+    num_row: int
+    col_cost: FloatArray
+    col_lower: FloatArray
+    col_upper: FloatArray
+    row_lower: FloatArray
+    row_upper: FloatArray
+    a: sp.csc_matrix
+
+    def pass_to(self, h: highspy.Highs) -> None:
+        """`Highs.passModel`'s array overload: numpy buffers are read in place (filling a
+        `highspy.HighsLp` attribute by attribute converted them element by element, a cost
+        that showed in profiles of the certificate search's thousands of small LPs)."""
+        a = self.a
+        h.passModel(
+            self.num_col,
+            self.num_row,
+            a.nnz,
+            int(highspy.MatrixFormat.kColwise),
+            int(highspy.ObjSense.kMaximize),
+            0.0,
+            self.col_cost,
+            self.col_lower,
+            self.col_upper,
+            self.row_lower,
+            self.row_upper,
+            a.indptr.astype(np.int32, copy=False),
+            a.indices.astype(np.int32, copy=False),
+            a.data.astype(np.float64, copy=False),
+            np.zeros(self.num_col, dtype=np.int32),  # every column continuous
+        )
+
+
+def _arrays(a: sp.csc_matrix, columns: tuple[Block, ...], rows: tuple[Block, ...]) -> _Arrays:
+    """The LP of the blocks and their assembled CSC matrix."""
+    return _Arrays(
+        num_col=a.shape[1],
+        num_row=a.shape[0],
+        col_cost=np.concatenate([b.cost for b in columns]).astype(np.float64),
+        col_lower=np.concatenate([b.lower for b in columns]).astype(np.float64),
+        col_upper=np.concatenate([b.upper for b in columns]).astype(np.float64),
+        row_lower=np.concatenate([b.lower for b in rows]).astype(np.float64),
+        row_upper=np.concatenate([b.upper for b in rows]).astype(np.float64),
+        a=a,
+    )
 
 
 class _CtrlC:
@@ -458,7 +497,55 @@ def _new_highs() -> highspy.Highs:
         os.close(saved)
 
 
-def _run_highs(lp, time_limit: float | None, start, method: str) -> _Run:
+def _basis_codes(
+    h: highspy.Highs,
+    lp: _Arrays,
+    solution: highspy.HighsSolution,
+    col_value: FloatArray,
+    row_value: FloatArray,
+    row_dual: FloatArray,
+) -> NDArray[np.int8]:
+    """HiGHS's final basis as status codes, columns then rows.
+
+    Reading `getBasis()`'s status lists makes one pybind11 enum object per column and row
+    (about 1 us each: more than the simplex itself on the certificate search's small warm-
+    started LPs). Instead the basic variables come as one array (`getBasicVariables`) and a
+    nonbasic variable's status from where it sits: at its lower or upper bound, free at zero,
+    and fixed ones (lower = upper) at upper exactly when their dual is positive, as HiGHS
+    marks them. `tests/test_lp.py` checks this against `getBasis()`. Where HiGHS has no
+    basis (a run stopped before crossover) it falls back to the status lists.
+
+    Args:
+      h, lp, solution: the run, its LP, and its `getSolution()`.
+      col_value, row_value, row_dual: the solution's arrays, already read (the column duals
+        are read from `solution` only if a column is fixed).
+    """
+    ok, basic = h.getBasicVariables()  # type: ignore[attr-defined]  # not in highspy stubs
+    if ok != highspy.HighsStatus.kOk or h.getInfo().basis_validity != _BASIS_VALID:
+        final = h.getBasis()
+        return np.array(
+            [s.value for s in final.col_status] + [s.value for s in final.row_status],
+            dtype=np.int8,
+        )
+    lower = np.concatenate([lp.col_lower, lp.row_lower])
+    upper = np.concatenate([lp.col_upper, lp.row_upper])
+    value = np.concatenate([col_value, row_value])
+    at_lower = np.isfinite(lower) & (np.abs(value - lower) <= np.abs(value - upper))
+    codes = np.where(at_lower, _LOWER, np.where(np.isfinite(upper), _UPPER, _ZERO))
+    fixed = np.flatnonzero(lower == upper)
+    if len(fixed):
+        col_dual = (
+            np.asarray(solution.col_dual, dtype=np.float64)
+            if fixed[0] < lp.num_col
+            else np.zeros(lp.num_col)
+        )
+        dual = np.concatenate([col_dual, row_dual])[fixed]
+        codes[fixed] = np.where(dual > 0, _UPPER, _LOWER)
+    codes[np.where(basic >= 0, basic, lp.num_col - 1 - basic)] = _BASIC  # row r is -1 - r
+    return codes.astype(np.int8)
+
+
+def _run_highs(lp: _Arrays, time_limit: float | None, start, method: str) -> _Run:
     """Runs HiGHS's `method` on `lp`, from `start` (column and row status codes) if given."""
     h = _new_highs()
     h.setOptionValue("output_flag", False)
@@ -466,12 +553,12 @@ def _run_highs(lp, time_limit: float | None, start, method: str) -> _Run:
         h.setOptionValue(option, value)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
-    h.passModel(lp)
+    lp.pass_to(h)
     rejected = False
     if start is not None:
         basis = highspy.HighsBasis()
-        basis.col_status = [_STATUS[c] for c in start[0].tolist()]
-        basis.row_status = [_STATUS[c] for c in start[1].tolist()]
+        basis.col_status = _STATUS_OBJECTS[start[0]].tolist()
+        basis.row_status = _STATUS_OBJECTS[start[1]].tolist()
         basis.alien = True
         basis.valid = True
         rejected = h.setBasis(basis) == highspy.HighsStatus.kError
@@ -479,7 +566,7 @@ def _run_highs(lp, time_limit: float | None, start, method: str) -> _Run:
     if rejected:
         run_status = highspy.HighsStatus.kError
     else:
-        size = f"HiGHS {lp.num_row_:,} rows x {lp.num_col_:,} columns"
+        size = f"HiGHS {lp.num_row:,} rows x {lp.num_col:,} columns"
         with _CtrlC(h), progress.bar(size, unit="simplex it") as bar:
             if not bar.disable:  # a callback only when the bar is drawn
 
@@ -491,16 +578,20 @@ def _run_highs(lp, time_limit: float | None, start, method: str) -> _Run:
     seconds = time.perf_counter() - begin
     status = _M.kNotset if rejected else h.getModelStatus()
     message = "HiGHS rejected the start basis" if rejected else STATUS_MESSAGES.get(status, "")
-    info, solution, final = h.getInfo(), h.getSolution(), h.getBasis()
-    codes = np.fromiter(map(int, list(final.col_status) + list(final.row_status)), dtype=np.int8)
-    n = lp.num_col_ + lp.num_row_
+    info, solution = h.getInfo(), h.getSolution()
+    # each read of a solution attribute converts a whole C++ vector to a list: once each
+    col_value = np.asarray(solution.col_value, dtype=np.float64)
+    row_dual = np.asarray(solution.row_dual, dtype=np.float64)
+    row_value = np.asarray(solution.row_value, dtype=np.float64)
+    codes = _basis_codes(h, lp, solution, col_value, row_value, row_dual)
+    n = lp.num_col + lp.num_row
     return _Run(
         status=status,
         message=message or str(status),
         failed=rejected or run_status == highspy.HighsStatus.kError or status in _FAILED,
         objective=float(info.objective_function_value),
-        col_value=np.asarray(solution.col_value, dtype=np.float64),
-        row_dual=np.asarray(solution.row_dual, dtype=np.float64),
+        col_value=col_value,
+        row_dual=row_dual,
         seconds=seconds,
         iterations=max(int(info.simplex_iteration_count), 0),
         basis_codes=codes if len(codes) == n else np.full(n, _BASIC, dtype=np.int8),

@@ -180,19 +180,23 @@ class Treeplex:
     def build(cls, tree: GameTree, player: int) -> tuple[Treeplex, IntArray]:
         """Builds player's treeplex and the sequence of `player` leading to every tree node."""
         infoset_ids = np.flatnonzero(tree.infoset_player == player)
-        all_actions = np.array([len(a) for a in tree.infoset_legal_actions], dtype=np.int64)
+        action_start = tree.infoset_action_start
+        all_actions = np.diff(action_start)
         counts = np.where(tree.infoset_player == player, all_actions, 0)
         prov_offset = np.concatenate([[0], np.cumsum(counts)[:-1]])  # as in own_last_move
         last = tree.own_last_move(player)
         nodes, offsets = tree.infoset_nodes
-        actions = [np.array(tree.infoset_legal_actions[i], np.int64) for i in infoset_ids]
+        # the player's infosets' entries of the flat infoset-action layout, in infoset order
+        sizes = all_actions[infoset_ids]
+        within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        actions = tree.infoset_action_ids[np.repeat(action_start[infoset_ids], sizes) + within]
         tp, prov_to_new = cls.from_provisional(
             player,
             infoset_ids,
-            all_actions[infoset_ids],
+            sizes,
             prov_offset[infoset_ids] + 1,
             last[nodes[offsets[infoset_ids]]],
-            np.concatenate(actions) if actions else np.zeros(0, dtype=np.int64),
+            actions,
         )
         return tp, prov_to_new[last]
 

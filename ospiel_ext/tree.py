@@ -40,6 +40,7 @@ from __future__ import annotations
 import array
 import dataclasses
 import functools
+import itertools
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -386,8 +387,20 @@ class GameTree:
         """Offsets of each infoset's actions in the flat infoset-action layout of behavioural
         profiles: infoset i's actions are `infoset_action_start[i] : infoset_action_start[i+1]`,
         in the order of `infoset_legal_actions[i]` (read-only, length num_infosets + 1)."""
-        sizes = np.array([len(a) for a in self.infoset_legal_actions], dtype=np.int64)
+        sizes = np.fromiter(map(len, self.infoset_legal_actions), np.int64)
         return _frozen(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
+
+    @functools.cached_property
+    def infoset_action_ids(self) -> IntArray:
+        """`infoset_legal_actions` flattened: the action id of every entry of the flat
+        infoset-action layout (`infoset_action_start`; read-only)."""
+        return _frozen(
+            np.fromiter(
+                itertools.chain.from_iterable(self.infoset_legal_actions),
+                np.int64,
+                count=self.num_infoset_actions,
+            )
+        )
 
     @property
     def num_infoset_actions(self) -> int:

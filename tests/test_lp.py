@@ -47,6 +47,54 @@ def test_values_and_equilibria(game, value, tol, player, method):
     assert np.count_nonzero(solution.basis.status == highs._BASIC) == rows
 
 
+def _inferred_codes(h, model):
+    solution = h.getSolution()
+    arrays = (np.asarray(solution.col_value), np.asarray(solution.row_value))
+    return highs._basis_codes(h, model, solution, *arrays, np.asarray(solution.row_dual))
+
+
+def _getbasis_codes(h):
+    """HiGHS's final statuses read through getBasis(), the slow way `_basis_codes` avoids."""
+    final = h.getBasis()
+    return np.array([s.value for s in final.col_status + final.row_status], dtype=np.int8)
+
+
+@pytest.mark.parametrize(
+    "game", ["kuhn_poker", "leduc_poker", "liars_dice(numdice=1,dice_sides=3)"]
+)
+@pytest.mark.parametrize("player", [0, 1])
+@pytest.mark.parametrize("bound", ["value", "lo", "hi"])
+def test_basis_codes_are_highs_own_statuses(game, player, bound):
+    # sequence-form LPs have free, bounded and fixed (equality) rows and columns; the
+    # statuses inferred from the basic variables and the solution must be HiGHS's own
+    sf = sequence_form.for_game(game)
+    program = lp.sequence_form_lp(sf, player, bound=bound).program
+    model = highs._arrays(program.matrix(), program.columns, program.rows)
+    h = highs._new_highs()
+    h.setOptionValue("output_flag", False)
+    model.pass_to(h)
+    h.run()
+    expected = _getbasis_codes(h)
+    assert len(expected) == model.num_col + model.num_row
+    np.testing.assert_array_equal(_inferred_codes(h, model), expected)
+
+
+def test_basis_codes_of_a_grown_trunk_are_highs_own_statuses():
+    trunk = Trunk("leduc_poker")
+    for _ in range(4):
+        for node in list(trunk.frontier):
+            trunk.expand(node)
+    sf = sequence_form.TreeSequenceForm(trunk.tree())
+    for bound in ("lo", "hi"):
+        program = lp.sequence_form_lp(sf, 0, bound=bound).program
+        model = highs._arrays(program.matrix(), program.columns, program.rows)
+        h = highs._new_highs()
+        h.setOptionValue("output_flag", False)
+        model.pass_to(h)
+        h.run()
+        np.testing.assert_array_equal(_inferred_codes(h, model), _getbasis_codes(h))
+
+
 def _bounded_matching_pennies(width):
     """Matching pennies whose leaves carry [u - width, u + width]."""
     b = TreeBuilder(name="interval matching pennies")

@@ -370,7 +370,7 @@ def _expand(trunk: Trunk, nodes: list[int], below: int, max_nodes: int | None) -
     levels only while they fit in `max_nodes`); returns how many nodes it expanded."""
     count = 0
     for level in range(below + 1):
-        before = set(trunk.frontier) if level < below else None
+        children: list[int] = []
         for node in nodes:
             if (
                 level
@@ -378,10 +378,9 @@ def _expand(trunk: Trunk, nodes: list[int], below: int, max_nodes: int | None) -
                 and (trunk.num_nodes + _children_bound(trunk, [node]) > max_nodes)
             ):
                 return count
-            trunk.expand(node)
+            children += trunk.expand(node)
             count += 1
-        if before is not None:
-            nodes = [n for n in trunk.frontier if n not in before]
+        nodes = children
     return count
 
 

@@ -54,24 +54,28 @@ class Trunk:
     def num_nodes(self) -> int:
         return self.builder.num_nodes
 
-    def _add_leaf(self, node: int, state: pyspiel.State) -> None:
+    def _add_leaf(self, node: int, state: pyspiel.State) -> bool:
+        """Makes `node` a leaf of `state`; True if it joined the frontier."""
         if state.is_terminal():
             r = state.returns()[0]
             self.builder.set_leaf(node, r, r)
-            return
+            return False
         lo, hi = self.bounds(state)
         self.builder.set_leaf(node, lo, hi)
         if lo < hi:
             self.frontier[node] = state
+        return lo < hi
 
-    def expand(self, node: int) -> None:
-        """Replaces pseudoterminal leaf `node` by its children (each a leaf)."""
+    def expand(self, node: int) -> list[int]:
+        """Replaces pseudoterminal leaf `node` by its children (each a leaf); returns the
+        children that are pseudoterminal (now in `frontier`)."""
         state = self.frontier.pop(node)
         first, actions = self.builder.expand_from_state(
             node, state, self.nature.outcomes if self.nature else None
         )
-        for k, a in enumerate(actions):
-            self._add_leaf(first + k, state.child(a))
+        return [
+            first + k for k, a in enumerate(actions) if self._add_leaf(first + k, state.child(a))
+        ]
 
     def depth(self, node: int) -> int:
         return self.builder.depth(node)
