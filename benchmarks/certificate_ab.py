@@ -49,12 +49,6 @@ print(json.dumps({"seconds": time.perf_counter() - start, "iterations": r.iterat
 """
 
 
-def _parse(entry: str) -> tuple[str, int]:
-    game, sep, below = entry.rpartition("@")
-    cli.require(bool(sep) and below.isdigit(), f"--runs: {entry!r} is not GAME@K (K >= 0)")
-    return game, int(below)
-
-
 def _search(root: str, game: str, below: int) -> dict:
     """One search in a fresh process importing ospiel_ext from `root`."""
     env = dict(os.environ, PYTHONPATH=root)
@@ -73,10 +67,16 @@ def main(argv):
     cli.no_arguments(argv)
     cli.positive(_ROUNDS)
     cli.output_path(_OUTPUT_JSON)
-    runs = [_parse(entry) for entry in _RUNS.value]
+    runs = [cli.game_at(entry, "runs") for entry in _RUNS.value]
     for game, _ in runs:
         cli.load_game(game)  # every game, before the work
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    found = subprocess.run(
+        ["git", "-C", here, "rev-parse", "--verify", "--quiet", f"{_BASE.value}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    cli.require(found.returncode == 0, f"--base: {_BASE.value!r} is not a commit of {here}")
     results, table = [], []
     with tempfile.TemporaryDirectory() as tmp:
         base_root = os.path.join(tmp, "base")

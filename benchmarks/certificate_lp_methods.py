@@ -34,17 +34,11 @@ _TIME_LIMIT = flags.DEFINE_float("time_limit", 900.0, "Seconds per search.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
-def _parse(entry: str) -> tuple[str, int]:
-    game, sep, below = entry.rpartition("@")
-    cli.require(bool(sep) and below.isdigit(), f"--runs: {entry!r} is not GAME@K (K >= 0)")
-    return game, int(below)
-
-
 def main(argv):
     cli.no_arguments(argv)
     cli.positive(_TIME_LIMIT)
     cli.output_path(_OUTPUT_JSON)
-    runs = [_parse(entry) for entry in _RUNS.value]
+    runs = [cli.game_at(entry, "runs") for entry in _RUNS.value]
     for game, _ in runs:
         cli.load_game(game)  # every game, before the work
     results, table = [], []

@@ -158,6 +158,14 @@ def refuse(*errors: type[Exception]) -> Iterator[None]:
         raise app.UsageError(_one_line(str(e))) from None
 
 
+def game_at(entry: str, flag: str) -> tuple[str, int]:
+    """A GAME@K flag value (a load_game string and a number K >= 0) as (GAME, K); a usage
+    error naming `flag` otherwise."""
+    game, sep, k = entry.rpartition("@")
+    require(bool(sep) and k.isdigit(), f"--{flag}: {entry!r} is not GAME@K (K >= 0)")
+    return game, int(k)
+
+
 def no_arguments(argv: Sequence[str]) -> None:
     """Refuses positional arguments (scripts take flags only)."""
     require(len(argv) <= 1, f"unexpected arguments {list(argv[1:])} (the scripts take flags only)")

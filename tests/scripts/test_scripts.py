@@ -366,6 +366,40 @@ def test_certificate_costs_benchmark_passes_expand_below(tmp_path, below, first)
     assert len(result["trace"]) == result["iterations"]
 
 
+@pytest.mark.skipif(
+    not os.path.exists(os.path.join(ROOT, ".git")), reason="needs a git checkout (a worktree)"
+)
+def test_certificate_ab_benchmark_runs_both_code_bases(tmp_path):
+    """HEAD against the checkout: Kuhn certified on both sides by the same path (the
+    checkout's code is HEAD's plus any edits, which keep Kuhn's search here)."""
+    out = tmp_path / "ab.json"
+
+    def worktrees():
+        return subprocess.run(
+            ["git", "-C", ROOT, "worktree", "list"], capture_output=True, text=True, check=True
+        ).stdout
+
+    before = worktrees()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "benchmarks", "certificate_ab.py"),
+            "--base=HEAD",
+            "--runs=kuhn_poker@0",
+            "--rounds=1",
+            f"--output_json={out}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(out.read_text())["results"]
+    base, here = row["runs"]["base"][0], row["runs"]["here"][0]
+    assert base["epsilon"] < 1e-9 and here["epsilon"] < 1e-9
+    assert (base["iterations"], base["trunk_nodes"]) == (here["iterations"], here["trunk_nodes"])
+    assert worktrees() == before  # the temporary worktree is gone
+
+
 def test_certificate_lp_methods_benchmark_runs_both_methods(tmp_path):
     """Both HiGHS methods certify Kuhn (value -1/18, from theory) in the side-by-side run."""
     out = tmp_path / "m.json"
