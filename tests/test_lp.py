@@ -64,14 +64,18 @@ def _getbasis_codes(h):
 )
 @pytest.mark.parametrize("player", [0, 1])
 @pytest.mark.parametrize("bound", ["value", "lo", "hi"])
-def test_basis_codes_are_highs_own_statuses(game, player, bound):
+@pytest.mark.parametrize("method", highs.METHODS)
+def test_basis_codes_are_highs_own_statuses(game, player, bound, method):
     # sequence-form LPs have free, bounded and fixed (equality) rows and columns; the
-    # statuses inferred from the basic variables and the solution must be HiGHS's own
+    # statuses inferred from the basic variables and the solution must be HiGHS's own, after
+    # the simplex and after the interior point method's crossover alike
     sf = sequence_form.for_game(game)
     program = lp.sequence_form_lp(sf, player, bound=bound).program
     model = highs._arrays(program.matrix(), program.columns, program.rows)
     h = highs._new_highs()
     h.setOptionValue("output_flag", False)
+    for option, value in highs._METHOD_OPTIONS[method].items():
+        h.setOptionValue(option, value)
     model.pass_to(h)
     h.run()
     expected = _getbasis_codes(h)
