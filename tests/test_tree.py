@@ -86,6 +86,14 @@ def test_nodes_replay_to_the_same_states(small_game):
         assert np.all(tree.parent[tree.children(int(node))] == node)
 
 
+def test_flat_infoset_actions_are_each_infosets_legal_actions(small_game):
+    tree = GameTree.from_game(small_game)
+    start, ids = tree.infoset_action_start, tree.infoset_action_ids
+    for i, legal in enumerate(tree.infoset_legal_actions):
+        assert list(ids[start[i] : start[i + 1]]) == list(legal)
+    assert len(ids) == start[-1] == tree.num_infoset_actions
+
+
 def test_children_follow_parents(small_game):
     tree = GameTree.from_game(small_game)
     assert np.all(tree.parent[1:] < np.arange(1, tree.num_nodes))
