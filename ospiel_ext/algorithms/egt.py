@@ -185,7 +185,7 @@ class DilatedEntropy:
 
         v_seq, _ = tp.bottom_up(g, local)
         b = z_all[:-1]  # u = exp(z - max) / total, b = (1 - sum l) u + l
-        b[1:] *= self.room_seq[1:] / np.repeat(total, tp.num_actions)
+        b[1:] *= self.room_seq[1:] / tp.spread(total)[1:]
         if xi is not None:
             b += xi
         b[0] = 1.0
