@@ -51,9 +51,14 @@ def unique_rows(rows: NDArray) -> tuple[IntArray, IntArray]:
 
 def segment_ranks(sizes: IntArray) -> IntArray:
     """[0..sizes[0]), [0..sizes[1]), ... concatenated."""
-    total = int(sizes.sum())
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return np.arange(total) - np.repeat(starts, sizes)
+    starts = np.cumsum(sizes) - sizes  # also right for no segments at all
+    return np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
+
+
+def segment_indices(starts: NDArray[np.integer], sizes: IntArray) -> IntArray:
+    """starts[0] .. starts[0] + sizes[0] - 1, starts[1] .. , ... concatenated: the flat
+    indices of segments given by their first index and length."""
+    return np.repeat(starts, sizes) + segment_ranks(sizes)
 
 
 def intern(keys: Sequence[Hashable]) -> IntArray:

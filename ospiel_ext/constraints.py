@@ -228,7 +228,7 @@ class BehaviouralLowerBounds:
         width = np.where(full, tp.num_actions[inf], 1)
         rows = np.repeat(seqs, width)
         first = np.where(full, tp.seq_start[inf], seqs)
-        cols = np.repeat(first, width) + arrays.segment_ranks(width)
+        cols = arrays.segment_indices(first, width)
         vals = lower[rows] + np.where(rows == cols, room[rows], 0.0)
         n = tp.num_sequences
         return sp.csr_matrix((vals, (rows, cols)), shape=(n, n))

@@ -188,8 +188,7 @@ class Treeplex:
         nodes, offsets = tree.infoset_nodes
         # the player's infosets' entries of the flat infoset-action layout, in infoset order
         sizes = all_actions[infoset_ids]
-        within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        actions = tree.infoset_action_ids[np.repeat(action_start[infoset_ids], sizes) + within]
+        actions = tree.infoset_action_ids[arrays.segment_indices(action_start[infoset_ids], sizes)]
         tp, prov_to_new = cls.from_provisional(
             player,
             infoset_ids,
@@ -479,7 +478,7 @@ class TreeSequenceForm(SequenceForm):
         tp = self.treeplexes[player]
         nodes, offsets = self.tree.infoset_nodes
         counts = offsets[tp.infoset_ids + 1] - offsets[tp.infoset_ids]
-        node = nodes[np.repeat(offsets[tp.infoset_ids], counts) + arrays.segment_ranks(counts)]
+        node = nodes[arrays.segment_indices(offsets[tp.infoset_ids], counts)]
         return sp.csr_matrix(
             (
                 self.chance_reach[node],

@@ -799,9 +799,7 @@ class TreeBuilder:
                 break
             parents = src_parts[-1][local]
             sizes = tree.num_children[parents].astype(np.int64)
-            src_parts.append(
-                np.repeat(tree.child_start[parents], sizes) + arrays.segment_ranks(sizes)
-            )
+            src_parts.append(arrays.segment_indices(tree.child_start[parents], sizes))
             parent_pos.append(np.repeat(level_start[-2] + local, sizes))
             level_start.append(level_start[-1] + int(sizes.sum()))
         src = np.concatenate(src_parts)

@@ -231,7 +231,7 @@ def _best_response_values(
     for k in range(int(level.max()), -1, -1):
         sel = np.flatnonzero(level == k)
         ids, n = mine[sel], sizes[mine[sel]]
-        idx = np.repeat(start[ids], n) + arrays.segment_ranks(n)
+        idx = arrays.segment_indices(start[ids], n)
         best = np.maximum.reduceat(action_values[idx], np.cumsum(n) - n)
         values[sel] = best
         has_parent = parent_edge[sel] >= 0
@@ -244,7 +244,7 @@ def _last_own_edge(tree: GameTree, player: int, mine: IntArray) -> IntArray:
     none), read off `GameTree.own_last_move` (whose codes number `mine`'s actions from 1)."""
     start = tree.infoset_action_start
     sizes = np.diff(start)[mine]
-    table = np.concatenate([[-1], np.repeat(start[mine], sizes) + arrays.segment_ranks(sizes)])
+    table = np.concatenate([[-1], arrays.segment_indices(start[mine], sizes)])
     return table[tree.own_last_move(player)]
 
 

@@ -54,7 +54,7 @@ def _infoset_sequences(seq_start: IntArray, num_actions: IntArray) -> IntArray:
     """The sequences of the given information sets, concatenated in order."""
     if not len(num_actions):
         return np.zeros(0, dtype=np.int64)
-    return np.repeat(seq_start, num_actions) + arrays.segment_ranks(num_actions)
+    return arrays.segment_indices(seq_start, num_actions)
 
 
 def _sequence_map(
