@@ -70,15 +70,18 @@ _REFINE_EVERY = flags.DEFINE_integer("refine_every", 10, "Check every this many 
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 
-def _solvers(sf, xi=0.0, rel=0.0):
-    """name -> solver: CFR+, EGT (theory, tuned weight), EGT (aggressive); the EGT weight and
+def _egt_solvers(sf, weight, xi=0.0, rel=0.0):
+    """name -> solver: EGT (theory, DGF weight `weight`), EGT (aggressive); the weight and the
     first tau multiplied by 1 + rel."""
-    weight = egt.tune_dgf_weight(sf)
     return {
-        "CFR+": cfr.CFRPlusSolver(sf, xi=xi),
         f"EGT theory (weight {weight:g})": egt.EGTSolver(sf, xi=xi, dgf_weight=weight * (1 + rel)),
         "EGT aggressive": egt.EGTSolver(sf, xi=xi, stepping="aggressive", tau=0.5 * (1 + rel)),
     }
+
+
+def _solvers(sf, weight, xi=0.0):
+    """name -> solver: CFR+ and `_egt_solvers`."""
+    return {"CFR+": cfr.CFRPlusSolver(sf, xi=xi), **_egt_solvers(sf, weight, xi)}
 
 
 def _crossing(solver, target, max_traversals):
@@ -94,19 +97,19 @@ def _crossing(solver, target, max_traversals):
     return solver.iteration, solver.traversals, seconds
 
 
-def part1():
+def part1(rounding):
     rows, out = [], {}
     for name in _GAMES.value:
         sf = sequence_form.for_game(cli.load_game(name))
+        weight = egt.tune_dgf_weight(sf)
         found = {}
-        for algo, solver in _solvers(sf).items():
+        for algo, solver in _solvers(sf, weight).items():
             found[algo] = _crossing(solver, _TARGET.value, _MAX_TRAVERSALS.value)
-        spread = {algo: [] for algo in found if algo != "CFR+"}
-        for rel in map(float, _ROUNDING.value):
-            for algo, solver in _solvers(sf, rel=rel).items():
-                if algo in spread:
-                    hit = _crossing(solver, _TARGET.value, _MAX_TRAVERSALS.value)
-                    spread[algo].append(None if hit is None else hit[1])
+        spread: dict[str, list] = {algo: [] for algo in found if algo != "CFR+"}
+        for rel in rounding:
+            for algo, solver in _egt_solvers(sf, weight, rel=rel).items():
+                hit = _crossing(solver, _TARGET.value, _MAX_TRAVERSALS.value)
+                spread[algo].append(None if hit is None else hit[1])
         base = found["CFR+"]
         for algo, hit in found.items():
             others = [t for t in spread.get(algo, []) if t is not None]
@@ -157,8 +160,9 @@ def part1():
 def part2(xis):
     sf = sequence_form.for_game(cli.load_game(_REGRET_GAME.value))
     rows, out = [], {}
+    weight = egt.tune_dgf_weight(sf)
     for xi in [0.0, *xis]:
-        for algo, solver in _solvers(sf, xi).items():
+        for algo, solver in _solvers(sf, weight, xi).items():
             if algo == "CFR+" and xi:
                 algo = "CFR+ (lower bounds)"
             while solver.traversals < _TRAVERSALS.value:
@@ -187,7 +191,7 @@ def part3():
         sf = sequence_form.for_game(cli.load_game(name))
         dgfs = [egt.DilatedEntropy(tp, xi) for tp in sf.treeplexes]
         out[name] = {}
-        for algo, solver in _solvers(sf, xi).items():
+        for algo, solver in _solvers(sf, egt.tune_dgf_weight(sf), xi).items():
             algo = "CFR+ (lower bounds)" if algo == "CFR+" else f"perturbed {algo}"
             seconds, hit = 0.0, None
             while solver.traversals < _MAX_TRAVERSALS.value:
@@ -246,11 +250,19 @@ def main(argv):
     except ValueError as e:
         raise app.UsageError(f"--xis takes numbers: {e}") from None
     cli.require(all(0 < x < 0.5 for x in xis), f"--xis must lie in (0, 0.5), got {_XIS.value}")
+    try:
+        rounding = [float(r) for r in _ROUNDING.value]
+    except ValueError as e:
+        raise app.UsageError(f"--rounding_perturbations takes numbers: {e}") from None
+    cli.require(
+        all(-1 < r < 1 for r in rounding),
+        f"--rounding_perturbations must lie in (-1, 1), got {_ROUNDING.value}",
+    )
     for name in (
         _GAMES.value + _REFINE_GAMES.value + [_REGRET_GAME.value] * bool(_REGRET_GAME.value)
     ):
         cli.load_game(name)  # every game, before the work
-    results = {"target": _TARGET.value, "crossings": part1()}
+    results = {"target": _TARGET.value, "crossings": part1(rounding)}
     if _REGRET_GAME.value:
         results["regrets"] = {"game": _REGRET_GAME.value, "runs": part2(xis)}
     results["refinement"] = {
