@@ -18,9 +18,9 @@ from ospiel_ext.algorithms.gameshrink import abstract_game
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run(script, *flags):
+def run(script, *flags, folder="scripts"):
     return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", script), *flags],
+        [sys.executable, os.path.join(ROOT, folder, script), *flags],
         capture_output=True,
         text=True,
         timeout=600,
@@ -347,17 +347,13 @@ def test_certificate_costs_benchmark_passes_expand_below(tmp_path, below, first)
     """The first iteration expands Kuhn's root (the trunk's only node); with expand_below=1
     also its 3 children, the deals of player 0's card (all pseudoterminal): 1 + 3 nodes."""
     out = tmp_path / "c.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(ROOT, "benchmarks", "certificate_costs.py"),
-            "--game=kuhn_poker",
-            f"--expand_below={below}",
-            "--time_limit=60",
-            f"--output_json={out}",
-        ],
-        capture_output=True,
-        text=True,
+    proc = run(
+        "certificate_costs.py",
+        "--game=kuhn_poker",
+        f"--expand_below={below}",
+        "--time_limit=60",
+        f"--output_json={out}",
+        folder="benchmarks",
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
@@ -380,17 +376,13 @@ def test_certificate_ab_benchmark_runs_both_code_bases(tmp_path):
         ).stdout
 
     before = worktrees()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(ROOT, "benchmarks", "certificate_ab.py"),
-            "--base=HEAD",
-            "--runs=kuhn_poker@0",
-            "--rounds=1",
-            f"--output_json={out}",
-        ],
-        capture_output=True,
-        text=True,
+    proc = run(
+        "certificate_ab.py",
+        "--base=HEAD",
+        "--runs=kuhn_poker@0",
+        "--rounds=1",
+        f"--output_json={out}",
+        folder="benchmarks",
     )
     assert proc.returncode == 0, proc.stderr
     (row,) = json.loads(out.read_text())["results"]
@@ -403,16 +395,12 @@ def test_certificate_ab_benchmark_runs_both_code_bases(tmp_path):
 def test_certificate_lp_methods_benchmark_runs_both_methods(tmp_path):
     """Both HiGHS methods certify Kuhn (value -1/18, from theory) in the side-by-side run."""
     out = tmp_path / "m.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(ROOT, "benchmarks", "certificate_lp_methods.py"),
-            "--runs=kuhn_poker@1",
-            "--time_limit=60",
-            f"--output_json={out}",
-        ],
-        capture_output=True,
-        text=True,
+    proc = run(
+        "certificate_lp_methods.py",
+        "--runs=kuhn_poker@1",
+        "--time_limit=60",
+        f"--output_json={out}",
+        folder="benchmarks",
     )
     assert proc.returncode == 0, proc.stderr
     runs = json.loads(out.read_text())["runs"]
