@@ -49,6 +49,30 @@ def unique_rows(rows: NDArray) -> tuple[IntArray, IntArray]:
     return first, inverse.ravel()
 
 
+_ROW_HASH = 0x9E3779B97F4A7C15  # an odd 64-bit multiplier (2**64 / golden ratio)
+
+
+def row_classes(rows: NDArray, multiplier: int = _ROW_HASH) -> IntArray:
+    """Each row's class 0, 1, .. (equal rows, equal classes), numbered in order of first
+    occurrence, for a 2-D integer array. Each row is hashed to one uint64 (a polynomial in
+    `multiplier`, wrapping mod 2**64) and classed by a 1-D sort of the hashes; every row is then
+    compared with the first row of its hash class, and if two distinct rows share a hash,
+    `unique_rows` classes them instead. Exact either way; for wide rows much faster than
+    `np.unique(rows, axis=0)`."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if rows.ndim != 2:
+        raise ValueError(f"row_classes takes a 2-D array, got shape {rows.shape}")
+    width = rows.shape[1]
+    powers = np.array([pow(multiplier, width - 1 - j, 2**64) for j in range(width)], np.uint64)
+    h = rows.view(np.uint64) @ powers  # integer products wrap mod 2**64
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    if not np.array_equal(rows, rows[first[inverse]]):
+        first, inverse = unique_rows(rows)
+    number = np.empty(len(first), dtype=np.int64)
+    number[np.argsort(first)] = np.arange(len(first))
+    return number[inverse.ravel()]
+
+
 def segment_ranks(sizes: IntArray) -> IntArray:
     """[0..sizes[0]), [0..sizes[1]), ... concatenated."""
     starts = np.cumsum(sizes) - sizes  # also right for no segments at all

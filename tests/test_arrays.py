@@ -16,6 +16,18 @@ def test_unique_rows_is_numpys_row_unique(high):
     np.testing.assert_array_equal(inverse, np_inverse.ravel())
 
 
+@pytest.mark.parametrize("multiplier", [arrays._ROW_HASH, 0, 1])
+def test_row_classes_are_classes_of_equal_rows_in_first_occurrence_order(multiplier):
+    """Against np.unique's row classes renumbered by first occurrence; multipliers 0 and 1
+    make distinct rows share hashes (last column / row sum), so the exact fallback runs."""
+    rng = np.random.default_rng(2)
+    rows = rng.integers(0, 3, size=(600, 5)) * np.array([1, 7, 10**12, 1, 3])
+    _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    expected = np.argsort(np.argsort(first))[inverse.ravel()]
+    np.testing.assert_array_equal(arrays.row_classes(rows, multiplier), expected)
+    assert arrays.row_classes(np.zeros((0, 3), dtype=np.int64)).shape == (0,)
+
+
 def test_segment_ranks_and_indices():
     sizes = np.array([2, 0, 3])
     np.testing.assert_array_equal(arrays.segment_ranks(sizes), [0, 1, 0, 1, 2])

@@ -15,11 +15,15 @@ opponent's views (J♠ and J♥ are interchangeable only if the opponent's J♥ 
 `gameshrink` computes the largest filter closed under the relation, as a fixed point: starting
 from the paper's precheck ("the same number of chances to rank higher / lower / equal",
 Section 5.2, which the paper reads from a colex-indexed database; counted here per view),
-every view's signature, the multiset of (own filtered signals, opponent's filtered signals,
-result) over the deals through it, splits its class until no class splits. All deals through
-a view are equally likely, so equal signatures are exactly a perfect matching of equal-weight
+every view's signature splits its class until no class splits: a last-round view's is the
+multiset of (opponent's filtered signal, result) over the deals through it, an earlier view's
+the multiset of its last-round descendants' signatures (`lossless_filter`). All deals through a
+view are equally likely, so equal signatures are exactly a perfect matching of equal-weight
 leaves; the pairwise test `OrderedGameIsomorphism.isomorphic` (Algorithm 1, bottom-up with
-scipy's bipartite matching) agrees with the fixed point on every sibling pair (tested).
+scipy's bipartite matching) agrees with the fixed point on every sibling pair (tested). The
+deals are enumerated so that those through one view of player 0 are consecutive rows
+(`SignalTree.view_blocks`): a view's multisets are row operations on a (views x deals) table,
+with no sort of the deals.
 
 The paper's transformation as written (`paper_filter`, `gameshrink(transformation="paper")`):
 Definition 5 compares leaves by payoffs only, so the opponent's filtered signal is left out of
@@ -53,7 +57,7 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ospiel_ext.algorithms.gameshrink import ordered_games
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedGame, colex_index
-from ospiel_ext.arrays import first_index, group_by, unique_rows
+from ospiel_ext.arrays import first_index, group_by, row_classes, unique_rows
 
 IntArray = NDArray[np.int64]
 TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
@@ -127,41 +131,66 @@ class SignalTree:
             return np.zeros(self.num_views[0], dtype=np.int64)
         return classes[round_ - 1][self.view_parent[round_]]
 
+    def view_blocks(self, round_: int) -> tuple[IntArray, int]:
+        """(player 0's round-`round_` view of each block, block size): the deals through one
+        view of player 0 are one block of consecutive rows (`build`'s enumeration order)."""
+        size = len(self.deals) // self.num_views[round_]
+        return self.views[round_][0][::size].astype(np.int64), size
+
     @classmethod
     def build(cls, og: OrderedGame) -> SignalTree:
-        """Enumerates the deals group by group (cards of a group as an ascending set)."""
+        """Enumerates the deals group by group (cards of a group as an ascending set): first
+        the groups player 0 sees, in deal order, then player 1's private groups, so that the
+        deals through each view of player 0 are consecutive rows (`view_blocks`); columns stay
+        in deal order (`OrderedGame.slots`)."""
         ordered_games.validate(og)
         if og.num_cards > _MAX_CARDS:
             raise ValueError(f"{og.name}: at most {_MAX_CARDS} cards are supported")
+        seen = og.view_groups(0, og.num_rounds - 1)
+        order = seen + [i for i in range(len(og.groups)) if i not in seen]
         deals = np.zeros((1, 0), dtype=np.int8)
-        masks = np.zeros(1, dtype=np.uint64)
-        num_nodes, prefixes, left = 1, 1, og.num_cards
-        for g in og.groups:
-            combos = np.array(list(itertools.combinations(range(og.num_cards), g.size)))
+        masks = np.zeros(1, dtype=np.uint64)  # the cards dealt so far, one bit per card
+        left, rows_after = og.num_cards, []  # deals enumerated after each group of `order`
+        for step, i in enumerate(order):
+            size = og.groups[i].size
+            combos = np.array(list(itertools.combinations(range(og.num_cards), size)), np.int8)
             cmask = np.bitwise_or.reduce(np.left_shift(np.uint64(1), combos.astype(np.uint64)), 1)
-            d, c = np.nonzero((masks[:, None] & cmask[None, :]) == 0)
-            deals = np.hstack([deals[d], combos[c].astype(np.int8)])
-            masks = masks[d] | cmask[c]
+            free = (masks[:, None] & cmask[None, :]) == 0  # C(left, size) per row
+            children = math.comb(left, size)
+            pick = np.tile(np.arange(len(combos), dtype=np.int32), len(deals))[free.ravel()]
+            deals = np.hstack([np.repeat(deals, children, axis=0), combos[pick]])
+            if step + 1 < len(order):
+                masks = np.repeat(masks, children) | cmask[pick]
+            rows_after.append(len(deals))
+            left -= size
+        del masks
+        columns = np.cumsum([0] + [og.groups[i].size for i in order])
+        where = np.argsort(order)  # group i's columns in enumeration order
+        deals = deals[:, np.concatenate([np.arange(columns[k], columns[k + 1]) for k in where])]
+        num_nodes, prefixes, left = 1, 1, og.num_cards
+        for g in og.groups:  # the paper's tree deals in game order
             prefixes *= math.comb(left, g.size)
             num_nodes, left = num_nodes + prefixes, left - g.size
-        del masks
         tree = cls(og, deals, np.zeros(0, dtype=np.int8), (), (), (), num_nodes)
         codes: list[IntArray] = []
         views: list[tuple[NDArray[np.int32], NDArray[np.int32]]] = []
         parents: list[IntArray] = []
-        code0: IntArray | None = None
         code1: IntArray | None = None
         for r in range(og.num_rounds):
-            code0, code1 = tree.view_code(deals, 0, r, code0), tree.view_code(deals, 1, r, code1)
-            table, v = _number_codes((code0, code1))
+            seen_r = len(og.view_groups(0, r))  # player 0's view: the first groups of `order`
+            block = len(deals) // (rows_after[seen_r - 1] if seen_r else 1)
+            code0 = tree.view_code(deals[::block], 0, r)  # one row per view of player 0
+            code1 = tree.view_code(deals, 1, r, code1)
+            table, (blocks, v1) = _number_codes((code0, code1))
+            if len(table) != len(code0):
+                raise ValueError(f"{og.name}: player 1 has views player 0 never has")
             parent = np.zeros(len(table), dtype=np.int64)
             if r:
-                for p in (0, 1):
-                    parent[v[p]] = views[-1][p]
+                parent[blocks] = views[-1][0][::block]
             codes.append(table)
-            views.append(v)
+            views.append((np.repeat(blocks, block), v1))
             parents.append(parent)
-        result = _showdown(og, deals, views[-1], len(codes[-1]))
+        result = _showdown(og, deals, views[-1], block)
         _check_common_ordering(og, deals, result)
         return dataclasses.replace(
             tree,
@@ -173,18 +202,18 @@ class SignalTree:
 
 
 def _showdown(
-    og: OrderedGame, deals: NDArray, last_views: tuple[NDArray, NDArray], num_views: int
+    og: OrderedGame, deals: NDArray, last_views: tuple[NDArray, NDArray], block: int
 ) -> NDArray[np.int8]:
     """Player 0's showdown result of every deal. For an `ordered_games.RankOutcome` the hand
-    strengths are evaluated once per last-round view (equal views are equal hands), not once
-    per deal."""
-    v0, v1 = last_views
-    if not isinstance(og.outcome, ordered_games.RankOutcome) or not np.all(
-        np.bincount(v0, minlength=num_views)
-    ):
+    strengths are evaluated once per last-round view (equal views are equal hands: the first
+    deal of each of player 0's blocks of `block` deals), not once per deal."""
+    if not isinstance(og.outcome, ordered_games.RankOutcome):
         return og.outcome(deals.astype(np.int64))
-    hand = deals[first_index(v0, num_views)][:, og.outcome.hands[0]].astype(np.int64)
-    strength = og.outcome.strength(hand)
+    v0, v1 = last_views
+    strength = np.empty(len(deals) // block, dtype=np.int64)
+    strength[v0[::block]] = og.outcome.strength(
+        deals[::block][:, og.outcome.hands[0]].astype(np.int64)
+    )
     return np.sign(strength[v0] - strength[v1]).astype(np.int8)
 
 
@@ -231,15 +260,44 @@ def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> 
 # The lossless filter: the largest information filter closed under ordered game isomorphism.
 
 
-def _precheck_classes(st: SignalTree, round_: int, parent_class: IntArray) -> IntArray:
+def _to_views(st: SignalTree, round_: int, per_block: IntArray) -> IntArray:
+    """A round's per-block array (`SignalTree.view_blocks` order) in view order."""
+    out = np.empty_like(per_block)
+    out[st.view_blocks(round_)[0]] = per_block
+    return out
+
+
+def _descendant_blocks(st: SignalTree, round_: int) -> IntArray:
+    """The round-`round_` block of every last-round block (blocks nest: a view's deals are
+    consecutive rows, so are its descendants')."""
+    leaves = st.num_views[-1]
+    return np.arange(leaves) // (leaves // st.num_views[round_])
+
+
+def _top_down(st: SignalTree, types: list[IntArray]) -> list[IntArray]:
+    """Algorithm 2's top-down pass: views are merged when their parents share a class and
+    their types (view order) are equal; classes numbered in order of their first view."""
+    classes: list[IntArray] = []
+    for r in range(st.num_rounds):
+        classes.append(row_classes(np.column_stack([st.parent_classes(classes, r), types[r]])))
+    return classes
+
+
+def _precheck_classes(st: SignalTree) -> list[IntArray]:
     """Section 5.2's necessary condition: views split by their counts of rank higher / equal /
-    lower. The paper reads them from a database indexed by the colex indices of the private
-    and of the public set; the result depends on those sets only, so views revealing the same
-    cards in another order have equal counts, and counting per view (one bincount over the
-    deals, player 0's seat, `_multiset_classes`) gives the same classes."""
-    return _multiset_classes(
-        st.views[round_][0], st.num_views[round_], st.result.astype(np.int64) + 1, 3, parent_class
-    )
+    lower (and by their parent's class). The paper reads them from a database indexed by the
+    colex indices of the private and of the public set; the counts depend on those sets only,
+    so views revealing the same cards in another order have equal counts, and counting per
+    view (player 0's seat; a view's counts are its descendants' sums) gives the same classes."""
+    size = st.view_blocks(st.num_rounds - 1)[1]
+    result = st.result.reshape(-1, size)
+    counts = np.column_stack([np.count_nonzero(result == x, axis=1) for x in (-1, 0, 1)])
+    types = []
+    for r in range(st.num_rounds):
+        owner = _descendant_blocks(st, r)
+        per_block = np.stack([np.bincount(owner, weights=c) for c in counts.T], axis=1)
+        types.append(_to_views(st, r, row_classes(per_block.astype(np.int64))))
+    return _top_down(st, types)
 
 
 def _multiset_classes(
@@ -252,11 +310,7 @@ def _multiset_classes(
     owner = owner.astype(np.int64)
     if num_owners * num_labels <= max(4 * len(owner), 1 << 20):
         counts = np.bincount(owner * num_labels + label, minlength=num_owners * num_labels)
-        rows = np.column_stack([key, counts.reshape(num_owners, num_labels)])
-        first, inverse = unique_rows(rows)
-        number = np.empty(len(first), dtype=np.int64)
-        number[np.argsort(first)] = np.arange(len(first))
-        return number[inverse]
+        return row_classes(np.column_stack([key, counts.reshape(num_owners, num_labels)]))
     pairs, counts = np.unique(owner * num_labels + label, return_counts=True)
     bounds = np.searchsorted(pairs // num_labels, np.arange(num_owners + 1))
     lab = pairs % num_labels
@@ -269,37 +323,39 @@ def _multiset_classes(
     return out
 
 
-def _signature_classes(
-    st: SignalTree, round_: int, label: IntArray, num_labels: int, key: IntArray
-) -> IntArray:
-    """Splits the classes `key` of round `round_`'s views by their signatures, the multisets of
-    `label` over the deals through each view (player 0's seat; deals are symmetric)."""
-    return _multiset_classes(st.views[round_][0], st.num_views[round_], label, num_labels, key)
-
-
-def _labels(st: SignalTree, classes: list[IntArray]) -> tuple[IntArray, int]:
-    """(own class, opponent's class, result) of every deal at the last round, as one integer."""
-    last = classes[-1]
-    k = int(last.max()) + 1
-    own, opp = last[st.views[-1][0]], last[st.views[-1][1]]
-    return (own * k + opp) * 3 + st.result + 1, k * k * 3
-
-
 def lossless_filter(st: SignalTree, time_limit: float | None = None) -> tuple[list[IntArray], int]:
-    """The class of every view in every round, and the number of refinement passes."""
+    """The class of every view in every round, and the number of refinement passes.
+
+    A pass (module docstring): a last-round view's type is its own class and the multiset of
+    (opponent's class, result) over its deals - one sorted row per view, its deals being
+    consecutive (`SignalTree.view_blocks`); an earlier view's type is its class and the
+    multiset of its last-round descendants' types; then `_top_down`. Refining by the
+    descendants' types instead of by the flat multiset of (own class, opponent's class,
+    result) over the deals gives the same fixed point: both refinements are monotone, keep
+    the old classes, and their stable filters coincide (in a stable filter all views of a
+    class have one signature and equal deal counts, so a flat multiset and the counts of the
+    descendants' classes determine each other). The number of passes may differ."""
     start = time.perf_counter()
-    classes: list[IntArray] = []
-    for r in range(st.num_rounds):
-        classes.append(_precheck_classes(st, r, st.parent_classes(classes, r)))
+    last = st.num_rounds - 1
+    leaf_view, size = st.view_blocks(last)
+    result = st.result.reshape(-1, size).astype(np.int64) + 1
+    opponent = st.views[last][1].reshape(-1, size)
+    classes = _precheck_classes(st)
     passes, sizes = 0, [int(c.max()) + 1 for c in classes]
     while True:
         passes += 1
-        label, num_labels = _labels(st, classes)
-        new: list[IntArray] = []
-        for r in range(st.num_rounds):
-            key = st.parent_classes(new, r) * (int(classes[r].max()) + 1) + classes[r]
-            new.append(_signature_classes(st, r, label, num_labels, key))
-        classes, old = new, sizes
+        own = classes[last]
+        leaves = np.sort(own[opponent] * 3 + result, axis=1)
+        leaf_type = row_classes(np.column_stack([own[leaf_view], leaves]))
+        types = [np.zeros(0, dtype=np.int64)] * last + [_to_views(st, last, leaf_type)]
+        for r in range(last):
+            key = classes[r][st.view_blocks(r)[0]]
+            per_block = _multiset_classes(
+                _descendant_blocks(st, r), st.num_views[r], leaf_type,
+                int(leaf_type.max()) + 1, key,
+            )  # fmt: skip
+            types[r] = _to_views(st, r, per_block)
+        classes, old = _top_down(st, types), sizes
         sizes = [int(c.max()) + 1 for c in classes]
         logging.info("GameShrink pass %d: classes per round %s", passes, sizes)
         if sizes == old:

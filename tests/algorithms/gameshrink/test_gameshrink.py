@@ -1,6 +1,7 @@
 """GameShrink (Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect
 Information", ACM EC 2006): signal tree, filters, Γ_f, lifting, refusals."""
 
+import collections
 import dataclasses
 import itertools
 import math
@@ -76,6 +77,66 @@ def test_signal_tree_shortcuts_agree_with_the_plain_computation(shrunk, game):
             np.testing.assert_array_equal(code, st.view_code(st.deals, p, r))
             np.testing.assert_array_equal(code, st.view_codes[r][st.views[r][p]])
             earlier = code
+
+
+def _flat_refinement(st):
+    """The lossless fixed point computed the plain way, deal by deal with Counters: views split
+    by their parent's class and the multiset of results (precheck), then repeatedly by the
+    multiset of (own class, opponent's class, result) over all deals through them (flat, not
+    via descendants), until no class splits; classes numbered by first view."""
+
+    def split(key, signature):
+        ids: dict = {}
+        return np.array([ids.setdefault((key[v], signature[v]), len(ids)) for v in range(len(key))])
+
+    def signatures(r, label):
+        counts = [collections.Counter() for _ in range(st.num_views[r])]
+        for view, x in zip(st.views[r][0], label):
+            counts[view][x] += 1
+        return [frozenset(c.items()) for c in counts]
+
+    classes: list = []
+    for r in range(st.num_rounds):
+        key = st.parent_classes(classes, r).tolist()
+        classes.append(split(key, signatures(r, st.result.tolist())))
+    while True:
+        own, opp = classes[-1][st.views[-1][0]], classes[-1][st.views[-1][1]]
+        label = list(zip(own.tolist(), opp.tolist(), st.result.tolist()))
+        new: list = []
+        for r in range(st.num_rounds):
+            key = list(zip(st.parent_classes(new, r).tolist(), classes[r].tolist()))
+            new.append(split(key, signatures(r, label)))
+        if [len(set(c)) for c in new] == [len(set(c)) for c in classes]:
+            return new
+        classes = new
+
+
+@pytest.mark.parametrize(
+    "game", ["leduc_poker", "limit_leduc_poker(num_ranks=4)", RI_SMALL, UP_TWO_CARDS]
+)
+def test_lossless_filter_is_the_flat_refinement(shrunk, game):
+    """`lossless_filter` refines earlier rounds by their descendants' signatures, on a table of
+    consecutive deals; the plain flat refinement reaches the same classes, numbered alike."""
+    abstraction = shrunk.abstraction(game)
+    for got, want in zip(abstraction.classes, _flat_refinement(abstraction.signal_tree)):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL, UP_TWO_CARDS])
+def test_deals_through_a_view_of_player_0_are_consecutive(shrunk, game):
+    """`SignalTree.view_blocks`: every block of rows shares one view of player 0, all blocks of
+    a round have the same size and they list every view once; each deal is a distinct set of
+    card slots and there are as many as the counting formula says."""
+    st = shrunk.abstraction(game).signal_tree
+    for r in range(st.num_rounds):
+        views, size = st.view_blocks(r)
+        np.testing.assert_array_equal(st.views[r][0], np.repeat(views, size))
+        np.testing.assert_array_equal(np.sort(views), np.arange(st.num_views[r]))
+    assert len(np.unique(st.deals, axis=0)) == len(st.deals)
+    left, count = st.og.num_cards, 1
+    for g in st.og.groups:
+        count, left = count * math.comb(left, g.size), left - g.size
+    assert len(st.deals) == count
 
 
 @pytest.mark.parametrize("num_labels, spread", [(4, 1), (4, 10**9)])
@@ -162,10 +223,7 @@ def test_outcome_histograms_alone_are_not_lossless(leduc):
     """The Section 5.2 precheck ignores the opponent's information; as a filter it merges
     (J, public Q) with (J, public K) and its lifted equilibrium is exploitable."""
     st = leduc.signal_tree
-    classes = []
-    for r in range(st.num_rounds):
-        classes.append(gs._precheck_classes(st, r, st.parent_classes(classes, r)))
-    coarse = dataclasses.replace(leduc, classes=tuple(classes))
+    coarse = dataclasses.replace(leduc, classes=tuple(gs._precheck_classes(st)))
     assert coarse.num_classes[1] < leduc.num_classes[1]
     assert _lifted_lp(ag.AbstractGame.of(coarse))[1] > 0.1
 
