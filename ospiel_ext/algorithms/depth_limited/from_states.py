@@ -22,7 +22,7 @@ game (no gadget is needed there, Proposition 1), for solving player i:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pyspiel
@@ -167,24 +167,26 @@ class BiasedPolicy(policy_lib.Policy):
         self.words, self.actions = tuple(words), frozenset(int(a) for a in actions)
         self.ranks = tuple(int(r) for r in ranks)
 
-    def _member(self, state, action: int) -> bool:
-        if action in self.actions:
-            return True
+    def _members(self, state: pyspiel.State, actions: Iterable[int]) -> set[int]:
+        """The actions of `actions` in the biased class at `state`."""
+        out = {a for a in actions if a in self.actions}
         if self.ranks:
             legal = state.legal_actions(self.player)
-            if any(-len(legal) <= r < len(legal) and legal[r] == action for r in self.ranks):
-                return True
-        text = state.action_to_string(self.player, action).lower() if self.words else ""
-        return any(w in text for w in self.words)
+            out.update(legal[r] for r in self.ranks if -len(legal) <= r < len(legal))
+        if self.words:
+            for a in actions:
+                text = state.action_to_string(self.player, a).lower()
+                if any(w in text for w in self.words):
+                    out.add(a)
+        return out
 
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
         probs = dict(self.policy.action_probabilities(state, player_id))
         if state.current_player() == self.player:
-            for a in probs:
-                if self._member(state, a):
-                    probs[a] *= self.factor
+            for a in self._members(state, probs).intersection(probs):
+                probs[a] *= self.factor
             total = sum(probs.values())
             probs = {a: p / total for a, p in probs.items()}
         return probs

@@ -26,8 +26,10 @@ Values are player 0's utility (the tree's convention); the table is keyed by lea
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -265,18 +267,17 @@ def rollout_values(
     if samples < 2:
         raise ValueError(f"game {game}: rollouts need at least 2 samples, got {samples}")
     rng = np.random.default_rng(seed)
-    mean = np.zeros((len(histories), len(strategies)))
-    stderr = np.zeros_like(mean)
+    returns = np.zeros((len(histories), len(strategies), samples))
     for r, history in enumerate(histories):
         root = game.new_initial_state()
         for a in history:
             root.apply_action(int(a))
         for n, strategy in enumerate(strategies):
             by_player = {player: blueprint, 1 - player: strategy}
-            returns = np.array([_playout(root.clone(), by_player, rng) for _ in range(samples)])
-            mean[r, n] = returns.mean()
-            stderr[r, n] = returns.std(ddof=1) / np.sqrt(samples)
-    return RolloutEstimate(mean, stderr, samples)
+            for k in range(samples):
+                returns[r, n, k] = _playout(root.clone(), by_player, rng)
+    stderr = returns.std(axis=2, ddof=1) / np.sqrt(samples)
+    return RolloutEstimate(returns.mean(axis=2), stderr, samples)
 
 
 def estimate_by_rollouts(
@@ -301,16 +302,26 @@ def estimate_by_rollouts(
 
 
 def _playout(state: pyspiel.State, by_player, rng: np.random.Generator) -> float:
-    """Player 0's return of one playout from `state`."""
+    """Player 0's return of one playout from `state` (each action drawn in proportion to its
+    probability by one uniform number: `_draw`)."""
     while not state.is_terminal():
         if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
+            actions, weights = zip(*state.chance_outcomes())
         else:
             p = state.current_player()
             table = by_player[p].action_probabilities(state, p)
-            actions, probs = tuple(table), tuple(table.values())
-        probs_array = np.asarray(probs, dtype=np.float64)
-        state.apply_action(
-            int(actions[rng.choice(len(actions), p=probs_array / probs_array.sum())])
-        )
+            actions, weights = tuple(table), tuple(table.values())
+        state.apply_action(int(actions[_draw(weights, rng.random())]))
     return float(state.returns()[0])
+
+
+def _draw(weights: Sequence[float], u: float) -> int:
+    """The index i with cumulative weight c_(i-1) <= u * total < c_i (never an index of weight
+    0); plain Python, since a playout step's few actions make numpy's per-call cost dominate."""
+    cumulative = list(itertools.accumulate(weights))
+    if not cumulative[-1] > 0:
+        raise ValueError(f"a playout reached a state whose action weights {weights} sum to 0")
+    i = bisect.bisect_right(cumulative, u * cumulative[-1])
+    while i == len(cumulative) or weights[i] <= 0:  # u * total rounded up to the total
+        i -= 1
+    return i

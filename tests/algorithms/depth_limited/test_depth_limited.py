@@ -174,6 +174,22 @@ def test_rollouts_within_four_standard_errors():
     np.testing.assert_array_equal(again.mean, est.mean)
 
 
+def test_playout_draws_follow_the_weights():
+    """`leaves._draw` picks index i for u in [c_(i-1), c_i) / total: on a fine grid of u the
+    share of each index is its weight's share, a zero weight is never drawn (not even at u = 0
+    or u just below 1), and all-zero weights are refused."""
+    from ospiel_ext.algorithms.depth_limited.leaves import _draw
+
+    weights = (0.0, 0.2, 0.0, 0.5, 0.3, 0.0)
+    grid = (np.arange(100_000) + 0.5) / 100_000
+    counts = np.bincount([_draw(weights, u) for u in grid], minlength=len(weights))
+    np.testing.assert_allclose(counts / len(grid), weights, atol=1e-4)
+    assert _draw(weights, 0.0) == 1 and _draw(weights, np.nextafter(1.0, 0.0)) == 4
+    assert _draw((3.0,), 0.7) == 0
+    with pytest.raises(ValueError, match="sum to 0"):
+        _draw((0.0, 0.0), 0.5)
+
+
 def test_weaken_lowers_only_what_beats_the_blueprint():
     sf = sequence_form.for_game("kuhn_poker")
     blueprint = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
