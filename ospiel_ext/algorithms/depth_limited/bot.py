@@ -59,7 +59,11 @@ class ProfileBot(pyspiel.Bot):
     def player_id(self) -> int:
         return self.player
 
-    def restart_at(self, state: pyspiel.State) -> None:
+    def restart(self) -> None:
+        """A new game (`pyspiel.evaluate_bots` calls `restart`, not `restart_at`)."""
+        self.restart_at(None)
+
+    def restart_at(self, state: pyspiel.State | None) -> None:
         pass
 
     def node(self, state: pyspiel.State) -> int:

@@ -377,6 +377,10 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         self._values: dict[tuple[tuple[int, ...], bool], tuple[FloatArray, FloatArray]] = {}
         self.restart_at(None)
 
+    def restart(self) -> None:
+        """A new game (`pyspiel.evaluate_bots` calls `restart`, not `restart_at`)."""
+        self.restart_at(None)
+
     def restart_at(self, state: pyspiel.State | None) -> None:
         self.overrides: dict[str, dict[int, float]] = {}
         self.running = RunningPolicy(self.blueprint, self.overrides)

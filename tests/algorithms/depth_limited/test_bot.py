@@ -9,6 +9,7 @@ import pytest
 from ospiel_ext import sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited import large
 
 
 @pytest.fixture(scope="module", name="leduc")
@@ -24,6 +25,9 @@ class _CheckingBot(pyspiel.Bot):
     def __init__(self, bot):
         pyspiel.Bot.__init__(self)
         self.bot, self.actions = bot, []
+
+    def restart(self):
+        self.bot.restart()
 
     def restart_at(self, state):
         self.bot.restart_at(state)
@@ -43,6 +47,35 @@ def _play(sf, blueprint, seed, games=15, **kw):
         for g in range(games)
     ]
     return returns, nested.actions, nested.bot
+
+
+def test_evaluate_bots_restarts_the_nested_bots(leduc):
+    """`pyspiel.evaluate_bots` calls `restart` (not `restart_at`) before each game; both nested
+    bots then forget the last game's solutions (a bot that kept them started the next game
+    from the last game's spliced profile, its path and its opponent-move count)."""
+    sf, blueprint = leduc
+    nested = dl.NestedSolvingBot(sf, blueprint, 0, iterations=20, seed=1)
+    other = dl.ProfileBot(sf, blueprint, 1, seed=2)
+    game = sf.tree.game
+    pyspiel.evaluate_bots(game.new_initial_state(), [nested, other], 0)
+    assert nested._path and nested._opponent_moves >= 0
+    restarted = []
+    nested.restart_at = lambda state: (
+        restarted.append(state),
+        type(nested).restart_at(nested, state),
+    )
+    pyspiel.evaluate_bots(game.new_initial_state(), [nested, other], 0)
+    assert restarted == [None]
+    nested.restart()
+    assert nested._path == () and nested.behavioural is nested.blueprint
+
+    mccfr = large.mccfr_blueprint(game, 50, seed=0)
+    bots = [large.LargeNestedSolvingBot(game, mccfr, p, iterations=20, seed=p) for p in (0, 1)]
+    pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
+    assert any(b.overrides for b in bots)
+    for b in bots:
+        b.restart()
+        assert not b.overrides and b.belief.length == 0 and b._opponent_moves == -1
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 compiled-game path on games small enough to compile."""
 
 import numpy as np
+import pyspiel
 import pytest
 from open_spiel.python.algorithms import exploitability
 
@@ -73,6 +74,18 @@ def test_biased_policy_and_checks():
     np.testing.assert_allclose(
         [biased.action_probabilities(state)[a] for a in (0, 1)], [1 / 11, 10 / 11]
     )
+    dice = pyspiel.load_game("liars_dice(numdice=1,dice_sides=4)")
+    state = dice.new_initial_state()
+    state.apply_action(0)
+    state.apply_action(1)  # both dice rolled; player 0 bids
+    legal = state.legal_actions()
+    ranked = from_states.BiasedPolicy(
+        policies.uniform_policy(dice), 0, actions=[legal[2]], ranks=[0, -1]
+    )  # the lowest and highest legal bid, and one by id: three actions x10
+    probs = ranked.action_probabilities(state)
+    weight = {a: 10.0 if a in (legal[0], legal[2], legal[-1]) else 1.0 for a in legal}
+    total = sum(weight.values())
+    assert probs == pytest.approx({a: w / total for a, w in weight.items()})
     with pytest.raises(ValueError, match="more than 5 nodes"):
         from_states.walk(sf.tree.game, 0, 2, max_nodes=5)
     w = from_states.walk(sf.tree.game, 0, 1)
