@@ -132,7 +132,14 @@ def main(argv):
             "settings": dataclasses.asdict(settings),
             "seconds": seconds,
             "interrupted": result.interrupted,
-            "pairs": [{**dataclasses.asdict(s), "win_rate": rates[s.a, s.b]} for s in summaries],
+            "pairs": [
+                {
+                    **dataclasses.asdict(s),
+                    "ci95_deals": matches.duplicate_ci95(returns[s.a, s.b]),
+                    "win_rate": rates[s.a, s.b],
+                }
+                for s in summaries
+            ],
             "worst_matchups": [
                 dict(zip(("bot", "win_rate", "opponent", "mean_win_rate"), row)) for row in worst
             ],
