@@ -92,6 +92,7 @@ def main(argv):
     seconds = time.perf_counter() - start
     summaries = [matches.Summary.of(a, b, r) for (a, b), r in returns.items() if r]
     rates = matches.win_rates(summaries, returns)
+    deals_ci = {(s.a, s.b): matches.duplicate_ci95(returns[s.a, s.b]) for s in summaries}
     print(
         cli.format_table(
             [
@@ -110,7 +111,7 @@ def main(argv):
                     s.games,
                     s.mean,
                     f"± {s.ci95:.4g}",
-                    f"± {matches.duplicate_ci95(returns[s.a, s.b]):.4g}",
+                    f"± {deals_ci[s.a, s.b]:.4g}",
                     rates[s.a, s.b],
                 ]
                 for s in summaries
@@ -135,7 +136,7 @@ def main(argv):
             "pairs": [
                 {
                     **dataclasses.asdict(s),
-                    "ci95_deals": matches.duplicate_ci95(returns[s.a, s.b]),
+                    "ci95_deals": deals_ci[s.a, s.b],
                     "win_rate": rates[s.a, s.b],
                 }
                 for s in summaries
