@@ -90,42 +90,8 @@ def main(argv):
     with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor:
         returns, result = matches.play_pairs(matches.play_large, pairs, tasks, executor)
     seconds = time.perf_counter() - start
-    summaries = [matches.Summary.of(a, b, r) for (a, b), r in returns.items() if r]
-    rates = matches.win_rates(summaries, returns)
-    deals_ci = {(s.a, s.b): matches.duplicate_ci95(returns[s.a, s.b]) for s in summaries}
-    print(
-        cli.format_table(
-            [
-                "bot A",
-                "bot B",
-                "games",
-                "A's mean return",
-                "95 % CI",
-                "95 % CI (deals)",
-                "A's win rate",
-            ],
-            [
-                [
-                    s.a,
-                    s.b,
-                    s.games,
-                    s.mean,
-                    f"± {s.ci95:.4g}",
-                    f"± {deals_ci[s.a, s.b]:.4g}",
-                    rates[s.a, s.b],
-                ]
-                for s in summaries
-            ],
-        )
-    )
-    worst = matches.worst_matchups(rates)
-    print(
-        cli.format_table(
-            ["bot", "worst-matchup win rate", "against", "mean win rate"],
-            [list(row) for row in worst],
-        )
-    )
-    print(f"{sum(s.games for s in summaries)} games in {seconds:.1f} s")
+    text, fields = matches.report(pairs, returns, round_robin=True)
+    print(f"{text} in {seconds:.1f} s")
     cli.write_json(
         _OUTPUT_JSON.value,
         {
@@ -133,17 +99,7 @@ def main(argv):
             "settings": dataclasses.asdict(settings),
             "seconds": seconds,
             "interrupted": result.interrupted,
-            "pairs": [
-                {
-                    **dataclasses.asdict(s),
-                    "ci95_deals": deals_ci[s.a, s.b],
-                    "win_rate": rates[s.a, s.b],
-                }
-                for s in summaries
-            ],
-            "worst_matchups": [
-                dict(zip(("bot", "win_rate", "opponent", "mean_win_rate"), row)) for row in worst
-            ],
+            **fields,
         },
     )
     if result.interrupted:

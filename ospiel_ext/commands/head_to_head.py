@@ -8,12 +8,15 @@ Solving in Imperfect-Information Games", Section 8.1's round robin of gadget x p
 
 Every pair of --bots (or, with --pairs=first_vs_rest, the first against each other one) plays
 --games games, swapping seats every game (chance seeds --seed, --seed + 1, ...), through
-`pyspiel.evaluate_bots`; prints each pair's mean return of the first bot with a 95 %
-confidence interval. Bots: blueprint, naive[/GADGET[/PRIOR]] (K = 1) and
+`pyspiel.evaluate_bots`; prints each pair's mean return of the first bot with 95 %
+confidence intervals over games and over deals (each deal is played from both seats) and its
+win rate (draws count half), and for a round robin each bot's win rate against its worst
+matchup (the paper's Figure 4). Bots: blueprint, naive[/GADGET[/PRIOR]] (K = 1) and
 nested[/GADGET[/PRIOR]] (K = --num_values from --strategy_set); GADGET in resolving,
 max_margin, reach_max_margin, unsafe; PRIOR in none, uniform, blueprint. The games are split
 into --chunk-game tasks run on local processes (--workers) or a Dask cluster (--scheduler).
-JSON keys: game, blueprint, settings, seconds, interrupted, pairs (a, b, games, mean, ci95).
+JSON keys: game, blueprint, settings, seconds, interrupted, pairs (a, b, games, mean, ci95,
+ci95_deals, win_rate), worst_matchups (round robin: bot, win_rate, opponent, mean_win_rate).
 """
 
 import dataclasses
@@ -88,14 +91,8 @@ def main(argv):
     with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor:
         returns, result = matches.play_pairs(matches.play, pairs, tasks, executor)
     seconds = time.perf_counter() - start
-    summaries = [matches.Summary.of(a, b, r) for (a, b), r in returns.items() if r]
-    print(
-        cli.format_table(
-            ["bot A", "bot B", "games", "A's mean return", "95 % CI"],
-            [[s.a, s.b, s.games, s.mean, f"± {s.ci95:.4g}"] for s in summaries],
-        )
-    )
-    print(f"{sum(s.games for s in summaries)} games in {seconds:.1f} s")
+    text, fields = matches.report(pairs, returns, round_robin=_PAIRS.value == "round_robin")
+    print(f"{text} in {seconds:.1f} s")
     cli.write_json(
         _OUTPUT_JSON.value,
         {
@@ -104,7 +101,7 @@ def main(argv):
             "settings": dataclasses.asdict(settings),
             "seconds": seconds,
             "interrupted": result.interrupted,
-            "pairs": [dataclasses.asdict(s) for s in summaries],
+            **fields,
         },
     )
     if result.interrupted:

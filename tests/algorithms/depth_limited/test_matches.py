@@ -1,6 +1,7 @@
 """Head-to-head matches (Brown, Sandholm & Amos 2018, "Depth-Limited Solving for
 Imperfect-Information Games", Table 1): bot specs, seat swapping, chunks, confidence intervals."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -45,6 +46,36 @@ def test_play_is_deterministic():
     a = matches.play(task)
     assert len(a) == 6 and a == matches.play(task)
     assert all(r in (-2.0, -1.0, 1.0, 2.0) for r in a)  # Kuhn's returns
+
+
+def _swapped(r):
+    """Bot b's returns in a's games after swapping a and b: game 2k of the swapped match is
+    game 2k + 1 of the original (same deal, same seating), and the games are zero-sum."""
+    return [-x for k in range(0, len(r), 2) for x in (r[k + 1], r[k])]
+
+
+def test_swapping_the_bots_replays_the_games():
+    """Bots are seeded by name (`matches.bot_seed`), not by slot: which bot is listed first
+    changes nothing (seeds by slot gave bot A the same luck in every pair of a round robin)."""
+    (ab,) = matches.chunks("leduc_poker", "cfr:3", "nested", "blueprint", SETTINGS, 24, 3, 24)
+    ba = dataclasses.replace(ab, a=ab.b, b=ab.a)
+    assert matches.play(ba) == _swapped(matches.play(ab))
+    settings = matches.LargeSettings(public_key="actions", blueprint_iterations=50, iterations=10)
+    ab_large = matches.LargeMatch(
+        "liars_dice(numdice=1,dice_sides=3)", "nested/unsafe", "blueprint", settings, 20, 11
+    )
+    ba_large = dataclasses.replace(ab_large, a=ab_large.b, b=ab_large.a)
+    assert matches.play_large(ba_large) == _swapped(matches.play_large(ab_large))
+
+
+def test_bot_seeds_differ_by_pair_and_player():
+    seeds = {
+        matches.bot_seed(s, p, own, other)
+        for s in (0, 1)
+        for p in (0, 1)
+        for own, other in [("nested", "naive"), ("nested", "blueprint"), ("naive", "nested")]
+    }
+    assert len(seeds) == 12
 
 
 def test_duplicate_deals(monkeypatch):
@@ -107,6 +138,21 @@ def test_win_rates_and_worst_matchups_by_hand():
     assert dict((r[0], (r[1], r[3])) for r in rows) == {
         "x": (0.5, 0.625), "z": (0.5, 0.625), "y": (0.25, 0.25),
     }  # fmt: skip
+
+
+def test_report_fields():
+    returns = {("x", "y"): [1, -1, 1, 1], ("x", "z"): [0, 0, -1, 1], ("y", "z"): []}
+    pairs = list(returns)
+    text, fields = matches.report(pairs, returns, round_robin=True)
+    # the unplayed pair (an interrupted run) is left out
+    assert [(p["a"], p["b"], p["games"]) for p in fields["pairs"]] == [("x", "y", 4), ("x", "z", 4)]
+    assert [p["win_rate"] for p in fields["pairs"]] == [0.75, 0.5]
+    # deals (1, -1) and (1, 1): means 0 and 1, standard deviation 1/sqrt(2)
+    assert fields["pairs"][0]["ci95_deals"] == pytest.approx(matches.Z_95 * 0.5)
+    assert {w["bot"] for w in fields["worst_matchups"]} == {"x", "y", "z"}
+    assert "worst-matchup win rate" in text and text.endswith("8 games")
+    text, fields = matches.report(pairs, returns, round_robin=False)
+    assert "worst_matchups" not in fields and "worst-matchup" not in text
 
 
 def test_duplicate_interval_is_over_deals():
