@@ -7,12 +7,13 @@ Solving in Imperfect-Information Games", Section 8.1's round robin of gadget x p
       --bots=nested,naive,blueprint --games=10000 --num_values=4 --workers=2
 
 Every pair of --bots (or, with --pairs=first_vs_rest, the first against each other one) plays
---games games, swapping seats every game (chance seeds --seed, --seed + 1, ...), through
-`pyspiel.evaluate_bots`; prints each pair's mean return of the first bot with 95 %
-confidence intervals over games and over deals (each deal is played from both seats) and its
-win rate (draws count half), and for a round robin each bot's win rate against its worst
-matchup (the paper's Figure 4). Bots: blueprint, naive[/GADGET[/PRIOR]] (K = 1) and
-nested[/GADGET[/PRIOR]] (K = --num_values from --strategy_set); GADGET in resolving,
+--games games through `pyspiel.evaluate_bots` in duplicate (games 2k and 2k + 1 deal from
+chance seed --seed + 2k with the seats swapped; the bots' own streams are seeded from the two
+bots' names, so the order of --bots changes nothing); prints each pair's mean return of the
+first bot with 95 % confidence intervals over games and over deals (each deal is played from
+both seats) and its win rate (draws count half), and for a round robin each bot's win rate
+against its worst matchup (the paper's Figure 4). Bots: blueprint, naive[/GADGET[/PRIOR]]
+(K = 1) and nested[/GADGET[/PRIOR]] (K = --num_values from --strategy_set); GADGET in resolving,
 max_margin, reach_max_margin, unsafe; PRIOR in none, uniform, blueprint. The games are split
 into --chunk-game tasks run on local processes (--workers) or a Dask cluster (--scheduler).
 JSON keys: game, blueprint, settings, seconds, interrupted, pairs (a, b, games, mean, ci95,
