@@ -16,11 +16,10 @@ usual variance reduction of poker competitions; the paper used AIVAT). The bots'
 streams (action sampling, rollouts) are seeded from their names, their opponent's and the
 chunk's seed (`bot_seed`), never from which of the two is listed first: a match with a and b
 swapped replays the same games, and the pairs of a round robin do not share one draw of luck
-(with seeds by slot, bot A's streams were the same in every pair: a Liar's dice 2,4 round robin
-of 500 games per pair had bot A behind in 21 of 21 pairs, and in 16 of 21 with the order of
-the bots reversed). Each
-`Match` is one task (`play`), so a long head to head is split into chunks with consecutive
-seeds and run on local processes or a Dask cluster (`sweeps.map_tasks`).
+(seeded by slot, bot A had the same streams in every pair, which made a whole round robin look
+as if being listed first cost a bot; docs/results/depth_limited.md section 5). Each `Match` is
+one task (`play`), so a long head to head is split into chunks with consecutive seeds and run
+on local processes or a Dask cluster (`sweeps.map_tasks`).
 """
 
 from __future__ import annotations
