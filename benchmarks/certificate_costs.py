@@ -32,6 +32,9 @@ _EXPAND_BELOW = flags.DEFINE_integer(
 _LP_METHOD = flags.DEFINE_enum(
     "lp_method", "simplex", list(highs.METHODS), "HiGHS's algorithm for the trunk LPs."
 )
+_LIVE_LP = flags.DEFINE_boolean(
+    "live_lp", False, "One HiGHS model per LP kept across iterations (simplex only)."
+)
 _PLOT = flags.DEFINE_string("plot", None, "Write a log-log PNG here (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the trace here as JSON.")
 
@@ -79,17 +82,22 @@ def main(argv):
     if _PLOT.value:
         cli.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
-    with cli.StopFlag() as stop:  # Ctrl-C ends the search; the trace so far is reported
+    # Ctrl-C ends the search; the trace so far is reported
+    with cli.refuse(ValueError), cli.StopFlag() as stop:
         result = certificates.search(
             game,
             time_limit=_TIME_LIMIT.value,
             stop=lambda: stop.stopped,
             expand_below=_EXPAND_BELOW.value,
             lp_method=_LP_METHOD.value,
+            live_lp=_LIVE_LP.value,
         )
+    settings = f"expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value}" + (
+        ", live_lp" if _LIVE_LP.value else ""
+    )
     trace = result.trace
     print(
-        f"{game} (expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value}): "
+        f"{game} ({settings}): "
         f"{result.iterations} iterations in {result.seconds:.1f} s, stopped: "
         f"{result.stopped}, epsilon {result.certificate.epsilon:.3g}, last trunk "
         f"{trace[-1].nodes:,} nodes"
@@ -111,8 +119,7 @@ def main(argv):
         _plot(
             _PLOT.value,
             trace,
-            f"{game}\nseconds per iteration of certificate search "
-            f"(expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value})",
+            f"{game}\nseconds per iteration of certificate search ({settings})",
         )
     cli.write_json(
         _OUTPUT_JSON.value,
@@ -121,6 +128,7 @@ def main(argv):
             "time_limit": _TIME_LIMIT.value,
             "expand_below": _EXPAND_BELOW.value,
             "lp_method": _LP_METHOD.value,
+            "live_lp": _LIVE_LP.value,
             "iterations": result.iterations,
             "seconds": result.seconds,
             "stopped": result.stopped,

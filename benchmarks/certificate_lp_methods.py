@@ -1,20 +1,24 @@
-"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover) for
-the trunk LPs of certificate search, side by side in one run (issue 16).
+"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover) and
+against the simplex on one kept model (`highs.LiveModel`), for the trunk LPs of certificate
+search, side by side in one run (issue 16).
 
   python benchmarks/certificate_lp_methods.py --time_limit=900 \
       --output_json=docs/results/certificate_lp_methods.json
 
 Runs Algorithm 6.7 of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
 Black-Box Extensive-Form Games" (AAAI 2021) through `certificates.search` on every --runs entry
-(GAME@K: the game and `expand_below`) with each `highs.METHODS` method, at most --time_limit
-seconds each, and prints iterations, seconds, HiGHS seconds, epsilon and the trunk, with the
-ratio of the two methods' seconds (simplex / ipm; above 1: the interior point is faster).
+(GAME@K: the game and `expand_below`) with each --variants entry: "simplex" (each LP passed
+whole, warm-started from the previous trunk's basis), "ipm" (interior point with crossover,
+cold) and "live" (`live_lp=True`: one HiGHS model per LP side changed in place, the simplex
+continuing from HiGHS's own basis), at most --time_limit seconds each, and prints iterations,
+seconds, HiGHS seconds, epsilon and the trunk, with the ratios simplex s / ipm s and
+simplex s / live s (above 1: the other variant is faster).
 HiGHS's seconds per iteration against the trunk's size are in each run's `trace`.
 """
 
 from absl import flags
 
-from ospiel_ext import cli, highs
+from ospiel_ext import cli
 from ospiel_ext.algorithms import certificates
 
 _RUNS = flags.DEFINE_multi_string(
@@ -29,6 +33,10 @@ _RUNS = flags.DEFINE_multi_string(
         "sequential_goofspiel(num_cards=6)@1",
     ],
     "GAME@K entries: a load_game string and expand_below; repeat the flag for more.",
+)
+_VARIANTS = ("simplex", "ipm", "live")
+_VARIANT_FLAG = flags.DEFINE_multi_enum(
+    "variants", list(_VARIANTS), _VARIANTS, "LP variants to run (repeat the flag)."
 )
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 900.0, "Seconds per search.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
@@ -45,7 +53,7 @@ def main(argv):
     with cli.StopFlag() as stop:
         for game, below in runs:
             seconds = {}
-            for method in highs.METHODS:
+            for variant in [v for v in _VARIANTS if v in _VARIANT_FLAG.value]:
                 if stop.stopped:
                     break
                 r = certificates.search(
@@ -53,32 +61,33 @@ def main(argv):
                     time_limit=_TIME_LIMIT.value,
                     stop=lambda: stop.stopped,
                     expand_below=below,
-                    lp_method=method,
+                    lp_method="ipm" if variant == "ipm" else "simplex",
+                    live_lp=variant == "live",
                 )
-                seconds[method] = r.seconds
+                seconds[variant] = r.seconds
                 nodes, infosets = r.certificate.size()
                 row = {
-                    "game": game, "expand_below": below, "lp_method": method,
+                    "game": game, "expand_below": below, "variant": variant,
                     "iterations": r.iterations, "seconds": r.seconds, "lp_seconds": r.lp_seconds,
                     "stopped": r.stopped, "epsilon": r.certificate.epsilon,
                     "trunk_nodes": nodes, "trunk_infosets": infosets,
                     "trace": [vars(t) for t in r.trace],
                 }  # fmt: skip
                 results.append(row)
-                print(f"{game}@{below} {method}: {r.iterations} iterations, {r.seconds:.1f} s, "
+                print(f"{game}@{below} {variant}: {r.iterations} iterations, {r.seconds:.1f} s, "
                       f"epsilon {r.certificate.epsilon:.3g}, {r.stopped}", flush=True)  # fmt: skip
                 ratio = ""
-                if method == highs.METHODS[-1] and len(seconds) == len(highs.METHODS):
-                    ratio = f"{seconds['simplex'] / seconds['ipm']:.2f}"
+                if variant != "simplex" and "simplex" in seconds:
+                    ratio = f"{seconds['simplex'] / r.seconds:.2f}"
                 table.append(
-                    [game, below, method, r.iterations, f"{r.seconds:.1f}",
+                    [game, below, variant, r.iterations, f"{r.seconds:.1f}",
                      f"{r.lp_seconds:.1f}", f"{r.certificate.epsilon:.3g}", f"{nodes:,}",
                      r.stopped, ratio]
                 )  # fmt: skip
     print(
         cli.format_table(
-            ["game", "expand_below", "LP method", "iterations", "seconds", "HiGHS s",
-             "epsilon", "trunk nodes", "stopped", "simplex s / ipm s"],
+            ["game", "expand_below", "LP variant", "iterations", "seconds", "HiGHS s",
+             "epsilon", "trunk nodes", "stopped", "simplex s / this s"],
             table,
         )
     )  # fmt: skip

@@ -166,7 +166,11 @@ class Treeplex:
     def best_response(self, g: FloatArray) -> tuple[float, FloatArray]:
         """Best-response value and a pure best-response behavioural strategy against g."""
         v_seq, v_inf = self.infoset_values(g, None)
-        best = v_seq[1:] >= self.spread(v_inf)[1:] - 1e-12 * (1 + np.abs(v_seq[1:]))
+        target = self.spread(v_inf)[1:]
+        # relative slack on finite values only: an infinite best value (a certificate trunk's
+        # unbounded leaves) must still pick its action, and inf - inf would be NaN
+        slack = 1e-12 * (1 + np.abs(np.where(np.isfinite(target), target, 0.0)))
+        best = v_seq[1:] >= target - slack
         # first maximising action of every infoset
         idx = np.flatnonzero(best)
         inf_of = self.seq_infoset[1:][idx]

@@ -187,3 +187,17 @@ def test_sequence_form_fields_are_checked():
     )
     with pytest.raises(ValueError, match="bad reach: the reach matrix of player 0"):
         sf.opponent_reach(0, np.ones(sf.shape[1]))
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf])
+def test_best_response_picks_one_action_per_infoset_with_infinite_values(value):
+    """Unbounded leaves of certificate trunks give infinite sequence values; the pure best
+    response must still choose exactly one action at every information set."""
+    tp = sequence_form.for_game("kuhn_poker").treeplexes[0]
+    g = np.zeros(tp.num_sequences)
+    g[tp.seq_start[0]] = value  # the first action of the first information set
+    with np.errstate(all="raise"):
+        best, b = tp.best_response(g)
+    assert best == (np.inf if value > 0 else 0.0)
+    per_infoset = np.add.reduceat(b[1:], tp.seq_start - 1)
+    assert np.array_equal(per_infoset, np.ones(tp.num_infosets))

@@ -392,8 +392,8 @@ def test_certificate_ab_benchmark_runs_both_code_bases(tmp_path):
     assert worktrees() == before  # the temporary worktree is gone
 
 
-def test_certificate_lp_methods_benchmark_runs_both_methods(tmp_path):
-    """Both HiGHS methods certify Kuhn (value -1/18, from theory) in the side-by-side run."""
+def test_certificate_lp_methods_benchmark_runs_every_variant(tmp_path):
+    """The three LP variants certify Kuhn (value -1/18, from theory) in the side-by-side run."""
     out = tmp_path / "m.json"
     proc = run(
         "certificate_lp_methods.py",
@@ -404,8 +404,8 @@ def test_certificate_lp_methods_benchmark_runs_both_methods(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     runs = json.loads(out.read_text())["runs"]
-    assert [r["lp_method"] for r in runs] == ["simplex", "ipm"]
+    assert [r["variant"] for r in runs] == ["simplex", "ipm", "live"]
     for r in runs:
         assert r["stopped"] == "epsilon" and r["epsilon"] < 1e-9
         assert len(r["trace"]) == r["iterations"]
-    assert "simplex s / ipm s" in proc.stdout
+    assert "simplex s / this s" in proc.stdout

@@ -40,6 +40,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import lp, policies
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
+from ospiel_ext.highs import LiveModel
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
 
@@ -144,10 +145,14 @@ def _correct(sf, player, plan, values, unbounded, bad) -> NDArray[np.bool_]:
 
 
 def _solve_side(
-    sf: TreeSequenceForm, player: int, warm: lp.Basis | None, method: str
+    sf: TreeSequenceForm,
+    player: int,
+    warm: lp.Basis | None,
+    method: str,
+    live: LiveModel | None = None,
 ) -> _Side | None:
     """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
-    avoid them (the value is unbounded)."""
+    avoid them (the value is unbounded). `live`: the side's kept HiGHS model, if any."""
     opp = 1 - player
     z = sf.leaves
     values = sf.tree.hi[z] if player == 0 else sf.tree.lo[z]
@@ -164,8 +169,9 @@ def _solve_side(
         player=player,
         excluded_opponent_sequences=bad if bad.any() else None,
         warm_start=warm,
-        return_basis=True,
+        return_basis=live is None,
         method=method,
+        live=live,
     )
     own = sol.plans[player]
     marked = _correct(sf, player, own, values, unbounded, bad)
@@ -191,11 +197,14 @@ class _Solves:
         return sum(side.simplex_iterations for side in self.sides if side is not None)
 
 
-def _solve_trunk(sf: TreeSequenceForm, warm=(None, None), method: str = "simplex") -> _Solves:
+def _solve_trunk(
+    sf: TreeSequenceForm, warm=(None, None), method: str = "simplex", live=(None, None)
+) -> _Solves:
     """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
     pessimistic equilibrium and the support of the corrected optimistic profile. `warm`:
-    bases of the previous trunk's (beta, alpha) LPs."""
-    beta, alpha = _solve_side(sf, 0, warm[0], method), _solve_side(sf, 1, warm[1], method)
+    bases of the previous trunk's (beta, alpha) LPs; `live`: their kept HiGHS models."""
+    beta = _solve_side(sf, 0, warm[0], method, live[0])
+    alpha = _solve_side(sf, 1, warm[1], method, live[1])
     if beta is None or alpha is None:
         uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
         cert = Certificate(sf, uniform, np.inf, -np.inf, np.inf)
@@ -274,6 +283,7 @@ def search(
     warm_start: bool = True,
     expand_below: int = 0,
     lp_method: str = "simplex",
+    live_lp: bool = False,
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
 
@@ -286,11 +296,18 @@ def search(
     larger steps where each iteration's cost grows with the whole trunk).
     `lp_method` is HiGHS's algorithm for the trunk LPs (`highs.METHODS`: "simplex", warm-started
     as above, or "ipm", interior point with crossover, cold; faster on large trunks).
+    `live_lp` keeps one HiGHS model per LP side across iterations (`highs.LiveModel`): each
+    trunk's LP is made from the last by appending its new columns and rows and changing what
+    differs, and the simplex continues from HiGHS's own basis (no model passed whole, no alien
+    basis to repair; `warm_start` is then not used; simplex only).
     With `nature`, chance is sampled (Section 5): the certificate is exact for the sampled
     trunk and worth epsilon + 2 nature.epsilon in the true game with probability 1 - 4 delta.
     """
+    if live_lp and lp_method != "simplex":
+        raise ValueError(f"live_lp needs lp_method='simplex', got {lp_method!r}")
     start = time.perf_counter()
     trunk = Trunk(game, bounds, nature)
+    live = (LiveModel(), LiveModel()) if live_lp else (None, None)
     best, lp_seconds, simplex, iteration, reason = None, 0.0, 0, 0, ""
     warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None)
     trace: list[IterationCost] = []
@@ -299,8 +316,8 @@ def search(
         began = time.perf_counter()
         sf = TreeSequenceForm(trunk.tree())
         built = time.perf_counter()
-        solved = _solve_trunk(sf, warm, lp_method)
-        if warm_start:
+        solved = _solve_trunk(sf, warm, lp_method, live)
+        if warm_start and not live_lp:
             beta_side, alpha_side = solved.sides
             warm = (
                 None if beta_side is None else beta_side.basis,

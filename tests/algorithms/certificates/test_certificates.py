@@ -59,10 +59,15 @@ def test_matching_pennies_certificate_is_the_whole_game(game):
         ("sequential_goofspiel(num_cards=4,info=perfect)", -2.0),
     ],
 )
-@pytest.mark.parametrize("expand_below, lp_method", [(0, "simplex"), (2, "simplex"), (1, "ipm")])
-def test_zero_certificates_export_equilibria(game, value, expand_below, lp_method):
+@pytest.mark.parametrize(
+    "expand_below, lp_method, live_lp",
+    [(0, "simplex", False), (2, "simplex", False), (1, "ipm", False), (0, "simplex", True)],
+)
+def test_zero_certificates_export_equilibria(game, value, expand_below, lp_method, live_lp):
     game = pyspiel.load_game(game)
-    result = certificates.search(game, expand_below=expand_below, lp_method=lp_method)
+    result = certificates.search(
+        game, expand_below=expand_below, lp_method=lp_method, live_lp=live_lp
+    )
     cert = result.certificate
     assert result.stopped == "epsilon" and cert.epsilon < 1e-9
     assert cert.value_lower == pytest.approx(value, abs=1e-9)
