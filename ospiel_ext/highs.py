@@ -447,7 +447,7 @@ class LiveModel:
 
     def _start(self, lp: _Arrays, col_keys: IntArray, row_keys: IntArray):
         """A new model holding `lp`; positions are the program's."""
-        h = _new_highs()
+        h = new_highs()
         h.setOptionValue("output_flag", False)
         lp.pass_to(h)
         self._h, self._lp = h, lp
@@ -650,7 +650,7 @@ class _CtrlC:
 _banner_silenced = False
 
 
-def _new_highs() -> highspy.Highs:
+def new_highs() -> highspy.Highs:
     """A Highs instance. The process's first one prints HiGHS's version banner to the C-level
     stdout from its constructor, before any option can turn output off; that one is made with
     file descriptor 1 pointed at /dev/null, so scripts' standard output holds only their
@@ -723,7 +723,7 @@ def _basis_codes(
 
 def _run_highs(lp: _Arrays, time_limit: float | None, start, method: str) -> _Run:
     """Runs HiGHS's `method` on `lp`, from `start` (column and row status codes) if given."""
-    h = _new_highs()
+    h = new_highs()
     h.setOptionValue("output_flag", False)
     for option, value in _METHOD_OPTIONS[method].items():
         h.setOptionValue(option, value)

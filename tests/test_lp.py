@@ -72,7 +72,7 @@ def test_basis_codes_are_highs_own_statuses(game, player, bound, method):
     sf = sequence_form.for_game(game)
     program = lp.sequence_form_lp(sf, player, bound=bound).program
     model = highs._arrays(program.matrix(), program.columns, program.rows)
-    h = highs._new_highs()
+    h = highs.new_highs()
     h.setOptionValue("output_flag", False)
     for option, value in highs._METHOD_OPTIONS[method].items():
         h.setOptionValue(option, value)
@@ -92,7 +92,7 @@ def test_basis_codes_of_a_grown_trunk_are_highs_own_statuses():
     for bound in ("lo", "hi"):
         program = lp.sequence_form_lp(sf, 0, bound=bound).program
         model = highs._arrays(program.matrix(), program.columns, program.rows)
-        h = highs._new_highs()
+        h = highs.new_highs()
         h.setOptionValue("output_flag", False)
         model.pass_to(h)
         h.run()

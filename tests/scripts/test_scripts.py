@@ -409,3 +409,27 @@ def test_certificate_lp_methods_benchmark_runs_every_variant(tmp_path):
         assert r["stopped"] == "epsilon" and r["epsilon"] < 1e-9
         assert len(r["trace"]) == r["iterations"]
     assert "simplex s / this s" in proc.stdout
+
+
+def test_highs_model_changes_benchmark_keeps_the_optimum(tmp_path):
+    """Every change measured keeps Kuhn's LP at its optimum (-1/18, from theory): the run
+    after it needs no pivot; a new model solved cold reaches the same value."""
+    out = tmp_path / "h.json"
+    proc = run(
+        "highs_model_changes.py",
+        "--games=kuhn_poker",
+        "--rounds=2",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    (result,) = json.loads(out.read_text())["runs"]
+    assert result["optimum"] == pytest.approx(KUHN_VALUE, abs=1e-9)
+    changes = {c["change"]: c for c in result["changes"]}
+    assert {"new model", "none", "same cost", "empty column fixed at 0", "same coefficient"} <= set(
+        changes
+    )
+    for name, c in changes.items():
+        assert len(c["seconds"]) == 2
+        if name != "new model":
+            assert c["simplex_iterations"] == [0, 0], name
