@@ -335,12 +335,7 @@ class LinearProgram:
                 run.message,
             )
             left = None if time_limit is None else max(time_limit - run.seconds, 1e-3)
-            again = _run_highs(lp, left, None, method)
-            run = dataclasses.replace(
-                again,
-                seconds=run.seconds + again.seconds,
-                iterations=run.iterations + again.iterations,
-            )
+            run = run.then(_run_highs(lp, left, None, method))
         logging.info(
             "%s: HiGHS %s after %d simplex iterations, %.2fs (%d rows x %d columns)",
             self.name, run.message, run.iterations, run.seconds, lp.num_row, lp.num_col,
@@ -414,12 +409,7 @@ class LiveModel:
             h = self._h
             assert h is not None
             h.setOptionValue("time_limit", left)
-            again = _run(h, lp, basis=return_basis)
-            run = dataclasses.replace(
-                again,
-                seconds=run.seconds + again.seconds,
-                iterations=run.iterations + again.iterations,
-            )
+            run = run.then(_run(h, lp, basis=return_basis))
             cold = True
         logging.info(
             "%s: HiGHS %s after %d simplex iterations, %.2fs (kept model, %d rows x %d columns)",
@@ -543,6 +533,14 @@ class _Run:
     seconds: float
     iterations: int
     basis_codes: NDArray[np.int8]  # final column then row statuses
+
+    def then(self, again: _Run) -> _Run:
+        """`again`'s answer, with this failed run's seconds and iterations added."""
+        return dataclasses.replace(
+            again,
+            seconds=self.seconds + again.seconds,
+            iterations=self.iterations + again.iterations,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
