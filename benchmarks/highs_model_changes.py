@@ -7,11 +7,11 @@ Black-Box Extensive-Form Games", AAAI 2021, Algorithm 6.7) solves a sequence of 
 by a few rows, columns and coefficients; `highs.LiveModel` keeps one HiGHS model across them.
 This script measures, on the sequence-form LP of each --games entry solved to optimality
 once, the `Highs.run` that follows each kind of change to the kept model, every change chosen
-so that the optimum stays where it is (no pivot is needed): the same cost set again, the same bounds set
-again, an empty column fixed at 0 appended, an empty free row appended, a coefficient set to
-its own value. The "none" row runs again with no change and "new model" passes the LP whole
-to a new model and solves it cold, for scale. Changes are interleaved in --rounds rounds, each
-on a model restored to optimality first; the table gives medians.
+so that the optimum stays where it is (no pivot is needed): the same cost set again, the same
+bounds set again, an empty column fixed at 0 appended, an empty free row appended, a
+coefficient set to its own value. The "none" row runs again with no change and "new model"
+passes the LP whole to a new model and solves it cold, for scale. Changes are interleaved in
+--rounds rounds, each on a model restored to optimality first; the table gives medians.
 
 HiGHS's simplex keeps its factorisation and edge weights through cost and bound changes
 (`HEkk::updateStatus` with `LpAction::kNewCosts` / `kNewBounds`) and discards all of it on
