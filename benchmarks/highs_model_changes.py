@@ -28,7 +28,7 @@ import highspy
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, highs, lp
+from ospiel_ext import cli, lp
 
 _GAMES = flags.DEFINE_multi_string(
     "games",
@@ -44,28 +44,6 @@ _ROUNDS = flags.DEFINE_integer("rounds", 5, "Interleaved rounds.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 _INF = highspy.kHighsInf
-
-
-def _model(program) -> highspy.Highs:
-    """A new HiGHS model holding `program` (maximised), output off."""
-    a = program.matrix()
-    cols, rows = program.columns, program.rows
-    h = highs.new_highs()  # without HiGHS's banner on standard output
-    h.setOptionValue("output_flag", False)
-    lp_ = highspy.HighsLp()
-    lp_.num_col_, lp_.num_row_ = a.shape[1], a.shape[0]
-    lp_.sense_ = highspy.ObjSense.kMaximize
-    lp_.col_cost_ = np.concatenate([b.cost for b in cols])
-    lp_.col_lower_ = np.concatenate([b.lower for b in cols])
-    lp_.col_upper_ = np.concatenate([b.upper for b in cols])
-    lp_.row_lower_ = np.concatenate([b.lower for b in rows])
-    lp_.row_upper_ = np.concatenate([b.upper for b in rows])
-    lp_.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp_.a_matrix_.start_ = a.indptr
-    lp_.a_matrix_.index_ = a.indices
-    lp_.a_matrix_.value_ = a.data
-    h.passModel(lp_)
-    return h
 
 
 def _changes(program):
@@ -111,12 +89,12 @@ def _measure(game, rounds: int) -> dict:
     program = lp.sequence_form_lp(cli.compile_game(game)).program
     rows, cols = program.matrix().shape
     changes = _changes(program)
-    kept = _model(program)
+    kept = program.to_highs()
     _, _, optimum = _run(kept)  # the kept model, at its optimum
     seconds: dict[str, list[float]] = {name: [] for name in ["new model", *changes]}
     pivots: dict[str, list[int]] = {name: [] for name in seconds}
     for _ in range(rounds):
-        s, n, _ = _run(_model(program))
+        s, n, _ = _run(program.to_highs())
         seconds["new model"].append(s)
         pivots["new model"].append(n)
         for name, change in changes.items():

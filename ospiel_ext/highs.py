@@ -294,6 +294,11 @@ class LinearProgram:
         a.eliminate_zeros()
         return a
 
+    def to_highs(self) -> highspy.Highs:
+        """A new HiGHS model holding this LP (maximised; columns and rows in block order;
+        output off), for experiments with HiGHS's own interface."""
+        return _model(_arrays(self.matrix(), self.columns, self.rows))
+
     def run(
         self,
         time_limit: float | None = None,
@@ -437,10 +442,7 @@ class LiveModel:
 
     def _start(self, lp: _Arrays, col_keys: IntArray, row_keys: IntArray):
         """A new model holding `lp`; positions are the program's."""
-        h = new_highs()
-        h.setOptionValue("output_flag", False)
-        lp.pass_to(h)
-        self._h, self._lp = h, lp
+        self._h, self._lp = _model(lp), lp
         self._col_keys, self._row_keys = col_keys, row_keys
         return np.arange(lp.num_col), np.arange(lp.num_row)
 
@@ -671,6 +673,14 @@ def new_highs() -> highspy.Highs:
         os.close(saved)
 
 
+def _model(lp: _Arrays) -> highspy.Highs:
+    """A new HiGHS model holding `lp`, output off."""
+    h = new_highs()
+    h.setOptionValue("output_flag", False)
+    lp.pass_to(h)
+    return h
+
+
 def _basis_codes(
     h: highspy.Highs,
     lp: _Arrays,
@@ -721,13 +731,11 @@ def _basis_codes(
 
 def _run_highs(lp: _Arrays, time_limit: float | None, start, method: str) -> _Run:
     """Runs HiGHS's `method` on `lp`, from `start` (column and row status codes) if given."""
-    h = new_highs()
-    h.setOptionValue("output_flag", False)
+    h = _model(lp)
     for option, value in _METHOD_OPTIONS[method].items():
         h.setOptionValue(option, value)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
-    lp.pass_to(h)
     rejected = False
     if start is not None:
         basis = highspy.HighsBasis()

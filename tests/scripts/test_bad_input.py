@@ -768,6 +768,9 @@ BENCHMARK_CASES = [
     ("highs_model_changes.py", ["--rounds=0"], "--rounds must be positive, got 0"),
     ("highs_model_changes.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
     ("highs_model_changes.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
+    ("certificate_lp_starts.py", ["--trunk_nodes=0"], "--trunk_nodes: '0' is not an integer"),
+    ("certificate_lp_starts.py", ["--cfr_iterations=x"], "--cfr_iterations: 'x' is not an"),
+    ("certificate_lp_starts.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
     ("dominance.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
     ("gameshrink_filters.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
     ("gameshrink_filters.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
@@ -784,6 +787,7 @@ BENCHMARK_CASES = [
     "name",
     [
         "certificate_costs.py",
+        "certificate_lp_starts.py",
         "certificates.py",
         "dominance.py",
         "efpe.py",

@@ -433,3 +433,32 @@ def test_highs_model_changes_benchmark_keeps_the_optimum(tmp_path):
         assert len(c["seconds"]) == 2
         if name != "new model":
             assert c["simplex_iterations"] == [0, 0], name
+
+
+def test_certificate_lp_starts_benchmark_agrees_on_the_optimum(tmp_path):
+    """Every start of the same trunk LP ends at the optimum of a cold solve (the script checks
+    it and fails otherwise), for trunks no larger than asked."""
+    out = tmp_path / "s.json"
+    proc = run(
+        "certificate_lp_starts.py",
+        "--game=sequential_goofspiel(num_cards=4)",
+        "--trunk_nodes=300,600",
+        "--cfr_iterations=10,100",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    trunks = json.loads(out.read_text())["trunks"]
+    assert [t["trunk_nodes"] <= n for t, n in zip(trunks, (300, 600))] == [True, True]
+    for t in trunks:
+        starts = [r["start"] for r in t["runs"]]
+        assert starts == [
+            "dual simplex, cold",
+            "interior point + crossover",
+            "CFR+ 10, then dual simplex",
+            "CFR+ 100, then dual simplex",
+        ]
+        objectives = {round(r["objective"], 9) for r in t["runs"]}
+        assert len(objectives) == 1
+        # CFR+'s average guarantees at most the LP's optimum (the LP maximises it)
+        assert all(r["cfr_value"] <= r["objective"] + 1e-9 for r in t["runs"][2:])
