@@ -600,12 +600,14 @@ def test_sigint_perturbed_egt_epsilon_mode(server, tmp_path):
     assert row["iterations"][-1] == row["final_iteration"] < 1_000_000
 
 
-def test_sigint_certificate_search(server, tmp_path):
+@pytest.mark.parametrize("lp_flags", [[], ["--live_lp"]])
+def test_sigint_certificate_search(server, tmp_path, lp_flags):
     out, cert = tmp_path / "r.json", tmp_path / "c.json"
     game = "sequential_goofspiel(num_cards=5)"
     result = server.interrupt(
         _script("certificate_search.py"),
         f"--game={game}",
+        *lp_flags,
         f"--output_json={out}",
         f"--certificate_out={cert}",
         wait_for="iteration 1 ",
