@@ -22,26 +22,14 @@ simplex; warm-startable) or "ipm" (interior point with crossover to a vertex and
 a warm-start basis is ignored). Which is faster depends on the size: docs/results/
 certificates.md measures both on certificate-search trunks.
 
-HiGHS runs in C++ and never returns to Python on its own, so Python would only see a Ctrl-C
-after the solve. While HiGHS runs, a SIGINT handler of this module counts Ctrl-C presses and
-HiGHS's simplex / interior-point interrupt callbacks (`kCallbackSimplexInterrupt`,
-`kCallbackIpmInterrupt`, through highspy's `cbSimplexInterrupt` / `cbIpmInterrupt`) stop the
-solve: at the first press when nobody else handles Ctrl-C (the solve then raises
-KeyboardInterrupt), at the second when a caller's handler does (a run loop's `StopFlag`: the
-first press is handed to it after the solve ends, so the loop stops after its current step).
+HiGHS itself is driven by `highs_run` (one run of a model given as arrays: Ctrl-C, progress,
+reading the basis).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import signal
-import sys
-import threading
-import time
-from collections.abc import Callable, Mapping
-from types import FrameType
-from typing import Any
+from collections.abc import Mapping
 
 import highspy
 import numpy as np
@@ -49,53 +37,26 @@ import scipy.sparse as sp
 from absl import logging
 from numpy.typing import ArrayLike, NDArray
 
-from ospiel_ext import progress
+from ospiel_ext import highs_run
+from ospiel_ext.highs_run import METHODS, STATUS_MESSAGES, new_highs
+
+__all__ = [
+    "METHODS",
+    "NUM_KINDS",
+    "STATUS_MESSAGES",
+    "Basis",
+    "Block",
+    "HighsResult",
+    "LPError",
+    "LinearProgram",
+    "LiveModel",
+    "new_highs",
+]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 NUM_KINDS = 16
-# `LinearProgram.run`'s HiGHS algorithms and the HiGHS options that select them.
-_METHOD_OPTIONS: dict[str, dict[str, str]] = {
-    "simplex": {},
-    "ipm": {"solver": "ipm", "run_crossover": "on"},
-}
-METHODS = tuple(_METHOD_OPTIONS)
-
-_M = highspy.HighsModelStatus
-STATUS_MESSAGES = {
-    _M.kOptimal: "optimal",
-    _M.kNotset: "HiGHS did not run",
-    _M.kLoadError: "HiGHS could not load the model",
-    _M.kModelError: "the model is invalid",
-    _M.kPresolveError: "presolve failed",
-    _M.kSolveError: "the solver failed",
-    _M.kPostsolveError: "postsolve failed",
-    _M.kModelEmpty: "the model is empty",
-    _M.kInfeasible: "the LP is infeasible (are the strategy constraints satisfiable?)",
-    _M.kUnboundedOrInfeasible: "the LP is unbounded or infeasible",
-    _M.kUnbounded: "the LP is unbounded",
-    _M.kTimeLimit: "the time limit was reached",
-    _M.kIterationLimit: "the iteration limit was reached",
-    _M.kUnknown: "HiGHS ended in an unknown state",
-    _M.kInterrupt: "the solve was interrupted",
-}
-# Statuses after which a warm-started run is repeated from scratch: HiGHS failed, not the LP.
-_FAILED = {_M.kNotset, _M.kLoadError, _M.kPresolveError, _M.kSolveError, _M.kPostsolveError}
-_FAILED.add(_M.kUnknown)
-
-_STATUS = {int(v): v for v in highspy.HighsBasisStatus.__members__.values()}
-_BASIS_VALID = 1  # HighsInfo.basis_validity of a valid basis (kBasisValidityValid)
-# code -> HighsBasisStatus as an object array: `_STATUS_OBJECTS[codes].tolist()` is the list
-# HighsBasis takes, twice as fast as a dict lookup per entry
-_STATUS_OBJECTS = np.empty(max(_STATUS) + 1, dtype=object)
-_STATUS_OBJECTS[list(_STATUS)] = list(_STATUS.values())
-_LOWER, _BASIC, _UPPER, _ZERO = (
-    int(highspy.HighsBasisStatus.kLower),
-    int(highspy.HighsBasisStatus.kBasic),
-    int(highspy.HighsBasisStatus.kUpper),
-    int(highspy.HighsBasisStatus.kZero),
-)
 
 
 class LPError(RuntimeError):
@@ -167,9 +128,11 @@ class Block:
         """Warm-start status where a basis does not know a key: rows basic, columns nonbasic
         at a finite bound (free columns at zero)."""
         if self.cost is None:
-            return np.full(self.size, _BASIC, dtype=np.int8)
+            return np.full(self.size, highs_run.BASIC, dtype=np.int8)
         lower_finite, upper_finite = np.isfinite(self.lower), np.isfinite(self.upper)
-        codes = np.where(lower_finite, _LOWER, np.where(upper_finite, _UPPER, _ZERO))
+        codes = np.where(
+            lower_finite, highs_run.LOWER, np.where(upper_finite, highs_run.UPPER, highs_run.ZERO)
+        )
         return codes.astype(np.int8)
 
 
@@ -297,7 +260,7 @@ class LinearProgram:
     def to_highs(self) -> highspy.Highs:
         """A new HiGHS model holding this LP (maximised; columns and rows in block order;
         output off), for experiments with HiGHS's own interface."""
-        return _model(_arrays(self.matrix(), self.columns, self.rows))
+        return highs_run.new_model(_arrays(self.matrix(), self.columns, self.rows))
 
     def run(
         self,
@@ -330,7 +293,7 @@ class LinearProgram:
                 warm_start.lookup(col_keys, col_default),
                 warm_start.lookup(row_keys, row_default),
             )
-        run = _run_highs(lp, time_limit, start, method)
+        run = highs_run.run_new_model(lp, time_limit, start, method)
         cold = start is not None and run.failed
         if cold:
             logging.warning(
@@ -340,7 +303,7 @@ class LinearProgram:
                 run.message,
             )
             left = None if time_limit is None else max(time_limit - run.seconds, 1e-3)
-            run = run.then(_run_highs(lp, left, None, method))
+            run = run.then(highs_run.run_new_model(lp, left, None, method))
         logging.info(
             "%s: HiGHS %s after %d simplex iterations, %.2fs (%d rows x %d columns)",
             self.name, run.message, run.iterations, run.seconds, lp.num_row, lp.num_col,
@@ -378,7 +341,7 @@ class LiveModel:
         self._h: highspy.Highs | None = None
         self._col_keys = np.zeros(0, dtype=np.int64)  # model order
         self._row_keys = np.zeros(0, dtype=np.int64)
-        self._lp: _Arrays | None = None  # the model as it stands, in model order
+        self._lp: highs_run.ModelArrays | None = None  # the model as it stands, in model order
 
     def run(
         self,
@@ -402,7 +365,7 @@ class LiveModel:
         h = self._h
         assert h is not None and self._lp is not None
         h.setOptionValue("time_limit", np.inf if time_limit is None else float(time_limit))
-        run = _run(h, self._lp, basis=return_basis)
+        run = highs_run.run(h, self._lp, basis=return_basis)
         if run.failed:
             logging.warning(
                 "HiGHS failed on the kept model of %s (%s); solving it again from scratch",
@@ -414,7 +377,7 @@ class LiveModel:
             h = self._h
             assert h is not None
             h.setOptionValue("time_limit", left)
-            run = run.then(_run(h, lp, basis=return_basis))
+            run = run.then(highs_run.run(h, lp, basis=return_basis))
             cold = True
         logging.info(
             "%s: HiGHS %s after %d simplex iterations, %.2fs (kept model, %d rows x %d columns)",
@@ -440,13 +403,15 @@ class LiveModel:
             cold_restart=cold,
         )
 
-    def _start(self, lp: _Arrays, col_keys: IntArray, row_keys: IntArray):
+    def _start(self, lp: highs_run.ModelArrays, col_keys: IntArray, row_keys: IntArray):
         """A new model holding `lp`; positions are the program's."""
-        self._h, self._lp = _model(lp), lp
+        self._h, self._lp = highs_run.new_model(lp), lp
         self._col_keys, self._row_keys = col_keys, row_keys
         return np.arange(lp.num_col), np.arange(lp.num_row)
 
-    def _update(self, a: sp.csc_matrix, lp: _Arrays, col_keys: IntArray, row_keys: IntArray):
+    def _update(
+        self, a: sp.csc_matrix, lp: highs_run.ModelArrays, col_keys: IntArray, row_keys: IntArray
+    ):
         """Turns the model into `lp` (matrix `a`, program order); returns the model position
         of every program column and row."""
         h, old = self._h, self._lp
@@ -503,7 +468,9 @@ class LiveModel:
         self._row_keys = np.concatenate(
             [self._row_keys, row_keys[new_rows][np.argsort(rows[new_rows])]]
         )
-        self._lp = _Arrays(mc, mr, cost, col_lower, col_upper, row_lower, row_upper, m)
+        self._lp = highs_run.ModelArrays(
+            mc, mr, cost, col_lower, col_upper, row_lower, row_upper, m
+        )
         return cols, rows
 
 
@@ -522,69 +489,11 @@ def _positions(model_keys: IntArray, keys: IntArray) -> IntArray:
     return pos
 
 
-@dataclasses.dataclass(frozen=True)
-class _Run:
-    """One HiGHS run."""
-
-    status: highspy.HighsModelStatus
-    message: str
-    failed: bool  # HiGHS failed rather than answered: rejected basis, solver error
-    objective: float
-    col_value: FloatArray
-    row_dual: FloatArray
-    seconds: float
-    iterations: int
-    basis_codes: NDArray[np.int8]  # final column then row statuses
-
-    def then(self, again: _Run) -> _Run:
-        """`again`'s answer, with this failed run's seconds and iterations added."""
-        return dataclasses.replace(
-            again,
-            seconds=self.seconds + again.seconds,
-            iterations=self.iterations + again.iterations,
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class _Arrays:
-    """A maximising LP as the arrays HiGHS's `passModel` takes (column-wise matrix)."""
-
-    num_col: int
-    num_row: int
-    col_cost: FloatArray
-    col_lower: FloatArray
-    col_upper: FloatArray
-    row_lower: FloatArray
-    row_upper: FloatArray
-    a: sp.csc_matrix
-
-    def pass_to(self, h: highspy.Highs) -> None:
-        """`Highs.passModel`'s array overload: numpy buffers are read in place (filling a
-        `highspy.HighsLp` attribute by attribute converted them element by element, a cost
-        that showed in profiles of the certificate search's thousands of small LPs)."""
-        a = self.a
-        h.passModel(
-            self.num_col,
-            self.num_row,
-            a.nnz,
-            int(highspy.MatrixFormat.kColwise),
-            int(highspy.ObjSense.kMaximize),
-            0.0,
-            self.col_cost,
-            self.col_lower,
-            self.col_upper,
-            self.row_lower,
-            self.row_upper,
-            a.indptr.astype(np.int32, copy=False),
-            a.indices.astype(np.int32, copy=False),
-            a.data.astype(np.float64, copy=False),
-            np.zeros(self.num_col, dtype=np.int32),  # every column continuous
-        )
-
-
-def _arrays(a: sp.csc_matrix, columns: tuple[Block, ...], rows: tuple[Block, ...]) -> _Arrays:
+def _arrays(
+    a: sp.csc_matrix, columns: tuple[Block, ...], rows: tuple[Block, ...]
+) -> highs_run.ModelArrays:
     """The LP of the blocks and their assembled CSC matrix."""
-    return _Arrays(
+    return highs_run.ModelArrays(
         num_col=a.shape[1],
         num_row=a.shape[0],
         col_cost=np.concatenate([b.cost for b in columns]).astype(np.float64),
@@ -593,204 +502,4 @@ def _arrays(a: sp.csc_matrix, columns: tuple[Block, ...], rows: tuple[Block, ...
         row_lower=np.concatenate([b.lower for b in rows]).astype(np.float64),
         row_upper=np.concatenate([b.upper for b in rows]).astype(np.float64),
         a=a,
-    )
-
-
-class _CtrlC:
-    """Ctrl-C while HiGHS runs (see the module docstring): counts presses, interrupts HiGHS
-    through its interrupt callbacks, and hands the presses to the previous SIGINT handler
-    when the solve ends. Outside the main thread (no signal handlers) or where SIGINT is
-    ignored it does nothing."""
-
-    def __init__(self, h: highspy.Highs):
-        self._h = h
-        self._presses = 0
-        self._previous: Callable[[int, FrameType | None], Any] | int = signal.SIG_DFL
-        self._installed = False
-        self._needed = 1
-
-    def __enter__(self) -> _CtrlC:
-        previous = signal.getsignal(signal.SIGINT)
-        if threading.current_thread() is threading.main_thread() and previous != signal.SIG_IGN:
-            # None: a handler not installed from Python, which cannot be restored.
-            self._previous = signal.default_int_handler if previous is None else previous
-            graceful = callable(self._previous) and self._previous is not signal.default_int_handler
-            self._needed = 2 if graceful else 1
-            signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
-            self._h.cbSimplexInterrupt.subscribe(self._callback)
-            self._h.cbIpmInterrupt.subscribe(self._callback)
-        return self
-
-    def _handle(self, signum, frame) -> None:
-        del signum, frame
-        self._presses += 1
-
-    def _callback(self, event) -> None:
-        if self._presses >= self._needed:
-            event.interrupt()
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if not self._installed:
-            return
-        signal.signal(signal.SIGINT, self._previous)
-        self._h.cbSimplexInterrupt.unsubscribe(self._callback)
-        self._h.cbIpmInterrupt.unsubscribe(self._callback)
-        self._installed = False
-        if exc_type is not None:
-            return
-        for _ in range(self._presses):  # each press goes to whoever handles SIGINT by now
-            handler = signal.getsignal(signal.SIGINT)
-            if handler is signal.default_int_handler or handler == signal.SIG_DFL:
-                raise KeyboardInterrupt
-            if callable(handler):
-                handler(signal.SIGINT, None)
-
-
-_banner_silenced = False
-
-
-def new_highs() -> highspy.Highs:
-    """A Highs instance. The process's first one prints HiGHS's version banner to the C-level
-    stdout from its constructor, before any option can turn output off; that one is made with
-    file descriptor 1 pointed at /dev/null, so scripts' standard output holds only their
-    results."""
-    global _banner_silenced
-    if _banner_silenced:
-        return highspy.Highs()
-    _banner_silenced = True
-    try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, ValueError):  # no usable stdout: nothing to silence
-        return highspy.Highs()
-    try:
-        with open(os.devnull, "w", encoding="utf-8") as null:
-            os.dup2(null.fileno(), 1)
-            return highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _model(lp: _Arrays) -> highspy.Highs:
-    """A new HiGHS model holding `lp`, output off."""
-    h = new_highs()
-    h.setOptionValue("output_flag", False)
-    lp.pass_to(h)
-    return h
-
-
-def _basis_codes(
-    h: highspy.Highs,
-    lp: _Arrays,
-    solution: highspy.HighsSolution,
-    col_value: FloatArray,
-    row_value: FloatArray,
-    row_dual: FloatArray,
-) -> NDArray[np.int8]:
-    """HiGHS's final basis as status codes, columns then rows.
-
-    Reading `getBasis()`'s status lists makes one pybind11 enum object per column and row
-    (about 1 us each: more than the simplex itself on the certificate search's small warm-
-    started LPs). Instead the basic variables come as one array (`getBasicVariables`) and a
-    nonbasic variable's status from where it sits: at its lower or upper bound, free at zero,
-    and fixed ones (lower = upper) at upper exactly when their dual is positive, as HiGHS
-    marks them. `tests/test_lp.py` checks this against `getBasis()`. Where HiGHS has no
-    basis (a run stopped before crossover) it falls back to the status lists.
-
-    Args:
-      h, lp, solution: the run, its LP, and its `getSolution()`.
-      col_value, row_value, row_dual: the solution's arrays, already read (the column duals
-        are read from `solution` only if a column is fixed).
-    """
-    ok, basic = h.getBasicVariables()  # type: ignore[attr-defined]  # not in highspy stubs
-    if ok != highspy.HighsStatus.kOk or h.getInfo().basis_validity != _BASIS_VALID:
-        final = h.getBasis()
-        return np.array(
-            [s.value for s in final.col_status] + [s.value for s in final.row_status],
-            dtype=np.int8,
-        )
-    lower = np.concatenate([lp.col_lower, lp.row_lower])
-    upper = np.concatenate([lp.col_upper, lp.row_upper])
-    value = np.concatenate([col_value, row_value])
-    at_lower = np.isfinite(lower) & (np.abs(value - lower) <= np.abs(value - upper))
-    codes = np.where(at_lower, _LOWER, np.where(np.isfinite(upper), _UPPER, _ZERO))
-    fixed = np.flatnonzero(lower == upper)
-    if len(fixed):
-        col_dual = (
-            np.asarray(solution.col_dual, dtype=np.float64)
-            if fixed[0] < lp.num_col
-            else np.zeros(lp.num_col)
-        )
-        dual = np.concatenate([col_dual, row_dual])[fixed]
-        codes[fixed] = np.where(dual > 0, _UPPER, _LOWER)
-    codes[np.where(basic >= 0, basic, lp.num_col - 1 - basic)] = _BASIC  # row r is -1 - r
-    return codes.astype(np.int8)
-
-
-def _run_highs(lp: _Arrays, time_limit: float | None, start, method: str) -> _Run:
-    """Runs HiGHS's `method` on `lp`, from `start` (column and row status codes) if given."""
-    h = _model(lp)
-    for option, value in _METHOD_OPTIONS[method].items():
-        h.setOptionValue(option, value)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    rejected = False
-    if start is not None:
-        basis = highspy.HighsBasis()
-        basis.col_status = _STATUS_OBJECTS[start[0]].tolist()
-        basis.row_status = _STATUS_OBJECTS[start[1]].tolist()
-        basis.alien = True
-        basis.valid = True
-        rejected = h.setBasis(basis) == highspy.HighsStatus.kError
-    return _run(h, lp, rejected)
-
-
-def _run(h: highspy.Highs, lp: _Arrays, rejected: bool = False, basis: bool = True) -> _Run:
-    """Runs `h`, whose model is `lp` (Ctrl-C and a progress bar while it runs), and reads the
-    result; `rejected`: HiGHS refused the start basis, so nothing runs; `basis`: read the
-    final basis (otherwise `basis_codes` is empty)."""
-    begin = time.perf_counter()
-    if rejected:
-        run_status = highspy.HighsStatus.kError
-    else:
-        size = f"HiGHS {lp.num_row:,} rows x {lp.num_col:,} columns"
-        with _CtrlC(h), progress.bar(size, unit="simplex it") as bar:
-            if bar.disable:  # a callback only when the bar is drawn
-                run_status = h.run()
-            else:
-
-                def show(event) -> None:
-                    bar.update(int(event.data_out.simplex_iteration_count) - bar.n)
-
-                h.cbSimplexInterrupt.subscribe(show)
-                try:
-                    run_status = h.run()
-                finally:
-                    h.cbSimplexInterrupt.unsubscribe(show)
-    seconds = time.perf_counter() - begin
-    status = _M.kNotset if rejected else h.getModelStatus()
-    message = "HiGHS rejected the start basis" if rejected else STATUS_MESSAGES.get(status, "")
-    info, solution = h.getInfo(), h.getSolution()
-    # each read of a solution attribute converts a whole C++ vector to a list: once each
-    col_value = np.asarray(solution.col_value, dtype=np.float64)
-    row_dual = np.asarray(solution.row_dual, dtype=np.float64)
-    n = lp.num_col + lp.num_row
-    codes = np.zeros(0, dtype=np.int8)
-    if basis:
-        row_value = np.asarray(solution.row_value, dtype=np.float64)
-        codes = _basis_codes(h, lp, solution, col_value, row_value, row_dual)
-        if len(codes) != n:
-            codes = np.full(n, _BASIC, dtype=np.int8)
-    return _Run(
-        status=status,
-        message=message or str(status),
-        failed=rejected or run_status == highspy.HighsStatus.kError or status in _FAILED,
-        objective=float(info.objective_function_value),
-        col_value=col_value,
-        row_dual=row_dual,
-        seconds=seconds,
-        iterations=max(int(info.simplex_iteration_count), 0),
-        basis_codes=codes,
     )

@@ -4,12 +4,13 @@ for sequence-form LPs, against a best response to the returned strategy."""
 
 import dataclasses
 
+import highspy
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from absl import logging
 
-from ospiel_ext import highs, lp, sequence_form
+from ospiel_ext import highs_run, lp, sequence_form
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.highs import Block, LinearProgram, LiveModel
 
@@ -89,7 +90,7 @@ def test_a_failing_kept_model_falls_back_to_a_new_one(monkeypatch):
     sf = sequence_form.for_game("kuhn_poker")
     live = LiveModel()
     first = lp.solve(sf, live=live)
-    real = highs._run
+    real = highs_run.run
     calls = []
 
     def fail_once(h, model, rejected=False, basis=True):
@@ -97,9 +98,9 @@ def test_a_failing_kept_model_falls_back_to_a_new_one(monkeypatch):
         calls.append(h)
         if len(calls) > 1:
             return run
-        return dataclasses.replace(run, status=highs._M.kSolveError, failed=True)
+        return dataclasses.replace(run, status=highspy.HighsModelStatus.kSolveError, failed=True)
 
-    monkeypatch.setattr(highs, "_run", fail_once)
+    monkeypatch.setattr(highs_run, "run", fail_once)
     warnings = []
     monkeypatch.setattr(logging, "warning", lambda msg, *args: warnings.append(msg % args))
     again = lp.solve(sf, live=live)

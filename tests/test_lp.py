@@ -13,7 +13,7 @@ from absl import logging
 from conftest import KUHN_VALUE, LEDUC_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, highs, lp, policies, sequence_form
+from ospiel_ext import evaluate, highs, highs_run, lp, policies, sequence_form
 from ospiel_ext.algorithms.certificates import certificate
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.constraints import BehaviouralLowerBounds
@@ -44,17 +44,17 @@ def test_values_and_equilibria(game, value, tol, player, method):
     # many basic columns and rows as the LP has rows.
     rows = lp.sequence_form_lp(sf, player).program.matrix().shape[0]
     assert solution.basis is not None
-    assert np.count_nonzero(solution.basis.status == highs._BASIC) == rows
+    assert np.count_nonzero(solution.basis.status == highs_run.BASIC) == rows
 
 
 def _inferred_codes(h, model):
     solution = h.getSolution()
     arrays = (np.asarray(solution.col_value), np.asarray(solution.row_value))
-    return highs._basis_codes(h, model, solution, *arrays, np.asarray(solution.row_dual))
+    return highs_run.basis_codes(h, model, solution, *arrays, np.asarray(solution.row_dual))
 
 
 def _getbasis_codes(h):
-    """HiGHS's final statuses read through getBasis(), the slow way `_basis_codes` avoids."""
+    """HiGHS's final statuses read through getBasis(), the slow way `highs_run.basis_codes` avoids."""
     final = h.getBasis()
     return np.array([s.value for s in final.col_status + final.row_status], dtype=np.int8)
 
@@ -74,7 +74,7 @@ def test_basis_codes_are_highs_own_statuses(game, player, bound, method):
     model = highs._arrays(program.matrix(), program.columns, program.rows)
     h = highs.new_highs()
     h.setOptionValue("output_flag", False)
-    for option, value in highs._METHOD_OPTIONS[method].items():
+    for option, value in highs_run.METHOD_OPTIONS[method].items():
         h.setOptionValue(option, value)
     model.pass_to(h)
     h.run()
@@ -321,7 +321,7 @@ def test_certificate_search_on_leduc_survives_a_failing_warm_start():
 
 
 def test_a_failing_warm_start_falls_back_to_a_cold_solve(monkeypatch):
-    real = highs._run_highs
+    real = highs_run.run_new_model
 
     def fail_when_warm(model, time_limit, start, method):
         run = real(model, time_limit, start, method)
@@ -331,7 +331,7 @@ def test_a_failing_warm_start_falls_back_to_a_cold_solve(monkeypatch):
 
     sf = sequence_form.for_game("kuhn_poker")
     basis = lp.solve(sf, return_basis=True).basis
-    monkeypatch.setattr(highs, "_run_highs", fail_when_warm)
+    monkeypatch.setattr(highs_run, "run_new_model", fail_when_warm)
     warnings = []
     monkeypatch.setattr(logging, "warning", lambda msg, *args: warnings.append(msg % args))
     solution = lp.solve(sf, warm_start=basis)
