@@ -54,7 +54,8 @@ def _inferred_codes(h, model):
 
 
 def _getbasis_codes(h):
-    """HiGHS's final statuses read through getBasis(), the slow way `highs_run.basis_codes` avoids."""
+    """HiGHS's final statuses read through getBasis(), the slow way that
+    `highs_run.basis_codes` avoids."""
     final = h.getBasis()
     return np.array([s.value for s in final.col_status + final.row_status], dtype=np.int8)
 
