@@ -28,7 +28,7 @@ import highspy
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, lp
+from ospiel_ext import cli, highs_run, lp
 from ospiel_ext.algorithms import certificates, cfr
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 
@@ -64,9 +64,11 @@ def _lp_point(sf: SequenceForm, x: np.ndarray) -> np.ndarray:
     return np.concatenate([x, [-v_seq[0]], -v_inf])
 
 
-def _solve(program, point: np.ndarray | None) -> dict:
-    """HiGHS's dual simplex on a new model of `program`, from `point` if given."""
+def _solve(program, point: np.ndarray | None = None, method: str = "simplex") -> dict:
+    """HiGHS's `method` (`highs.METHODS`) on a new model of `program`, from `point` if given."""
     h = program.to_highs()
+    for option, value in highs_run.METHOD_OPTIONS[method].items():
+        h.setOptionValue(option, value)
     if point is not None:
         solution = highspy.HighsSolution()
         solution.col_value = point.tolist()
@@ -107,20 +109,12 @@ def main(argv):
         rows, cols = program.matrix().shape
         nodes = sf.tree.num_nodes
         runs = []
-        runs.append({"start": "dual simplex, cold", "cfr_seconds": 0.0, **_solve(program, None)})
-        ipm = program.to_highs()
-        ipm.setOptionValue("solver", "ipm")
-        ipm.setOptionValue("run_crossover", "on")
-        begin = time.perf_counter()
-        ipm.run()
+        runs.append({"start": "dual simplex, cold", "cfr_seconds": 0.0, **_solve(program)})
         runs.append(
             {
                 "start": "interior point + crossover",
                 "cfr_seconds": 0.0,
-                "status": ipm.modelStatusToString(ipm.getModelStatus()),
-                "highs_seconds": time.perf_counter() - begin,
-                "simplex_iterations": int(ipm.getInfo().simplex_iteration_count),
-                "objective": float(ipm.getInfo().objective_function_value),
+                **_solve(program, method="ipm"),
             }
         )
         upper = _upper_game(sf)

@@ -257,6 +257,13 @@ class LinearProgram:
         a.eliminate_zeros()
         return a
 
+    def keys(self) -> tuple[IntArray, IntArray]:
+        """The key of every column and of every row, in this program's order."""
+        return (
+            np.concatenate([b.keys for b in self.columns]),
+            np.concatenate([b.keys for b in self.rows]),
+        )
+
     def to_highs(self) -> highspy.Highs:
         """A new HiGHS model holding this LP (maximised; columns and rows in block order;
         output off), for experiments with HiGHS's own interface."""
@@ -283,8 +290,7 @@ class LinearProgram:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         lp = _arrays(self.matrix(), self.columns, self.rows)
-        col_keys = np.concatenate([b.keys for b in self.columns])
-        row_keys = np.concatenate([b.keys for b in self.rows])
+        col_keys, row_keys = self.keys()
         start = None
         if method == "simplex" and warm_start is not None and len(warm_start.keys):
             col_default = np.concatenate([b.default_status() for b in self.columns])
@@ -308,8 +314,6 @@ class LinearProgram:
             "%s: HiGHS %s after %d simplex iterations, %.2fs (%d rows x %d columns)",
             self.name, run.message, run.iterations, run.seconds, lp.num_row, lp.num_col,
         )  # fmt: skip
-        keys = np.concatenate([col_keys, row_keys])
-        order = np.argsort(keys, kind="stable")
         return HighsResult(
             status=run.status.name,
             message=run.message,
@@ -318,7 +322,7 @@ class LinearProgram:
             row_duals=run.row_dual,
             seconds=run.seconds,
             simplex_iterations=run.iterations,
-            basis=Basis(keys[order], run.basis_codes[order]),
+            basis=_keyed_basis(col_keys, row_keys, run.basis_codes),
             cold_restart=cold,
         )
 
@@ -355,8 +359,7 @@ class LiveModel:
             raise ValueError(f"time_limit must be positive, got {time_limit}")
         a = program.matrix()
         lp = _arrays(a, program.columns, program.rows)
-        col_keys = np.concatenate([b.keys for b in program.columns])
-        row_keys = np.concatenate([b.keys for b in program.rows])
+        col_keys, row_keys = program.keys()
         cold = False
         if self._h is None:
             cols, rows = self._start(lp, col_keys, row_keys)
@@ -385,12 +388,8 @@ class LiveModel:
         )  # fmt: skip
         basis = Basis(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8))
         if return_basis:
-            keys = np.concatenate([col_keys, row_keys])
-            codes = np.concatenate(
-                [run.basis_codes[cols], run.basis_codes[len(self._col_keys) + rows]]
-            )
-            order = np.argsort(keys, kind="stable")
-            basis = Basis(keys[order], codes[order])
+            codes = run.basis_codes[np.concatenate([cols, len(self._col_keys) + rows])]
+            basis = _keyed_basis(col_keys, row_keys, codes)
         return HighsResult(
             status=run.status.name,
             message=run.message,
@@ -472,6 +471,13 @@ class LiveModel:
             mc, mr, cost, col_lower, col_upper, row_lower, row_upper, m
         )
         return cols, rows
+
+
+def _keyed_basis(col_keys: IntArray, row_keys: IntArray, codes: NDArray[np.int8]) -> Basis:
+    """The `Basis` of status `codes` (columns then rows, in the order of the keys)."""
+    keys = np.concatenate([col_keys, row_keys])
+    order = np.argsort(keys, kind="stable")
+    return Basis(keys[order], codes[order])
 
 
 def _positions(model_keys: IntArray, keys: IntArray) -> IntArray:
