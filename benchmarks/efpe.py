@@ -9,13 +9,19 @@ CFR+ and CFR+ with behavioural lower bounds xi = 0.005 (basis matrices), all giv
 number of tree traversals. Writes efpe_<game>_fig2.png (sum of regrets vs traversals, log y),
 efpe_<game>_fig3.png (maximum infoset regret vs traversals, log-log), efpe.json, and prints a
 markdown table of the final values. --games adds the same comparison on other games.
+
+Beside the paper-exact runs (Algorithms 1-2 as written), EGT with the aggressive step-size rule
+of Kroer, Farina & Sandholm, "Solving Large Sequential Games with the Excessive Gap Technique"
+(NeurIPS 2018; `egt.EGTSolver(stepping="aggressive")`) runs at each --aggressive_xis, with the
+same traversal budget; efpe_<game>_stepping_fig{2,3}.png show both rules at those xi beside
+CFR+ (the paper-exact figures stay as they were).
 """
 
 import json
 import os
 import sys
 
-from absl import flags
+from absl import app, flags
 
 from ospiel_ext import cli, sequence_form
 from ospiel_ext.algorithms import cfr, egt
@@ -31,6 +37,9 @@ _GAMES = flags.DEFINE_multi_string(
 )
 _TRAVERSALS = flags.DEFINE_integer("traversals", 9000, "Tree traversals per algorithm.")
 _CFR_XI = flags.DEFINE_float("cfr_xi", 0.005, "Lower bound of the perturbed CFR+ run.")
+_AGGRESSIVE_XIS = flags.DEFINE_list(
+    "aggressive_xis", ["0", "0.005", "0.01"], "Perturbations run with aggressive EGT too."
+)
 _OUT_DIR = flags.DEFINE_string("out_dir", "docs/results", "Where PNGs and JSON go.")
 
 
@@ -43,7 +52,7 @@ def _curve(solver, iterations):
     return result.curve, result.interrupted
 
 
-def _run_game(game):
+def _run_game(game, aggressive_xis):
     """(tuned DGF weight, curves, interrupted): curves of the algorithms run before Ctrl-C."""
     sf = sequence_form.for_game(game)
     weight = egt.tune_dgf_weight(sf)
@@ -52,8 +61,13 @@ def _run_game(game):
         (name, cfr.CFRPlusSolver(sf, xi=xi), 2)
         for name, xi in (("CFR+", 0.0), (f"CFR+ xi={_CFR_XI.value}", _CFR_XI.value))
     ]
+    runs += [
+        (f"EGT aggressive xi={xi}", egt.EGTSolver(sf, xi=xi, stepping="aggressive"), 4)
+        for xi in aggressive_xis
+    ]
     curves = {}
-    # one EGT step = 3 traversals (two smoothed best responses and a prox step), CFR+ 2
+    # one EGT step = 3 traversals (two smoothed best responses and a prox step), CFR+ 2, an
+    # aggressive EGT step 4 (and 4 more for each rejected attempt, so it may overrun a little)
     for name, solver, per_iteration in runs:
         curves[name], interrupted = _curve(solver, _TRAVERSALS.value // per_iteration)
         if interrupted:
@@ -64,8 +78,13 @@ def _run_game(game):
 def _plot(path, title, curves, key, loglog):
     plt = cli.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    colours: dict[str, str] = {}  # one colour per run, dashed for the aggressive rule
     for name, c in curves.items():
-        (ax.loglog if loglog else ax.semilogy)(c.traversals, getattr(c, key), label=name)
+        base = name.replace("aggressive ", "")
+        colour = colours.setdefault(base, f"C{len(colours) % 10}")
+        style = "--" if base != name else "-"
+        plot = ax.loglog if loglog else ax.semilogy
+        plot(c.traversals, getattr(c, key), style, color=colour, label=name)
     ax.set_xlabel("tree traversals")
     ax.set_ylabel({"nash_conv": "sum of regrets", "max_infoset_regret": "max infoset regret"}[key])
     ax.set_title(title)
@@ -77,21 +96,41 @@ def main(argv):
     cli.no_arguments(argv)
     cli.require(_TRAVERSALS.value >= 6, f"--traversals must be at least 6, got {_TRAVERSALS.value}")
     cli.non_negative(_CFR_XI)
+    try:
+        aggressive_xis = [float(x) for x in _AGGRESSIVE_XIS.value]
+    except ValueError as e:
+        raise app.UsageError(f"--aggressive_xis takes numbers: {e}") from None
+    cli.require(
+        all(0 <= x < 0.5 for x in aggressive_xis),
+        f"--aggressive_xis must lie in [0, 0.5), got {_AGGRESSIVE_XIS.value}",
+    )
     games = [cli.load_game(name) for name in _GAMES.value]  # every game, before the work
     cli.output_dir(_OUT_DIR)
     cli.pyplot()  # matplotlib is there before the work
     results, interrupted = {}, False
     for name, game in zip(_GAMES.value, games):
-        weight, curves, interrupted = _run_game(game)
+        weight, curves, interrupted = _run_game(game, aggressive_xis)
         slug = name.split("(")[0]
+        paper = {k: c for k, c in curves.items() if "aggressive" not in k}
+        stepping = {
+            k: c
+            for k, c in curves.items()
+            if k.startswith("CFR+") or any(k.endswith(f" xi={xi}") for xi in aggressive_xis)
+        }
         for key, fig, loglog in (("nash_conv", 2, False), ("max_infoset_regret", 3, True)):
-            _plot(
-                os.path.join(_OUT_DIR.value, f"efpe_{slug}_fig{fig}.png"),
-                f"{game} (Figure {fig})",
-                curves,
-                key,
-                loglog,
-            )
+            for suffix, which, title in (
+                ("", paper, f"Figure {fig}"),
+                ("_stepping", stepping, f"Figure {fig}, theory and aggressive steps"),
+            ):
+                if which is stepping and not aggressive_xis:
+                    continue
+                _plot(
+                    os.path.join(_OUT_DIR.value, f"efpe_{slug}{suffix}_fig{fig}.png"),
+                    f"{game}\n({title})",
+                    which,
+                    key,
+                    loglog,
+                )
         results[str(game)] = {"dgf_weight": weight, **{k: c.as_dict() for k, c in curves.items()}}
         print(f"\n{game}  (tuned DGF weight {weight})\n")
         print("| algorithm | traversals | sum of regrets | max infoset regret | seconds |")

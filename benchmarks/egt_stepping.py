@@ -8,7 +8,8 @@ CFR+ iteration makes 2, a theory EGT step 3, an aggressive EGT step 4 per attemp
 start-up search for the initial smoothing) CFR+, EGT as in Kroer, Farina & Sandholm, IJCAI 2017
 (Algorithms 1-2, DGF weight tuned on 20 steps, Section 4) and EGT with the aggressive step-size
 rule of Kroer, Farina & Sandholm, "Solving Large Sequential Games with the Excessive Gap
-Technique", NeurIPS 2018 (`egt.EGTSolver(stepping="aggressive")`) need until the
+Technique", NeurIPS 2018 (`egt.EGTSolver(stepping="aggressive")`), also restarted as in
+Gilpin, Pena & Sandholm, Math. Programming 2012 (`stepping="restarted"`), need until the
 exploitability of their strategies first falls to --target, measured after every iteration.
 Issue 17's goal: EGT within 2x CFR+. EGT's crossing is sensitive to rounding (its iterates
 drift apart at 1e-6 within about 50 steps after a last-bit change), so each EGT run is
@@ -17,13 +18,18 @@ repeated with its DGF weight (theory) or first tau (aggressive) multiplied by 1 
 
 Part 2, on --regret_game: the IJCAI 2017 paper's Figure 3 measure (maximum infoset regret)
 after --traversals traversals, for CFR+, EGT with xi = 0 and perturbed EGT at each --xis, with
-both step-size rules, and the factor CFR+ / perturbed EGT (paper: about 100).
+each step-size rule, and the factor CFR+ / perturbed EGT (paper: about 100).
 
 Part 3, the refinement solvers side by side (issue 17): on each --refine_games game with
 xi = --refine_xi, tree traversals until the saddle-point gap *in the perturbed game* (best
 responses within the perturbed strategy sets) first falls to --refine_target, for CFR+ with
-behavioural lower bounds and perturbed EGT (both rules), and the maximum infoset regret and
+behavioural lower bounds and perturbed EGT (each rule), and the maximum infoset regret and
 unperturbed NashConv there (checked every --refine_every iterations).
+
+Part 4, tighter targets: on each --games game, the traversals CFR+, aggressive EGT and
+restarted EGT (`stepping="restarted"`, the outer loop of Gilpin, Pena & Sandholm, Math.
+Programming 2012, whose rate is linear) need until the exploitability first falls to each of
+--tight_targets (at most --tight_max_traversals).
 
 Prints tables; --output_json writes every figure.
 """
@@ -67,15 +73,23 @@ _REFINE_GAMES = flags.DEFINE_multi_string(
 _REFINE_XI = flags.DEFINE_float("refine_xi", 0.005, "Perturbation of part 3.")
 _REFINE_TARGET = flags.DEFINE_float("refine_target", 1e-3, "Perturbed gap to reach (part 3).")
 _REFINE_EVERY = flags.DEFINE_integer("refine_every", 10, "Check every this many iterations.")
+_TIGHT_TARGETS = flags.DEFINE_list(
+    "tight_targets", ["1e-4", "1e-5", "1e-6"], "Decreasing exploitabilities of part 4 ('' skips)."
+)
+_TIGHT_MAX = flags.DEFINE_integer(
+    "tight_max_traversals", 100_000, "Give up on a solver after this many traversals (part 4)."
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 
 def _egt_solvers(sf, weight, xi=0.0, rel=0.0):
-    """name -> solver: EGT (theory, DGF weight `weight`), EGT (aggressive); the weight and the
-    first tau multiplied by 1 + rel."""
+    """name -> solver: EGT (theory, DGF weight `weight`), EGT (aggressive), EGT (restarted);
+    the weight and the first tau multiplied by 1 + rel."""
+    tau = 0.5 * (1 + rel)
     return {
         f"EGT theory (weight {weight:g})": egt.EGTSolver(sf, xi=xi, dgf_weight=weight * (1 + rel)),
-        "EGT aggressive": egt.EGTSolver(sf, xi=xi, stepping="aggressive", tau=0.5 * (1 + rel)),
+        "EGT aggressive": egt.EGTSolver(sf, xi=xi, stepping="aggressive", tau=tau),
+        "EGT restarted": egt.EGTSolver(sf, xi=xi, stepping="restarted", tau=tau),
     }
 
 
@@ -87,14 +101,21 @@ def _solvers(sf, weight, xi=0.0):
 def _crossing(solver, target, max_traversals):
     """(iterations, traversals, seconds) when the exploitability first is <= target; None if
     max_traversals passed first. Evaluation time is not counted."""
-    seconds = 0.0
-    while solver.exploitability() > target:
-        if solver.traversals >= max_traversals:
-            return None
-        start = time.perf_counter()
-        solver.evaluate_and_update_policy()
-        seconds += time.perf_counter() - start
-    return solver.iteration, solver.traversals, seconds
+    return _crossings(solver, [target], max_traversals)[0]
+
+
+def _crossings(solver, targets, max_traversals):
+    """`_crossing` of each of the decreasing `targets`, in one run."""
+    seconds, hits = 0.0, []
+    for target in targets:
+        while solver.exploitability() > target and solver.traversals < max_traversals:
+            start = time.perf_counter()
+            solver.evaluate_and_update_policy()
+            seconds += time.perf_counter() - start
+        if solver.exploitability() > target:
+            return hits + [None] * (len(targets) - len(hits))
+        hits.append((solver.iteration, solver.traversals, seconds))
+    return hits
 
 
 def part1(rounding):
@@ -234,6 +255,33 @@ def part3():
     return out
 
 
+def part4(targets):
+    rows, out = [], {}
+    for name in _GAMES.value:
+        sf = sequence_form.for_game(cli.load_game(name))
+        solvers = {
+            "CFR+": cfr.CFRPlusSolver(sf),
+            "EGT aggressive": egt.EGTSolver(sf, stepping="aggressive"),
+            "EGT restarted": egt.EGTSolver(sf, stepping="restarted"),
+        }
+        out[name] = {}
+        for algo, solver in solvers.items():
+            hits = _crossings(solver, targets, _TIGHT_MAX.value)
+            out[name][algo] = [None if h is None else h[1] for h in hits]
+        base = out[name]["CFR+"]
+        for algo, traversals in out[name].items():
+            cells = [
+                f"> {_TIGHT_MAX.value}"
+                if t is None
+                else (f"{t}" if b is None or algo == "CFR+" else f"{t} ({t / b:.2f}x)")
+                for t, b in zip(traversals, base)
+            ]
+            rows.append((name, algo, *cells))
+    print("\nPart 4: tree traversals until exploitability <= each target (x CFR+)\n")
+    print(cli.format_table(["game", "solver", *map(str, targets)], rows))
+    return out
+
+
 def main(argv):
     cli.no_arguments(argv)
     cli.positive(_TARGET)
@@ -250,6 +298,15 @@ def main(argv):
     except ValueError as e:
         raise app.UsageError(f"--xis takes numbers: {e}") from None
     cli.require(all(0 < x < 0.5 for x in xis), f"--xis must lie in (0, 0.5), got {_XIS.value}")
+    try:
+        tight = [float(t) for t in _TIGHT_TARGETS.value]
+    except ValueError as e:
+        raise app.UsageError(f"--tight_targets takes numbers: {e}") from None
+    cli.require(
+        all(t > 0 for t in tight) and tight == sorted(tight, reverse=True),
+        f"--tight_targets must be positive and decreasing, got {_TIGHT_TARGETS.value}",
+    )
+    cli.positive(_TIGHT_MAX)
     try:
         rounding = [float(r) for r in _ROUNDING.value]
     except ValueError as e:
@@ -270,6 +327,8 @@ def main(argv):
         "target": _REFINE_TARGET.value,
         "runs": part3(),
     }
+    if tight:
+        results["tight_targets"] = {"targets": tight, "traversals": part4(tight)}
     cli.write_json(_OUTPUT_JSON.value, results)
 
 

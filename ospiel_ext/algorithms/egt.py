@@ -43,7 +43,12 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
 
 # Step-size rules of `EGTSolver` (its docstring).
-STEPPINGS = ("theory", "aggressive")
+STEPPINGS = ("theory", "aggressive", "restarted")
+
+# The restarted rule measures the saddle-point gap every RESTART_CHECK steps and restarts once
+# it has fallen to RESTART_FACTOR times the gap at the previous restart (or first check).
+RESTART_CHECK = 10
+RESTART_FACTOR = 0.5
 
 # Overall DGF weights tried by `tune_dgf_weight`. The paper (Section 4) tunes among
 # {1, 0.1, 0.05, 0.01, 0.005} relative to its own DGF scale; relative to ours (the theory scale
@@ -196,6 +201,25 @@ class DilatedEntropy:
         u = (b - self.xi_seq) / self.room_seq
         return np.log(np.maximum(u, 1e-300))
 
+    def max_divergence(self, log_center: FloatArray) -> float:
+        """max over Q^xi of the DGF centred at q_bar, d(q) - <grad d(q_bar), q>, i.e. of
+        sum_j beta_j q_pj KL(u_j || u_bar_j) (its minimum is 0, at q_bar).
+
+        It is convex, so its maximum is at a vertex, where every u_j is pure: there it is
+        sum_j beta_j q_pj (-log u_bar_j,i(j)), which equals <h, q> with
+        h(j, a) = -beta_j log u_bar_j,a / (1 - sum l_j) on the sequences and
+        -sum_a l(j, a) h(j, a) added to the sequence leading to j (as b_a = l_a + (1 - sum l) u_a).
+        So the maximum is the best-response value against h.
+        """
+        tp = self.tp
+        h = -log_center * self.beta_seq / self.room_seq
+        h[0] = 0.0
+        if self.perturbed:
+            h -= np.bincount(
+                tp.parent_seq, weights=tp.segment_sum(self.xi_seq * h), minlength=len(h)
+            )
+        return self.best_response(h)
+
     def value(self, x: FloatArray) -> float:
         """d(x) for a realization plan x of the perturbed treeplex."""
         tp = self.tp
@@ -264,6 +288,15 @@ class EGTSolver:
       mu reduction"); each step focuses on the player whose mu is larger ("balancing"), so
       the two smoothing terms shrink together. While the EGC holds the saddle-point gap is at most
       mu_0 D_0 + mu_1 D_1 (`gap_bound`), the certificate the check maintains.
+    * "restarted": the aggressive rule inside the outer loop of Gilpin, Pena & Sandholm,
+      "First-order algorithm with O(ln(1/eps)) convergence for eps-equilibrium in two-person
+      zero-sum games" (Math. Programming 133, 2012; iterated smoothing - again our reading,
+      without the text): every `RESTART_CHECK` steps the saddle-point gap is measured (two
+      traversals), and once it has halved since the last restart EGT starts afresh with both
+      DGFs centred at the current iterate (d(q) - <grad d(q_bar), q>, the dilated KL
+      divergence from q_bar) and the smallest smoothing at which the new start keeps the EGC.
+      Each phase halves the gap, hence the linear rate in the paper's title; the phases'
+      length depends on the game (docs/results/efpe.md).
 
     Args:
       game: a pyspiel game, a load_game string, or a SequenceForm.
@@ -274,8 +307,10 @@ class EGTSolver:
       dgf_weight: overall weight on the DGFs: the initial smoothing is
         dgf_weight * max|A_ij| * sqrt(M_X M_Y) for both players (theory: weight 1; the paper
         tunes it among `DGF_WEIGHTS`, see `tune_dgf_weight`).
-      stepping: "theory" (Algorithm 1) or "aggressive" (see above; ignores dgf_weight).
-      tau: the aggressive rule's first step size (halved at every EGC failure).
+      stepping: "theory" (Algorithm 1), "aggressive" or "restarted" (see above; both ignore
+        dgf_weight).
+      tau: the aggressive rule's first step size (halved at every EGC failure; a restart
+        starts from it again).
       max_nodes: refuse games with more nodes.
     """
 
@@ -303,38 +338,62 @@ class EGTSolver:
         if not 0 < tau < 1:
             raise ValueError(f"tau must lie in (0, 1), got {tau}")
         self.stepping = stepping
-        self._tau = tau
+        self._tau0 = self._tau = tau
         norm_a = float(np.abs(self._sf.payoff.data).max()) if self._sf.payoff.nnz else 1.0
         m = [treeplex_norm(tp) for tp in self._tps]
-        mu0 = (1.0 if stepping == "aggressive" else dgf_weight) * norm_a * np.sqrt(m[0] * m[1])
+        self._theory_mu = norm_a * np.sqrt(m[0] * m[1])
         # D_p = -min d_p >= max d_p - min d_p, as d_p <= 0 (0 at pure strategies); the minimum
-        # is at the centre, the argmax of -d_p
+        # is at the centre, the argmax of -d_p. The EGC shifts d_p by D_p to make its minimum
+        # 0; a DGF centred at q_bar (restarts) has minimum 0 already and D_p = its maximum.
         self._spread = [
             dgf.argmax(np.zeros(tp.num_sequences), 1.0)[1] for dgf, tp in zip(self._dgf, self._tps)
         ]
+        self._shift = list(self._spread)
+        self._centre: list[FloatArray | None] = [None, None]  # log u_bar of each DGF's centre
         self._traversals = 0
         self._iteration = 0
+        self._restarts = 0
+        self._restart_target: float | None = None
         self._responses: list[FloatArray] | None = None
         self._plans: list[FloatArray] = []
         self._mu: list[float] = []
+        if stepping == "theory":
+            # this order of products: the docs' EGT figures depend on the last bit
+            self._initialise(dgf_weight * norm_a * np.sqrt(m[0] * m[1]))
+        else:
+            self._start_with_least_smoothing(self._theory_mu)
+
+    def _start_with_least_smoothing(self, mu0: float) -> bool:
+        """Algorithm 1's start at the smallest mu (by halving from mu0) at which it satisfies
+        the EGC; False if there is none up to 1024 x the theory scale.
+
+        At the theory scale the start satisfies the EGC (Nesterov's initialisation, as with
+        stepping="theory"); a restart begins at the current smoothing, where it is checked
+        and doubled until it holds.
+        """
         self._initialise(mu0)
-        if stepping == "aggressive":
-            # the smallest mu (by halving) whose initial point still satisfies the EGC
-            while mu0 > 1e-12:
-                kept = (self._plans, self._responses)
-                self._initialise(mu0 / 2)
-                if not self._excessive_gap_holds():
-                    self._mu = [mu0, mu0]
-                    self._plans, self._responses = kept
-                    break
-                mu0 /= 2
+        while self._centre[0] is not None and not self._excessive_gap_holds():
+            if mu0 > 1024 * self._theory_mu:
+                return False
+            mu0 *= 2
+            self._initialise(mu0)
+        while mu0 > 1e-12:
+            kept = (self._plans, self._responses)
+            self._initialise(mu0 / 2)
+            if not self._excessive_gap_holds():
+                self._mu = [mu0, mu0]
+                self._plans, self._responses = kept
+                break
+            mu0 /= 2
+        return True
 
     def _initialise(self, mu0: float) -> None:
         """Algorithm 1's start: the centre of player 1 (the paper's minimising x), player 0's
         smoothed best response to it, and player 1's smoothed best response to that."""
         self._mu = [mu0, mu0]
         self._responses = None
-        center1, _ = self._dgf[1].argmax(np.zeros(self._tps[1].num_sequences), 1.0)
+        zero = np.zeros(self._tps[1].num_sequences)
+        center1, _ = self._dgf[1].argmax(zero, 1.0, log_center=self._centre[1])
         b0, _ = self._smoothed_br(0, self._tps[1].realization_plan(center1))
         x0 = self._tps[0].realization_plan(b0)
         b1, _ = self._smoothed_br(1, x0)
@@ -344,22 +403,26 @@ class EGTSolver:
         """Behavioural argmax_q <M_p o, q> - mu_p d_p(q), and its value."""
         self._traversals += 1
         g = self._sf.sequence_values(p, opponent_plan)
-        return self._dgf[p].argmax(g, self._mu[p])
+        return self._dgf[p].argmax(g, self._mu[p], log_center=self._centre[p])
 
     def _excessive_gap_holds(self) -> bool:
         """The EGC f_mu(x) <= phi_mu(y) in our form: the two players' smoothed best-response
-        values, with d_p shifted to be 0 at its minimum (d_p + D_p), sum to at most 0.
+        values, with d_p shifted to be 0 at its minimum (d_p + D_p, or d_p centred), sum to
+        at most 0.
 
         Keeps both smoothed best responses: the next step starts from one of them.
         """
         b0, v0 = self._smoothed_br(0, self._plans[1])
         b1, v1 = self._smoothed_br(1, self._plans[0])
         self._responses = [b0, b1]
-        return v0 + v1 <= self.gap_bound() + 1e-12 * max(1.0, abs(v0) + abs(v1))
+        shift = self._mu[0] * self._shift[0] + self._mu[1] * self._shift[1]
+        return v0 + v1 <= shift + 1e-12 * max(1.0, abs(v0) + abs(v1))
 
     def gap_bound(self) -> float:
         """mu_0 D_0 + mu_1 D_1: the saddle-point gap is at most this while the EGC holds
-        (always with stepping="aggressive"; with "theory" when dgf_weight >= 1)."""
+        (always with stepping="aggressive" or "restarted"; with "theory" when
+        dgf_weight >= 1). After a restart D_p is the centred DGF's maximum, which grows with
+        log(1 / the centre's smallest probability), so this bound is then loose."""
         return self._mu[0] * self._spread[0] + self._mu[1] * self._spread[1]
 
     def _step(self, p: int, tau: float) -> None:
@@ -389,6 +452,13 @@ class EGTSolver:
         else:
             self._aggressive_step()
         self._iteration += 1
+        if self.stepping == "restarted" and self._iteration % RESTART_CHECK == 0:
+            self._traversals += 2
+            gap = self.perturbed_gap()
+            if self._restart_target is None or gap <= self._restart_target:
+                if self._restart_target is not None:
+                    self._restart()
+                self._restart_target = RESTART_FACTOR * gap
 
     def _aggressive_step(self) -> None:
         """A step on the player with the larger mu, with tau halved until the EGC holds."""
@@ -407,6 +477,26 @@ class EGTSolver:
                     "EGT: the excessive gap condition fails for every step size (numerical "
                     f"precision exhausted at gap bound {self.gap_bound():.3g})"
                 )
+
+    def _restart(self) -> None:
+        """Gilpin, Pena & Sandholm's outer loop: EGT afresh with both DGFs centred at the
+        current iterate (kept as it is if no smoothing up to 1024 x the theory scale lets the
+        new start satisfy the EGC)."""
+        kept = (self._plans, self._mu, self._responses, self._centre, self._shift)
+        centres = [dgf.log_center(b) for dgf, b in zip(self._dgf, self.behavioural())]
+        self._centre, self._shift = list(centres), [0.0, 0.0]
+        if not self._start_with_least_smoothing(max(self._mu)):
+            self._plans, self._mu, self._responses, self._centre, self._shift = kept
+            return
+        self._traversals += 2
+        self._spread = [dgf.max_divergence(c) for dgf, c in zip(self._dgf, centres)]
+        self._tau = self._tau0
+        self._restarts += 1
+
+    @property
+    def restarts(self) -> int:
+        """Restarts so far (stepping="restarted")."""
+        return self._restarts
 
     @property
     def sequence_form(self) -> SequenceForm:

@@ -8,9 +8,11 @@ perturbed game, the unperturbed NashConv = sum of regrets, the maximum per-infos
 seconds). --dgf_weight=0 tunes the overall DGF weight as the paper does (Section 4: the best
 for xi = 0 after 20 iterations, over ospiel_ext.algorithms.egt.DGF_WEIGHTS).
 --stepping=aggressive uses the practical step-size rule of later EGT work instead
-(`egt.EGTSolver`; no weight to tune: its initial smoothing is found by the EGC).
+(`egt.EGTSolver`; no weight to tune: its initial smoothing is found by the EGC);
+--stepping=restarted adds restarts at the current iterate whenever the gap has halved (linear
+convergence; best for solving to high accuracy, see docs/results/efpe.md).
 
-JSON keys: game, xi, stepping, dgf_weight (null with aggressive stepping), iterations,
+JSON keys: game, xi, stepping, dgf_weight (null unless --stepping=theory), iterations,
 traversals, seconds, value, nash_conv, exploitability, max_infoset_regret (lists, one entry
 per checkpoint, the last where the run stopped; nash_conv, exploitability and regrets are >= 0,
 rounding errors above -1e-9 are written as 0), final_iteration, perturbed_gap (final),
@@ -45,7 +47,8 @@ _STEPPING = flags.DEFINE_enum(
     list(egt.STEPPINGS),
     "theory: Algorithms 1-2 as written (tau = 2 / (t + 3)); aggressive: tau halved only when "
     "the excessive gap condition fails, mu balanced, smallest feasible initial mu (Kroer, "
-    "Farina & Sandholm, NeurIPS 2018).",
+    "Farina & Sandholm, NeurIPS 2018); restarted: aggressive, restarted at the current "
+    "iterate each time the gap halves (Gilpin, Pena & Sandholm, Math. Programming 2012).",
 )
 _CHECKPOINTS = flags.DEFINE_integer("checkpoints", 15, "Log-spaced evaluation points.")
 _EPSILON = flags.DEFINE_float(
@@ -112,7 +115,7 @@ def main(argv):
         solver = egt.EGTSolver(
             sf, xi=_XI.value, dgf_weight=_DGF_WEIGHT.value or 1.0, stepping=_STEPPING.value
         )
-    weight = None if _STEPPING.value == "aggressive" else _DGF_WEIGHT.value
+    weight = None if _STEPPING.value != "theory" else _DGF_WEIGHT.value
     if weight == 0:
         with cli.stage(f"tuning the DGF weight on {game}"):
             weight = egt.tune_dgf_weight(sf)

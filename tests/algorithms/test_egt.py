@@ -252,6 +252,66 @@ def test_aggressive_steps_balance_the_smoothing_and_shrink_tau_only_on_failure()
     assert solver.traversals >= 4 * solver.iteration
 
 
+def _centred_divergence(dgf, b, log_center):
+    """sum_j beta_j q_pj KL(u_j || u_bar_j), straight from the definition (per infoset)."""
+    tp = dgf.tp
+    u = (b - dgf.xi_seq) / dgf.room_seq
+    terms = np.where(u > 0, u * (np.log(np.maximum(u, 1e-300)) - log_center), 0.0)
+    kl = np.add.reduceat(terms[1:], tp.seq_start - 1)
+    return float(np.sum(dgf.beta * tp.realization_plan(b)[tp.parent_seq] * kl))
+
+
+def _vertex(tp, choice, xi):
+    """The behavioural strategy whose u is pure at every infoset: action choice[j] at j."""
+    b = np.full(tp.num_sequences, xi)
+    b[0] = 1.0
+    b[tp.seq_start + np.asarray(choice)] += 1 - tp.num_actions * xi
+    return b
+
+
+@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker"])
+@pytest.mark.parametrize("xi", [0.0, 0.1])
+def test_max_divergence_is_the_largest_divergence_from_the_centre(game, xi):
+    """D of a DGF centred at q_bar: every point's divergence is at most D, and (Kuhn, all
+    2^6 vertices enumerated) some vertex attains it."""
+    tp = sequence_form.for_game(game).treeplexes[0]
+    dgf = egt.DilatedEntropy(tp, xi)
+    rng = np.random.default_rng(2)
+    log_center = dgf.log_center(_random_perturbed_behavioural(tp, xi, rng))
+    top = dgf.max_divergence(log_center)
+    for _ in range(200):
+        b = _random_perturbed_behavioural(tp, xi, rng)
+        assert 0 <= _centred_divergence(dgf, b, log_center) <= top + 1e-9
+        choice = rng.integers(0, tp.num_actions)
+        assert _centred_divergence(dgf, _vertex(tp, choice, xi), log_center) <= top + 1e-9
+    if game == "kuhn_poker":
+        vertices = np.stack(np.meshgrid(*(range(n) for n in tp.num_actions))).reshape(
+            tp.num_infosets, -1
+        )
+        best = max(_centred_divergence(dgf, _vertex(tp, c, xi), log_center) for c in vertices.T)
+        assert best == pytest.approx(top, rel=1e-12)
+
+
+@pytest.mark.parametrize("xi", [0.0, 0.05])
+def test_restarted_stepping_keeps_the_gap_bound_and_converges_linearly(xi):
+    """Gilpin, Pena & Sandholm (2012): restarted smoothing converges at a linear rate, so
+    Kuhn's LP values (Kuhn's -1/18; the perturbed LP) are reached to near machine precision,
+    and after each restart the EGC still certifies the (loose) bound mu_0 D_0 + mu_1 D_1."""
+    solver = egt.EGTSolver("kuhn_poker", xi=xi, stepping="restarted")
+    for _ in range(2000):
+        assert solver.perturbed_gap() <= solver.gap_bound() + 1e-12
+        solver.evaluate_and_update_policy()
+    assert solver.restarts >= 5
+    assert solver.perturbed_gap() < 1e-8
+    sf = solver.sequence_form
+    value = KUHN_VALUE if xi == 0 else perturbed_lp_value(sf, xi)
+    assert sf.expected_value(*solver.plans()) == pytest.approx(value, abs=1e-8)
+    for b in solver.behavioural():
+        assert b.min() >= xi - 1e-12
+    # every restart check measured the gap: two traversals per RESTART_CHECK steps
+    assert solver.traversals >= 4 * solver.iteration + 2 * (solver.iteration // 10)
+
+
 def test_bad_stepping_is_refused():
     with pytest.raises(ValueError, match="stepping"):
         egt.EGTSolver("kuhn_poker", stepping="fast")

@@ -182,19 +182,20 @@ def test_perturbed_egt_writes_curves_and_policy(tmp_path):
     assert pol.action_probability_array[pol.legal_actions_mask == 1].min() >= 0.05 - 1e-9
 
 
-def test_perturbed_egt_aggressive_stepping(tmp_path):
+@pytest.mark.parametrize("stepping", ["aggressive", "restarted"])
+def test_perturbed_egt_aggressive_stepping(tmp_path, stepping):
     out = tmp_path / "e.json"
     proc = run(
         "perturbed_egt.py",
         "--game=kuhn_poker",
         "--xi=0",
-        "--stepping=aggressive",
+        f"--stepping={stepping}",
         "--iterations=300",
         f"--output_json={out}",
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
-    assert result["stepping"] == "aggressive" and result["dgf_weight"] is None
+    assert result["stepping"] == stepping and result["dgf_weight"] is None
     # four traversals an attempt, after the search for the initial smoothing
     assert result["traversals"][-1] >= 4 * 300
     assert result["exploitability"][-1] < 0.05 * result["exploitability"][0]
@@ -207,6 +208,7 @@ def test_perturbed_egt_aggressive_stepping(tmp_path):
         (["--xi=0.6"], "infeasible"),
         (["--iterations=0"], "--iterations must be positive"),
         (["--stepping=aggressive", "--dgf_weight=0.1"], "applies to --stepping=theory only"),
+        (["--stepping=restarted", "--dgf_weight=0.1"], "applies to --stepping=theory only"),
         (["--stepping=fast"], "--stepping"),
     ],
 )
