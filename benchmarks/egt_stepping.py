@@ -108,12 +108,12 @@ def _crossings(solver, targets, max_traversals):
     """`_crossing` of each of the decreasing `targets`, in one run."""
     seconds, hits = 0.0, []
     for target in targets:
-        while solver.exploitability() > target and solver.traversals < max_traversals:
+        while solver.exploitability() > target:
+            if solver.traversals >= max_traversals:
+                return hits + [None] * (len(targets) - len(hits))
             start = time.perf_counter()
             solver.evaluate_and_update_policy()
             seconds += time.perf_counter() - start
-        if solver.exploitability() > target:
-            return hits + [None] * (len(targets) - len(hits))
         hits.append((solver.iteration, solver.traversals, seconds))
     return hits
 

@@ -348,7 +348,6 @@ class EGTSolver:
         self._spread = [
             dgf.argmax(np.zeros(tp.num_sequences), 1.0)[1] for dgf, tp in zip(self._dgf, self._tps)
         ]
-        self._shift = list(self._spread)
         self._centre: list[FloatArray | None] = [None, None]  # log u_bar of each DGF's centre
         self._traversals = 0
         self._iteration = 0
@@ -415,7 +414,7 @@ class EGTSolver:
         b0, v0 = self._smoothed_br(0, self._plans[1])
         b1, v1 = self._smoothed_br(1, self._plans[0])
         self._responses = [b0, b1]
-        shift = self._mu[0] * self._shift[0] + self._mu[1] * self._shift[1]
+        shift = 0.0 if self._centre[0] is not None else self.gap_bound()
         return v0 + v1 <= shift + 1e-12 * max(1.0, abs(v0) + abs(v1))
 
     def gap_bound(self) -> float:
@@ -482,11 +481,11 @@ class EGTSolver:
         """Gilpin, Pena & Sandholm's outer loop: EGT afresh with both DGFs centred at the
         current iterate (kept as it is if no smoothing up to 1024 x the theory scale lets the
         new start satisfy the EGC)."""
-        kept = (self._plans, self._mu, self._responses, self._centre, self._shift)
+        kept = (self._plans, self._mu, self._responses, self._centre)
         centres = [dgf.log_center(b) for dgf, b in zip(self._dgf, self.behavioural())]
-        self._centre, self._shift = list(centres), [0.0, 0.0]
+        self._centre = list(centres)
         if not self._start_with_least_smoothing(max(self._mu)):
-            self._plans, self._mu, self._responses, self._centre, self._shift = kept
+            self._plans, self._mu, self._responses, self._centre = kept
             return
         self._traversals += 2
         self._spread = [dgf.max_divergence(c) for dgf, c in zip(self._dgf, centres)]
