@@ -1,4 +1,4 @@
-"""The certificate search of an earlier commit against this checkout, side by side (issue 16).
+r"""The certificate search of an earlier commit against this checkout, side by side (issue 16).
 
   python benchmarks/certificate_ab.py --base=6d09e95 --rounds=3 \
       --output_json=docs/results/certificate_ab.json

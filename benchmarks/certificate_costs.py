@@ -1,4 +1,4 @@
-"""Where certificate search spends its time, iteration by iteration, against the trunk's size
+r"""Where certificate search spends its time, iteration by iteration, against the trunk's size
 (issue 16: per-iteration cost should grow with what changed, not with the trunk).
 
   python benchmarks/certificate_costs.py --game="sequential_goofspiel(num_cards=6,info=perfect)" \
@@ -78,16 +78,15 @@ def main(argv):
     cli.non_negative(_EXPAND_BELOW)
     cli.output_path(_OUTPUT_JSON)
     cli.output_path(_PLOT)
-    cli.distinct_outputs(_OUTPUT_JSON, _PLOT)
+    cli.distinct_files([_OUTPUT_JSON, _PLOT])
     if _PLOT.value:
         cli.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
     # Ctrl-C ends the search; the trace so far is reported
-    with cli.refuse(ValueError), cli.StopFlag() as stop:
+    with cli.refuse(ValueError):
         result = certificates.search(
             game,
             time_limit=_TIME_LIMIT.value,
-            stop=lambda: stop.stopped,
             expand_below=_EXPAND_BELOW.value,
             lp_method=_LP_METHOD.value,
             live_lp=_LIVE_LP.value,

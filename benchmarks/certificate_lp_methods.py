@@ -1,4 +1,4 @@
-"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover) and
+r"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover) and
 against the simplex on one kept model (`highs.LiveModel`), for the trunk LPs of certificate
 search, side by side in one run (issue 16).
 
@@ -18,7 +18,7 @@ HiGHS's seconds per iteration against the trunk's size are in each run's `trace`
 
 from absl import flags
 
-from ospiel_ext import cli
+from ospiel_ext import cli, interrupts
 from ospiel_ext.algorithms import certificates
 
 _RUNS = flags.DEFINE_multi_string(
@@ -50,16 +50,15 @@ def main(argv):
     for game, _ in runs:
         cli.load_game(game)  # every game, before the work
     results, table = [], []
-    with cli.StopFlag() as stop:
+    with interrupts.graceful():  # Ctrl-C ends the search under way and the runs after it
         for game, below in runs:
             seconds = {}
             for variant in [v for v in _VARIANTS if v in _VARIANT_FLAG.value]:
-                if stop.stopped:
+                if interrupts.requested():
                     break
                 r = certificates.search(
                     game,
                     time_limit=_TIME_LIMIT.value,
-                    stop=lambda: stop.stopped,
                     expand_below=below,
                     lp_method="ipm" if variant == "ipm" else "simplex",
                     live_lp=variant == "live",

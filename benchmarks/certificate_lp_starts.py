@@ -1,4 +1,4 @@
-"""Starting a certificate-search trunk LP from CFR+'s strategy, against HiGHS's own starts
+r"""Starting a certificate-search trunk LP from CFR+'s strategy, against HiGHS's own starts
 (issue 16: "a CFR+ warm start of the basis").
 
   python benchmarks/certificate_lp_starts.py \

@@ -1,4 +1,4 @@
-"""Reproduce Section 8 and Appendix B of Kubíček, Lisý & Sandholm (2025), "Equilibrium
+r"""Reproduce Section 8 and Appendix B of Kubíček, Lisý & Sandholm (2025), "Equilibrium
 Refinements Improve Subgame Solving in Imperfect-Information Games".
 
   python benchmarks/ggse.py --cfr_blueprints=25 --dirichlet_blueprints=20 \
@@ -20,14 +20,13 @@ paired one-sided t-tests) and the JSON (one row per record).
 
 import collections
 import dataclasses
-import json
 import sys
 import time
 
 import numpy as np
 from absl import app, flags
 
-from ospiel_ext import cli, files, sweeps
+from ospiel_ext import cli, sweeps
 from ospiel_ext.algorithms.subgames import experiment as ex
 
 GOOFSPIEL_5 = (
@@ -183,7 +182,7 @@ def _scatter(plt, path, records, solver, title):
     axes[0][0].legend(fontsize=6)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    cli.save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 
@@ -220,7 +219,7 @@ def _plots(records, out_dir):
         axes[0][0].legend(fontsize=6)
         fig.tight_layout()
         path = f"{out_dir}/ggse_fig3.png"
-        fig.savefig(path, dpi=90)
+        cli.save_figure(fig, path, dpi=90)
         plt.close(fig)
         paths.append(path)
     diffs = _fig18(records)
@@ -234,7 +233,7 @@ def _plots(records, out_dir):
             ax.set_title(" ".join(key), fontsize=8)
         fig.tight_layout()
         path = f"{out_dir}/ggse_fig18.png"
-        fig.savefig(path, dpi=90)
+        cli.save_figure(fig, path, dpi=90)
         plt.close(fig)
         paths.append(path)
     return paths
@@ -292,19 +291,6 @@ def compact_json(command, result, tests):
     }
 
 
-def write_rows_json(path, data):
-    """JSON with one line per row of the list-valued entries (small, diff-friendly)."""
-    parts = []
-    for key, value in data.items():
-        if isinstance(value, list) and value and isinstance(value[0], list):
-            rows = ",\n  ".join(json.dumps(row, allow_nan=False) for row in value)
-            parts.append(f"{json.dumps(key)}: [\n  {rows}\n]")
-        else:
-            parts.append(f"{json.dumps(key)}: {json.dumps(value, allow_nan=False)}")
-    with files.atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        f.write("{\n" + ",\n".join(parts) + "\n}\n")
-
-
 def main(argv):
     cli.no_arguments(argv)
     cli.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
@@ -356,7 +342,7 @@ def main(argv):
         for path in _plots(records, _PLOTS_DIR.value):
             print("wrote", path)
     if _OUTPUT_JSON.value:
-        write_rows_json(_OUTPUT_JSON.value, compact_json(" ".join(sys.argv), result, tests))
+        cli.write_rows_json(_OUTPUT_JSON.value, compact_json(" ".join(sys.argv), result, tests))
     if result.interrupted:
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
 

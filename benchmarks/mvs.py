@@ -1,4 +1,4 @@
-"""Reproduce depth-limited solving with multi-valued states: Brown, Sandholm & Amos (2018),
+r"""Reproduce depth-limited solving with multi-valued states: Brown, Sandholm & Amos (2018),
 "Depth-Limited Solving for Imperfect-Information Games" (NeurIPS), Section 2 (Figure 1),
 Section 4 (multi-valued states, the bias and self-generative sets, Proposition 1) and the
 compiled-game analogue of Section 6.1 (exploitability against the number of values K).
@@ -35,7 +35,6 @@ response gets against player i's strategy), from `evaluate.evaluate_profile`; E_
 (--plots_dir) and the JSON (--output_json, one row per record).
 """
 
-import json
 import os
 import sys
 import time
@@ -44,7 +43,7 @@ import numpy as np
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, evaluate, files, lp, policies
+from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.strategy_sets import sequence_labels
@@ -278,7 +277,7 @@ def _rps_plot(plt, path, optimal_sets):
         f"{GRID_STEP}), the equilibrium (red star)"
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    cli.save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 
@@ -678,21 +677,8 @@ def _case_plot(plt, path, short, records, references):
     note = "\n(full-depth LP: exploitability 0, not drawn)" if "lp" in _SOLVERS.value else ""
     fig.suptitle(f"{short}: exploitability of the depth-limited profile{note}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    cli.save_figure(fig, path, dpi=90)
     plt.close(fig)
-
-
-def write_rows_json(path, data):
-    """JSON with one line per row of the list-valued entries (small, diff-friendly)."""
-    parts = []
-    for key, value in data.items():
-        if isinstance(value, list) and value and isinstance(value[0], (list, dict)):
-            rows = ",\n  ".join(json.dumps(row, allow_nan=False) for row in value)
-            parts.append(f"{json.dumps(key)}: [\n  {rows}\n]")
-        else:
-            parts.append(f"{json.dumps(key)}: {json.dumps(value, allow_nan=False)}")
-    with files.atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        f.write("{\n" + ",\n".join(parts) + "\n}\n")
 
 
 NUM_VALUES: list[int] = []
@@ -784,7 +770,7 @@ def main(argv):
                 "references": [_round(r) for r in references],
             }
         )
-        write_rows_json(_OUTPUT_JSON.value, result)
+        cli.write_rows_json(_OUTPUT_JSON.value, result)
     if checks:
         sys.exit(1)
 

@@ -1,4 +1,4 @@
-"""Nested depth-limited solving in games too large to compile: round-robin head to head of
+r"""Nested depth-limited solving in games too large to compile: round-robin head to head of
 gadget x prior (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Improve Subgame
 Solving in Imperfect-Information Games", Section 8.1, Figures 4, 20, 21).
 

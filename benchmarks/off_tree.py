@@ -1,4 +1,4 @@
-"""Figure 2 analogue: responding to an off-tree bet by depth-limited solving with K values,
+r"""Figure 2 analogue: responding to an off-tree bet by depth-limited solving with K values,
 against randomized pseudo-harmonic action translation (RPAT) and against having the bet in
 the abstraction. Brown, Sandholm & Amos (2018), "Depth-Limited Solving for
 Imperfect-Information Games" (NeurIPS), Section 6.1.
@@ -297,7 +297,7 @@ def plot(result, path):
     ax.set_title("Figure 2 analogue: no-limit, off-tree 0.75x pot bet")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    cli.save_figure(fig, path, dpi=120)
     print("wrote", path)
 
 

@@ -1,12 +1,15 @@
 """Helpers shared by the absl-flag scripts in scripts/ and benchmarks/: one entry point
-(`main`), one flag validation, game loading and compiling, tables, JSON output, Ctrl-C
-(`StopFlag`, used by the run loop `ospiel_ext.algorithms.solver.run`).
+(`main`), one flag validation (numbers, inputs, outputs that are not inputs), game loading
+and compiling, tables, the outputs of a run written together (`outputs`), a command's time
+limit and Ctrl-C (`stoppable`, on `ospiel_ext.interrupts`).
 
 Scripts print; the library logs. Every problem with the input ends a script the same way:
 one line `error: <reason>` on stderr and exit code 2 (`USAGE_EXIT_CODE`), before any work
-where the problem can be seen from the flags. `--help` prints the help and exits 0. A Ctrl-C
-outside a run loop prints `interrupted while <stage>` and exits 130; inside one, the script
-writes its result so far and exits 130 itself.
+where the problem can be seen from the flags; an output that cannot be written ends it with
+one line and exit code 1. `--help` prints the command's docstring and its own flags and
+exits 0. The whole command runs under `interrupts.handled()`: a Ctrl-C or SIGTERM outside a
+graceful phase prints `interrupted while <stage>` and exits 130; inside one (a run loop, a
+sweep, HiGHS), the phase stops, the script writes its result so far, and `main` exits 130.
 
     def main(argv):
         cli.no_arguments(argv)
@@ -23,13 +26,12 @@ writes its result so far and exits 130 itself.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging as std_logging
 import math
 import os
-import signal
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
@@ -39,7 +41,7 @@ from absl import app, flags
 from absl import logging as absl_logging
 
 import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel for load_game)
-from ospiel_ext import files, lp, progress
+from ospiel_ext import budget, files, interrupts, lp, progress
 from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
@@ -55,14 +57,14 @@ ROUNDING_TOLERANCE = 1e-9
 a true 0 and are printed and written as 0 (`clip_rounding`)."""
 
 
-def _one_line(message: str) -> str:
+def one_line(message: str) -> str:
     return " ".join(line.strip() for line in str(message).splitlines() if line.strip())
 
 
 def fail(message: str, exit_code: int = USAGE_EXIT_CODE) -> NoReturn:
     """Prints `error: <message>` on one line to stderr and exits with `exit_code`."""
     sys.stdout.flush()
-    sys.stderr.write(f"error: {_one_line(message)}\n")
+    sys.stderr.write(f"error: {one_line(message)}\n")
     sys.stderr.flush()
     sys.exit(exit_code)
 
@@ -85,6 +87,9 @@ def stage(what: str) -> Iterator[None]:
 _QUIET = flags.DEFINE_bool(
     "quiet", False, "No progress bars and no INFO log lines (warnings and errors only)."
 )
+_VERBOSE = flags.DEFINE_bool(
+    "verbose", False, "Also log the details: every iteration's figures, every HiGHS run."
+)
 
 
 class _HumanFormatter(std_logging.Formatter):
@@ -98,17 +103,55 @@ class _HumanFormatter(std_logging.Formatter):
         return message
 
 
+VERBOSE_LOG_EVERY = 100
+
+
+def log_every() -> int | None:
+    """How often a run loop logs its iteration with --verbose (`VERBOSE_LOG_EVERY`), else None
+    (a progress bar and the final table only)."""
+    return VERBOSE_LOG_EVERY if _VERBOSE.value else None
+
+
 def configure_output() -> None:
-    """Human log lines and, with --quiet, no progress bars and no INFO lines (`main` calls
-    this once the flags are parsed)."""
+    """Human log lines; with --quiet, no progress bars and no INFO lines; with --verbose, the
+    detail lines too (absl verbosity 1: `logging.vlog(1, ...)`). `main` calls this once the
+    flags are parsed."""
     absl_logging.get_absl_handler().setFormatter(_HumanFormatter())
     if _QUIET.value:
         progress.set_enabled(False)
         absl_logging.set_verbosity(absl_logging.WARNING)
+    elif _VERBOSE.value:
+        absl_logging.set_verbosity(1)
 
 
-def _parse_flags(argv: list[str]) -> list[str]:
-    """absl's flag parsing with a one-line error (exit 2) and --help exiting 0."""
+_HELP_FLAGS = ("--help", "-h", "--helpshort", "-?", "--help=true")
+# Modules whose flags a command may have defined besides its own (shown by --help).
+_SHARED_FLAG_MODULES = ("ospiel_ext.sweeps", __name__)
+
+
+def command_help(module_name: str) -> str:
+    """A command's --help: its docstring, then its own flags with their defaults, then the
+    flags every command shares (absl's own are left to --helpfull)."""
+    module = sys.modules[module_name]
+    parts = [(module.__doc__ or "").strip(), ""]
+    for name in (module_name, *_SHARED_FLAG_MODULES):
+        if flags.FLAGS.get_flags_for_module(name):
+            text = flags.FLAGS.module_help(name).strip()
+            parts += [
+                text.replace(f"{name}:", "shared flags:" if name != module_name else "flags:"),
+                "",
+            ]
+    parts.append("absl's own flags (logging, --flagfile, ...): --helpfull")
+    return "\n".join(parts)
+
+
+def _parse_flags(argv: list[str], module_name: str) -> list[str]:
+    """absl's flag parsing with a one-line error (exit 2); --help prints `command_help` and
+    exits 0 (absl's lists the flags of the __main__ module only, which for `ospiel-ext` and
+    scripts/ defines none)."""
+    if any(arg in _HELP_FLAGS for arg in argv[1:]):
+        print(command_help(module_name))
+        raise SystemExit(0)
     try:
         return flags.FLAGS(argv)
     except flags.Error as e:
@@ -129,16 +172,22 @@ def main(script_main: Callable[[list[str]], Any]) -> None:
     def guarded(argv: list[str]) -> Any:
         configure_output()
         try:
-            return script_main(argv)
+            with interrupts.handled():
+                result = script_main(argv)
+                if interrupts.stop_reason() == "interrupted":  # the result so far is written
+                    sys.exit(INTERRUPTED_EXIT_CODE)
+                return result
         except app.UsageError as e:
             fail(str(e))
+        except files.OutputError as e:
+            fail(str(e), exit_code=1)
         except KeyboardInterrupt as e:
             notes = [n for n in getattr(e, "__notes__", ()) if n.startswith(_STAGE_NOTE)]
             sys.stdout.flush()
             sys.stderr.write(" ".join(["interrupted", *notes[:1]]) + "\n")
             sys.exit(INTERRUPTED_EXIT_CODE)
 
-    app.run(guarded, flags_parser=_parse_flags)
+    app.run(guarded, flags_parser=lambda argv: _parse_flags(argv, script_main.__module__))
 
 
 def require(condition: bool, message: str) -> None:
@@ -155,7 +204,7 @@ def refuse(*errors: type[Exception]) -> Iterator[None]:
     try:
         yield
     except errors as e:
-        raise app.UsageError(_one_line(str(e))) from None
+        raise app.UsageError(one_line(str(e))) from None
 
 
 def game_at(entry: str, flag: str) -> tuple[str, int]:
@@ -213,26 +262,36 @@ def fraction(holder: flags.FlagHolder) -> None:
 
 def output_path(holder: flags.FlagHolder, suffixes: Sequence[str] = ("",)) -> None:
     """Refuses an output flag (--output_json, --policy_out, --plot, ...) whose file could not
-    be written, before the work that produces it: its directory is missing or not writable, or
-    the path is a directory or a read-only file. `suffixes`: the files written are path +
-    suffix (a certificate is PATH and PATH.npz)."""
+    be written, before the work that produces it: its directory is missing or not writable,
+    or the path is a directory or a read-only file. A link is judged by its target (which is
+    what gets replaced); a device or a FIFO is written through and passes if writable; `-` is
+    standard output. `suffixes`: the files written are path + suffix (a certificate is PATH
+    and PATH.npz, which cannot both go to standard output)."""
     path = holder.value
     if not path:
         return
     flag = f"--{holder.name}={path}"
-    directory = os.path.dirname(os.path.abspath(path))
-    require(os.path.isdir(directory), f"{flag}: directory {directory} does not exist")
-    try:  # a real file, as root may "access" what it cannot write (/proc, read-only mounts)
-        with tempfile.TemporaryFile(dir=directory):
-            pass
-    except OSError as e:
-        raise app.UsageError(f"{flag}: cannot write in {directory} ({e.strerror or e})") from None
+    if path == files.STDOUT:
+        require(suffixes == ("",), f"{flag}: this output is several files, not one stream")
+        return
     for suffix in suffixes:
-        target = path + suffix
-        require(not os.path.isdir(target), f"{flag}: {target} is a directory")
+        target = os.path.realpath(path + suffix)
+        require(not os.path.isdir(target), f"{flag}: {path + suffix} is a directory")
+        if os.path.exists(target) and not os.path.isfile(target):  # a device, a FIFO
+            require(os.access(target, os.W_OK), f"{flag}: {path + suffix} is not writable")
+            continue
+        directory = os.path.dirname(target)
+        require(os.path.isdir(directory), f"{flag}: directory {directory} does not exist")
+        try:  # a real file, as root may "access" what it cannot write (/proc, read-only mounts)
+            with tempfile.TemporaryFile(dir=directory):
+                pass
+        except OSError as e:
+            raise app.UsageError(
+                f"{flag}: cannot write in {directory} ({e.strerror or e})"
+            ) from None
         require(
             not os.path.exists(target) or os.access(target, os.W_OK),
-            f"{flag}: {target} is not writable",
+            f"{flag}: {path + suffix} is not writable",
         )
 
 
@@ -249,25 +308,35 @@ def output_dir(holder: flags.FlagHolder) -> None:
         raise app.UsageError(f"--{holder.name}={path}: {e.strerror or e}") from None
 
 
-def distinct_outputs(*holders: flags.FlagHolder) -> None:
-    """Refuses two output flags naming the same file (one would overwrite the other)."""
-    seen: dict[str, str] = {}
-    for holder in holders:
-        if holder.value:
-            path = os.path.realpath(holder.value)
-            require(
-                path not in seen,
-                f"--{holder.name} and --{seen.get(path)} name the same file {holder.value}",
-            )
-            seen[path] = holder.name
+def _named(entries: Iterable[flags.FlagHolder | tuple[str, str | None]]) -> dict[str, str | None]:
+    return {
+        (f"--{e.name}" if isinstance(e, flags.FlagHolder) else e[0]): (
+            e.value if isinstance(e, flags.FlagHolder) else e[1]
+        )
+        for e in entries
+    }
 
 
-def input_file(holder: flags.FlagHolder) -> None:
-    """Refuses an input flag whose file does not exist or cannot be read."""
-    path = holder.value
-    require(bool(path), f"--{holder.name} is required")
-    require(os.path.isfile(path), f"--{holder.name}={path}: no such file")
-    require(os.access(path, os.R_OK), f"--{holder.name}={path}: not readable")
+def distinct_files(
+    outputs: Iterable[flags.FlagHolder | tuple[str, str | None]],
+    inputs: Iterable[flags.FlagHolder | tuple[str, str | None]] = (),
+) -> None:
+    """Refuses, before any work, an output that is the same file as an input (the command
+    would destroy its own input) or as another output (real paths and inodes compared: links
+    and other spellings of one file count). Entries are flags or (name, path) pairs, e.g.
+    ("--certificate .npz", path + ".npz")."""
+    with refuse(ValueError):
+        files.check_outputs(_named(outputs), _named(inputs))
+
+
+def input_file(holder: flags.FlagHolder | tuple[str, str | None]) -> None:
+    """Refuses an input flag whose file does not exist, is a directory or cannot be read."""
+    ((name, path),) = _named([holder]).items()
+    require(bool(path), f"{name} is required")
+    assert path is not None
+    require(not os.path.isdir(path), f"{name}={path} is a directory, not a file")
+    require(os.path.exists(path), f"{name}={path}: no such file")
+    require(os.access(path, os.R_OK), f"{name}={path}: not readable")
 
 
 @contextlib.contextmanager
@@ -284,13 +353,15 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def load_game(game_string: str) -> pyspiel.Game:
+def load_game(game_string: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
     """Loads --game (simultaneous-move games converted to turn-based) and checks that it is a
-    two-player zero-sum (or constant-sum) game; app.UsageError naming the problem otherwise."""
+    two-player zero-sum (or constant-sum) game (unless `two_player_zero_sum` is False);
+    app.UsageError naming the problem otherwise."""
     with refuse(ValueError):
         with _quiet_stderr():  # pyspiel also prints "OpenSpiel exception: ..." on stderr
             game = tree_lib.load(game_string)
-        tree_lib.check_two_player_zero_sum(game)
+        if two_player_zero_sum:
+            tree_lib.check_two_player_zero_sum(game)
     return game
 
 
@@ -360,49 +431,20 @@ def pyplot() -> Any:
     return plt
 
 
+def save_figure(fig: Any, path: str, dpi: int = 100) -> None:
+    """Writes a matplotlib figure to `path` as a PNG through `files.output` (atomic for a
+    regular file, written through for a device or a pipe, '-' for standard output)."""
+    with files.output(path, binary=True) as f:
+        fig.savefig(f, format="png", dpi=dpi)
+
+
 def save_plot(fig: Any, ax: Any, path: str) -> None:
     """Finishes a one-axis figure of curves the way every plot of the pack looks (log grid,
     small legend) and writes it to `path` as a 100-dpi PNG."""
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-
-
-class StopFlag:
-    """Turns the first Ctrl-C into a flag a long loop polls, so it can stop cleanly and
-    return the best result so far; a second Ctrl-C interrupts as usual.
-
-    Installs its SIGINT handler on entry and restores the previous one on exit (nests: an
-    inner flag restores the outer one's handler). Outside the main thread, where Python
-    cannot install signal handlers, it installs nothing and `stopped` stays False.
-    """
-
-    def __init__(self):
-        self.stopped = False
-        self._previous = None
-        self._installed = False
-
-    def __enter__(self) -> StopFlag:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
-        return self
-
-    def _restore(self) -> None:
-        if self._installed:
-            # None: the previous handler was not installed from Python; use Python's default.
-            previous = signal.default_int_handler if self._previous is None else self._previous
-            signal.signal(signal.SIGINT, previous)
-            self._installed = False
-
-    def _handle(self, signum, frame):
-        del signum, frame
-        self.stopped = True
-        self._restore()
-
-    def __exit__(self, *exc) -> None:
-        self._restore()
+    save_figure(fig, path)
 
 
 def run_lp(
@@ -415,10 +457,58 @@ def run_lp(
     try:
         with stage(f"solving the LP of {sf.name}"):
             solution = lp.solve(sf, time_limit=time_limit)
-    except KeyboardInterrupt:
+    except interrupts.Interrupted:
         return None, None, time.perf_counter() - start, "interrupted"
     except lp.LPError as e:
         if e.status != "kTimeLimit":
             fail(f"the LP of {sf.name} was not solved: {e}", exit_code=1)
         return None, None, time.perf_counter() - start, "time_limit"
     return solution.behavioural, solution.value, solution.seconds, "optimal"
+
+
+def default_memory_gb() -> float:
+    """Three quarters of this machine's memory in GiB (a memory budget's default), or 16."""
+    total = budget.physical_memory()
+    return 16.0 if total is None else round(0.75 * total / budget.GIB, 1)
+
+
+@contextlib.contextmanager
+def outputs() -> Iterator[None]:
+    """Writes a command's outputs together (`files.all_or_nothing`): all of them, or none and
+    a `files.OutputError` that `main` prints in one line (exit code 1). A first Ctrl-C or
+    SIGTERM meanwhile lets the writing finish (the command then exits with code 130); a
+    second one stops it, and nothing is written."""
+    with (
+        stage("writing the outputs (none was written)"),
+        interrupts.graceful(),
+        files.all_or_nothing(),
+    ):
+        yield
+
+
+@contextlib.contextmanager
+def stoppable(time_limit: float | None = None) -> Iterator[None]:
+    """The work of a command that keeps its result so far: Ctrl-C, SIGTERM and, after
+    `time_limit` seconds, the deadline (`interrupts.deadline`) stop its graceful phases (run
+    loops, sweeps, HiGHS), and a phase with no result so far that raises
+    `interrupts.Interrupted` ends the block quietly. Afterwards `interrupts.stop_reason()`
+    says why it stopped (None: it did not); a second Ctrl-C still interrupts at once."""
+    with interrupts.deadline(time_limit), interrupts.graceful():
+        try:
+            yield
+        except interrupts.Interrupted:
+            pass
+
+
+def write_rows_json(path: str, data: dict[str, Any]) -> None:
+    """JSON with one line per row of the list-valued entries (small, diff-friendly results
+    files of the benchmarks), written by `files.output`."""
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and isinstance(value[0], (list, dict)):
+            rows = ",\n  ".join(json.dumps(row, allow_nan=False) for row in value)
+            parts.append(f"{json.dumps(key)}: [\n  {rows}\n]")
+        else:
+            parts.append(f"{json.dumps(key)}: {json.dumps(value, allow_nan=False)}")
+    with files.output(path) as f:
+        f.write("{\n" + ",\n".join(parts) + "\n}\n")

@@ -1,5 +1,8 @@
-"""Result files: JSON read and written in one place (atomic writes, finite numbers, one-line
-errors naming the file), and the check that a file belongs to the game it is loaded for."""
+"""Result files: JSON read and written in one place (finite numbers, one-line errors naming the
+file), the check that a file belongs to the game it is loaded for, and every output path of
+the pack (`output`): regular files replaced atomically, links followed, devices, FIFOs and
+standard output written through, outputs of one run put in place together
+(`all_or_nothing`), and never the same file as an input (`check_outputs`)."""
 
 from __future__ import annotations
 
@@ -7,9 +10,12 @@ import contextlib
 import json
 import math
 import os
+import shutil
+import stat
+import sys
 import tempfile
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
 
 import numpy as np
 import pyspiel
@@ -31,7 +37,9 @@ def read_json(path: str | os.PathLike, what: str) -> Any:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path} is not a {what} (not JSON: {e.msg} at line {e.lineno})") from None
+        raise ValueError(
+            f"{path} is not a {what} (not JSON: {e.msg}, line {e.lineno} column {e.colno})"
+        ) from None
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a {what} (not UTF-8 text)") from None
     except OSError as e:
@@ -72,29 +80,226 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[str]:
-    """A temporary path beside `path` that replaces it when the block ends without error, so a
-    reader never sees a half-written file (and an interrupted write leaves none)."""
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(
-        dir=os.path.dirname(path) or ".", prefix=f".{os.path.basename(path)}.", suffix=".tmp"
-    )
-    os.close(fd)
+# --- outputs --------------------------------------------------------------------------------
+
+STDOUT = "-"
+"""The output path that means standard output."""
+
+
+class OutputError(OSError):
+    """An output could not be written; the message is one line naming the path and saying
+    which outputs of the run were written and which were not."""
+
+
+def _describe(error: OSError) -> str:
+    """'no space left on device' (the OS's message, lower case), or the error's text."""
+    return error.strerror.lower() if error.strerror else str(error)
+
+
+def _kind(path: str) -> str:
+    """How an output path is written: 'stdout' ('-', or the file that standard output already
+    is), 'stream' (a character or block device, a FIFO or a socket: written through), or 'file'
+    (a regular file, a new path or a link to either: replaced atomically)."""
+    if path == STDOUT:
+        return "stdout"
     try:
-        yield tmp
+        st = os.stat(path)  # follows symbolic links
+    except FileNotFoundError:
+        return "file"
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {_describe(e)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"cannot write {path}: it is a directory")
+    try:
+        if os.path.samestat(st, os.fstat(sys.stdout.fileno())):
+            return "stdout"
+    except (OSError, ValueError, AttributeError):  # no usable standard output
+        pass
+    return "file" if stat.S_ISREG(st.st_mode) else "stream"
+
+
+def _new_mode(real: str) -> int:
+    """The permissions of the file written at `real`: those of the file it replaces, else
+    what a plain open() would give (0666 less the umask; mkstemp's 0600 would make results
+    private)."""
+    try:
+        return stat.S_IMODE(os.stat(real).st_mode)
+    except OSError:
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would make results private
-        os.replace(tmp, path)
+        return 0o666 & ~umask
+
+
+class _Staged:
+    """One output of a run, written to a temporary file and put in place by `commit`."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.kind = _kind(path)
+        # a link is followed: its target is replaced, never the link itself
+        self.real = os.path.realpath(path) if self.kind == "file" else path
+        directory = os.path.dirname(self.real) if self.kind == "file" else None
+        try:
+            fd, self.tmp = tempfile.mkstemp(
+                dir=directory, prefix=f".{os.path.basename(self.real)}.", suffix=".tmp"
+            )
+        except OSError as e:
+            where = directory or tempfile.gettempdir()
+            raise OutputError(f"cannot write {path}: {_describe(e)} in {where}") from None
+        os.close(fd)
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError):
+            os.remove(self.tmp)
+
+    def commit(self) -> None:
+        """Puts the written temporary file in place (or copies it through), then removes it."""
+        try:
+            if self.kind == "file":
+                os.chmod(self.tmp, _new_mode(self.real))
+                os.replace(self.tmp, self.real)
+                return
+            with open(self.tmp, "rb") as source:
+                if self.kind == "stdout":
+                    sys.stdout.flush()
+                    shutil.copyfileobj(source, sys.stdout.buffer)
+                    sys.stdout.buffer.flush()
+                else:
+                    with open(self.real, "wb") as target:
+                        shutil.copyfileobj(source, target)
+        except OSError as e:
+            raise OutputError(f"cannot write {self.path}: {_describe(e)}") from None
+        finally:
+            self.discard()
+
+
+class _Batch:
+    """The outputs of one run (`all_or_nothing`)."""
+
+    def __init__(self) -> None:
+        self.staged: list[_Staged] = []
+
+
+_batches: list[_Batch] = []
+
+
+@contextlib.contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """Outputs written in the block (by `output` and every writer built on it) are put in
+    place together when the block ends: either all of them or, if writing one fails (a full
+    disk), none, and an `OutputError` says so. Devices, FIFOs and standard output are written
+    through first, then the files are renamed into place, so a failure there names what was
+    written before it. Nests: the outermost block commits."""
+    batch = _Batch()
+    _batches.append(batch)
+    try:
+        yield
+    except BaseException:
+        for staged in batch.staged:
+            staged.discard()
+        raise
     finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        _batches.pop()
+    if _batches:  # an enclosing block commits these too
+        _batches[-1].staged += batch.staged
+        return
+    order = sorted(batch.staged, key=lambda s: s.kind == "file")  # streams first
+    done: list[str] = []
+    for k, staged in enumerate(order):
+        try:
+            staged.commit()
+        except OutputError as e:
+            for rest in order[k + 1 :]:
+                rest.discard()
+            if len(order) == 1:
+                raise
+            not_written = [s.path for s in order[k:]]
+            raise OutputError(
+                f"{e}; written: {', '.join(done) or 'nothing'}; "
+                f"not written: {', '.join(not_written)}"
+            ) from None
+        done.append(staged.path)
+
+
+@contextlib.contextmanager
+def output(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[Any]]:
+    """A file object whose contents end up at `path` when the block ends without error.
+
+    Written as the tools users know write: a regular file or a new path is replaced atomically
+    (a temporary file beside it, renamed; a reader never sees half a file, an interrupted write
+    leaves none); a symbolic link is followed and its target replaced, never the link; a
+    character or block device, a FIFO or a socket is written through (its errors reported:
+    /dev/full says "no space left on device"); `-` and the file standard output already is are
+    written to standard output. Inside `all_or_nothing`, the result is put in place when that
+    block ends.
+
+    Raises:
+      OutputError: the path cannot be written (one line, naming it).
+    """
+    path = os.fspath(path)
+    staged = _Staged(path)
+    try:
+        with open(staged.tmp, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
+            yield f
+    except OSError as e:
+        staged.discard()
+        message = f"cannot write {path}: {_describe(e)}"
+        raise OutputError(message + ("; no output was written" if _batches else "")) from None
+    except BaseException:
+        staged.discard()
+        raise
+    if _batches:
+        _batches[-1].staged.append(staged)
+    else:
+        staged.commit()
 
 
 def write_json(path: str | os.PathLike, data: Any, indent: int | None = 1) -> None:
-    """Writes `data` as strict JSON (NaN and infinities as null), ending with a newline,
-    atomically."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        json.dump(_jsonable(data), f, indent=indent, sort_keys=False, allow_nan=False)
-        f.write("\n")
+    """Writes `data` as strict JSON (NaN and infinities as null), ending with a newline, by
+    `output` (atomic for a regular file)."""
+    text = json.dumps(_jsonable(data), indent=indent, sort_keys=False, allow_nan=False)
+    with output(path) as f:
+        f.write(text + "\n")
+
+
+def _stat(path: str | os.PathLike) -> os.stat_result | None:
+    """The status of the file at `path` (links followed), or None if there is none."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def check_outputs(
+    outputs: Mapping[str, str | os.PathLike | None],
+    inputs: Mapping[str, str | os.PathLike | None] | None = None,
+) -> None:
+    """Refuses, before any work, an output that is the same regular file as an input or as
+    another output (real paths and inodes compared, so links and other spellings count).
+
+    Args:
+      outputs, inputs: {name shown in the message (e.g. '--output_json'): path or None}.
+
+    Raises:
+      ValueError: naming both and the file.
+    """
+    inputs = inputs or {}
+    seen: dict[tuple[int, int] | str, str] = {}
+    for name, path in inputs.items():
+        st = None if path is None else _stat(path)
+        if st is not None:
+            seen.setdefault((st.st_dev, st.st_ino), name)
+    for name, path in outputs.items():
+        if path is None or os.fspath(path) == STDOUT:
+            continue
+        st = _stat(path)
+        if st is not None and not stat.S_ISREG(st.st_mode):  # /dev/null twice is fine
+            continue
+        key = (st.st_dev, st.st_ino) if st is not None else os.path.realpath(path)
+        if key in seen:
+            other = seen[key]
+            role = "the input" if other in inputs else "the output"
+            raise ValueError(
+                f"{name}={path} is {role} {other} (the same file); choose another path"
+            )
+        seen[key] = name

@@ -310,7 +310,8 @@ class LinearProgram:
             )
             left = None if time_limit is None else max(time_limit - run.seconds, 1e-3)
             run = run.then(highs_run.run_new_model(lp, left, None, method))
-        logging.info(
+        logging.vlog(
+            1,
             "%s: HiGHS %s after %d simplex iterations, %.2fs (%d rows x %d columns)",
             self.name, run.message, run.iterations, run.seconds, lp.num_row, lp.num_col,
         )  # fmt: skip
@@ -382,7 +383,8 @@ class LiveModel:
             h.setOptionValue("time_limit", left)
             run = run.then(highs_run.run(h, lp, basis=return_basis))
             cold = True
-        logging.info(
+        logging.vlog(
+            1,
             "%s: HiGHS %s after %d simplex iterations, %.2fs (kept model, %d rows x %d columns)",
             program.name, run.message, run.iterations, run.seconds, lp.num_row, lp.num_col,
         )  # fmt: skip

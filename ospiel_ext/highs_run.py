@@ -8,32 +8,27 @@ Basis statuses are integer codes (`LOWER`, `BASIC`, `UPPER`, `ZERO`: HiGHS's
 `HighsBasisStatus`), read without making a Python object per column (`basis_codes`).
 
 HiGHS runs in C++ and never returns to Python on its own, so Python would only see a Ctrl-C
-after the solve. While HiGHS runs, a SIGINT handler of this module counts Ctrl-C presses and
-HiGHS's simplex / interior-point interrupt callbacks (`kCallbackSimplexInterrupt`,
-`kCallbackIpmInterrupt`, through highspy's `cbSimplexInterrupt` / `cbIpmInterrupt`) stop the
-solve: at the first press when nobody else handles Ctrl-C (the solve then raises
-KeyboardInterrupt), at the second when a caller's handler does (a run loop's `StopFlag`: the
-first press is handed to it after the solve ends, so the loop stops after its current step).
+after the solve. A solve is therefore an `interrupts.deferred()` region: the first Ctrl-C or
+SIGTERM sets the flag of `ospiel_ext.interrupts`, HiGHS's simplex / interior-point interrupt
+callbacks (`kCallbackSimplexInterrupt`, `kCallbackIpmInterrupt`, through highspy's
+`cbSimplexInterrupt` / `cbIpmInterrupt`) see it and stop the solve within milliseconds, and
+`run` raises `interrupts.Interrupted` (a KeyboardInterrupt: an interrupted LP has no solution
+so far). A caller that can keep a result (a run loop, the certificate search) catches it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable
-from types import FrameType
-from typing import Any
 
 import highspy
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from ospiel_ext import progress
+from ospiel_ext import interrupts, progress
 
 FloatArray = NDArray[np.float64]
 
@@ -140,55 +135,26 @@ class ModelArrays:
         )
 
 
-class _CtrlC:
-    """Ctrl-C while HiGHS runs (see the module docstring): counts presses, interrupts HiGHS
-    through its interrupt callbacks, and hands the presses to the previous SIGINT handler
-    when the solve ends. Outside the main thread (no signal handlers) or where SIGINT is
-    ignored it does nothing."""
+class _StopOnSignal:
+    """Ctrl-C or SIGTERM while HiGHS runs (see the module docstring): HiGHS's simplex and
+    interior-point interrupt callbacks stop the solve once `interrupts.requested()`."""
 
     def __init__(self, h: highspy.Highs):
         self._h = h
-        self._presses = 0
-        self._previous: Callable[[int, FrameType | None], Any] | int = signal.SIG_DFL
-        self._installed = False
-        self._needed = 1
 
-    def __enter__(self) -> _CtrlC:
-        previous = signal.getsignal(signal.SIGINT)
-        if threading.current_thread() is threading.main_thread() and previous != signal.SIG_IGN:
-            # None: a handler not installed from Python, which cannot be restored.
-            self._previous = signal.default_int_handler if previous is None else previous
-            graceful = callable(self._previous) and self._previous is not signal.default_int_handler
-            self._needed = 2 if graceful else 1
-            signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
-            self._h.cbSimplexInterrupt.subscribe(self._callback)
-            self._h.cbIpmInterrupt.subscribe(self._callback)
+    def __enter__(self) -> _StopOnSignal:
+        self._h.cbSimplexInterrupt.subscribe(self._callback)
+        self._h.cbIpmInterrupt.subscribe(self._callback)
         return self
 
-    def _handle(self, signum, frame) -> None:
-        del signum, frame
-        self._presses += 1
-
-    def _callback(self, event) -> None:
-        if self._presses >= self._needed:
+    @staticmethod
+    def _callback(event) -> None:
+        if interrupts.requested():
             event.interrupt()
 
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if not self._installed:
-            return
-        signal.signal(signal.SIGINT, self._previous)
+    def __exit__(self, *exc) -> None:
         self._h.cbSimplexInterrupt.unsubscribe(self._callback)
         self._h.cbIpmInterrupt.unsubscribe(self._callback)
-        self._installed = False
-        if exc_type is not None:
-            return
-        for _ in range(self._presses):  # each press goes to whoever handles SIGINT by now
-            handler = signal.getsignal(signal.SIGINT)
-            if handler is signal.default_int_handler or handler == signal.SIG_DFL:
-                raise KeyboardInterrupt
-            if callable(handler):
-                handler(signal.SIGINT, None)
 
 
 _banner_silenced = False
@@ -300,7 +266,7 @@ def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool =
         run_status = highspy.HighsStatus.kError
     else:
         size = f"HiGHS {lp.num_row:,} rows x {lp.num_col:,} columns"
-        with _CtrlC(h), progress.bar(size, unit="simplex it") as bar:
+        with interrupts.deferred(), _StopOnSignal(h), progress.bar(size, unit="simplex it") as bar:
             if bar.disable:  # a callback only when the bar is drawn
                 run_status = h.run()
             else:
@@ -315,6 +281,8 @@ def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool =
                     h.cbSimplexInterrupt.unsubscribe(show)
     seconds = time.perf_counter() - begin
     status = _M.kNotset if rejected else h.getModelStatus()
+    if status == _M.kInterrupt:
+        raise interrupts.Interrupted
     message = "HiGHS rejected the start basis" if rejected else STATUS_MESSAGES.get(status, "")
     info, solution = h.getInfo(), h.getSolution()
     # each read of a solution attribute converts a whole C++ vector to a list: once each

@@ -34,9 +34,11 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pyspiel
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.constraints import BehaviouralLowerBounds, LinearConstraints, sequence_lower_bounds
 from ospiel_ext.highs import Basis, Block, HighsResult, LinearProgram, LiveModel, LPError
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
@@ -273,7 +275,7 @@ def sequence_form_lp(
 
 
 def solve(
-    sf: SequenceForm,
+    sf: SequenceForm | pyspiel.Game | str,
     *,
     bound: str = "value",
     player: int = 0,
@@ -294,7 +296,9 @@ def solve(
     blocks asked for, `SequenceFormLP.run` and `SequenceFormLP.solution`.
 
     Args:
-      sf, bound, player, payoff, excluded_opponent_sequences: as `sequence_form_lp`.
+      sf: the sequence form, or a game (a `pyspiel.Game` or a load_game string), compiled by
+        `sequence_form.for_game`.
+      bound, player, payoff, excluded_opponent_sequences: as `sequence_form_lp`.
       own_constraints: G_x x >= g_x on the player's plan.
       opponent_constraints: G_y y >= g_y on the opponent's plan.
       own_lower_bounds, opponent_lower_bounds: behavioural lower bounds on the player's / the
@@ -314,6 +318,7 @@ def solve(
       LPError: HiGHS did not find an optimal solution (`LPError.status` says why, e.g.
         "kTimeLimit" or "kInfeasible").
     """
+    sf = sf if isinstance(sf, SequenceForm) else sf_lib.for_game(sf)
     model = sequence_form_lp(
         sf,
         player,

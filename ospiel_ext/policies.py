@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pyspiel
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import get_all_states
 
 from ospiel_ext import files
 from ospiel_ext import sequence_form as sf_lib
@@ -28,6 +29,90 @@ from ospiel_ext import tree as tree_lib
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 
 Behavioural = tuple[NDArray[np.float64], NDArray[np.float64]]
+
+
+def _decision_states(game: pyspiel.Game) -> dict[str, pyspiel.State]:
+    """Every decision state of `game` by history, as `TabularPolicy(game)` walks them."""
+    return get_all_states.get_all_states(
+        game,
+        depth_limit=-1,
+        include_terminals=False,
+        include_chance_states=False,
+        include_mean_field_states=False,
+        to_string=lambda s: s.history_str(),
+    )
+
+
+def shared_key(player: int, key: str) -> str:
+    """The policy key of `player`'s information state `key` in a game where the other player
+    has an information state of the same string (phantom_ttt's empty boards)."""
+    return f"player {player}: {key}"
+
+
+class KeyedTabularPolicy(policy_lib.TabularPolicy):
+    """OpenSpiel's TabularPolicy keyed so that every row is one information set of one
+    player, for the games where OpenSpiel's own keys are not: a perfect-information game
+    without information_state_string (rows keyed by `tree.infoset_key`, the history) and a
+    game whose two players share an information-state string (phantom_ttt: such a string
+    becomes `shared_key(player, key)` for each player; OpenSpiel's TabularPolicy gives both
+    players one row there). It is a TabularPolicy: OpenSpiel's exploitability, expected game
+    score and PolicyBot accept it. Build it with `tabular_policy(game)`."""
+
+    def __init__(self, game: pyspiel.Game, states: dict[str, pyspiel.State], shared: frozenset):
+        self.shared = shared
+        self._key = tree_lib.key_function(game)
+        super().__init__(game, states=states)
+
+    def _state_key(self, state: pyspiel.State, player: int | None) -> str:
+        player = state.current_player() if player is None else player
+        key = self._key(state, player)
+        return shared_key(player, key) if key in self.shared else key
+
+    def __copy__(self, copy_action_probability_array: bool = True) -> KeyedTabularPolicy:
+        result = super().__copy__(copy_action_probability_array)
+        result.__class__ = KeyedTabularPolicy
+        result.shared, result._key = self.shared, self._key
+        return result
+
+
+def action_probabilities(pol: Any, state: pyspiel.State, player: int) -> dict[int, float]:
+    """`player`'s action probabilities at `state` under an OpenSpiel policy: a Python
+    `policy.Policy` is asked for the player explicitly (both players may share an information
+    state string), a C++ `pyspiel.Policy` takes the state alone."""
+    if isinstance(pol, policy_lib.Policy):
+        return pol.action_probabilities(state, player)
+    return pol.action_probabilities(state)
+
+
+def tabular_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
+    """A fresh uniform TabularPolicy of `game` with one row per information set of one player:
+    OpenSpiel's own where its keys are that (almost every game), else a `KeyedTabularPolicy`.
+    The game is walked once per process (the last few games are kept)."""
+    return _template(str(tree_lib.load(game))).__copy__(copy_action_probability_array=True)
+
+
+@functools.lru_cache(maxsize=4)
+def _template(game_string: str) -> policy_lib.TabularPolicy:
+    """`tabular_policy`'s policy, shared (never handed out: callers get copies)."""
+    game = tree_lib.load(game_string)
+    states = _decision_states(game)
+    key = tree_lib.key_function(game)
+    keys: tuple[set[str], set[str]] = (set(), set())
+    for state in states.values():
+        player = state.current_player()
+        if player in (0, 1):
+            keys[player].add(key(state, player))
+    shared = frozenset(keys[0] & keys[1])
+    if not shared and game.get_type().provides_information_state_string:
+        return policy_lib.TabularPolicy(game, states=states)
+    return KeyedTabularPolicy(game, states, shared)
+
+
+def row_key(pol: policy_lib.TabularPolicy, player: int, key: str) -> str:
+    """The key of `player`'s information set `key` in `pol`'s `state_lookup`."""
+    if isinstance(pol, KeyedTabularPolicy) and key in pol.shared:
+        return shared_key(player, key)
+    return key
 
 
 class PolicyLayout:
@@ -42,10 +127,10 @@ class PolicyLayout:
         if tree.game is None:
             raise ValueError(f"{tree.name} was not built from a pyspiel game")
         self.sf = sf
-        self.template = policy_lib.TabularPolicy(tree.game)
+        self.template = tabular_policy(tree.game)
         self.rows, self.cols = [], []
         for p, tp in enumerate(sf.treeplexes):
-            keys = sf.infoset_keys(p)
+            keys = [row_key(self.template, p, k) for k in sf.infoset_keys(p)]
             missing = [k for k in keys if k not in self.template.state_lookup]
             if missing:
                 raise ValueError(
@@ -80,19 +165,19 @@ class PolicyLayout:
         """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset."""
         tree = self.sf.tree
         nodes, offsets = tree.infoset_nodes
-        table = {}
-        for tp in self.sf.treeplexes:
+        tables: tuple[dict, dict] = ({}, {})
+        for p, tp in enumerate(self.sf.treeplexes):
             for g in tp.infoset_ids:
                 try:
-                    table[tree.infoset_key[g]] = pol.action_probabilities(
-                        tree.state(int(nodes[offsets[g]]))
+                    tables[p][tree.infoset_key[g]] = action_probabilities(
+                        pol, tree.state(int(nodes[offsets[g]])), p
                     )
                 except (KeyError, IndexError):
                     raise ValueError(
                         f"the policy does not cover information state "
                         f"{tree.infoset_key[g]!r} of {tree.name}"
                     ) from None
-        return self.from_table(table)
+        return behavioural_from_table(self.sf, tables)
 
     def from_table(self, table: Mapping[str, Any]) -> Behavioural:
         """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}, e.g.
@@ -111,14 +196,20 @@ class PolicyLayout:
 
 
 def behavioural_from_table(
-    sf: SequenceForm, table: Mapping[str, Any], missing: str = "raise"
+    sf: SequenceForm,
+    table: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    missing: str = "raise",
 ) -> Behavioural:
-    """Behavioural arrays of `sf` from {info state: [(action, prob), ...] or {action: prob}};
-    actions missing from a row get probability 0. An information state missing from the
-    table raises ValueError (`missing="raise"`) or plays uniformly (`missing="uniform"`)."""
+    """Behavioural arrays of `sf` from {info state: [(action, prob), ...] or {action: prob}},
+    or from one such table per player (needed where both players have an information state
+    of the same string, as in phantom_ttt); actions missing from a row get probability 0. An
+    information state missing from the table raises ValueError (`missing="raise"`) or plays
+    uniformly (`missing="uniform"`)."""
+    tables = (table, table) if isinstance(table, Mapping) else tuple(table)
     out: list[NDArray[np.float64]] = []
     for p, tp in enumerate(sf.treeplexes):
         b = tp.uniform.copy()
+        table = tables[p]
         for i, key in enumerate(sf.infoset_keys(p)):
             if key not in table:
                 if missing == "raise":
@@ -156,8 +247,18 @@ def layout_for_game(game: pyspiel.Game | str) -> PolicyLayout:
 
 
 def uniform_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
-    """The uniform random TabularPolicy of `game`."""
-    return policy_lib.TabularPolicy(tree_lib.load(game))
+    """The uniform random TabularPolicy of `game` (`tabular_policy`)."""
+    return tabular_policy(game)
+
+
+def tabular_from_policy(
+    game: pyspiel.Game | str, pol: policy_lib.Policy
+) -> policy_lib.TabularPolicy:
+    """`pol` (any OpenSpiel Policy of `game`) as `game`'s `tabular_policy`."""
+    out = tabular_policy(game)
+    _check_policy_game(pol, out.game)
+    out.action_probability_array = np.array(_rows_of(pol, out), dtype=np.float64)
+    return out
 
 
 def random_policy(
@@ -173,19 +274,52 @@ def random_policy(
     return pol
 
 
+def _check_policy_game(pol: policy_lib.Policy, game: pyspiel.Game) -> None:
+    """ValueError unless `pol` is a policy of `game` (a policy knows its game)."""
+    own = getattr(pol, "game", None)
+    if isinstance(own, pyspiel.Game) and not files.same_game(tree_lib.load(own), game):
+        raise ValueError(f"the policy is a policy of {own}, not of {game}")
+
+
 def policy_to_dict(pol: policy_lib.Policy, game: pyspiel.Game) -> dict[str, dict[str, float]]:
-    """{information_state_string: {action id: probability}} for every info state of `game`."""
-    template = pol if isinstance(pol, policy_lib.TabularPolicy) else uniform_policy(game)
+    """{policy key: {action id: probability}} for every information state of `game` (keys as
+    in `tabular_policy(game)`: the information_state_string almost always).
+
+    Raises:
+      ValueError: `pol` is a policy of another game, or a TabularPolicy without a row for an
+        information state of `game`.
+    """
+    _check_policy_game(pol, game)
+    template = _template(str(game))
+    probs = _rows_of(pol, template)
     out = {}
     for key, row in template.state_lookup.items():
         legal = np.flatnonzero(template.legal_actions_mask[row])
-        if isinstance(pol, policy_lib.TabularPolicy):
-            probs = {int(a): float(pol.action_probability_array[row, a]) for a in legal}
-        else:
-            state_probs = pol.action_probabilities(template.states[row])
-            probs = {int(a): float(state_probs.get(int(a), 0.0)) for a in legal}
-        out[key] = {str(a): p for a, p in probs.items()}
+        out[key] = {str(int(a)): float(probs[row, a]) for a in legal}
     return out
+
+
+def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDArray[np.float64]:
+    """`pol`'s action probabilities in `template`'s rows. A TabularPolicy's rows are found by
+    key (OpenSpiel's TabularPolicy of a game whose players share a key string gives both
+    players its one row, as OpenSpiel plays it); any other policy is queried per row."""
+    if isinstance(pol, policy_lib.TabularPolicy):
+        if pol.state_lookup is template.state_lookup or pol.state_lookup == template.state_lookup:
+            return pol.action_probability_array
+        rows = []
+        for key, state in zip(template.state_lookup, template.states):
+            player = state.current_player()
+            plain = tree_lib.infoset_key(state, player)
+            row = pol.state_lookup.get(key, pol.state_lookup.get(plain))
+            if row is None:
+                raise ValueError(f"the policy has no row for information state {key!r}")
+            rows.append(row)
+        return pol.action_probability_array[rows]
+    probs = np.zeros_like(template.action_probability_array)
+    for row, state in enumerate(template.states):
+        for a, p in action_probabilities(pol, state, state.current_player()).items():
+            probs[row, a] = p
+    return probs
 
 
 def save(game: pyspiel.Game | str, pol: policy_lib.Policy, path: str | os.PathLike) -> None:
@@ -209,12 +343,15 @@ def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.G
 
 
 def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib.TabularPolicy:
-    """Reads a policy file for `game`.
+    """Reads a policy file for `game` into its `tabular_policy`.
+
+    A file keyed as OpenSpiel's TabularPolicy of a game whose two players share an
+    information-state string (one row for both) loads with that row for both players.
 
     Raises:
-      ValueError (one line, naming the file): not JSON, another game, a missing information
-        state, an illegal action, a probability that is not a finite number, or a distribution
-        that does not sum to one.
+      ValueError (one line, naming the file): not JSON, another game, a missing or unknown
+        information state, an illegal action, a probability that is not a finite number, or
+        a distribution that does not sum to one.
     """
     game = tree_lib.load(game)
     data = files.read_json(path, "policy file")
@@ -222,13 +359,18 @@ def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib
     table = data.get("policy")
     if not isinstance(table, dict):
         raise ValueError(f"{path} is not a policy file (needs a 'policy' object)")
-    pol = uniform_policy(game)
-    for key, row in pol.state_lookup.items():
-        if not isinstance(table.get(key), dict):
+    pol = tabular_policy(game)
+    used = set()
+    for (key, row), state in zip(pol.state_lookup.items(), pol.states):
+        plain = tree_lib.infoset_key(state, state.current_player())
+        entry_key = key if key in table else plain
+        entry = table.get(entry_key)
+        if not isinstance(entry, dict):
             raise ValueError(f"{path} has no distribution for information state {key!r}")
+        used.add(entry_key)
         probs = np.zeros(pol.action_probability_array.shape[1])
         legal = pol.legal_actions_mask[row]
-        for a, p in table[key].items():
+        for a, p in entry.items():
             if not (str(a).isdigit() and int(a) < len(legal) and legal[int(a)]):
                 raise ValueError(f"{path}: action {a} is not legal at information state {key!r}")
             prob = files.probability(p)
@@ -240,4 +382,10 @@ def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib
         if abs(probs.sum() - 1.0) > 1e-6 or probs.min() < 0:
             raise ValueError(f"{path}: distribution at {key!r} is not a probability distribution")
         pol.action_probability_array[row] = probs
+    unknown = [key for key in table if key not in used]
+    if unknown:
+        raise ValueError(
+            f"{path} has information state {unknown[0]!r}, which {game} does not have "
+            f"({len(unknown)} such)"
+        )
     return pol

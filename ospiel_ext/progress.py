@@ -13,8 +13,10 @@ so pipes, log files, tests and CI see no change; every script's `--quiet` (`ospi
 from __future__ import annotations
 
 import sys
+import time
 
 import tqdm
+from absl import logging
 
 _enabled = True
 
@@ -42,3 +44,37 @@ def bar(desc: str, total: float | None = None, unit: str = "it", **kwargs) -> tq
         file=sys.stderr,
         **kwargs,
     )
+
+
+class Counter:
+    """The progress of a long count (nodes of a walk) towards a known or estimated total: a
+    bar when stderr is a terminal, otherwise an INFO log line every `log_seconds` (pipes and
+    log files see the walk move, with the total it is heading for).
+
+        with progress.Counter("compiling leduc_poker()", total=9457, unit="node") as c:
+            ...
+            c.update_to(nodes)
+    """
+
+    def __init__(
+        self, desc: str, total: float | None = None, unit: str = "it", log_seconds: float = 10.0
+    ):
+        self.desc, self.total, self.unit, self.log_seconds = desc, total, unit, log_seconds
+        self._bar = bar(desc, total=total, unit=unit, unit_scale=True)
+        self._start = self._last = time.perf_counter()
+
+    def __enter__(self) -> Counter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._bar.close()
+
+    def update_to(self, n: int) -> None:
+        self._bar.update(n - self._bar.n)
+        now = time.perf_counter()
+        if self._bar.disable and _enabled and now - self._last >= self.log_seconds:
+            self._last = now
+            total = "" if self.total is None else f" of about {self.total:.3g}"
+            logging.info(
+                "%s: %s %ss%s, %.0fs", self.desc, f"{n:,}", self.unit, total, now - self._start
+            )

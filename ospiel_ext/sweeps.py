@@ -7,8 +7,11 @@ function runs wherever the executor puts it:
 - `executor()` (no scheduler): a `ProcessPoolExecutor` of local processes, started with the
   'spawn' method. Fork is not needed: a child imports the task function's module (and so
   ospiel_ext, pyspiel and numpy) afresh, and spawn avoids forking a parent whose C++
-  libraries may hold threads or locks. Children ignore SIGINT, so a Ctrl-C reaches only the
-  parent, which stops the sweep cleanly (below).
+  libraries may hold threads or locks. There are never more workers than usable cores (a
+  larger --workers is capped, with a warning). In a worker, Ctrl-C and SIGTERM only ask the
+  running task to stop (`interrupts.install_in_worker`); the parent stops the sweep (below),
+  passes its signal on, and terminates workers that do not end within moments; a worker dies
+  with its parent even if the parent is killed outright.
 - `executor("local")`: `SerialExecutor`, every submission runs at once in this process
   (debugging with pdb, tests).
 - `executor("local-dask")`: a `dask.distributed.LocalCluster` of threads in this process
@@ -50,8 +53,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import ctypes
 import dataclasses
 import multiprocessing
+import os
 import pickle
 import queue
 import signal
@@ -61,7 +66,7 @@ from typing import Any, Generic, TypeVar
 
 from absl import flags, logging
 
-from ospiel_ext import cli
+from ospiel_ext import interrupts
 from ospiel_ext import progress as progress_bars
 
 T = TypeVar("T")
@@ -114,10 +119,46 @@ class SerialExecutor(cf.Executor):
         self._shutdown = True
 
 
-def _ignore_sigint() -> None:
-    """Initializer of worker processes: Ctrl-C and the progress display are the parent's."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _start_worker() -> None:
+    """Initializer of local worker processes: the progress display is the parent's; Ctrl-C
+    and SIGTERM only set the `interrupts` flag, which the task polls to return its result so
+    far (the parent forwards its first signal); and the worker is killed if the parent dies
+    (Linux's parent-death signal), so no worker outlives the command."""
     progress_bars.set_enabled(False)
+    interrupts.install_in_worker()
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    except (OSError, AttributeError):  # not Linux: the parent's shutdown still ends workers
+        return
+    if os.getppid() != parent:  # the parent died before prctl
+        os._exit(1)
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _capped(max_workers: int | None, what: str) -> int:
+    """`max_workers` (default: the usable cores), at most the usable cores, said when capped:
+    more processes than cores only add memory (a few hundred MB each) and no speed."""
+    cores = usable_cores()
+    if max_workers is None:
+        return cores
+    if max_workers > cores:
+        logging.warning(
+            "%d %s asked for, %d used: this machine has %d usable cores",
+            max_workers, what, cores, cores,
+        )  # fmt: skip
+        return cores
+    return max_workers
 
 
 @contextlib.contextmanager
@@ -128,9 +169,9 @@ def executor(scheduler: str | None = None, max_workers: int | None = None) -> It
       scheduler: None for local processes; 'local' for the in-process `SerialExecutor`;
         'local-dask' for a Dask LocalCluster of threads in this process; any other string is
         the address of a Dask scheduler ('host:port' or 'tcp://host:port').
-      max_workers: local processes (default: the number of CPUs) or, for 'local-dask',
-        threads (default 2); ignored by the serial executor and a remote scheduler, whose
-        cluster decides.
+      max_workers: local processes or, for 'local-dask', threads (default: the usable cores,
+        and never more: a larger number is capped, with a warning); ignored by the serial
+        executor and a remote scheduler, whose cluster decides.
 
     Yields:
       A `concurrent.futures.Executor`.
@@ -145,8 +186,12 @@ def executor(scheduler: str | None = None, max_workers: int | None = None) -> It
         raise ValueError("scheduler must be None, 'local', 'local-dask' or a Dask address, got ''")
     if scheduler is None:
         context = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(max_workers, context, initializer=_ignore_sigint) as pool:
+        workers = _capped(max_workers, "worker processes")
+        pool = cf.ProcessPoolExecutor(workers, context, initializer=_start_worker)
+        try:
             yield pool
+        finally:
+            _stop_workers(pool)
     elif scheduler == SERIAL:
         with SerialExecutor() as serial:
             yield serial
@@ -160,7 +205,7 @@ def executor(scheduler: str | None = None, max_workers: int | None = None) -> It
                 cluster = stack.enter_context(
                     dd.LocalCluster(
                         n_workers=1,
-                        threads_per_worker=max_workers or 2,
+                        threads_per_worker=_capped(max_workers, "threads"),
                         processes=False,
                         dashboard_address=None,
                     )
@@ -171,6 +216,34 @@ def executor(scheduler: str | None = None, max_workers: int | None = None) -> It
             logging.info("sweep on Dask scheduler %s", client.scheduler.address)
             # pure=False: two equal tasks are two runs, not one deduplicated key.
             yield stack.enter_context(client.get_executor(pure=False))
+
+
+WORKER_GRACE_SECONDS = 2.0
+"""How long an interrupted sweep waits for its workers' tasks to return their results so far
+before it terminates the workers."""
+
+
+def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """Shuts the pool down, waiting for its workers; after Ctrl-C, SIGTERM or a deadline
+    (`interrupts.requested()`, when `map_tasks` has already passed the signal on to the
+    workers), it waits WORKER_GRACE_SECONDS for them to end, then terminates and kills them:
+    none outlives the sweep."""
+    if not interrupts.requested():
+        pool.shutdown(wait=True)
+        return
+    pool.shutdown(wait=False, cancel_futures=True)
+    processes = multiprocessing.active_children()  # the pool's workers
+    deadline = time.monotonic() + WORKER_GRACE_SECONDS
+    for process in processes:
+        process.join(max(deadline - time.monotonic(), 0.0))
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(1.0)
+        if process.is_alive():
+            process.kill()
+            process.join()
 
 
 def define_scheduler_flag(flag_values: flags.FlagValues = flags.FLAGS) -> flags.FlagHolder:
@@ -281,6 +354,15 @@ class _Progress:
         )
 
 
+def _forward_signal() -> None:
+    """Sends SIGINT to this process's local worker processes, whose tasks then return their
+    results so far (`interrupts.install_in_worker`)."""
+    for process in multiprocessing.active_children():
+        if process.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGINT)
+
+
 def map_tasks(
     fn: Callable[[T], R],
     tasks: Sequence[T],
@@ -290,14 +372,18 @@ def map_tasks(
     progress_every: float = 30.0,
     stop: Callable[[], bool] | None = None,
     poll_seconds: float = 0.1,
+    max_in_flight: int | None = None,
 ) -> SweepResult[R]:
     """Runs `fn(task)` for every task on `executor`; gathers the results in task order.
 
-    Tasks are submitted in order. Before each submission, and every `poll_seconds` while
-    waiting, the sweep checks Ctrl-C (the first one; a second interrupts as usual) and
-    `stop()`; when either holds, it cancels the tasks not yet started, waits for the running
-    ones and returns every finished result with `interrupted=True`. On a serial executor, the
-    check falls between tasks: `stop()` turning True after k tasks returns exactly k results.
+    Tasks are submitted in order, at most `max_in_flight` at a time. Before each submission,
+    and every `poll_seconds` while waiting, the sweep checks Ctrl-C / SIGTERM
+    (`ospiel_ext.interrupts`; the first one, a second interrupts as usual) and `stop()`; when
+    either holds, it cancels the tasks not yet started, passes the signal on to its local
+    worker processes (their tasks poll it and return their results so far), waits up to
+    `WORKER_GRACE_SECONDS` for the running tasks and returns every finished result with
+    `interrupted=True`. On a serial executor, the check falls between tasks: `stop()` turning
+    True after k tasks returns exactly k results.
 
     Args:
       fn: a module-level function of one task (picklable by reference).
@@ -307,6 +393,8 @@ def map_tasks(
       progress_every: seconds between two progress lines (absl logging.info).
       stop: polled; True ends the sweep early (e.g. a deadline or an outside signal).
       poll_seconds: how often the wait for results checks Ctrl-C and `stop()`.
+      max_in_flight: tasks submitted and not yet gathered (default: 4 per usable core), so
+        that a sweep of many tasks holds few of them at once.
 
     Returns:
       A `SweepResult`.
@@ -323,6 +411,7 @@ def map_tasks(
         )
     tasks = list(tasks)
     _check_picklable(fn, tasks)
+    max_in_flight = max_in_flight or 4 * usable_cores()
     total = len(tasks)
     progress = _Progress(total, progress_every)
     name = getattr(fn, "__name__", repr(fn))  # a functools.partial has no __name__
@@ -356,14 +445,14 @@ def map_tasks(
                 return
 
     interrupted = False
-    with cli.StopFlag() as ctrl_c:
+    with interrupts.graceful():
         try:
             submitted = 0
             while len(results) < total:
-                if ctrl_c.stopped or (stop is not None and stop()):
+                if interrupts.requested() or (stop is not None and stop()):
                     interrupted = True
                     break
-                if submitted < total:
+                if submitted < total and len(in_flight) < max_in_flight:
                     future = executor.submit(fn, tasks[submitted])
                     in_flight[future] = submitted
                     future.add_done_callback(finished.put)
@@ -374,13 +463,17 @@ def map_tasks(
                 progress.log(len(results))
             if interrupted:
                 running = [f for f in in_flight if not f.cancel()]
-                logging.info(
-                    "sweep stopping: %d tasks cancelled, waiting for %d already started",
+                logging.warning(
+                    "sweep stopping: %d tasks cancelled, %d already started asked to stop",
                     len(in_flight) - len(running),
                     len(running),
                 )
-                while in_flight:
+                _forward_signal()
+                deadline = time.monotonic() + WORKER_GRACE_SECONDS
+                while in_flight and time.monotonic() < deadline:
                     drain(poll_seconds)
+                for future in list(in_flight):  # workers that did not answer in time
+                    in_flight.pop(future)
         except BaseException:
             for future in in_flight:
                 future.cancel()

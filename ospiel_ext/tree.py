@@ -43,6 +43,7 @@ import functools
 import itertools
 import math
 import random
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -66,10 +67,14 @@ DEFAULT_MAX_NODES = 20_000_000
 # `max_nodes=NO_NODE_CAP` compiles a finite game of any size.
 NO_NODE_CAP = math.inf
 PROGRESS_STEP = 50_000  # nodes between updates of the compile progress bar
-# Knuth's estimator before a capped walk: playouts, refusal factor, steps per playout.
+# Knuth's estimator before a capped walk: playouts, steps per playout, and the refinement of
+# an estimate within ESTIMATE_REFINE_FACTOR of the cap (more playouts, up to a time budget).
 ESTIMATE_PLAYOUTS = 64
-ESTIMATE_REFUSAL_FACTOR = 10
 ESTIMATE_MAX_STEPS = 10_000
+ESTIMATE_REFINE_FACTOR = 10
+ESTIMATE_REFINED_PLAYOUTS = 4096
+ESTIMATE_REFINE_SECONDS = 2.0
+PROGRESS_LOG_SECONDS = 10.0  # between progress lines of a walk when no bar is drawn
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
@@ -89,7 +94,7 @@ class GameTooLargeError(ValueError):
     """The game has more nodes than the `max_nodes` cap allows."""
 
 
-_CAP_HINT = (
+CAP_HINT = (
     "raise it with max_nodes=... in Python or --max_nodes=... in scripts; "
     "max_nodes=ospiel_ext.tree.NO_NODE_CAP removes it"
 )
@@ -134,10 +139,61 @@ def check_two_player_zero_sum(game: pyspiel.Game) -> None:
         raise ValueError(f"game {game} is not zero-sum or constant-sum (utility: {gtype.utility})")
     if gtype.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         raise ValueError(f"game {game} is not sequential (dynamics: {gtype.dynamics})")
-    if not gtype.provides_information_state_string:
+    if not gtype.provides_information_state_string and not keyed_by_history(game):
+        converted = gtype.short_name == "turn_based_simultaneous_game"
         raise ValueError(
-            f"game {game} does not provide information_state_string, which "
-            "perfect-recall information sets are built from"
+            f"game {game} has imperfect information but no information_state_string, so its "
+            "information sets cannot be recovered"
+            + (" (a simultaneous-move game is one once turn-based)" if converted else "")
+        )
+
+
+HISTORY_KEY = "history: "
+"""Prefix of the information-set keys of games keyed by their histories (`infoset_key`)."""
+
+
+def keyed_by_history(game: pyspiel.Game) -> bool:
+    """True for a perfect-information game without `information_state_string` (backgammon,
+    pig, breakthrough, ...): each decision node is its own information set, keyed by its
+    history (`infoset_key`)."""
+    gtype = game.get_type()
+    return (
+        not gtype.provides_information_state_string
+        and gtype.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    )
+
+
+def infoset_key(state: pyspiel.State, player: int) -> str:
+    """The key of `player`'s information set at `state`: its `information_state_string`, or
+    in a game `keyed_by_history`, "history: " and the history (`State.history_str`). Policies
+    and policy files of the pack use these keys. (`key_function(game)` is the same, faster in
+    loops over one game's states.)"""
+    return key_function(state.get_game())(state, player)
+
+
+def _history_key(state: pyspiel.State, player: int) -> str:
+    del player  # every decision node is its own information set, for both players' views
+    return HISTORY_KEY + state.history_str()
+
+
+def _information_state_key(state: pyspiel.State, player: int) -> str:
+    return state.information_state_string(player)
+
+
+def key_function(game: pyspiel.Game) -> Callable[[pyspiel.State, int], str]:
+    """`infoset_key` for the states of `game`, with the game's kind of key chosen once."""
+    if game.get_type().provides_information_state_string:
+        return _information_state_key
+    return _history_key
+
+
+def check_zero_sum_returns(
+    game: pyspiel.Game, state: pyspiel.State, returns: Sequence[float], utility_sum: float
+) -> None:
+    """Raises ValueError unless a terminal's returns sum to the game's `utility_sum`."""
+    if abs(returns[0] + returns[1] - utility_sum) > 1e-9:
+        raise ValueError(
+            f"game {game} is not zero-sum: returns {list(returns)} at history {state.history()}"
         )
 
 
@@ -180,19 +236,28 @@ def estimate_num_nodes(
     playouts: int = ESTIMATE_PLAYOUTS,
     seed: int = 0,
     max_steps: int = ESTIMATE_MAX_STEPS,
+    time_budget: float | None = None,
 ) -> NodeCountEstimate:
     """Knuth's (1975) estimator of the number of histories of `game` from random playouts.
 
     Each playout picks children uniformly at random (chance outcomes too) and stops at a
     terminal history or after `max_steps` steps; products are exact Python integers, so
-    games of 1e1000 nodes give a finite `log10_nodes`.
+    games of 1e1000 nodes give a finite `log10_nodes`. With `time_budget`, playouts stop
+    after that many seconds (at least two are made).
+
+    Raises:
+      ValueError: a non-terminal state without legal actions or chance outcomes.
     """
     if playouts < 2 or max_steps < 1:
         raise ValueError(f"need playouts >= 2 and max_steps >= 1, got {playouts}, {max_steps}")
     game = load(game)
     rng = random.Random(seed)
-    samples, complete = [], True
+    samples: list[int] = []
+    complete = True
+    deadline = None if time_budget is None else time.perf_counter() + time_budget
     for _ in range(playouts):
+        if deadline is not None and len(samples) >= 2 and time.perf_counter() > deadline:
+            break
         state = game.new_initial_state()
         total = weight = 1
         for _ in range(max_steps):
@@ -202,24 +267,62 @@ def estimate_num_nodes(
                 actions = [a for a, _ in state.chance_outcomes()]
             else:
                 actions = state.legal_actions()
+            if not actions:
+                raise ValueError(
+                    f"game {game} has a non-terminal state without "
+                    f"{'outcomes' if state.is_chance_node() else 'legal actions'} "
+                    f"(history {state.history()})"
+                )
             weight *= len(actions)
             total += weight
             state.apply_action(actions[rng.randrange(len(actions))])
         else:
             complete = complete and state.is_terminal()
         samples.append(total)
+    n = len(samples)
     total_sum = sum(samples)
-    log10_nodes = math.log10(total_sum) - math.log10(playouts)
-    nodes = total_sum / playouts if log10_nodes < 300 else math.inf
+    log10_nodes = math.log10(total_sum) - math.log10(n)
+    nodes = total_sum / n if log10_nodes < 300 else math.inf
     if max(samples) < 10**150:  # squares stay finite
-        std_error = float(np.std(np.array(samples, dtype=np.float64), ddof=1) / playouts**0.5)
+        std_error = float(np.std(np.array(samples, dtype=np.float64), ddof=1) / n**0.5)
     else:
         std_error = math.inf
-    return NodeCountEstimate(nodes, log10_nodes, std_error, playouts, complete)
+    return NodeCountEstimate(nodes, log10_nodes, std_error, n, complete)
 
 
-def _node_cap(game: pyspiel.Game, max_nodes: int | float | None) -> int | float:
-    """The cap `from_game` walks under; refuses infinite games unless a finite cap is given."""
+def refuse_by_estimate(game: pyspiel.Game, cap: int | float) -> NodeCountEstimate | None:
+    """Refuses, in about a second, a game whose walk would pass the node cap `cap`.
+
+    Knuth's estimate from `ESTIMATE_PLAYOUTS` seeded playouts; one within a factor
+    `ESTIMATE_REFINE_FACTOR` of the cap is refined with up to `ESTIMATE_REFINED_PLAYOUTS`
+    playouts (at most `ESTIMATE_REFINE_SECONDS`). The game is refused when the estimate
+    exceeds the cap: the estimate is unbiased but, in the heavy-tailed trees of games, far
+    more often below the true count than above it (liars_dice: 2.2e5 for 2.9e5 nodes), so an
+    estimate above the cap rarely wrongs a game that fits.
+
+    Returns:
+      The estimate (None for an infinite cap), for a progress display's total.
+
+    Raises:
+      GameTooLargeError: the estimate exceeds the cap.
+    """
+    if cap == NO_NODE_CAP:
+        return None
+    estimate = estimate_num_nodes(game)
+    distance = abs(estimate.log10_nodes - math.log10(cap))
+    if distance < math.log10(ESTIMATE_REFINE_FACTOR):  # near the cap: refine
+        estimate = estimate_num_nodes(
+            game, ESTIMATE_REFINED_PLAYOUTS, time_budget=ESTIMATE_REFINE_SECONDS
+        )
+    if estimate.log10_nodes > math.log10(cap):
+        raise GameTooLargeError(
+            f"game {game} has {estimate.describe()}: more than the cap max_nodes={cap} ({CAP_HINT})"
+        )
+    return estimate
+
+
+def node_cap(game: pyspiel.Game, max_nodes: int | float | None) -> int | float:
+    """The cap a walk runs under; refuses infinite games unless a finite cap is given."""
     if max_nodes is None:
         cap: int | float = DEFAULT_MAX_NODES
     elif max_nodes == NO_NODE_CAP:
@@ -458,10 +561,12 @@ class GameTree:
           game: a `pyspiel.Game` or a `load_game` string; simultaneous games are converted.
           max_nodes: the node cap. None: `DEFAULT_MAX_NODES`; a positive int: that cap;
             `NO_NODE_CAP` (math.inf): none. A finite cap is checked twice: first Knuth's
-            estimate from `ESTIMATE_PLAYOUTS` seeded playouts refuses games estimated at more
-            than `ESTIMATE_REFUSAL_FACTOR` times the cap (of the unrestricted game: skipped
-            when `actions` is given), then the walk stops as soon as the tree passes the cap.
-            Infinite games are refused unless an int cap is given.
+            estimate refuses games estimated above the cap within about a second
+            (`refuse_by_estimate`; of the unrestricted game: skipped when `actions` is
+            given), then the walk stops as soon as the tree passes the cap; meanwhile a
+            progress bar (or, when stderr is not a terminal, a log line every
+            `PROGRESS_LOG_SECONDS`) shows the nodes against the estimate. Infinite games are
+            refused unless an int cap is given.
           actions: an action abstraction (`ActionFilter`): only these actions are expanded
             at each decision state; infosets keep the game's keys, so a policy of the
             restricted tree is a policy of the game on the states it reaches (e.g. a
@@ -473,14 +578,8 @@ class GameTree:
         """
         game = load(game)
         check_two_player_zero_sum(game)
-        cap = _node_cap(game, max_nodes)
-        if cap != NO_NODE_CAP and actions is None:
-            estimate = estimate_num_nodes(game)
-            if estimate.log10_nodes > math.log10(ESTIMATE_REFUSAL_FACTOR * cap):
-                raise GameTooLargeError(
-                    f"game {game} has {estimate.describe()}: more than "
-                    f"{ESTIMATE_REFUSAL_FACTOR}x the cap max_nodes={cap} ({_CAP_HINT})"
-                )
+        cap = node_cap(game, max_nodes)
+        estimate = refuse_by_estimate(game, cap) if actions is None else None
         utility_sum = game.utility_sum()
         builder = TreeBuilder(name=str(game), game=game, utility_sum=utility_sum)
         node, state = builder.add_root(), game.new_initial_state()
@@ -489,26 +588,23 @@ class GameTree:
         # order of earlier versions, so node ids are unchanged); all but child 0 get a clone,
         # child 0 takes over the parent's state once the frame is done.
         stack: list[list] = []
-        with progress.bar(f"compiling {game}", unit="node", unit_scale=True) as bar:
+        total = None if estimate is None else estimate.nodes
+        with progress.Counter(f"compiling {game}", total, unit="node") as counter:
             shown = 0
             while True:
                 if builder.num_nodes - shown >= PROGRESS_STEP:
-                    bar.update(builder.num_nodes - shown)
                     shown = builder.num_nodes
+                    counter.update_to(shown)
                 if state.is_terminal():
                     returns = state.returns()
-                    if abs(returns[0] + returns[1] - utility_sum) > 1e-9:
-                        raise ValueError(
-                            f"game {game} is not zero-sum: returns {returns} at "
-                            f"history {state.history()}"
-                        )
+                    check_zero_sum_returns(game, state, returns, utility_sum)
                     builder.set_leaf(node, returns[0], returns[0])
                 else:
                     first, children = builder.expand_from_state(node, state, actions=actions)
                     if builder.num_nodes > cap:
                         raise GameTooLargeError(
                             f"game {game} has more nodes than the cap max_nodes={cap}: the walk "
-                            f"reached {builder.num_nodes} nodes ({_CAP_HINT})"
+                            f"reached {builder.num_nodes} nodes ({CAP_HINT})"
                         )
                     stack.append([state, first, children, len(children) - 1])
                 if not stack:
@@ -562,20 +658,64 @@ class GameTree:
         return self.top_down(np.int64(0), lambda nodes, up: np.where(moved[nodes], code[nodes], up))
 
     def check_perfect_recall(self) -> None:
-        """Raises ValueError unless all nodes of each infoset share their owner's sequence."""
+        """Raises ValueError unless all nodes of each infoset share their owner's sequence
+        (on a partial tree such as a trunk: among the nodes it has)."""
         nodes, offsets = self.infoset_nodes
         for p in (0, 1):
             last = self.own_last_move(p)[nodes]
             owner = self.infoset_player[self.infoset[nodes]] == p
-            first = np.repeat(last[offsets[:-1]], np.diff(offsets))
-            bad = np.flatnonzero(owner & (last != first))
+            first_of_infoset = np.repeat(offsets[:-1], np.diff(offsets))
+            bad = np.flatnonzero(owner & (last != last[first_of_infoset]))
             if len(bad):
-                i = int(self.infoset[nodes[bad[0]]])
+                node, other = int(nodes[bad[0]]), int(nodes[first_of_infoset[bad[0]]])
                 raise ValueError(
-                    f"game {self.name} does not have perfect recall: player {p} reaches "
-                    f"information set {self.infoset_key[i]!r} after different own "
-                    "sequences of moves"
+                    imperfect_recall_message(
+                        self.game if self.game is not None else self.name,
+                        p,
+                        self.infoset_key[int(self.infoset[node])],
+                        (self.history(other), self.history(node)),
+                    )
                 )
+
+
+# Registered games whose information states forget a player's own moves (found by a walk of
+# every registered two-player zero-sum game), and what has perfect recall instead
+# (`imperfect_recall_message`).
+_RECALL_FIXES = {
+    "goofspiel": "goofspiel(imp_info=True) keeps each player's own bids",
+    "liars_dice_ir": "liars_dice is the perfect-recall game",
+    "phantom_ttt_ir": "phantom_ttt is the perfect-recall game",
+}
+
+
+def short_name(game: pyspiel.Game | str) -> str:
+    """The registered name of `game`, or of the game inside a turn-based conversion."""
+    if isinstance(game, str):
+        return game.split("(", 1)[0].strip()
+    name = game.get_type().short_name
+    inner = game.get_parameters().get("game") if name == "turn_based_simultaneous_game" else None
+    return inner["name"] if isinstance(inner, dict) and "name" in inner else name
+
+
+def readable_key(key: str, limit: int = 200) -> str:
+    """An information-state string on one line: its lines joined by ' / ', cut to `limit`
+    characters."""
+    text = " / ".join(line.strip() for line in key.splitlines() if line.strip())
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def imperfect_recall_message(
+    game: pyspiel.Game | str, player: int, key: str, histories: tuple[list[int], list[int]]
+) -> str:
+    """The one-line refusal of a game without perfect recall: the information set, two
+    histories in it after different own moves, and the fix where one is known."""
+    fix = _RECALL_FIXES.get(short_name(game))
+    return (
+        f"game {game} does not have perfect recall: player {player} reaches information set "
+        f"{readable_key(key)} after different own sequences of moves (histories "
+        f"{histories[0]} and {histories[1]}); the algorithms here need perfect recall"
+        + (f" ({fix})" if fix else "")
+    )
 
 
 def _extend(buffer: array.array, values: np.ndarray) -> None:
@@ -596,6 +736,7 @@ class TreeBuilder:
         self, name: str = "tree", game: pyspiel.Game | None = None, utility_sum: float = 0.0
     ):
         self.name, self.game, self.utility_sum = name, game, utility_sum
+        self._key = None if game is None else key_function(game)
         # Compact typed buffers (array.array), turned into numpy arrays by freeze().
         self._parent = array.array("i")
         self._action = array.array("q")
@@ -727,7 +868,7 @@ class TreeBuilder:
         if state.is_terminal():
             raise ValueError(f"node {node}: a terminal state has no children")
         player = state.current_player()
-        key = state.information_state_string(player)
+        key = (self._key or key_function(state.get_game()))(state, player)
         legal = state.legal_actions()
         if actions is None:
             kept = legal

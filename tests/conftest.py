@@ -1,7 +1,9 @@
 """Shared test games and API checks (STYLE.md: one check_game / check_solver for all tests)."""
 
 import inspect
+import os
 import signal
+import stat
 
 import numpy as np
 import pyspiel
@@ -30,6 +32,7 @@ GOOFSPIEL_4 = (
 SMALL_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice(numdice=1,dice_sides=4)", GOOFSPIEL_4]
 
 KUHN_VALUE = -1.0 / 18.0  # player 0's value of Kuhn poker (theory)
+FULL, NULL = 7, 3  # minor numbers of /dev/full and /dev/null (major 1)
 LEDUC_VALUE = -0.0856064  # player 0's value of Leduc poker (DESIGN.md reference)
 
 
@@ -113,3 +116,15 @@ def check_game(game_string, max_bound_checks=2000, seed=0):
         b_lo, b_hi = ospiel_ext.games.utility_bounds(tree.state(int(node)))
         assert b_lo <= lo[node] + 1e-9 and hi[node] <= b_hi + 1e-9, (node, b_lo, b_hi)
     return game, tree
+
+
+def memory_device(directory, name: str, minor: int) -> str:
+    """A private copy of the memory device (1, minor) in `directory` where mknod is allowed
+    (root), else the system's own (/dev/full, /dev/null), which a user who may not mknod
+    cannot replace either: an output test never risks the machine's device nodes."""
+    path = os.path.join(directory, name)
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    except OSError:
+        return {FULL: "/dev/full", NULL: "/dev/null"}[minor]
+    return path

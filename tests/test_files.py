@@ -4,9 +4,13 @@ import json
 import math
 import os
 import stat
+import subprocess
+import sys
+import threading
 
 import numpy as np
 import pytest
+from conftest import FULL, NULL, memory_device
 
 from ospiel_ext import files, policies
 from ospiel_ext.algorithms import certificates
@@ -110,7 +114,7 @@ def test_saved_certificate_verifies(kuhn_certificate):
         (lambda d: d.update(value_upper=0.5), "claims value_upper=0.5"),
         (lambda d: d.update(epsilon=0.25), "claims epsilon=0.25"),
         (lambda d: d.update(epsilon="0"), "'epsilon' is missing or not a finite number"),
-        (lambda d: next(iter(d["strategy"].values())).update({"0": "1"}), "non-numeric"),
+        (lambda d: next(iter(d["strategy"][0].values())).update({"0": "1"}), "non-numeric"),
         (lambda d: d.update(game="leduc_poker"), "not for kuhn_poker"),
     ],
 )
@@ -144,3 +148,120 @@ def test_written_files_get_the_usual_permissions(tmp_path):
     finally:
         os.umask(umask)
     assert stat.S_IMODE(os.stat(tmp_path / "r.json").st_mode) == 0o644
+
+
+# --- outputs: never destroy what is at the path, never half a file ----------------------
+
+
+@pytest.fixture
+def full_device(tmp_path):
+    return memory_device(tmp_path, "full", FULL)
+
+
+@pytest.fixture
+def null_device(tmp_path):
+    return memory_device(tmp_path, "null", NULL)
+
+
+def test_a_device_is_written_through_and_stays_a_device(null_device):
+    files.write_json(null_device, {"x": 1})
+    assert stat.S_ISCHR(os.stat(null_device).st_mode)
+
+
+def test_a_full_device_fails_in_one_line_and_stays_a_device(full_device):
+    with pytest.raises(files.OutputError) as e:
+        files.write_json(full_device, {"x": 1})
+    assert str(e.value) == f"cannot write {full_device}: no space left on device"
+    assert stat.S_ISCHR(os.stat(full_device).st_mode)
+
+
+def test_a_fifo_is_written_through(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    files.write_json(fifo, {"x": 1})
+    reader.join(timeout=10)
+    assert json.loads(received[0]) == {"x": 1} and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_a_link_is_followed_and_its_target_replaced(tmp_path):
+    target = tmp_path / "target.json"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    link = tmp_path / "link.json"
+    os.symlink(target, link)
+    files.write_json(link, {"x": 1})
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert json.loads(target.read_text()) == {"x": 1}
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640  # the replaced file's permissions
+    dangling = tmp_path / "dangling.json"
+    os.symlink(tmp_path / "new.json", dangling)
+    files.write_json(dangling, {"y": 2})
+    assert dangling.is_symlink() and json.loads((tmp_path / "new.json").read_text()) == {"y": 2}
+
+
+def test_dash_is_standard_output(capfd):
+    files.write_json(files.STDOUT, {"x": 1})
+    assert json.loads(capfd.readouterr().out) == {"x": 1}
+
+
+def test_all_or_nothing_writes_none_when_one_output_fails(tmp_path, full_device):
+    first, last = tmp_path / "first.json", tmp_path / "last.json"
+    first.write_text("kept")
+    with pytest.raises(files.OutputError) as e:
+        with files.all_or_nothing():
+            files.write_json(first, {"x": 1})
+            files.write_json(full_device, {"x": 2})
+            files.write_json(last, {"x": 3})
+    message = str(e.value)
+    assert message.startswith(f"cannot write {full_device}: no space left on device")
+    assert "written: nothing" in message and str(first) in message and str(last) in message
+    assert first.read_text() == "kept" and not last.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p for p in ("first.json", "full", "null") if (tmp_path / p).exists()
+    )  # no temporary file left
+
+
+def test_all_or_nothing_discards_everything_on_an_error_inside(tmp_path):
+    with pytest.raises(RuntimeError), files.all_or_nothing():
+        files.write_json(tmp_path / "a.json", {"x": 1})
+        raise RuntimeError("the run failed after writing a")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_too_large_for_the_disk_writes_nothing(tmp_path):
+    """A write that fails in the middle (RLIMIT_FSIZE here, as a full disk would) leaves no
+    output and no temporary file; the error is one line naming the path."""
+    code = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))\n"
+        "from ospiel_ext import files\n"
+        "try:\n"
+        "    with files.all_or_nothing():\n"
+        "        files.write_json(sys.argv[1] + '/small.json', {'x': 1})\n"
+        "        files.write_json(sys.argv[1] + '/big.json', {'x': 'y' * 10000})\n"
+        "except files.OutputError as e:\n"
+        "    print(e)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.stdout.startswith(f"cannot write {tmp_path}/big.json: file too large"), proc
+    assert "no output was written" in proc.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_that_is_an_input_is_refused(tmp_path):
+    source = tmp_path / "in.json"
+    source.write_text("{}")
+    os.symlink(source, tmp_path / "link.json")
+    for spelling in (source, tmp_path / "." / "in.json", tmp_path / "link.json"):
+        with pytest.raises(ValueError, match=r"is the input --policy \(the same file\)"):
+            files.check_outputs({"--output_json": spelling}, {"--policy": source})
+    with pytest.raises(ValueError, match="is the output --a"):
+        files.check_outputs({"--a": tmp_path / "x.json", "--b": tmp_path / "x.json"})
+    files.check_outputs({"--a": "/dev/null", "--b": "/dev/null"}, {"--c": "/dev/null"})
+    files.check_outputs({"--a": files.STDOUT, "--b": files.STDOUT})

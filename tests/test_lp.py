@@ -365,3 +365,8 @@ def test_standard_output_holds_no_highs_banner():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.split() == ["before", "-0.055556"]
+
+
+@pytest.mark.parametrize("game", ["kuhn_poker", pyspiel.load_game("kuhn_poker")])
+def test_solve_takes_a_game_like_every_entry_point(game):
+    assert lp.solve(game).value == pytest.approx(-1 / 18, abs=1e-9)

@@ -1,13 +1,16 @@
 """Arrays <-> TabularPolicy, and the JSON policy file format of DESIGN.md."""
 
+import dataclasses
 import json
 
 import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import expected_game_score
 
-from ospiel_ext import policies, sequence_form
+from ospiel_ext import evaluate, policies, sequence_form
+from ospiel_ext.games import _common, examples
 
 
 def test_tabular_round_trip(small_game):
@@ -82,3 +85,92 @@ def test_load_rejects_bad_files(tmp_path, mutate, message):
     mutate(data)
     with pytest.raises(ValueError, match=message):
         policies.load_policy(game, _write(path, data))
+
+
+def test_policy_files_with_unknown_information_states_are_refused(tmp_path):
+    path = tmp_path / "kuhn.json"
+    policies.save_policy(policies.uniform_policy("kuhn_poker"), path, "kuhn_poker")
+    data = json.loads(path.read_text())
+    data["policy"]["no such state"] = {"0": 1.0}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=r"has information state 'no such state', which kuhn"):
+        policies.load_policy("kuhn_poker", path)
+
+
+def test_a_policy_of_another_game_is_not_saved(tmp_path):
+    with pytest.raises(ValueError, match=r"a policy of leduc_poker\(\), not of kuhn_poker\(\)"):
+        policies.save("kuhn_poker", policies.uniform_policy("leduc_poker"), tmp_path / "p.json")
+    assert list(tmp_path.iterdir()) == []
+
+
+PIG = "pig(winscore=6,horizon=6)"  # perfect information, no information_state_string
+
+
+def test_games_without_information_state_strings_are_keyed_by_history(tmp_path):
+    """pig's policies are TabularPolicy objects keyed by the history (each decision node is an
+    information set): OpenSpiel's expected game score plays them, and they survive a file."""
+    game = pyspiel.load_game(PIG)
+    sf = sequence_form.for_game(game)
+    layout = policies.layout(sf)
+    rng = np.random.default_rng(0)
+    behavioural = tuple(
+        tp.behavioural(tp.realization_plan(tp.uniform) * rng.uniform(0.5, 1.5, tp.num_sequences))
+        for tp in sf.treeplexes
+    )
+    pol = layout.to_tabular(behavioural)
+    assert isinstance(pol, policies.KeyedTabularPolicy)
+    assert all(key.startswith("history: ") for key in pol.state_lookup)
+    ours = evaluate.evaluate_profile(sf, behavioural).on_policy_values[0]
+    theirs = expected_game_score.policy_value(game.new_initial_state(), [pol, pol])[0]
+    assert theirs == pytest.approx(ours, abs=1e-12)
+    policies.save_policy(pol, tmp_path / "pig.json", game)
+    loaded = policies.load_policy(game, tmp_path / "pig.json")
+    np.testing.assert_allclose(loaded.action_probability_array, pol.action_probability_array)
+    for a, b in zip(layout.from_tabular(loaded), behavioural):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+class _SharedKeyState(examples.TwoStageState):
+    """RPS+ where both players' information state before moving is "own:" (as phantom_ttt's
+    players share the empty board's string)."""
+
+    def information_state(self, player):
+        return super().information_state(player).split(" ", 2)[2]
+
+
+class _SharedKeyGame(examples.TwoStageGame):
+    spec = dataclasses.replace(examples.SPECS["rps_plus"], short_name="test_shared_key_rps")
+
+    def new_initial_state(self):
+        return _SharedKeyState(self)
+
+
+pyspiel.register_game(
+    _common.game_type("test_shared_key_rps", "RPS+ with a shared key", {}, chance=False),
+    _SharedKeyGame,
+)
+
+
+def test_players_sharing_an_information_state_string_keep_their_own_rows(tmp_path):
+    """OpenSpiel's TabularPolicy gives both players one row for a shared string; ours keys the
+    row by player there, so a profile survives TabularPolicy and the policy file."""
+    game = pyspiel.load_game("test_shared_key_rps")
+    assert policy_lib.TabularPolicy(game).action_probability_array.shape[0] == 1
+    sf = sequence_form.for_game(game)
+    layout = policies.layout(sf)
+    behavioural = (np.array([1.0, 0.5, 0.3, 0.2]), np.array([1.0, 0.1, 0.1, 0.8]))
+    pol = layout.to_tabular(behavioural)
+    assert sorted(pol.state_lookup) == ["player 0: own:", "player 1: own:"]
+    ours = evaluate.evaluate_profile(sf, behavioural).on_policy_values[0]
+    theirs = expected_game_score.policy_value(game.new_initial_state(), [pol, pol])[0]
+    assert theirs == pytest.approx(ours, abs=1e-12)
+    policies.save_policy(pol, tmp_path / "p.json", game)
+    for a, b in zip(
+        layout.from_tabular(policies.load_policy(game, tmp_path / "p.json")), behavioural
+    ):
+        np.testing.assert_allclose(a, b)
+    # a file of OpenSpiel's one shared row gives both players that row, as OpenSpiel plays it
+    data = {"game": str(game), "policy": {"own:": {"0": 0.2, "1": 0.3, "2": 0.5}}}
+    (tmp_path / "openspiel.json").write_text(json.dumps(data))
+    loaded = policies.load_policy(game, tmp_path / "openspiel.json")
+    np.testing.assert_allclose(loaded.action_probability_array, [[0.2, 0.3, 0.5]] * 2)

@@ -69,7 +69,8 @@ def _compare(*flags):
 
 
 def test_log_lines_have_no_timestamps_and_quiet_silences_them():
-    r = _compare()
+    assert _compare().stderr == ""  # by default: the table only (no terminal, no bar)
+    r = _compare("--verbose")
     assert r.returncode == 0, r.stderr
     lines = r.stderr.strip().splitlines()
     assert any(line.startswith("iteration 1 ") for line in lines)
@@ -87,3 +88,10 @@ def test_lp_and_compile_draw_their_bars(monkeypatch):
     assert abs(solution.value - LEDUC_VALUE) < 1e-6  # the callback does not disturb HiGHS
     text = fake_terminal.getvalue()
     assert "compiling leduc_poker()" in text and "HiGHS" in text and "rows x" in text
+
+
+def test_a_count_without_a_terminal_logs_its_progress_against_the_total(caplog):
+    """A compile walk used to run 82 s silently when stderr was not a terminal."""
+    with caplog.at_level("INFO"), progress.Counter("compiling g", 1e6, "node", 0.0) as counter:
+        counter.update_to(250_000)
+    assert "compiling g: 250,000 nodes of about 1e+06" in caplog.text

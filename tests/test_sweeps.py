@@ -6,11 +6,13 @@ Task functions are module-level so that worker processes can import them; expect
 from a direct serial computation with OpenSpiel's own exploitability.
 """
 
+import concurrent.futures as cf
 import doctest
 import functools
 import os
 import signal
 import sys
+import threading
 import time
 
 import pyspiel
@@ -215,3 +217,42 @@ def test_dask_scheduler_address():
             sweep = sweeps.map_tasks(sleep_then_return, tasks, ex, stop=stop)
     assert sweep.interrupted and 2 <= sweep.completed < 20
     assert sweep.results == sweep.task_indices
+
+
+def test_workers_are_capped_at_the_usable_cores(caplog):
+    """--workers=1000 used to start a process per task (1.9 GB for 12 of them)."""
+    cores = sweeps.usable_cores()
+    assert sweeps._capped(None, "worker processes") == cores
+    assert sweeps._capped(1, "worker processes") == 1
+    with caplog.at_level("WARNING"):
+        assert sweeps._capped(1000, "worker processes") == cores
+    assert f"1000 worker processes asked for, {cores} used" in caplog.text
+
+
+class _CountingExecutor(cf.ThreadPoolExecutor):
+    """One worker thread; records the most tasks submitted and not yet done."""
+
+    def __init__(self):
+        super().__init__(max_workers=1)
+        self.outstanding = self.most = 0
+        self._lock = threading.Lock()
+
+    def submit(self, fn, /, *args, **kwargs):
+        with self._lock:
+            self.outstanding += 1
+            self.most = max(self.most, self.outstanding)
+        future = super().submit(fn, *args, **kwargs)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, future):
+        with self._lock:
+            self.outstanding -= 1
+
+
+def test_a_sweep_holds_few_tasks_at_once():
+    with _CountingExecutor() as ex:
+        sweep = sweeps.map_tasks(
+            sleep_then_return, [(i, 0.002) for i in range(40)], ex, max_in_flight=3
+        )
+    assert sweep.results == tuple(range(40)) and ex.most <= 3

@@ -284,11 +284,11 @@ def test_default_cap_compiles_small_games():
 
 
 def test_walk_refusal_says_nodes_reached_cap_and_argument():
-    # Leduc's estimate (about 1.1e4) is not 10x over 2000: the walk itself must stop.
+    # Leduc's seeded estimate (9.08e3 for its 9457 nodes) is below 9400: the walk must stop.
     with pytest.raises(GameTooLargeError) as err:
-        GameTree.from_game("leduc_poker", max_nodes=2000)
+        GameTree.from_game("leduc_poker", max_nodes=9400)
     message = str(err.value)
-    assert "reached 200" in message and "max_nodes=2000" in message
+    assert "reached 94" in message and "max_nodes=9400" in message
     assert "--max_nodes" in message and "NO_NODE_CAP" in message
 
 

@@ -31,6 +31,7 @@ eq. 6 of Kubíček, Lisý & Sandholm 2025); `constraints.BehaviouralLowerBounds`
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -75,6 +76,23 @@ CFR = CFRConfig()
 CFR_PLUS = CFRConfig(regret_matching_plus=True, linear_averaging=True)
 DCFR = CFRConfig(linear_averaging=True, discount=(1.5, 0.0, 2.0))
 LCFR = CFRConfig(linear_averaging=True, discount=(1.0, 1.0, 1.0))
+
+
+def _check_discount(config: CFRConfig, name: str) -> None:
+    """ValueError unless DCFR's (alpha, beta, gamma) are finite numbers and gamma >= 0 (the
+    average's factor ((t - 1) / t)^gamma is 0^gamma at t = 1: a negative gamma divides by
+    zero, and NaN would make every regret NaN, a solver that never learns)."""
+    if config.discount is None:
+        return
+    if len(config.discount) != 3 or not all(
+        isinstance(v, (int, float)) and math.isfinite(v) for v in config.discount
+    ):
+        raise ValueError(
+            f"game {name}: DCFR's (alpha, beta, gamma) must be three finite numbers, got "
+            f"{config.discount}"
+        )
+    if config.discount[2] < 0:
+        raise ValueError(f"game {name}: DCFR's gamma must be >= 0, got {config.discount[2]}")
 
 
 def _block_basis(tp: Treeplex, blocks: Mapping[int, FloatArray]) -> sp.csr_matrix | None:
@@ -150,6 +168,7 @@ class CFRVariantSolver:
     ):
         if not isinstance(config, CFRConfig):
             raise ValueError(f"config must be a CFRConfig, got {config!r}")
+        _check_discount(config, game.name if isinstance(game, SequenceForm) else str(game))
         self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
         self.config = config
         self._tps = self._sf.treeplexes

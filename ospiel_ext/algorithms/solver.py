@@ -7,13 +7,16 @@ through `run`, which checks after EVERY iteration
 1. the measurement checkpoints (the average profile's value, NashConv and, on request, maximum
    per-infoset regret; evaluation time is not solver time) and the `target` predicate there;
 2. the iteration budget;
-3. Ctrl-C: the first one makes the loop stop after the current iteration and return the result
-   so far with stop reason 'interrupted' (a second one interrupts as usual);
+3. Ctrl-C or SIGTERM (`ospiel_ext.interrupts`): the first one makes the loop stop after the
+   current iteration and return the result so far with stop reason 'interrupted' (a second one
+   interrupts as usual); a run that starts after one arrived in the same computation (the next
+   inner solve of a nested solver, under an enclosing `interrupts.handled()`) stops at once;
 4. the time limit, on the wall-clock time of the loop (solver and evaluation together),
 
 then returns a frozen `RunResult`. The solver itself holds the strategies (its
-`average_policy()` is the best result so far). A SIGINT handler is installed only while `run`
-runs, in the main thread, and the previous handler is restored when it returns.
+`average_policy()` is the best result so far). Signal handlers are installed only while `run`
+runs (or an enclosing region of `interrupts`), in the main thread, and the previous ones are
+restored when it returns.
 
     >>> from ospiel_ext.algorithms import cfr, solver
     >>> s = cfr.CFRPlusSolver("kuhn_poker")
@@ -33,7 +36,7 @@ import numpy as np
 from absl import logging
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import cli, evaluate, policies, progress
+from ospiel_ext import evaluate, interrupts, policies, progress
 from ospiel_ext.sequence_form import SequenceForm
 
 StopReason = Literal["iterations", "time_limit", "interrupted", "target"]
@@ -154,7 +157,8 @@ class _CurveRecorder:
             (s.iteration, s.traversals, seconds, ev.on_policy_values[0], ev.nash_conv, regret)
         )
         self.last_iteration, self.last_nash_conv = s.iteration, float(ev.nash_conv)
-        logging.info(
+        logging.vlog(
+            1,
             "iteration %d  traversals %d  value %.6g  nash_conv %.3g%s  %.2fs",
             s.iteration,
             s.traversals,
@@ -243,7 +247,7 @@ def run(
     seconds, done = 0.0, 0
     reason: StopReason | None = None
     name = solver.sequence_form.name
-    with cli.StopFlag() as stop, progress.bar(name, total=iterations, unit="it") as bar:
+    with interrupts.graceful(), progress.bar(name, total=iterations, unit="it") as bar:
         while reason is None:
             if done in points:
                 recorder.measure(seconds)
@@ -253,8 +257,8 @@ def run(
                     break
             if done >= iterations:
                 reason = "iterations"
-            elif stop.stopped:
-                reason = "interrupted"
+            elif interrupts.requested():
+                reason = interrupts.stop_reason()
             elif time_limit is not None and time.perf_counter() - start >= time_limit:
                 reason = "time_limit"
             else:
@@ -273,7 +277,7 @@ def run(
         if len(points) and recorder.last_iteration != solver.iteration:
             recorder.measure(seconds)
     if reason != "iterations":
-        logging.info("stopped (%s) after %d iterations, %.2fs", reason, done, seconds)
+        logging.vlog(1, "stopped (%s) after %d iterations, %.2fs", reason, done, seconds)
     return RunResult(done, seconds, time.perf_counter() - start, reason, recorder.curve())
 
 

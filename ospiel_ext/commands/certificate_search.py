@@ -1,12 +1,23 @@
-"""Find an epsilon-certificate of a black-box game (certificates paper, Algorithm 6.7).
+r"""Find an epsilon-certificate of a black-box game (certificates paper, Algorithm 6.7).
 
   ospiel-ext certify --game="sequential_goofspiel(num_cards=4)" --epsilon=0 \
       --certificate_out=/tmp/g4.cert.json --policy_out=/tmp/g4.policy.json
 
 The game is explored through pyspiel states and ospiel_ext.games.utility_bounds only; the
-whole game is never expanded. Progress is logged per iteration; --max_nodes, --time_limit and
-Ctrl-C stop the search with the best certificate so far (after Ctrl-C, it is printed and
-written and the script exits with code 130).
+whole game is never expanded, but every trunk is checked for what the algorithm assumes (two
+players, zero-sum, perfect recall on the part expanded), as the other commands check the
+whole game. A progress bar shows the iterations (--verbose: a line per iteration and per
+HiGHS run). --max_nodes (trunk nodes), --max_memory_gb, --time_limit (HiGHS included),
+Ctrl-C and SIGTERM stop the search within moments, also inside a trunk's expansion and its
+LPs, with the best certificate so far: it is printed and written, and after Ctrl-C / SIGTERM
+the command exits with code 130.
+
+Before anything is written, the certificate is verified as `ospiel-ext verify` will verify
+it, from the game alone; one that fails is reported (exit code 1), not written.
+
+--certificate_out=PATH writes two files, PATH (JSON: game, claimed epsilon and value bounds,
+trunk counts, the strategy; format version 2) and PATH.npz (the trunk's arrays); keep them
+together: `ospiel-ext verify --certificate=PATH` reads both.
 
 Large trunks: --expand_below=K expands K levels deeper per iteration (fewer, larger steps)
 and --lp_method=ipm solves the trunk LPs by HiGHS's interior point method; together they
@@ -23,22 +34,31 @@ refused, before the search, for an infinite game such as limit_leduc_poker(max_r
 
 JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0), value_lower,
 value_upper, trunk_nodes, trunk_infosets, minimal_nodes, minimal_infosets, iterations,
-seconds, lp_seconds, stopped; with --nature_epsilon (chance sampled, Section 5) also
+seconds, lp_seconds, stopped ('epsilon', 'no pseudoterminal node in support', 'max_nodes',
+'max_memory', 'time_limit', 'interrupted'), verified (true: the certificate was verified from
+the game before it was written; false with --nature_epsilon, whose sampled trunk the game
+cannot reproduce); with --nature_epsilon (chance sampled, Section 5) also
 true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
 """
 
-import sys
-
 from absl import flags, logging
 
-from ospiel_ext import cli, highs, policies
+from ospiel_ext import budget, cli, highs, interrupts, policies
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import io as certificate_io
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _EPSILON = flags.DEFINE_float("epsilon", 0.0, "Stop at a certificate this good.")
-_MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Trunk node budget.")
-_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds.")
+_MAX_NODES = flags.DEFINE_integer(
+    "max_nodes", certificates.DEFAULT_MAX_TRUNK_NODES, "Trunk node budget."
+)
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds (HiGHS included).")
+_MAX_MEMORY_GB = flags.DEFINE_float(
+    "max_memory_gb",
+    cli.default_memory_gb(),
+    "Stop the search when the process's resident memory passes this many GiB (default: "
+    "three quarters of this machine's memory).",
+)
 _SHALLOWEST = flags.DEFINE_boolean(
     "expand_shallowest", False, "Also expand the shallowest pseudoterminal node (Section 6.3)."
 )
@@ -50,7 +70,9 @@ _NATURE_SUPPORT = flags.DEFINE_integer(
     "nature_support", None, "D of Theorem 5.1 (terminals a pure profile can reach)."
 )
 _CERTIFICATE_OUT = flags.DEFINE_string(
-    "certificate_out", None, "Write the certificate here (JSON, plus PATH.npz)."
+    "certificate_out",
+    None,
+    "Write the certificate here: PATH (JSON) and PATH.npz (its trunk), both needed by verify.",
 )
 _POLICY_OUT = flags.DEFINE_string(
     "policy_out", None, "Write the certified policy of the full game (finite games only)."
@@ -81,57 +103,8 @@ _LIVE_LP = flags.DEFINE_boolean(
 )
 
 
-def main(argv):
-    cli.no_arguments(argv)
-    for holder in (_MAX_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT):
-        cli.positive(holder)
-    cli.non_negative(_EPSILON)
-    cli.non_negative(_EXPAND_BELOW)
-    cli.fraction(_NATURE_DELTA)
-    cli.output_path(_OUTPUT_JSON)
-    cli.output_path(_CERTIFICATE_OUT, suffixes=("", ".npz"))
-    cli.output_path(_POLICY_OUT)
-    cli.distinct_outputs(_OUTPUT_JSON, _CERTIFICATE_OUT, _POLICY_OUT)
-    game = cli.load_game(_GAME.value)
-    cli.require(
-        not (_POLICY_OUT.value and cli.is_infinite(game)),
-        f"--policy_out needs a finite game; {game} has no maximum length (search without "
-        "--policy_out, or save the certificate with --certificate_out)",
-    )
-    nature = None
-    if _NATURE_EPSILON.value is not None:
-        cli.require(
-            _MAX_NODES.value is not None and _NATURE_SUPPORT.value is not None,
-            "--nature_epsilon needs --max_nodes (N) and --nature_support (D) of Theorem 5.1",
-        )
-        cli.require(
-            _CERTIFICATE_OUT.value is None,
-            "a certificate of a sampled trunk cannot be re-verified from the game; "
-            "omit --certificate_out",
-        )
-        with cli.refuse(ValueError):
-            nature = certificates.NatureSampling(
-                _NATURE_EPSILON.value,
-                _NATURE_DELTA.value,
-                _NATURE_SUPPORT.value,
-                _MAX_NODES.value,
-            )
-    with cli.refuse(ValueError), cli.StopFlag() as stop:
-        result = certificates.search(
-            game,
-            epsilon=_EPSILON.value,
-            max_nodes=_MAX_NODES.value,
-            time_limit=_TIME_LIMIT.value,
-            expand_shallowest=_SHALLOWEST.value,
-            stop=lambda: stop.stopped,
-            nature=nature,
-            warm_start=_WARM_START.value,
-            expand_below=_EXPAND_BELOW.value,
-            lp_method=_LP_METHOD.value,
-            live_lp=_LIVE_LP.value,
-        )
+def _row(game, result, minimal, nature):
     cert = result.certificate
-    minimal = certificates.minimal_certificate(cert)
     row = {
         "game": str(game),
         "epsilon": cli.clip_rounding(cert.epsilon),
@@ -145,23 +118,97 @@ def main(argv):
         "seconds": result.seconds,
         "lp_seconds": result.lp_seconds,
         "stopped": result.stopped,
+        "verified": nature is None,
     }
     if nature is not None:
         # Corollary 5.2: an (epsilon + 2 epsilon_nature)-equilibrium, probability 1 - 4 delta
         row["true_game_epsilon_bound"] = cert.epsilon + 2 * nature.epsilon
         row["bound_probability"] = 1 - 4 * nature.delta
         row["nature_samples_per_chance_node"] = nature.samples
+    return row
+
+
+def _verify(game, cert):
+    """Checks the certificate as it will be written, from the game alone (as `verify` will):
+    a certificate that fails its own verification is a bug, reported instead of written."""
+    with cli.stage("verifying the certificate"):
+        outcome = certificates.verify_data(game, *certificate_io.to_data(cert, game))
+    if not outcome.ok:
+        cli.fail(
+            f"the certificate found fails its own verification ({outcome.reason}); nothing was "
+            "written - please report this",
+            exit_code=1,
+        )
+
+
+def main(argv):
+    cli.no_arguments(argv)
+    for holder in (_MAX_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT, _MAX_MEMORY_GB):
+        cli.positive(holder)
+    cli.non_negative(_EPSILON)
+    cli.non_negative(_EXPAND_BELOW)
+    cli.fraction(_NATURE_DELTA)
+    cli.output_path(_OUTPUT_JSON)
+    cli.output_path(_CERTIFICATE_OUT, suffixes=("", ".npz"))
+    cli.output_path(_POLICY_OUT)
+    npz = None if _CERTIFICATE_OUT.value is None else f"{_CERTIFICATE_OUT.value}.npz"
+    cli.distinct_files(
+        [_OUTPUT_JSON, _CERTIFICATE_OUT, ("--certificate_out (.npz)", npz), _POLICY_OUT]
+    )
+    game = cli.load_game(_GAME.value)
+    cli.require(
+        not (_POLICY_OUT.value and cli.is_infinite(game)),
+        f"--policy_out needs a finite game; {game} has no maximum length (search without "
+        "--policy_out, or save the certificate with --certificate_out)",
+    )
+    nature = None
+    if _NATURE_EPSILON.value is not None:
+        cli.require(
+            _NATURE_SUPPORT.value is not None,
+            "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_nodes)",
+        )
+        cli.require(
+            _CERTIFICATE_OUT.value is None,
+            "a certificate of a sampled trunk cannot be re-verified from the game; "
+            "omit --certificate_out",
+        )
+        with cli.refuse(ValueError):
+            nature = certificates.NatureSampling(
+                _NATURE_EPSILON.value,
+                _NATURE_DELTA.value,
+                _NATURE_SUPPORT.value,
+                _MAX_NODES.value,
+            )
+    with cli.refuse(ValueError), interrupts.graceful():
+        result = certificates.search(
+            game,
+            epsilon=_EPSILON.value,
+            max_nodes=_MAX_NODES.value,
+            time_limit=_TIME_LIMIT.value,
+            max_memory=int(_MAX_MEMORY_GB.value * budget.GIB),
+            expand_shallowest=_SHALLOWEST.value,
+            nature=nature,
+            warm_start=_WARM_START.value,
+            expand_below=_EXPAND_BELOW.value,
+            lp_method=_LP_METHOD.value,
+            live_lp=_LIVE_LP.value,
+        )
+        # a Ctrl-C once the search is done lets the certificate be checked and written
+        cert = result.certificate
+        if nature is None:
+            _verify(game, cert)
+        minimal = certificates.minimal_certificate(cert)
+    row = _row(game, result, minimal, nature)
     print(cli.format_table(["quantity", "value"], row.items()))
-    cli.write_json(_OUTPUT_JSON.value, row)
-    if _CERTIFICATE_OUT.value:
-        certificate_io.save(cert, _CERTIFICATE_OUT.value, game)
-    if _POLICY_OUT.value:
-        logging.info("writing the certified policy of every information state of %s", game)
-        with cli.stage(f"writing the policy of {game}"):
-            pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
-            policies.save_policy(pol, _POLICY_OUT.value, game)
-    if result.stopped == "interrupted":
-        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+    with cli.outputs():
+        cli.write_json(_OUTPUT_JSON.value, row)
+        if _CERTIFICATE_OUT.value:
+            certificate_io.save(cert, _CERTIFICATE_OUT.value, game)
+        if _POLICY_OUT.value:
+            logging.info("writing the certified policy of every information state of %s", game)
+            with cli.stage(f"writing the policy of {game}"):
+                pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
+                policies.save_policy(pol, _POLICY_OUT.value, game)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Convergence of our CFR family against OpenSpiel's solvers on one game.
+r"""Convergence of our CFR family against OpenSpiel's solvers on one game.
 
   ospiel-ext compare --game=leduc_poker --iterations=500 \
       --solvers=cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus --plot=/tmp/leduc.png
@@ -19,7 +19,6 @@ exploitability: [...] (>= 0; rounding errors above -1e-9 are written as 0),
 seconds_per_iteration, stop_reason}}.
 """
 
-import sys
 import textwrap
 
 import numpy as np
@@ -27,7 +26,8 @@ import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import cfr as os_cfr
 
-from ospiel_ext import cli, evaluate, policies
+from ospiel_ext import cli, evaluate, interrupts, policies
+from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -131,7 +131,7 @@ def _plot(path, game, curves):
     axes[0].legend()
     fig.suptitle(str(game))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    cli.save_figure(fig, path, dpi=100)
 
 
 def main(argv):
@@ -145,24 +145,29 @@ def main(argv):
     cli.require(len(set(names)) == len(names), f"--solvers names a solver twice: {names}")
     for holder in (_OUTPUT_JSON, _PLOT):
         cli.output_path(holder)
-    cli.distinct_outputs(_OUTPUT_JSON, _PLOT)
+    cli.distinct_files([_OUTPUT_JSON, _PLOT])
     if _PLOT.value:
         cli.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
+    theirs = [s for s in names if s in _OPENSPIEL]
+    cli.require(
+        not (theirs and tree_lib.keyed_by_history(game)),
+        f"OpenSpiel's CFR solvers ({', '.join(theirs)}) need information_state_string, which "
+        f"{game} does not provide; compare ours only (--solvers={','.join(_OURS)})",
+    )
     sf = cli.compile_game(game, _MAX_NODES.value)
     n = _ITERATIONS.value
     checkpoints = solver_lib.log_spaced(n, 20)
-    curves, interrupted = {}, False
-    with cli.StopFlag() as between_runs:  # Ctrl-C between two solvers' loops
+    curves = {}
+    with interrupts.graceful():  # Ctrl-C between two solvers' loops
         for name in names:
             solver = _make(name, game, sf)  # OpenSpiel's Python CFR walks the game here
-            if between_runs.stopped:
-                interrupted = True
+            if interrupts.requested():
                 break
             curves[name] = _run(solver, checkpoints)
             if curves[name]["stop_reason"] == "interrupted":
-                interrupted = True
                 break
+    interrupted = interrupts.requested()
     if interrupted:
         print(f"interrupted; solvers run: {list(curves)}")
     first = curves.get(_SOLVERS.value[0], {})
@@ -204,15 +209,15 @@ def main(argv):
             "per-call overhead, not the game, sets its cost; the arrays pay off as games grow."
         )
         print(textwrap.fill(note, width=96, subsequent_indent="      "))
-    cli.write_json(
-        _OUTPUT_JSON.value,
-        {"game": str(game), "iterations": n, "interrupted": interrupted, "solvers": curves},
-    )
+    with cli.outputs():
+        cli.write_json(
+            _OUTPUT_JSON.value,
+            {"game": str(game), "iterations": n, "interrupted": interrupted, "solvers": curves},
+        )
+        if _PLOT.value and curves:
+            _plot(_PLOT.value, game, curves)
     if _PLOT.value and curves:
-        _plot(_PLOT.value, game, curves)
         print(f"convergence plot: {_PLOT.value}")
-    if interrupted:
-        sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Depth-limited solving with multi-valued states (Brown, Sandholm & Amos 2018,
+r"""Depth-limited solving with multi-valued states (Brown, Sandholm & Amos 2018,
 "Depth-Limited Solving for Imperfect-Information Games", Section 4).
 
   ospiel-ext depth-limited --game=leduc_poker --blueprint=cfr:100 \
@@ -13,21 +13,36 @@ profile next to the blueprint's and full-depth solving's (the same solver and ro
 depth limit), with the sizes of the depth-limited and full games.
 
 --limit: after_moves=K, public_chance, after_chance_events=K or module:function (default:
-after_moves=--depth, counted from the start of the game). --blueprint: a policy file, cfr:N or
-dirichlet:SEED. --strategy_set: bias (blueprint + biased copies; poker: fold / check-call /
-bet-raise), self_generative, blueprint (K = 1, naive) or pure (every pure continuation,
-Proposition 1; K is then the largest count). --values=exact or rollouts:N (N Monte Carlo
-playouts per leaf state and strategy, --seed). JSON keys: game, blueprint, limit, root,
-strategy_set, num_values, solver, iterations, values, blueprint_exploitability, exploitability,
-full_depth_exploitability, player_exploitability, leaf_states, depth_limited_nodes,
-full_game_nodes, max_rollout_stderr, seconds.
+after_moves=--depth, counted from the start of the game; in a game that ends before --depth
+moves, after_moves=1). --blueprint: a policy file, cfr:N or dirichlet:SEED. --strategy_set:
+bias (blueprint + biased copies; poker: fold / check-call / bet-raise), self_generative,
+blueprint (K = 1, naive) or pure (every pure continuation, Proposition 1; K is then the largest
+count). --num_values: K (default: 4, or fewer where the set has fewer strategies, as Kuhn
+poker's bias set has 3). --values=exact or rollouts:N (N Monte Carlo playouts per leaf state
+and strategy, --seed). Each player's guaranteed value (u_i(pi_i, BR)) is reported; with
+--game_value the game's LP is solved too and each player's exploitability
+E(pi_i) = u_i^* - u_i(pi_i, BR) is reported.
+
+--time_limit, Ctrl-C and SIGTERM stop the whole command within moments: the solve under way
+keeps its result so far, later phases are skipped, the result so far (the players solved, the
+rest at the blueprint) is printed and written with its stop_reason (exit code 130 after Ctrl-C
+or SIGTERM).
+
+JSON keys: game, blueprint, limit, root, strategy_set, num_values, solver, iterations, values,
+stop_reason ('solved', 'interrupted', 'time_limit'), players_solved, iterations_run (per
+player solved, the most iterations one of its solves ran: fewer than --iterations for the
+solve a stop cut short; 0 for the LP), blueprint_exploitability,
+exploitability (of the profile with the players solved), full_depth_exploitability (null if
+stopped before), guaranteed_values, blueprint_guaranteed_values, player_exploitability and
+blueprint_player_exploitability (null without --game_value), game_value, leaf_states,
+depth_limited_nodes, full_game_nodes, max_rollout_stderr, seconds.
 """
 
 import time
 
-from absl import app, flags
+from absl import app, flags, logging
 
-from ospiel_ext import cli, evaluate, policies
+from ospiel_ext import cli, evaluate, interrupts, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.subgames import combine, experiment
@@ -37,7 +52,9 @@ _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichl
 _DEPTH = flags.DEFINE_integer("depth", 2, "Depth limit: player moves from the start.")
 _LIMIT = flags.DEFINE_string("limit", None, "A cut spec for the depth limit (overrides --depth).")
 _ROOT = flags.DEFINE_string("root", "start", "'start' or a cut spec: the subgames' roots.")
-_NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K continuation values per leaf state.")
+_NUM_VALUES = flags.DEFINE_integer(
+    "num_values", None, "K continuation values per leaf state (default: 4, or the set's size)."
+)
 _SET = flags.DEFINE_enum("strategy_set", "bias", list(dl.SET_KINDS), "Continuation strategies.")
 _GADGET = flags.DEFINE_enum(
     "gadget", "resolving", ["resolving", "max_margin", "reach_max_margin", "unsafe"],
@@ -48,6 +65,10 @@ _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "So
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ / EGT iterations.")
 _VALUES = flags.DEFINE_string("values", "exact", "exact or rollouts:N.")
 _SEED = flags.DEFINE_integer("seed", 0, "Rollout seed.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the whole command after this many s.")
+_GAME_VALUE = flags.DEFINE_bool(
+    "game_value", False, "Also solve the game's LP for its value and E(pi_i) per player."
+)
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the depth-limited profile here.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
@@ -64,110 +85,159 @@ def _rollout_samples(spec):
     return int(n)
 
 
-def _run(sf, samples):
-    blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
-    limit_spec = _LIMIT.value or f"after_moves={_DEPTH.value}"
-    limit = dl.depth_limit(sf.tree, experiment.parse_cut(limit_spec))
+def _limit(sf):
+    """The depth limit of --limit / --depth; a game that ends before --depth moves (a
+    one-shot game) gets after_moves=1 when neither flag was set."""
+    spec = _LIMIT.value or f"after_moves={_DEPTH.value}"
+    try:
+        return spec, dl.depth_limit(sf.tree, experiment.parse_cut(spec))
+    except ValueError:
+        if _LIMIT.value or _DEPTH.present or _DEPTH.value == 1:
+            raise
+    spec = "after_moves=1"
+    try:
+        return spec, dl.depth_limit(sf.tree, experiment.parse_cut(spec))
+    except ValueError as e:
+        raise ValueError(
+            f"{e}; depth-limited solving needs moves after the limit: set --limit=... or "
+            "--depth=..."
+        ) from None
+
+
+def _solve_players(sf, q, blueprint, subs, limit, samples, k):
+    """Solves each player in turn; returns, so far when stopped: (the profile, {player solved:
+    the most iterations one of its solves ran}, {player: its leaves}, the depth-limited games'
+    sizes, the largest rollout standard error, full-depth solving's resolution or None)."""
     at_start = _ROOT.value == "start"
-    subs = (
-        dl.start_subgames(sf.tree)
-        if at_start
-        else ss.subgames(sf.tree, experiment.parse_cut(_ROOT.value))
-    )
     gadget = "unsafe" if at_start else _GADGET.value
     prior = "none" if gadget == "unsafe" else _PRIOR.value
     method = METHODS[_SOLVER.value]
+    profile, solved, sizes, stderr, leaves_of = list(blueprint), {}, [], 0.0, {}
+    with cli.stoppable(_TIME_LIMIT.value):
+        for i in (0, 1):
+            if interrupts.requested():
+                break
+            leaves = dl.continuation_leaves(
+                q, subs, limit, i, _SET.value, k, gadget, method, _ITERATIONS.value
+            )
+            if samples is not None:
+                leaves = dl.estimate_by_rollouts(sf, leaves, blueprint, samples, _SEED.value + i)
+                if _SET.value == "self_generative":
+                    leaves = dl.weaken(leaves, dl.leaf_beliefs(sf, limit, blueprint, i))
+                assert leaves.stderr is not None
+                stderr = max(stderr, float(leaves.stderr.max(initial=0.0)))
+            solution = dl.solve(q, subs, leaves, gadget, prior, method, _ITERATIONS.value)
+            profile[i] = solution.behavioural[i]
+            solved[i] = max((s.iterations for s in solution.solutions), default=0)
+            leaves_of[i] = leaves
+            sizes += [s.gadget.tree.num_nodes for s in solution.solutions]
+            print(
+                f"player {i}: {len(leaves.nodes)} leaf states, K = {leaves.num_values} "
+                f"({', '.join(leaves.labels)}), depth-limited games of "
+                f"{sum(s.gadget.tree.num_nodes for s in solution.solutions)} nodes"
+            )
+        full = None
+        if not interrupts.requested():
+            full = combine.resolve(q, subs, gadget, prior, method, iterations=_ITERATIONS.value)
+            if full.stop_reason != "solved":
+                full = None
+    return (profile[0], profile[1]), solved, leaves_of, sizes, stderr, full
+
+
+def _run(sf, samples):
+    blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
+    limit_spec, limit = _limit(sf)
+    subs = (
+        dl.start_subgames(sf.tree)
+        if _ROOT.value == "start"
+        else ss.subgames(sf.tree, experiment.parse_cut(_ROOT.value))
+    )
+    k = _NUM_VALUES.value or dl.default_num_values(sf, _SET.value)
     q = ss.BlueprintQuantities.compute(sf, blueprint)
+    logging.info(
+        "depth-limited solving of %s, K = %d (%s), %s", sf.tree.game, k, _SET.value, limit_spec
+    )
     start = time.perf_counter()
-    profile, sizes, stderr, k = list(blueprint), [], 0.0, 0
-    for i in (0, 1):
-        leaves = dl.continuation_leaves(
-            q, subs, limit, i, _SET.value, _NUM_VALUES.value, gadget, method, _ITERATIONS.value
-        )
-        if samples is not None:
-            leaves = dl.estimate_by_rollouts(sf, leaves, blueprint, samples, _SEED.value + i)
-            if _SET.value == "self_generative":
-                leaves = dl.weaken(leaves, dl.leaf_beliefs(sf, limit, blueprint, i))
-            assert leaves.stderr is not None
-            stderr = max(stderr, float(leaves.stderr.max(initial=0.0)))
-        solution = dl.solve(q, subs, leaves, gadget, prior, method, _ITERATIONS.value)
-        profile[i] = solution.behavioural[i]
-        sizes += [s.gadget.tree.num_nodes for s in solution.solutions]
-        k = max(k, leaves.num_values)
-        print(
-            f"player {i}: {len(leaves.nodes)} leaf states, K = {leaves.num_values} "
-            f"({', '.join(leaves.labels)}), depth-limited games of "
-            f"{sum(s.gadget.tree.num_nodes for s in solution.solutions)} nodes"
-        )
+    behavioural, solved, leaves, sizes, stderr, full = _solve_players(
+        sf, q, blueprint, subs, limit, samples, k
+    )
     seconds = time.perf_counter() - start
-    full = combine.resolve(q, subs, gadget, prior, method, iterations=_ITERATIONS.value)
-    value0 = combine.game_value(sf)
-    behavioural = (profile[0], profile[1])
-    e_bp = evaluate.evaluate_profile(sf, blueprint).exploitability
-    e_dl = evaluate.evaluate_profile(sf, behavioural).exploitability
-    e_full = evaluate.evaluate_profile(sf, full.behavioural).exploitability
-    players = [combine.player_exploitability(sf, profile[p], p, value0) for p in (0, 1)]
+    stop_reason = interrupts.stop_reason() or "solved"
+    value0 = cli.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
+    profiles = {"blueprint": blueprint, "depth-limited": behavioural}
+    if full is not None:
+        profiles["full-depth solving"] = full.behavioural
+    rows, figures = [], {}
+    for name, b in profiles.items():
+        guaranteed = [combine.guaranteed_value(sf, b[p], p) for p in (0, 1)]
+        exploitability = [
+            None if value0 is None else combine.player_exploitability(sf, b[p], p, value0)
+            for p in (0, 1)
+        ]
+        e = evaluate.evaluate_profile(sf, b).exploitability
+        figures[name] = (e, guaranteed, exploitability)
+        label = name
+        if name == "depth-limited":
+            label = f"depth-limited, K = {k} ({_SET.value})"
+            if list(solved) != [0, 1]:
+                label += f"; players solved: {list(solved)}"
+        rows.append([label, e, *guaranteed, *(exploitability if value0 is not None else [])])
+    header = ["profile", "exploitability", "u_0(pi_0, BR)", "u_1(pi_1, BR)"]
+    header += [] if value0 is None else ["E(pi_0)", "E(pi_1)"]
+    print(cli.format_table(header, rows))
     print(
-        cli.format_table(
-            ["profile", "exploitability", "E(pi_0)", "E(pi_1)"],
-            [
-                ["blueprint", e_bp]
-                + [combine.player_exploitability(sf, blueprint[p], p, value0) for p in (0, 1)],
-                [f"depth-limited, K = {k} ({_SET.value})", e_dl, *players],
-                ["full-depth solving", e_full]
-                + [
-                    combine.player_exploitability(sf, full.behavioural[p], p, value0)
-                    for p in (0, 1)
-                ],
-            ],
-        )
+        f"{sf.tree.num_nodes} full-game nodes; largest depth-limited game "
+        f"{max(sizes, default=0)} nodes; {seconds:.2f} s"
+        + ("" if stop_reason == "solved" else f"; stopped ({stop_reason})")
     )
-    print(
-        f"{sf.tree.num_nodes} full-game nodes; largest depth-limited game {max(sizes)} nodes; "
-        f"{seconds:.2f} s"
-    )
-    if _POLICY_OUT.value:
-        policies.save_policy(
-            policies.layout(sf).to_tabular(behavioural), _POLICY_OUT.value, _GAME.value
-        )
-    cli.write_json(
-        _OUTPUT_JSON.value,
-        {
-            "game": _GAME.value,
-            "blueprint": _BLUEPRINT.value,
-            "limit": limit_spec,
-            "root": _ROOT.value,
-            "strategy_set": _SET.value,
-            "num_values": k,
-            "solver": _SOLVER.value,
-            "iterations": _ITERATIONS.value,
-            "values": _VALUES.value,
-            "blueprint_exploitability": e_bp,
-            "exploitability": e_dl,
-            "full_depth_exploitability": e_full,
-            "player_exploitability": players,
-            "leaf_states": len(limit.nodes),
-            "depth_limited_nodes": sizes,
-            "full_game_nodes": sf.tree.num_nodes,
-            "max_rollout_stderr": stderr,
-            "seconds": seconds,
-        },
-    )
+    row = {
+        "game": str(sf.tree.game),
+        "blueprint": _BLUEPRINT.value,
+        "limit": limit_spec,
+        "root": _ROOT.value,
+        "strategy_set": _SET.value,
+        "num_values": max((v.num_values for v in leaves.values()), default=k),
+        "solver": _SOLVER.value,
+        "iterations": _ITERATIONS.value,
+        "values": _VALUES.value,
+        "stop_reason": stop_reason,
+        "players_solved": list(solved),
+        "iterations_run": list(solved.values()),
+        "blueprint_exploitability": figures["blueprint"][0],
+        "exploitability": figures["depth-limited"][0],
+        "full_depth_exploitability": None if full is None else figures["full-depth solving"][0],
+        "guaranteed_values": figures["depth-limited"][1],
+        "blueprint_guaranteed_values": figures["blueprint"][1],
+        "player_exploitability": figures["depth-limited"][2] if value0 is not None else None,
+        "blueprint_player_exploitability": (
+            figures["blueprint"][2] if value0 is not None else None
+        ),
+        "game_value": value0,
+        "leaf_states": len(limit.nodes),
+        "depth_limited_nodes": sizes,
+        "full_game_nodes": sf.tree.num_nodes,
+        "max_rollout_stderr": stderr,
+        "seconds": seconds,
+    }
+    with cli.outputs():
+        if _POLICY_OUT.value:
+            policy = policies.layout(sf).to_tabular(behavioural)
+            policies.save_policy(policy, _POLICY_OUT.value, sf.tree.game)
+        cli.write_json(_OUTPUT_JSON.value, row)
 
 
 def main(argv):
     cli.no_arguments(argv)
-    for holder in (_ITERATIONS, _NUM_VALUES, _DEPTH, _MAX_NODES):
+    for holder in (_ITERATIONS, _NUM_VALUES, _DEPTH, _MAX_NODES, _TIME_LIMIT):
         cli.positive(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT):
         cli.output_path(holder)
-    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT)
+    blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
+    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     samples = _rollout_samples(_VALUES.value)
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
-    try:
+    with cli.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
         _run(sf, samples)
-    except ValueError as e:
-        raise app.UsageError(str(e).strip().splitlines()[0]) from None
 
 
 if __name__ == "__main__":

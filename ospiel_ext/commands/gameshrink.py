@@ -1,4 +1,4 @@
-"""GameShrink: abstract a game with ordered signals, optionally solve it, lift the strategy back.
+r"""GameShrink: abstract a game with ordered signals, optionally solve it, lift the strategy back.
 
   ospiel-ext shrink --game=leduc_poker --threshold=0 --solve=lp \
       --output_json=/tmp/shrink.json --policy_out=/tmp/leduc_policy.json
@@ -29,11 +29,10 @@ for Rhode Island Hold'em's 6.7 billion nodes) and compiled only when the count i
 """
 
 import math
-import sys
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, files, policies
+from ospiel_ext import cli, evaluate, files, interrupts, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -114,19 +113,18 @@ def _solve(sf):
         behavioural, value, seconds, reason = cli.run_lp(sf, _TIME_LIMIT.value)
         return behavioural, value, 0, seconds, reason
     solver = cfr.CFRPlusSolver(sf)
-    result = solver_lib.run(solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=100)
+    result = solver_lib.run(
+        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=cli.log_every()
+    )
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
 
 def _lift(game, shrunk, behavioural, original_sf):
-    """The lifted strategy's exploitability in the original game (None if not compiled); saves
-    --abstract_policy_out and --policy_out."""
+    """(the lifted policy, the TabularPolicy of the original game or None if it was not
+    compiled, its exploitability there or None)."""
     lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
-    if _ABSTRACT_POLICY_OUT.value:
-        with files.atomic_path(_ABSTRACT_POLICY_OUT.value) as tmp, open(tmp, "wb") as f:
-            abstract_game.save_lifted_policy(lifted, f)
     if original_sf is None:
-        return None
+        return lifted, None, None
     logging.info(
         "lifting the strategy to the %d information sets of %s (OpenSpiel's TabularPolicy of "
         "the game is built)",
@@ -135,10 +133,7 @@ def _lift(game, shrunk, behavioural, original_sf):
     )
     with cli.stage(f"lifting the strategy to {game}"):
         tabular = lifted.to_tabular(_MAX_NODES.value)
-        exploitability = evaluate.exploitability(game, tabular)
-        if _POLICY_OUT.value:
-            policies.save_policy(tabular, _POLICY_OUT.value, game)
-    return exploitability
+        return lifted, tabular, evaluate.exploitability(game, tabular)
 
 
 def main(argv):
@@ -158,7 +153,7 @@ def main(argv):
         )
     for holder in (_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT):
         cli.output_path(holder)
-    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT)
+    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT])
     game = cli.load_game(_GAME.value)
     with cli.stage(f"abstracting {game}"), cli.refuse(ValueError, TimeoutError):
         abstraction = gameshrink.gameshrink(
@@ -196,13 +191,14 @@ def main(argv):
         logging.info("building the sequence form of %s", shrunk.name)
         with cli.stage(f"building the sequence form of {shrunk.name}"):
             abstract_sf = shrunk.sequence_form
-        behavioural, value, iterations, seconds, reason = _solve(abstract_sf)
-        abstract_value = abstract_exploitability = exploitability = None
-        if behavioural is not None:
-            result = evaluate.evaluate_profile(abstract_sf, behavioural)
-            abstract_value = result.on_policy_values[0] if value is None else value
-            abstract_exploitability = result.exploitability
-            exploitability = _lift(game, shrunk, behavioural, original_sf)
+        with interrupts.graceful():  # a Ctrl-C once solved lets the strategy be lifted
+            behavioural, value, iterations, seconds, reason = _solve(abstract_sf)
+            abstract_value = abstract_exploitability = exploitability = None
+            if behavioural is not None:
+                result = evaluate.evaluate_profile(abstract_sf, behavioural)
+                abstract_value = result.on_policy_values[0] if value is None else value
+                abstract_exploitability = result.exploitability
+                lifted, tabular, exploitability = _lift(game, shrunk, behavioural, original_sf)
         row.update(
             solve_seconds=seconds,
             iterations=iterations,
@@ -216,9 +212,14 @@ def main(argv):
     for part in ("original", "abstracted"):
         flat.update({f"{part}_{k}": v for k, v in row[part].items()})
     print(cli.format_table(["key", "value"], [[k, v] for k, v in flat.items()]))
-    cli.write_json(_OUTPUT_JSON.value, row)
-    if row.get("stop_reason") == "interrupted":
-        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+    with cli.outputs():
+        cli.write_json(_OUTPUT_JSON.value, row)
+        if _SOLVE.value != "none" and behavioural is not None:
+            if _ABSTRACT_POLICY_OUT.value:
+                with files.output(_ABSTRACT_POLICY_OUT.value, binary=True) as f:
+                    abstract_game.save_lifted_policy(lifted, f)
+            if _POLICY_OUT.value:
+                policies.save_policy(tabular, _POLICY_OUT.value, game)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Head to head of bots: the nested depth-limited solving bot, the naive single-valued bot and
+r"""Head to head of bots: the nested depth-limited solving bot, the naive single-valued bot and
 the blueprint (Brown, Sandholm & Amos 2018, "Depth-Limited Solving for Imperfect-Information
 Games", Table 1; Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Improve Subgame
 Solving in Imperfect-Information Games", Section 8.1's round robin of gadget x prior).
@@ -14,20 +14,31 @@ first bot with 95 % confidence intervals over games and over deals (each deal is
 both seats) and its win rate (draws count half), and for a round robin each bot's win rate
 against its worst matchup (the paper's Figure 4). Bots: blueprint, naive[/GADGET[/PRIOR]]
 (K = 1) and nested[/GADGET[/PRIOR]] (K = --num_values from --strategy_set); GADGET in resolving,
-max_margin, reach_max_margin, unsafe; PRIOR in none, uniform, blueprint. The games are split
-into --chunk-game tasks run on local processes (--workers) or a Dask cluster (--scheduler).
-JSON keys: game, blueprint, settings, seconds, interrupted, pairs (a, b, games, mean, ci95,
-ci95_deals, win_rate), worst_matchups (round robin: bot, win_rate, opponent, mean_win_rate).
+max_margin, reach_max_margin, unsafe; PRIOR in none, uniform, blueprint. --num_values: K
+(default: 4, or fewer where the strategy set has fewer, as Kuhn poker's bias set has 3). The
+games are split into tasks of --chunk games run on local processes (--workers, at most the
+usable cores) or a Dask cluster (--scheduler).
+
+--time_limit (the whole run; --solve_time_limit bounds each solve of a nested bot), Ctrl-C and
+SIGTERM stop the run within moments: tasks not begun are cancelled, the running ones (also in
+worker processes, which never outlive the command) return the games they finished, and those
+are printed and written with stop_reason (exit code 130 after Ctrl-C or SIGTERM).
+
+JSON keys: game, blueprint, settings, seconds, interrupted, stop_reason ('games',
+'interrupted', 'time_limit'), pairs (a, b, games, mean, ci95, ci95_deals, win_rate),
+worst_matchups (round robin: bot, win_rate, opponent, mean_win_rate).
 """
 
 import dataclasses
 import itertools
 import time
 
-from absl import app, flags
+from absl import app, flags, logging
 
-from ospiel_ext import cli, sweeps
+from ospiel_ext import cli, interrupts, sweeps
+from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.subgames import experiment
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
@@ -40,13 +51,18 @@ _GAMES = flags.DEFINE_integer("games", 1000, "Games per pair.")
 _CHUNK = flags.DEFINE_integer("chunk", 500, "Games per task (even).")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
 _DEPTH = flags.DEFINE_integer("depth", 2, "Nested bots: player moves to the depth limit.")
-_NUM_VALUES = flags.DEFINE_integer("num_values", 4, "Nested bots: K values per leaf state.")
+_NUM_VALUES = flags.DEFINE_integer(
+    "num_values", None, "Nested bots: K values per leaf state (default: 4, or the set's size)."
+)
 _SET = flags.DEFINE_enum(
     "strategy_set", "bias", ["bias", "self_generative"], "Nested bots' strategy set."
 )
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "Solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 500, "CFR+ / EGT iterations per solve.")
-_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds per solve (CFR+ / EGT).")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the whole run after this many s.")
+_SOLVE_TIME_LIMIT = flags.DEFINE_float(
+    "solve_time_limit", None, "Seconds per solve of a nested bot (CFR+ / EGT)."
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _SCHEDULER = sweeps.define_scheduler_flag()
 _WORKERS = sweeps.define_workers_flag()
@@ -57,19 +73,24 @@ METHODS = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 def main(argv):
     cli.no_arguments(argv)
     cli.require(len(set(_BOTS.value)) >= 2, "--bots needs at least two distinct bots")
-    for holder in (_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS, _TIME_LIMIT):
+    for holder in (_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS, _TIME_LIMIT, _SOLVE_TIME_LIMIT):
         cli.positive(holder)
     cli.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
     cli.output_path(_OUTPUT_JSON)
+    blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
+    cli.distinct_files([_OUTPUT_JSON], inputs=[("--blueprint", blueprint_file)])
     game = cli.load_game(_GAME.value)
-    cli.require(game.num_players() == 2, f"game {_GAME.value} has {game.num_players()} players")
+    num_values = _NUM_VALUES.value
+    if num_values is None:
+        sf = cli.compile_game(game)
+        num_values = dl.default_num_values(sf, _SET.value)
     settings = matches.Settings(
-        _DEPTH.value,
-        _NUM_VALUES.value,
-        _SET.value,
-        METHODS[_SOLVER.value],
-        _ITERATIONS.value,
-        _TIME_LIMIT.value,
+        depth=_DEPTH.value,
+        num_values=num_values,
+        strategy_set=_SET.value,
+        method=METHODS[_SOLVER.value],
+        iterations=_ITERATIONS.value,
+        time_limit=_SOLVE_TIME_LIMIT.value,
     )
     bots = list(dict.fromkeys(_BOTS.value))
     if _PAIRS.value == "round_robin":
@@ -87,26 +108,41 @@ def main(argv):
         ]  # fmt: skip
     except ValueError as e:
         raise app.UsageError(str(e).strip().splitlines()[0]) from None
-    print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {_CHUNK.value} games", flush=True)
+    chunk = matches.chunk_size(_GAMES.value, _CHUNK.value)
+    if chunk != _CHUNK.value:
+        logging.warning(
+            "--chunk=%d raised to %d: at most %d tasks per pair",
+            _CHUNK.value, chunk, matches.MAX_TASKS_PER_PAIR,
+        )  # fmt: skip
+    print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {chunk} games", flush=True)
     start = time.perf_counter()
-    with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor:
-        returns, result = matches.play_pairs(matches.play, pairs, tasks, executor)
+    with (
+        cli.stoppable(_TIME_LIMIT.value),
+        sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor,
+    ):
+        try:
+            returns, result = matches.play_pairs(matches.play, pairs, tasks, executor)
+        except sweeps.TaskError as e:
+            cli.fail(str(e), exit_code=1)
     seconds = time.perf_counter() - start
+    stop_reason = interrupts.stop_reason() or "games"
     text, fields = matches.report(pairs, returns, round_robin=_PAIRS.value == "round_robin")
     print(f"{text} in {seconds:.1f} s")
-    cli.write_json(
-        _OUTPUT_JSON.value,
-        {
-            "game": _GAME.value,
-            "blueprint": _BLUEPRINT.value,
-            "settings": dataclasses.asdict(settings),
-            "seconds": seconds,
-            "interrupted": result.interrupted,
-            **fields,
-        },
-    )
-    if result.interrupted:
-        raise SystemExit(cli.INTERRUPTED_EXIT_CODE)
+    if stop_reason != "games":
+        print(f"stopped ({stop_reason}) after {sum(map(len, returns.values()))} games")
+    with cli.outputs():
+        cli.write_json(
+            _OUTPUT_JSON.value,
+            {
+                "game": str(game),
+                "blueprint": _BLUEPRINT.value,
+                "settings": dataclasses.asdict(settings),
+                "seconds": seconds,
+                "interrupted": result.interrupted,
+                "stop_reason": stop_reason,
+                **fields,
+            },
+        )
 
 
 if __name__ == "__main__":

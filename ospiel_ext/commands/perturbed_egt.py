@@ -1,4 +1,4 @@
-"""EGT with the xi-perturbed dilated entropy (approximate extensive-form perfect equilibrium).
+r"""EGT with the xi-perturbed dilated entropy (approximate extensive-form perfect equilibrium).
 
   ospiel-ext egt --game="limit_leduc_poker(num_ranks=5,max_raises=2)" \
       --xi=0.005 --iterations=2000 --policy_out=/tmp/efpe.json --plot=/tmp/efpe.png
@@ -23,15 +23,13 @@ epsilon (null without --epsilon), epsilon_reached (perturbed_gap <= epsilon; nul
 With --epsilon, one run of up to 10 x --iterations steps: the --checkpoints log-spaced points
 up to --iterations, then a checkpoint every --iterations / 10 steps where the gap is tested.
 
-Ctrl-C stops after the current step; the table, JSON and policy so far are written and the
-script exits with code 130.
+Ctrl-C or SIGTERM stops after the current step; the table, JSON, policy and plot so far are
+written (all of them or none) and the command exits with code 130.
 """
-
-import sys
 
 from absl import flags
 
-from ospiel_ext import cli, policies
+from ospiel_ext import cli, interrupts, policies
 from ospiel_ext.algorithms import egt
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -77,7 +75,7 @@ def _plot(path, title, curve):
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    cli.save_figure(fig, path, dpi=100)
 
 
 def _checkpoints(iterations):
@@ -102,7 +100,7 @@ def main(argv):
         cli.non_negative(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT, _PLOT):
         cli.output_path(holder)
-    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT, _PLOT)
+    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _PLOT])
     cli.require(
         _STEPPING.value == "theory" or not _DGF_WEIGHT.value,
         "--dgf_weight applies to --stepping=theory only",
@@ -121,16 +119,17 @@ def main(argv):
             weight = egt.tune_dgf_weight(sf)
         solver = egt.EGTSolver(sf, xi=_XI.value, dgf_weight=weight)
     n, epsilon = _ITERATIONS.value, _EPSILON.value
-    result = solver_lib.run(
-        solver,
-        n if epsilon is None else 10 * n,
-        time_limit=_TIME_LIMIT.value,
-        checkpoints=_checkpoints(n),
-        infoset_regrets=True,
-        target=None if epsilon is None else _gap_at_most(epsilon, after=n),
-    )
+    with interrupts.graceful():  # a Ctrl-C once the run is done lets the gap be measured
+        result = solver_lib.run(
+            solver,
+            n if epsilon is None else 10 * n,
+            time_limit=_TIME_LIMIT.value,
+            checkpoints=_checkpoints(n),
+            infoset_regrets=True,
+            target=None if epsilon is None else _gap_at_most(epsilon, after=n),
+        )
+        gap = solver.perturbed_gap()
     curve, reason = result.curve, result.stop_reason
-    gap = solver.perturbed_gap()
     reached = None if epsilon is None else bool(gap <= epsilon)
     rows = zip(
         curve.iterations,
@@ -153,28 +152,25 @@ def main(argv):
     measures = curve.as_dict()
     for key in ("nash_conv", "exploitability", "max_infoset_regret"):
         measures[key] = cli.clip_rounding(measures[key])
-    cli.write_json(
-        _OUTPUT_JSON.value,
-        {
-            "game": str(game),
-            "xi": _XI.value,
-            "stepping": _STEPPING.value,
-            "dgf_weight": weight,
-            **measures,
-            "final_iteration": solver.iteration,
-            "perturbed_gap": gap,
-            "epsilon": epsilon,
-            "epsilon_reached": reached,
-            "stopped_early": reason in ("time_limit", "interrupted"),
-            "stop_reason": reason,
-        },
-    )
-    if _POLICY_OUT.value:
-        policies.save_policy(solver.current_policy(), _POLICY_OUT.value, game)
-    if _PLOT.value:
-        _plot(_PLOT.value, f"{game}, EGT xi={_XI.value}", curve)
-    if reason == "interrupted":
-        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+    row = {
+        "game": str(game),
+        "xi": _XI.value,
+        "stepping": _STEPPING.value,
+        "dgf_weight": weight,
+        **measures,
+        "final_iteration": solver.iteration,
+        "perturbed_gap": gap,
+        "epsilon": epsilon,
+        "epsilon_reached": reached,
+        "stopped_early": reason in ("time_limit", "interrupted"),
+        "stop_reason": reason,
+    }
+    with cli.outputs():
+        cli.write_json(_OUTPUT_JSON.value, row)
+        if _POLICY_OUT.value:
+            policies.save_policy(solver.current_policy(), _POLICY_OUT.value, game)
+        if _PLOT.value:
+            _plot(_PLOT.value, f"{game}, EGT xi={_XI.value}", curve)
 
 
 if __name__ == "__main__":

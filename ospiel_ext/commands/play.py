@@ -12,16 +12,22 @@ through OpenSpiel's `PolicyBot`. Games are played with `pyspiel.evaluate_bots` i
 (`depth_limited.matches.play_duplicate`: the policy sits in seat g % 2 in game g, games 2k and
 2k + 1 share the deal). Prints and writes (JSON) the policy's mean return with a 95 % normal
 interval, the games played and the seed.
+
+Ctrl-C or SIGTERM stops the match after the current game (at the human prompt: at once); the
+games finished before it are printed and written, and the command exits with code 130.
+
+JSON keys: game, policy, opponent, games (played), games_asked, stop_reason ('games',
+'interrupted', 'end of input'), seed, mean, ci95 (null for fewer than two games).
 """
 
 import sys
 
 import numpy as np
 import pyspiel
-from absl import flags
+from absl import flags, logging
 from open_spiel.python.bots.policy import PolicyBot
 
-from ospiel_ext import cli, policies
+from ospiel_ext import cli, interrupts, policies
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.depth_limited import matches
 
@@ -49,13 +55,19 @@ class HumanBot(pyspiel.Bot):
         pass
 
     def step(self, state):
-        self._write(f"\n{state.information_state_string(self.player)}")
+        shown = (
+            state.information_state_string(self.player)
+            if state.get_game().get_type().provides_information_state_string
+            else str(state)
+        )
+        self._write(f"\n{shown}")
         legal = state.legal_actions()
         names = {state.action_to_string(self.player, a): a for a in legal}
         self._write("legal actions: " + ", ".join(f"{a}={n}" for n, a in names.items()))
         while True:
             try:
-                entry = self._read(f"player {self.player}, your action: ").strip()
+                with interrupts.immediate():  # Ctrl-C at the prompt ends the match at once
+                    entry = self._read(f"player {self.player}, your action: ").strip()
             except EOFError:
                 raise EndOfInput from None
             if entry.lstrip("-").isdigit() and int(entry) in legal:
@@ -91,6 +103,10 @@ def main(argv):
     cli.positive(_GAMES)
     cli.positive(_MCTS_SIMULATIONS)
     cli.output_path(_OUTPUT_JSON)
+    opponent_file = spec.removeprefix("policy:") if spec.startswith("policy:") else None
+    if opponent_file is not None:
+        cli.input_file(("--opponent=policy:", opponent_file))
+    cli.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, ("--opponent=policy:", opponent_file)])
     game = cli.load_game(_GAME.value)
     seed = _SEED.value
     with cli.refuse(ValueError):
@@ -99,19 +115,27 @@ def main(argv):
         ours = [PolicyBot(p, np.random.RandomState(seed + p), policy) for p in (0, 1)]
         theirs = [_opponent(game, spec, p, seed + 2 + p) for p in (0, 1)]
     returns = []
+    logging.info("playing %d games of %s: %s against %s", _GAMES.value, game, _POLICY.value, spec)
     try:
-        with cli.stage(f"playing {_GAMES.value} games"):
+        with cli.stage(f"playing {_GAMES.value} games"), cli.stoppable():
             for k in range(0, _GAMES.value, 2):  # a deal per call: a stop keeps the games so far
+                if interrupts.requested():
+                    break
                 n = min(2, _GAMES.value - k)
                 returns += matches.play_duplicate(game, ours, theirs, n, seed + k)
     except EndOfInput:
         print("\nend of input: stopping", file=sys.stderr)
+    stop_reason = "interrupted" if interrupts.requested() else "games"
+    if len(returns) < _GAMES.value and stop_reason == "games":
+        stop_reason = "end of input"
     summary = matches.Summary.of("policy", spec, returns) if returns else None
     row = {
         "game": str(game),
         "policy": _POLICY.value,
         "opponent": spec,
         "games": len(returns),
+        "games_asked": _GAMES.value,
+        "stop_reason": stop_reason,
         "seed": seed,
         "mean": None if summary is None else summary.mean,
         "ci95": None if summary is None or not np.isfinite(summary.ci95) else summary.ci95,
@@ -121,7 +145,10 @@ def main(argv):
             f"{_POLICY.value} against {spec} in {game}: {summary.mean:.4f} ± {summary.ci95:.4f} "
             f"per game (95 % interval) over {len(returns)} games"
         )
-    cli.write_json(_OUTPUT_JSON.value, row)
+    if stop_reason != "games":
+        print(f"stopped ({stop_reason}) after {len(returns)} of {_GAMES.value} games")
+    with cli.outputs():
+        cli.write_json(_OUTPUT_JSON.value, row)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Solve a two-player zero-sum game with the sequence-form LP or a CFR variant.
+r"""Solve a two-player zero-sum game with the sequence-form LP or a CFR variant.
 
   ospiel-ext solve --game=leduc_poker --solver=cfr_plus --iterations=1000 \
       --policy_out=/tmp/leduc.json --output_json=/tmp/result.json
@@ -10,15 +10,16 @@ above -1e-9 are written as 0), seconds (solver time, evaluation excluded), stopp
 for lp). An LP stopped by --time_limit or Ctrl-C has no strategy: value, exploitability and
 nash_conv are null and no policy file is written.
 
-Ctrl-C stops CFR after the current iteration and HiGHS within milliseconds; the script then
-prints and writes the result so far (JSON, policy) and exits with code 130.
+A progress bar shows the iterations when stderr is a terminal (--log_every=N: a log line
+every N iterations). Ctrl-C or SIGTERM stops CFR after the current iteration and HiGHS within
+milliseconds; the command then prints and writes the result so far (JSON, policy) and exits
+with code 130. The outputs are written together: all of them, or none and one line saying
+why (exit code 1).
 """
-
-import sys
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, policies
+from ospiel_ext import cli, evaluate, interrupts, policies
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -28,7 +29,9 @@ _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR iterations.")
 _TIME_LIMIT = flags.DEFINE_float(
     "time_limit", None, "Stop after this many seconds (CFR: wall clock; lp: HiGHS's time limit)."
 )
-_LOG_EVERY = flags.DEFINE_integer("log_every", 100, "Log exploitability every N iterations.")
+_LOG_EVERY = flags.DEFINE_integer(
+    "log_every", None, "Log the exploitability every N iterations (default: 100 with --verbose)."
+)
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the policy JSON here.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
@@ -37,7 +40,10 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 def _run_cfr(sf):
     solver = cfr.SOLVERS[_SOLVER.value](sf)
     result = solver_lib.run(
-        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=_LOG_EVERY.value
+        solver,
+        _ITERATIONS.value,
+        time_limit=_TIME_LIMIT.value,
+        log_every=_LOG_EVERY.value or cli.log_every(),
     )
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
@@ -59,16 +65,17 @@ def main(argv):
         cli.positive(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT):
         cli.output_path(holder)
-    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT)
+    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT])
     game = cli.load_game(_GAME.value)
     sf = cli.compile_game(game, _MAX_NODES.value)
     run = _run_lp if _SOLVER.value == "lp" else _run_cfr
-    behavioural, lp_value, iterations, seconds, reason = run(sf)
-    value = exploitability = nash_conv = None
-    if behavioural is not None:
-        result = evaluate.evaluate_profile(sf, behavioural)
-        value = result.on_policy_values[0] if lp_value is None else lp_value
-        exploitability, nash_conv = result.exploitability, result.nash_conv
+    with interrupts.graceful():  # a Ctrl-C once the solve is done lets the evaluation finish
+        behavioural, lp_value, iterations, seconds, reason = run(sf)
+        value = exploitability = nash_conv = None
+        if behavioural is not None:
+            result = evaluate.evaluate_profile(sf, behavioural)
+            value = result.on_policy_values[0] if lp_value is None else lp_value
+            exploitability, nash_conv = result.exploitability, result.nash_conv
     row = {
         "game": str(game),
         "solver": _SOLVER.value,
@@ -83,11 +90,11 @@ def main(argv):
     print(cli.format_table(list(row), [list(row.values())]))
     if behavioural is None:
         print(f"no strategy: HiGHS was stopped ({reason}) before it solved the LP")
-    cli.write_json(_OUTPUT_JSON.value, row)
-    if _POLICY_OUT.value and behavioural is not None:
-        policies.save_policy(policies.layout(sf).to_tabular(behavioural), _POLICY_OUT.value, game)
-    if reason == "interrupted":
-        sys.exit(cli.INTERRUPTED_EXIT_CODE)
+    with cli.outputs():
+        cli.write_json(_OUTPUT_JSON.value, row)
+        if _POLICY_OUT.value and behavioural is not None:
+            policy = policies.layout(sf).to_tabular(behavioural)
+            policies.save_policy(policy, _POLICY_OUT.value, game)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Safe subgame solving with gadget games and GGSE (Kubíček, Lisý & Sandholm 2025,
+r"""Safe subgame solving with gadget games and GGSE (Kubíček, Lisý & Sandholm 2025,
 "Equilibrium Refinements Improve Subgame Solving in Imperfect-Information Games").
 
   ospiel-ext subgame --game=leduc_poker --cut=public_chance \
@@ -11,21 +11,31 @@ of the blueprint with only that subgame resolved, and the root value improvement
 of Theorem 1 (smallest and W-weighted mean per player); then the exploitability of the profile
 with every subgame resolved (written by --policy_out).
 
---cut: after_moves=K, public_chance, after_chance_events=K, or module:function (a predicate on
+--cut: after_moves=K, public_chance, after_chance_events=K or module:function (a predicate on
 pyspiel states; the cut is at the first states where it holds). --blueprint: a policy file
 (policies.save_policy), cfr:N (N vanilla CFR iterations) or dirichlet:SEED (Dirichlet(1)
-strategies). JSON keys: game, cut, blueprint, gadget, prior, solver, iterations, epsilon,
-blueprint_exploitability, exploitability, player_exploitability, blueprint_player_exploitability,
-seconds, subgames (list: index, roots, blueprint_exploitability, exploitability,
-min_delta, mean_delta per player).
+strategies). Each player's guaranteed value u_i(pi_i, BR) is reported; with --game_value the
+game's LP is solved too and E(pi_i) = u_i^* - u_i(pi_i, BR) is reported.
+
+--time_limit, Ctrl-C and SIGTERM stop the resolving within moments: the gadget under way keeps
+its solution so far (CFR+ / EGT), the subgames not begun keep the blueprint, and the result so
+far is printed and written with its stop_reason and the iterations that ran (exit code 130
+after Ctrl-C or SIGTERM).
+
+JSON keys: game, cut, blueprint, gadget, prior, solver, iterations (the most any gadget's solve
+ran), iterations_asked, stop_reason ('solved', 'interrupted', 'time_limit'), epsilon,
+blueprint_exploitability, exploitability, guaranteed_values, blueprint_guaranteed_values,
+player_exploitability and blueprint_player_exploitability (null without --game_value),
+game_value, seconds, subgames (list: index, roots, resolved, iterations,
+blueprint_exploitability, exploitability, min_delta, mean_delta per player).
 """
 
 import time
 
 import numpy as np
-from absl import app, flags
+from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, policies
+from ospiel_ext import cli, evaluate, interrupts, policies
 from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, experiment
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -40,6 +50,10 @@ _PRIOR = flags.DEFINE_enum("prior", "none", ["none", "uniform", "blueprint"], "G
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "Gadget solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 5000, "CFR+ / EGT iterations.")
 _EPSILON = flags.DEFINE_float("epsilon", 1e-3, "GGSE tremble size, in (0, 1).")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the resolving after this many s.")
+_GAME_VALUE = flags.DEFINE_bool(
+    "game_value", False, "Also solve the game's LP for its value and E(pi_i) per player."
+)
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the resolved profile here.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
@@ -47,27 +61,9 @@ _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nod
 METHODS = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 
 
-def _run(sf):
-    subs = cuts.subgames(sf.tree, experiment.parse_cut(_CUT.value))
-    blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
-    before = blueprints.BlueprintQuantities.compute(sf, blueprint)
-    start = time.perf_counter()
-    method = METHODS[_SOLVER.value]
-    resolution = combine.resolve(
-        before,
-        subs,
-        _GADGET.value,
-        _PRIOR.value,
-        method,
-        eps=_EPSILON.value,
-        iterations=_ITERATIONS.value,
-        batch=method == "cfr",
-    )
-    seconds = time.perf_counter() - start
-    after = blueprints.BlueprintQuantities.compute(sf, resolution.behavioural)
-    value0 = combine.game_value(sf)
-    e_bp = evaluate.evaluate_profile(sf, blueprint).exploitability
-    rows, per_subgame = [], []
+def _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp):
+    """Per subgame: the exploitability with only it resolved and Theorem 1's Delta(s_o)."""
+    rows, out = [], []
     for sub in subs:
         mine = [s for s in resolution.solutions if s.gadget.subgame.index == sub.index]
         alone = combine.splice(sf, blueprint, mine)
@@ -80,50 +76,102 @@ def _run(sf):
             min_d.append(float(d.min()) if len(d) else 0.0)
             total = imp.weight[reached].sum()
             mean_d.append(float((imp.weight[reached] * d).sum() / total) if total > 0 else 0.0)
-        rows.append([sub.index, sub.num_roots, e_bp, e_sub, *min_d, *mean_d])
-        per_subgame.append(
+        iterations = max((s.iterations for s in mine), default=0)
+        rows.append([sub.index, sub.num_roots, bool(mine), e_bp, e_sub, *min_d, *mean_d])
+        out.append(
             {
                 "index": sub.index,
                 "roots": sub.num_roots,
+                "resolved": bool(mine),
+                "iterations": iterations,
                 "blueprint_exploitability": e_bp,
                 "exploitability": e_sub,
                 "min_delta": min_d,
                 "mean_delta": mean_d,
             }
         )
-    players = [combine.player_exploitability(sf, after.blueprint[p], p, value0) for p in (0, 1)]
-    bp_players = [combine.player_exploitability(sf, blueprint[p], p, value0) for p in (0, 1)]
+    return rows, out
+
+
+def _run(sf):
+    subs = cuts.subgames(sf.tree, experiment.parse_cut(_CUT.value))
+    blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
+    before = blueprints.BlueprintQuantities.compute(sf, blueprint)
+    start = time.perf_counter()
+    method = METHODS[_SOLVER.value]
+    logging.info(
+        "resolving %d subgames of %s (%s, prior %s, %s)",
+        len(subs), sf.tree.game, _GADGET.value, _PRIOR.value, _SOLVER.value,
+    )  # fmt: skip
+    with cli.stoppable(_TIME_LIMIT.value):
+        resolution = combine.resolve(
+            before,
+            subs,
+            _GADGET.value,
+            _PRIOR.value,
+            method,
+            eps=_EPSILON.value,
+            iterations=_ITERATIONS.value,
+            batch=method == "cfr",
+        )
+    seconds = time.perf_counter() - start
+    after = blueprints.BlueprintQuantities.compute(sf, resolution.behavioural)
+    e_bp = evaluate.evaluate_profile(sf, blueprint).exploitability
+    rows, per_subgame = _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp)
+    value0 = cli.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
+    guaranteed = [combine.guaranteed_value(sf, after.blueprint[p], p) for p in (0, 1)]
+    bp_guaranteed = [combine.guaranteed_value(sf, blueprint[p], p) for p in (0, 1)]
+    players = bp_players = None
+    if value0 is not None:
+        players = [combine.player_exploitability(sf, after.blueprint[p], p, value0) for p in (0, 1)]
+        bp_players = [combine.player_exploitability(sf, blueprint[p], p, value0) for p in (0, 1)]
     e_all = evaluate.evaluate_profile(sf, resolution.behavioural).exploitability
-    header = ["subgame", "roots", "E(blueprint)", "E(this resolved)", "min D_0", "min D_1"]
-    header += ["mean D_0", "mean D_1"]
+    header = ["subgame", "roots", "resolved", "E(blueprint)", "E(this resolved)"]
+    header += ["min D_0", "min D_1", "mean D_0", "mean D_1"]
     print(cli.format_table(header, rows))
+    resolved = sum(r["resolved"] for r in per_subgame)
+    iterations = max((s.iterations for s in resolution.solutions), default=0)
+    done = (
+        f"all {len(subs)} subgames resolved"
+        if resolution.stop_reason == "solved"
+        else f"stopped ({resolution.stop_reason}): {resolved} of {len(subs)} subgames resolved"
+    )
     print(
-        f"\nall {len(subs)} subgames resolved ({_GADGET.value}, prior {_PRIOR.value}, "
-        f"{_SOLVER.value}, {seconds:.2f} s): exploitability {e_bp:.6g} -> {e_all:.6g}; "
-        f"E(pi_0) {bp_players[0]:.6g} -> {players[0]:.6g}, "
-        f"E(pi_1) {bp_players[1]:.6g} -> {players[1]:.6g}"
+        f"\n{done} ({_GADGET.value}, prior {_PRIOR.value}, {_SOLVER.value}, {iterations} "
+        f"iterations, {seconds:.2f} s): exploitability {e_bp:.6g} -> {e_all:.6g}; "
+        f"u_0(pi_0, BR) {bp_guaranteed[0]:.6g} -> {guaranteed[0]:.6g}, "
+        f"u_1(pi_1, BR) {bp_guaranteed[1]:.6g} -> {guaranteed[1]:.6g}"
     )
-    if _POLICY_OUT.value:
-        policies.save_policy(resolution.policy(), _POLICY_OUT.value, sf.tree.game)
-    cli.write_json(
-        _OUTPUT_JSON.value,
-        {
-            "game": _GAME.value,
-            "cut": _CUT.value,
-            "blueprint": _BLUEPRINT.value,
-            "gadget": _GADGET.value,
-            "prior": _PRIOR.value,
-            "solver": _SOLVER.value,
-            "iterations": _ITERATIONS.value,
-            "epsilon": _EPSILON.value,
-            "blueprint_exploitability": e_bp,
-            "exploitability": e_all,
-            "blueprint_player_exploitability": bp_players,
-            "player_exploitability": players,
-            "seconds": seconds,
-            "subgames": per_subgame,
-        },
-    )
+    if players is not None and bp_players is not None:
+        print(
+            f"E(pi_0) {bp_players[0]:.6g} -> {players[0]:.6g}, "
+            f"E(pi_1) {bp_players[1]:.6g} -> {players[1]:.6g} (game value {value0:.6g})"
+        )
+    row = {
+        "game": str(sf.tree.game),
+        "cut": _CUT.value,
+        "blueprint": _BLUEPRINT.value,
+        "gadget": _GADGET.value,
+        "prior": _PRIOR.value,
+        "solver": _SOLVER.value,
+        "iterations": iterations,
+        "iterations_asked": _ITERATIONS.value,
+        "stop_reason": resolution.stop_reason,
+        "epsilon": _EPSILON.value,
+        "blueprint_exploitability": e_bp,
+        "exploitability": e_all,
+        "guaranteed_values": guaranteed,
+        "blueprint_guaranteed_values": bp_guaranteed,
+        "blueprint_player_exploitability": bp_players,
+        "player_exploitability": players,
+        "game_value": value0,
+        "seconds": seconds,
+        "subgames": per_subgame,
+    }
+    with cli.outputs():
+        if _POLICY_OUT.value:
+            policies.save_policy(resolution.policy(), _POLICY_OUT.value, sf.tree.game)
+        cli.write_json(_OUTPUT_JSON.value, row)
 
 
 def main(argv):
@@ -132,16 +180,15 @@ def main(argv):
         bool(np.isfinite(_EPSILON.value)) and 0 < _EPSILON.value < 1,
         f"--epsilon must be in (0, 1), got {_EPSILON.value}",
     )
-    cli.positive(_ITERATIONS)
-    cli.positive(_MAX_NODES)
+    for holder in (_ITERATIONS, _MAX_NODES, _TIME_LIMIT):
+        cli.positive(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT):
         cli.output_path(holder)
-    cli.distinct_outputs(_OUTPUT_JSON, _POLICY_OUT)
+    blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
+    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
-    try:
+    with cli.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
         _run(sf)
-    except ValueError as e:
-        raise app.UsageError(str(e).strip().splitlines()[0]) from None
 
 
 if __name__ == "__main__":

@@ -1,16 +1,19 @@
-"""Re-verify a saved certificate against the game alone.
+r"""Re-verify a saved certificate against the game alone.
 
   ospiel-ext verify --game="sequential_goofspiel(num_cards=4)" \
       --certificate=/tmp/g4.cert.json
 
-Replays the trunk in the game, takes every utility bound from the game's oracle, and
-recomputes epsilon with the saved strategy. A certificate that does not verify (corrupt,
-for another game, tampered bounds or epsilon, NaN probabilities, ...) ends the script with
-exit code 1 and one line "error: certificate rejected: <reason>" on stderr, after the outcome
-(ok false) is printed and written; a missing --certificate file or a bad --game is a usage
-error (exit code 2) and writes nothing.
+A certificate is two files written together by `ospiel-ext certify --certificate_out=PATH`:
+PATH (JSON) and PATH.npz (the trunk). Replays the trunk in the game, takes every utility
+bound from the game's oracle, checks perfect recall on it, and recomputes every figure of the
+file (epsilon, both value bounds, the trunk's counts) with the saved strategy. A certificate
+that does not verify (corrupt, for another game, tampered bounds, epsilon or counts, NaN
+probabilities, an unknown field or format version, a missing PATH.npz, ...) ends the command
+with exit code 1 and one line "error: certificate rejected: <reason>" on stderr, after the
+outcome (ok false) is printed and written; a missing --certificate file or a bad --game is a
+usage error (exit code 2) and writes nothing.
 
-JSON keys: ok, reason, epsilon, value_lower, value_upper.
+JSON keys: game, ok, reason, epsilon, value_lower, value_upper.
 """
 
 from absl import flags
@@ -28,11 +31,15 @@ def main(argv):
     cli.require(_GAME.value is not None, "--game is required")
     cli.input_file(_CERTIFICATE)
     cli.output_path(_OUTPUT_JSON)
+    trunk = certificate_io.trunk_path(_CERTIFICATE.value)
+    cli.distinct_files([_OUTPUT_JSON], inputs=[_CERTIFICATE, ("--certificate (.npz)", trunk)])
     game = cli.load_game(_GAME.value)
     with cli.stage(f"verifying {_CERTIFICATE.value}"):
         outcome = certificate_io.verify_saved(game, _CERTIFICATE.value)
-    print(cli.format_table(["quantity", "value"], vars(outcome).items()))
-    cli.write_json(_OUTPUT_JSON.value, vars(outcome))
+    row = {"game": str(game), **vars(outcome)}
+    print(cli.format_table(["quantity", "value"], row.items()))
+    with cli.outputs():
+        cli.write_json(_OUTPUT_JSON.value, row)
     if not outcome.ok:
         cli.fail(f"certificate rejected: {outcome.reason}", exit_code=1)
 

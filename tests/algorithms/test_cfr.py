@@ -240,3 +240,19 @@ def test_bad_basis_is_refused(basis, message):
         basis = {sequence_form.for_game(game).tree.infoset_key[0]: np.full((2, 2), 0.7)}
     with pytest.raises(ValueError, match=message):
         cfr.CFRSolver(game, basis=basis)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(alpha=float("nan")), r"three finite numbers, got \(nan, 0.0, 2.0\)"),
+        (dict(beta=float("inf")), "three finite numbers"),
+        (dict(gamma=-1), "gamma must be >= 0, got -1.0"),
+    ],
+)
+def test_dcfr_parameters_are_checked_at_construction(kwargs, message):
+    """A NaN discount made every regret NaN (a solver that never learns) and gamma = -1
+    divided by zero at the first iteration; both are refused, naming the game."""
+    with pytest.raises(ValueError, match=message) as e:
+        cfr.DCFRSolver("kuhn_poker", **kwargs)
+    assert "kuhn_poker" in str(e.value)

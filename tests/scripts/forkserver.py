@@ -155,10 +155,15 @@ class ForkServer:
         return self.finish(*self.start(script, *args, cwd=cwd), timeout=timeout)
 
     def interrupt(
-        self, script: str, *args: str, wait_for: str | None, seconds: float = 2.0
+        self,
+        script: str,
+        *args: str,
+        wait_for: str | None,
+        seconds: float = 2.0,
+        sig: int = signal.SIGINT,
     ) -> Result:
-        """Runs a script and sends it SIGINT `seconds` after `wait_for` appears on its stderr
-        (after its start if None; after 120 s if it never appears)."""
+        """Runs a script and sends it `sig` (SIGINT: a Ctrl-C) `seconds` after `wait_for`
+        appears on its stderr (after its start if None; after 120 s if it never appears)."""
         pid, out, err = self.start(script, *args)
         try:
             deadline = time.monotonic() + 120
@@ -167,7 +172,7 @@ class ForkServer:
                     break
                 time.sleep(0.05)
             time.sleep(seconds)
-            _kill(pid, signal.SIGINT)
+            _kill(pid, sig)
         except BaseException:
             _kill(pid, signal.SIGKILL)
             self.finish(pid, out, err)  # keeps the server's answers in step

@@ -16,6 +16,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -103,8 +104,11 @@ def _cases() -> list[Case]:
     add(every, "positional", ["stray"], 2, "unexpected arguments ['stray']")
     add(every, "unknown_game", ["--game=no_such_game"], 2, "unknown game 'no_such_game'")
     add(every, "malformed_game", ["--game=kuhn_poker(players=2"], 2, "Missing closing bracket")
-    add(every, "three_players", ["--game=kuhn_poker(players=3)"], 2, "has 3 players")
-    add(every, "general_sum", [f"--game={GENERAL_SUM}"], 2, "is not zero-sum")
+    solvers = [s for s in every if s != "game_stats.py"]  # stats counts any game
+    add(solvers, "three_players", ["--game=kuhn_poker(players=3)"], 2, "has 3 players")
+    add(solvers, "general_sum", [f"--game={GENERAL_SUM}"], 2, "is not zero-sum")
+    add("game_stats.py", "three_players", ["--game=kuhn_poker(players=3)"], 0, "has 3 players")
+    add("game_stats.py", "general_sum", [f"--game={GENERAL_SUM}"], 0, "is not zero-sum")
     add(every, "output_missing_dir", ["--output_json={tmp}/no/r.json"], 2, "does not exist")
     add(every, "output_unwritable", ["--output_json=/proc/r.json"], 2, "cannot write in /proc")
     add(every, "output_is_dir", ["--output_json={tmp}"], 2, "is a directory")
@@ -198,7 +202,7 @@ def _cases() -> list[Case]:
         "nature_without_budget",
         ["--nature_epsilon=0.1"],
         2,
-        "--nature_epsilon needs --max_nodes (N) and --nature_support (D)",
+        "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_nodes)",
     )
     add(
         "gameshrink.py",
@@ -263,7 +267,7 @@ def _cases() -> list[Case]:
         "same_output_twice",
         ["--output_json={tmp}/x.json", "--policy_out={tmp}/x.json"],
         2,
-        "--policy_out and --output_json name the same file",
+        "--policy_out={tmp}/x.json is the output --output_json (the same file)",
     )
     # other outputs into a missing directory
     for script, flag in (
@@ -305,7 +309,7 @@ def _cases() -> list[Case]:
         "too_large",
         ["--game=chess", "--max_nodes=1000"],
         2,
-        "more than 10x the cap max_nodes=1000 (raise it with max_nodes=... in Python or --max",
+        "more than the cap max_nodes=1000 (raise it with max_nodes=... in Python or --max",
     )
     add("certificate_search.py", "too_large", ["--game=chess", "--max_nodes=300"], 0, "max_nodes")
     add("gameshrink.py", "too_large", ["--game=chess"], 2, "no ordered-signals description")
@@ -408,7 +412,7 @@ def _cases() -> list[Case]:
         "missing_trunk",
         ["--certificate={files}/no_trunk.json"],
         1,
-        "cannot read the trunk file",
+        "no_trunk.json.npz is missing (a certificate is two files, PATH and PATH.npz",
     )
     add(
         "verify_certificate.py",
@@ -423,12 +427,21 @@ def _cases() -> list[Case]:
 CASES = _cases()
 
 
-@pytest.fixture(scope="module")
-def server():
+def fork_server():
+    """The `server` fixture of the command tests: one ForkServer per test module."""
     with tempfile.TemporaryDirectory() as scratch:
         fs = ForkServer(scratch)
         yield fs
         fs.close()
+
+
+def certificate_files(server, tmp_path_factory):
+    """The `files` fixture of the command tests (`make_files`)."""
+    return make_files(server, tmp_path_factory.mktemp("files"))
+
+
+server = pytest.fixture(scope="module", name="server")(fork_server)
+files = pytest.fixture(scope="module", name="files")(certificate_files)
 
 
 def make_files(server: ForkServer, d: pathlib.Path) -> pathlib.Path:
@@ -439,8 +452,8 @@ def make_files(server: ForkServer, d: pathlib.Path) -> pathlib.Path:
         )
         assert result.returncode == 0, result.stderr
     cert = json.loads((d / "cert.json").read_text())
-    key = next(iter(cert["strategy"]))
-    action = next(iter(cert["strategy"][key]))
+    key = next(iter(cert["strategy"][0]))
+    action = next(iter(cert["strategy"][0][key]))
 
     def variant(name, change, trunk=b""):
         data = json.loads(json.dumps(cert))
@@ -450,19 +463,14 @@ def make_files(server: ForkServer, d: pathlib.Path) -> pathlib.Path:
             npz = d / f"{name}.json.npz"
             npz.write_bytes(trunk or (d / "cert.json.npz").read_bytes())
 
-    variant("nan", lambda c: c["strategy"][key].update({action: float("nan")}))
-    variant("string", lambda c: c["strategy"][key].update({action: "0.5"}))
+    variant("nan", lambda c: c["strategy"][0][key].update({action: float("nan")}))
+    variant("string", lambda c: c["strategy"][0][key].update({action: "0.5"}))
     variant("tampered", lambda c: c.update(value_lower=c["value_lower"] + 0.1))
     variant("no_trunk", lambda c: None, trunk=None)
     variant("garbage", lambda c: None, trunk=b"not an npz archive")
     (d / "corrupt.json").write_text("{not json")
     policies.save_policy(policies.uniform_policy("leduc_poker"), d / "leduc.json", "leduc_poker")
     return d
-
-
-@pytest.fixture(scope="module")
-def files(server, tmp_path_factory):
-    return make_files(server, tmp_path_factory.mktemp("files"))
 
 
 def _script(name: str) -> str:
@@ -534,13 +542,15 @@ def test_fresh_interpreter(script, tmp_path):
 # --- Ctrl-C: the result so far is written, exit code 130 ---------------------------------
 
 
-def test_sigint_during_compilation(server, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_sigint_during_compilation(server, tmp_path, sig):
     result = server.interrupt(
         _script("game_stats.py"),
         "--game=rhode_island_holdem(num_ranks=3,num_suits=2)",
         f"--output_json={tmp_path}/r.json",
         wait_for=None,
         seconds=1.0,
+        sig=sig,
     )
     check_outcome(result, 130, "interrupted while compiling rhode_island_holdem(", tmp_path)
     assert error_lines(result.stderr)[0].startswith("interrupted while compiling")
@@ -592,7 +602,8 @@ def test_sigint_perturbed_egt_epsilon_mode(server, tmp_path):
         "--xi=0.01",
         "--dgf_weight=0.05",
         f"--output_json={out}",
-        wait_for="iteration 1 ",
+        "--verbose",
+        wait_for="iteration 1 ",  # a --verbose line
     )
     assert result.returncode == 130, result.stderr
     row = json.loads(out.read_text())
@@ -610,7 +621,8 @@ def test_sigint_certificate_search(server, tmp_path, lp_flags):
         *lp_flags,
         f"--output_json={out}",
         f"--certificate_out={cert}",
-        wait_for="iteration 1 ",
+        "--verbose",
+        wait_for="iteration 1 ",  # a --verbose line
         seconds=1.0,
     )
     assert result.returncode == 130, result.stderr
@@ -631,7 +643,8 @@ def test_sigint_gameshrink_cfr_plus(server, tmp_path):
         "--iterations=100000000",
         f"--output_json={out}",
         f"--policy_out={pol}",
-        wait_for="iteration 100 ",
+        "--verbose",
+        wait_for="iteration 100 ",  # a --verbose line
         seconds=0.5,
     )
     assert result.returncode == 130, result.stderr

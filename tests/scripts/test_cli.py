@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 from absl import app, flags
 
-from ospiel_ext import cli, highs
+from ospiel_ext import cli, highs, interrupts
 
 
 def _flag(kind, value):
@@ -78,15 +78,22 @@ def test_output_path(tmp_path):
         cli.output_path(_flag("string", str(tmp_path / "c.json")), suffixes=("", ".npz"))
 
 
-def test_distinct_outputs(tmp_path):
+def test_distinct_files(tmp_path):
     fv = flags.FlagValues()
     a = flags.DEFINE_string("a", str(tmp_path / "x.json"), "", flag_values=fv)
     b = flags.DEFINE_string("b", str(tmp_path / "." / "x.json"), "", flag_values=fv)
     c = flags.DEFINE_string("c", None, "", flag_values=fv)
     fv(["prog"])
-    with pytest.raises(app.UsageError, match="--b and --a name the same file"):
-        cli.distinct_outputs(a, c, b)
-    cli.distinct_outputs(a, c)
+    with pytest.raises(app.UsageError, match="--b=.* is the output --a \\(the same file\\)"):
+        cli.distinct_files([a, c, b])
+    cli.distinct_files([a, c])
+    (tmp_path / "in.json").write_text("{}")
+    os.symlink(tmp_path / "in.json", tmp_path / "link.json")
+    with pytest.raises(app.UsageError, match="is the input --policy"):
+        cli.distinct_files(
+            [a, ("--out", str(tmp_path / "link.json"))], [("--policy", str(tmp_path / "in.json"))]
+        )
+    cli.distinct_files([("--x", "/dev/null"), ("--y", "/dev/null")])  # devices may repeat
 
 
 def test_clip_rounding():
@@ -127,16 +134,6 @@ def _random_lp(n, density=0.05):
     return highs.LinearProgram("random", (columns,), (rows,), (("r", "x", a),))
 
 
-class _Counting:
-    """A SIGINT handler that counts (like a run loop's StopFlag, it does not raise)."""
-
-    def __init__(self):
-        self.calls = 0
-
-    def __call__(self, signum, frame):
-        self.calls += 1
-
-
 @pytest.fixture
 def press_ctrl_c(monkeypatch):
     """press_ctrl_c(n): HiGHS's next run gets n SIGINTs, 0.2 s after it starts."""
@@ -160,28 +157,18 @@ def press_ctrl_c(monkeypatch):
     return presses.append
 
 
-@pytest.fixture
-def counting_handler():
-    handler = _Counting()
-    previous = signal.signal(signal.SIGINT, handler)
-    yield handler
-    signal.signal(signal.SIGINT, previous)
-
-
-def test_second_ctrl_c_interrupts_highs_under_a_caller_handler(counting_handler, press_ctrl_c):
-    """A caller that handles Ctrl-C itself (a run loop) gets both presses after the solve,
-    and the second press stopped HiGHS (an LP of ~30 s)."""
-    press_ctrl_c(2)
-    result = _random_lp(2000).run()
-    assert result.status == "kInterrupt"
-    assert counting_handler.calls == 2
-    assert signal.getsignal(signal.SIGINT) is counting_handler  # restored
-
-
-def test_first_ctrl_c_waits_for_the_solve_under_a_caller_handler(counting_handler, press_ctrl_c):
+def test_ctrl_c_under_a_run_loop_stops_highs_and_sets_the_flag(press_ctrl_c):
+    """Inside a graceful region (a run loop, a search) the first Ctrl-C stops HiGHS within
+    moments (an LP of ~30 s) and the solve raises Interrupted; the flag stays set for the
+    region, which restores the previous handler when it ends."""
+    previous = signal.getsignal(signal.SIGINT)
     press_ctrl_c(1)
-    result = _random_lp(1000).run()
-    assert result.optimal and counting_handler.calls == 1
+    with interrupts.graceful():
+        with pytest.raises(interrupts.Interrupted):
+            _random_lp(2000).run()
+        assert interrupts.requested() and interrupts.stop_reason() == "interrupted"
+    assert not interrupts.requested()
+    assert signal.getsignal(signal.SIGINT) is previous
 
 
 def test_ctrl_c_interrupts_highs_and_raises_keyboard_interrupt(press_ctrl_c):
@@ -190,3 +177,39 @@ def test_ctrl_c_interrupts_highs_and_raises_keyboard_interrupt(press_ctrl_c):
     with pytest.raises(KeyboardInterrupt):
         _random_lp(2000).run()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_second_ctrl_c_inside_highs_is_raised_after_it(press_ctrl_c):
+    """A second Ctrl-C inside HiGHS (C++ calling back into Python, where no exception may be
+    raised) is a KeyboardInterrupt when the solve returns, also under a graceful region."""
+    press_ctrl_c(2)
+    with interrupts.graceful(), pytest.raises(KeyboardInterrupt):
+        _random_lp(2000).run()
+
+
+# --- outputs written together, also under Ctrl-C -----------------------------------------
+
+
+def test_a_first_ctrl_c_while_writing_lets_every_output_be_written(tmp_path):
+    """`solve --solver=lp` interrupted while writing its policy used to leave a JSON that said
+    optimal and no policy: the writing now finishes (the command then exits 130)."""
+    with interrupts.handled():
+        with cli.outputs():
+            cli.write_json(str(tmp_path / "r.json"), {"x": 1})
+            os.kill(os.getpid(), signal.SIGINT)
+            threading.Event().wait(0.01)
+            cli.write_json(str(tmp_path / "p.json"), {"y": 2})
+        assert interrupts.stop_reason() == "interrupted"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "r.json"]
+
+
+def test_a_second_ctrl_c_while_writing_writes_nothing(tmp_path):
+    with interrupts.handled(), pytest.raises(KeyboardInterrupt) as e:
+        with cli.outputs():
+            cli.write_json(str(tmp_path / "r.json"), {"x": 1})
+            for _ in range(2):
+                os.kill(os.getpid(), signal.SIGINT)
+                threading.Event().wait(0.01)
+            cli.write_json(str(tmp_path / "p.json"), {"y": 2})
+    assert e.value.__notes__ == ["while writing the outputs (none was written)"]
+    assert list(tmp_path.iterdir()) == []

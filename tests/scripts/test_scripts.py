@@ -113,7 +113,8 @@ def test_compare_stops_the_whole_run_on_ctrl_c(tmp_path):
         "--time_limit=1000",
         "--solvers=cfr_plus,openspiel_cpp_cfr_plus",
         f"--output_json={out}",
-        wait_for="nash_conv",
+        "--verbose",
+        wait_for="nash_conv",  # a --verbose line
         seconds=1.0,
     )
     assert returncode == 130, stderr
@@ -268,7 +269,7 @@ def test_certificate_search_with_nature_sampling(tmp_path):
     result = json.loads(out.read_text())
     assert result["true_game_epsilon_bound"] == pytest.approx(result["epsilon"] + 0.2)
     proc = run("certificate_search.py", "--game=kuhn_poker", "--nature_epsilon=0.1")
-    assert proc.returncode != 0 and "needs --max_nodes" in proc.stderr
+    assert proc.returncode != 0 and "needs --nature_support" in proc.stderr
 
 
 def test_gameshrink_lifts_an_equilibrium(tmp_path):

@@ -40,6 +40,7 @@ def test_json_and_policy(tmp_path, gadget, prior, solver):
         f"--prior={prior}",
         f"--solver={solver}",
         "--iterations=200",
+        "--game_value",
         f"--output_json={out}",
         f"--policy_out={pol}",
     )

@@ -13,25 +13,29 @@ The names users call are re-exported here: `certificates.search(game, ...)`,
 """
 
 from ospiel_ext.algorithms.certificates.certificate import (
+    DEFAULT_MAX_TRUNK_NODES,
     Certificate,
     CertificatePolicy,
     IterationCost,
     SearchResult,
+    SearchStop,
     best_certificate,
     minimal_certificate,
     search,
     verify,
 )
-from ospiel_ext.algorithms.certificates.io import Verification, save, verify_saved
+from ospiel_ext.algorithms.certificates.io import Verification, save, verify_data, verify_saved
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
 
 __all__ = [
+    "DEFAULT_MAX_TRUNK_NODES",
     "Bounds",
     "Certificate",
     "CertificatePolicy",
     "NatureSampling",
     "IterationCost",
     "SearchResult",
+    "SearchStop",
     "Trunk",
     "Verification",
     "best_certificate",
@@ -39,5 +43,6 @@ __all__ = [
     "save",
     "search",
     "verify",
+    "verify_data",
     "verify_saved",
 ]

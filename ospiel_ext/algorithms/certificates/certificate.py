@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 import pyspiel
@@ -38,13 +38,17 @@ from absl import logging
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import lp, policies
+from ospiel_ext import interrupts, lp, policies, progress
+from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
+from ospiel_ext.budget import Budget
 from ospiel_ext.highs import LiveModel
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
 
 FloatArray = NDArray[np.float64]
+# per player: {information_state_string: {action: probability}}
+StrategyTables = tuple[dict[str, dict[int, float]], dict[str, dict[int, float]]]
 SUPPORT_TOLERANCE = 1e-9
 
 
@@ -73,14 +77,17 @@ class Certificate:
         """(nodes, information sets) of the trunk."""
         return self.trunk.num_nodes, self.trunk.num_infosets
 
-    def strategy_table(self) -> dict[str, dict[int, float]]:
-        """{information_state_string: {action: probability}} for the trunk's infosets."""
-        sf, out = self.sequence_form, {}
-        for tp, b in zip(sf.treeplexes, self.behavioural):
+    def strategy_table(self) -> StrategyTables:
+        """Per player, {information_state_string: {action: probability}} for the player's
+        infosets of the trunk (one table per player: both players may have an information
+        state of the same string, as in phantom_ttt, where they play differently)."""
+        sf = self.sequence_form
+        out: StrategyTables = ({}, {})
+        for p, (tp, b) in enumerate(zip(sf.treeplexes, self.behavioural)):
             for i, g in enumerate(tp.infoset_ids):
                 s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
-                out[self.trunk.infoset_key[g]] = {
-                    int(a): float(p) for a, p in zip(tp.seq_action[s : s + n], b[s : s + n])
+                out[p][self.trunk.infoset_key[g]] = {
+                    int(a): float(x) for a, x in zip(tp.seq_action[s : s + n], b[s : s + n])
                 }
         return out
 
@@ -150,9 +157,11 @@ def _solve_side(
     warm: lp.Basis | None,
     method: str,
     live: LiveModel | None = None,
+    budget: Budget | None = None,
 ) -> _Side | None:
     """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
-    avoid them (the value is unbounded). `live`: the side's kept HiGHS model, if any."""
+    avoid them (the value is unbounded). `live`: the side's kept HiGHS model, if any;
+    `budget`: HiGHS gets its remaining time."""
     opp = 1 - player
     z = sf.leaves
     values = sf.tree.hi[z] if player == 0 else sf.tree.lo[z]
@@ -172,6 +181,7 @@ def _solve_side(
         return_basis=live is None,
         method=method,
         live=live,
+        time_limit=None if budget is None else budget.remaining(),
     )
     own = sol.plans[player]
     marked = _correct(sf, player, own, values, unbounded, bad)
@@ -198,13 +208,18 @@ class _Solves:
 
 
 def _solve_trunk(
-    sf: TreeSequenceForm, warm=(None, None), method: str = "simplex", live=(None, None)
+    sf: TreeSequenceForm,
+    warm=(None, None),
+    method: str = "simplex",
+    live=(None, None),
+    budget: Budget | None = None,
 ) -> _Solves:
     """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
     pessimistic equilibrium and the support of the corrected optimistic profile. `warm`:
-    bases of the previous trunk's (beta, alpha) LPs; `live`: their kept HiGHS models."""
-    beta = _solve_side(sf, 0, warm[0], method, live[0])
-    alpha = _solve_side(sf, 1, warm[1], method, live[1])
+    bases of the previous trunk's (beta, alpha) LPs; `live`: their kept HiGHS models;
+    `budget`: the LPs get its remaining time (`lp.LPError` with status kTimeLimit after it)."""
+    beta = _solve_side(sf, 0, warm[0], method, live[0], budget)
+    alpha = _solve_side(sf, 1, warm[1], method, live[1], budget)
     if beta is None or alpha is None:
         uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
         cert = Certificate(sf, uniform, np.inf, -np.inf, np.inf)
@@ -248,18 +263,43 @@ class IterationCost:
     expanded: int
 
 
+SearchStop = Literal[
+    "epsilon",
+    "no pseudoterminal node in support",
+    "max_nodes",
+    "max_memory",
+    "time_limit",
+    "interrupted",
+]
+DEFAULT_MAX_TRUNK_NODES = 5_000_000
+"""Trunk node cap of `search` when none is given (`tree.NO_NODE_CAP` removes it). A trunk
+node costs more than a compiled one (every pseudoterminal leaf keeps its pyspiel state):
+Goofspiel trunks of 1.7 million nodes took about 3 GB here."""
+
+
 @dataclasses.dataclass(frozen=True)
 class SearchResult:
-    """The best certificate found and the run's statistics (`trace`: one `IterationCost` per
-    iteration)."""
+    """The best certificate found and the run's statistics.
+
+    Attributes:
+      certificate: the best certificate found (the first trunk's uniform profile, verified,
+        if the run stopped before any trunk LP was solved).
+      iterations: iterations of Algorithm 6.7 begun.
+      seconds, lp_seconds: wall-clock seconds of the run, and of HiGHS.
+      stopped: why the run ended (`SearchStop`).
+      simplex_iterations: HiGHS's, summed.
+      trace: one `IterationCost` per iteration.
+      peak_memory: the largest resident memory seen (bytes; 0 unless `max_memory` was set).
+    """
 
     certificate: Certificate
     iterations: int
     seconds: float
     lp_seconds: float
-    stopped: str  # "epsilon", "no pseudoterminal node in support", "max_nodes", ...
+    stopped: SearchStop
     simplex_iterations: int = 0
     trace: tuple[IterationCost, ...] = ()
+    peak_memory: int = 0
 
 
 def _support_leaves(sf: TreeSequenceForm, frontier, support) -> list[int]:
@@ -271,25 +311,56 @@ def _support_leaves(sf: TreeSequenceForm, frontier, support) -> list[int]:
     return [int(n) for n in z[reached] if int(n) in frontier]
 
 
+def _uniform_certificate(sf: TreeSequenceForm) -> Certificate:
+    """The uniform profile on a trunk with its (verified) epsilon: the certificate of a run
+    stopped before its first LP was solved."""
+    uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
+    lower, upper = verify(sf, uniform)
+    return Certificate(sf, uniform, upper - lower, lower, upper)
+
+
+def _trunk_cap(max_nodes: int | float | None) -> int | float:
+    if max_nodes is None:
+        return DEFAULT_MAX_TRUNK_NODES
+    if max_nodes == tree_lib.NO_NODE_CAP:
+        return max_nodes
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)):
+        raise ValueError(
+            f"max_nodes must be None, a positive int or NO_NODE_CAP, got {max_nodes!r}"
+        )
+    if max_nodes < 1:
+        raise ValueError(f"max_nodes must be positive, got {max_nodes}")
+    return int(max_nodes)
+
+
 def search(
     game: pyspiel.Game | str,
     epsilon: float = 0.0,
-    max_nodes: int | None = None,
+    max_nodes: int | float | None = None,
     time_limit: float | None = None,
     expand_shallowest: bool = False,
     bounds: Bounds | None = None,
-    stop: Callable[[], bool] | None = None,
     nature: NatureSampling | None = None,
     warm_start: bool = True,
     expand_below: int = 0,
     lp_method: str = "simplex",
     live_lp: bool = False,
+    max_memory: int | None = None,
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
 
     Stops at epsilon, when no pseudoterminal node is in the optimistic profile's support
-    (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes, after
-    `time_limit` seconds, or when `stop()` is true (Ctrl-C); returns the best certificate so far.
+    (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes (None:
+    `DEFAULT_MAX_TRUNK_NODES`; `tree.NO_NODE_CAP`: no cap), when the resident memory passes
+    `max_memory` bytes, after `time_limit` seconds, or on Ctrl-C / SIGTERM
+    (`ospiel_ext.interrupts`); returns the best certificate so far. Time, memory and Ctrl-C are
+    checked between the phases of an iteration, at every node expanded, and inside HiGHS
+    (which gets the time left), so the run ends within moments of its budget.
+
+    Every trunk is checked for perfect recall (the game's, on the part expanded so far):
+    imperfect recall is refused as `GameTree.from_game` refuses it, since the sequence form
+    and its certificate assume it.
+
     `warm_start` starts each LP from the previous trunk's final basis (HiGHS, alien basis).
     `expand_below` also expands the new pseudoterminal children of the expanded nodes, that
     many levels deeper, in the same iteration (Algorithm 6.7 may expand any nodes; fewer,
@@ -302,103 +373,168 @@ def search(
     basis to repair; `warm_start` is then not used; simplex only).
     With `nature`, chance is sampled (Section 5): the certificate is exact for the sampled
     trunk and worth epsilon + 2 nature.epsilon in the true game with probability 1 - 4 delta.
+
+    Raises:
+      ValueError: the game is not two-player zero-sum, lacks perfect recall (seen on a
+        trunk), or an argument is out of range.
     """
     if live_lp and lp_method != "simplex":
         raise ValueError(f"live_lp needs lp_method='simplex', got {lp_method!r}")
-    start = time.perf_counter()
-    trunk = Trunk(game, bounds, nature)
-    live = (LiveModel(), LiveModel()) if live_lp else (None, None)
-    best, lp_seconds, simplex, iteration, reason = None, 0.0, 0, 0, ""
+    if not epsilon >= 0:
+        raise ValueError(f"epsilon must be non-negative, got {epsilon}")
+    if expand_below < 0:
+        raise ValueError(f"expand_below must be non-negative, got {expand_below}")
+    cap = _trunk_cap(max_nodes)
+    budget = Budget(time_limit, max_memory)
+    with interrupts.graceful():
+        return _search(
+            Trunk(game, bounds, nature),
+            epsilon,
+            cap,
+            budget,
+            expand_shallowest=expand_shallowest,
+            warm_start=warm_start and not live_lp,
+            expand_below=expand_below,
+            lp_method=lp_method,
+            live=(LiveModel(), LiveModel()) if live_lp else (None, None),
+        )
+
+
+def _search(
+    trunk: Trunk,
+    epsilon: float,
+    cap: int | float,
+    budget: Budget,
+    *,
+    expand_shallowest: bool,
+    warm_start: bool,
+    expand_below: int,
+    lp_method: str,
+    live: tuple[LiveModel | None, LiveModel | None],
+) -> SearchResult:
+    """The loop of `search` (see there)."""
+    best: Certificate | None = None
+    lp_seconds, simplex, iteration = 0.0, 0, 0
+    reason: SearchStop | None = None
     warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None)
     trace: list[IterationCost] = []
-    while True:
-        iteration += 1
-        began = time.perf_counter()
-        sf = TreeSequenceForm(trunk.tree())
-        built = time.perf_counter()
-        solved = _solve_trunk(sf, warm, lp_method, live)
-        if warm_start and not live_lp:
-            beta_side, alpha_side = solved.sides
-            warm = (
-                None if beta_side is None else beta_side.basis,
-                None if alpha_side is None else alpha_side.basis,
+    with progress.bar(f"certifying {trunk.game}", unit="it") as bar:
+        while reason is None:
+            iteration += 1
+            began = time.perf_counter()
+            sf = TreeSequenceForm(trunk.tree())
+            sf.tree.check_perfect_recall()
+            built = time.perf_counter()
+            reason = budget.exceeded()
+            if reason is not None:
+                break
+            try:
+                solved = _solve_trunk(sf, warm, lp_method, live, budget)
+            except interrupts.Interrupted:
+                reason = "interrupted"
+                break
+            except lp.LPError as e:
+                if e.status != "kTimeLimit":
+                    raise
+                reason = "time_limit"
+                break
+            if warm_start:
+                beta_side, alpha_side = solved.sides
+                warm = (
+                    None if beta_side is None else beta_side.basis,
+                    None if alpha_side is None else alpha_side.basis,
+                )
+            simplex += solved.simplex_iterations
+            cert = solved.certificate
+            lp_seconds += solved.lp_seconds
+            if best is None or cert.epsilon < best.epsilon:
+                best = cert
+            bar.update()
+            bar.set_postfix(epsilon=f"{best.epsilon:.3g}", trunk_nodes=trunk.num_nodes)
+            logging.vlog(
+                1,
+                "iteration %d  trunk nodes %d  infosets %d  alpha* %.6g  beta* %.6g  epsilon %.3g",
+                iteration,
+                trunk.num_nodes,
+                cert.trunk.num_infosets,
+                cert.value_lower,
+                cert.value_upper,
+                cert.epsilon,
             )
-        simplex += solved.simplex_iterations
-        cert = solved.certificate
-        lp_seconds += solved.lp_seconds
-        if best is None or cert.epsilon < best.epsilon:
-            best = cert
-        logging.info(
-            "iteration %d  trunk nodes %d  infosets %d  alpha* %.6g  beta* %.6g  epsilon %.3g",
-            iteration,
-            trunk.num_nodes,
-            cert.trunk.num_infosets,
-            cert.value_lower,
-            cert.value_upper,
-            cert.epsilon,
-        )
-        if solved.optimistic_support is None:  # a value is unbounded: grow the top first
-            depth = min(map(trunk.depth, trunk.frontier))
-            to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
-        else:
-            to_expand = _support_leaves(
-                cert.sequence_form, trunk.frontier, solved.optimistic_support
+            if solved.optimistic_support is None:  # a value is unbounded: grow the top first
+                depth = min(map(trunk.depth, trunk.frontier))
+                to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
+            else:
+                to_expand = _support_leaves(
+                    cert.sequence_form, trunk.frontier, solved.optimistic_support
+                )
+            if expand_shallowest and trunk.frontier:
+                shallowest = min(trunk.frontier, key=trunk.depth)
+                if shallowest not in to_expand:
+                    to_expand.append(shallowest)
+            if cert.epsilon <= epsilon + 1e-12:
+                reason = "epsilon"
+            elif not to_expand:
+                reason = "no pseudoterminal node in support"
+            elif trunk.num_nodes + _children_bound(trunk, to_expand) > cap:
+                reason = "max_nodes"
+            expanding = time.perf_counter()
+            expanded = 0
+            if reason is None:
+                expanded, reason = _expand(trunk, to_expand, expand_below, cap, budget)
+            done = time.perf_counter()
+            trace.append(
+                IterationCost(
+                    sf.tree.num_nodes,
+                    sf.tree.num_infosets,
+                    built - began,
+                    solved.lp_seconds,
+                    done - expanding,
+                    expanding - built - solved.lp_seconds,
+                    expanded,
+                )
             )
-        if expand_shallowest and trunk.frontier:
-            shallowest = min(trunk.frontier, key=trunk.depth)
-            if shallowest not in to_expand:
-                to_expand.append(shallowest)
-        if cert.epsilon <= epsilon + 1e-12:
-            reason = "epsilon"
-        elif not to_expand:
-            reason = "no pseudoterminal node in support"
-        elif time_limit is not None and time.perf_counter() - start >= time_limit:
-            reason = "time_limit"
-        elif stop is not None and stop():
-            reason = "interrupted"
-        elif (
-            max_nodes is not None
-            and trunk.num_nodes + _children_bound(trunk, to_expand) > max_nodes
-        ):
-            reason = "max_nodes"
-        expanding = time.perf_counter()
-        expanded = 0 if reason else _expand(trunk, to_expand, expand_below, max_nodes)
-        done = time.perf_counter()
-        trace.append(
-            IterationCost(
-                sf.tree.num_nodes,
-                sf.tree.num_infosets,
-                built - began,
-                solved.lp_seconds,
-                done - expanding,
-                expanding - built - solved.lp_seconds,
-                expanded,
-            )
-        )
-        if reason:
-            return SearchResult(
-                best, iteration, time.perf_counter() - start, lp_seconds, reason, simplex,
-                tuple(trace),
-            )  # fmt: skip
+    assert reason is not None
+    if best is None:  # stopped before the first trunk's LPs: its uniform profile
+        best = _uniform_certificate(sf)
+    logging.vlog(
+        1,
+        "certificate search stopped (%s) after %d iterations, %.1fs: epsilon %.3g, trunk of "
+        "%d nodes",
+        reason, iteration, budget.elapsed(), best.epsilon, best.trunk.num_nodes,
+    )  # fmt: skip
+    return SearchResult(
+        certificate=best,
+        iterations=iteration,
+        seconds=budget.elapsed(),
+        lp_seconds=lp_seconds,
+        stopped=reason,
+        simplex_iterations=simplex,
+        trace=tuple(trace),
+        peak_memory=budget.peak_memory,
+    )
 
 
-def _expand(trunk: Trunk, nodes: list[int], below: int, max_nodes: int | None) -> int:
+def _expand(
+    trunk: Trunk, nodes: list[int], below: int, cap: int | float, budget: Budget
+) -> tuple[int, SearchStop | None]:
     """Expands `nodes`, then their new pseudoterminal children `below` levels deep (deeper
-    levels only while they fit in `max_nodes`); returns how many nodes it expanded."""
+    levels only while they fit in `cap`), checking the budget at every node; returns how many
+    nodes it expanded and why it stopped early (None if it did not: the first level is known
+    to fit in `cap`)."""
     count = 0
     for level in range(below + 1):
         children: list[int] = []
         for node in nodes:
-            if (
-                level
-                and max_nodes is not None
-                and (trunk.num_nodes + _children_bound(trunk, [node]) > max_nodes)
-            ):
-                return count
+            if level and trunk.num_nodes + _children_bound(trunk, [node]) > cap:
+                return count, None
+            stop = budget.exceeded()
+            if stop is not None:
+                return count, stop
             children += trunk.expand(node)
             count += 1
         nodes = children
-    return count
+    return count, None
 
 
 def _children_bound(trunk: Trunk, nodes: list[int]) -> int:
@@ -436,29 +572,27 @@ def _subtree_bounds(tree: GameTree) -> tuple[FloatArray, FloatArray]:
 class CertificatePolicy(policy_lib.Policy):
     """The certified strategy as an OpenSpiel policy of the full game (Prop. 3.5): the
     certificate's distribution at information states of the trunk, uniform elsewhere. Works
-    for infinite games too; `to_tabular()` gives a TabularPolicy where the game is finite."""
+    for infinite games too; `to_tabular()` gives a TabularPolicy where the game is finite.
 
-    def __init__(self, game: pyspiel.Game, table: dict[str, dict[int, float]]):
+    Args:
+      game: the game.
+      tables: `Certificate.strategy_table()`, one table per player.
+    """
+
+    def __init__(self, game: pyspiel.Game, tables: StrategyTables):
         super().__init__(game, list(range(game.num_players())))
-        self.table = table
+        self.tables = tables
 
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
-        row = self.table.get(state.information_state_string(player))
+        row = self.tables[player].get(tree_lib.infoset_key(state, player))
         legal = state.legal_actions(player)
         if row is None:
             return {a: 1.0 / len(legal) for a in legal}
         return {a: row.get(a, 0.0) for a in legal}
 
     def to_tabular(self) -> policy_lib.TabularPolicy:
-        pol = policy_lib.TabularPolicy(self.game)
-        for key, r in pol.state_lookup.items():
-            row = self.table.get(key)
-            if row is not None:
-                probs = np.zeros(pol.action_probability_array.shape[1])
-                for a, p in row.items():
-                    probs[a] = p
-                pol.action_probability_array[r] = probs
-        return pol
+        """The policy as the game's TabularPolicy (`policies.tabular_policy`)."""
+        return policies.tabular_from_policy(self.game, self)

@@ -57,8 +57,9 @@ class Trunk:
     def _add_leaf(self, node: int, state: pyspiel.State) -> bool:
         """Makes `node` a leaf of `state`; True if it joined the frontier."""
         if state.is_terminal():
-            r = state.returns()[0]
-            self.builder.set_leaf(node, r, r)
+            returns = state.returns()
+            tree_lib.check_zero_sum_returns(self.game, state, returns, self.builder.utility_sum)
+            self.builder.set_leaf(node, returns[0], returns[0])
             return False
         lo, hi = self.bounds(state)
         self.builder.set_leaf(node, lo, hi)

@@ -63,6 +63,7 @@ from ospiel_ext.algorithms.depth_limited.strategy_sets import (
     check_set,
     continuation_leaves,
     default_classes,
+    default_num_values,
     pure_continuations,
     self_generative,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "check_set",
     "continuation_leaves",
     "default_classes",
+    "default_num_values",
     "depth_limit",
     "depth_limited_game",
     "estimate_by_rollouts",

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from ospiel_ext import policies
+from ospiel_ext import interrupts, policies
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving, strategy_sets
@@ -212,5 +212,6 @@ class NestedSolvingBot(ProfileBot):
         if opponent_moves != self._opponent_moves or not inside:
             moves = sum(1 for h in history if h.player >= 0)
             self._solve(node, moves)
+            interrupts.check()  # a solve cut short by Ctrl-C ends the game, unplayed
             self._opponent_moves = opponent_moves
         return super().step(state)

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import lp, tree_values
+from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
@@ -93,7 +94,7 @@ def expand_below(
                 first, actions = builder.expand_from_state(node, state)
                 step = 0 if state.is_chance_node() else 1
                 if step:
-                    key = state.information_state_string(state.current_player())
+                    key = tree_lib.infoset_key(state, state.current_player())
                     infoset_states.setdefault(key, state)
                 for k, a in enumerate(actions):
                     next_frontier.append((first + k, state.child(a), moves + step))
@@ -123,7 +124,7 @@ def walk(
     if not nodes:
         raise ValueError(f"game {game}: no state reaches the depth limit ({depth} moves)")
     histories = [list(s.history()) for s in states]
-    keys = [leaves_lib.LEAF_PREFIX + s.information_state_string(1 - player) for s in states]
+    keys = [leaves_lib.LEAF_PREFIX + tree_lib.infoset_key(s, 1 - player) for s in states]
     return Walk(builder, nodes, histories, keys)
 
 
@@ -267,12 +268,13 @@ class DepthLimitedPolicy(policy_lib.Policy):
         super().__init__(fallback.game, list(range(fallback.game.num_players())))
         self.fallback = fallback
         self.tables = {s.player: s.table() for s in solutions}
+        self._key = tree_lib.key_function(fallback.game)
 
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
-        row = self.tables.get(player, {}).get(state.information_state_string(player))
+        row = self.tables.get(player, {}).get(self._key(state, player))
         if row is None:
             return self.fallback.action_probabilities(state, player_id)
         return dict(row)

@@ -45,7 +45,8 @@ from numpy.typing import NDArray
 from open_spiel.python import observation
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import policies, tree_values
+from ospiel_ext import interrupts, policies, tree_values
+from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
@@ -72,8 +73,8 @@ def common_lines_key(state: pyspiel.State) -> str:
     the point cards, the win sequence and the points, but neither hand)."""
     if state.is_terminal():
         return "terminal"
-    theirs = set(state.information_state_string(1).splitlines())
-    return "\n".join(x for x in state.information_state_string(0).splitlines() if x in theirs)
+    theirs = set(tree_lib.infoset_key(state, 1).splitlines())
+    return "\n".join(x for x in tree_lib.infoset_key(state, 0).splitlines() if x in theirs)
 
 
 def observer_key(game: pyspiel.Game) -> PublicKey:
@@ -151,12 +152,13 @@ class RunningPolicy(policy_lib.Policy):
     def __init__(self, fallback: policy_lib.Policy, overrides: Mapping[str, Mapping[int, float]]):
         super().__init__(fallback.game, [0, 1])
         self.fallback, self.overrides = fallback, overrides
+        self._key = tree_lib.key_function(fallback.game)
 
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
-        row = self.overrides.get(state.information_state_string(player))
+        row = self.overrides.get(self._key(state, player))
         return dict(row) if row is not None else self.fallback.action_probabilities(state, player)
 
 
@@ -273,7 +275,7 @@ def local_game(
     tree = builder.freeze()
     tree.check_perfect_recall()
     roots = first + np.arange(n, dtype=np.int64)
-    keys = tuple([s.information_state_string(p) for s in belief.states] for p in (0, 1))
+    keys = tuple([tree_lib.infoset_key(s, p) for s in belief.states] for p in (0, 1))
     rs = cuts.root_set(tree, ss.Cut.after_chance_events(1), roots, (keys[0], keys[1]))
     actual_history = actual.history()
     k = next(k for k, s in enumerate(belief.states) if s.history() == actual_history)
@@ -436,7 +438,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         v, _ = self.values(belief.states, self.running)
         sign = 1.0 if i == 0 else -1.0
         w = belief.reach[i] * belief.reach[2]
-        keys = [s.information_state_string(1 - i) for s in belief.states]
+        keys = [tree_lib.infoset_key(s, 1 - i) for s in belief.states]
         groups: dict[str, list[int]] = {}
         for k, key in enumerate(keys):
             groups.setdefault(key, []).append(k)
@@ -453,8 +455,8 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
     def leaves(self, local: LocalGame) -> leaves_lib.MultiValuedLeaves:
         """The K values at the local game's depth limit (blueprint beyond it, Section 4)."""
-        keys0 = tuple(s.information_state_string(0) for s in local.leaf_states)
-        keys1 = tuple(s.information_state_string(1) for s in local.leaf_states)
+        keys0 = tuple(tree_lib.infoset_key(s, 0) for s in local.leaf_states)
+        keys1 = tuple(tree_lib.infoset_key(s, 1) for s in local.leaf_states)
         cut = ss.Cut.after_moves(self.depth)  # below the public state; descriptive only
         limit = leaves_lib.DepthLimit(local.tree, cut, local.leaf_nodes, (keys0, keys1))
         mean, stderr = self.values(local.leaf_states, self.blueprint)
@@ -498,9 +500,10 @@ class LargeNestedSolvingBot(pyspiel.Bot):
                 f"player {state.current_player()}"
             )
         opponent_moves = sum(1 for h in state.full_history() if h.player == 1 - self.player)
-        key = state.information_state_string(self.player)
+        key = tree_lib.infoset_key(state, self.player)
         if opponent_moves != self._opponent_moves or key not in self.overrides:
             self.solve(state)
+            interrupts.check()  # a solve cut short by Ctrl-C ends the game, unplayed
             self._opponent_moves = opponent_moves
         probs = self.running.action_probabilities(state, self.player)
         actions = list(probs)

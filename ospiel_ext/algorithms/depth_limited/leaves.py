@@ -37,7 +37,7 @@ import pyspiel
 from numpy.typing import ArrayLike, NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, policies, tree_values
+from ospiel_ext import arrays, interrupts, policies, tree_values
 from ospiel_ext.algorithms.subgames import cuts
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
@@ -263,7 +263,12 @@ def rollout_values(
 ) -> RolloutEstimate:
     """v(h, n) estimated by `samples` playouts from each history under <blueprint for
     `player`, strategies[n] for the opponent>, chance by its outcome probabilities; the
-    standard error is the sample standard deviation over sqrt(samples)."""
+    standard error is the sample standard deviation over sqrt(samples).
+
+    Raises:
+      interrupts.Interrupted: Ctrl-C, SIGTERM or a deadline (checked per history and
+        strategy): estimates of part of the leaves are no result.
+    """
     if samples < 2:
         raise ValueError(f"game {game}: rollouts need at least 2 samples, got {samples}")
     rng = np.random.default_rng(seed)
@@ -273,6 +278,7 @@ def rollout_values(
         for a in history:
             root.apply_action(int(a))
         for n, strategy in enumerate(strategies):
+            interrupts.check()
             by_player = {player: blueprint, 1 - player: strategy}
             for k in range(samples):
                 returns[r, n, k] = _playout(root.clone(), by_player, rng)

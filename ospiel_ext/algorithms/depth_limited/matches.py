@@ -36,7 +36,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.bots import policy as policy_bot
 
-from ospiel_ext import cli, policies, sweeps
+from ospiel_ext import cli, interrupts, policies, sweeps
 from ospiel_ext.algorithms.depth_limited import large
 from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.subgames import blueprints, experiment, ggse, priors
@@ -169,14 +169,40 @@ def play_duplicate(
 ) -> list[float]:
     """Bot a's return in each of `games` games of `pyspiel.evaluate_bots` (a[p], b[p]: the
     bots for seat p), in duplicate: a sits in seat g % 2 in game g, and games 2k and 2k + 1
-    share the chance seed seed + 2k, so every deal is played from both seats."""
-    out = []
-    for g in range(games):
-        a_seat = g % 2
-        seats = [a[0], b[1]] if a_seat == 0 else [b[0], a[1]]
-        returns = pyspiel.evaluate_bots(game.new_initial_state(), seats, seed + g - a_seat)
-        out.append(float(returns[a_seat]))
+    share the chance seed seed + 2k, so every deal is played from both seats.
+
+    Ctrl-C or SIGTERM (`ospiel_ext.interrupts`) ends the match: the games finished before it
+    are returned; the game it fell in is not (its bots may have played interrupted solves,
+    and a nested bot stops it at once by raising `interrupts.Interrupted`)."""
+    out: list[float] = []
+    with interrupts.graceful():
+        for g in range(games):
+            if interrupts.requested():
+                break
+            a_seat = g % 2
+            seats = [a[0], b[1]] if a_seat == 0 else [b[0], a[1]]
+            try:
+                returns = pyspiel.evaluate_bots(game.new_initial_state(), seats, seed + g - a_seat)
+            except interrupts.Interrupted:
+                break
+            if interrupts.requested():
+                break
+            out.append(float(returns[a_seat]))
     return out
+
+
+MAX_TASKS_PER_PAIR = 1000
+"""`chunks` makes at most this many tasks per pair (larger chunks for longer matches), so that
+a long head to head is a short list of tasks, not one per deal."""
+
+
+def chunk_size(games: int, chunk: int, max_tasks: int = MAX_TASKS_PER_PAIR) -> int:
+    """`chunk`, or the smallest even chunk that splits `games` into at most `max_tasks`
+    tasks if `chunk` would make more."""
+    if math.ceil(games / chunk) <= max_tasks:
+        return chunk
+    needed = math.ceil(games / max_tasks)
+    return needed + needed % 2
 
 
 def chunks(
@@ -184,10 +210,11 @@ def chunks(
     chunk: int,
 ) -> list[Match]:  # fmt: skip
     """The matches of one head to head of `games` games, `chunk` games per task (even, so
-    that every task swaps seats evenly)."""
+    that every task swaps seats evenly; raised by `chunk_size` for very long matches)."""
     parse_bot(a), parse_bot(b)
     if games < 1 or chunk < 2 or chunk % 2:
         raise ValueError(f"games must be >= 1 and the chunk an even number >= 2, got {chunk}")
+    chunk = chunk_size(games, chunk)
     label, behavioural = experiment.blueprint_from_spec(game, blueprint_spec)
     sf = blueprints.full_game(game)
     for spec in (a, b):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from ospiel_ext import policies
+from ospiel_ext import interrupts, policies
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
 from ospiel_ext.algorithms.subgames import ggse, priors
@@ -78,12 +78,20 @@ def solve(
     eps: float | None = None,
 ) -> DepthLimitedSolution:
     """Solves the depth-limited game of every subgame for `leaves.player` (CFR+, the LP or
-    EGT, GGSE with a prior) and splices the solutions into the blueprint."""
+    EGT, GGSE with a prior) and splices the solutions into the blueprint. Ctrl-C, SIGTERM or
+    an enclosing `interrupts.deadline` stops it (the solve under way keeps its result so far,
+    the subgames not begun keep the blueprint)."""
     solutions = []
-    for sub in subgames:
-        game = depth_limited_game(q, sub, leaves, gadget)
-        solutions.append(
-            ggse.solve(game, priors.gadget_prior(game, prior), method, eps, iterations)
-        )
+    with interrupts.graceful():
+        for sub in subgames:
+            if interrupts.requested():
+                break
+            game = depth_limited_game(q, sub, leaves, gadget)
+            try:
+                solutions.append(
+                    ggse.solve(game, priors.gadget_prior(game, prior), method, eps, iterations)
+                )
+            except interrupts.Interrupted:  # an LP has no solution so far
+                break
     behavioural = ss.splice(q.sf, q.blueprint, solutions)
     return DepthLimitedSolution(leaves, tuple(solutions), behavioural)

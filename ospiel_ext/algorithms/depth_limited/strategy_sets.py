@@ -29,7 +29,7 @@ from typing import Literal, get_args
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ospiel_ext import arrays, policies
+from ospiel_ext import arrays, interrupts, policies
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
 from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
@@ -246,7 +246,7 @@ def self_generative(
         leaves = leaves_lib.exact_values(sf, limit, q.blueprint, player, strategies, labels)
         return leaves_lib.weaken(leaves, beliefs) if weaken else leaves
 
-    while len(strategies) < num_values:
+    while len(strategies) < num_values and not interrupts.requested():  # Ctrl-C: the set so far
         solution = solving.solve(q, subgames, values(), gadget, "none", method, iterations)
         strategies.append(best_response(sf, solution.behavioural, opponent))
         labels.append(f"best response {len(strategies) - 1}")
@@ -271,6 +271,21 @@ def check_set(
                 f"{sf.name}: the bias set of player {opponent} has {1 + len(classes)} "
                 f"strategies (the blueprint and {', '.join(classes)}), K = {num_values} asked"
             )
+
+
+DEFAULT_NUM_VALUES = 4  # the paper's K in its poker experiments (Section 5)
+
+
+def default_num_values(sf: TreeSequenceForm, kind: str) -> int:
+    """The K to use when none is asked: `DEFAULT_NUM_VALUES`, or fewer where the set has fewer
+    strategies for either player (the bias set of Kuhn poker has 3: the blueprint, fold and
+    call), 1 for the 'blueprint' set (and for 'pure', whose K is its own count)."""
+    if kind in ("blueprint", "pure"):
+        return 1
+    if kind == "bias":
+        sizes = [1 + len(_default_masks(sf, p)) for p in (0, 1)]
+        return min(DEFAULT_NUM_VALUES, *sizes)
+    return DEFAULT_NUM_VALUES
 
 
 def continuation_leaves(

@@ -397,7 +397,7 @@ def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
     2 x 3.9 M floats), unlike a policy file of the original game."""
     a = lifted.abstract.abstraction
     np.savez_compressed(
-        path,  # a path or an open binary file (scripts write through files.atomic_path)
+        path,  # a path or an open binary file (scripts write through files.output)
         game=str(a.og.game),
         threshold=a.threshold,
         transformation=a.transformation,

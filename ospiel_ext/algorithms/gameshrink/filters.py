@@ -357,7 +357,7 @@ def lossless_filter(st: SignalTree, time_limit: float | None = None) -> tuple[li
             types[r] = _to_views(st, r, per_block)
         classes, old = _top_down(st, types), sizes
         sizes = [int(c.max()) + 1 for c in classes]
-        logging.info("GameShrink pass %d: classes per round %s", passes, sizes)
+        logging.vlog(1, "GameShrink pass %d: classes per round %s", passes, sizes)
         if sizes == old:
             return classes, passes
         if time_limit is not None and time.perf_counter() - start > time_limit:
@@ -531,8 +531,8 @@ def approximate_filter(
                 if math.isinf(threshold) or iso.cost(r, rep[a], rep[b]) <= threshold:
                     uf.union(a, b)
         merged.append(uf.labels()[lossless[r]])
-        logging.info(
-            "approximate GameShrink round %d: %d -> %d classes", r, k, int(merged[-1].max()) + 1
+        logging.vlog(
+            1, "approximate GameShrink round %d: %d -> %d classes", r, k, int(merged[-1].max()) + 1
         )
     return merged
 

@@ -205,7 +205,7 @@ def betting_tree(
             nxt = {lab: s.child(a) for lab, s in sts.items()}
             after = nxt[next(iter(nxt))]
             if not after.is_terminal():
-                opponent_views.add(after.information_state_string(1 - player))
+                opponent_views.add(tree_lib.infoset_key(after, 1 - player))
                 non_terminal += 1
             child = BettingNode(key=f"{node.key}{a},", round=node.round)
             node.children.append(child)

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, evaluate, lp, policies
+from ospiel_ext import arrays, evaluate, interrupts, lp, policies
 from ospiel_ext.algorithms.subgames import batch as batch_lib
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities
@@ -114,12 +114,17 @@ class Resolution:
       solutions: the solved gadgets.
       skipped: (subgame index, player) pairs left to the blueprint because the player (for
         the unsafe subgame: the profile) never reaches the subgame under it.
+      stop_reason: 'solved' (every gadget), or 'interrupted' / 'time_limit' when Ctrl-C or
+        a deadline (`ospiel_ext.interrupts`) stopped the resolving: the gadget being solved
+        then keeps its solution so far (`GadgetSolution.iterations` says how far it got) and
+        the gadgets not yet begun are left to the blueprint (absent from `solutions`).
     """
 
     sf: TreeSequenceForm
     behavioural: policies.Behavioural
     solutions: tuple[ggse.GadgetSolution, ...]
     skipped: tuple[tuple[int, int | None], ...]
+    stop_reason: Literal["solved", "interrupted", "time_limit"] = "solved"
 
     def policy(self) -> policy_lib.TabularPolicy:
         """The spliced profile as a fresh TabularPolicy of the full game."""
@@ -140,30 +145,45 @@ def resolve(
     """Solves the `kind` gadget of every subgame for every player in `players` (once per
     subgame for the unsafe subgame, which solves both) and splices the solutions into the
     blueprint (`ggse.solve`; eps defaults to the method's). `batch` (CFR only) solves all
-    gadgets by one run on their union (`batch.solve_cfr_batch`), with the same result."""
+    gadgets by one run on their union (`batch.solve_cfr_batch`), with the same result.
+
+    Ctrl-C, SIGTERM or an enclosing `interrupts.deadline` stops it between gadgets and inside
+    a solve (`Resolution.stop_reason`): the result so far is returned."""
     if batch and method != "cfr":
         raise ValueError(f"game {q.sf.name}: batch=True needs method 'cfr', got {method!r}")
     solutions: list[ggse.GadgetSolution] = []
     skipped: list[tuple[int, int | None]] = []
     gadgets, gadget_priors = [], []
-    for sub in subgames:
-        for i in [None] if kind == "unsafe" else list(players):
-            rv = q.root_values(sub, 0 if i is None else i)
-            reached = rv.reach.prod(axis=0) if i is None else rv.w
-            if not np.any(reached > 0):
-                skipped.append((sub.index, i))
-                continue
-            gadget = gadget_game(kind, q, sub, i)
-            gadgets.append(gadget)
-            gadget_priors.append(priors.gadget_prior(gadget, prior))
-    if batch and gadgets:
-        e = ggse.DEFAULT_EPS if eps is None else eps
-        solutions.extend(batch_lib.solve_cfr_batch(gadgets, gadget_priors, e, iterations))
-    else:
-        for gadget, pi in zip(gadgets, gadget_priors):
-            solutions.append(ggse.solve(gadget, pi, method, eps, iterations))
+    with interrupts.graceful():
+        for sub in subgames:
+            for i in [None] if kind == "unsafe" else list(players):
+                rv = q.root_values(sub, 0 if i is None else i)
+                reached = rv.reach.prod(axis=0) if i is None else rv.w
+                if not np.any(reached > 0):
+                    skipped.append((sub.index, i))
+                    continue
+                if interrupts.requested():
+                    break
+                gadget = gadget_game(kind, q, sub, i)
+                gadgets.append(gadget)
+                gadget_priors.append(priors.gadget_prior(gadget, prior))
+        if interrupts.requested():
+            gadgets = []  # none solved: the blueprint everywhere
+        if batch and gadgets:
+            e = ggse.DEFAULT_EPS if eps is None else eps
+            solutions.extend(batch_lib.solve_cfr_batch(gadgets, gadget_priors, e, iterations))
+        else:
+            for gadget, pi in zip(gadgets, gadget_priors):
+                if interrupts.requested():
+                    break
+                try:
+                    solutions.append(ggse.solve(gadget, pi, method, eps, iterations))
+                except interrupts.Interrupted:  # an LP has no solution so far
+                    break
     b = splice(q.sf, q.blueprint, solutions)
-    return Resolution(q.sf, b, tuple(solutions), tuple(skipped))
+    return Resolution(
+        q.sf, b, tuple(solutions), tuple(skipped), interrupts.stop_reason() or "solved"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,14 +227,21 @@ def game_value(sf: TreeSequenceForm) -> float:
     return lp.solve(sf).value
 
 
+def guaranteed_value(sf: TreeSequenceForm, behavioural: FloatArray, player: int) -> float:
+    """u_i(pi_i, BR): what player i's strategy guarantees it (its own utility) against a
+    best response; no game value needed (the profile's exploitability is minus the mean of
+    both players' guaranteed values)."""
+    o = 1 - player
+    x = sf.treeplexes[player].realization_plan(np.asarray(behavioural, dtype=np.float64))
+    br, _ = sf.treeplexes[o].best_response(sf.sequence_values(o, x))
+    return -br
+
+
 def player_exploitability(
     sf: TreeSequenceForm, behavioural: FloatArray, player: int, value0: float
 ) -> float:
     """E(pi_i) = u_o(pi_i, BR) - u_o^* (Section 2), `value0` player 0's game value."""
-    o = 1 - player
-    x = sf.treeplexes[player].realization_plan(np.asarray(behavioural, dtype=np.float64))
-    br, _ = sf.treeplexes[o].best_response(sf.sequence_values(o, x))
-    return br - (value0 if o == 0 else -value0)
+    return (value0 if player == 0 else -value0) - guaranteed_value(sf, behavioural, player)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import csgraph
 
 from ospiel_ext import arrays
+from ospiel_ext import tree as tree_lib
 from ospiel_ext.tree import CHANCE, GameTree
 
 IntArray = NDArray[np.int64]
@@ -148,7 +149,15 @@ def _predicate_candidates(tree: GameTree, predicate: StatePredicate) -> IntArray
     stack = [(0, tree.game.new_initial_state())]
     while stack:
         node, state = stack.pop()
-        if predicate(state):
+        try:
+            holds = predicate(state)
+        except Exception as e:  # the user's code: one line naming it and the state
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            raise ValueError(
+                f"{tree.name}: the cut predicate {getattr(predicate, '__name__', predicate)} "
+                f"raised {type(e).__name__}: {first} (at history {state.history()})"
+            ) from None
+        if holds:
             found.append(node)
             continue
         for child in tree.children(node):
@@ -204,7 +213,7 @@ def find_roots(tree: GameTree, cut: Cut) -> RootSet:
     for r in roots.tolist():
         state = tree.state(r)
         for p in (0, 1):
-            keys[p].append(state.information_state_string(p))
+            keys[p].append(tree_lib.infoset_key(state, p))
     return root_set(tree, cut, roots, (keys[0], keys[1]))
 
 

@@ -239,6 +239,12 @@ def make_blueprints(
     return out
 
 
+def blueprint_file(spec: str) -> str | None:
+    """The policy file a blueprint spec names, or None for 'cfr:N' / 'dirichlet:SEED'."""
+    kind, _, _ = spec.partition(":")
+    return None if kind in ("cfr", "dirichlet") else spec
+
+
 def blueprint_from_spec(game: str | SequenceForm, spec: str) -> tuple[str, policies.Behavioural]:
     """'cfr:N' (N vanilla CFR iterations), 'dirichlet:SEED' or a policy file, for a game
     string or an already compiled game."""

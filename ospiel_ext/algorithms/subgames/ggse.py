@@ -240,7 +240,8 @@ def solve_lp(
             ok = _same_strategy(gadget, solution.behavioural[i], finer.behavioural[i], i)
         if ok:
             warm = model.run(warm_start=solution.basis)
-            logging.info(
+            logging.vlog(
+                1,
                 "%s: eps %.1e stays optimal at eps = 0 (the eps = 0 LP warm-started from its "
                 "basis took %d simplex iterations)",
                 gadget.sf.name,

@@ -13,9 +13,10 @@ def test_zero_certificate_of_goofspiel_4_survives_its_own_files(tmp_path):
     # with probability ~1e-17 and its actions with exactly 0.
     game = "sequential_goofspiel(num_cards=4)"
     cert = certificates.search(game, epsilon=0.0).certificate
-    for key, row in cert.strategy_table().items():
-        probs = np.array(list(row.values()))
-        assert probs.min() >= 0 and probs.sum() == pytest.approx(1.0), key
+    for table in cert.strategy_table():
+        for key, row in table.items():
+            probs = np.array(list(row.values()))
+            assert probs.min() >= 0 and probs.sum() == pytest.approx(1.0), key
     path = tmp_path / "cert.json"
     certificates.save(cert, path, cert.trunk.game)
     result = certificates.verify_saved(game, path)

@@ -10,8 +10,10 @@ from conftest import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, policies, sequence_form
+from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import io as certificate_io
+from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.games.limit_leduc_poker import max_consecutive_raises
 from ospiel_ext.tree import GameTree
 
@@ -162,7 +164,7 @@ def test_tampered_strategy_is_rejected(saved, tmp_path):
     game, path = saved
 
     def pure_low_bid(meta):  # player 0 always bids 1 in the first round: exploitable
-        meta["strategy"]["p0 prizes: own: results:"] = {"0": 1.0, "1": 0.0, "2": 0.0}
+        meta["strategy"][0]["p0 prizes: own: results:"] = {"0": 1.0, "1": 0.0, "2": 0.0}
 
     outcome = certificate_io.verify_saved(game, _tampered(path, tmp_path, pure_low_bid))
     assert not outcome.ok and "claims epsilon=0 but its strategy proves 6" in outcome.reason
@@ -219,3 +221,103 @@ def test_warm_and_cold_searches_certify_the_same_value():
     for result in (warm, cold):
         assert result.certificate.epsilon < 1e-9
     assert warm.certificate.value_lower == pytest.approx(cold.certificate.value_lower, abs=1e-9)
+
+
+# --- every field verified; the assumptions the other algorithms check ------------------
+
+
+@pytest.mark.parametrize(
+    "edit_json, edit_arrays, reason",
+    [
+        (lambda m: m.update(trunk_nodes=m["trunk_nodes"] + 1), None, "claims trunk_nodes="),
+        (lambda m: m.update(trunk_infosets=0), None, "claims trunk_infosets=0 but its trunk"),
+        (lambda m: m.update(comment="trust me"), None, "unknown field 'comment'"),
+        (lambda m: m.update(version=1), None, "certificate format version 1; this ospiel_ext"),
+        (lambda m: m.pop("version"), None, "not a certificate of this format"),
+        (lambda m: m.update(strategy=m["strategy"][0]), None, "must be two tables"),
+        (
+            lambda m: m["strategy"][1].update({"not a state": {"0": 1.0}}),
+            None,
+            "player 1 has information state 'not a state', which the trunk does not have",
+        ),
+        (None, lambda a: a.update(extra=np.zeros(3)), "it holds ['action', 'extra', 'hi',"),
+        (None, lambda a: a.update(parent=a["parent"].astype(float)), "parent must be integers"),
+    ],
+)
+def test_every_field_of_a_certificate_is_verified(saved, tmp_path, edit_json, edit_arrays, reason):
+    game, path = saved
+    outcome = certificate_io.verify_saved(game, _tampered(path, tmp_path, edit_json, edit_arrays))
+    assert not outcome.ok and reason in outcome.reason, outcome.reason
+
+
+def test_a_missing_trunk_file_is_named(saved, tmp_path):
+    game, path = saved
+    (tmp_path / "c.json").write_text(path.read_text())
+    outcome = certificate_io.verify_saved(game, tmp_path / "c.json")
+    assert not outcome.ok
+    assert outcome.reason == (
+        f"the trunk file {tmp_path}/c.json.npz is missing (a certificate is two files, PATH and "
+        "PATH.npz, written together by certify --certificate_out)"
+    )
+
+
+IMPERFECT_RECALL = "goofspiel(num_cards=4)"  # its information state forgets own bids
+
+
+def test_search_refuses_imperfect_recall_as_compiling_does():
+    """The search used to certify -0.00463 for this symmetric game of value 0."""
+    with pytest.raises(ValueError) as compiled:
+        GameTree.from_game(IMPERFECT_RECALL)
+    with pytest.raises(ValueError) as searched:
+        certificates.search(IMPERFECT_RECALL)
+    game = tree_lib.load(IMPERFECT_RECALL)
+    for e in (compiled, searched):  # the same message (the infoset found first may differ)
+        assert str(e.value).startswith(f"game {game} does not have perfect recall: player ")
+        assert "imp_info=True" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_verification_refuses_imperfect_recall():
+    """A certificate on the whole imperfect-recall trunk (its uniform profile) is rejected
+    even though its figures are what its strategy proves."""
+    trunk = Trunk(IMPERFECT_RECALL)
+    while trunk.frontier:
+        trunk.expand(next(iter(trunk.frontier)))
+    sf = sequence_form.TreeSequenceForm(trunk.tree())
+    uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
+    lower, upper = certificates.verify(sf, uniform)
+    cert = certificates.Certificate(sf, uniform, upper - lower, lower, upper)
+    outcome = certificates.verify_data(
+        IMPERFECT_RECALL, *certificate_io.to_data(cert, IMPERFECT_RECALL)
+    )
+    assert not outcome.ok and "does not have perfect recall" in outcome.reason
+
+
+def test_players_sharing_an_information_state_string_keep_their_own_strategies():
+    """phantom_ttt's players both see an empty board as '...\\n...\\n...\\n'. A strategy table
+    keyed by the string alone gave both players one row, so `verify` rejected the
+    certificate certify wrote ("claims epsilon=1.605 but its strategy proves 2")."""
+    cert = certificates.search("phantom_ttt", max_nodes=6000).certificate
+    tables = cert.strategy_table()
+    shared = set(tables[0]) & set(tables[1])
+    assert any(tables[0][key] != tables[1][key] for key in shared)
+    outcome = certificates.verify_data("phantom_ttt", *certificate_io.to_data(cert, "phantom_ttt"))
+    assert outcome.ok, outcome.reason
+    assert outcome.epsilon == pytest.approx(cert.epsilon, abs=1e-12)
+
+
+def test_budgets_are_checked_inside_an_iteration():
+    """go_fish's trunk grows by chance nodes only (no information set for thousands of
+    nodes): the node and memory budgets stop it inside the expansion."""
+    by_nodes = certificates.search("go_fish", max_nodes=3000)
+    assert by_nodes.stopped == "max_nodes" and by_nodes.certificate.trunk.num_nodes <= 3000
+    by_memory = certificates.search("go_fish", max_memory=1)
+    assert by_memory.stopped == "max_memory" and by_memory.iterations == 1
+    assert by_memory.peak_memory > 1
+    timed = certificates.search("go_fish", time_limit=1e-6)
+    assert timed.stopped == "time_limit" and timed.iterations == 1
+
+
+def test_the_default_node_cap_is_finite():
+    assert certificates.DEFAULT_MAX_TRUNK_NODES < np.inf
+    with pytest.raises(ValueError, match="max_nodes must be positive"):
+        certificates.search("kuhn_poker", max_nodes=0)
