@@ -54,7 +54,9 @@ class Interrupted(KeyboardInterrupt):
 
 
 class _State:
-    """The process's signal state (one per process; forked children reset it)."""
+    """The process's signal state. Its region counters are the main thread's: only there can a
+    signal handler run (`graceful` and `deferred` elsewhere, e.g. in a Dask thread, count
+    nothing)."""
 
     def __init__(self) -> None:
         self.signal: int | None = None  # the first signal received, while a region is open
@@ -81,8 +83,8 @@ def requested() -> bool:
 
 
 def stop_reason() -> Literal["interrupted", "time_limit"] | None:
-    """'interrupted' (Ctrl-C, SIGTERM or `request`), 'time_limit' (a `deadline` passed) or
-    None (nothing asked the computation to stop)."""
+    """'interrupted' (Ctrl-C or SIGTERM), 'time_limit' (a `deadline` passed) or None (nothing
+    asked the computation to stop)."""
     if _state.signal is not None:
         return "interrupted"
     return "time_limit" if _state.timed_out else None
@@ -97,12 +99,6 @@ def check() -> None:
     """Raises `Interrupted` if a signal arrived: for phases that have no result so far."""
     if requested():
         raise Interrupted
-
-
-def request() -> None:
-    """Sets the flag as a signal would (a stop asked for by other means, and tests)."""
-    if _state.signal is None:
-        _state.signal = signal.SIGINT
 
 
 def _handle(signum: int, frame: FrameType | None) -> None:
@@ -165,12 +161,13 @@ def handled() -> Iterator[None]:
 def graceful() -> Iterator[None]:
     """A region that polls `requested()` and stops cleanly: the first signal only sets the
     flag. Implies `handled()`."""
+    step = 1 if _main_thread() else 0
     with handled():
-        _state.graceful += 1
+        _state.graceful += step
         try:
             yield
         finally:
-            _state.graceful -= 1
+            _state.graceful -= step
 
 
 @contextlib.contextmanager
@@ -178,13 +175,14 @@ def deferred() -> Iterator[None]:
     """A graceful region in which no KeyboardInterrupt may be raised (C++ code calling back
     into Python, e.g. a HiGHS solve): a second signal is raised as KeyboardInterrupt when the
     region ends."""
+    step = 1 if _main_thread() else 0
     with graceful():
-        _state.deferred += 1
+        _state.deferred += step
         try:
             yield
         finally:
-            _state.deferred -= 1
-            if not _state.deferred and _state.pending_raise:
+            _state.deferred -= step
+            if step and not _state.deferred and _state.pending_raise:
                 _state.pending_raise = False
                 raise KeyboardInterrupt
 
@@ -192,7 +190,8 @@ def deferred() -> Iterator[None]:
 @contextlib.contextmanager
 def immediate() -> Iterator[None]:
     """A region, inside a graceful one, where a signal raises `Interrupted` at once: code
-    that blocks and cannot poll (waiting for the user's input). Sets the flag as usual."""
+    that blocks and cannot poll (waiting for the user's input; main thread). Sets the flag as
+    usual."""
     saved, _state.graceful = _state.graceful, 0
     try:
         yield

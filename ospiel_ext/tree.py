@@ -321,10 +321,17 @@ def refuse_by_estimate(game: pyspiel.Game, cap: int | float) -> NodeCountEstimat
     return estimate
 
 
-def node_cap(game: pyspiel.Game, max_nodes: int | float | None) -> int | float:
-    """The cap a walk runs under; refuses infinite games unless a finite cap is given."""
+def node_cap(
+    game: pyspiel.Game,
+    max_nodes: int | float | None,
+    default: int = DEFAULT_MAX_NODES,
+    walk_whole_game: bool = True,
+) -> int | float:
+    """The cap a walk runs under: `max_nodes`, `default` for None, none for `NO_NODE_CAP`.
+    A walk of the whole game (`walk_whole_game`; not a certificate search's trunk) refuses an
+    infinite game unless a finite cap is given."""
     if max_nodes is None:
-        cap: int | float = DEFAULT_MAX_NODES
+        cap: int | float = default
     elif max_nodes == NO_NODE_CAP:
         cap = NO_NODE_CAP
     elif isinstance(max_nodes, (int, np.integer)) and not isinstance(max_nodes, bool):
@@ -333,10 +340,10 @@ def node_cap(game: pyspiel.Game, max_nodes: int | float | None) -> int | float:
         return int(max_nodes)
     else:
         raise ValueError(
-            f"max_nodes must be None (the default cap {DEFAULT_MAX_NODES}), a positive int "
+            f"max_nodes must be None (the default cap {default}), a positive int "
             f"or NO_NODE_CAP, got {max_nodes!r} (game {game})"
         )
-    if game.max_game_length() >= INFINITE_GAME_LENGTH:
+    if walk_whole_game and game.max_game_length() >= INFINITE_GAME_LENGTH:
         raise ValueError(
             f"game {game} is infinite (max_game_length {game.max_game_length()}); "
             "it cannot be compiled in full (certificate search can explore it)"

@@ -319,20 +319,6 @@ def _uniform_certificate(sf: TreeSequenceForm) -> Certificate:
     return Certificate(sf, uniform, upper - lower, lower, upper)
 
 
-def _trunk_cap(max_nodes: int | float | None) -> int | float:
-    if max_nodes is None:
-        return DEFAULT_MAX_TRUNK_NODES
-    if max_nodes == tree_lib.NO_NODE_CAP:
-        return max_nodes
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)):
-        raise ValueError(
-            f"max_nodes must be None, a positive int or NO_NODE_CAP, got {max_nodes!r}"
-        )
-    if max_nodes < 1:
-        raise ValueError(f"max_nodes must be positive, got {max_nodes}")
-    return int(max_nodes)
-
-
 def search(
     game: pyspiel.Game | str,
     epsilon: float = 0.0,
@@ -384,11 +370,12 @@ def search(
         raise ValueError(f"epsilon must be non-negative, got {epsilon}")
     if expand_below < 0:
         raise ValueError(f"expand_below must be non-negative, got {expand_below}")
-    cap = _trunk_cap(max_nodes)
+    trunk = Trunk(game, bounds, nature)
+    cap = tree_lib.node_cap(trunk.game, max_nodes, DEFAULT_MAX_TRUNK_NODES, walk_whole_game=False)
     budget = Budget(time_limit, max_memory)
     with interrupts.graceful():
         return _search(
-            Trunk(game, bounds, nature),
+            trunk,
             epsilon,
             cap,
             budget,
