@@ -23,7 +23,7 @@ import sys
 
 from absl import app, flags
 
-from ospiel_ext import cli, sequence_form
+from ospiel_ext import cli, files, sequence_form
 from ospiel_ext.algorithms import cfr, egt
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -142,7 +142,7 @@ def main(argv):
             )
         if interrupted:
             break
-    with open(os.path.join(_OUT_DIR.value, "efpe.json"), "w", encoding="utf-8") as f:
+    with files.output(os.path.join(_OUT_DIR.value, "efpe.json")) as f:
         json.dump(results, f)
     if interrupted:  # Ctrl-C: the plots, table and JSON so far are written
         sys.exit(cli.INTERRUPTED_EXIT_CODE)

@@ -21,7 +21,6 @@ paired one-sided t-tests) and the JSON (one row per record).
 import collections
 import dataclasses
 import sys
-import time
 
 import numpy as np
 from absl import app, flags
@@ -310,14 +309,11 @@ def main(argv):
     cases = [c for g in _GAMES.value for c in CASES[g]]
     tasks = _tasks(cases)
     print(f"{len(tasks)} tasks on {len(cases)} game/cut cases", flush=True)
-    deadline = None if _TIME_LIMIT.value is None else _TIME_LIMIT.value
-    with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor:
-        start = time.perf_counter()
-
-        def stop():
-            return deadline is not None and time.perf_counter() - start > deadline
-
-        result = ex.sweep(tasks, executor, stop=stop)
+    with (
+        cli.stoppable(_TIME_LIMIT.value),  # Ctrl-C or the time limit: the records so far
+        sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor,
+    ):
+        result = ex.sweep(tasks, executor)
     records = result.results
     print(
         f"{result.completed}/{result.total} tasks in {result.wall_seconds:.1f} s wall "
@@ -343,8 +339,6 @@ def main(argv):
             print("wrote", path)
     if _OUTPUT_JSON.value:
         cli.write_rows_json(_OUTPUT_JSON.value, compact_json(" ".join(sys.argv), result, tests))
-    if result.interrupted:
-        sys.exit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":

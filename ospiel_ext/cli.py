@@ -182,9 +182,11 @@ def main(script_main: Callable[[list[str]], Any]) -> None:
         except files.OutputError as e:
             fail(str(e), exit_code=1)
         except KeyboardInterrupt as e:
-            notes = [n for n in getattr(e, "__notes__", ()) if n.startswith(_STAGE_NOTE)]
+            notes = getattr(e, "__notes__", ())
+            stages = [n for n in notes if n.startswith(_STAGE_NOTE)]
+            outputs = [n for n in notes if n.startswith("(")]  # files.all_or_nothing's
             sys.stdout.flush()
-            sys.stderr.write(" ".join(["interrupted", *notes[:1]]) + "\n")
+            sys.stderr.write(" ".join(["interrupted", *stages[:1], *outputs[:1]]) + "\n")
             sys.exit(INTERRUPTED_EXIT_CODE)
 
     app.run(guarded, flags_parser=lambda argv: _parse_flags(argv, script_main.__module__))
@@ -271,15 +273,23 @@ def output_path(holder: flags.FlagHolder, suffixes: Sequence[str] = ("",)) -> No
     if not path:
         return
     flag = f"--{holder.name}={path}"
-    if path == files.STDOUT:
-        require(suffixes == ("",), f"{flag}: this output is several files, not one stream")
-        return
     for suffix in suffixes:
-        target = os.path.realpath(path + suffix)
-        require(not os.path.isdir(target), f"{flag}: {path + suffix} is a directory")
-        if os.path.exists(target) and not os.path.isfile(target):  # a device, a FIFO
-            require(os.access(target, os.W_OK), f"{flag}: {path + suffix} is not writable")
+        require(not os.path.isdir(path + suffix), f"{flag}: {path + suffix} is a directory")
+        try:
+            kind = files.output_kind(path + suffix)  # what files.output will do with it
+        except files.OutputError as e:  # a path that cannot be examined
+            raise app.UsageError(f"--{holder.name}: {e}") from None
+        if kind != "file":  # standard output, a device, a FIFO: written through
+            require(
+                len(suffixes) == 1 or kind == "stream",
+                f"{flag}: this output is several files, not one stream",
+            )
+            require(
+                path == files.STDOUT or os.access(path + suffix, os.W_OK),
+                f"{flag}: {path + suffix} is not writable",
+            )
             continue
+        target = os.path.realpath(path + suffix)  # a link: its target is replaced
         directory = os.path.dirname(target)
         require(os.path.isdir(directory), f"{flag}: directory {directory} does not exist")
         try:  # a real file, as root may "access" what it cannot write (/proc, read-only mounts)
@@ -373,6 +383,19 @@ def compile_game(game: pyspiel.Game, max_nodes: int | None = None) -> sf_lib.Tre
         return sf_lib.for_game(game, max_nodes=max_nodes)
 
 
+def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> None:
+    """Refuses, in about a second and before any walk, a game that OpenSpiel's Python walk of
+    every state (TabularPolicy, its best response) cannot take: infinite, or estimated above
+    `max_nodes` nodes (`tree.refuse_by_estimate`)."""
+    with refuse(ValueError):
+        try:
+            tree_lib.refuse_by_estimate(game, tree_lib.node_cap(game, max_nodes))
+        except tree_lib.GameTooLargeError as e:
+            raise ValueError(
+                f"{e}; {flag}={max_nodes} bounds OpenSpiel's walk of every state"
+            ) from None
+
+
 def is_infinite(game: pyspiel.Game) -> bool:
     """True for a game without a finite maximum length (e.g. limit_leduc_poker(max_raises=-1)):
     it cannot be compiled or written as a policy file."""
@@ -458,7 +481,7 @@ def run_lp(
         with stage(f"solving the LP of {sf.name}"):
             solution = lp.solve(sf, time_limit=time_limit)
     except interrupts.Interrupted:
-        return None, None, time.perf_counter() - start, "interrupted"
+        return None, None, time.perf_counter() - start, interrupts.stop_reason() or "interrupted"
     except lp.LPError as e:
         if e.status != "kTimeLimit":
             fail(f"the LP of {sf.name} was not solved: {e}", exit_code=1)
@@ -478,24 +501,21 @@ def outputs() -> Iterator[None]:
     a `files.OutputError` that `main` prints in one line (exit code 1). A first Ctrl-C or
     SIGTERM meanwhile lets the writing finish (the command then exits with code 130); a
     second one stops it, and nothing is written."""
-    with (
-        stage("writing the outputs (none was written)"),
-        interrupts.graceful(),
-        files.all_or_nothing(),
-    ):
+    with stage("writing the outputs"), interrupts.graceful(), files.all_or_nothing():
         yield
 
 
 @contextlib.contextmanager
-def stoppable(time_limit: float | None = None) -> Iterator[None]:
+def stoppable(time_limit: float | None = None) -> Iterator[interrupts.Deadline]:
     """The work of a command that keeps its result so far: Ctrl-C, SIGTERM and, after
     `time_limit` seconds, the deadline (`interrupts.deadline`) stop its graceful phases (run
     loops, sweeps, HiGHS), and a phase with no result so far that raises
-    `interrupts.Interrupted` ends the block quietly. Afterwards `interrupts.stop_reason()`
-    says why it stopped (None: it did not); a second Ctrl-C still interrupts at once."""
-    with interrupts.deadline(time_limit), interrupts.graceful():
+    `interrupts.Interrupted` ends the block quietly (so anything the block assigns must have
+    a value before it). Afterwards the yielded `Deadline.reason` says why it stopped ('time_limit',
+    'interrupted', None); a second Ctrl-C still interrupts at once."""
+    with interrupts.deadline(time_limit) as stop, interrupts.graceful():
         try:
-            yield
+            yield stop
         except interrupts.Interrupted:
             pass
 

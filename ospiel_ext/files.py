@@ -20,6 +20,7 @@ from typing import IO, Any
 import numpy as np
 import pyspiel
 
+from ospiel_ext import interrupts
 from ospiel_ext import tree as tree_lib
 
 
@@ -96,16 +97,21 @@ def _describe(error: OSError) -> str:
     return error.strerror.lower() if error.strerror else str(error)
 
 
-def _kind(path: str) -> str:
+def output_kind(path: str) -> str:
     """How an output path is written: 'stdout' ('-', or the file that standard output already
-    is), 'stream' (a character or block device, a FIFO or a socket: written through), or 'file'
-    (a regular file, a new path or a link to either: replaced atomically)."""
+    is), 'stream' (a character or block device, a FIFO or a socket, e.g. /dev/stderr or a
+    shell's process substitution: written through), or 'file' (a regular file, a new path or a
+    link to either: replaced atomically).
+
+    Raises:
+      OutputError: the path is a directory or cannot be examined.
+    """
     if path == STDOUT:
         return "stdout"
     try:
         st = os.stat(path)  # follows symbolic links
-    except FileNotFoundError:
-        return "file"
+    except (FileNotFoundError, NotADirectoryError):  # a new path (its directory is checked
+        return "file"  # when the file is made)
     except OSError as e:
         raise OutputError(f"cannot write {path}: {_describe(e)}") from None
     if stat.S_ISDIR(st.st_mode):
@@ -118,6 +124,15 @@ def _kind(path: str) -> str:
     return "file" if stat.S_ISREG(st.st_mode) else "stream"
 
 
+def _read_umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+_UMASK = _read_umask()  # once: setting it to read it races with threads creating files
+
+
 def _new_mode(real: str) -> int:
     """The permissions of the file written at `real`: those of the file it replaces, else
     what a plain open() would give (0666 less the umask; mkstemp's 0600 would make results
@@ -125,9 +140,7 @@ def _new_mode(real: str) -> int:
     try:
         return stat.S_IMODE(os.stat(real).st_mode)
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return 0o666 & ~_UMASK
 
 
 class _Staged:
@@ -135,7 +148,7 @@ class _Staged:
 
     def __init__(self, path: str):
         self.path = path
-        self.kind = _kind(path)
+        self.kind = output_kind(path)
         # a link is followed: its target is replaced, never the link itself
         self.real = os.path.realpath(path) if self.kind == "file" else path
         directory = os.path.dirname(self.real) if self.kind == "file" else None
@@ -153,17 +166,23 @@ class _Staged:
             os.remove(self.tmp)
 
     def commit(self) -> None:
-        """Puts the written temporary file in place (or copies it through), then removes it."""
+        """Puts the written temporary file in place (or copies it through), then removes it.
+        A device or FIFO may block (a FIFO without a reader): a Ctrl-C then interrupts it at
+        once (`interrupts.immediate`)."""
         try:
             if self.kind == "file":
                 os.chmod(self.tmp, _new_mode(self.real))
                 os.replace(self.tmp, self.real)
                 return
-            with open(self.tmp, "rb") as source:
+            with open(self.tmp, "rb") as source, interrupts.immediate():
                 if self.kind == "stdout":
                     sys.stdout.flush()
-                    shutil.copyfileobj(source, sys.stdout.buffer)
-                    sys.stdout.buffer.flush()
+                    target = getattr(sys.stdout, "buffer", None)
+                    if target is None:  # a text stream (tests, notebooks)
+                        sys.stdout.write(source.read().decode("utf-8"))
+                    else:
+                        shutil.copyfileobj(source, target)
+                        target.flush()
                 else:
                     with open(self.real, "wb") as target:
                         shutil.copyfileobj(source, target)
@@ -181,6 +200,9 @@ class _Batch:
 
 
 _batches: list[_Batch] = []
+NOTHING_WRITTEN = "(nothing was written)"
+"""The note `all_or_nothing` adds to an exception that left it before any output was put in
+place (after that, the note says which outputs were written)."""
 
 
 @contextlib.contextmanager
@@ -194,9 +216,11 @@ def all_or_nothing() -> Iterator[None]:
     _batches.append(batch)
     try:
         yield
-    except BaseException:
+    except BaseException as e:
         for staged in batch.staged:
             staged.discard()
+        if not _batches[:-1]:
+            e.add_note(NOTHING_WRITTEN)
         raise
     finally:
         _batches.pop()
@@ -205,20 +229,26 @@ def all_or_nothing() -> Iterator[None]:
         return
     order = sorted(batch.staged, key=lambda s: s.kind == "file")  # streams first
     done: list[str] = []
-    for k, staged in enumerate(order):
-        try:
+    try:
+        for staged in order:
             staged.commit()
-        except OutputError as e:
-            for rest in order[k + 1 :]:
-                rest.discard()
-            if len(order) == 1:
-                raise
-            not_written = [s.path for s in order[k:]]
-            raise OutputError(
-                f"{e}; written: {', '.join(done) or 'nothing'}; "
-                f"not written: {', '.join(not_written)}"
-            ) from None
-        done.append(staged.path)
+            done.append(staged.path)
+    except OutputError as e:
+        if len(order) == 1:
+            raise
+        raise OutputError(f"{e}; {_written(order, done)}") from None
+    except BaseException as e:  # a second Ctrl-C, or one while a FIFO waits for a reader
+        e.add_note(f"({_written(order, done)})")
+        raise
+    finally:
+        for staged in order[len(done) :]:
+            staged.discard()
+
+
+def _written(order: list[_Staged], done: list[str]) -> str:
+    """'written: a, b; not written: c' of a batch's outputs."""
+    rest = [s.path for s in order[len(done) :]]
+    return f"written: {', '.join(done) or 'nothing'}; not written: {', '.join(rest)}"
 
 
 @contextlib.contextmanager
@@ -241,6 +271,8 @@ def output(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[Any]]:
     try:
         with open(staged.tmp, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
             yield f
+            f.flush()
+            os.fsync(f.fileno())  # the data is on disk before a rename puts it in place
     except OSError as e:
         staged.discard()
         message = f"cannot write {path}: {_describe(e)}"
@@ -290,12 +322,15 @@ def check_outputs(
         if st is not None:
             seen.setdefault((st.st_dev, st.st_ino), name)
     for name, path in outputs.items():
-        if path is None or os.fspath(path) == STDOUT:
+        if path is None:
             continue
-        st = _stat(path)
-        if st is not None and not stat.S_ISREG(st.st_mode):  # /dev/null twice is fine
-            continue
-        key = (st.st_dev, st.st_ino) if st is not None else os.path.realpath(path)
+        if output_kind(os.fspath(path)) == "stdout":
+            key: tuple[int, int] | str = STDOUT  # one stream cannot take two outputs
+        else:
+            st = _stat(path)
+            if st is not None and not stat.S_ISREG(st.st_mode):  # /dev/null twice is fine
+                continue
+            key = (st.st_dev, st.st_ino) if st is not None else os.path.realpath(path)
         if key in seen:
             other = seen[key]
             role = "the input" if other in inputs else "the output"

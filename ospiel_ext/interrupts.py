@@ -22,9 +22,11 @@ the previous handlers are restored when it ends; a signal the region took is not
 to them. A signal that the previous handler ignored (SIG_IGN, e.g. a background job of a
 shell) stays ignored.
 
-A time limit over a whole computation of many phases (a command's --time_limit) is the same
-flag set by a timer (`deadline(seconds)`): every graceful region stops as on Ctrl-C, and
-`stop_reason()` says 'time_limit' instead of 'interrupted'.
+A time limit over a computation of many phases (a command's --time_limit) is the same flag set
+by a timer (`deadline(seconds)`): every graceful region inside it stops as on Ctrl-C, and
+`stop_reason()` says 'time_limit' instead of 'interrupted'; when the deadline's region ends,
+its expiry is forgotten (the phases after it run), and the region's `Deadline.reason` keeps
+why it stopped.
 
 Worker processes of a sweep call `install_in_worker()`: there every signal only sets the flag,
 which the task polls to return its result so far (`ospiel_ext.sweeps` forwards the parent's
@@ -67,6 +69,7 @@ class _State:
         self.pending_raise = False  # a second signal arrived inside a deferred() region
         self.previous: dict[int, Any] = {}
         self.worker = False
+        self.sweep = ""  # in a sweep worker: the sweep its tasks belong to
 
     def reset(self) -> None:
         self.signal, self.pending_raise = None, False
@@ -78,7 +81,8 @@ _state = _State()
 
 def requested() -> bool:
     """True once Ctrl-C or SIGTERM arrived, or a `deadline` passed, in the current computation
-    (until its outermost region ends; in a sweep worker, for the rest of the task)."""
+    (until its outermost region ends; in a sweep worker, until a task of another sweep
+    begins)."""
     return _state.signal is not None or _state.timed_out
 
 
@@ -90,13 +94,9 @@ def stop_reason() -> Literal["interrupted", "time_limit"] | None:
     return "time_limit" if _state.timed_out else None
 
 
-def signal_name() -> str | None:
-    """'SIGINT' or 'SIGTERM' once a signal arrived, else None."""
-    return None if _state.signal is None else signal.Signals(_state.signal).name
-
-
 def check() -> None:
-    """Raises `Interrupted` if a signal arrived: for phases that have no result so far."""
+    """Raises `Interrupted` if a signal arrived or a deadline passed: for phases that have no
+    result so far."""
     if requested():
         raise Interrupted
 
@@ -201,34 +201,56 @@ def immediate() -> Iterator[None]:
         _state.graceful = saved
 
 
+class Deadline:
+    """What a `deadline` region saw: `reason` is `stop_reason()` as the region ended."""
+
+    def __init__(self) -> None:
+        self.reason: Literal["interrupted", "time_limit"] | None = None
+
+
 @contextlib.contextmanager
-def deadline(seconds: float | None) -> Iterator[None]:
+def deadline(seconds: float | None) -> Iterator[Deadline]:
     """A `handled()` region that is stopped `seconds` after it starts as Ctrl-C would stop
     its graceful regions (`stop_reason()` then says 'time_limit'): one time limit for a
-    computation of many phases, each of which polls `requested()`. None: no limit."""
-    if seconds is None:
-        with handled():
-            yield
-        return
-    if not seconds > 0:
+    computation of many phases, each of which polls `requested()`. None: no limit. When the
+    region ends, its `Deadline` keeps the stop reason and the expiry is forgotten, so that what
+    follows (an evaluation, the outputs) runs; a signal stays requested as always."""
+    if seconds is not None and not seconds > 0:
         raise ValueError(f"a deadline needs a positive number of seconds, got {seconds}")
+    result = Deadline()
 
     def expire() -> None:
         _state.timed_out = True
 
-    timer = threading.Timer(seconds, expire)
-    timer.daemon = True
+    timer = None if seconds is None else threading.Timer(seconds, expire)
     with handled():
-        timer.start()
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         try:
-            yield
+            yield result
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
+                timer.join()  # an expiry under way has set the flag before it is read
+            result.reason = stop_reason()
+            _state.timed_out = False
 
 
 def install_in_worker() -> None:
-    """Makes this process a sweep worker: SIGINT and SIGTERM only set the flag, for the rest
-    of the process (`ospiel_ext.sweeps` starts its local workers with it)."""
+    """Makes this process a sweep worker: SIGINT and SIGTERM only set the flag, which stays
+    set for the rest of the sweep (`begin_task`; `ospiel_ext.sweeps` starts its local workers
+    with this and begins every task with that)."""
     _state.worker = True
     for signum in SIGNALS:
         signal.signal(signum, _handle)
+
+
+def begin_task(sweep: str) -> None:
+    """In a sweep worker, clears a stop asked of an earlier sweep when the first task of
+    another one (id `sweep`) begins: a process pool reuses its workers, and the stopped
+    sweep's tasks still queued must stop too. Elsewhere does nothing (the computation's own
+    regions clear the flag)."""
+    if _state.worker and _state.sweep != sweep:
+        _state.sweep = sweep
+        _state.reset()

@@ -317,6 +317,8 @@ def solve(
     Raises:
       LPError: HiGHS did not find an optimal solution (`LPError.status` says why, e.g.
         "kTimeLimit" or "kInfeasible").
+      interrupts.Interrupted: Ctrl-C, SIGTERM or a deadline stopped HiGHS (a
+        KeyboardInterrupt; an interrupted LP has no solution so far).
     """
     sf = sf if isinstance(sf, SequenceForm) else sf_lib.for_game(sf)
     model = sequence_form_lp(

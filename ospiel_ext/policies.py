@@ -93,8 +93,11 @@ def tabular_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
 
 @functools.lru_cache(maxsize=4)
 def _template(game_string: str) -> policy_lib.TabularPolicy:
-    """`tabular_policy`'s policy, shared (never handed out: callers get copies)."""
+    """`tabular_policy`'s policy, shared (never handed out: callers get copies). OpenSpiel's
+    walk keeps every decision state: an infinite game, or one estimated above the default
+    node cap, is refused first."""
     game = tree_lib.load(game_string)
+    tree_lib.refuse_by_estimate(game, tree_lib.node_cap(game, None))
     states = _decision_states(game)
     key = tree_lib.key_function(game)
     keys: tuple[set[str], set[str]] = (set(), set())

@@ -61,6 +61,7 @@ import pickle
 import queue
 import signal
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -122,20 +123,25 @@ class SerialExecutor(cf.Executor):
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
     """Initializer of local worker processes: the progress display is the parent's; Ctrl-C
     and SIGTERM only set the `interrupts` flag, which the task polls to return its result so
-    far (the parent forwards its first signal); and the worker is killed if the parent dies
-    (Linux's parent-death signal), so no worker outlives the command."""
+    far (the parent forwards its first signal); and the worker is killed if the parent (of
+    pid `parent`) dies (Linux's parent-death signal), so no worker outlives the command."""
     progress_bars.set_enabled(False)
     interrupts.install_in_worker()
-    parent = os.getppid()
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
     except (OSError, AttributeError):  # not Linux: the parent's shutdown still ends workers
         return
     if os.getppid() != parent:  # the parent died before prctl
         os._exit(1)
+
+
+def _task(fn: Callable[[T], R], task: T, sweep: str) -> R:
+    """Runs one task of sweep `sweep` where the executor puts it (`interrupts.begin_task`)."""
+    interrupts.begin_task(sweep)
+    return fn(task)
 
 
 def usable_cores() -> int:
@@ -187,7 +193,9 @@ def executor(scheduler: str | None = None, max_workers: int | None = None) -> It
     if scheduler is None:
         context = multiprocessing.get_context("spawn")
         workers = _capped(max_workers, "worker processes")
-        pool = cf.ProcessPoolExecutor(workers, context, initializer=_start_worker)
+        pool = cf.ProcessPoolExecutor(
+            workers, context, initializer=_start_worker, initargs=(os.getpid(),)
+        )
         try:
             yield pool
         finally:
@@ -232,7 +240,7 @@ def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
         pool.shutdown(wait=True)
         return
     pool.shutdown(wait=False, cancel_futures=True)
-    processes = multiprocessing.active_children()  # the pool's workers
+    processes = _workers(pool)
     deadline = time.monotonic() + WORKER_GRACE_SECONDS
     for process in processes:
         process.join(max(deadline - time.monotonic(), 0.0))
@@ -354,10 +362,20 @@ class _Progress:
         )
 
 
-def _forward_signal() -> None:
-    """Sends SIGINT to this process's local worker processes, whose tasks then return their
+def _workers(executor: cf.Executor) -> list[multiprocessing.process.BaseProcess]:
+    """The local worker processes of a process pool (none for other executors)."""
+    if not isinstance(executor, cf.ProcessPoolExecutor):
+        return []
+    # the pool's own table (private, no public one exists): this process's other children,
+    # the user's or another pool's, are not the sweep's to signal or stop
+    processes = getattr(executor, "_processes", None) or {}
+    return list(processes.values())
+
+
+def _forward_signal(executor: cf.Executor) -> None:
+    """Sends SIGINT to the executor's local worker processes, whose tasks then return their
     results so far (`interrupts.install_in_worker`)."""
-    for process in multiprocessing.active_children():
+    for process in _workers(executor):
         if process.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGINT)
@@ -393,8 +411,9 @@ def map_tasks(
       progress_every: seconds between two progress lines (absl logging.info).
       stop: polled; True ends the sweep early (e.g. a deadline or an outside signal).
       poll_seconds: how often the wait for results checks Ctrl-C and `stop()`.
-      max_in_flight: tasks submitted and not yet gathered (default: 4 per usable core), so
-        that a sweep of many tasks holds few of them at once.
+      max_in_flight: tasks submitted and not yet gathered (default for local processes: 4
+        per usable core, so that a sweep of many tasks holds few of them at once; for other
+        executors, such as a Dask cluster, all of them).
 
     Returns:
       A `SweepResult`.
@@ -411,8 +430,11 @@ def map_tasks(
         )
     tasks = list(tasks)
     _check_picklable(fn, tasks)
-    max_in_flight = max_in_flight or 4 * usable_cores()
+    if max_in_flight is None:  # a remote cluster decides its own pace
+        local = isinstance(executor, (cf.ProcessPoolExecutor, SerialExecutor))
+        max_in_flight = 4 * usable_cores() if local else max(len(tasks), 1)
     total = len(tasks)
+    sweep_id = uuid.uuid4().hex
     progress = _Progress(total, progress_every)
     name = getattr(fn, "__name__", repr(fn))  # a functools.partial has no __name__
     logging.info("sweep: %d tasks of %s on %s", total, name, type(executor).__name__)
@@ -453,7 +475,7 @@ def map_tasks(
                     interrupted = True
                     break
                 if submitted < total and len(in_flight) < max_in_flight:
-                    future = executor.submit(fn, tasks[submitted])
+                    future = executor.submit(_task, fn, tasks[submitted], sweep_id)
                     in_flight[future] = submitted
                     future.add_done_callback(finished.put)
                     submitted += 1
@@ -464,11 +486,11 @@ def map_tasks(
             if interrupted:
                 running = [f for f in in_flight if not f.cancel()]
                 logging.warning(
-                    "sweep stopping: %d tasks cancelled, %d already started asked to stop",
+                    "sweep stopping: %d tasks cancelled, %d handed to workers asked to stop",
                     len(in_flight) - len(running),
                     len(running),
                 )
-                _forward_signal()
+                _forward_signal(executor)
                 deadline = time.monotonic() + WORKER_GRACE_SECONDS
                 while in_flight and time.monotonic() < deadline:
                     drain(poll_seconds)

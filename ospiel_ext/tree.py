@@ -74,7 +74,6 @@ ESTIMATE_MAX_STEPS = 10_000
 ESTIMATE_REFINE_FACTOR = 10
 ESTIMATE_REFINED_PLAYOUTS = 4096
 ESTIMATE_REFINE_SECONDS = 2.0
-PROGRESS_LOG_SECONDS = 10.0  # between progress lines of a walk when no bar is drawn
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
@@ -571,8 +570,8 @@ class GameTree:
             estimate refuses games estimated above the cap within about a second
             (`refuse_by_estimate`; of the unrestricted game: skipped when `actions` is
             given), then the walk stops as soon as the tree passes the cap; meanwhile a
-            progress bar (or, when stderr is not a terminal, a log line every
-            `PROGRESS_LOG_SECONDS`) shows the nodes against the estimate. Infinite games are
+            progress bar (or, when stderr is not a terminal, a log line every 10 s:
+            `progress.Counter`) shows the nodes against the estimate. Infinite games are
             refused unless an int cap is given.
           actions: an action abstraction (`ActionFilter`): only these actions are expanded
             at each decision state; infosets keep the game's keys, so a policy of the

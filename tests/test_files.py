@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -264,4 +265,29 @@ def test_an_output_that_is_an_input_is_refused(tmp_path):
     with pytest.raises(ValueError, match="is the output --a"):
         files.check_outputs({"--a": tmp_path / "x.json", "--b": tmp_path / "x.json"})
     files.check_outputs({"--a": "/dev/null", "--b": "/dev/null"}, {"--c": "/dev/null"})
-    files.check_outputs({"--a": files.STDOUT, "--b": files.STDOUT})
+    with pytest.raises(ValueError, match="--b=- is the output --a"):  # one stream, one output
+        files.check_outputs({"--a": files.STDOUT, "--b": files.STDOUT})
+
+
+def test_an_interrupted_commit_leaves_no_temporary_file_and_says_what_was_written(
+    tmp_path, null_device, monkeypatch
+):
+    """A second Ctrl-C while a device or FIFO is written (after the files are staged)."""
+    copy = shutil.copyfileobj
+
+    def interrupted(source, target, *args):
+        if getattr(target, "name", None) == null_device:
+            raise KeyboardInterrupt
+        return copy(source, target, *args)
+
+    monkeypatch.setattr(shutil, "copyfileobj", interrupted)
+    with pytest.raises(KeyboardInterrupt) as e:
+        with files.all_or_nothing():
+            files.write_json(tmp_path / "r.json", {"x": 1})
+            files.write_json(null_device, {"x": 2})
+    assert e.value.__notes__ == [
+        f"(written: nothing; not written: {null_device}, {tmp_path}/r.json)"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p for p in ("null",) if (tmp_path / p).exists()
+    )

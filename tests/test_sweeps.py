@@ -20,7 +20,7 @@ import pytest
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, policies, sweeps
+from ospiel_ext import evaluate, interrupts, policies, sweeps
 
 try:  # the optional extra; `make test` installs it
     import dask.distributed as dd
@@ -256,3 +256,24 @@ def test_a_sweep_holds_few_tasks_at_once():
             sleep_then_return, [(i, 0.002) for i in range(40)], ex, max_in_flight=3
         )
     assert sweep.results == tuple(range(40)) and ex.most <= 3
+
+
+def requested_after(seconds: float) -> bool:
+    """Sleeps (interruptibly), then says whether a stop was asked of this task."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not interrupts.requested():
+        time.sleep(0.01)
+    return interrupts.requested()
+
+
+def test_a_reused_pool_forgets_the_stop_of_an_earlier_sweep():
+    """A stopped sweep passes the stop on to its workers; the next sweep on the same pool
+    must not find its tasks stopped before they begin."""
+    with sweeps.executor(max_workers=2) as pool:
+        start = time.monotonic()
+        first = sweeps.map_tasks(
+            requested_after, [30.0] * 4, pool, stop=lambda: time.monotonic() - start > 1.0
+        )
+        assert first.interrupted and all(first.results)  # the running tasks were told
+        second = sweeps.map_tasks(requested_after, [0.05] * 4, pool)
+    assert second.results == (False,) * 4

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -85,7 +86,7 @@ def _check_discount(config: CFRConfig, name: str) -> None:
     if config.discount is None:
         return
     if len(config.discount) != 3 or not all(
-        isinstance(v, (int, float)) and math.isfinite(v) for v in config.discount
+        isinstance(v, numbers.Real) and math.isfinite(v) for v in config.discount
     ):
         raise ValueError(
             f"game {name}: DCFR's (alpha, beta, gamma) must be three finite numbers, got "

@@ -23,10 +23,10 @@ and strategy, --seed). Each player's guaranteed value (u_i(pi_i, BR)) is reporte
 --game_value the game's LP is solved too and each player's exploitability
 E(pi_i) = u_i^* - u_i(pi_i, BR) is reported.
 
---time_limit, Ctrl-C and SIGTERM stop the whole command within moments: the solve under way
-keeps its result so far, later phases are skipped, the result so far (the players solved, the
-rest at the blueprint) is printed and written with its stop_reason (exit code 130 after Ctrl-C
-or SIGTERM).
+--time_limit (the solving: both players and full-depth solving), Ctrl-C and SIGTERM stop the
+solving within moments: the solve under way keeps its result so far, later solves are skipped,
+and the result so far (the players solved, the rest at the blueprint) is evaluated, printed and
+written with its stop_reason (exit code 130 after Ctrl-C or SIGTERM).
 
 JSON keys: game, blueprint, limit, root, strategy_set, num_values, solver, iterations, values,
 stop_reason ('solved', 'interrupted', 'time_limit'), players_solved, iterations_run (per
@@ -65,7 +65,9 @@ _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "So
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ / EGT iterations.")
 _VALUES = flags.DEFINE_string("values", "exact", "exact or rollouts:N.")
 _SEED = flags.DEFINE_integer("seed", 0, "Rollout seed.")
-_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the whole command after this many s.")
+_TIME_LIMIT = flags.DEFINE_float(
+    "time_limit", None, "Stop the solving after this many seconds (the evaluation follows)."
+)
 _GAME_VALUE = flags.DEFINE_bool(
     "game_value", False, "Also solve the game's LP for its value and E(pi_i) per player."
 )
@@ -107,13 +109,15 @@ def _limit(sf):
 def _solve_players(sf, q, blueprint, subs, limit, samples, k):
     """Solves each player in turn; returns, so far when stopped: (the profile, {player solved:
     the most iterations one of its solves ran}, {player: its leaves}, the depth-limited games'
-    sizes, the largest rollout standard error, full-depth solving's resolution or None)."""
+    sizes, the largest rollout standard error, full-depth solving's resolution or None, the
+    stop reason or None)."""
     at_start = _ROOT.value == "start"
     gadget = "unsafe" if at_start else _GADGET.value
     prior = "none" if gadget == "unsafe" else _PRIOR.value
     method = METHODS[_SOLVER.value]
     profile, solved, sizes, stderr, leaves_of = list(blueprint), {}, [], 0.0, {}
-    with cli.stoppable(_TIME_LIMIT.value):
+    full = None
+    with cli.stoppable(_TIME_LIMIT.value) as stop:
         for i in (0, 1):
             if interrupts.requested():
                 break
@@ -127,6 +131,8 @@ def _solve_players(sf, q, blueprint, subs, limit, samples, k):
                 assert leaves.stderr is not None
                 stderr = max(stderr, float(leaves.stderr.max(initial=0.0)))
             solution = dl.solve(q, subs, leaves, gadget, prior, method, _ITERATIONS.value)
+            if not solution.solutions:  # stopped before its first solve
+                break
             profile[i] = solution.behavioural[i]
             solved[i] = max((s.iterations for s in solution.solutions), default=0)
             leaves_of[i] = leaves
@@ -136,12 +142,11 @@ def _solve_players(sf, q, blueprint, subs, limit, samples, k):
                 f"({', '.join(leaves.labels)}), depth-limited games of "
                 f"{sum(s.gadget.tree.num_nodes for s in solution.solutions)} nodes"
             )
-        full = None
         if not interrupts.requested():
             full = combine.resolve(q, subs, gadget, prior, method, iterations=_ITERATIONS.value)
             if full.stop_reason != "solved":
                 full = None
-    return (profile[0], profile[1]), solved, leaves_of, sizes, stderr, full
+    return (profile[0], profile[1]), solved, leaves_of, sizes, stderr, full, stop.reason
 
 
 def _run(sf, samples):
@@ -158,22 +163,18 @@ def _run(sf, samples):
         "depth-limited solving of %s, K = %d (%s), %s", sf.tree.game, k, _SET.value, limit_spec
     )
     start = time.perf_counter()
-    behavioural, solved, leaves, sizes, stderr, full = _solve_players(
+    behavioural, solved, leaves, sizes, stderr, full, stopped = _solve_players(
         sf, q, blueprint, subs, limit, samples, k
     )
     seconds = time.perf_counter() - start
-    stop_reason = interrupts.stop_reason() or "solved"
+    stop_reason = stopped or "solved"
     value0 = cli.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
     profiles = {"blueprint": blueprint, "depth-limited": behavioural}
     if full is not None:
         profiles["full-depth solving"] = full.behavioural
     rows, figures = [], {}
     for name, b in profiles.items():
-        guaranteed = [combine.guaranteed_value(sf, b[p], p) for p in (0, 1)]
-        exploitability = [
-            None if value0 is None else combine.player_exploitability(sf, b[p], p, value0)
-            for p in (0, 1)
-        ]
+        guaranteed, exploitability = combine.player_figures(sf, b, value0)
         e = evaluate.evaluate_profile(sf, b).exploitability
         figures[name] = (e, guaranteed, exploitability)
         label = name
@@ -181,7 +182,7 @@ def _run(sf, samples):
             label = f"depth-limited, K = {k} ({_SET.value})"
             if list(solved) != [0, 1]:
                 label += f"; players solved: {list(solved)}"
-        rows.append([label, e, *guaranteed, *(exploitability if value0 is not None else [])])
+        rows.append([label, e, *guaranteed, *(exploitability or [])])
     header = ["profile", "exploitability", "u_0(pi_0, BR)", "u_1(pi_1, BR)"]
     header += [] if value0 is None else ["E(pi_0)", "E(pi_1)"]
     print(cli.format_table(header, rows))
@@ -208,10 +209,8 @@ def _run(sf, samples):
         "full_depth_exploitability": None if full is None else figures["full-depth solving"][0],
         "guaranteed_values": figures["depth-limited"][1],
         "blueprint_guaranteed_values": figures["blueprint"][1],
-        "player_exploitability": figures["depth-limited"][2] if value0 is not None else None,
-        "blueprint_player_exploitability": (
-            figures["blueprint"][2] if value0 is not None else None
-        ),
+        "player_exploitability": figures["depth-limited"][2],
+        "blueprint_player_exploitability": figures["blueprint"][2],
         "game_value": value0,
         "leaf_states": len(limit.nodes),
         "depth_limited_nodes": sizes,

@@ -8,16 +8,16 @@ Prints and writes (JSON keys): game; on_policy_values (each player's expected ut
 both play the policy); player_improvements (what a best response gains over that, per
 player); best_response_values (their sum); nash_conv; exploitability (nash_conv / 2) — all
 from `open_spiel.python.algorithms.exploitability.nash_conv` and
-`open_spiel.python.algorithms.expected_game_score.policy_value`. With --against: the policy's
+`open_spiel.python.algorithms.expected_game_score.policy_value`; policy (the file),
+best_response_by ('openspiel' or 'ospiel_ext', below). With --against: the policy's
 expected utility against the other policy file in each seat (as_player_0, as_player_1) and
-their mean (average). OpenSpiel's best response walks the whole game in Python: games above
---max_nodes (Knuth's estimate) are refused with a one-line error. It needs
+their mean (average). OpenSpiel's TabularPolicy and best response walk the whole game in
+Python: a game estimated above --max_nodes (Knuth's estimate, `tree.refuse_by_estimate`) is
+refused with a one-line error before the policy file is read. OpenSpiel's best response needs
 information_state_string: in a perfect-information game without one (pig, breakthrough,
 ...), the best responses are ospiel_ext's (`ospiel_ext.evaluate`, equal to OpenSpiel's to
 1e-9 where both run); best_response_by says which.
 """
-
-import math
 
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
@@ -45,16 +45,10 @@ def main(argv):
     cli.output_path(_OUTPUT_JSON)
     cli.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, _AGAINST])
     game = cli.load_game(_GAME.value)
-    with cli.refuse(ValueError):
-        tree_lib.check_two_player_zero_sum(game)
+    cli.walkable(game, _MAX_NODES.value)  # before a policy file makes OpenSpiel walk the game
+    with cli.stage(f"reading {_POLICY.value}"), cli.refuse(ValueError):
         policy = policies.load_policy(game, _POLICY.value)
         other = policies.load_policy(game, _AGAINST.value) if _AGAINST.value else None
-    estimate = tree_lib.estimate_num_nodes(game)
-    cli.require(
-        estimate.log10_nodes <= math.log10(_MAX_NODES.value),
-        f"game {game} has {estimate.describe()}: more than --max_nodes={_MAX_NODES.value} for "
-        "OpenSpiel's Python best response",
-    )
     root = game.new_initial_state()
     # OpenSpiel's best response needs information_state_string; games keyed by their
     # histories (perfect information without one, e.g. pig) are evaluated by ospiel_ext's,

@@ -32,7 +32,7 @@ import math
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, files, interrupts, policies
+from ospiel_ext import cli, evaluate, interrupts, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -216,8 +216,7 @@ def main(argv):
         cli.write_json(_OUTPUT_JSON.value, row)
         if _SOLVE.value != "none" and behavioural is not None:
             if _ABSTRACT_POLICY_OUT.value:
-                with files.output(_ABSTRACT_POLICY_OUT.value, binary=True) as f:
-                    abstract_game.save_lifted_policy(lifted, f)
+                abstract_game.save_lifted_policy(lifted, _ABSTRACT_POLICY_OUT.value)
             if _POLICY_OUT.value:
                 policies.save_policy(tabular, _POLICY_OUT.value, game)
 

@@ -19,7 +19,7 @@ max_margin, reach_max_margin, unsafe; PRIOR in none, uniform, blueprint. --num_v
 games are split into tasks of --chunk games run on local processes (--workers, at most the
 usable cores) or a Dask cluster (--scheduler).
 
---time_limit (the whole run; --solve_time_limit bounds each solve of a nested bot), Ctrl-C and
+--time_limit (the games; --solve_time_limit bounds each solve of a nested bot), Ctrl-C and
 SIGTERM stop the run within moments: tasks not begun are cancelled, the running ones (also in
 worker processes, which never outlive the command) return the games they finished, and those
 are printed and written with stop_reason (exit code 130 after Ctrl-C or SIGTERM).
@@ -35,7 +35,7 @@ import time
 
 from absl import app, flags, logging
 
-from ospiel_ext import cli, interrupts, sweeps
+from ospiel_ext import cli, sweeps
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import matches
 from ospiel_ext.algorithms.subgames import experiment
@@ -59,7 +59,7 @@ _SET = flags.DEFINE_enum(
 )
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "Solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 500, "CFR+ / EGT iterations per solve.")
-_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the whole run after this many s.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the games after this many seconds.")
 _SOLVE_TIME_LIMIT = flags.DEFINE_float(
     "solve_time_limit", None, "Seconds per solve of a nested bot (CFR+ / EGT)."
 )
@@ -116,16 +116,17 @@ def main(argv):
         )  # fmt: skip
     print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {chunk} games", flush=True)
     start = time.perf_counter()
+    returns = {pair: [] for pair in pairs}
     with (
-        cli.stoppable(_TIME_LIMIT.value),
+        cli.stoppable(_TIME_LIMIT.value) as stop,
         sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor,
     ):
         try:
-            returns, result = matches.play_pairs(matches.play, pairs, tasks, executor)
+            returns, _ = matches.play_pairs(matches.play, pairs, tasks, executor)
         except sweeps.TaskError as e:
             cli.fail(str(e), exit_code=1)
     seconds = time.perf_counter() - start
-    stop_reason = interrupts.stop_reason() or "games"
+    stop_reason = stop.reason or "games"
     text, fields = matches.report(pairs, returns, round_robin=_PAIRS.value == "round_robin")
     print(f"{text} in {seconds:.1f} s")
     if stop_reason != "games":
@@ -138,7 +139,7 @@ def main(argv):
                 "blueprint": _BLUEPRINT.value,
                 "settings": dataclasses.asdict(settings),
                 "seconds": seconds,
-                "interrupted": result.interrupted,
+                "interrupted": stop_reason == "interrupted",
                 "stop_reason": stop_reason,
                 **fields,
             },

@@ -20,6 +20,7 @@ JSON keys: game, policy, opponent, games (played), games_asked, stop_reason ('ga
 'interrupted', 'end of input'), seed, mean, ci95 (null for fewer than two games).
 """
 
+import re
 import sys
 
 import numpy as np
@@ -37,6 +38,12 @@ _OPPONENT = flags.DEFINE_string("opponent", "random", "random, policy:FILE, mcts
 _GAMES = flags.DEFINE_integer("games", 100, "Number of games.")
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the deals and of the bots.")
 _MCTS_SIMULATIONS = flags.DEFINE_integer("mcts_simulations", 200, "MCTS simulations per move.")
+_MAX_NODES = flags.DEFINE_integer(
+    "max_nodes",
+    2_000_000,
+    "Refuse games estimated above this many nodes (the policy file is read into OpenSpiel's "
+    "TabularPolicy, which walks every state).",
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
@@ -70,7 +77,7 @@ class HumanBot(pyspiel.Bot):
                     entry = self._read(f"player {self.player}, your action: ").strip()
             except EOFError:
                 raise EndOfInput from None
-            if entry.lstrip("-").isdigit() and int(entry) in legal:
+            if re.fullmatch(r"-?[0-9]+", entry) and int(entry) in legal:
                 return int(entry)
             if entry in names:
                 return names[entry]
@@ -102,12 +109,14 @@ def main(argv):
     )
     cli.positive(_GAMES)
     cli.positive(_MCTS_SIMULATIONS)
+    cli.positive(_MAX_NODES)
     cli.output_path(_OUTPUT_JSON)
     opponent_file = spec.removeprefix("policy:") if spec.startswith("policy:") else None
     if opponent_file is not None:
         cli.input_file(("--opponent=policy:", opponent_file))
     cli.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, ("--opponent=policy:", opponent_file)])
     game = cli.load_game(_GAME.value)
+    cli.walkable(game, _MAX_NODES.value)
     seed = _SEED.value
     with cli.refuse(ValueError):
         tree_lib.check_two_player_zero_sum(game)
@@ -117,7 +126,7 @@ def main(argv):
     returns = []
     logging.info("playing %d games of %s: %s against %s", _GAMES.value, game, _POLICY.value, spec)
     try:
-        with cli.stage(f"playing {_GAMES.value} games"), cli.stoppable():
+        with cli.stage(f"playing {_GAMES.value} games"), cli.stoppable() as stop:
             for k in range(0, _GAMES.value, 2):  # a deal per call: a stop keeps the games so far
                 if interrupts.requested():
                     break
@@ -125,9 +134,7 @@ def main(argv):
                 returns += matches.play_duplicate(game, ours, theirs, n, seed + k)
     except EndOfInput:
         print("\nend of input: stopping", file=sys.stderr)
-    stop_reason = "interrupted" if interrupts.requested() else "games"
-    if len(returns) < _GAMES.value and stop_reason == "games":
-        stop_reason = "end of input"
+    stop_reason = stop.reason or ("games" if len(returns) == _GAMES.value else "end of input")
     summary = matches.Summary.of("policy", spec, returns) if returns else None
     row = {
         "game": str(game),

@@ -256,3 +256,4 @@ def test_dcfr_parameters_are_checked_at_construction(kwargs, message):
     with pytest.raises(ValueError, match=message) as e:
         cfr.DCFRSolver("kuhn_poker", **kwargs)
     assert "kuhn_poker" in str(e.value)
+    cfr.DCFRSolver("kuhn_poker", alpha=np.float32(1.5), beta=np.int64(0))  # numbers from numpy

@@ -211,5 +211,5 @@ def test_a_second_ctrl_c_while_writing_writes_nothing(tmp_path):
                 os.kill(os.getpid(), signal.SIGINT)
                 threading.Event().wait(0.01)
             cli.write_json(str(tmp_path / "p.json"), {"y": 2})
-    assert e.value.__notes__ == ["while writing the outputs (none was written)"]
+    assert e.value.__notes__ == ["(nothing was written)", "while writing the outputs"]
     assert list(tmp_path.iterdir()) == []

@@ -76,7 +76,7 @@ def test_equilibrium_and_uniform_policies(files, tmp_path):
         (["--policy=/nonexistent/p.json"], "/nonexistent/p.json"),
         (["--game=leduc_poker", "--policy={lp}"], "not for leduc_poker()"),
         (["--game=kuhn_poker(players=3)", "--policy={lp}"], "has 3 players"),
-        (["--policy={lp}", "--max_nodes=10"], "more than --max_nodes=10"),
+        (["--policy={lp}", "--max_nodes=10"], "--max_nodes=10 bounds OpenSpiel's walk"),
         (["--policy={lp}", "--against=/nonexistent/q.json"], "/nonexistent/q.json"),
     ],
 )

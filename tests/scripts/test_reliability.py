@@ -380,6 +380,11 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
     [
         ("subgame_solving.py", ["--game=leduc_poker", "--iterations=100000000"], "stop_reason"),
         ("depth_limited.py", ["--game=leduc_poker", "--iterations=100000000"], "stop_reason"),
+        (  # stopped inside the rollouts, which have no result so far
+            "depth_limited.py",
+            ["--game=leduc_poker", "--values=rollouts:100000", "--iterations=200"],
+            "stop_reason",
+        ),
         (
             "head_to_head.py",
             ["--game=kuhn_poker", "--games=100000000", "--chunk=2", "--scheduler=local"],
@@ -392,6 +397,35 @@ def test_time_limits_of_the_nested_commands(server, tmp_path, script, flags, key
     result = server.run(_script(script), *flags, "--time_limit=2", f"--output_json={out}")
     assert result.returncode == 0, result.stderr
     assert json.loads(out.read_text())[key] == "time_limit"
+
+
+def test_what_follows_a_time_limit_still_runs(server, tmp_path):
+    """The time limit stops the resolving; the game's LP asked for after it still runs (an
+    expired deadline used to stop it at once, leaving game_value null)."""
+    out = tmp_path / "r.json"
+    result = server.run(
+        _script("subgame_solving.py"),
+        "--game=kuhn_poker",
+        "--iterations=100000000",
+        "--time_limit=1",
+        "--game_value",
+        f"--output_json={out}",
+    )
+    row = json.loads(out.read_text())
+    assert result.returncode == 0 and row["stop_reason"] == "time_limit"
+    assert row["game_value"] == pytest.approx(-1 / 18, abs=1e-9)
+
+
+def test_standard_output_and_stderr_may_be_pipes(tmp_path):
+    """/dev/stdout and /dev/stderr (and a shell's >(...)) are pipes here, not files in a
+    directory: they are written through, not refused."""
+    for path, stream in (("/dev/stdout", "stdout"), ("/dev/stderr", "stderr")):
+        proc = subprocess.run(
+            [sys.executable, _script("solve.py"), "--iterations=5", f"--output_json={path}"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert '"game": "kuhn_poker()"' in getattr(proc, stream)
 
 
 # --- help, messages, defaults ----------------------------------------------------------------
@@ -433,9 +467,16 @@ def test_help_lists_the_commands_own_flags_with_defaults(command):
             "A's mean return",
         ),  # fmt: skip
         ("compare.py", ["--game=pig(winscore=6,horizon=6)"], 2, "need information_state_string"),
+        (  # OpenSpiel's TabularPolicy would walk the whole game before any check
+            "evaluate.py",
+            ["--game=liars_dice(dice_sides=9)", "--policy={files}/leduc.json"],
+            2,
+            "bounds OpenSpiel's walk of every state",
+        ),
     ],
 )
-def test_messages_and_defaults(server, tmp_path, script, flags, code, message):
+def test_messages_and_defaults(server, files, tmp_path, script, flags, code, message):
+    flags = [f.format(files=files) for f in flags]
     result = server.run(_script(script), *flags, f"--output_json={tmp_path}/r.json")
     assert result.returncode == code, result.stderr
     if code:
@@ -496,3 +537,18 @@ def test_the_game_field_is_the_canonical_game_string(server, files, tmp_path, sc
     result = server.run(_script(script), *_flags(script, tmp_path, files, f"--output_json={out}"))
     assert result.returncode == 0, result.stderr
     assert json.loads(out.read_text())["game"] == "kuhn_poker()"
+
+
+def test_a_fifo_without_a_reader_stops_on_one_signal(server, tmp_path):
+    """Writing blocks until a reader opens the FIFO; one SIGTERM (what timeout and service
+    managers send) must end the command, saying what was not written."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result = server.interrupt(
+        _script("solve.py"), f"--output_json={fifo}", wait_for=None, sig=signal.SIGTERM
+    )
+    assert result.returncode == 130, result.stderr
+    assert error_lines(result.stderr) == [
+        f"interrupted while writing the outputs (written: nothing; not written: {fifo})"
+    ], result.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and list(tmp_path.iterdir()) == [fifo]

@@ -340,8 +340,8 @@ def search(
     `DEFAULT_MAX_TRUNK_NODES`; `tree.NO_NODE_CAP`: no cap), when the resident memory passes
     `max_memory` bytes, after `time_limit` seconds, or on Ctrl-C / SIGTERM
     (`ospiel_ext.interrupts`); returns the best certificate so far. Time, memory and Ctrl-C are
-    checked between the phases of an iteration, at every node expanded, and inside HiGHS
-    (which gets the time left), so the run ends within moments of its budget.
+    checked between the phases of an iteration and at every node expanded, and HiGHS gets the
+    time left and stops on Ctrl-C, so the run ends within moments of its budget.
 
     Every trunk is checked for perfect recall (the game's, on the part expanded so far):
     imperfect recall is refused as `GameTree.from_game` refuses it, since the sequence form
@@ -412,18 +412,8 @@ def _search(
             sf = TreeSequenceForm(trunk.tree())
             sf.tree.check_perfect_recall()
             built = time.perf_counter()
-            reason = budget.exceeded()
-            if reason is not None:
-                break
-            try:
-                solved = _solve_trunk(sf, warm, lp_method, live, budget)
-            except interrupts.Interrupted:
-                reason = "interrupted"
-                break
-            except lp.LPError as e:
-                if e.status != "kTimeLimit":
-                    raise
-                reason = "time_limit"
+            solved, reason = _solve_within(sf, warm, lp_method, live, budget)
+            if solved is None:
                 break
             if warm_start:
                 beta_side, alpha_side = solved.sides
@@ -448,17 +438,7 @@ def _search(
                 cert.value_upper,
                 cert.epsilon,
             )
-            if solved.optimistic_support is None:  # a value is unbounded: grow the top first
-                depth = min(map(trunk.depth, trunk.frontier))
-                to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
-            else:
-                to_expand = _support_leaves(
-                    cert.sequence_form, trunk.frontier, solved.optimistic_support
-                )
-            if expand_shallowest and trunk.frontier:
-                shallowest = min(trunk.frontier, key=trunk.depth)
-                if shallowest not in to_expand:
-                    to_expand.append(shallowest)
+            to_expand = _nodes_to_expand(trunk, solved, expand_shallowest)
             if cert.epsilon <= epsilon + 1e-12:
                 reason = "epsilon"
             elif not to_expand:
@@ -500,6 +480,46 @@ def _search(
         trace=tuple(trace),
         peak_memory=budget.peak_memory,
     )
+
+
+def _solve_within(
+    sf: TreeSequenceForm,
+    warm: tuple[lp.Basis | None, lp.Basis | None],
+    method: str,
+    live: tuple[LiveModel | None, LiveModel | None],
+    budget: Budget,
+) -> tuple[_Solves | None, SearchStop | None]:
+    """(`_solve_trunk`'s solves, None), or (None, why the search stops) when the budget is
+    spent before or inside the LPs."""
+    reason = budget.exceeded()
+    if reason is not None:
+        return None, reason
+    try:
+        return _solve_trunk(sf, warm, method, live, budget), None
+    except interrupts.Interrupted:  # HiGHS stopped by Ctrl-C or a deadline
+        return None, interrupts.stop_reason() or "interrupted"
+    except lp.LPError as e:
+        if e.status != "kTimeLimit":
+            raise
+        return None, "time_limit"
+
+
+def _nodes_to_expand(trunk: Trunk, solved: _Solves, expand_shallowest: bool) -> list[int]:
+    """Algorithm 6.7's nodes to expand: the pseudoterminal leaves in the corrected optimistic
+    profile's support (the shallowest level while a value is unbounded), and the shallowest
+    one with `expand_shallowest` (Section 6.3)."""
+    if solved.optimistic_support is None:  # a value is unbounded: grow the top first
+        depth = min(map(trunk.depth, trunk.frontier))
+        to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
+    else:
+        to_expand = _support_leaves(
+            solved.certificate.sequence_form, trunk.frontier, solved.optimistic_support
+        )
+    if expand_shallowest and trunk.frontier:
+        shallowest = min(trunk.frontier, key=trunk.depth)
+        if shallowest not in to_expand:
+            to_expand.append(shallowest)
+    return to_expand
 
 
 def _expand(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import zipfile
 from typing import Any
 
@@ -104,10 +105,8 @@ def _replay(game: pyspiel.Game, parent: np.ndarray, action: np.ndarray) -> trunk
     if parent[0] != -1 or np.any(parent[1:] < 0) or np.any(parent[1:] >= np.arange(1, len(parent))):
         raise ValueError("the certificate's trunk is not a tree (each parent precedes its child)")
     trunk = trunks.Trunk(game)
-    internal = np.unique(parent[1:])
-    first_child = {int(p): int(np.flatnonzero(parent == p)[0]) for p in internal}
-    for node in sorted(internal, key=lambda p: first_child[int(p)]):
-        node = int(node)
+    internal, first_child = np.unique(parent[1:], return_index=True)
+    for node in internal[np.argsort(first_child, kind="stable")].tolist():
         if node not in trunk.frontier:
             raise ValueError(
                 f"node {node} is expanded in the certificate but is terminal, has exact "
@@ -205,7 +204,7 @@ def _strategy_tables(strategy: list) -> tuple[dict[str, dict[int, float]], ...] 
                 prob = files.probability(p)
                 if prob is None:
                     return f"non-numeric probability {p!r} of action {a} at {key!r}"
-                if not str(a).lstrip("-").isdigit():
+                if not re.fullmatch(r"-?[0-9]+", str(a)):
                     return f"action {a!r} at {key!r} is not an action id"
                 table[key][int(a)] = prob
         tables.append(table)
@@ -232,7 +231,7 @@ def _strategy_problem(sf: TreeSequenceForm, tables) -> str:
         if not set(row) <= legal:
             return f"illegal actions {sorted(set(row) - legal)} at {key!r}"
         probs = np.array(list(row.values()))
-        if probs.min(initial=0) < 0 or abs(probs.sum() - 1) > 1e-6:
+        if probs.min(initial=0) < 0 or abs(probs.sum() - 1) > _TOLERANCE:
             return f"the strategy at {key!r} is not a probability distribution"
     return ""
 

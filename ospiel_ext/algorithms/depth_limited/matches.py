@@ -171,9 +171,10 @@ def play_duplicate(
     bots for seat p), in duplicate: a sits in seat g % 2 in game g, and games 2k and 2k + 1
     share the chance seed seed + 2k, so every deal is played from both seats.
 
-    Ctrl-C or SIGTERM (`ospiel_ext.interrupts`) ends the match: the games finished before it
-    are returned; the game it fell in is not (its bots may have played interrupted solves,
-    and a nested bot stops it at once by raising `interrupts.Interrupted`)."""
+    Ctrl-C or SIGTERM (`ospiel_ext.interrupts`) ends the match: the deals finished before it
+    are returned, both games of each; the game it fell in is not (its bots may have played
+    interrupted solves, and a nested bot stops it at once by raising `interrupts.Interrupted`),
+    nor the other game of its deal (one seat of a deal would bias the mean)."""
     out: list[float] = []
     with interrupts.graceful():
         for g in range(games):
@@ -188,6 +189,8 @@ def play_duplicate(
             if interrupts.requested():
                 break
             out.append(float(returns[a_seat]))
+    if len(out) < games:
+        del out[len(out) // 2 * 2 :]
     return out
 
 

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import lp, policies
+from ospiel_ext import files, lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms.gameshrink import filters, ordered_games
 from ospiel_ext.algorithms.gameshrink.filters import Abstraction
@@ -391,21 +391,22 @@ def _keys_digest(sf: SequenceForm) -> str:
 
 
 def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
-    """Writes the abstract strategy behind `lifted` as .npz (never pickle): the game, the
-    threshold, the transformation, the classes per round, a digest of Γ_f's infoset keys in
-    treeplex order and each player's behavioural array. Small for any game (Rhode Island:
-    2 x 3.9 M floats), unlike a policy file of the original game."""
+    """Writes the abstract strategy behind `lifted` as .npz to `path` exactly (never pickle;
+    by `files.output`): the game, the threshold, the transformation, the classes per round, a
+    digest of Γ_f's infoset keys in treeplex order and each player's behavioural array. Small
+    for any game (Rhode Island: 2 x 3.9 M floats), unlike a policy file of the original game."""
     a = lifted.abstract.abstraction
-    np.savez_compressed(
-        path,  # a path or an open binary file (scripts write through files.output)
-        game=str(a.og.game),
-        threshold=a.threshold,
-        transformation=a.transformation,
-        classes_per_round=np.array(a.num_classes),
-        keys_digest=_keys_digest(lifted.abstract.sequence_form),
-        behavioural_0=lifted.behavioural[0],
-        behavioural_1=lifted.behavioural[1],
-    )
+    with files.output(path, binary=True) as f:
+        np.savez_compressed(
+            f,
+            game=str(a.og.game),
+            threshold=a.threshold,
+            transformation=a.transformation,
+            classes_per_round=np.array(a.num_classes),
+            keys_digest=_keys_digest(lifted.abstract.sequence_form),
+            behavioural_0=lifted.behavioural[0],
+            behavioural_1=lifted.behavioural[1],
+        )
 
 
 def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:

@@ -244,6 +244,18 @@ def player_exploitability(
     return (value0 if player == 0 else -value0) - guaranteed_value(sf, behavioural, player)
 
 
+def player_figures(
+    sf: TreeSequenceForm, profile: policies.Behavioural, value0: float | None = None
+) -> tuple[list[float], list[float] | None]:
+    """Both players' guaranteed values u_i(pi_i, BR) of a profile and, when the game's value
+    `value0` is known, their exploitabilities E(pi_i) (else None)."""
+    guaranteed = [guaranteed_value(sf, profile[p], p) for p in (0, 1)]
+    if value0 is None:
+        return guaranteed, None
+    value = (value0, -value0)
+    return guaranteed, [value[p] - guaranteed[p] for p in (0, 1)]
+
+
 @dataclasses.dataclass(frozen=True)
 class SafetyReport:
     """Safety of a resolved strategy of player i (module docstring).

@@ -236,6 +236,11 @@ def test_warm_and_cold_searches_certify_the_same_value():
         (lambda m: m.pop("version"), None, "not a certificate of this format"),
         (lambda m: m.update(strategy=m["strategy"][0]), None, "must be two tables"),
         (
+            lambda m: next(iter(m["strategy"][0].values())).update({"--1": 0.0}),
+            None,
+            "action '--1' at",
+        ),
+        (
             lambda m: m["strategy"][1].update({"not a state": {"0": 1.0}}),
             None,
             "player 1 has information state 'not a state', which the trunk does not have",

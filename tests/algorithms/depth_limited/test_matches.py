@@ -3,6 +3,9 @@ Imperfect-Information Games", Table 1): bot specs, seat swapping, chunks, confid
 
 import dataclasses
 import math
+import os
+import signal
+import time
 
 import numpy as np
 import pyspiel
@@ -161,3 +164,33 @@ def test_duplicate_interval_is_over_deals():
     deals = np.array([1.0, 0.0, 1.0])  # deal means of the games below
     expected = matches.Z_95 * deals.std(ddof=1) / np.sqrt(3)
     assert np.isclose(matches.duplicate_ci95([1, 1, 1, -1, 1, 1]), expected)
+
+
+class _CtrlCInGame(pyspiel.Bot):
+    """Plays uniformly at random and presses Ctrl-C in its `at`-th game."""
+
+    def __init__(self, at: int):
+        pyspiel.Bot.__init__(self)
+        self.games, self.at = 0, at
+
+    def restart(self):  # pyspiel.evaluate_bots restarts every bot before a game
+        self.games += 1
+
+    def restart_at(self, state):
+        pass
+
+    def step(self, state):
+        if self.games == self.at:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+        return state.legal_actions()[0]
+
+
+def test_a_stopped_match_keeps_whole_deals_only():
+    """Games 2k and 2k + 1 are one deal from both seats: a stop in game 3 keeps games 0 and 1
+    (game 3 was played under the stop, game 2 alone would bias the mean)."""
+    game = pyspiel.load_game("kuhn_poker")
+    ctrl_c = _CtrlCInGame(at=4)  # restarted before each game: the 4th restart is game 3
+    others = [pyspiel.make_uniform_random_bot(p, p) for p in (0, 1)]
+    returns = matches.play_duplicate(game, [ctrl_c, ctrl_c], others, 6, seed=0)
+    assert len(returns) == 2
