@@ -17,13 +17,12 @@ same traversal budget; efpe_<game>_stepping_fig{2,3}.png show both rules at thos
 CFR+ (the paper-exact figures stay as they were).
 """
 
-import json
 import os
 import sys
 
 from absl import app, flags
 
-from ospiel_ext import cli, files, sequence_form
+from ospiel_ext import cli, sequence_form
 from ospiel_ext.algorithms import cfr, egt
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -142,8 +141,7 @@ def main(argv):
             )
         if interrupted:
             break
-    with files.output(os.path.join(_OUT_DIR.value, "efpe.json")) as f:
-        json.dump(results, f)
+    cli.write_json(os.path.join(_OUT_DIR.value, "efpe.json"), results)
     if interrupted:  # Ctrl-C: the plots, table and JSON so far are written
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
 

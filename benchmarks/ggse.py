@@ -20,7 +20,6 @@ paired one-sided t-tests) and the JSON (one row per record).
 
 import collections
 import dataclasses
-import sys
 
 import numpy as np
 from absl import app, flags
@@ -272,12 +271,11 @@ def _round(v):
     return SHORT.get(v, v) if isinstance(v, str) else v
 
 
-def compact_json(command, result, tests):
+def compact_json(result, tests):
     """The sweep as small JSON: one row per record (6 significant digits) and per t-test."""
     columns = [f.name for f in dataclasses.fields(ex.Record)]
     t_columns = [f.name for f in dataclasses.fields(ex.TTest)]
     return {
-        "command": command,
         "wall_seconds": round(result.wall_seconds, 1),
         "tasks": result.total,
         "completed": result.completed,
@@ -338,7 +336,7 @@ def main(argv):
         for path in _plots(records, _PLOTS_DIR.value):
             print("wrote", path)
     if _OUTPUT_JSON.value:
-        cli.write_rows_json(_OUTPUT_JSON.value, compact_json(" ".join(sys.argv), result, tests))
+        cli.write_rows_json(_OUTPUT_JSON.value, compact_json(result, tests))
 
 
 if __name__ == "__main__":

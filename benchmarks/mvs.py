@@ -708,7 +708,7 @@ def main(argv):
         cli.output_dir(_PLOTS_DIR)
         plt = cli.pyplot()
     wall = time.perf_counter()
-    result = {"command": " ".join(sys.argv)}
+    result = {}
     checks: list[str] = []
     if "rps_plus" in _GAMES.value:
         start = time.perf_counter()

@@ -31,7 +31,6 @@ chips per game (antes 2 = 1 big blind of 2 chips: mbb/g = 500 x chips).
 """
 
 import os
-import sys
 import time
 
 from absl import flags
@@ -242,7 +241,6 @@ def main(argv):
     total = round(time.perf_counter() - wall, 1)
     print(f"\n{total} s; stages: {seconds}")
     result = {
-        "command": " ".join(sys.argv),
         "game": str(game),
         "abstraction_nodes": abstract.tree.num_nodes,
         "game_nodes": full.tree.num_nodes,

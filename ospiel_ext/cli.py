@@ -41,7 +41,7 @@ from absl import app, flags
 from absl import logging as absl_logging
 
 import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel for load_game)
-from ospiel_ext import budget, files, interrupts, lp, progress
+from ospiel_ext import budget, files, interrupts, lp, progress, provenance
 from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
@@ -168,6 +168,8 @@ def main(script_main: Callable[[list[str]], Any]) -> None:
     flag help first) and exits 2; a KeyboardInterrupt that reaches here prints `interrupted
     while <stage>` and exits 130; `--help` exits 0.
     """
+
+    provenance.start(sys.argv)  # before anything runs: a later commit does not relabel the run
 
     def guarded(argv: list[str]) -> Any:
         configure_output()
@@ -413,10 +415,17 @@ def clip_rounding(value: Any) -> Any:
     return value
 
 
+def _with_provenance(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with the run's `provenance.record()` first (a results file says where it came
+    from); a "provenance" already in `data` is kept."""
+    return {"provenance": provenance.record(), **data}
+
+
 def write_json(path: str | os.PathLike | None, data: dict[str, Any]) -> None:
-    """Writes `data` as JSON when a path is given (--output_json); see `files.write_json`."""
+    """Writes `data` and its provenance as JSON when a path is given (--output_json); see
+    `files.write_json`."""
     if path:
-        files.write_json(path, data)
+        files.write_json(path, _with_provenance(data))
 
 
 def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -522,9 +531,9 @@ def stoppable(time_limit: float | None = None) -> Iterator[interrupts.Deadline]:
 
 def write_rows_json(path: str, data: dict[str, Any]) -> None:
     """JSON with one line per row of the list-valued entries (small, diff-friendly results
-    files of the benchmarks), written by `files.output`."""
+    files of the benchmarks) and the run's provenance, written by `files.output`."""
     parts = []
-    for key, value in data.items():
+    for key, value in _with_provenance(data).items():
         if isinstance(value, list) and value and isinstance(value[0], (list, dict)):
             rows = ",\n  ".join(json.dumps(row, allow_nan=False) for row in value)
             parts.append(f"{json.dumps(key)}: [\n  {rows}\n]")

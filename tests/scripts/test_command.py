@@ -65,6 +65,11 @@ def test_subcommand_writes_the_same_json_as_the_script(tmp_path):
     )  # fmt: skip
     assert s.returncode == 0, s.stderr
     a, b = json.loads(out_command.read_text()), json.loads(out_script.read_text())
+    made_by = a.pop("provenance"), b.pop("provenance")
+    typed = f"ospiel-ext stats --game=leduc_poker --output_json={out_command}"
+    assert made_by[0]["command"] == typed
+    assert made_by[1]["command"].startswith("python scripts/game_stats.py --game=leduc_poker")
+    assert made_by[0]["commit"] == made_by[1]["commit"]
     assert _without_timings(a) == _without_timings(b)
     assert a["infosets_0"] == a["infosets_1"] == 468  # Leduc: 6 x 78 per player
 

@@ -1,0 +1,120 @@
+"""Where a results file came from: the command, the code and the machine.
+
+`record()` is what every results JSON of the benchmarks and commands carries under
+"provenance" (`cli.write_json`, `cli.write_rows_json`): the exact command line, the git commit
+of the checkout that ran it and the tracked files that differed from it (dirty), the versions of
+Python and of the packages the figures depend on, the UTC date the run started, its wall time
+and the CPUs it could use. A figure in docs/results/ can so be traced to the code that printed
+it, and `benchmarks/results_check.py` reruns the command's quick slice against it.
+
+The run's start is taken once per process (`start()`, called by `cli.main` before the script
+runs), so that a commit made while a long benchmark runs does not relabel its results.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["PACKAGES", "record", "start"]
+
+PACKAGES = ("open_spiel", "numpy", "scipy", "highspy")
+"""The packages whose versions a figure depends on (besides Python and this pack)."""
+
+_MAX_DIRTY_PATHS = 20
+_REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_started: dict[str, Any] | None = None
+_started_at = 0.0
+
+
+def _git(*args: str) -> str | None:
+    """The output of a git command in this pack's checkout, or None (no git, not a checkout)."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", _REPOSITORY, *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout
+
+
+def _code() -> dict[str, Any]:
+    """The commit of the checkout and the tracked paths that differ from it."""
+    commit = _git("rev-parse", "HEAD")
+    if commit is None:
+        return {"commit": None, "dirty": None}
+    status = _git("status", "--porcelain", "--untracked-files=no") or ""
+    paths = sorted(line[3:] for line in status.splitlines() if line.strip())
+    dirty: bool | list[str] = paths[:_MAX_DIRTY_PATHS] if paths else False
+    if len(paths) > _MAX_DIRTY_PATHS:
+        dirty = [*paths[:_MAX_DIRTY_PATHS], f"... {len(paths) - _MAX_DIRTY_PATHS} more"]
+    return {"commit": commit.strip(), "dirty": dirty}
+
+
+def _command(argv: Sequence[str]) -> str:
+    """The command line as it would be typed in the checkout: `python benchmarks/x.py ...` for a
+    script, `ospiel-ext ...` for the installed command."""
+    if not argv:
+        return ""
+    program = argv[0]
+    if program.endswith(".py"):
+        path = os.path.abspath(program)
+        if path.startswith(_REPOSITORY + os.sep):
+            path = os.path.relpath(path, _REPOSITORY)
+        head = ["python", path]
+    else:  # `commands.run` names itself "ospiel-ext <command>"
+        head = os.path.basename(program).split()
+    return shlex.join([*head, *argv[1:]])
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def start(argv: Sequence[str] | None = None) -> None:
+    """Takes the run's command, code state and start time (once per process; later calls with
+    the same process do nothing)."""
+    global _started, _started_at
+    if _started is not None:
+        return
+    _started_at = time.perf_counter()
+    _started = {
+        "command": _command(sys.argv if argv is None else argv),
+        **_code(),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        **{package: _version(package) for package in PACKAGES},
+        "cpus": _cpus(),
+        "machine": platform.machine(),
+    }
+
+
+def record() -> dict[str, Any]:
+    """The provenance of the results being written now: `start()`'s fields (taken now if it
+    was not called) and the wall seconds since the start."""
+    start()
+    assert _started is not None
+    return {**_started, "wall_seconds": round(time.perf_counter() - _started_at, 1)}
