@@ -1,8 +1,8 @@
 r"""Reproduce Section 8 and Appendix B of Kubíček, Lisý & Sandholm (2025), "Equilibrium
 Refinements Improve Subgame Solving in Imperfect-Information Games".
 
-  python benchmarks/ggse.py --cfr_blueprints=25 --dirichlet_blueprints=20 \
-      --output_json=docs/results/ggse.json --plots_dir=docs/results
+  python benchmarks/ggse.py --workers=2 --output_json=docs/results/ggse.json \
+      --plots_dir=docs/results
 
 Games (App. C): imperfect-information Goofspiel 5 (cards dealt from highest to lowest, cut
 after one and two rounds = 2 and 4 moves of the turn-based game), Leduc hold'em (cut after the
@@ -16,16 +16,25 @@ a Dask cluster). Writes Figure 2 (CFR+) / Figure 19 (LP) scatter plots, Figure 3
 curves (--convergence_iterations on the first CFR checkpoint of each case), Figure 18 (unsafe
 minus resolving with the blueprint prior), prints markdown tables (summary and Appendix B.1's
 paired one-sided t-tests) and the JSON (one row per record).
+
+Without a prior the gadget LP has many optimal solutions, and which one the solver returns
+decides the full-game exploitability (the paper's argument for refinements). The LP tasks of
+resolving/none and max_margin/none are therefore also run with each further --lp_vertices
+(interior point with crossover, and random vertices of the optimal face: `ggse.LP_VERTICES`);
+two more tables give the spread and the max-margin - resolving comparison per vertex. The other
+tables and figures use the first vertex (HiGHS's dual simplex).
 """
 
 import collections
 import dataclasses
 
 import numpy as np
+import scipy.stats
 from absl import app, flags
 
 from ospiel_ext import cli, sweeps
 from ospiel_ext.algorithms.subgames import experiment as ex
+from ospiel_ext.algorithms.subgames import ggse
 
 GOOFSPIEL_5 = (
     "turn_based_simultaneous_game(game=goofspiel(imp_info=True,num_cards=5,"
@@ -58,6 +67,12 @@ _CONVERGENCE = flags.DEFINE_list(
     ["10", "30", "100", "300", "1000", "3000"],
     "Figure 3: CFR+ iteration counts (besides --iterations) on one blueprint; empty: none.",
 )
+_LP_VERTICES = flags.DEFINE_list(
+    "lp_vertices",
+    ["simplex", "ipm", *(f"random:{k}" for k in range(6))],
+    "Optimal solutions of the gadget LPs without a prior to compare (ggse.LP_VERTICES); the "
+    "first is the grid's.",
+)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the sweep after this many seconds.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the records here as JSON.")
 _PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write the PNGs here.")
@@ -87,7 +102,13 @@ def _tasks(cases):
             )
         blueprint_sets.append(cache[game])
     tasks = ex.grid(
-        cases, blueprint_sets, _TECHNIQUES.value, _SOLVERS.value, _ITERATIONS.value, _EPSILON.value
+        cases,
+        blueprint_sets,
+        _TECHNIQUES.value,
+        _SOLVERS.value,
+        _ITERATIONS.value,
+        _EPSILON.value,
+        _LP_VERTICES.value,
     )
     counts = sorted({int(k) for k in _CONVERGENCE.value if int(k) < _ITERATIONS.value})
     if counts and "cfr_plus" in _SOLVERS.value:
@@ -98,10 +119,16 @@ def _tasks(cases):
     return tasks
 
 
+def _in_grid(r):
+    """A record of the main grid (not a Figure 3 convergence run, not another LP vertex)."""
+    lp = r.solver == "lp"
+    return (r.iterations == _ITERATIONS.value or lp) and r.lp_vertex == _LP_VERTICES.value[0]
+
+
 def _summary(records):
     groups = collections.defaultdict(list)
     for r in records:
-        if r.iterations == _ITERATIONS.value or r.solver == "lp":
+        if _in_grid(r):
             groups[_name(r.game, r.cut), r.solver, r.technique].append(r)
     rows = []
     for (case, solver, technique), rs in groups.items():
@@ -141,6 +168,61 @@ def _summary(records):
     return header, rows
 
 
+def _vertex_table(records):
+    """{(case, technique): {vertex: {blueprint: E}}} of the LP records without a prior."""
+    out = collections.defaultdict(lambda: collections.defaultdict(dict))
+    for r in records:
+        if r.solver == "lp" and r.technique in ex.NO_PRIOR:
+            out[_name(r.game, r.cut), r.technique][r.lp_vertex][r.blueprint] = r.exploitability
+    return out
+
+
+def _vertex_spread(records):
+    """How far the choice among the gadget LP's optimal solutions moves the exploitability:
+    per case and technique without a prior, the mean over the blueprints for the grid's
+    vertex and the others, and the per-blueprint range over all vertices."""
+    header = ["case", "technique", "n", "vertices", *(f"mean E {v}" for v in ("simplex", "ipm")),
+              "lowest mean", "highest mean", "mean range per blueprint", "max range"]  # fmt: skip
+    rows = []
+    for (case, technique), by_vertex in _vertex_table(records).items():
+        common = sorted(set.intersection(*(set(e) for e in by_vertex.values())))
+        if not common or len(by_vertex) < 2:
+            continue
+        e = np.array([[by_vertex[v][b] for b in common] for v in by_vertex])  # vertex x bp
+        means = dict(zip(by_vertex, e.mean(axis=1)))
+        span = e.max(axis=0) - e.min(axis=0)
+        rows.append(
+            [case, technique, len(common), len(by_vertex),
+             *(float(means[v]) if v in means else "" for v in ("simplex", "ipm")),
+             float(e.mean(axis=1).min()), float(e.mean(axis=1).max()), float(span.mean()),
+             float(span.max())]
+        )  # fmt: skip
+    return header, rows
+
+
+def _vertex_comparison(records):
+    """max_margin/none - resolving/none per case and LP vertex: the mean difference over the
+    blueprints and the one-sided paired t-test's p for "max-margin is lower" (as App. B.1)."""
+    table = _vertex_table(records)
+    header = ["case", "vertex", "n", "mean E resolving", "mean E max-margin",
+              "mean difference", "p (max-margin lower)"]  # fmt: skip
+    rows = []
+    for case in dict.fromkeys(c for c, _ in table):
+        res, mm = table.get((case, "resolving/none")), table.get((case, "max_margin/none"))
+        if not res or not mm:
+            continue
+        for v in [v for v in res if v in mm]:
+            common = sorted(set(res[v]) & set(mm[v]))
+            if len(common) < 2:
+                continue
+            a = np.array([mm[v][b] for b in common])
+            b = np.array([res[v][b] for b in common])
+            p = scipy.stats.ttest_rel(a, b, alternative="less").pvalue
+            rows.append([case, v, len(common), float(b.mean()), float(a.mean()),
+                         float((a - b).mean()), float(p)])  # fmt: skip
+    return header, rows
+
+
 def _markdown(header, rows):
     def cell(v):
         return f"{v:.4g}" if isinstance(v, float) else str(v)
@@ -161,7 +243,7 @@ def _scatter(plt, path, records, solver, title):
                 if _name(r.game, r.cut) == case
                 and r.technique == technique
                 and (r.solver == solver or technique == "optimal_continuation")
-                and (r.solver == "lp" or r.iterations == _ITERATIONS.value)
+                and _in_grid(r)
             ]
             if rs:
                 ax.scatter(
@@ -242,7 +324,7 @@ def _fig18(records):
     ordered by the blueprint's exploitability."""
     e = {}
     for r in records:
-        if r.solver == "lp" or r.iterations == _ITERATIONS.value:
+        if _in_grid(r):
             e[_name(r.game, r.cut), r.solver, r.technique, r.blueprint] = r
     out = collections.defaultdict(list)
     for (case, solver, technique, bp), r in e.items():
@@ -299,9 +381,12 @@ def main(argv):
     if _PLOTS_DIR.value:
         cli.output_dir(_PLOTS_DIR)
     cli.require(_CFR.value + _DIRICHLET.value >= 1, "give at least one blueprint")
+    cli.require(bool(_LP_VERTICES.value), "--lp_vertices: give at least one")
     try:
         for t in _TECHNIQUES.value:
             ex.parse_technique(t)
+        for v in _LP_VERTICES.value:
+            ggse.parse_vertex(v)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
     cases = [c for g in _GAMES.value for c in CASES[g]]
@@ -319,16 +404,18 @@ def main(argv):
     )
     header, rows = _summary(records)
     print(_markdown(header, rows))
-    tests = ex.paired_t_tests(
-        [r for r in records if r.solver == "lp" or r.iterations == _ITERATIONS.value],
-        _TECHNIQUES.value,
-    )
+    tests = ex.paired_t_tests([r for r in records if _in_grid(r)], _TECHNIQUES.value)
     print("\nApp. B.1 paired one-sided t-tests: p of H1 'row has lower exploitability'")
     for (case, solver), cells in _t_matrices(tests).items():
         techniques = [t for t in _TECHNIQUES.value]
         rows = [[a] + [cells.get((a, b), "") for b in techniques] for a in techniques]
         print(f"\n{case}, {solver}, n = {cells['n']}:")
         print(_markdown(["row \\ column"] + techniques, rows))
+    if len(_LP_VERTICES.value) > 1:
+        print("\nThe gadget LP's optimal solutions without a prior (--lp_vertices):")
+        print(_markdown(*_vertex_spread(records)))
+        print("\nmax_margin/none - resolving/none by LP vertex:")
+        print(_markdown(*_vertex_comparison(records)))
     for (case, solver), rows18 in _fig18(records).items():
         d = [x for _, _, x in rows18]
         print(f"fig18 {case} {solver}: min {min(d):.4g} max {max(d):.4g} (n={len(d)})")

@@ -246,6 +246,28 @@ class LinearProgram:
             self, columns=self.columns[:i] + (block,) + self.columns[i + 1 :]
         )
 
+    def optimal_face(
+        self, objective: float, tolerance: float, kind: int, costs: Mapping[str, ArrayLike]
+    ) -> LinearProgram:
+        """The solutions of this LP within `tolerance` of the optimal `objective` (one row
+        block "optimal face" of `kind`: cost^T z >= objective - tolerance), maximising instead
+        `costs` (column block name -> its new cost; the other blocks' costs become 0). A
+        simplex solve returns the vertex of the optimal face that maximises the new costs:
+        with random costs, a random vertex among the LP's optimal solutions."""
+        unknown = set(costs) - {b.name for b in self.columns}
+        if unknown:
+            raise ValueError(f"LP of {self.name}: no column blocks {sorted(unknown)}")
+        old = {b.name: np.asarray(b.cost, dtype=np.float64) for b in self.columns}
+        face = self.add_rows(
+            Block("optimal face", kind, np.zeros(1, np.int64), np.array([objective - tolerance]),
+                  np.array([np.inf])),
+            {name: sp.csr_matrix(cost[None, :]) for name, cost in old.items() if np.any(cost)},
+        )  # fmt: skip
+        for name, cost in old.items():
+            new = np.asarray(costs.get(name, np.zeros_like(cost)), dtype=np.float64)
+            face = face.shift_cost(name, new - cost)
+        return face
+
     def matrix(self) -> sp.csc_matrix:
         """The assembled constraint matrix."""
         found = {(r, c): m for r, c, m in self.entries}

@@ -370,3 +370,22 @@ def test_standard_output_holds_no_highs_banner():
 @pytest.mark.parametrize("game", ["kuhn_poker", pyspiel.load_game("kuhn_poker")])
 def test_solve_takes_a_game_like_every_entry_point(game):
     assert lp.solve(game).value == pytest.approx(-1 / 18, abs=1e-9)
+
+
+def test_optimal_face_maximises_the_second_objective_among_the_optimal_solutions():
+    # max x0 + x1 s.t. x0 + x1 + x2 <= 1, x >= 0: the optimal face is x0 + x1 = 1, x2 = 0.
+    inf, cost = np.inf, np.array([1.0, 1, 0])
+    program = highs.LinearProgram(
+        "segment",
+        columns=(highs.Block("x", 0, np.arange(3), np.zeros(3), np.full(3, inf), cost),),
+        rows=(highs.Block("r", 1, np.zeros(1, np.int64), np.array([-inf]), np.array([1.0])),),
+        entries=(("r", "x", sp.csr_matrix(np.ones((1, 3)))),),
+    )  # fmt: skip
+    assert program.run().objective == pytest.approx(1.0)
+    # x2 is worth most to the second objective, but no optimal solution has x2 > 1e-9
+    for costs, vertex in (([1.0, 0, 5], [1, 0, 0]), ([0, 1.0, 5], [0, 1, 0])):
+        result = program.optimal_face(1.0, 1e-9, 2, {"x": costs}).run()
+        assert result.optimal
+        np.testing.assert_allclose(result.column_values, vertex, atol=1e-8)
+    with pytest.raises(ValueError, match="no column blocks"):
+        program.optimal_face(1.0, 1e-9, 2, {"y": [1.0]})

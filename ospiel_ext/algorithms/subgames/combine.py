@@ -141,11 +141,13 @@ def resolve(
     eps: float | None = None,
     iterations: int = ggse.DEFAULT_ITERATIONS,
     batch: bool = False,
+    lp_vertex: str = "simplex",
 ) -> Resolution:
     """Solves the `kind` gadget of every subgame for every player in `players` (once per
     subgame for the unsafe subgame, which solves both) and splices the solutions into the
-    blueprint (`ggse.solve`; eps defaults to the method's). `batch` (CFR only) solves all
-    gadgets by one run on their union (`batch.solve_cfr_batch`), with the same result.
+    blueprint (`ggse.solve`; eps defaults to the method's; `lp_vertex` picks the LP's optimal
+    solution, `ggse.solve_lp`'s `vertex`). `batch` (CFR only) solves all gadgets by one run on
+    their union (`batch.solve_cfr_batch`), with the same result.
 
     Ctrl-C, SIGTERM or an enclosing `interrupts.deadline` stops it between gadgets and inside
     a solve (`Resolution.stop_reason`): the result so far is returned."""
@@ -177,7 +179,9 @@ def resolve(
                 if interrupts.requested():
                     break
                 try:
-                    solutions.append(ggse.solve(gadget, pi, method, eps, iterations))
+                    solutions.append(
+                        ggse.solve(gadget, pi, method, eps, iterations, lp_vertex=lp_vertex)
+                    )
                 except interrupts.Interrupted:  # an LP has no solution so far
                     break
     b = splice(q.sf, q.blueprint, solutions)

@@ -48,6 +48,8 @@ TECHNIQUES: tuple[str, ...] = (
     "unsafe",
     "optimal_continuation",
 )
+NO_PRIOR = ("resolving/none", "max_margin/none")
+"""The techniques whose gadget LP has many optimal solutions (`ggse.LP_VERTICES` picks one)."""
 SOLVERS = ("cfr_plus", "lp", "egt")
 _METHOD: dict[str, ggse.Method] = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 
@@ -94,6 +96,7 @@ class Task:
       solver: 'cfr_plus', 'lp' or 'egt'.
       iterations: CFR+ / EGT iterations.
       eps: GGSE tremble size (the LP's first eps).
+      lp_vertex: which optimal solution the LP returns (`ggse.LP_VERTICES`).
     """
 
     game: str
@@ -104,11 +107,13 @@ class Task:
     solver: str
     iterations: int
     eps: float
+    lp_vertex: str = "simplex"
 
     def __repr__(self) -> str:  # one line for progress and errors, without the arrays
+        vertex = "" if self.lp_vertex == "simplex" else f", {self.lp_vertex}"
         return (
             f"Task({self.game}, {self.cut}, {self.blueprint}, {self.technique}, {self.solver}, "
-            f"{self.iterations} it., eps={self.eps})"
+            f"{self.iterations} it., eps={self.eps}{vertex})"
         )
 
 
@@ -127,6 +132,7 @@ class Record:
       theorem1_bound: Theorem 1's lower bound on `gain` per player.
       min_delta: the smallest Delta(s_o) over the root information sets, per player.
       seconds: wall time of the task.
+      lp_vertex: the task's.
     """
 
     game: str
@@ -145,6 +151,7 @@ class Record:
     theorem1_bound: tuple[float, float]
     min_delta: tuple[float, float]
     seconds: float
+    lp_vertex: str = "simplex"
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -160,6 +167,15 @@ def check_task(task: Task) -> None:
         raise ValueError(f"{task.game}: eps must be in (0, 1), got {task.eps}")
     if isinstance(task.iterations, bool) or task.iterations < 1:
         raise ValueError(f"{task.game}: iterations must be positive, got {task.iterations}")
+    try:
+        ggse.parse_vertex(task.lp_vertex)
+    except ValueError as e:
+        raise ValueError(f"{task.game}: {e}") from None
+    if task.lp_vertex != "simplex" and (task.solver != "lp" or task.technique not in NO_PRIOR):
+        raise ValueError(
+            f"{task.game}: lp_vertex {task.lp_vertex!r} needs the LP and a technique without "
+            f"a prior ({', '.join(NO_PRIOR)})"
+        )
 
 
 def resolve_profile(
@@ -170,9 +186,11 @@ def resolve_profile(
     iterations: int,
     eps: float,
     value0: float,
+    lp_vertex: str = "simplex",
 ) -> tuple[policies.Behavioural, combine.Resolution | None]:
     """The blueprint with every subgame in `subs` resolved by `technique` for both players
-    (CFR+ in one batched run), and the `Resolution` (None for the optimal continuation)."""
+    (CFR+ in one batched run; `lp_vertex` as `combine.resolve`'s), and the `Resolution` (None
+    for the optimal continuation)."""
     kind, prior = parse_technique(technique)
     if kind == "optimal_continuation":
         oc = [combine.optimal_continuation(q, p, subs, value0=value0) for p in (0, 1)]
@@ -187,6 +205,7 @@ def resolve_profile(
         eps=eps,
         iterations=iterations,
         batch=method == "cfr",
+        lp_vertex=lp_vertex,
     )
     return resolution.behavioural, resolution
 
@@ -200,27 +219,32 @@ def run_task(task: Task) -> Record:
     before = blueprints.BlueprintQuantities.compute(sf, task.behavioural)
     value0 = combine.game_value(sf)
     profile, _ = resolve_profile(
-        before, subs, task.technique, task.solver, task.iterations, task.eps, value0
-    )
+        before, subs, task.technique, task.solver, task.iterations, task.eps, value0,
+        task.lp_vertex,
+    )  # fmt: skip
     after = blueprints.BlueprintQuantities.compute(sf, profile)
     reports = [combine.safety_report(before, after, subs, p, value0) for p in (0, 1)]
     return Record(
-        task.game,
-        task.cut,
-        task.blueprint,
-        task.technique,
-        task.solver,
-        task.iterations,
-        task.eps,
-        len(subs),
-        evaluate.evaluate_profile(sf, before.blueprint).exploitability,
-        evaluate.evaluate_profile(sf, profile).exploitability,
-        (reports[0].blueprint_exploitability, reports[1].blueprint_exploitability),
-        (reports[0].exploitability, reports[1].exploitability),
-        (reports[0].gain, reports[1].gain),
-        (reports[0].theorem1_bound, reports[1].theorem1_bound),
-        (reports[0].min_delta, reports[1].min_delta),
-        time.perf_counter() - start,
+        game=task.game,
+        cut=task.cut,
+        blueprint=task.blueprint,
+        technique=task.technique,
+        solver=task.solver,
+        iterations=task.iterations,
+        eps=task.eps,
+        subgames=len(subs),
+        blueprint_exploitability=evaluate.evaluate_profile(sf, before.blueprint).exploitability,
+        exploitability=evaluate.evaluate_profile(sf, profile).exploitability,
+        blueprint_player_exploitability=(
+            reports[0].blueprint_exploitability,
+            reports[1].blueprint_exploitability,
+        ),
+        player_exploitability=(reports[0].exploitability, reports[1].exploitability),
+        gain=(reports[0].gain, reports[1].gain),
+        theorem1_bound=(reports[0].theorem1_bound, reports[1].theorem1_bound),
+        min_delta=(reports[0].min_delta, reports[1].min_delta),
+        seconds=time.perf_counter() - start,
+        lp_vertex=task.lp_vertex,
     )
 
 
@@ -265,16 +289,22 @@ def grid(
     solvers: Sequence[str],
     iterations: int = ggse.DEFAULT_ITERATIONS,
     eps: float = ggse.DEFAULT_EPS,
+    lp_vertices: Sequence[str] = ("simplex",),
 ) -> list[Task]:
     """Every (case, blueprint, technique, solver); `blueprint_sets[k]` are case k's blueprints.
-    The optimal continuation is an LP whatever the solver: it appears once, with 'lp'."""
+    The optimal continuation is an LP whatever the solver: it appears once, with 'lp'. LP
+    tasks of a technique without a prior (resolving/none, max_margin/none), whose gadget LP has
+    many optimal solutions, are run once per `lp_vertices` (`ggse.LP_VERTICES`); the others
+    with the first."""
     tasks = []
     for (game, cut), bps in zip(cases, blueprint_sets, strict=True):
         for (label, b), technique, solver in itertools.product(bps, techniques, solvers):
             if technique == "optimal_continuation" and solver != solvers[-1]:
                 continue
             s = "lp" if technique == "optimal_continuation" else solver
-            tasks.append(Task(game, cut, label, b, technique, s, iterations, eps))
+            vertices = lp_vertices if s == "lp" and technique in NO_PRIOR else lp_vertices[:1]
+            for v in vertices:
+                tasks.append(Task(game, cut, label, b, technique, s, iterations, eps, v))
     for t in tasks:
         check_task(t)
     return tasks

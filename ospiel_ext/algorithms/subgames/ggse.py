@@ -23,7 +23,12 @@ auxiliary information sets only (every other information set is unconstrained):
   Approximate Extensive-Form Perfect Equilibrium"), the same bounds.
 
 Without a prior each solver computes a plain Nash equilibrium of the gadget (Section 8's "no
-prior"). Values are player i's (zero-sum) utility in the gadget; a resolving gadget's
+prior"). The gadget LP then has many optimal solutions, which differ in the full game
+(Observation 1); `solve_lp`'s `vertex` chooses one: HiGHS's dual simplex ("simplex", the
+default), interior point with crossover ("ipm"), or "random:SEED", the vertex of the optimal face
+that maximises a Gaussian random linear function of player i's realization plan (a random
+optimal vertex; docs/results/ggse.md measures how far the choice moves the full-game
+exploitability). Values are player i's (zero-sum) utility in the gadget; a resolving gadget's
 unnormalised value (Section 3) is `scale` times it.
 """
 
@@ -51,6 +56,8 @@ DEFAULT_ITERATIONS = 5000
 LP_EPS0 = 1e-2
 LP_MAX_DECREASES = 8
 OPTIMALITY_TOLERANCE = 1e-9  # relative to 1 + max|A|
+LP_VERTICES = ("simplex", "ipm", "random:SEED")
+"""Which optimal solution `solve_lp` returns without a prior (module docstring)."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -186,12 +193,50 @@ def _same_strategy(gadget: GadgetGame, a: FloatArray, b: FloatArray, player: int
     return bool(np.allclose(a[1:][mask], b[1:][mask], atol=1e-9, rtol=0))
 
 
+def parse_vertex(vertex: str) -> tuple[str, int | None]:
+    """(HiGHS method, random seed or None) of a `LP_VERTICES` choice; ValueError otherwise."""
+    kind, _, seed = vertex.partition(":")
+    if vertex in ("simplex", "ipm"):
+        return vertex, None
+    if kind == "random" and seed.isdigit():
+        return "simplex", int(seed)
+    raise ValueError(f"unknown LP vertex {vertex!r}; choices: {', '.join(LP_VERTICES)}")
+
+
+def _parse_vertex(gadget: GadgetGame, vertex: str) -> tuple[str, int | None]:
+    try:
+        method, seed = parse_vertex(vertex)
+    except ValueError as e:
+        raise ValueError(f"{gadget.sf.name}: {e}") from None
+    if seed is not None and gadget.kind == "unsafe":
+        raise ValueError(
+            f"{gadget.sf.name}: vertex {vertex!r} applies to resolving and max-margin gadgets "
+            "(the unsafe subgame's LP gives both players' strategies)"
+        )
+    return method, seed
+
+
+def _random_optimal_plan(
+    model: lp.SequenceFormLP, objective: float, tolerance: float, seed: int
+) -> FloatArray:
+    """Player i's realization plan at the vertex of the LP's optimal face (objective within
+    `tolerance` of `objective`) that maximises a Gaussian random linear function."""
+    n = model.program.column_range("x")
+    costs = np.random.default_rng(seed).standard_normal(n.stop - n.start)
+    face = model.program.optimal_face(objective, tolerance, lp.FIRST_FREE_KIND, {"x": costs})
+    result = face.run()
+    if not result.optimal:
+        raise lp.LPError(f"{model.sequence_form.name}: optimal face: {result.message}")
+    return np.maximum(result.column_values[n], 0.0)
+
+
 def solve_lp(
     gadget: GadgetGame,
     prior: Mapping[str, ArrayLike] | None,
     eps0: float = LP_EPS0,
     max_decreases: int = LP_MAX_DECREASES,
     require_stable: bool = False,
+    vertex: str = "simplex",
 ) -> GadgetSolution:
     """GGSE by the perturbed sequence-form LP with the eps schedule of Section 7.1 (module
     docstring); the plain LP (a vertex Nash equilibrium) without a prior.
@@ -202,30 +247,39 @@ def solve_lp(
       eps0: the first eps; eps = eps0 * 10^-k for k = 0 .. max_decreases.
       max_decreases: the most times eps is divided by 10.
       require_stable: also demand that the strategy equal the one at eps / 10 (1e-9).
+      vertex: one of `LP_VERTICES` (module docstring): HiGHS's method for every solve, and
+        without a prior which optimal vertex is returned ("random:SEED" applies only there).
 
     If no eps passes, the last solution is returned with `optimal_at_zero=False` and a
     warning is logged.
     """
+    method, seed = _parse_vertex(gadget, vertex)
     i = _solved_player(gadget)
     sign = 1.0 if i == 0 else -1.0
     model = lp.sequence_form_lp(gadget.sf, player=i)
-    base = model.solution(model.run())
+    base = model.solution(model.run(method=method))
     v_star = sign * base.value
     iterations = base.simplex_iterations
+    scale = 1.0 + float(np.abs(gadget.sf.payoff.data).max(initial=0.0))
+    tolerance = OPTIMALITY_TOLERANCE * scale
     if prior is None:
+        behavioural, value = base.behavioural, v_star
+        if seed is not None:
+            plan = _random_optimal_plan(model, v_star, tolerance, seed)
+            own = gadget.sf.treeplexes[i].behavioural(plan)
+            behavioural = (own, base.behavioural[1]) if i == 0 else (base.behavioural[0], own)
+            value = guaranteed_value(gadget, own, i)
         return GadgetSolution(
-            gadget, base.behavioural, v_star, "lp", 0.0, None, 0, True, v_star, iterations
+            gadget, behavioural, value, "lp", 0.0, None, 0, True, v_star, iterations
         )
     if isinstance(max_decreases, bool) or not isinstance(max_decreases, int) or max_decreases < 0:
         raise ValueError(f"{gadget.sf.name}: max_decreases must be an int >= 0")
-    scale = 1.0 + float(np.abs(gadget.sf.payoff.data).max(initial=0.0))
-    tolerance = OPTIMALITY_TOLERANCE * scale
 
     def solve_at(eps: float) -> lp.LPSolution:
         bounds = lower_bounds(gadget, prior, eps)
         assert bounds is not None
         perturbed = model.add_lower_bounds(bounds, own=False)
-        return perturbed.solution(perturbed.run())
+        return perturbed.solution(perturbed.run(method=method))
 
     eps, solution, ok = eps0, None, False
     for k in range(max_decreases + 1):
@@ -277,14 +331,16 @@ def solve(
     eps: float | None = None,
     iterations: int = DEFAULT_ITERATIONS,
     time_limit: float | None = None,
+    lp_vertex: str = "simplex",
 ) -> GadgetSolution:
     """`solve_cfr`, `solve_lp` or `solve_egt` by name; `eps` (default: `DEFAULT_EPS`, for the
-    LP `LP_EPS0`) is the LP's first eps; `time_limit` (seconds) bounds CFR+ and EGT."""
+    LP `LP_EPS0`) is the LP's first eps; `time_limit` (seconds) bounds CFR+ and EGT;
+    `lp_vertex` is `solve_lp`'s `vertex`."""
     e = DEFAULT_EPS if eps is None else eps
     if method == "cfr":
         return solve_cfr(gadget, prior, e, iterations, time_limit=time_limit)
     if method == "lp":
-        return solve_lp(gadget, prior, eps0=LP_EPS0 if eps is None else eps)
+        return solve_lp(gadget, prior, eps0=LP_EPS0 if eps is None else eps, vertex=lp_vertex)
     if method == "egt":
         return solve_egt(gadget, prior, e, iterations, time_limit=time_limit)
     raise ValueError(f"{gadget.sf.name}: unknown method {method!r}; methods: cfr, lp, egt")

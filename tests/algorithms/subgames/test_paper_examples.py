@@ -100,6 +100,30 @@ def test_figure1_resolving_gadget(figure1):
             assert _strategy(g.sf, sol.behavioural, 0, S1)[0] <= 1e-6
 
 
+def test_figure1_resolving_gadget_has_many_optimal_vertices(figure1):
+    # Without a prior every strategy with guaranteed value -0.25 solves the gadget; forfeiting
+    # with any probability that keeps the opponent terminating is among them (the blueprint
+    # forfeits half the time). Random vertices of the optimal face are optimal and differ.
+    _, _, sub = figure1
+    g = gadgets.resolving_gadget(figure1[1], sub, 0)
+    forfeits = set()
+    for k in range(8):
+        sol = ggse.solve_lp(g, None, vertex=f"random:{k}")
+        # optimal up to the face's tolerance and HiGHS's primal feasibility tolerance (1e-7)
+        assert sol.value == pytest.approx(-0.25, abs=1e-6)
+        own = _strategy(g.sf, sol.behavioural, 0, S1)
+        assert ggse.guaranteed_value(g, sol.behavioural[0], 0) == pytest.approx(-0.25, abs=1e-6)
+        forfeits.add(round(float(own[0]), 6))
+    assert len(forfeits) >= 2
+    assert ggse.solve_lp(g, None, vertex="ipm").value == pytest.approx(-0.25, abs=1e-9)
+    for bad, message in (("random:x", "unknown LP vertex"), ("dual", "unknown LP vertex")):
+        with pytest.raises(ValueError, match=message):
+            ggse.solve_lp(g, None, vertex=bad)
+    unsafe = gadgets.gadget_game("unsafe", figure1[1], sub, None)
+    with pytest.raises(ValueError, match="applies to resolving and max-margin"):
+        ggse.solve_lp(unsafe, None, vertex="random:0")
+
+
 def test_figure1_max_margin_gadget(figure1):
     sf, q, sub = figure1
     g = gadgets.max_margin_gadget(q, sub, 0)
