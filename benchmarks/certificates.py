@@ -101,6 +101,7 @@ def main(argv):
             "minimal_nodes": minimal.trunk.num_nodes,
             "minimal_infosets": minimal.trunk.num_infosets,
             "epsilon": cert.epsilon,
+            "zero_certificate": cert.is_zero,
             "iterations": result.iterations,
             "seconds": time.perf_counter() - start,
             "lp_seconds": result.lp_seconds,

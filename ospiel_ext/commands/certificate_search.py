@@ -32,13 +32,15 @@ certify 6-rank Goofspiel (docs/results/certificates.md):
 --policy_out needs a finite game (it writes a policy for every information state); it is
 refused, before the search, for an infinite game such as limit_leduc_poker(max_raises=-1).
 
-JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0), value_lower,
-value_upper, trunk_nodes, trunk_infosets, minimal_nodes, minimal_infosets, iterations,
-seconds, lp_seconds, stopped ('epsilon', 'no pseudoterminal node in support', 'max_nodes',
-'max_memory', 'time_limit', 'interrupted'), verified (true: the certificate was verified from
-the game before it was written; false with --nature_epsilon, whose sampled trunk the game
-cannot reproduce); with --nature_epsilon (chance sampled, Section 5) also
-true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
+JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0),
+zero_certificate (epsilon <= 1e-12 x the trunk's payoff range, `certificates.ZERO_TOLERANCE`:
+an exact equilibrium up to floating point), value_lower, value_upper, trunk_nodes,
+trunk_infosets, minimal_nodes, minimal_infosets, iterations, seconds, lp_seconds, stopped
+('epsilon', 'no pseudoterminal node in support', 'max_nodes', 'max_memory', 'time_limit',
+'interrupted'), verified (true: the certificate was verified from the game before it was
+written; false with --nature_epsilon, whose sampled trunk the game cannot reproduce); with
+--nature_epsilon (chance sampled, Section 5) also true_game_epsilon_bound, bound_probability,
+nature_samples_per_chance_node.
 """
 
 from absl import flags, logging
@@ -108,6 +110,7 @@ def _row(game, result, minimal, nature):
     row = {
         "game": str(game),
         "epsilon": cli.clip_rounding(cert.epsilon),
+        "zero_certificate": cert.is_zero,
         "value_lower": cert.value_lower,
         "value_upper": cert.value_upper,
         "trunk_nodes": cert.trunk.num_nodes,

@@ -14,6 +14,7 @@ The names users call are re-exported here: `certificates.search(game, ...)`,
 
 from ospiel_ext.algorithms.certificates.certificate import (
     DEFAULT_MAX_TRUNK_NODES,
+    ZERO_TOLERANCE,
     Certificate,
     CertificatePolicy,
     IterationCost,
@@ -45,4 +46,5 @@ __all__ = [
     "verify",
     "verify_data",
     "verify_saved",
+    "ZERO_TOLERANCE",
 ]

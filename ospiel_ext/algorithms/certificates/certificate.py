@@ -50,6 +50,10 @@ FloatArray = NDArray[np.float64]
 # per player: {information_state_string: {action: probability}}
 StrategyTables = tuple[dict[str, dict[int, float]], dict[str, dict[int, float]]]
 SUPPORT_TOLERANCE = 1e-9
+ZERO_TOLERANCE = 1e-12
+"""A certificate is a 0-certificate when its epsilon is at most ZERO_TOLERANCE times its
+trunk's payoff range (`Certificate.payoff_range`): what is left of an exact 0 after the LPs
+and best responses in floating point, on the scale of the game's utilities."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +76,27 @@ class Certificate:
     @property
     def trunk(self) -> GameTree:
         return self.sequence_form.tree
+
+    @property
+    def payoff_range(self) -> float:
+        """Largest minus smallest bound on player 0's utility over the trunk's leaves (at least
+        the payoff range of the game the trunk has seen; finite in an infinite game)."""
+        leaves = self.trunk.is_leaf
+        if not leaves.any():
+            return 0.0
+        return float(self.trunk.hi[leaves].max() - self.trunk.lo[leaves].min())
+
+    @property
+    def zero_tolerance(self) -> float:
+        """`ZERO_TOLERANCE` times `payoff_range`: the epsilon up to which this is a
+        0-certificate."""
+        return ZERO_TOLERANCE * self.payoff_range
+
+    @property
+    def is_zero(self) -> bool:
+        """A 0-certificate: epsilon is 0 up to `zero_tolerance` (an exact equilibrium of the
+        game, Theorem 6.8)."""
+        return self.epsilon <= self.zero_tolerance
 
     def size(self) -> tuple[int, int]:
         """(nodes, information sets) of the trunk."""
@@ -439,7 +464,7 @@ def _search(
                 cert.epsilon,
             )
             to_expand = _nodes_to_expand(trunk, solved, expand_shallowest)
-            if cert.epsilon <= epsilon + 1e-12:
+            if cert.epsilon <= epsilon + cert.zero_tolerance:
                 reason = "epsilon"
             elif not to_expand:
                 reason = "no pseudoterminal node in support"

@@ -117,6 +117,20 @@ def test_budget_returns_the_best_certificate_so_far():
     assert result.certificate.epsilon > 0
 
 
+def test_zero_certificate_tolerance_is_relative_to_the_payoff_range():
+    # 4-card Goofspiel: player 0's utility is points won minus points lost, in [-10, 10]
+    # (points 1..4); the finished search's trunk has seen both extremes.
+    result = certificates.search("sequential_goofspiel(num_cards=4,info=perfect)")
+    cert = result.certificate
+    assert cert.payoff_range == pytest.approx(20.0)
+    assert cert.zero_tolerance == pytest.approx(20.0 * certificates.ZERO_TOLERANCE)
+    assert cert.is_zero and result.stopped == "epsilon"
+    early = certificates.search(
+        "sequential_goofspiel(num_cards=4,info=perfect)", max_nodes=200
+    ).certificate
+    assert early.epsilon > early.zero_tolerance and not early.is_zero
+
+
 def test_expanding_below_respects_the_node_budget():
     for below in (1, 3):
         result = certificates.search(
