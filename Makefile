@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 DEMO_SOLVERS := --solvers=cfr_plus,dcfr,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus
 
-.PHONY: demo test test-fast check bench docs clean
+.PHONY: demo test test-fast results-check check bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ test: $(VENV)/.installed-test
 # The tests not marked slow (setup.cfg declares the marker): a quick check while editing.
 test-fast: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"; rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
+
+# A quick slice of every benchmark a doc cites, rerun and compared with its committed JSON, and
+# every results JSON's provenance (tests/results; part of make test too).
+results-check: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/results
 
 # Lint, format and type checks of the library (run by .ci/run before the tests).
 check: $(VENV)/.installed-check

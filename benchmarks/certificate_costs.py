@@ -35,6 +35,12 @@ _LP_METHOD = flags.DEFINE_enum(
 _LIVE_LP = flags.DEFINE_boolean(
     "live_lp", False, "One HiGHS model per LP kept across iterations (simplex only)."
 )
+_MAX_NODES = flags.DEFINE_integer(
+    "max_nodes",
+    None,
+    "Stop before the trunk passes this many nodes (a machine-independent "
+    "prefix of the run; default: certificates' cap).",
+)
 _PLOT = flags.DEFINE_string("plot", None, "Write a log-log PNG here (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the trace here as JSON.")
 
@@ -75,6 +81,7 @@ def _plot(path, trace, title):
 def main(argv):
     cli.no_arguments(argv)
     cli.positive(_TIME_LIMIT)
+    cli.positive(_MAX_NODES)
     cli.non_negative(_EXPAND_BELOW)
     cli.output_path(_OUTPUT_JSON)
     cli.output_path(_PLOT)
@@ -87,6 +94,7 @@ def main(argv):
         result = certificates.search(
             game,
             time_limit=_TIME_LIMIT.value,
+            max_nodes=_MAX_NODES.value,
             expand_below=_EXPAND_BELOW.value,
             lp_method=_LP_METHOD.value,
             live_lp=_LIVE_LP.value,

@@ -40,6 +40,7 @@ _AGGRESSIVE_XIS = flags.DEFINE_list(
     "aggressive_xis", ["0", "0.005", "0.01"], "Perturbations run with aggressive EGT too."
 )
 _OUT_DIR = flags.DEFINE_string("out_dir", "docs/results", "Where PNGs and JSON go.")
+_PLOTS = flags.DEFINE_bool("plots", True, "Draw the PNGs (--noplots: the JSON and table only).")
 
 
 def _curve(solver, iterations):
@@ -104,8 +105,10 @@ def main(argv):
         f"--aggressive_xis must lie in [0, 0.5), got {_AGGRESSIVE_XIS.value}",
     )
     games = [cli.load_game(name) for name in _GAMES.value]  # every game, before the work
-    cli.output_dir(_OUT_DIR)
-    cli.pyplot()  # matplotlib is there before the work
+    if _PLOTS.value:
+        cli.plots_dir(_OUT_DIR)
+    else:
+        cli.output_dir(_OUT_DIR)
     results, interrupted = {}, False
     for name, game in zip(_GAMES.value, games):
         weight, curves, interrupted = _run_game(game, aggressive_xis)
@@ -117,6 +120,8 @@ def main(argv):
             if k.startswith("CFR+") or any(k.endswith(f" xi={xi}") for xi in aggressive_xis)
         }
         for key, fig, loglog in (("nash_conv", 2, False), ("max_infoset_regret", 3, True)):
+            if not _PLOTS.value:
+                break
             for suffix, which, title in (
                 ("", paper, f"Figure {fig}"),
                 ("_stepping", stepping, f"Figure {fig}, theory and aggressive steps"),

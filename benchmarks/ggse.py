@@ -379,7 +379,7 @@ def main(argv):
     cli.positive(_TIME_LIMIT)
     cli.output_path(_OUTPUT_JSON)
     if _PLOTS_DIR.value:
-        cli.output_dir(_PLOTS_DIR)
+        cli.plots_dir(_PLOTS_DIR)
     cli.require(_CFR.value + _DIRICHLET.value >= 1, "give at least one blueprint")
     cli.require(bool(_LP_VERTICES.value), "--lp_vertices: give at least one")
     try:
@@ -419,11 +419,11 @@ def main(argv):
     for (case, solver), rows18 in _fig18(records).items():
         d = [x for _, _, x in rows18]
         print(f"fig18 {case} {solver}: min {min(d):.4g} max {max(d):.4g} (n={len(d)})")
+    if _OUTPUT_JSON.value:
+        cli.write_rows_json(_OUTPUT_JSON.value, compact_json(result, tests))
     if _PLOTS_DIR.value:
         for path in _plots(records, _PLOTS_DIR.value):
             print("wrote", path)
-    if _OUTPUT_JSON.value:
-        cli.write_rows_json(_OUTPUT_JSON.value, compact_json(result, tests))
 
 
 if __name__ == "__main__":

@@ -320,6 +320,13 @@ def output_dir(holder: flags.FlagHolder) -> None:
         raise app.UsageError(f"--{holder.name}={path}: {e.strerror or e}") from None
 
 
+def plots_dir(holder: flags.FlagHolder) -> None:
+    """An output directory flag for figures: `output_dir`, and matplotlib is importable, both
+    checked before the work (a run must not end by failing to plot)."""
+    output_dir(holder)
+    pyplot()
+
+
 def _named(entries: Iterable[flags.FlagHolder | tuple[str, str | None]]) -> dict[str, str | None]:
     return {
         (f"--{e.name}" if isinstance(e, flags.FlagHolder) else e[0]): (

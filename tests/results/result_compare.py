@@ -1,0 +1,150 @@
+"""Comparing a fresh results JSON with the committed one (`make results-check`).
+
+Both files are flattened to {path: value}: dictionaries by key, lists of records by the record's
+identifying fields (so a slice's records are found among the full run's, in any order), other
+lists by position (a slice's shorter curve or trace is a prefix of the committed one). Every
+figure of the fresh file must then be in the committed file and equal to it: integers, strings
+and booleans exactly, floats within `atol + rtol * |committed|`. Timings, memory, ratios and the
+provenance are never compared.
+
+Figures that depend on which optimal solution HiGHS returns for an LP with many (a "vertex"
+predicate per slice) are compared only when the committed file's provenance names the same
+versions of open_spiel, numpy, scipy and highspy as this environment; otherwise they are
+counted as skipped, and the check says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+Path = tuple[str, ...]
+
+IGNORED = re.compile(r"seconds|rss|ratio|^provenance$|^command$|^date$")
+"""Keys never compared: timings, memory, speed ratios and where the file came from."""
+
+ENVIRONMENT = ("open_spiel", "numpy", "scipy", "highspy")
+
+
+def flatten(
+    data: Any,
+    keys: Mapping[str, Sequence[str]],
+    tables: Mapping[str, str],
+    drop_last: Sequence[str] = (),
+    path: Path = (),
+) -> dict[Path, Any]:
+    """{path: leaf value} of a JSON value (module docstring).
+
+    Args:
+      data: the JSON value.
+      keys: list name -> the fields that identify each of its records.
+      tables: list-of-rows name -> the key of its column names in the same dictionary (a
+        table {"columns": [...], "records": [[...], ...]} becomes a list of records).
+      drop_last: list names whose last entry is left out (e.g. an iteration a time or node
+        budget interrupted).
+      path: the path of `data` itself.
+    """
+    out: dict[Path, Any] = {}
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if IGNORED.search(k):
+                continue
+            if k in tables and isinstance(v, list):
+                columns = data[tables[k]]
+                v = [dict(zip(columns, row, strict=True)) for row in v]
+            out.update(flatten(v, keys, tables, drop_last, (*path, k)))
+        return out
+    if isinstance(data, list):
+        name = path[-1] if path else ""
+        if name in drop_last:
+            data = data[:-1]
+        if name in keys and all(isinstance(r, dict) for r in data):
+            for r in data:
+                ident = ",".join(f"{f}={r.get(f)}" for f in keys[name])
+                out.update(flatten(r, keys, tables, drop_last, (*path, f"[{ident}]")))
+        else:
+            for i, v in enumerate(data):
+                out.update(flatten(v, keys, tables, drop_last, (*path, str(i))))
+        return out
+    out[path] = data
+    return out
+
+
+def same_environment(provenance: Mapping[str, Any] | None) -> bool:
+    """Whether `provenance` names this environment's versions of `ENVIRONMENT`."""
+    if not provenance:
+        return False
+    for package in ENVIRONMENT:
+        try:
+            here = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            here = None
+        if provenance.get(package) != here:
+            return False
+    return True
+
+
+def _equal(fresh: Any, committed: Any, atol: float, rtol: float) -> bool:
+    if isinstance(fresh, bool) or isinstance(committed, bool):
+        return fresh is committed
+    if isinstance(fresh, int) and isinstance(committed, int):
+        return fresh == committed
+    if isinstance(fresh, (int, float)) and isinstance(committed, (int, float)):
+        if math.isnan(fresh) or math.isnan(committed):
+            return math.isnan(fresh) and math.isnan(committed)
+        return abs(fresh - committed) <= atol + rtol * abs(committed)
+    return fresh == committed
+
+
+@dataclasses.dataclass
+class Comparison:
+    """The outcome: figures compared, skipped (LP vertex, other environment), and every
+    mismatch as a line naming its path and both values."""
+
+    compared: int = 0
+    skipped: int = 0
+    mismatches: list[str] = dataclasses.field(default_factory=list)
+
+
+def compare(
+    fresh: Mapping[str, Any],
+    committed: Mapping[str, Any],
+    keys: Mapping[str, Sequence[str]],
+    tables: Mapping[str, str],
+    drop_last: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    vertex: Callable[[str], bool] | None = None,
+    atol: float = 1e-9,
+    rtol: float = 1e-6,
+) -> Comparison:
+    """Every figure of `fresh` against `committed` (module docstring).
+
+    Args:
+      fresh, committed: the two JSON objects.
+      keys, tables, drop_last: as `flatten` (drop_last applies to `fresh` only).
+      ignore: further paths left out: a path is left out when one of its parts is in `ignore`.
+      vertex: predicate on a path's "/"-joined text: the figure depends on the LP vertex.
+      atol, rtol: the float tolerance.
+    """
+    new = flatten(fresh, keys, tables, drop_last)
+    old = flatten(committed, keys, tables)
+    exact_lp = same_environment(committed.get("provenance"))
+    out = Comparison()
+    for path, value in new.items():
+        if any(part in ignore for part in path):
+            continue
+        text = "/".join(path)
+        if vertex is not None and vertex(text) and not exact_lp:
+            out.skipped += 1
+            continue
+        if path not in old:
+            out.mismatches.append(f"{text}: {value!r} is not in the committed JSON")
+            continue
+        out.compared += 1
+        if not _equal(value, old[path], atol, rtol):
+            out.mismatches.append(f"{text}: fresh {value!r}, committed {old[path]!r}")
+    return out
