@@ -1,0 +1,64 @@
+"""result_compare: how a fresh results JSON is matched against the committed one."""
+
+import importlib.metadata as md
+
+from result_compare import compare, flatten
+
+
+def test_records_are_matched_by_their_identifying_fields_in_any_order():
+    committed = {"rows": [{"game": "a", "value": 1.0}, {"game": "b", "value": 2.0}]}
+    fresh = {"rows": [{"game": "b", "value": 2.0 + 1e-12}]}  # a subset, another order
+    result = compare(fresh, committed, keys={"rows": ("game",)}, tables={})
+    assert result.mismatches == [] and result.compared == 2  # the record's game and value
+    moved = {"rows": [{"game": "b", "value": 2.1}]}
+    (line,) = compare(moved, committed, keys={"rows": ("game",)}, tables={}).mismatches
+    assert line == "rows/[game=b]/value: fresh 2.1, committed 2.0"
+
+
+def test_tables_become_records_and_timings_are_never_compared():
+    committed = {"columns": ["case", "e", "seconds"], "records": [["x", 0.5, 9.0]],
+                 "wall_seconds": 100.0, "provenance": {"commit": "abc"}}  # fmt: skip
+    flat = flatten(committed, {"records": ("case",)}, {"records": "columns"})
+    assert flat == {
+        ("columns", "0"): "case",
+        ("columns", "1"): "e",
+        ("columns", "2"): "seconds",
+        ("records", "[case=x]", "case"): "x",
+        ("records", "[case=x]", "e"): 0.5,
+    }
+
+
+def test_a_shorter_trace_is_a_prefix_and_its_interrupted_last_entry_is_dropped():
+    committed = {"trace": [{"nodes": 10}, {"nodes": 20}, {"nodes": 40}]}
+    fresh = {"trace": [{"nodes": 10}, {"nodes": 20}, {"nodes": 25}]}  # stopped in iteration 3
+    result = compare(fresh, committed, keys={}, tables={}, drop_last=("trace",))
+    assert result.mismatches == [] and result.compared == 2
+    assert compare(fresh, committed, keys={}, tables={}).mismatches == [
+        "trace/2/nodes: fresh 25, committed 40"
+    ]
+
+
+def test_integers_are_exact_floats_within_tolerance_and_new_figures_fail():
+    committed = {"n": 3, "x": 1.0, "ok": True}
+    assert compare({"n": 3, "x": 1.0 + 5e-7, "ok": True}, committed, {}, {}).mismatches == []
+    assert compare({"n": 4}, committed, {}, {}).mismatches == ["n: fresh 4, committed 3"]
+    assert compare({"ok": 1}, committed, {}, {}).mismatches == ["ok: fresh 1, committed True"]
+    assert compare({"y": 2.0}, committed, {}, {}).mismatches == [
+        "y: 2.0 is not in the committed JSON"
+    ]
+
+
+def test_lp_vertex_figures_are_compared_only_in_the_committed_environment():
+    committed = {"rows": [{"solver": "lp", "e": 1.0}, {"solver": "cfr", "e": 2.0}]}
+    fresh = {"rows": [{"solver": "lp", "e": 1.5}, {"solver": "cfr", "e": 2.0}]}
+
+    def vertex(path):
+        return "solver=lp" in path
+
+    keys = {"rows": ("solver",)}
+    result = compare(fresh, committed, keys, {}, vertex=vertex)  # no provenance: skipped
+    assert result.mismatches == [] and result.skipped == 2 and result.compared == 2
+    here = {p: md.version(p) for p in ("open_spiel", "numpy", "scipy", "highspy")}
+    same = {**committed, "provenance": here}
+    result = compare(fresh, same, keys, {}, vertex=vertex)
+    assert result.mismatches == ["rows/[solver=lp]/e: fresh 1.5, committed 1.0"]
