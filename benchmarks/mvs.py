@@ -14,7 +14,9 @@ compiled-game analogue of Section 6.1 (exploitability against the number of valu
    game, and, on a grid of step GRID_STEP over the simplex, every strategy that is optimal in
    the depth-limited game and the worst full-game exploitability among them (K = 1: every
    strategy is optimal, pure Scissors included).
-2. Leduc (cut after the public card), imperfect-information Goofspiel 5 (after 2 and 4 moves
+2. Leduc (depth limit at the end of the first betting round, before the public card - the
+   paper's Section 6 limits -, and after it, one continuation choice per public card),
+   imperfect-information Goofspiel 5 (after 2 and 4 moves
    of the turn-based game = 1 and 2 rounds), Liar's dice 1,4 (after 1 and 2 bids): blueprints
    are checkpoints of one vanilla CFR run (--blueprints); depth-limited solving rooted at the
    start of the game for each player separately (its depth-limited game, the other player
@@ -48,7 +50,6 @@ from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.strategy_sets import sequence_labels
 from ospiel_ext.algorithms.subgames import combine
-from ospiel_ext.algorithms.subgames import experiment as ex
 from ospiel_ext.constraints import sequence_lower_bounds
 
 GOOFSPIEL_5 = (
@@ -57,7 +58,7 @@ GOOFSPIEL_5 = (
 )
 LIARS_DICE = "liars_dice(numdice=1,dice_sides=4)"
 CASES = {
-    "leduc": [("leduc_poker", "public_chance")],
+    "leduc": [("leduc_poker", "round_end"), ("leduc_poker", "public_chance")],
     "goofspiel": [(GOOFSPIEL_5, "after_moves=2"), (GOOFSPIEL_5, "after_moves=4")],
     "liars_dice": [(LIARS_DICE, "after_moves=1"), (LIARS_DICE, "after_moves=2")],
 }
@@ -83,6 +84,13 @@ _BLUEPRINTS = flags.DEFINE_list(
     "blueprints", ["30", "300", "3000"], "Vanilla CFR checkpoints (iterations) as blueprints."
 )
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ iterations per solve.")
+_LP_VERTEX = flags.DEFINE_enum(
+    "lp_vertex",
+    "simplex",
+    ["simplex", "ipm"],
+    "The LP's optimal solution where the depth-limited game has many (ggse.LP_VERTICES): "
+    "HiGHS's dual simplex or interior point with crossover.",
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write the PNGs here.")
 
@@ -136,11 +144,28 @@ def _rps_sets(sf, q, limit, subs, solver, checks):
         out["bias"] = dl.exact_values(sf, limit, bp, 0, strategies, labels)
     if "self_generative" in _SETS.value:
         out["self_generative"] = dl.self_generative(
-            q, subs, limit, 0, RPS_MAX_K, "unsafe", SOLVERS[solver], _ITERATIONS.value
+            q,
+            subs,
+            limit,
+            0,
+            RPS_MAX_K,
+            "unsafe",
+            SOLVERS[solver],
+            _ITERATIONS.value,
+            lp_vertex=_LP_VERTEX.value,
         )
         if "self_generative_unweakened" in _SETS.value:
             raw = dl.self_generative(
-                q, subs, limit, 0, RPS_MAX_K, "unsafe", SOLVERS[solver], _ITERATIONS.value, False
+                q,
+                subs,
+                limit,
+                0,
+                RPS_MAX_K,
+                "unsafe",
+                SOLVERS[solver],
+                _ITERATIONS.value,
+                False,
+                _LP_VERTEX.value,
             )
             if not np.allclose(raw.values, out["self_generative"].values, atol=1e-12):
                 checks.append(f"rps_plus ({solver}): weakening changed the values")
@@ -171,7 +196,12 @@ def run_rps_plus(checks):
                 sub_leaves = leaves.select(range(k))
                 start = time.perf_counter()
                 sol = dl.solve(
-                    q, subs, sub_leaves, method=SOLVERS[solver], iterations=_ITERATIONS.value
+                    q,
+                    subs,
+                    sub_leaves,
+                    method=SOLVERS[solver],
+                    iterations=_ITERATIONS.value,
+                    lp_vertex=_LP_VERTEX.value,
                 )
                 seconds = time.perf_counter() - start
                 x = sol.behavioural[0][1:]
@@ -189,7 +219,9 @@ def run_rps_plus(checks):
                 if solver == "lp":
                     v_star = dl_value
                 else:
-                    exact = dl.solve(q, subs, sub_leaves, method="lp").behavioural[0][1:]
+                    exact = dl.solve(
+                        q, subs, sub_leaves, method="lp", lp_vertex=_LP_VERTEX.value
+                    ).behavioural[0][1:]
                     v_star = float((exact @ values).min())
                 optimal = guaranteed >= v_star - OPTIMAL_TOLERANCE
                 optimal_sets[solver, name, k] = grid[optimal]
@@ -320,7 +352,16 @@ def _leaf_sets(sf, q, limit, subs, player, solver, max_k):
         if name in _SETS.value:
             start = time.perf_counter()
             leaves = dl.self_generative(
-                q, subs, limit, player, max_k, "unsafe", SOLVERS[solver], _ITERATIONS.value, weaken
+                q,
+                subs,
+                limit,
+                player,
+                max_k,
+                "unsafe",
+                SOLVERS[solver],
+                _ITERATIONS.value,
+                weaken,
+                _LP_VERTEX.value,
             )
             out[name] = (leaves, time.perf_counter() - start)
     if "bias" in _SETS.value:
@@ -384,7 +425,7 @@ def run_case(game_string, cut_spec, checks, blueprint_cache):
     game = cli.load_game(game_string)
     sf = cli.compile_game(game)
     with cli.refuse():
-        limit = dl.depth_limit(sf.tree, ex.parse_cut(cut_spec))
+        limit = dl.depth_limit(sf.tree, dl.parse_limit(cut_spec))
     subs = dl.start_subgames(sf.tree)
     v0 = combine.game_value(sf)
     short = SHORT.get(game_string, game_string)
@@ -428,6 +469,7 @@ def run_case(game_string, cut_spec, checks, blueprint_cache):
                             leaves.select(range(ki)),
                             method=SOLVERS[solver],
                             iterations=_ITERATIONS.value,
+                            lp_vertex=_LP_VERTEX.value,
                         )
                         profile[i] = sol.behavioural[i]
                         ks.append(ki)
@@ -761,6 +803,7 @@ def main(argv):
                     "solvers": _SOLVERS.value,
                     "sets": _SETS.value,
                     "cfr_plus_iterations": _ITERATIONS.value,
+                    "lp_vertex": _LP_VERTEX.value,
                 },
                 "games": {short: game for game, short in SHORT.items()},
                 "checks": checks,

@@ -2,7 +2,7 @@ r"""Depth-limited solving with multi-valued states (Brown, Sandholm & Amos 2018,
 "Depth-Limited Solving for Imperfect-Information Games", Section 4).
 
   ospiel-ext depth-limited --game=leduc_poker --blueprint=cfr:100 \
-      --limit=public_chance --num_values=4 --strategy_set=bias --solver=lp \
+      --limit=round_end --num_values=4 --strategy_set=bias --solver=lp \
       --policy_out=/tmp/dl.json --output_json=/tmp/dl_results.json
 
 For each player, solves the depth-limited game rooted at the start of the game (or at every
@@ -12,16 +12,18 @@ the solution above the limit and the blueprint beyond. Prints the exploitability
 profile next to the blueprint's and full-depth solving's (the same solver and roots without a
 depth limit), with the sizes of the depth-limited and full games.
 
---limit: after_moves=K, public_chance, after_chance_events=K or module:function (default:
-after_moves=--depth, counted from the start of the game; in a game that ends before --depth
-moves, after_moves=1). --blueprint: a policy file, cfr:N or dirichlet:SEED. --strategy_set:
-bias (blueprint + biased copies; poker: fold / check-call / bet-raise), self_generative,
-blueprint (K = 1, naive) or pure (every pure continuation, Proposition 1; K is then the largest
-count). --num_values: K (default: 4, or fewer where the set has fewer strategies, as Kuhn
-poker's bias set has 3). --values=exact or rollouts:N (N Monte Carlo playouts per leaf state
-and strategy, --seed). Each player's guaranteed value (u_i(pi_i, BR)) is reported; with
---game_value the game's LP is solved too and each player's exploitability
-E(pi_i) = u_i^* - u_i(pi_i, BR) is reported.
+--limit: round_end (leaves at the chance node that deals the next public card: the end of a betting
+round, where the opponent picks its continuation before the deal, as in the paper's Section 6),
+after_moves=K, public_chance (leaves after that deal: one choice per public card),
+after_chance_events=K or module:function (default: after_moves=--depth, counted from the start of
+the game; in a game that ends before --depth moves, after_moves=1). --blueprint: a policy file,
+cfr:N or dirichlet:SEED. --strategy_set: bias (blueprint + biased copies; poker: fold / check-call
+/ bet-raise), self_generative, blueprint (K = 1, naive) or pure (every pure continuation,
+Proposition 1; K is then the largest count). --num_values: K (default: 4, or fewer where the set
+has fewer strategies, as Kuhn poker's bias set has 3). --values=exact or rollouts:N (N Monte Carlo
+playouts per leaf state and strategy, --seed). Each player's guaranteed value (u_i(pi_i, BR)) is
+reported; with --game_value the game's LP is solved too and each player's exploitability E(pi_i) =
+u_i^* - u_i(pi_i, BR) is reported.
 
 --time_limit (the solving: both players and full-depth solving), Ctrl-C and SIGTERM stop the
 solving within moments: the solve under way keeps its result so far, later solves are skipped,
@@ -50,7 +52,9 @@ from ospiel_ext.algorithms.subgames import combine, experiment
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
 _DEPTH = flags.DEFINE_integer("depth", 2, "Depth limit: player moves from the start.")
-_LIMIT = flags.DEFINE_string("limit", None, "A cut spec for the depth limit (overrides --depth).")
+_LIMIT = flags.DEFINE_string(
+    "limit", None, "round_end or a cut spec for the depth limit (overrides --depth)."
+)
 _ROOT = flags.DEFINE_string("root", "start", "'start' or a cut spec: the subgames' roots.")
 _NUM_VALUES = flags.DEFINE_integer(
     "num_values", None, "K continuation values per leaf state (default: 4, or the set's size)."
@@ -92,13 +96,13 @@ def _limit(sf):
     one-shot game) gets after_moves=1 when neither flag was set."""
     spec = _LIMIT.value or f"after_moves={_DEPTH.value}"
     try:
-        return spec, dl.depth_limit(sf.tree, experiment.parse_cut(spec))
+        return spec, dl.depth_limit(sf.tree, dl.parse_limit(spec))
     except ValueError:
         if _LIMIT.value or _DEPTH.present or _DEPTH.value == 1:
             raise
     spec = "after_moves=1"
     try:
-        return spec, dl.depth_limit(sf.tree, experiment.parse_cut(spec))
+        return spec, dl.depth_limit(sf.tree, dl.parse_limit(spec))
     except ValueError as e:
         raise ValueError(
             f"{e}; depth-limited solving needs moves after the limit: set --limit=... or "

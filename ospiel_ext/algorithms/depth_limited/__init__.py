@@ -46,6 +46,7 @@ from ospiel_ext.algorithms.depth_limited.leaves import (
     estimate_by_rollouts,
     exact_values,
     leaf_beliefs,
+    parse_limit,
     rollout_values,
     weaken,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "exact_values",
     "leaf_beliefs",
     "off_tree",
+    "parse_limit",
     "pure_continuations",
     "rollout_values",
     "self_generative",

@@ -12,7 +12,11 @@ the naive single-valued baseline.
 
 * `depth_limit` finds the leaf states: the first non-terminal states past a `subgames.Cut`
   (the same cuts as subgame roots), with the opponent's information state at each - its leaf
-  information set.
+  information set. A chance node at the cut is replaced by its children, except at a round-end
+  limit (`Cut.before_public_chance`, spec 'round_end'), whose leaves are the chance nodes
+  before the public deal: the opponent then picks one continuation per leaf information set
+  for every public card at once, as at the limits of Section 6 ("leaf nodes at the end of the
+  first betting round", Section 6.1; "solving to the end of that round", Section 6.2).
 * `exact_values` computes v(h, n) for a compiled game in one bottom-up pass per strategy
   (`tree_values.node_values`); `rollout_values` estimates them by Monte Carlo rollouts of
   pyspiel states under OpenSpiel policies (with standard errors) when the rest of the game is
@@ -38,7 +42,8 @@ from numpy.typing import ArrayLike, NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import arrays, interrupts, policies, tree_values
-from ospiel_ext.algorithms.subgames import cuts
+from ospiel_ext import tree as tree_lib
+from ospiel_ext.algorithms.subgames import cuts, experiment
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
 
@@ -56,7 +61,8 @@ class DepthLimit:
       tree: the full game tree.
       cut: the depth limit.
       nodes: the leaf states (full-tree node ids, ascending; chance nodes at the cut are
-        replaced by their children, as for subgame roots).
+        replaced by their children, as for subgame roots, unless `cut.leaves_at_chance`:
+        then they are the leaves).
       keys: per player, its information state at each leaf state.
     """
 
@@ -82,8 +88,29 @@ class DepthLimit:
 def depth_limit(tree: GameTree, cut: cuts.Cut) -> DepthLimit:
     """The leaf states of `cut` in `tree` (ValueError, naming the game, if it selects none or
     splits an information set)."""
-    rs = cuts.find_roots(tree, cut)
-    return DepthLimit(tree, cut, rs.roots, rs.keys)
+    rs = cuts.find_roots(tree, cut)  # the checks; below a chance node = below its children
+    if not cut.leaves_at_chance:
+        return DepthLimit(tree, cut, rs.roots, rs.keys)
+    nodes = cuts.cut_nodes(tree, cut)
+    nodes = nodes[~tree.is_leaf[nodes]]
+    states = [tree.state(int(h)) for h in nodes]
+    keys = tuple(tuple(tree_lib.infoset_key(s, p) for s in states) for p in (0, 1))
+    return DepthLimit(tree, cut, nodes, (keys[0], keys[1]))
+
+
+ROUND_END = "round_end"
+
+
+def parse_limit(spec: str) -> cuts.Cut:
+    """A depth limit given as text: 'round_end' (`Cut.before_public_chance`: leaves at the
+    chance node that deals the next public card) or a cut of `experiment.parse_cut`
+    ('after_moves=K', 'public_chance', 'after_chance_events=K', 'module:function')."""
+    if spec == ROUND_END:
+        return cuts.Cut.before_public_chance()
+    try:
+        return experiment.parse_cut(spec)
+    except ValueError as e:
+        raise ValueError(f"{e}, or {ROUND_END} (a depth limit)") from None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

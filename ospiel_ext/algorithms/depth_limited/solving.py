@@ -76,11 +76,13 @@ def solve(
     method: ggse.Method = "cfr",
     iterations: int = ggse.DEFAULT_ITERATIONS,
     eps: float | None = None,
+    lp_vertex: str = "simplex",
 ) -> DepthLimitedSolution:
     """Solves the depth-limited game of every subgame for `leaves.player` (CFR+, the LP or
     EGT, GGSE with a prior) and splices the solutions into the blueprint. Ctrl-C, SIGTERM or
     an enclosing `interrupts.deadline` stops it (the solve under way keeps its result so far,
-    the subgames not begun keep the blueprint)."""
+    the subgames not begun keep the blueprint). `lp_vertex` (`ggse.LP_VERTICES`) picks the
+    LP's optimal solution where it has many: a depth-limited game usually does."""
     solutions = []
     with interrupts.graceful():
         for sub in subgames:
@@ -89,7 +91,14 @@ def solve(
             game = depth_limited_game(q, sub, leaves, gadget)
             try:
                 solutions.append(
-                    ggse.solve(game, priors.gadget_prior(game, prior), method, eps, iterations)
+                    ggse.solve(
+                        game,
+                        priors.gadget_prior(game, prior),
+                        method,
+                        eps,
+                        iterations,
+                        lp_vertex=lp_vertex,
+                    )
                 )
             except interrupts.Interrupted:  # an LP has no solution so far
                 break

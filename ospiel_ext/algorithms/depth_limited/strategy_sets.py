@@ -232,9 +232,11 @@ def self_generative(
     method: ggse.Method = "cfr",
     iterations: int = ggse.DEFAULT_ITERATIONS,
     weaken: bool = True,
+    lp_vertex: str = "simplex",
 ) -> leaves_lib.MultiValuedLeaves:
     """The self-generative approach (module docstring) for solving `player`: K = `num_values`
-    continuation values at the depth limit, weakened unless `weaken` is False."""
+    continuation values at the depth limit, weakened unless `weaken` is False (`lp_vertex`:
+    `solving.solve`'s)."""
     if num_values < 1:
         raise ValueError(f"{q.sf.name}: num_values must be >= 1, got {num_values}")
     sf, opponent = q.sf, 1 - player
@@ -247,7 +249,9 @@ def self_generative(
         return leaves_lib.weaken(leaves, beliefs) if weaken else leaves
 
     while len(strategies) < num_values and not interrupts.requested():  # Ctrl-C: the set so far
-        solution = solving.solve(q, subgames, values(), gadget, "none", method, iterations)
+        solution = solving.solve(
+            q, subgames, values(), gadget, "none", method, iterations, lp_vertex=lp_vertex
+        )
         strategies.append(best_response(sf, solution.behavioural, opponent))
         labels.append(f"best response {len(strategies) - 1}")
     return values()

@@ -7,8 +7,9 @@ observer without private observations. Here a public state is computed, without 
 game for public observations, as the common-knowledge closure of the histories at a cut:
 
 1. a `Cut` marks where the trunk ends (after k player moves, after the first chance event
-   that follows a player move - Leduc's flop -, after k chance events, or where a predicate
-   on pyspiel states first holds);
+   that follows a player move - Leduc's flop -, at that chance node - the end of a betting
+   round, which as a depth limit keeps the chance node as a leaf -, after k chance events, or
+   where a predicate on pyspiel states first holds);
 2. the roots are the first nodes past the cut; a chance node there is replaced by its
    children (its probabilities are part of P_c(h), which weights the subgame's initial
    chance node), and leaves are dropped (nothing is left to solve);
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import pyspiel
@@ -40,8 +41,10 @@ from ospiel_ext import tree as tree_lib
 from ospiel_ext.tree import CHANCE, GameTree
 
 IntArray = NDArray[np.int64]
-CutKind = Literal["after_moves", "after_public_chance", "after_chance_events", "predicate"]
-_CUT_KINDS = ("after_moves", "after_public_chance", "after_chance_events", "predicate")
+CutKind = Literal[
+    "after_moves", "after_public_chance", "before_public_chance", "after_chance_events", "predicate"
+]
+_CUT_KINDS: tuple[str, ...] = get_args(CutKind)
 StatePredicate = Callable[[pyspiel.State], bool]
 PublicKey = Callable[[pyspiel.State], str]
 
@@ -53,8 +56,9 @@ class Cut:
     Attributes:
       kind: 'after_moves' (at least `count` player moves on the path; chance not counted),
         'after_public_chance' (just after the first chance node with a player move above
-        it), 'after_chance_events' (at least `count` chance events on the path) or
-        'predicate' (the first states on each path where `predicate` holds).
+        it), 'before_public_chance' (at that chance node: the end of a betting round),
+        'after_chance_events' (at least `count` chance events on the path) or 'predicate'
+        (the first states on each path where `predicate` holds).
       count: k of 'after_moves' / 'after_chance_events'.
       predicate: the test of a 'predicate' cut.
     """
@@ -78,6 +82,22 @@ class Cut:
     @classmethod
     def after_public_chance(cls) -> Cut:
         return cls("after_public_chance")
+
+    @classmethod
+    def before_public_chance(cls) -> Cut:
+        """The end of a betting round: the first chance node on each path with a player move
+        above it (Leduc: before the public card is dealt). As subgame roots it selects what
+        `after_public_chance` selects (a chance node at a cut is replaced by its children); as
+        a depth limit (`depth_limited.depth_limit`) the chance node itself is the leaf, so the
+        opponent picks its continuation once per history before the deal - the limits "at the
+        end of the first betting round" of Brown, Sandholm & Amos (2018), "Depth-Limited
+        Solving for Imperfect-Information Games", Section 6."""
+        return cls("before_public_chance")
+
+    @property
+    def leaves_at_chance(self) -> bool:
+        """True if, as a depth limit, the cut keeps its chance nodes as leaves."""
+        return self.kind == "before_public_chance"
 
     @classmethod
     def after_chance_events(cls, k: int) -> Cut:
@@ -135,8 +155,10 @@ def _past_cut(tree: GameTree, cut: Cut) -> NDArray[np.bool_]:
     if cut.kind == "after_chance_events":
         events = tree.top_down(np.int64(0), lambda nodes, up: up + chance_edge[nodes])
         return events >= cut.count
-    # after_public_chance: below a chance node that has a player move above it
-    public = chance_edge & (moves[parent] >= 1)
+    if cut.kind == "before_public_chance":  # at or below a chance node with a move above it
+        public = (tree.player == CHANCE) & (moves >= 1)
+    else:  # after_public_chance: below a chance node that has a player move above it
+        public = chance_edge & (moves[parent] >= 1)
     return tree.top_down(False, lambda nodes, up: up | public[nodes])
 
 
@@ -180,6 +202,18 @@ def _roots_from_candidates(tree: GameTree, candidates: IntArray) -> IntArray:
     return np.sort(np.concatenate(roots)) if roots else np.zeros(0, dtype=np.int64)
 
 
+def cut_nodes(tree: GameTree, cut: Cut) -> IntArray:
+    """The first nodes of each path at or past `cut` (ascending; chance nodes and leaves
+    included, before `find_roots` replaces the one by its children and drops the other)."""
+    if cut.kind == "predicate":
+        assert cut.predicate is not None
+        return _predicate_candidates(tree, cut.predicate)
+    past = _past_cut(tree, cut)
+    above = past[np.maximum(tree.parent, 0)]
+    above[0] = False
+    return np.flatnonzero(past & ~above)
+
+
 def find_roots(tree: GameTree, cut: Cut) -> RootSet:
     """The roots of `cut` in `tree` and both players' information states there.
 
@@ -196,15 +230,7 @@ def find_roots(tree: GameTree, cut: Cut) -> RootSet:
         raise ValueError(f"{tree.name}: expected a Cut, got {cut!r}")
     if tree.game is None:
         raise ValueError(f"{tree.name}: finding roots needs a tree built from a pyspiel game")
-    if cut.kind == "predicate":
-        assert cut.predicate is not None
-        candidates = _predicate_candidates(tree, cut.predicate)
-    else:
-        past = _past_cut(tree, cut)
-        above = past[np.maximum(tree.parent, 0)]
-        above[0] = False
-        candidates = np.flatnonzero(past & ~above)
-    roots = _roots_from_candidates(tree, candidates)
+    roots = _roots_from_candidates(tree, cut_nodes(tree, cut))
     if not len(roots):
         raise ValueError(
             f"game {tree.name}: the cut {cut.describe()} selects no non-terminal state"

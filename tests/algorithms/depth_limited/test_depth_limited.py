@@ -12,6 +12,8 @@ import ospiel_ext.games  # noqa: F401  (registers rps_plus)
 from ospiel_ext import lp, policies, sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.subgames import combine
+from ospiel_ext.constraints import sequence_lower_bounds
 
 RPS_EQUILIBRIUM = [0.4, 0.4, 0.2]  # Section 2
 
@@ -237,3 +239,109 @@ def test_leaves_checks():
         dl.depth_limited_game(q, sub, leaves, "resolving")
     with pytest.raises(ValueError, match="leaves are player 1's"):
         ss.resolving_gadget(q, sub, 0, leaves)
+
+
+# -- Round-end limits (Section 6: "leaf nodes at the end of the first betting round") ---------
+
+SMALL_LEDUC = "limit_leduc_poker(num_ranks=2,max_raises=1)"
+
+
+def test_parse_limit_knows_round_end():
+    assert dl.parse_limit("round_end") == ss.Cut.before_public_chance()
+    assert dl.parse_limit("public_chance") == ss.Cut.after_public_chance()
+    assert dl.parse_limit("after_moves=2") == ss.Cut.after_moves(2)
+    with pytest.raises(ValueError, match="round_end"):
+        dl.parse_limit("end_of_round")
+
+
+def test_round_end_leaves_are_the_chance_nodes_with_values_from_a_walk():
+    """Leduc: the leaves are the 150 flop chance nodes, each keyed by the opponent's
+    information state string there; each value is the expectation over the public card,
+    checked against a brute-force walk of pyspiel states."""
+    sf = sequence_form.for_game("leduc_poker")
+    layout = policies.layout(sf)
+    blueprint = ss.load_blueprint(sf, policies.random_policy(sf.tree.game, 7))
+    limit = dl.depth_limit(sf.tree, dl.parse_limit("round_end"))
+    assert len(limit.nodes) == 150
+    strategies, _ = dl.bias_strategies(sf, blueprint, 1)
+    leaves = dl.exact_values(sf, limit, blueprint, 0, strategies)
+    rng = np.random.default_rng(0)
+    for r in rng.choice(len(limit.nodes), size=12, replace=False):
+        state = sf.tree.state(int(limit.nodes[r]))
+        assert state.is_chance_node()
+        assert leaves.keys[r] == "depth_limit:" + state.information_state_string(1)
+        for n, s in enumerate(strategies):
+            pol = layout.to_tabular((blueprint[0], s))
+            expected = _walk_value(state, {0: pol, 1: pol})
+            assert leaves.values[r, n] == pytest.approx(expected, abs=1e-12)
+
+
+def _fixed_below_guarantee(sf, limit, blueprint, player):
+    """u_i of the best strategy of `player` that plays `blueprint` at every information set
+    at or below the limit: one sequence-form LP with those behavioural probabilities fixed
+    (lower bounds on a simplex fix them), independent of the depth-limited game."""
+    tp = sf.treeplexes[player]
+    nodes, offsets = sf.tree.infoset_nodes
+    below = ~limit.expand[nodes[offsets[tp.infoset_ids]]]
+    lower = np.zeros(tp.num_sequences)
+    for local in np.flatnonzero(below).tolist():
+        seqs = slice(int(tp.seq_start[local]), int(tp.seq_start[local] + tp.num_actions[local]))
+        lower[seqs] = blueprint[player][seqs]
+    solution = lp.solve(sf, player=player, own_constraints=sequence_lower_bounds(tp, lower))
+    return solution.value if player == 0 else -solution.value
+
+
+@pytest.mark.parametrize("limit_spec", ["round_end", "public_chance"])
+def test_round_end_full_pure_set_meets_the_fixed_below_bound(limit_spec):
+    """Proposition 1 at a round-end limit (2-rank limit Leduc): with every pure continuation
+    of the opponent, the LP's depth-limited strategy guarantees what the best strategy that
+    keeps a (non-equilibrium) blueprint beyond the limit guarantees (a separate LP); with an
+    exact-equilibrium blueprint the spliced profile is an equilibrium (OpenSpiel's
+    exploitability)."""
+    sf = sequence_form.for_game(SMALL_LEDUC)
+    limit = dl.depth_limit(sf.tree, dl.parse_limit(limit_spec))
+    subs = dl.start_subgames(sf.tree)
+    blueprint = ss.load_blueprint(sf, policies.random_policy(sf.tree.game, 11))
+    q = ss.BlueprintQuantities.compute(sf, blueprint)
+    for i in (0, 1):
+        pure = dl.pure_continuations(sf, limit, blueprint[1 - i], 1 - i)
+        leaves = dl.exact_values(sf, limit, blueprint, i, pure)
+        sol = dl.solve(q, subs, leaves, method="lp")
+        guaranteed = combine.guaranteed_value(sf, sol.behavioural[i], i)
+        bound = _fixed_below_guarantee(sf, limit, blueprint, i)
+        assert guaranteed == pytest.approx(bound, abs=1e-8), i
+    _, profile = _solve_both(SMALL_LEDUC, dl.parse_limit(limit_spec))
+    pol = policies.layout(sf).to_tabular(profile)
+    assert exploitability.exploitability(sf.tree.game, pol) < 1e-9
+
+
+def test_round_end_opponent_chooses_before_the_public_card():
+    """The same continuation strategies at the two Leduc limits: a round-end leaf's values are
+    the chance-weighted means of the values after the public card below it; with one value the
+    two depth-limited games have the same value; with several the opponent, choosing once
+    before the card instead of once per card, is weaker, so player 0's value at the round end
+    is at least the value after the card (here strictly)."""
+    sf = sequence_form.for_game("leduc_poker")
+    tree = sf.tree
+    blueprint = ss.load_blueprint(sf, policies.random_policy(tree.game, 5))
+    q = ss.BlueprintQuantities.compute(sf, blueprint)
+    subs = dl.start_subgames(tree)
+    strategies, _ = dl.bias_strategies(sf, blueprint, 1)
+    end = dl.exact_values(
+        sf, dl.depth_limit(tree, dl.parse_limit("round_end")), blueprint, 0, strategies
+    )
+    after = dl.exact_values(
+        sf, dl.depth_limit(tree, ss.Cut.after_public_chance()), blueprint, 0, strategies
+    )
+    for r, h in enumerate(end.nodes.tolist()):
+        children = tree.children(h)
+        rows = after.row[children]
+        assert np.all(rows >= 0)
+        expected = tree.chance_prob[children] @ after.values[rows]
+        np.testing.assert_allclose(end.values[r], expected, atol=1e-12)
+
+    def value(leaves, k):
+        return dl.solve(q, subs, leaves.select(range(k)), method="lp").solutions[0].value
+
+    assert value(end, 1) == pytest.approx(value(after, 1), abs=1e-9)
+    assert value(end, 4) > value(after, 4) + 1e-3

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from ospiel_ext import sequence_form
-from ospiel_ext.algorithms.subgames.cuts import Cut, find_roots, public_states, subgames
+from ospiel_ext.algorithms.subgames.cuts import (
+    Cut,
+    cut_nodes,
+    find_roots,
+    public_states,
+    subgames,
+)
 
 LEDUC = "leduc_poker"
 LIARS_DICE = "liars_dice(numdice=1,dice_sides=4)"
@@ -133,3 +139,43 @@ def test_a_cut_that_selects_nothing_is_refused():
         Cut.after_moves(-1)
     with pytest.raises(ValueError, match="callable"):
         Cut.where("not a function")
+
+
+def _first_chance_states_after_a_move(game):
+    """Histories of the first chance states on each path with a player move above them, by a
+    walk of pyspiel states."""
+    found, stack = set(), [(game.new_initial_state(), False)]
+    while stack:
+        state, moved = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            if moved:
+                found.add(tuple(state.history()))
+                continue
+            stack.extend((state.child(a), moved) for a, _ in state.chance_outcomes())
+        else:
+            stack.extend((state.child(a), True) for a in state.legal_actions())
+    return found
+
+
+def test_round_end_cut_stops_at_the_chance_node_before_the_public_card():
+    """Cut.before_public_chance: its nodes are Leduc's flop chance nodes (5 first-round
+    betting sequences that do not fold x 30 deals), found by a walk of pyspiel states; as
+    subgame roots it selects the public-card cut's roots."""
+    tree = _tree(LEDUC)
+    cut = Cut.before_public_chance()
+    nodes = cut_nodes(tree, cut)
+    assert {tuple(tree.history(int(h))) for h in nodes} == _first_chance_states_after_a_move(
+        tree.game
+    )
+    assert len(nodes) == 150
+    assert cut.leaves_at_chance and not Cut.after_public_chance().leaves_at_chance
+    after = find_roots(tree, Cut.after_public_chance())
+    np.testing.assert_array_equal(find_roots(tree, cut).roots, after.roots)
+    assert cut.describe() == "before_public_chance()"
+
+
+def test_round_end_cut_selects_nothing_without_a_public_chance_node():
+    with pytest.raises(ValueError, match="selects no"):
+        find_roots(_tree(LIARS_DICE), Cut.before_public_chance())
