@@ -20,13 +20,15 @@ smaller deck, rank num_ranks - 1). With ace_low=true it makes a straight both as
 Queen-King-Ace (high card the ace) and as Ace-two-three (ranks {top, 0, 1}, high card the
 three, rank 1: the lowest straight); a hand that reads as a straight both ways (3 ranks) takes
 the higher reading. With ace_low=false the ace is high only (no wrap-around). The default is
-the game GameShrink solved: Andrew Gilpin's description of that Rhode Island Hold'em ("Game
-Shrink Interactive", http://www.cs.cmu.edu/~gilpin/gsi.html) ranks hands as above and says "An
-Ace may be used in a straight as either Ace-two-three or Queen-King-Ace. In the case of the
-former, the highest ranked card of the straight is the three."; its table of hand
-probabilities (straight flush 0.00217, straight 0.03258, flush 0.04959) counts 12 straights
-per suit pattern, which only ace_low=true gives (tested). Everywhere else the ace is high
-(flushes, pairs, high cards).
+the game GameShrink solved: the paper (introduction) defers the rules to an extended version
+and links its Rhode Island player, http://www.cs.cmu.edu/~gilpin/gsi.html ("Game Shrink
+Interactive", Andrew Gilpin), whose rules rank hands as above and say "An Ace may be used in a
+straight as either Ace-two-three or Queen-King-Ace. In the case of the former, the highest
+ranked card of the straight is the three."; its table of hand probabilities (straight flush
+0.00217, straight 0.03258, flush 0.04959) counts 12 straights per suit pattern, which only
+ace_low=true gives (tested), and with it the paper's transformation reproduces the published
+abstraction's size exactly (docs/results/gameshrink.md section 6). Everywhere else the ace is
+high (flushes, pairs, high cards).
 
 Chance. Card c is rank c // num_suits, suit c % num_suits. Player 0's card, player 1's card,
 the flop card and the turn card are four chance nodes, each uniform over the cards left.
