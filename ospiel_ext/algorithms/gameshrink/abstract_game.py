@@ -457,22 +457,30 @@ def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
 
 
 def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
-    """Reads `save_lifted_policy`'s file: recomputes the abstraction of the saved game,
-    threshold and transformation (deterministic; files without one: "coarsest") and checks
-    that it has the same classes and infoset keys.
+    """Reads `save_lifted_policy`'s file: checks that the saved game string still loads as
+    that game (a file written before a game gained a parameter, e.g. rhode_island_holdem's
+    ace_low, names the game without it, and the default may now be another game), recomputes
+    the abstraction of the saved game, threshold and transformation (deterministic; files
+    without one: "coarsest") and checks that it has the same classes and infoset keys.
 
     Raises:
-      ValueError: the file is not such a file, or the abstraction computed here differs.
+      ValueError: the file is not such a file, its game string loads as another game, or the
+        abstraction computed here differs.
     """
     with np.load(path, allow_pickle=False) as f:
         missing = {"game", "threshold", "keys_digest", "behavioural_0", "behavioural_1"} - set(f)
         if missing:
             raise ValueError(f"{path} is not a lifted-policy file (missing {sorted(missing)})")
         data = {k: f[k] for k in f.files}
+    saved = str(data["game"])
+    loaded = str(ordered_games.describe(saved).game)
+    if loaded != saved:
+        raise ValueError(
+            f"{path} was saved for {saved}, which now loads as {loaded} (a parameter was added "
+            "or its default changed): the strategy may be one of another game"
+        )
     transformation = str(data["transformation"]) if "transformation" in data else "coarsest"
-    a = filters.gameshrink(
-        str(data["game"]), float(data["threshold"]), transformation=transformation
-    )
+    a = filters.gameshrink(saved, float(data["threshold"]), transformation=transformation)
     game = AbstractGame.of(a)
     if a.num_classes != data["classes_per_round"].tolist() or _keys_digest(
         game.sequence_form
