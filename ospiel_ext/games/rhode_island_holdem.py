@@ -1,5 +1,6 @@
-"""Rhode Island Hold'em (Shi & Littman 2001), the benchmark of Gilpin & Sandholm, "Finding
-Equilibria in Large Sequential Games of Imperfect Information", ACM EC 2006.
+"""Rhode Island Hold'em (Shi & Littman, "Abstraction Methods for Game Theoretic Poker", 2001),
+the benchmark of Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect
+Information", ACM EC 2006.
 
 Rules. A deck of num_ranks x num_suits cards (52 by default). Each player antes `ante` and is
 dealt one private card. Three limit betting rounds follow, with one public card dealt before
@@ -11,9 +12,23 @@ cards, ranked (Rhode Island order, three cards):
 
   straight flush > three of a kind > straight > flush > pair > high card,
 
-ties broken by the ranks involved (the pair's rank first, then the kicker); an ace is high
-only (straights are three consecutive ranks, no wrap-around). Equal hands split the pot; the
-winner wins the loser's contribution.
+ties broken by the ranks involved (the pair's rank first, then the kicker; straights by their
+highest card). Equal hands split the pot; the winner wins the loser's contribution.
+
+The ace in straights (`ace_low`, default true). The top rank is the ace (rank 12 of 13; in a
+smaller deck, rank num_ranks - 1). With ace_low=true it makes a straight both as
+Queen-King-Ace (high card the ace) and as Ace-two-three (ranks {top, 0, 1}, high card the
+three, rank 1: the lowest straight); a hand that reads as a straight both ways (3 ranks) takes
+the higher reading. With ace_low=false the ace is high only (no wrap-around). The default is
+the game GameShrink solved: the paper (introduction) defers the rules to an extended version
+and links its Rhode Island player, http://www.cs.cmu.edu/~gilpin/gsi.html ("Game Shrink
+Interactive", Andrew Gilpin), whose rules rank hands as above and say "An Ace may be used in a
+straight as either Ace-two-three or Queen-King-Ace. In the case of the former, the highest
+ranked card of the straight is the three."; its table of hand probabilities (straight flush
+0.00217, straight 0.03258, flush 0.04959) counts 12 straights per suit pattern, which only
+ace_low=true gives (tested), and with it the paper's transformation reproduces the published
+abstraction's size exactly (docs/results/gameshrink.md section 6). Everywhere else the ace is
+high (flushes, pairs, high cards).
 
 Chance. Card c is rank c // num_suits, suit c % num_suits. Player 0's card, player 1's card,
 the flop card and the turn card are four chance nodes, each uniform over the cards left.
@@ -33,22 +48,31 @@ _DEFAULTS = {
     "small_bet": 10,
     "big_bet": 20,
     "max_raises": 3,
+    "ace_low": True,
 }
 _GAME_TYPE = _common.game_type("rhode_island_holdem", "Rhode Island Hold'em", _DEFAULTS)
 _NUM_ROUNDS = 3
 
 
-def hand_value(cards: tuple[int, int, int], num_suits: int) -> tuple[int, ...]:
-    """A comparable value of a three-card hand (larger is better)."""
+def hand_value(
+    cards: tuple[int, int, int], num_suits: int, num_ranks: int, ace_low: bool
+) -> tuple[int, ...]:
+    """A comparable value of a three-card hand (larger is better): (category, ranks...) with
+    categories 5 straight flush, 4 three of a kind, 3 straight, 2 flush, 1 pair, 0 high card
+    (module docstring; `ace_low`: Ace-two-three is a straight whose high card is the three)."""
     ranks = sorted((c // num_suits for c in cards), reverse=True)
     flush = len({c % num_suits for c in cards}) == 1
-    straight = ranks[0] - ranks[1] == 1 and ranks[1] - ranks[2] == 1
-    if straight and flush:
-        return (5, ranks[0])
+    high = -1  # the straight's high card, -1 if none
+    if ranks[0] - ranks[1] == 1 and ranks[1] - ranks[2] == 1:
+        high = ranks[0]  # the higher reading when Ace-two-three also applies (3 ranks)
+    elif ace_low and num_ranks >= 3 and ranks == [num_ranks - 1, 1, 0]:
+        high = 1
+    if high >= 0 and flush:
+        return (5, high)
     if ranks[0] == ranks[2]:
         return (4, ranks[0])
-    if straight:
-        return (3, ranks[0])
+    if high >= 0:
+        return (3, high)
     if flush:
         return (2, *ranks)
     if ranks[0] == ranks[1] or ranks[1] == ranks[2]:
@@ -65,6 +89,7 @@ class RhodeIslandHoldemGame(_common.Game):
         name = "rhode_island_holdem"
         self.num_ranks, self.num_suits = int(p["num_ranks"]), int(p["num_suits"])
         self.ante, self.max_raises = int(p["ante"]), int(p["max_raises"])
+        self.ace_low = bool(p["ace_low"])
         self.raise_amounts = (int(p["small_bet"]), int(p["big_bet"]), int(p["big_bet"]))
         _common.check(
             self.num_ranks >= 1 and self.num_suits >= 1,
@@ -99,6 +124,7 @@ class RhodeIslandHoldemState(_common.State):
         super().__init__(game)
         self._deck = game.num_ranks * game.num_suits
         self._suits, self._max_raises = game.num_suits, game.max_raises
+        self._ranks, self._ace_low = game.num_ranks, game.ace_low
         self._raise_amounts = game.raise_amounts
         # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
         self.cards: tuple[int, ...] = ()  # player 0's, player 1's, flop, turn
@@ -157,8 +183,10 @@ class RhodeIslandHoldemState(_common.State):
         if self.folded >= 0:
             return _betting.fold_returns(self.pot, self.folded)
         flop, turn = self.cards[2], self.cards[3]
-        v0 = hand_value((self.cards[0], flop, turn), self._suits)
-        v1 = hand_value((self.cards[1], flop, turn), self._suits)
+        v0, v1 = (
+            hand_value((self.cards[p], flop, turn), self._suits, self._ranks, self._ace_low)
+            for p in (0, 1)
+        )
         return _betting.showdown_returns(self.pot, 0 if v0 > v1 else 1 if v1 > v0 else -1)
 
     def utility_bounds(self):

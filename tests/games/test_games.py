@@ -1,5 +1,6 @@
 """Games of the papers: pyspiel API, sizes from the papers, known equilibria, bad parameters."""
 
+import collections
 import itertools
 
 import numpy as np
@@ -152,23 +153,119 @@ def test_repeated_matching_pennies(rounds):
     assert _lp(f"repeated_matching_pennies(rounds={rounds})").value == pytest.approx(0.0)
 
 
-def test_rhode_island_hand_ranking():
-    def card(rank, suit):
-        return rank * 4 + suit
+_RANK_CHARS = "23456789TJQKA"
 
-    straight_flush = (card(2, 0), card(3, 0), card(4, 0))
-    trips = (card(12, 0), card(12, 1), card(12, 2))
-    straight = (card(10, 0), card(11, 1), card(12, 2))
-    flush = (card(0, 3), card(5, 3), card(12, 3))
-    pair = (card(12, 0), card(12, 1), card(11, 2))
-    high = (card(12, 0), card(10, 1), card(3, 2))
-    order = [straight_flush, trips, straight, flush, pair, high]
-    values = [hand_value(h, 4) for h in order]
-    assert values == sorted(values, reverse=True) and len(set(values)) == 6
-    assert hand_value((card(5, 0), card(5, 1), card(9, 2)), 4) > hand_value(
-        (card(5, 2), card(5, 3), card(8, 0)), 4
-    )  # kicker breaks the tie
-    assert hand_value((card(0, 0), card(1, 1), card(12, 2)), 4)[0] == 0  # no wrap-around
+
+def _ri_hand(text: str, num_suits: int = 4) -> tuple[int, int, int]:
+    """'As 2c 3d' -> card ids of rhode_island_holdem (rank * num_suits + suit; ranks 2..A are
+    0..12, suits c d h s are 0..3)."""
+    cards = [_RANK_CHARS.index(t[0]) * num_suits + "cdhs".index(t[1]) for t in text.split()]
+    return cards[0], cards[1], cards[2]
+
+
+# Rhode Island hands, best first, written from the rules (straight flush > three of a kind >
+# straight > flush > pair > high card; an ace makes Queen-King-Ace and Ace-two-three, whose
+# high card is the three). Hands on one line are equal (suits never break ties).
+RI_ORDER_ACE_LOW = [
+    ["Ks As Qs", "Qh Kh Ah"],  # straight flushes: the highest, ace high
+    ["Ks Qs Js"],
+    ["4c 3c 2c"],
+    ["3d 2d Ad", "Ah 2h 3h"],  # the lowest straight flush: A-2-3, high card the three
+    ["Ac Ad Ah"],  # three of a kind
+    ["Kc Kd Ks"],
+    ["2c 2d 2h", "2s 2d 2c"],
+    ["Ac Kd Qh", "Qc Kc Ad"],  # straights
+    ["Kc Qd Jh"],
+    ["4c 3d 2h"],
+    ["3c 2d Ah", "Ac 2h 3s"],  # the lowest straight
+    ["Ah Kh Jh", "Jc Kc Ac"],  # flushes: highest card, then the second, then the third
+    ["Ah Kh Th"],
+    ["Ah Qh Jh"],
+    ["Ah 4h 2h"],  # A-4-2 suited: no straight
+    ["Kh Qh Th"],
+    ["5c 3c 2c"],
+    ["Ac Ad Kh"],  # pairs: the pair's rank, then the kicker
+    ["Ac Ad 2h"],
+    ["Kc Kd Ah"],
+    ["Kc Kd Qh"],
+    ["2c 2d Ah"],
+    ["2c 2d 3h", "2h 2s 3c"],
+    ["Ac Kd Jh", "Ad Kc Js"],  # high card: highest, second, third
+    ["Ac Kd Th"],
+    ["Ac Qd Jh"],
+    ["Ac 4d 2h"],
+    ["Kc Qd Th"],
+    ["5c 3d 2h"],  # the lowest hand
+]
+
+
+def _check_order(order: list[list[str]], num_suits: int, num_ranks: int, ace_low: bool):
+    values = [
+        [hand_value(_ri_hand(h, num_suits), num_suits, num_ranks, ace_low) for h in line]
+        for line in order
+    ]
+    for line, vs in zip(order, values):
+        assert len(set(vs)) == 1, line  # equal hands
+    for (a, va), (b, vb) in itertools.pairwise(zip(order, values)):
+        assert va[0] > vb[0], (a, b)
+
+
+def test_rhode_island_hand_ranking_ace_low():
+    _check_order(RI_ORDER_ACE_LOW, 4, 13, ace_low=True)
+
+
+def test_rhode_island_hand_ranking_ace_high_only():
+    """With ace_low=false, Ace-two-three is no straight: suited it is an ace-high flush (between
+    A-K-J and A-4-2... below A-Q-J), off-suit an ace-high high card; the rest is unchanged."""
+    order = [line for line in RI_ORDER_ACE_LOW if line[0] not in ("3d 2d Ad", "3c 2d Ah")]
+    at = order.index(["Ah 4h 2h"]) + 1
+    order.insert(at, ["Ah 3h 2h", "2d 3d Ad"])  # A-3-2 flush, below A-4-2
+    at = order.index(["Ac 4d 2h"]) + 1
+    order.insert(at, ["Ac 3d 2h", "3c 2d Ah"])  # A-3-2 high card, below A-4-2
+    _check_order(order, 4, 13, ace_low=False)
+
+
+def test_rhode_island_ace_is_the_top_rank_of_a_small_deck():
+    """num_ranks=4 (ranks 2 3 4 5; the 5 is the ace): {5, 2, 3} is the lowest straight with
+    ace_low and a high card without; with 3 ranks {2, 3, 4} reads as 2-3-4 (high card 4, the
+    higher reading) either way; with 2 ranks there are no straights."""
+    order4 = [["5c 4d 3h"], ["4c 3d 2h"], ["5c 2d 3h", "2s 3c 5d"], ["5c 4c 2c"], ["5c 5d 4h"]]
+    _check_order(order4, 4, 4, ace_low=True)
+    assert hand_value(_ri_hand("5c 2d 3h"), 4, 4, ace_low=False) == (0, 3, 1, 0)
+    for ace_low in (True, False):
+        assert hand_value(_ri_hand("4c 3d 2h"), 4, 3, ace_low) == (3, 2)
+        assert hand_value(_ri_hand("4c 3c 2c"), 4, 3, ace_low) == (5, 2)
+        assert hand_value(_ri_hand("3c 3d 2h"), 4, 2, ace_low) == (1, 1, 0)
+
+
+@pytest.mark.parametrize("ace_low, straight_flushes", [(True, 48), (False, 44)])
+def test_rhode_island_hand_probabilities_of_gilpins_table(ace_low, straight_flushes):
+    """Gilpin's description of the Rhode Island Hold'em GameShrink solved ("Game Shrink
+    Interactive", http://www.cs.cmu.edu/~gilpin/gsi.html) lists the probability of each hand
+    over the 22,100 three-card hands: straight flush 0.00217, three of a kind 0.00235, straight
+    0.03258, flush 0.04959, pair 0.16941, high card 0.74389. Only the ace-low rule gives them
+    (12 straights per suit pattern; ace high only: 11, straight flush 44 / 22,100 = 0.00199)."""
+    counts = collections.Counter(
+        hand_value(h, 4, 13, ace_low)[0] for h in itertools.combinations(range(52), 3)
+    )
+    assert sum(counts.values()) == 22_100 and counts[5] == straight_flushes
+    published = {5: 0.00217, 4: 0.00235, 3: 0.03258, 2: 0.04959, 1: 0.16941, 0: 0.74389}
+    matches = all(abs(counts[c] / 22_100 - p) < 5e-6 for c, p in published.items())
+    assert matches == ace_low
+
+
+@pytest.mark.parametrize("ace_low", [True, False])
+def test_rhode_island_showdown_follows_ace_low(ace_low):
+    """The game's own showdown, both players checking down: player 0's ace on a 2-3 board is
+    the A-2-3 straight with ace_low (beats player 1's pair of twos), ace-high otherwise (loses
+    to it)."""
+    game = pyspiel.load_game(f"rhode_island_holdem(ace_low={str(ace_low).lower()})")
+    state = game.new_initial_state()
+    for card in _ri_hand("Ac 2d 2h") + _ri_hand("3s 4s 5s")[:1]:  # p0, p1, flop, turn
+        state.apply_action(card)
+        while not (state.is_chance_node() or state.is_terminal()):
+            state.apply_action(1)  # check
+    assert state.returns()[0] == (5.0 if ace_low else -5.0)  # the ante
 
 
 def test_full_rhode_island_loads_and_plays():

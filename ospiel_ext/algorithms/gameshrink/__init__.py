@@ -18,8 +18,10 @@ from ospiel_ext.algorithms.gameshrink.filters import (
     approximate_filter,
     gameshrink,
     identity_filter,
+    join_classes,
     lossless_filter,
     paper_filter,
+    sibling_joins,
 )
 
 __all__ = [
@@ -28,6 +30,8 @@ __all__ = [
     "approximate_filter",
     "gameshrink",
     "identity_filter",
+    "join_classes",
     "lossless_filter",
     "paper_filter",
+    "sibling_joins",
 ]

@@ -148,9 +148,14 @@ class AbstractGame:
 
     def size(self) -> dict[str, int]:
         """Nodes, infosets, sequences, leaves and sequence-form LP rows / columns / nonzeros of
-        Γ_f, counted from the betting tree and the joint classes without building the tree."""
+        Γ_f, counted from the betting tree and the joint classes without building the tree.
+        `lp_nonzeros` counts every payoff entry of a (player 0 sequence, player 1 sequence)
+        pair some leaf reaches, as `sequence_form` stores it; `payoff_zero_entries` how many
+        of them are 0 (a showdown between classes whose deals win as often as they lose)."""
         joint, n_nodes, leaves = self.joint, 1, 0
-        infosets, sequences, nnz, distinct = [0, 0], [1, 1], 0, {}
+        infosets, sequences, nnz, zeros = [0, 0], [1, 1], 0, 0
+        entries: dict[tuple[int, tuple[int, int]], IntArray] = {}
+        zero_counts: dict[tuple, int] = {}
         seats = [[len(np.unique(p[:, s])) for s in (0, 1)] for p in joint.pairs]
         stack = [(self.betting, (-1, -1))]  # node, round of each player's last action
         while stack:
@@ -159,9 +164,16 @@ class AbstractGame:
             n_nodes += len(joint.pairs[r])
             if bn.utility is not None:
                 leaves += len(joint.pairs[r])
-                if (r, last) not in distinct:
-                    distinct[r, last] = self._distinct_sequence_pairs(r, last)
-                nnz += distinct[r, last]
+                if (r, last) not in entries:
+                    entries[r, last] = self._payoff_entries(r, last)
+                entry = entries[r, last]
+                nnz += int(entry.max()) + 1
+                key = (r, last, tuple(sorted(bn.utility.items())))
+                if key not in zero_counts:
+                    u = np.array([bn.utility.get(lab, 0.0) for lab in (-1, 0, 1)])
+                    total = np.bincount(entry, weights=joint.counts[r] @ u)
+                    zero_counts[key] = int(np.count_nonzero(total == 0))
+                zeros += zero_counts[key]
             elif bn.next_round:
                 stack.append((bn.children[0], last))
             else:
@@ -176,11 +188,13 @@ class AbstractGame:
             "sequences_0": sequences[0],
             "sequences_1": sequences[1],
             **lp.lp_size(infosets, sequences, nnz),
+            "payoff_zero_entries": zeros,
         }
 
-    def _distinct_sequence_pairs(self, round_: int, last: tuple[int, int]) -> int:
-        """Distinct (player 0 sequence, player 1 sequence) pairs among the pairs of `round_`
-        for a terminal whose players last acted in rounds `last` (-1: never)."""
+    def _payoff_entries(self, round_: int, last: tuple[int, int]) -> IntArray:
+        """For a terminal of round `round_` whose players last acted in rounds `last` (-1:
+        never), the payoff entry (a distinct pair of player 0's and player 1's sequences,
+        numbered 0..) of each joint class pair of `round_`."""
         joint, cols = self.joint, []
         for seat, r in enumerate(last):
             if r < 0:
@@ -190,7 +204,7 @@ class AbstractGame:
             for q in range(round_, r, -1):
                 idx = joint.parent[q][idx]
             cols.append(joint.pairs[r][idx, seat])
-        return len(np.unique(np.column_stack(cols), axis=0))
+        return np.unique(np.column_stack(cols), axis=0, return_inverse=True)[1].ravel()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -351,6 +365,39 @@ def game_size(sf: TreeSequenceForm) -> dict[str, int]:
     }
 
 
+def lift_to_finer(
+    game: AbstractGame, behavioural: policies.Behavioural, finer: AbstractGame
+) -> policies.Behavioural:
+    """Theorem 2's lifted strategy as a strategy of Γ of a finer filter of the same game: at
+    the finer game's information set (round j, class c', betting) each player plays Γ_f's
+    strategy at (round j, f^j of c''s views, betting). With `finer` the Γ of
+    `filters.identity_filter` (the original game, its sequence form counted from the signal
+    tree) this is `LiftedPolicy` without compiling the original game.
+
+    Raises:
+      ValueError: the games differ, or `finer`'s filter does not refine `game`'s.
+    """
+    coarse, fine = game.abstraction, finer.abstraction
+    if coarse.og.name != fine.og.name or coarse.signal_tree.num_views != fine.signal_tree.num_views:
+        raise ValueError(f"{finer.name} is not a filter of the game of {game.name}")
+    to_coarse = []
+    for fc, cc, k in zip(fine.classes, coarse.classes, fine.num_classes):
+        up = np.zeros(k, dtype=np.int64)
+        up[fc] = cc
+        if np.any(up[fc] != cc):
+            raise ValueError(f"the filter of {finer.name} does not refine that of {game.name}")
+        to_coarse.append(up)
+    table = policies.behavioural_to_table(game.sequence_form, behavioural)
+    tables: list[dict[str, list[tuple[int, float]]]] = [{}, {}]
+    for p in (0, 1):
+        for key in finer.sequence_form.infoset_keys(p):
+            r, c, betting = key.split(" ", 2)  # info_key's layout
+            round_ = int(r[1:])
+            coarse_key = info_key(round_, int(to_coarse[round_][int(c[1:])]), betting[1:])
+            tables[p][key] = table[p, coarse_key]
+    return policies.behavioural_from_table(finer.sequence_form, tables)
+
+
 class LiftedPolicy(policy_lib.Policy):
     """An abstract strategy played in the original game (Theorem 2's construction σ')."""
 
@@ -410,22 +457,30 @@ def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
 
 
 def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
-    """Reads `save_lifted_policy`'s file: recomputes the abstraction of the saved game,
-    threshold and transformation (deterministic; files without one: "coarsest") and checks
-    that it has the same classes and infoset keys.
+    """Reads `save_lifted_policy`'s file: checks that the saved game string still loads as
+    that game (a file written before a game gained a parameter, e.g. rhode_island_holdem's
+    ace_low, names the game without it, and the default may now be another game), recomputes
+    the abstraction of the saved game, threshold and transformation (deterministic; files
+    without one: "coarsest") and checks that it has the same classes and infoset keys.
 
     Raises:
-      ValueError: the file is not such a file, or the abstraction computed here differs.
+      ValueError: the file is not such a file, its game string loads as another game, or the
+        abstraction computed here differs.
     """
     with np.load(path, allow_pickle=False) as f:
         missing = {"game", "threshold", "keys_digest", "behavioural_0", "behavioural_1"} - set(f)
         if missing:
             raise ValueError(f"{path} is not a lifted-policy file (missing {sorted(missing)})")
         data = {k: f[k] for k in f.files}
+    saved = str(data["game"])
+    loaded = str(ordered_games.describe(saved).game)
+    if loaded != saved:
+        raise ValueError(
+            f"{path} was saved for {saved}, which now loads as {loaded} (a parameter was added "
+            "or its default changed): the strategy may be one of another game"
+        )
     transformation = str(data["transformation"]) if "transformation" in data else "coarsest"
-    a = filters.gameshrink(
-        str(data["game"]), float(data["threshold"]), transformation=transformation
-    )
+    a = filters.gameshrink(saved, float(data["threshold"]), transformation=transformation)
     game = AbstractGame.of(a)
     if a.num_classes != data["classes_per_round"].tolist() or _keys_digest(
         game.sequence_form

@@ -603,6 +603,42 @@ def identity_filter(abstraction: Abstraction) -> Abstraction:
     return dataclasses.replace(abstraction, classes=classes, threshold=0.0, passes=0)
 
 
+def join_classes(abstraction: Abstraction, round_: int, a: int, b: int) -> Abstraction:
+    """The filter with the round `round_` classes `a` and `b` joined into one (Algorithm 2's
+    merge of two sibling classes, applied alone), classes renumbered in order; the views'
+    later classes are kept, so the filter stays hierarchical.
+
+    Raises:
+      ValueError: a and b are not distinct siblings (their parent classes differ: the joined
+        class would not determine the player's earlier class, losing perfect recall).
+    """
+    parent = abstraction.class_parent[round_]
+    if a == b or (round_ and parent[a] != parent[b]):
+        raise ValueError(f"classes {a} and {b} of round {round_} are not two sibling classes")
+    classes = list(abstraction.classes)
+    joined = np.where(classes[round_] == b, a, classes[round_])
+    classes[round_] = np.unique(joined, return_inverse=True)[1].ravel().astype(np.int64)
+    kind = f"{abstraction.transformation}, round {round_} classes {a} and {b} joined"
+    return dataclasses.replace(abstraction, classes=tuple(classes), transformation=kind)
+
+
+def sibling_joins(finer: Abstraction, coarser: Abstraction) -> list[tuple[int, int, int]]:
+    """(round, a, b) for every pair a < b of sibling classes of `finer` (same parent class)
+    that `coarser` puts in one class: the single merges `coarser` makes beyond `finer`, each
+    of which `join_classes` applies alone."""
+    out: list[tuple[int, int, int]] = []
+    for r in range(len(finer.classes)):
+        rep = first_index(finer.classes[r], finer.num_classes[r])  # a view of each class
+        together = coarser.classes[r][rep]
+        parent = finer.class_parent[r] if r else np.zeros(len(rep), dtype=np.int64)
+        group = unique_rows(np.column_stack([parent, together]))[1]
+        order, bounds = group_by(group, int(group.max()) + 1)
+        for g in range(len(bounds) - 1):
+            members = order[bounds[g] : bounds[g + 1]].tolist()
+            out.extend((r, a, b) for a, b in itertools.combinations(sorted(members), 2))
+    return sorted(out)
+
+
 def gameshrink(
     game: OrderedGame | pyspiel.Game | str,
     threshold: float = 0.0,

@@ -392,11 +392,14 @@ def colex_index(subsets: IntArray) -> IntArray:
 
 
 def _rhode_island(game: pyspiel.Game) -> OrderedGame:
+    """Hands ranked by the game's own `rhode_island_holdem.hand_value` (its `ace_low` rule)."""
     n, suits = game.num_ranks * game.num_suits, game.num_suits
     # Strength of every 3-card set, stored under each ordering of its cards (a, b, c) at
     # (a * n + b) * n + c, so that a hand needs no sorting.
     sets = np.array(list(itertools.combinations(range(n), 3)), dtype=np.int64)
-    values = [rih.hand_value((a, b, c), suits) for a, b, c in sets.tolist()]
+    values = [
+        rih.hand_value((a, b, c), suits, game.num_ranks, game.ace_low) for a, b, c in sets.tolist()
+    ]
     order = {v: i for i, v in enumerate(sorted(set(values)))}
     ranks = np.array([order[v] for v in values], dtype=np.int32)
     table = np.zeros(n**3, dtype=np.int32)
