@@ -79,12 +79,15 @@ class Certificate:
 
     @property
     def payoff_range(self) -> float:
-        """Largest minus smallest bound on player 0's utility over the trunk's leaves (at least
-        the payoff range of the game the trunk has seen; finite in an infinite game)."""
+        """Largest minus smallest finite bound on player 0's utility over the trunk's leaves (at
+        least the payoff range of the game the trunk has seen). Infinite bounds (pseudo-leaves
+        of a game with unbounded utilities) are left out, so the range stays finite."""
         leaves = self.trunk.is_leaf
-        if not leaves.any():
+        bounds = np.concatenate([self.trunk.lo[leaves], self.trunk.hi[leaves]])
+        bounds = bounds[np.isfinite(bounds)]
+        if not bounds.size:
             return 0.0
-        return float(self.trunk.hi[leaves].max() - self.trunk.lo[leaves].min())
+        return float(bounds.max() - bounds.min())
 
     @property
     def zero_tolerance(self) -> float:
@@ -96,7 +99,7 @@ class Certificate:
     def is_zero(self) -> bool:
         """A 0-certificate: epsilon is 0 up to `zero_tolerance` (an exact equilibrium of the
         game, Theorem 6.8)."""
-        return self.epsilon <= self.zero_tolerance
+        return bool(np.isfinite(self.epsilon)) and self.epsilon <= self.zero_tolerance
 
     def size(self) -> tuple[int, int]:
         """(nodes, information sets) of the trunk."""
