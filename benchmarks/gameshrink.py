@@ -43,7 +43,9 @@ _LOSSLESS = flags.DEFINE_multi_string(
     ],
     "Games for the lossless table; repeat the flag for more.",
 )
-_RHODE_ISLAND = flags.DEFINE_string("rhode_island", "rhode_island_holdem", "The full game.")
+_RHODE_ISLAND = flags.DEFINE_string(
+    "rhode_island", "rhode_island_holdem", "The full game ('' skips it)."
+)
 _RI_CHECKPOINTS = flags.DEFINE_list(
     "ri_checkpoints", ["10", "30", "100", "300", "1000"], "CFR+ iterations measured on Γ_f."
 )
@@ -174,14 +176,15 @@ def main(argv):
         cli.require(c.isdigit() and int(c) > 0, f"--ri_checkpoints: {c!r} is not an integer > 0")
     cli.output_path(_OUTPUT_JSON)
     for name in [*_LOSSLESS.value, _RHODE_ISLAND.value, _APPROXIMATE.value]:
-        cli.load_game(name)  # every game, before the work
+        if name:
+            cli.load_game(name)  # every game, before the work
     lossless = []
     for g in _LOSSLESS.value:
         lossless.append(_lossless_row(g))
         print(lossless[-1], flush=True)
-    ri = _rhode_island()
+    ri = _rhode_island() if _RHODE_ISLAND.value else None
     print(ri, flush=True)
-    if ri["cfr_plus_stop_reason"] == "interrupted":  # Ctrl-C: write what we have and stop
+    if ri is not None and ri["cfr_plus_stop_reason"] == "interrupted":  # Ctrl-C: write what we have and stop
         cli.write_json(_OUTPUT_JSON.value, {"lossless": lossless, "rhode_island": ri})
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
     knob = _knob()

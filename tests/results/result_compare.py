@@ -34,7 +34,7 @@ def flatten(
     data: Any,
     keys: Mapping[str, Sequence[str]],
     tables: Mapping[str, str],
-    drop_last: Sequence[str] = (),
+    drop_last: Mapping[str, int] | None = None,
     path: Path = (),
 ) -> dict[Path, Any]:
     """{path: leaf value} of a JSON value (module docstring).
@@ -44,8 +44,8 @@ def flatten(
       keys: list name -> the fields that identify each of its records.
       tables: list-of-rows name -> the key of its column names in the same dictionary (a
         table {"columns": [...], "records": [[...], ...]} becomes a list of records).
-      drop_last: list names whose last entry is left out (e.g. an iteration a time or node
-        budget interrupted).
+      drop_last: list name -> how many of its last entries are left out (e.g. the iterations
+        a time or node budget cut short).
       path: the path of `data` itself.
     """
     out: dict[Path, Any] = {}
@@ -60,8 +60,8 @@ def flatten(
         return out
     if isinstance(data, list):
         name = path[-1] if path else ""
-        if name in drop_last:
-            data = data[:-1]
+        if drop_last and drop_last.get(name):
+            data = data[: -drop_last[name]]
         if name in keys and all(isinstance(r, dict) for r in data):
             for r in data:
                 ident = ",".join(f"{f}={r.get(f)}" for f in keys[name])
@@ -115,7 +115,7 @@ def compare(
     committed: Mapping[str, Any],
     keys: Mapping[str, Sequence[str]],
     tables: Mapping[str, str],
-    drop_last: Sequence[str] = (),
+    drop_last: Mapping[str, int] | None = None,
     ignore: Sequence[str] = (),
     vertex: Callable[[str], bool] | None = None,
     atol: float = 1e-9,

@@ -31,7 +31,7 @@ def test_tables_become_records_and_timings_are_never_compared():
 def test_a_shorter_trace_is_a_prefix_and_its_interrupted_last_entry_is_dropped():
     committed = {"trace": [{"nodes": 10}, {"nodes": 20}, {"nodes": 40}]}
     fresh = {"trace": [{"nodes": 10}, {"nodes": 20}, {"nodes": 25}]}  # stopped in iteration 3
-    result = compare(fresh, committed, keys={}, tables={}, drop_last=("trace",))
+    result = compare(fresh, committed, keys={}, tables={}, drop_last={"trace": 1})
     assert result.mismatches == [] and result.compared == 2
     assert compare(fresh, committed, keys={}, tables={}).mismatches == [
         "trace/2/nodes: fresh 25, committed 40"
