@@ -272,6 +272,28 @@ def test_certificate_search_with_nature_sampling(tmp_path):
     assert proc.returncode != 0 and "needs --nature_support" in proc.stderr
 
 
+@pytest.mark.parametrize("limit, leaves", [("round_end", 150), ("public_chance", 600)])
+def test_depth_limited_round_end_limit(tmp_path, limit, leaves):
+    # Leduc: 30 private deals x 5 first-round betting sequences that reach the public card
+    # (cc, rc, crc, rrc, crrc) = 150 histories at the deal (round_end: the opponent chooses
+    # before the card); after the deal each has 4 public cards left (public_chance: 600).
+    out = tmp_path / "dl.json"
+    proc = run(
+        "depth_limited.py",
+        "--game=leduc_poker",
+        "--blueprint=cfr:10",
+        f"--limit={limit}",
+        "--num_values=2",
+        "--strategy_set=bias",
+        "--solver=lp",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["limit"] == limit and result["leaf_states"] == leaves
+    assert result["stop_reason"] == "solved" and result["full_depth_exploitability"] < 1e-9
+
+
 def test_gameshrink_lifts_an_equilibrium(tmp_path):
     out, pol = tmp_path / "shrink.json", tmp_path / "policy.json"
     proc = run(
