@@ -142,31 +142,16 @@ def _rps_sets(sf, q, limit, subs, solver, checks):
     if "bias" in _SETS.value:
         strategies, labels = dl.bias_strategies(sf, bp, 1)
         out["bias"] = dl.exact_values(sf, limit, bp, 0, strategies, labels)
+    def generate(weaken):
+        return dl.self_generative(
+            q, subs, limit, 0, RPS_MAX_K, "unsafe", SOLVERS[solver], _ITERATIONS.value,
+            weaken=weaken, lp_vertex=_LP_VERTEX.value,
+        )  # fmt: skip
+
     if "self_generative" in _SETS.value:
-        out["self_generative"] = dl.self_generative(
-            q,
-            subs,
-            limit,
-            0,
-            RPS_MAX_K,
-            "unsafe",
-            SOLVERS[solver],
-            _ITERATIONS.value,
-            lp_vertex=_LP_VERTEX.value,
-        )
+        out["self_generative"] = generate(True)
         if "self_generative_unweakened" in _SETS.value:
-            raw = dl.self_generative(
-                q,
-                subs,
-                limit,
-                0,
-                RPS_MAX_K,
-                "unsafe",
-                SOLVERS[solver],
-                _ITERATIONS.value,
-                False,
-                _LP_VERTEX.value,
-            )
+            raw = generate(False)
             if not np.allclose(raw.values, out["self_generative"].values, atol=1e-12):
                 checks.append(f"rps_plus ({solver}): weakening changed the values")
     return out
