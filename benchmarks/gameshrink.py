@@ -184,7 +184,8 @@ def main(argv):
         print(lossless[-1], flush=True)
     ri = _rhode_island() if _RHODE_ISLAND.value else None
     print(ri, flush=True)
-    if ri is not None and ri["cfr_plus_stop_reason"] == "interrupted":  # Ctrl-C: write what we have and stop
+    if ri is not None and ri["cfr_plus_stop_reason"] == "interrupted":
+        # Ctrl-C: write what we have and stop
         cli.write_json(_OUTPUT_JSON.value, {"lossless": lossless, "rhode_island": ri})
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
     knob = _knob()

@@ -142,6 +142,7 @@ def _rps_sets(sf, q, limit, subs, solver, checks):
     if "bias" in _SETS.value:
         strategies, labels = dl.bias_strategies(sf, bp, 1)
         out["bias"] = dl.exact_values(sf, limit, bp, 0, strategies, labels)
+
     def generate(weaken):
         return dl.self_generative(
             q, subs, limit, 0, RPS_MAX_K, "unsafe", SOLVERS[solver], _ITERATIONS.value,

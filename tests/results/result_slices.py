@@ -79,12 +79,20 @@ def _costs(name: str, json: str, game: str, max_nodes: int, *flags: str) -> Slic
             f"--max_nodes={max_nodes}",
             *flags,
             "--output_json={out}",
-        ),  # fmt: skip
+        ),
         "certificates.md: the trunk sizes per iteration behind the cost tables",
         drop_last={"trace": 2},  # the budget cuts the last expansion short
         # settings (older files lack them; the command in the provenance has them)
-        ignore=("iterations", "stopped", "epsilon", "time_limit", "max_nodes", "expand_below",
-                "lp_method", "live_lp"),  # fmt: skip
+        ignore=(
+            "iterations",
+            "stopped",
+            "epsilon",
+            "time_limit",
+            "max_nodes",
+            "expand_below",
+            "lp_method",
+            "live_lp",
+        ),
     )
 
 
@@ -105,7 +113,7 @@ SLICES: tuple[Slice, ...] = (
             *_games(*SMALL_CERTIFICATE_GAMES),
             "--nowarm_start",
             "--output_json={out}",
-        ),  # fmt: skip
+        ),
         "certificates.md: Table 1 (cold LPs) on the four smallest games",
         keys={"rows": ("game",)},
     ),
@@ -117,7 +125,7 @@ SLICES: tuple[Slice, ...] = (
             "--runs=search_game@1",
             "--runs=sequential_goofspiel(num_cards=5,info=perfect)@1",
             "--output_json={out}",
-        ),  # fmt: skip
+        ),
         "certificates.md: the LP methods table (iterations, trunks, epsilon per variant)",
         keys={"runs": ("game", "expand_below", "variant")},
     ),
@@ -129,7 +137,7 @@ SLICES: tuple[Slice, ...] = (
             "--trunk_nodes=60000",
             "--cfr_iterations=100",
             "--output_json={out}",
-        ),  # fmt: skip
+        ),
         "certificates.md: 'A CFR+ start' (simplex iterations and objectives per start)",
         keys={"trunks": ("trunk_nodes",), "runs": ("start",)},
     ),
@@ -145,7 +153,7 @@ SLICES: tuple[Slice, ...] = (
             ),
             "--rounds=1",
             "--output_json={out}",
-        ),  # fmt: skip
+        ),
         "certificates.md: 'What a model change costs HiGHS' (simplex iterations)",
         keys={"runs": ("game",)},
         ignore=("rounds",),
@@ -183,7 +191,7 @@ SLICES: tuple[Slice, ...] = (
             "--games=leduc_poker",
             "--out_dir={dir}",
             "--noplots",
-        ),  # fmt: skip
+        ),
         "efpe.md: the Goofspiel 4 and Leduc tables and curves (Figures 2-3)",
         fresh="{dir}/efpe.json",
         atol=1e-9,
@@ -200,7 +208,7 @@ SLICES: tuple[Slice, ...] = (
             f"--refine_games={LIARS_DICE}",
             "--tight_targets=1e-4",
             "--output_json={out}",
-        ),  # fmt: skip
+        ),
         "efpe.md: traversals to 1e-3 / 1e-4 and the refinement table on Liar's dice 1,4",
         ignore=("traversals_rounding_perturbed", "targets"),
     ),
@@ -216,7 +224,7 @@ SLICES: tuple[Slice, ...] = (
             "--lp_vertices=simplex",
             "--workers=1",
             "--output_json={out}",
-        ),  # fmt: skip
+        ),
         "ggse.md: the grid's records on Liar's dice 1,4 for the first CFR checkpoint",
         keys={
             "records": (
@@ -260,8 +268,13 @@ SLICES: tuple[Slice, ...] = (
     Slice(
         "mvs",
         "docs/results/depth_limited.json",
-        ("benchmarks/mvs.py", "--games=rps_plus,leduc", "--blueprints=300", "--num_values=1,2,4",
-         "--output_json={out}"),  # fmt: skip
+        (
+            "benchmarks/mvs.py",
+            "--games=rps_plus,leduc",
+            "--blueprints=300",
+            "--num_values=1,2,4",
+            "--output_json={out}",
+        ),
         "depth_limited.md: the RPS+ table and Leduc's rows for the 300-iteration blueprint "
         "(both limits, LP and CFR+, every set, K = 1, 2, 4)",
         keys={
@@ -277,8 +290,13 @@ SLICES: tuple[Slice, ...] = (
     Slice(
         "off_tree_small",
         "docs/results/depth_limited_off_tree_small.json",
-        ("benchmarks/off_tree.py", "--num_ranks=3", "--stack=20", "--num_values=1,2",
-         "--output_json={out}"),  # fmt: skip
+        (
+            "benchmarks/off_tree.py",
+            "--num_ranks=3",
+            "--stack=20",
+            "--num_values=1,2",
+            "--output_json={out}",
+        ),
         "depth_limited.md: the off-tree bet table on the 3-rank game (K = 1, 2)",
         keys={"curve": ("num_values",)},
         ignore=("command",),
@@ -287,10 +305,19 @@ SLICES: tuple[Slice, ...] = (
     Slice(
         "h2h_liars_dice",
         "docs/results/depth_limited_ggse81_liars_dice.json",
-        ("scripts/head_to_head.py", f"--game={LIARS_DICE}", "--blueprint=cfr:100",
-         "--bots=nested/resolving/blueprint,nested/unsafe", "--games=20000", "--chunk=2000",
-         "--depth=2", "--num_values=4", "--iterations=300", "--workers=2",
-         "--output_json={out}"),  # fmt: skip
+        (
+            "scripts/head_to_head.py",
+            f"--game={LIARS_DICE}",
+            "--blueprint=cfr:100",
+            "--bots=nested/resolving/blueprint,nested/unsafe",
+            "--games=20000",
+            "--chunk=2000",
+            "--depth=2",
+            "--num_values=4",
+            "--iterations=300",
+            "--workers=2",
+            "--output_json={out}",
+        ),
         "depth_limited.md: the GGSE Section 8.1 round robin on Liar's dice 1,4 (one pair)",
         keys={"pairs": ("a", "b")},
         ignore=("worst_matchups",),  # aggregates over every pair
@@ -298,10 +325,16 @@ SLICES: tuple[Slice, ...] = (
     Slice(
         "gameshrink",
         "docs/results/gameshrink.json",
-        ("benchmarks/gameshrink.py", "--rhode_island=", "--lossless=kuhn_poker",
-         "--lossless=leduc_poker", "--lossless=limit_leduc_poker(num_ranks=3)",
-         f"--lossless={RHODE_ISLAND_3X2}", "--thresholds=0,0.35,inf",
-         "--output_json={out}"),  # fmt: skip
+        (
+            "benchmarks/gameshrink.py",
+            "--rhode_island=",
+            "--lossless=kuhn_poker",
+            "--lossless=leduc_poker",
+            "--lossless=limit_leduc_poker(num_ranks=3)",
+            f"--lossless={RHODE_ISLAND_3X2}",
+            "--thresholds=0,0.35,inf",
+            "--output_json={out}",
+        ),
         "gameshrink.md: the lossless table's small games and the knob table's 0, 0.35, inf rows",
         keys={"lossless": ("game",), "knob": ("threshold",)},
         ignore=("rhode_island",),
@@ -310,8 +343,13 @@ SLICES: tuple[Slice, ...] = (
     Slice(
         "gameshrink_filters",
         "docs/results/gameshrink_filters.json",
-        ("benchmarks/gameshrink_filters.py", "--games=kuhn_poker", "--games=leduc_poker",
-         "--games=limit_leduc_poker(num_ranks=5)", "--output_json={out}"),  # fmt: skip
+        (
+            "benchmarks/gameshrink_filters.py",
+            "--games=kuhn_poker",
+            "--games=leduc_poker",
+            "--games=limit_leduc_poker(num_ranks=5)",
+            "--output_json={out}",
+        ),
         "gameshrink.md: the filters table's small games and the Rhode Island sizes",
         keys={"rows": ("game", "filter")},
         vertex=_lifted_lossy,
@@ -327,26 +365,39 @@ SLICES: tuple[Slice, ...] = (
     Slice(
         "gameshrink_lossless",
         "docs/results/gameshrink_lossless.json",
-        ("benchmarks/gameshrink_lossless.py", "--games=leduc_poker", "--merges_games=leduc_poker",
-         "--output_json={out}"),  # fmt: skip
-        "gameshrink.md: the paper's abstraction is not lossless (Leduc's lifts and single "
-        "merges)",
+        (
+            "benchmarks/gameshrink_lossless.py",
+            "--games=leduc_poker",
+            "--merges_games=leduc_poker",
+            "--output_json={out}",
+        ),
+        "gameshrink.md: the paper's abstraction is not lossless (Leduc's lifts and single merges)",
         keys={"lifted": ("game", "filter"), "single_merges": ("game", "join")},
         vertex=_lifted_lossy,
     ),
     Slice(
         "gameshrink_dominance",
         "docs/results/gameshrink_dominance.json",
-        ("benchmarks/dominance.py", "--games=leduc_poker", f"--games={RHODE_ISLAND_3X2}",
-         "--games=limit_leduc_poker(num_ranks=13)", "--rhode_island=",
-         "--output_json={out}"),  # fmt: skip
+        (
+            "benchmarks/dominance.py",
+            "--games=leduc_poker",
+            f"--games={RHODE_ISLAND_3X2}",
+            "--games=limit_leduc_poker(num_ranks=13)",
+            "--rhode_island=",
+            "--output_json={out}",
+        ),
         "gameshrink.md: the dominance table's compiled games",
     ),
     Slice(
         "gameshrink_dominance_paper",
         "docs/results/gameshrink_dominance_paper.json",
-        ("benchmarks/dominance.py", "--games=leduc_poker", "--filter=paper", "--rhode_island=",
-         "--output_json={out}"),  # fmt: skip
+        (
+            "benchmarks/dominance.py",
+            "--games=leduc_poker",
+            "--filter=paper",
+            "--rhode_island=",
+            "--output_json={out}",
+        ),
         "gameshrink.md: dominance after the paper's transformation on Leduc",
     ),
 )
