@@ -411,8 +411,8 @@ NOT_COVERED: Mapping[str, str] = {
     "docs/results/certificate_costs_6rank_pi_expand3_lean_highs.json": "the same command as "
     "certificate_costs_6rank_pi_expand3.json after a change of the HiGHS wrapper, with the same "
     "trace; that file's slice covers it",
-    "docs/results/depth_limited_off_tree.json": "525 s; depth_limited_off_tree_small.json runs "
-    "the same code on the 3-rank game",
+    "docs/results/depth_limited_off_tree.json": "6-9 minutes; "
+    "depth_limited_off_tree_small.json runs the same code on the 3-rank game",
     "docs/results/depth_limited_h2h_leduc.json": "each pair of bots plays 100,000 games (over a "
     "minute); depth_limited_ggse81_liars_dice.json's slice plays the same nested bots",
     "docs/results/depth_limited_ggse81_goofspiel5.json": "each pair of bots plays 10,000 games "
