@@ -12,16 +12,16 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
 
 # The dask extra too, so that the Dask path of ospiel_ext.sweeps is tested, not skipped.
-$(VENV)/.installed-test: $(BIN)/python setup.cfg pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[test,dask]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
+$(VENV)/.installed-test: $(BIN)/python setup.cfg pyproject.toml constraints.txt
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,dask]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
 	touch $@
 
 $(VENV)/.installed-check: $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e '.[check]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[check]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
 	touch $@
 
 $(VENV)/.installed-demo: $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e '.[plot]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[plot]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
 	touch $@
 
 # The main job for a newcomer: two comparison tables, a plot, the next commands to try.
@@ -59,7 +59,7 @@ check: $(VENV)/.installed-check
 	$(BIN)/mypy ospiel_ext
 
 $(VENV)/.installed-docs: $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e '.[docs]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[docs]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
 	touch $@
 
 # The API reference from the docstrings (pdoc, Google style) into docs/api/. Warnings are
@@ -71,7 +71,7 @@ docs: $(VENV)/.installed-docs
 	@echo "API reference: docs/api/index.html"
 
 bench: $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e '.[bench]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[bench]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
 	$(BIN)/python benchmarks/speed.py
 
 clean:

@@ -2,8 +2,9 @@
 slice of its command, rerun now, reproduces its figures (`result_slices`, `result_compare`).
 
 A change that moves a documented figure fails here until the doc's command is rerun and the
-JSON (and the doc) updated. Figures that depend on which optimal LP solution HiGHS returns are
-compared only in the environment that wrote the JSON; elsewhere they are skipped with a warning.
+JSON (and the doc) updated. Figures that depend on HiGHS's choices (which optimal LP solution it
+returns; the path of a certificate search) are compared only in the environment that wrote the
+JSON (make's .venv installs it: constraints.txt); elsewhere they are skipped with a warning.
 """
 
 import glob
@@ -71,6 +72,11 @@ def test_quick_slice_reproduces_the_committed_figures(piece, tmp_path):
         f"rerun its command ({committed.get('provenance', {}).get('command')}) and update the "
         f"doc:\n{shown}"
     )
+    if not result.compared and result.skipped:
+        pytest.skip(
+            f"{piece.name}: all {result.skipped} figures depend on HiGHS's choices and this "
+            "environment's packages differ from the provenance of the committed JSON"
+        )
     assert result.compared > 0
     if result.skipped:
         warnings.warn(
