@@ -45,6 +45,7 @@ from ospiel_ext import budget, files, interrupts, lp, progress, provenance
 from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
+from ospiel_ext.tables import format_table  # noqa: F401  (the commands' tables)
 
 USAGE_EXIT_CODE = 2
 """Exit code of a script refused because of its flags, its game or its input files."""
@@ -433,26 +434,6 @@ def write_json(path: str | os.PathLike | None, data: dict[str, Any]) -> None:
     `files.write_json`."""
     if path:
         files.write_json(path, _with_provenance(data))
-
-
-def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A plain aligned text table."""
-
-    def cell(v: Any) -> str:
-        if isinstance(v, float):
-            return f"{v:.6g}"
-        return str(v)
-
-    body = [[cell(v) for v in row] for row in rows]
-    widths = [
-        max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(header)
-    ]
-    lines = [
-        "  ".join(h.ljust(w) for h, w in zip(header, widths)),
-        "  ".join("-" * w for w in widths),
-    ]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body]
-    return "\n".join(lines)
 
 
 def pyplot() -> Any:

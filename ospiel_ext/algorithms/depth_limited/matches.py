@@ -36,7 +36,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.bots import policy as policy_bot
 
-from ospiel_ext import cli, interrupts, policies, sweeps
+from ospiel_ext import interrupts, policies, sweeps, tables
 from ospiel_ext.algorithms.depth_limited import large
 from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.subgames import blueprints, experiment, ggse, priors
@@ -284,7 +284,7 @@ def report(
     summaries = [Summary.of(a, b, returns[a, b]) for a, b in pairs if returns[a, b]]
     rates = win_rates(summaries, returns)
     deals = {(s.a, s.b): duplicate_ci95(returns[s.a, s.b]) for s in summaries}
-    text = cli.format_table(
+    text = tables.format_table(
         ["bot A", "bot B", "games", "A's mean return", "95 % CI", "95 % CI (deals)",
          "A's win rate"],
         [[s.a, s.b, s.games, s.mean, f"± {s.ci95:.4g}", f"± {deals[s.a, s.b]:.4g}",
@@ -298,7 +298,7 @@ def report(
     }
     if round_robin and summaries:
         worst = worst_matchups(rates)
-        text += "\n" + cli.format_table(
+        text += "\n" + tables.format_table(
             ["bot", "worst-matchup win rate", "against", "mean win rate"],
             [list(row) for row in worst],
         )
