@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
 
 
 def group_by(keys: NDArray, num_keys: int) -> tuple[IntArray, IntArray]:

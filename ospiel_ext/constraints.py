@@ -31,13 +31,11 @@ from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from ospiel_ext import arrays
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 PRIOR_TOLERANCE = 1e-9  # |sum(prior) - 1| allowed in `from_prior`
 

@@ -17,14 +17,12 @@ from typing import Any
 
 import numpy as np
 import pyspiel
-from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import policies
 from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.arrays import FloatArray
 from ospiel_ext.sequence_form import SequenceForm
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclasses.dataclass(frozen=True)

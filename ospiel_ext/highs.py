@@ -38,6 +38,7 @@ from absl import logging
 from numpy.typing import ArrayLike, NDArray
 
 from ospiel_ext import highs_run
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.highs_run import METHODS, STATUS_MESSAGES, new_highs
 
 __all__ = [
@@ -53,8 +54,6 @@ __all__ = [
     "new_highs",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 NUM_KINDS = 16
 

@@ -29,8 +29,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from ospiel_ext import interrupts, progress
-
-FloatArray = NDArray[np.float64]
+from ospiel_ext.arrays import FloatArray
 
 # `LinearProgram.run`'s HiGHS algorithms and the HiGHS options that select them.
 METHOD_OPTIONS: dict[str, dict[str, str]] = {

@@ -39,6 +39,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.constraints import BehaviouralLowerBounds, LinearConstraints, sequence_lower_bounds
 from ospiel_ext.highs import Basis, Block, HighsResult, LinearProgram, LiveModel, LPError
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
@@ -57,8 +58,6 @@ __all__ = [
     "solve",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 # `Basis` kinds of the blocks below; further blocks (e.g. a max-margin LP's) use
 # FIRST_FREE_KIND to highs.NUM_KINDS - 1.

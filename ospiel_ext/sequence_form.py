@@ -28,14 +28,11 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 import scipy.sparse as sp
-from numpy.typing import NDArray
 
 from ospiel_ext import arrays
 from ospiel_ext import tree as tree_lib
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.tree import GameTree
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -51,6 +51,7 @@ import pyspiel
 from numpy.typing import ArrayLike, NDArray
 
 from ospiel_ext import arrays, progress
+from ospiel_ext.arrays import FloatArray, IntArray
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
@@ -75,8 +76,6 @@ ESTIMATE_REFINE_FACTOR = 10
 ESTIMATE_REFINED_PLAYOUTS = 4096
 ESTIMATE_REFINE_SECONDS = 2.0
 
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
 ChanceOutcomes = Callable[[pyspiel.State], Sequence[tuple[int, float]]]
 # An action abstraction: the actions kept at a decision state (a non-empty subset of its
 # legal actions, the same for every state of an information set).

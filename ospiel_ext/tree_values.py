@@ -30,13 +30,11 @@ import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from ospiel_ext import arrays
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.tree import GameTree
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 PROFILE_TOLERANCE = 1e-6
 

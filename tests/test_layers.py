@@ -1,6 +1,6 @@
-"""The library never imports the command line (issue 35, item 1): no module of `ospiel_ext`
-outside `cli`, `commands` and `__main__` imports them, and importing every library module
-defines no absl flag."""
+"""The layers of the package (issue 35, items 1-2): no module of `ospiel_ext` outside `cli`,
+`commands` and `__main__` imports them, importing every library module defines no absl flag,
+and the shared array type aliases are defined in one module each."""
 
 import ast
 import os
@@ -70,3 +70,20 @@ def test_importing_the_library_defines_no_absl_flag():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+ALIASES = {"FloatArray": "ospiel_ext.arrays", "IntArray": "ospiel_ext.arrays",
+           "BoolArray": "ospiel_ext.arrays", "Behavioural": "ospiel_ext.policies"}  # fmt: skip
+
+
+def test_array_type_aliases_are_defined_once():
+    """Issue 35 item 2: the shared type aliases live in one module each; others import them."""
+    where = {}
+    for module, path in [*LIBRARY, ("ospiel_ext.cli", os.path.join(PACKAGE, "cli.py"))]:
+        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id in ALIASES:
+                    where.setdefault(t.id, []).append(module)
+    assert where == {name: [module] for name, module in ALIASES.items()}

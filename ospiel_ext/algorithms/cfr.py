@@ -38,18 +38,16 @@ from collections.abc import Mapping
 import numpy as np
 import pyspiel
 import scipy.sparse as sp
-from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.arrays import FloatArray
 from ospiel_ext.constraints import (
     BehaviouralLowerBounds,
     resolve_lower_bounds,
 )
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclasses.dataclass(frozen=True)

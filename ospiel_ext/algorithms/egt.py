@@ -30,17 +30,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
-from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.constraints import BehaviouralLowerBounds, resolve_lower_bounds
 from ospiel_ext.sequence_form import Level, SequenceForm, Treeplex
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 # Step-size rules of `EGTSolver` (its docstring).
 STEPPINGS = ("theory", "aggressive", "restarted")

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-IntArray = NDArray[np.int64]
+from ospiel_ext.arrays import IntArray
+
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
 _DIGITS = 5  # rank digits after the category, 4 bits each (rank + 1, 0 = none)
 

@@ -41,12 +41,12 @@ from open_spiel.python import policy as policy_lib
 from ospiel_ext import interrupts, lp, policies, progress
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
+from ospiel_ext.arrays import FloatArray
 from ospiel_ext.budget import Budget
 from ospiel_ext.highs import LiveModel
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
 
-FloatArray = NDArray[np.float64]
 # per player: {information_state_string: {action: probability}}
 StrategyTables = tuple[dict[str, dict[int, float]], dict[str, dict[int, float]]]
 SUPPORT_TOLERANCE = 1e-9

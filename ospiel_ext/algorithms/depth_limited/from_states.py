@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pyspiel
-from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import lp, tree_values
@@ -34,10 +33,10 @@ from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.arrays import FloatArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import DEFAULT_MAX_NODES, GameTree, TreeBuilder, check_two_player_zero_sum
 
-FloatArray = NDArray[np.float64]
 # (leaf histories) -> (values (leaves, K) in player 0's utility, standard errors or None)
 LeafValueFunction = Callable[[Sequence[Sequence[int]]], tuple[FloatArray, FloatArray | None]]
 

@@ -53,10 +53,10 @@ from ospiel_ext.algorithms.depth_limited import solving
 from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, expand_below
 from ospiel_ext.algorithms.subgames import cuts, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.arrays import FloatArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import DEFAULT_MAX_NODES, GameTree, TreeBuilder, check_two_player_zero_sum
 
-FloatArray = NDArray[np.float64]
 PublicKey = Callable[[pyspiel.State], str]
 LARGE_GADGETS = ("resolving", "max_margin", "unsafe")
 

@@ -44,11 +44,9 @@ from open_spiel.python import policy as policy_lib
 from ospiel_ext import arrays, interrupts, policies, tree_values
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.subgames import cuts, experiment
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
-
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
 
 LEAF_PREFIX = "depth_limit:"
 

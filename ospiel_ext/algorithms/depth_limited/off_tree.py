@@ -53,10 +53,9 @@ from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving, translation
 from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.arrays import IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
 FIXED = 1 - 1e-7  # lower bounds must sum below 1: a fixed strategy is bounded at this share
 
 

@@ -34,10 +34,9 @@ from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
 from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 BIAS_FACTOR = 10.0  # Section 4: "the probability of folding is multiplied by 10"
 MAX_PURE_CONTINUATIONS = 4096
 

@@ -29,11 +29,10 @@ import pyspiel
 from numpy.typing import NDArray
 
 from ospiel_ext import tree_values
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import CHANCE, GameTree
 
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
 # (state, action at it, the counterpart state) -> the counterpart action, or None.
 Translate = Callable[[pyspiel.State, int, pyspiel.State], "int | None"]
 

@@ -26,7 +26,6 @@ import os
 import numpy as np
 import pyspiel
 import scipy.sparse as sp
-from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import files, lp, policies
@@ -34,11 +33,9 @@ from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms.gameshrink import filters, ordered_games
 from ospiel_ext.algorithms.gameshrink.filters import Abstraction
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode
-from ospiel_ext.arrays import group_by
+from ospiel_ext.arrays import IntArray, group_by
 from ospiel_ext.sequence_form import SequenceForm, Treeplex, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
-
-IntArray = NDArray[np.int64]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -29,13 +29,10 @@ import dataclasses
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import NDArray
 
 from ospiel_ext import lp
+from ospiel_ext.arrays import BoolArray, IntArray
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
-
-BoolArray = NDArray[np.bool_]
-IntArray = NDArray[np.int64]
 
 
 @dataclasses.dataclass(frozen=True)

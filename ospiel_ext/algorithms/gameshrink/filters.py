@@ -57,9 +57,8 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ospiel_ext.algorithms.gameshrink import ordered_games
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedGame, colex_index
-from ospiel_ext.arrays import first_index, group_by, row_classes, unique_rows
+from ospiel_ext.arrays import IntArray, first_index, group_by, row_classes, unique_rows
 
-IntArray = NDArray[np.int64]
 TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
 _MAX_CARDS = 64  # deals are enumerated with uint64 card masks
 

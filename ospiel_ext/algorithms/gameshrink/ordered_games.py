@@ -33,10 +33,10 @@ import pyspiel
 from numpy.typing import NDArray
 
 from ospiel_ext import tree as tree_lib
+from ospiel_ext.arrays import IntArray
 from ospiel_ext.games import poker_hands
 from ospiel_ext.games import rhode_island_holdem as rih
 
-IntArray = NDArray[np.int64]
 PUBLIC = -1
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 

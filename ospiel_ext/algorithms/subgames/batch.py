@@ -29,11 +29,10 @@ from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetGame
+from ospiel_ext.arrays import IntArray
 from ospiel_ext.constraints import BehaviouralLowerBounds
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
-
-IntArray = NDArray[np.int64]
 
 
 def union_key(k: int, key: str) -> str:

@@ -29,7 +29,6 @@ from typing import TypeAlias
 
 import numpy as np
 import pyspiel
-from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import arrays, policies, tree_values
@@ -37,10 +36,8 @@ from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames.cuts import Subgame
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 BlueprintSource: TypeAlias = policy_lib.TabularPolicy | str | os.PathLike | policies.Behavioural
 REACH_TOLERANCE = 1e-12  # the opponent's reach must be equal on all histories of s_o

@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import arrays, evaluate, interrupts, lp, policies
@@ -37,11 +36,10 @@ from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities
 from ospiel_ext.algorithms.subgames.cuts import Subgame
 from ospiel_ext.algorithms.subgames.gadgets import GadgetGame, GadgetKind, gadget_game
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.constraints import sequence_lower_bounds
 from ospiel_ext.sequence_form import TreeSequenceForm
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 THEOREM_TOLERANCE = 1e-9
 
 

@@ -38,9 +38,9 @@ from scipy.sparse import csgraph
 
 from ospiel_ext import arrays
 from ospiel_ext import tree as tree_lib
+from ospiel_ext.arrays import IntArray
 from ospiel_ext.tree import CHANCE, GameTree
 
-IntArray = NDArray[np.int64]
 CutKind = Literal[
     "after_moves", "after_public_chance", "before_public_chance", "after_chance_events", "predicate"
 ]

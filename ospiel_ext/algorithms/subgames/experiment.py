@@ -30,13 +30,10 @@ from typing import cast
 
 import numpy as np
 import scipy.stats
-from numpy.typing import NDArray
 
 from ospiel_ext import evaluate, policies, sweeps
 from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, gadgets, ggse, priors
 from ospiel_ext.sequence_form import SequenceForm
-
-FloatArray = NDArray[np.float64]
 
 TECHNIQUES: tuple[str, ...] = (
     "resolving/none",

@@ -49,14 +49,13 @@ from numpy.typing import NDArray
 from ospiel_ext.algorithms.subgames import reach_margin
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities, RootValues
 from ospiel_ext.algorithms.subgames.cuts import Subgame
+from ospiel_ext.arrays import IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree, SubtreeCopy, TreeBuilder
 
 if TYPE_CHECKING:  # depth_limited imports this module
     from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
 
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
 GadgetKind = Literal["resolving", "max_margin", "reach_max_margin", "unsafe"]
 
 RESOLVE_PREFIX = "gadget:resolve:"

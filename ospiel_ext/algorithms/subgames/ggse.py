@@ -40,15 +40,15 @@ from typing import Literal
 
 import numpy as np
 from absl import logging
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from ospiel_ext import lp, policies
 from ospiel_ext.algorithms import cfr, egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames.gadgets import GadgetGame
+from ospiel_ext.arrays import FloatArray
 from ospiel_ext.constraints import BehaviouralLowerBounds
 
-FloatArray = NDArray[np.float64]
 Method = Literal["cfr", "lp", "egt"]
 
 DEFAULT_EPS = 1e-3  # App. B.4, Table 1

@@ -27,12 +27,9 @@ G(I', a'), so the sum is >= 0. The paper has no such construction; this one is o
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities
 from ospiel_ext.algorithms.subgames.cuts import RootSet
-
-FloatArray = NDArray[np.float64]
 
 
 def reach_gifts(q: BlueprintQuantities, root_set: RootSet, player: int) -> dict[str, float]:
