@@ -49,7 +49,7 @@ from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.strategy_sets import sequence_labels
-from ospiel_ext.algorithms.subgames import combine
+from ospiel_ext.algorithms.subgames import combine, ggse
 from ospiel_ext.constraints import sequence_lower_bounds
 
 GOOFSPIEL_5 = (
@@ -66,7 +66,7 @@ GAMES = ("rps_plus", *CASES)
 SHORT = {GOOFSPIEL_5: "goofspiel5", LIARS_DICE: "liars_dice_1_4", "leduc_poker": "leduc"}
 SETS = ("self_generative", "self_generative_unweakened", "bias", "pure")
 SELF_GENERATIVE = {"self_generative": True, "self_generative_unweakened": False}  # weaken?
-SOLVERS = {"lp": "lp", "cfr_plus": "cfr"}
+SOLVERS = ("lp", "cfr_plus")  # of ggse.SOLVER_METHODS
 RPS_EQUILIBRIUM = (0.4, 0.4, 0.2)  # Section 2
 RPS_MAX_K = 4
 GRID_STEP = 0.01
@@ -145,7 +145,7 @@ def _rps_sets(sf, q, limit, subs, solver, checks):
 
     def generate(weaken):
         return dl.self_generative(
-            q, subs, limit, 0, RPS_MAX_K, "unsafe", SOLVERS[solver], _ITERATIONS.value,
+            q, subs, limit, 0, RPS_MAX_K, "unsafe", ggse.SOLVER_METHODS[solver], _ITERATIONS.value,
             weaken=weaken, lp_vertex=_LP_VERTEX.value,
         )  # fmt: skip
 
@@ -185,7 +185,7 @@ def run_rps_plus(checks):
                     q,
                     subs,
                     sub_leaves,
-                    method=SOLVERS[solver],
+                    method=ggse.SOLVER_METHODS[solver],
                     iterations=_ITERATIONS.value,
                     lp_vertex=_LP_VERTEX.value,
                 )
@@ -344,7 +344,7 @@ def _leaf_sets(sf, q, limit, subs, player, solver, max_k):
                 player,
                 max_k,
                 "unsafe",
-                SOLVERS[solver],
+                ggse.SOLVER_METHODS[solver],
                 _ITERATIONS.value,
                 weaken,
                 _LP_VERTEX.value,
@@ -427,7 +427,7 @@ def run_case(game_string, cut_spec, checks, blueprint_cache):
         for solver in _SOLVERS.value:
             case_start = time.perf_counter()
             full = ss.resolve(
-                q, subs, "unsafe", method=SOLVERS[solver], iterations=_ITERATIONS.value
+                q, subs, "unsafe", method=ggse.SOLVER_METHODS[solver], iterations=_ITERATIONS.value
             ).behavioural
             full_e = [combine.player_exploitability(sf, full[i], i, v0) for i in (0, 1)]
             sets = [_leaf_sets(sf, q, limit, subs, i, solver, max(NUM_VALUES)) for i in (0, 1)]
@@ -453,7 +453,7 @@ def run_case(game_string, cut_spec, checks, blueprint_cache):
                             q,
                             subs,
                             leaves.select(range(ki)),
-                            method=SOLVERS[solver],
+                            method=ggse.SOLVER_METHODS[solver],
                             iterations=_ITERATIONS.value,
                             lp_vertex=_LP_VERTEX.value,
                         )

@@ -47,7 +47,7 @@ from absl import app, flags, logging
 from ospiel_ext import cli, evaluate, interrupts, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.subgames import combine, experiment
+from ospiel_ext.algorithms.subgames import combine, experiment, ggse
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
@@ -65,7 +65,7 @@ _GADGET = flags.DEFINE_enum(
     "Gadget below the start of the game (--root other than start).",
 )  # fmt: skip
 _PRIOR = flags.DEFINE_enum("prior", "none", ["none", "uniform", "blueprint"], "GGSE prior.")
-_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "Solver.")
+_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", list(ggse.SOLVER_METHODS), "Solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ / EGT iterations.")
 _VALUES = flags.DEFINE_string("values", "exact", "exact or rollouts:N.")
 _SEED = flags.DEFINE_integer("seed", 0, "Rollout seed.")
@@ -78,8 +78,6 @@ _GAME_VALUE = flags.DEFINE_bool(
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the depth-limited profile here.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
-
-METHODS = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 
 
 def _rollout_samples(spec):
@@ -118,7 +116,7 @@ def _solve_players(sf, q, blueprint, subs, limit, samples, k):
     at_start = _ROOT.value == "start"
     gadget = "unsafe" if at_start else _GADGET.value
     prior = "none" if gadget == "unsafe" else _PRIOR.value
-    method = METHODS[_SOLVER.value]
+    method = ggse.SOLVER_METHODS[_SOLVER.value]
     profile, solved, sizes, stderr, leaves_of = list(blueprint), {}, [], 0.0, {}
     full = None
     with cli.stoppable(_TIME_LIMIT.value) as stop:

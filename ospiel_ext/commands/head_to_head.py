@@ -38,7 +38,7 @@ from absl import app, flags, logging
 from ospiel_ext import cli, sweeps
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import matches
-from ospiel_ext.algorithms.subgames import experiment
+from ospiel_ext.algorithms.subgames import experiment, ggse
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
@@ -57,7 +57,7 @@ _NUM_VALUES = flags.DEFINE_integer(
 _SET = flags.DEFINE_enum(
     "strategy_set", "bias", ["bias", "self_generative"], "Nested bots' strategy set."
 )
-_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "Solver.")
+_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", list(ggse.SOLVER_METHODS), "Solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 500, "CFR+ / EGT iterations per solve.")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the games after this many seconds.")
 _SOLVE_TIME_LIMIT = flags.DEFINE_float(
@@ -66,8 +66,6 @@ _SOLVE_TIME_LIMIT = flags.DEFINE_float(
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _SCHEDULER = sweeps.define_scheduler_flag()
 _WORKERS = sweeps.define_workers_flag()
-
-METHODS = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 
 
 def main(argv):
@@ -88,7 +86,7 @@ def main(argv):
         depth=_DEPTH.value,
         num_values=num_values,
         strategy_set=_SET.value,
-        method=METHODS[_SOLVER.value],
+        method=ggse.SOLVER_METHODS[_SOLVER.value],
         iterations=_ITERATIONS.value,
         time_limit=_SOLVE_TIME_LIMIT.value,
     )

@@ -36,7 +36,7 @@ import numpy as np
 from absl import flags, logging
 
 from ospiel_ext import cli, evaluate, interrupts, policies
-from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, experiment
+from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, experiment, ggse
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _CUT = flags.DEFINE_string(
@@ -47,7 +47,7 @@ _GADGET = flags.DEFINE_enum(
     "gadget", "resolving", ["resolving", "max_margin", "reach_max_margin", "unsafe"], "Gadget."
 )
 _PRIOR = flags.DEFINE_enum("prior", "none", ["none", "uniform", "blueprint"], "GGSE prior.")
-_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "lp", "egt"], "Gadget solver.")
+_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", list(ggse.SOLVER_METHODS), "Gadget solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 5000, "CFR+ / EGT iterations.")
 _EPSILON = flags.DEFINE_float("epsilon", 1e-3, "GGSE tremble size, in (0, 1).")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the resolving after this many s.")
@@ -57,8 +57,6 @@ _GAME_VALUE = flags.DEFINE_bool(
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the resolved profile here.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
-
-METHODS = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 
 
 def _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp):
@@ -98,7 +96,7 @@ def _run(sf):
     blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
     before = blueprints.BlueprintQuantities.compute(sf, blueprint)
     start = time.perf_counter()
-    method = METHODS[_SOLVER.value]
+    method = ggse.SOLVER_METHODS[_SOLVER.value]
     logging.info(
         "resolving %d subgames of %s (%s, prior %s, %s)",
         len(subs), sf.tree.game, _GADGET.value, _PRIOR.value, _SOLVER.value,

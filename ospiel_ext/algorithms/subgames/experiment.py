@@ -48,7 +48,6 @@ TECHNIQUES: tuple[str, ...] = (
 NO_PRIOR = ("resolving/none", "max_margin/none")
 """The techniques whose gadget LP has many optimal solutions (`ggse.LP_VERTICES` picks one)."""
 SOLVERS = ("cfr_plus", "lp", "egt")
-_METHOD: dict[str, ggse.Method] = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
 
 
 def parse_cut(spec: str) -> cuts.Cut:
@@ -192,7 +191,7 @@ def resolve_profile(
     if kind == "optimal_continuation":
         oc = [combine.optimal_continuation(q, p, subs, value0=value0) for p in (0, 1)]
         return (oc[0].behavioural[0], oc[1].behavioural[1]), None
-    method = _METHOD[solver]
+    method = ggse.SOLVER_METHODS[solver]
     resolution = combine.resolve(
         q,
         subs,

@@ -50,6 +50,8 @@ from ospiel_ext.arrays import FloatArray
 from ospiel_ext.constraints import BehaviouralLowerBounds
 
 Method = Literal["cfr", "lp", "egt"]
+SOLVER_METHODS: dict[str, Method] = {"cfr_plus": "cfr", "lp": "lp", "egt": "egt"}
+"""The solver names of the commands and benchmarks (`--solver`, `--solvers`) -> their Method."""
 
 DEFAULT_EPS = 1e-3  # App. B.4, Table 1
 DEFAULT_ITERATIONS = 5000
