@@ -47,7 +47,7 @@ from absl import app, flags, logging
 from ospiel_ext import cli, evaluate, interrupts, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.subgames import combine, experiment, ggse
+from ospiel_ext.algorithms.subgames import combine, cuts, experiment, ggse
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
@@ -157,7 +157,7 @@ def _run(sf, samples):
     subs = (
         dl.start_subgames(sf.tree)
         if _ROOT.value == "start"
-        else ss.subgames(sf.tree, experiment.parse_cut(_ROOT.value))
+        else ss.subgames(sf.tree, cuts.parse_cut(_ROOT.value))
     )
     k = _NUM_VALUES.value or dl.default_num_values(sf, _SET.value)
     q = ss.BlueprintQuantities.compute(sf, blueprint)

@@ -92,7 +92,7 @@ def _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp):
 
 
 def _run(sf):
-    subs = cuts.subgames(sf.tree, experiment.parse_cut(_CUT.value))
+    subs = cuts.subgames(sf.tree, cuts.parse_cut(_CUT.value))
     blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
     before = blueprints.BlueprintQuantities.compute(sf, blueprint)
     start = time.perf_counter()

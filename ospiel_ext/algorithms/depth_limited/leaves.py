@@ -43,7 +43,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import arrays, interrupts, policies, tree_values
 from ospiel_ext import tree as tree_lib
-from ospiel_ext.algorithms.subgames import cuts, experiment
+from ospiel_ext.algorithms.subgames import cuts
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
@@ -101,12 +101,12 @@ ROUND_END = "round_end"
 
 def parse_limit(spec: str) -> cuts.Cut:
     """A depth limit given as text: 'round_end' (`Cut.before_public_chance`: leaves at the
-    chance node that deals the next public card) or a cut of `experiment.parse_cut`
+    chance node that deals the next public card) or a cut of `cuts.parse_cut`
     ('after_moves=K', 'public_chance', 'after_chance_events=K', 'module:function')."""
     if spec == ROUND_END:
         return cuts.Cut.before_public_chance()
     try:
-        return experiment.parse_cut(spec)
+        return cuts.parse_cut(spec)
     except ValueError as e:
         raise ValueError(f"{e}, or {ROUND_END} (a depth limit)") from None
 

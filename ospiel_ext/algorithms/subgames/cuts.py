@@ -27,6 +27,7 @@ games of Section 2.1 need the root information sets refined by every later one).
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Literal, get_args
 
@@ -400,3 +401,24 @@ def public_states(root_set: RootSet, public_key: PublicKey | None = None) -> tup
 def subgames(tree: GameTree, cut: Cut, public_key: PublicKey | None = None) -> tuple[Subgame, ...]:
     """`public_states(find_roots(tree, cut), public_key)`."""
     return public_states(find_roots(tree, cut), public_key)
+
+
+def parse_cut(spec: str) -> Cut:
+    """'after_moves=K', 'public_chance', 'after_chance_events=K' or 'module:function' (a
+    predicate on pyspiel states) as a `Cut`."""
+    if ":" in spec:
+        module_name, _, function = spec.partition(":")
+        try:
+            predicate = getattr(importlib.import_module(module_name), function)
+        except (ImportError, AttributeError) as e:
+            raise ValueError(f"cut {spec!r}: cannot load the predicate: {e}") from None
+        return Cut.where(predicate)
+    name, _, arg = spec.partition("=")
+    if name == "public_chance" and not arg:
+        return Cut.after_public_chance()
+    if name in ("after_moves", "after_chance_events") and arg.isdigit():
+        return Cut(name, int(arg))  # type: ignore[arg-type]
+    raise ValueError(
+        f"unknown cut {spec!r}; cuts: after_moves=K, public_chance, after_chance_events=K, "
+        "module:function"
+    )

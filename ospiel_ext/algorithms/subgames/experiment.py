@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
-import importlib
 import itertools
 import time
 from collections.abc import Callable, Sequence
@@ -50,27 +49,6 @@ NO_PRIOR = ("resolving/none", "max_margin/none")
 SOLVERS = ("cfr_plus", "lp", "egt")
 
 
-def parse_cut(spec: str) -> cuts.Cut:
-    """'after_moves=K', 'public_chance', 'after_chance_events=K' or 'module:function' (a
-    predicate on pyspiel states) as a `Cut`."""
-    if ":" in spec:
-        module_name, _, function = spec.partition(":")
-        try:
-            predicate = getattr(importlib.import_module(module_name), function)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"cut {spec!r}: cannot load the predicate: {e}") from None
-        return cuts.Cut.where(predicate)
-    name, _, arg = spec.partition("=")
-    if name == "public_chance" and not arg:
-        return cuts.Cut.after_public_chance()
-    if name in ("after_moves", "after_chance_events") and arg.isdigit():
-        return cuts.Cut(name, int(arg))  # type: ignore[arg-type]
-    raise ValueError(
-        f"unknown cut {spec!r}; cuts: after_moves=K, public_chance, after_chance_events=K, "
-        "module:function"
-    )
-
-
 def parse_technique(technique: str) -> tuple[str, str]:
     """(gadget kind, prior kind) of a technique name."""
     if technique not in TECHNIQUES:
@@ -85,7 +63,7 @@ class Task:
 
     Attributes:
       game: a pyspiel.load_game string.
-      cut: a `parse_cut` spec.
+      cut: a `cuts.parse_cut` spec.
       blueprint: its label ('cfr:N', 'dirichlet:SEED' or a file name).
       behavioural: the blueprint's behavioural arrays.
       technique: one of `TECHNIQUES`.
@@ -156,7 +134,7 @@ class Record:
 def check_task(task: Task) -> None:
     """ValueError naming the game unless the task's options are valid."""
     parse_technique(task.technique)
-    parse_cut(task.cut)
+    cuts.parse_cut(task.cut)
     if task.solver not in SOLVERS:
         raise ValueError(f"{task.game}: unknown solver {task.solver!r}; solvers: {SOLVERS}")
     if not (np.isfinite(task.eps) and 0 < task.eps < 1):
@@ -211,7 +189,7 @@ def run_task(task: Task) -> Record:
     start = time.perf_counter()
     check_task(task)
     sf = blueprints.full_game(task.game)
-    subs = cuts.subgames(sf.tree, parse_cut(task.cut))
+    subs = cuts.subgames(sf.tree, cuts.parse_cut(task.cut))
     before = blueprints.BlueprintQuantities.compute(sf, task.behavioural)
     value0 = combine.game_value(sf)
     profile, _ = resolve_profile(
