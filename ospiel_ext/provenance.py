@@ -5,7 +5,7 @@
 of the checkout that ran it and the tracked files that differed from it (dirty), the versions of
 Python and of the packages the figures depend on, the UTC date the run started, its wall time
 and the CPUs it could use. A figure in docs/results/ can so be traced to the code that printed
-it, and `benchmarks/results_check.py` reruns the command's quick slice against it.
+it, and `make results-check` (tests/results) reruns a quick slice of the command against it.
 
 The run's start is taken once per process (`start()`, called by `cli.main` before the script
 runs), so that a commit made while a long benchmark runs does not relabel its results.
@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["PACKAGES", "record", "start"]
+__all__ = ["PACKAGES", "record", "start", "versions"]
 
 PACKAGES = ("open_spiel", "numpy", "scipy", "highspy")
 """The packages whose versions a figure depends on (besides Python and this pack)."""
@@ -80,11 +80,15 @@ def _command(argv: Sequence[str]) -> str:
     return shlex.join([*head, *argv[1:]])
 
 
-def _version(package: str) -> str | None:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+def versions() -> dict[str, str | None]:
+    """This environment's version of each of `PACKAGES` (None if it is not installed)."""
+    out: dict[str, str | None] = {}
+    for package in PACKAGES:
+        try:
+            out[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            out[package] = None
+    return out
 
 
 def _cpus() -> int:
@@ -106,7 +110,7 @@ def start(argv: Sequence[str] | None = None) -> None:
         **_code(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
-        **{package: _version(package) for package in PACKAGES},
+        **versions(),
         "cpus": _cpus(),
         "machine": platform.machine(),
     }

@@ -16,18 +16,17 @@ counted as skipped, and the check says so.
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ospiel_ext import provenance
+
 Path = tuple[str, ...]
 
 IGNORED = re.compile(r"seconds|rss|ratio|^provenance$|^command$|^date$")
 """Keys never compared: timings, memory, speed ratios and where the file came from."""
-
-ENVIRONMENT = ("open_spiel", "numpy", "scipy", "highspy")
 
 
 def flatten(
@@ -74,18 +73,12 @@ def flatten(
     return out
 
 
-def same_environment(provenance: Mapping[str, Any] | None) -> bool:
-    """Whether `provenance` names this environment's versions of `ENVIRONMENT`."""
-    if not provenance:
+def same_environment(provenance_record: Mapping[str, Any] | None) -> bool:
+    """Whether a JSON's provenance names this environment's versions of
+    `provenance.PACKAGES`."""
+    if not provenance_record:
         return False
-    for package in ENVIRONMENT:
-        try:
-            here = importlib.metadata.version(package)
-        except importlib.metadata.PackageNotFoundError:
-            here = None
-        if provenance.get(package) != here:
-            return False
-    return True
+    return all(provenance_record.get(p) == v for p, v in provenance.versions().items())
 
 
 def _equal(fresh: Any, committed: Any, atol: float, rtol: float) -> bool:
