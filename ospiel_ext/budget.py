@@ -25,6 +25,7 @@ from ospiel_ext import interrupts
 GIB = 1024**3
 MEMORY_POLL_SECONDS = 0.05
 StopReason = Literal["time_limit", "max_memory", "interrupted"]
+"""The `stops.Early` reasons a budget gives."""
 
 
 def resident_bytes() -> int | None:

@@ -36,10 +36,11 @@ import numpy as np
 from absl import logging
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import evaluate, interrupts, policies, progress
+from ospiel_ext import evaluate, interrupts, policies, progress, stops
 from ospiel_ext.sequence_form import SequenceForm
 
 StopReason = Literal["iterations", "time_limit", "interrupted", "target"]
+"""The `stops.StopReason`s of a run loop."""
 
 
 @runtime_checkable
@@ -106,7 +107,7 @@ class ConvergenceCurve:
 
 
 @dataclasses.dataclass(frozen=True)
-class RunResult:
+class RunResult(stops.Stoppable):
     """What `run` did.
 
     Attributes:
@@ -123,15 +124,6 @@ class RunResult:
     wall_seconds: float
     stop_reason: StopReason
     curve: ConvergenceCurve
-
-    @property
-    def stopped_early(self) -> bool:
-        """True when the time limit or Ctrl-C ended the run before its budget."""
-        return self.stop_reason in ("time_limit", "interrupted")
-
-    @property
-    def interrupted(self) -> bool:
-        return self.stop_reason == "interrupted"
 
 
 class _CurveRecorder:
