@@ -106,7 +106,7 @@ def main(argv):
     print(
         f"{game} ({settings}): "
         f"{result.iterations} iterations in {result.seconds:.1f} s, stopped: "
-        f"{result.stopped}, epsilon {result.certificate.epsilon:.3g}, last trunk "
+        f"{result.stop_reason}, epsilon {result.certificate.epsilon:.3g}, last trunk "
         f"{trace[-1].nodes:,} nodes"
     )
     totals = [sum(getattr(t, k) for t in trace) for k in _PARTS]
@@ -138,7 +138,7 @@ def main(argv):
             "live_lp": _LIVE_LP.value,
             "iterations": result.iterations,
             "seconds": result.seconds,
-            "stopped": result.stopped,
+            "stopped": result.stop_reason,
             "epsilon": result.certificate.epsilon,
             "trace": [
                 {k: round(v, 6) if isinstance(v, float) else v for k, v in vars(t).items()}

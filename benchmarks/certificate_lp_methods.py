@@ -68,20 +68,21 @@ def main(argv):
                 row = {
                     "game": game, "expand_below": below, "variant": variant,
                     "iterations": r.iterations, "seconds": r.seconds, "lp_seconds": r.lp_seconds,
-                    "stopped": r.stopped, "epsilon": r.certificate.epsilon,
+                    "stopped": r.stop_reason, "epsilon": r.certificate.epsilon,
                     "trunk_nodes": nodes, "trunk_infosets": infosets,
                     "trace": [vars(t) for t in r.trace],
                 }  # fmt: skip
                 results.append(row)
                 print(f"{game}@{below} {variant}: {r.iterations} iterations, {r.seconds:.1f} s, "
-                      f"epsilon {r.certificate.epsilon:.3g}, {r.stopped}", flush=True)  # fmt: skip
+                      f"epsilon {r.certificate.epsilon:.3g}, {r.stop_reason}",
+                      flush=True)  # fmt: skip
                 ratio = ""
                 if variant != "simplex" and "simplex" in seconds:
                     ratio = f"{seconds['simplex'] / r.seconds:.2f}"
                 table.append(
                     [game, below, variant, r.iterations, f"{r.seconds:.1f}",
                      f"{r.lp_seconds:.1f}", f"{r.certificate.epsilon:.3g}", f"{nodes:,}",
-                     r.stopped, ratio]
+                     r.stop_reason, ratio]
                 )  # fmt: skip
     print(
         cli.format_table(

@@ -106,7 +106,7 @@ def main(argv):
             "seconds": time.perf_counter() - start,
             "lp_seconds": result.lp_seconds,
             "simplex_iterations": result.simplex_iterations,
-            "stopped": result.stopped,
+            "stopped": result.stop_reason,
             # Section 7: the paper never expanded more than 12 consecutive raises in Leduc
             "max_consecutive_raises": (
                 max_consecutive_raises(cert.trunk) if "limit_leduc_poker" in name else None

@@ -361,7 +361,7 @@ def compact_json(result, tests):
         "wall_seconds": round(result.wall_seconds, 1),
         "tasks": result.total,
         "completed": result.completed,
-        "interrupted": result.interrupted,
+        "interrupted": result.stopped_early,
         "games": {short: game for game, short in SHORT.items()},
         "columns": columns,
         "records": [[_round(getattr(r, c)) for c in columns] for r in result.results],

@@ -98,11 +98,11 @@ def main(argv):
             "game": _GAME.value,
             "settings": dataclasses.asdict(settings),
             "seconds": seconds,
-            "interrupted": result.interrupted,
+            "interrupted": result.stopped_early,
             **fields,
         },
     )
-    if result.interrupted:
+    if result.stopped_early:
         raise SystemExit(cli.INTERRUPTED_EXIT_CODE)
 
 

@@ -2,7 +2,8 @@
 
 Every long computation returns its result so far with a `stop_reason`, one of `StopReason`:
 the reasons of a finished computation (`Finished`) and of one stopped before it finished
-(`Early`). `Stoppable` gives a result the two questions a caller asks of it::
+(`Early`); a command's JSON states it as `stop_reason` and `stopped_early`. `Stoppable` gives
+a result the two questions a caller asks of it::
 
     >>> from ospiel_ext.algorithms import cfr, solver
     >>> result = solver.run(cfr.CFRPlusSolver("kuhn_poker"), iterations=10)
@@ -26,6 +27,9 @@ Finished = Literal[
     "solved",  # every subgame of a cut was resolved
     "completed",  # every task of a sweep ran
     "fixed_point",  # GameShrink reached its fixed point
+    "optimal",  # an LP was solved to optimality
+    "games",  # a match played every game it was asked to
+    "end of input",  # a human player's input ended
 ]
 """The reasons of a computation that ended as it was asked to."""
 

@@ -29,7 +29,7 @@ user of this module.
 `map_tasks(fn, tasks, executor)` submits `fn(task)` for every task, gathers the results in task
 order, logs progress (done / total, elapsed, ETA) through absl logging, stops cleanly on Ctrl-C
 or a `stop()` callable (pending tasks are cancelled, running ones finish, and the finished
-results come back with `interrupted=True`), and turns a task's exception into a `TaskError`
+results come back with `stopped_early` True), and turns a task's exception into a `TaskError`
 naming the task. `fn` must be a module-level function and the tasks and results picklable
 (small frozen dataclasses are ideal: their repr is the task's description); `fn` must take
 every option from its task, never from absl flags, which worker processes do not parse.
@@ -45,8 +45,8 @@ A script adds the flags and runs the sweep like this:
 
     >>> with executor("local") as ex:
     ...     sweep = map_tasks(abs, [-2, 3, -5], ex)
-    >>> sweep.results, sweep.interrupted
-    ((2, 3, 5), False)
+    >>> sweep.results, sweep.stop_reason
+    ((2, 3, 5), 'completed')
 """
 
 from __future__ import annotations
@@ -63,11 +63,11 @@ import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from absl import flags, logging
 
-from ospiel_ext import interrupts
+from ospiel_ext import interrupts, stops
 from ospiel_ext import progress as progress_bars
 
 T = TypeVar("T")
@@ -272,7 +272,7 @@ def define_workers_flag(flag_values: flags.FlagValues = flags.FLAGS) -> flags.Fl
 
 
 @dataclasses.dataclass(frozen=True)
-class SweepResult(Generic[R]):
+class SweepResult(stops.Stoppable, Generic[R]):
     """What `map_tasks` gathered.
 
     Attributes:
@@ -280,14 +280,16 @@ class SweepResult(Generic[R]):
       task_indices: the index in `tasks` of each result (all of range(total) unless
         interrupted; a finished set need not be a prefix, as tasks finish out of order).
       total: the number of tasks.
-      interrupted: True when Ctrl-C or `stop()` ended the sweep before every task ran.
+      stop_reason: 'completed' (every task ran), or 'interrupted' (Ctrl-C, SIGTERM or
+        `stop()`) / 'time_limit' (a deadline of `ospiel_ext.interrupts`) when the sweep
+        ended before every task ran.
       wall_seconds: wall-clock seconds of the sweep.
     """
 
     results: tuple[R, ...]
     task_indices: tuple[int, ...]
     total: int
-    interrupted: bool
+    stop_reason: Literal["completed", "interrupted", "time_limit"]
     wall_seconds: float
 
     @property
@@ -400,7 +402,7 @@ def map_tasks(
     either holds, it cancels the tasks not yet started, passes the signal on to its local
     worker processes (their tasks poll it and return their results so far), waits up to
     `WORKER_GRACE_SECONDS` for the running tasks and returns every finished result with
-    `interrupted=True`. On a serial executor, the check falls between tasks: `stop()` turning
+    `stopped_early` True. On a serial executor, the check falls between tasks: `stop()` turning
     True after k tasks returns exactly k results.
 
     Args:
@@ -466,13 +468,13 @@ def map_tasks(
             except queue.Empty:
                 return
 
-    interrupted = False
+    stop_reason: Literal["completed", "interrupted", "time_limit"] = "completed"
     with interrupts.graceful():
         try:
             submitted = 0
             while len(results) < total:
                 if interrupts.requested() or (stop is not None and stop()):
-                    interrupted = True
+                    stop_reason = interrupts.stop_reason() or "interrupted"
                     break
                 if submitted < total and len(in_flight) < max_in_flight:
                     future = executor.submit(_task, fn, tasks[submitted], sweep_id)
@@ -483,7 +485,7 @@ def map_tasks(
                 else:
                     drain(poll_seconds)
                 progress.log(len(results))
-            if interrupted:
+            if stop_reason != "completed":
                 running = [f for f in in_flight if not f.cancel()]
                 logging.warning(
                     "sweep stopping: %d tasks cancelled, %d handed to workers asked to stop",
@@ -503,5 +505,5 @@ def map_tasks(
     progress.log(len(results), force=True)
     indices = tuple(sorted(results))
     return SweepResult(
-        tuple(results[i] for i in indices), indices, total, interrupted, progress.elapsed()
+        tuple(results[i] for i in indices), indices, total, stop_reason, progress.elapsed()
     )

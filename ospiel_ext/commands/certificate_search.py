@@ -35,12 +35,12 @@ refused, before the search, for an infinite game such as limit_leduc_poker(max_r
 JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0),
 zero_certificate (epsilon <= 1e-12 x the trunk's payoff range, `certificates.ZERO_TOLERANCE`:
 an exact equilibrium up to floating point), value_lower, value_upper, trunk_nodes,
-trunk_infosets, minimal_nodes, minimal_infosets, iterations, seconds, lp_seconds, stopped
+trunk_infosets, minimal_nodes, minimal_infosets, iterations, seconds, lp_seconds, stop_reason
 ('epsilon', 'no pseudoterminal node in support', 'max_nodes', 'max_memory', 'time_limit',
-'interrupted'), verified (true: the certificate was verified from the game before it was
-written; false with --nature_epsilon, whose sampled trunk the game cannot reproduce); with
---nature_epsilon (chance sampled, Section 5) also true_game_epsilon_bound, bound_probability,
-nature_samples_per_chance_node.
+'interrupted'), stopped_early (true for the last four), verified (true: the certificate was
+verified from the game before it was written; false with --nature_epsilon, whose sampled trunk
+the game cannot reproduce); with --nature_epsilon (chance sampled, Section 5) also
+true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
 """
 
 from absl import flags, logging
@@ -120,7 +120,8 @@ def _row(game, result, minimal, nature):
         "iterations": result.iterations,
         "seconds": result.seconds,
         "lp_seconds": result.lp_seconds,
-        "stopped": result.stopped,
+        "stop_reason": result.stop_reason,
+        "stopped_early": result.stopped_early,
         "verified": nature is None,
     }
     if nature is not None:

@@ -32,7 +32,7 @@ import math
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, interrupts, policies
+from ospiel_ext import cli, evaluate, interrupts, policies, stops
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -205,7 +205,7 @@ def main(argv):
             abstract_value=abstract_value,
             abstract_exploitability=cli.clip_rounding(abstract_exploitability),
             exploitability=cli.clip_rounding(exploitability),
-            stopped_early=reason in ("time_limit", "interrupted"),
+            stopped_early=stops.stopped_early(reason),
             stop_reason=reason,
         )
     flat = {k: v for k, v in row.items() if not isinstance(v, dict)}

@@ -29,7 +29,7 @@ written (all of them or none) and the command exits with code 130.
 
 from absl import flags
 
-from ospiel_ext import cli, interrupts, policies
+from ospiel_ext import cli, interrupts, policies, stops
 from ospiel_ext.algorithms import egt
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -162,7 +162,7 @@ def main(argv):
         "perturbed_gap": gap,
         "epsilon": epsilon,
         "epsilon_reached": reached,
-        "stopped_early": reason in ("time_limit", "interrupted"),
+        "stopped_early": stops.stopped_early(reason),
         "stop_reason": reason,
     }
     with cli.outputs():

@@ -19,7 +19,7 @@ why (exit code 1).
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, interrupts, policies
+from ospiel_ext import cli, evaluate, interrupts, policies, stops
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -84,7 +84,7 @@ def main(argv):
         "exploitability": cli.clip_rounding(exploitability),
         "nash_conv": cli.clip_rounding(nash_conv),
         "seconds": seconds,
-        "stopped_early": reason in ("time_limit", "interrupted"),
+        "stopped_early": stops.stopped_early(reason),
         "stop_reason": reason,
     }
     print(cli.format_table(list(row), [list(row.values())]))

@@ -627,7 +627,7 @@ def test_sigint_certificate_search(server, tmp_path, lp_flags):
     )
     assert result.returncode == 130, result.stderr
     row = json.loads(out.read_text())
-    assert row["stopped"] == "interrupted"
+    assert row["stop_reason"] == "interrupted" and row["stopped_early"]
     verified = server.run(
         _script("verify_certificate.py"), f"--game={game}", f"--certificate={cert}"
     )

@@ -38,7 +38,7 @@ from absl import logging
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import interrupts, lp, policies, progress
+from ospiel_ext import interrupts, lp, policies, progress, stops
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
 from ospiel_ext.arrays import FloatArray
@@ -299,6 +299,7 @@ SearchStop = Literal[
     "time_limit",
     "interrupted",
 ]
+"""The `stops.StopReason`s of the certificate search."""
 DEFAULT_MAX_TRUNK_NODES = 5_000_000
 """Trunk node cap of `search` when none is given (`tree.NO_NODE_CAP` removes it). A trunk
 node costs more than a compiled one (every pseudoterminal leaf keeps its pyspiel state):
@@ -306,7 +307,7 @@ Goofspiel trunks of 1.7 million nodes took about 3 GB here."""
 
 
 @dataclasses.dataclass(frozen=True)
-class SearchResult:
+class SearchResult(stops.Stoppable):
     """The best certificate found and the run's statistics.
 
     Attributes:
@@ -314,7 +315,7 @@ class SearchResult:
         if the run stopped before any trunk LP was solved).
       iterations: iterations of Algorithm 6.7 begun.
       seconds, lp_seconds: wall-clock seconds of the run, and of HiGHS.
-      stopped: why the run ended (`SearchStop`).
+      stop_reason: why the run ended (`SearchStop`).
       simplex_iterations: HiGHS's, summed.
       trace: one `IterationCost` per iteration.
       peak_memory: the largest resident memory seen (bytes; 0 unless `max_memory` was set).
@@ -324,7 +325,7 @@ class SearchResult:
     iterations: int
     seconds: float
     lp_seconds: float
-    stopped: SearchStop
+    stop_reason: SearchStop
     simplex_iterations: int = 0
     trace: tuple[IterationCost, ...] = ()
     peak_memory: int = 0
@@ -503,7 +504,7 @@ def _search(
         iterations=iteration,
         seconds=budget.elapsed(),
         lp_seconds=lp_seconds,
-        stopped=reason,
+        stop_reason=reason,
         simplex_iterations=simplex,
         trace=tuple(trace),
         peak_memory=budget.peak_memory,

@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, evaluate, interrupts, lp, policies
+from ospiel_ext import arrays, evaluate, interrupts, lp, policies, stops
 from ospiel_ext.algorithms.subgames import batch as batch_lib
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities
@@ -103,7 +103,7 @@ def restrict(
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class Resolution:
+class Resolution(stops.Stoppable):
     """Every subgame of a cut resolved with one technique.
 
     Attributes:

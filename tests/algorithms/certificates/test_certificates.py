@@ -71,7 +71,7 @@ def test_zero_certificates_export_equilibria(game, value, expand_below, lp_metho
         game, expand_below=expand_below, lp_method=lp_method, live_lp=live_lp
     )
     cert = result.certificate
-    assert result.stopped == "epsilon" and cert.epsilon < 1e-9
+    assert result.stop_reason == "epsilon" and cert.epsilon < 1e-9
     assert cert.value_lower == pytest.approx(value, abs=1e-9)
     pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
     # Def 6.2 epsilon bounds NashConv; OpenSpiel's exploitability is NashConv / 2.
@@ -112,7 +112,7 @@ def test_verify_on_a_full_tree_is_nash_conv():
 
 def test_budget_returns_the_best_certificate_so_far():
     result = certificates.search("sequential_goofspiel(num_cards=4)", max_nodes=200)
-    assert result.stopped == "max_nodes"
+    assert result.stop_reason == "max_nodes"
     assert result.certificate.trunk.num_nodes <= 200
     assert result.certificate.epsilon > 0
 
@@ -124,7 +124,7 @@ def test_zero_certificate_tolerance_is_relative_to_the_payoff_range():
     cert = result.certificate
     assert cert.payoff_range == pytest.approx(20.0)
     assert cert.zero_tolerance == pytest.approx(20.0 * certificates.ZERO_TOLERANCE)
-    assert cert.is_zero and result.stopped == "epsilon"
+    assert cert.is_zero and result.stop_reason == "epsilon"
     early = certificates.search(
         "sequential_goofspiel(num_cards=4,info=perfect)", max_nodes=200
     ).certificate
@@ -136,7 +136,7 @@ def test_expanding_below_respects_the_node_budget():
         result = certificates.search(
             "sequential_goofspiel(num_cards=4)", max_nodes=300, expand_below=below
         )
-        assert result.stopped == "max_nodes"
+        assert result.stop_reason == "max_nodes"
         assert max(t.nodes for t in result.trace) <= 300
         # each non-final iteration expanded its support leaves and some children below them
         assert all(t.expanded > 0 for t in result.trace[:-1])
@@ -207,7 +207,7 @@ def test_unbounded_leduc_reaches_a_zero_certificate(ranks):
     # Section 6.4 / Theorem 6.12: the infinite game is solved exactly by a finite trunk.
     result = certificates.search(f"limit_leduc_poker(num_ranks={ranks},max_raises=-1)")
     cert = result.certificate
-    assert result.stopped == "epsilon" and cert.epsilon < 1e-9
+    assert result.stop_reason == "epsilon" and cert.epsilon < 1e-9
     most = max_consecutive_raises(cert.trunk)
     # Independent check: the trunk is also a trunk of the finite game with one raise more per
     # round than was ever expanded (same rules below that cap, tighter bounds), so the
@@ -328,12 +328,12 @@ def test_budgets_are_checked_inside_an_iteration():
     """go_fish's trunk grows by chance nodes only (no information set for thousands of
     nodes): the node and memory budgets stop it inside the expansion."""
     by_nodes = certificates.search("go_fish", max_nodes=3000)
-    assert by_nodes.stopped == "max_nodes" and by_nodes.certificate.trunk.num_nodes <= 3000
+    assert by_nodes.stop_reason == "max_nodes" and by_nodes.certificate.trunk.num_nodes <= 3000
     by_memory = certificates.search("go_fish", max_memory=1)
-    assert by_memory.stopped == "max_memory" and by_memory.iterations == 1
+    assert by_memory.stop_reason == "max_memory" and by_memory.iterations == 1
     assert by_memory.peak_memory > 1
     timed = certificates.search("go_fish", time_limit=1e-6)
-    assert timed.stopped == "time_limit" and timed.iterations == 1
+    assert timed.stop_reason == "time_limit" and timed.iterations == 1
 
 
 def test_the_default_node_cap_is_finite():
