@@ -11,8 +11,8 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-import ospiel_ext.games
 from ospiel_ext import policies
+from ospiel_ext.algorithms.certificates import trunks
 from ospiel_ext.algorithms.solver import Solver
 from ospiel_ext.sequence_form import SequenceForm
 from ospiel_ext.tree import GameTree
@@ -113,7 +113,7 @@ def check_game(game_string, max_bound_checks=2000, seed=0):
     if len(nodes) > max_bound_checks:
         nodes = np.random.default_rng(seed).choice(nodes, max_bound_checks, replace=False)
     for node in nodes:
-        b_lo, b_hi = ospiel_ext.games.utility_bounds(tree.state(int(node)))
+        b_lo, b_hi = trunks.utility_bounds(tree.state(int(node)))
         assert b_lo <= lo[node] + 1e-9 and hi[node] <= b_hi + 1e-9, (node, b_lo, b_hi)
     return game, tree
 

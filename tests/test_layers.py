@@ -1,6 +1,7 @@
 """The layers of the package (issue 35, items 1-2): no module of `ospiel_ext` outside `cli`,
-`commands` and `__main__` imports them, importing every library module defines no absl flag,
-and the shared array type aliases are defined in one module each."""
+`commands` and `__main__` imports them, importing every library module defines no absl flag and
+registers no game (only `import ospiel_ext.games` registers ours, as `open_spiel.python.games`
+does OpenSpiel's), and the shared array type aliases are defined in one module each."""
 
 import ast
 import os
@@ -12,6 +13,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "ospiel_ext")
 COMMAND_LINE = ("ospiel_ext.cli", "ospiel_ext.commands", "ospiel_ext.__main__")
+GAMES = "ospiel_ext.games"
 
 
 def _library_modules():
@@ -56,15 +58,31 @@ def test_library_module_does_not_import_the_command_line(module, path):
     assert not bad, f"{module} imports {bad}: the library must not import the command line"
 
 
-def test_importing_the_library_defines_no_absl_flag():
+@pytest.mark.parametrize("module, path", LIBRARY, ids=[m for m, _ in LIBRARY])
+def test_only_the_games_package_imports_the_games(module, path):
+    if module.startswith(GAMES):
+        return
+    bad = sorted({m for m in _imported(path, module) if m == GAMES or m.startswith(GAMES + ".")})
+    assert not bad, f"{module} imports {bad}: importing it would register our games"
+
+
+def test_importing_the_library_defines_no_absl_flag_and_registers_no_game():
+    outside_games = [m for m, _ in LIBRARY if not m.startswith(GAMES)]
     code = (
         "import importlib, sys\n"
+        "import pyspiel\n"
+        "import open_spiel.python.games\n"  # OpenSpiel's policy module registers its own
         "from absl import flags\n"
-        f"for m in {[m for m, _ in LIBRARY]!r}: importlib.import_module(m)\n"
+        "before = set(pyspiel.registered_names())\n"
+        f"for m in {outside_games!r}: importlib.import_module(m)\n"
         "assert 'ospiel_ext.cli' not in sys.modules, 'the command line was imported'\n"
+        "assert 'ospiel_ext.games' not in sys.modules, 'the games package was imported'\n"
+        "assert set(pyspiel.registered_names()) == before, 'a game was registered'\n"
         "ours = {k: [f.name for f in v] for k, v in flags.FLAGS.flags_by_module_dict().items()"
         " if k.startswith('ospiel_ext')}\n"
         "assert not ours, ours\n"
+        "import ospiel_ext.games\n"  # the test can fail: this import registers
+        "assert 'limit_leduc_poker' in set(pyspiel.registered_names()) - before\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300

@@ -3,8 +3,8 @@ r"""Find an epsilon-certificate of a black-box game (certificates paper, Algorit
   ospiel-ext certify --game="sequential_goofspiel(num_cards=4)" --epsilon=0 \
       --certificate_out=/tmp/g4.cert.json --policy_out=/tmp/g4.policy.json
 
-The game is explored through pyspiel states and ospiel_ext.games.utility_bounds only; the
-whole game is never expanded, but every trunk is checked for what the algorithm assumes (two
+The game is explored through pyspiel states and the bound oracle (trunks.utility_bounds) only;
+the whole game is never expanded, but every trunk is checked for what the algorithm assumes (two
 players, zero-sum, perfect recall on the part expanded), as the other commands check the
 whole game. A progress bar shows the iterations (--verbose: a line per iteration and per
 HiGHS run). --max_nodes (trunk nodes), --max_memory_gb, --time_limit (HiGHS included),

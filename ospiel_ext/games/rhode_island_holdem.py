@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import pyspiel
 
+from ospiel_ext import poker_hands
 from ospiel_ext.games import _betting, _common
 
 _DEFAULTS = {
@@ -52,33 +53,6 @@ _DEFAULTS = {
 }
 _GAME_TYPE = _common.game_type("rhode_island_holdem", "Rhode Island Hold'em", _DEFAULTS)
 _NUM_ROUNDS = 3
-
-
-def hand_value(
-    cards: tuple[int, int, int], num_suits: int, num_ranks: int, ace_low: bool
-) -> tuple[int, ...]:
-    """A comparable value of a three-card hand (larger is better): (category, ranks...) with
-    categories 5 straight flush, 4 three of a kind, 3 straight, 2 flush, 1 pair, 0 high card
-    (module docstring; `ace_low`: Ace-two-three is a straight whose high card is the three)."""
-    ranks = sorted((c // num_suits for c in cards), reverse=True)
-    flush = len({c % num_suits for c in cards}) == 1
-    high = -1  # the straight's high card, -1 if none
-    if ranks[0] - ranks[1] == 1 and ranks[1] - ranks[2] == 1:
-        high = ranks[0]  # the higher reading when Ace-two-three also applies (3 ranks)
-    elif ace_low and num_ranks >= 3 and ranks == [num_ranks - 1, 1, 0]:
-        high = 1
-    if high >= 0 and flush:
-        return (5, high)
-    if ranks[0] == ranks[2]:
-        return (4, ranks[0])
-    if high >= 0:
-        return (3, high)
-    if flush:
-        return (2, *ranks)
-    if ranks[0] == ranks[1] or ranks[1] == ranks[2]:
-        pair, kicker = (ranks[1], ranks[2]) if ranks[0] == ranks[1] else (ranks[1], ranks[0])
-        return (1, pair, kicker)
-    return (0, *ranks)
 
 
 class RhodeIslandHoldemGame(_common.Game):
@@ -184,7 +158,9 @@ class RhodeIslandHoldemState(_common.State):
             return _betting.fold_returns(self.pot, self.folded)
         flop, turn = self.cards[2], self.cards[3]
         v0, v1 = (
-            hand_value((self.cards[p], flop, turn), self._suits, self._ranks, self._ace_low)
+            poker_hands.three_card_value(
+                (self.cards[p], flop, turn), self._suits, self._ranks, self._ace_low
+            )
             for p in (0, 1)
         )
         return _betting.showdown_returns(self.pot, 0 if v0 > v1 else 1 if v1 > v0 else -1)

@@ -9,7 +9,7 @@ import pytest
 from conftest import LEDUC_VALUE, check_game
 
 from ospiel_ext import lp, sequence_form
-from ospiel_ext.games.rhode_island_holdem import hand_value
+from ospiel_ext.poker_hands import three_card_value
 from ospiel_ext.tree import GameTree
 
 SMALL_INSTANCES = [
@@ -201,7 +201,7 @@ RI_ORDER_ACE_LOW = [
 
 def _check_order(order: list[list[str]], num_suits: int, num_ranks: int, ace_low: bool):
     values = [
-        [hand_value(_ri_hand(h, num_suits), num_suits, num_ranks, ace_low) for h in line]
+        [three_card_value(_ri_hand(h, num_suits), num_suits, num_ranks, ace_low) for h in line]
         for line in order
     ]
     for line, vs in zip(order, values):
@@ -231,11 +231,11 @@ def test_rhode_island_ace_is_the_top_rank_of_a_small_deck():
     higher reading) either way; with 2 ranks there are no straights."""
     order4 = [["5c 4d 3h"], ["4c 3d 2h"], ["5c 2d 3h", "2s 3c 5d"], ["5c 4c 2c"], ["5c 5d 4h"]]
     _check_order(order4, 4, 4, ace_low=True)
-    assert hand_value(_ri_hand("5c 2d 3h"), 4, 4, ace_low=False) == (0, 3, 1, 0)
+    assert three_card_value(_ri_hand("5c 2d 3h"), 4, 4, ace_low=False) == (0, 3, 1, 0)
     for ace_low in (True, False):
-        assert hand_value(_ri_hand("4c 3d 2h"), 4, 3, ace_low) == (3, 2)
-        assert hand_value(_ri_hand("4c 3c 2c"), 4, 3, ace_low) == (5, 2)
-        assert hand_value(_ri_hand("3c 3d 2h"), 4, 2, ace_low) == (1, 1, 0)
+        assert three_card_value(_ri_hand("4c 3d 2h"), 4, 3, ace_low) == (3, 2)
+        assert three_card_value(_ri_hand("4c 3c 2c"), 4, 3, ace_low) == (5, 2)
+        assert three_card_value(_ri_hand("3c 3d 2h"), 4, 2, ace_low) == (1, 1, 0)
 
 
 @pytest.mark.parametrize("ace_low, straight_flushes", [(True, 48), (False, 44)])
@@ -246,7 +246,7 @@ def test_rhode_island_hand_probabilities_of_gilpins_table(ace_low, straight_flus
     0.03258, flush 0.04959, pair 0.16941, high card 0.74389. Only the ace-low rule gives them
     (12 straights per suit pattern; ace high only: 11, straight flush 44 / 22,100 = 0.00199)."""
     counts = collections.Counter(
-        hand_value(h, 4, 13, ace_low)[0] for h in itertools.combinations(range(52), 3)
+        three_card_value(h, 4, 13, ace_low)[0] for h in itertools.combinations(range(52), 3)
     )
     assert sum(counts.values()) == 22_100 and counts[5] == straight_flushes
     published = {5: 0.00217, 4: 0.00235, 3: 0.03258, 2: 0.04959, 1: 0.16941, 0: 0.74389}

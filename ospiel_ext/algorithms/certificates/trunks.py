@@ -3,9 +3,9 @@ Black-Box Extensive-Form Games", AAAI 2021, Defs 3.1 and 3.3, Section 5).
 
 A trunk is a GameTree grown from the root by expanding nodes on demand; a leaf that is not
 terminal is pseudoterminal and carries the bound oracle's interval [lo, hi] on player 0's
-utility (`ospiel_ext.games.utility_bounds`). The game is only touched through pyspiel states:
-current_player, legal_actions, chance_outcomes (or samples of them), child, is_terminal,
-returns, information_state_string, and the oracle.
+utility (`utility_bounds`, the black-box oracle of Section 5). The game is only touched through
+pyspiel states: current_player, legal_actions, chance_outcomes (or samples of them), child,
+is_terminal, returns, information_state_string, and the oracle.
 """
 
 from __future__ import annotations
@@ -15,15 +15,30 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
-import ospiel_ext.games
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.tree import GameTree, TreeBuilder
 
 Bounds = Callable[[pyspiel.State], tuple[float, float]]
 
 
-def _default_bounds(state: pyspiel.State) -> tuple[float, float]:
-    return ospiel_ext.games.utility_bounds(state)
+def utility_bounds(state: pyspiel.State) -> tuple[float, float]:
+    """(lo, hi) with lo <= u_0(z) <= hi for every terminal z below `state`: the bound oracle.
+
+    A state that defines `utility_bounds()` gives its own, game-specific bound (our games of
+    `ospiel_ext.games` do, e.g. Goofspiel: points won so far plus or minus the prizes left,
+    exact in the last round; limit Leduc: a fold settles the money, unlimited raises make the
+    bound infinite); any other game gives `game.min_utility(), game.max_utility()`, and a
+    terminal state its return.
+    """
+    own = getattr(state, "utility_bounds", None)
+    if callable(own):
+        lo, hi = own()
+        return float(lo), float(hi)
+    if state.is_terminal():
+        r = state.returns()[0]
+        return r, r
+    game = state.get_game()
+    return game.min_utility(), game.max_utility()
 
 
 class Trunk:
@@ -43,7 +58,7 @@ class Trunk:
         self.game = tree_lib.load(game)
         self.nature = nature
         tree_lib.check_two_player_zero_sum(self.game)
-        self.bounds = bounds or _default_bounds
+        self.bounds = bounds or utility_bounds
         self.builder = TreeBuilder(
             name=f"trunk of {self.game}", game=self.game, utility_sum=self.game.utility_sum()
         )

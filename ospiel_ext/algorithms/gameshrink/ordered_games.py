@@ -32,10 +32,9 @@ import numpy as np
 import pyspiel
 from numpy.typing import NDArray
 
+from ospiel_ext import poker_hands
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.arrays import IntArray
-from ospiel_ext.games import poker_hands
-from ospiel_ext.games import rhode_island_holdem as rih
 
 PUBLIC = -1
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -392,13 +391,14 @@ def colex_index(subsets: IntArray) -> IntArray:
 
 
 def _rhode_island(game: pyspiel.Game) -> OrderedGame:
-    """Hands ranked by the game's own `rhode_island_holdem.hand_value` (its `ace_low` rule)."""
+    """Hands ranked by the game's own `poker_hands.three_card_value` (its `ace_low` rule)."""
     n, suits = game.num_ranks * game.num_suits, game.num_suits
     # Strength of every 3-card set, stored under each ordering of its cards (a, b, c) at
     # (a * n + b) * n + c, so that a hand needs no sorting.
     sets = np.array(list(itertools.combinations(range(n), 3)), dtype=np.int64)
     values = [
-        rih.hand_value((a, b, c), suits, game.num_ranks, game.ace_low) for a, b, c in sets.tolist()
+        poker_hands.three_card_value((a, b, c), suits, game.num_ranks, game.ace_low)
+        for a, b, c in sets.tolist()
     ]
     order = {v: i for i, v in enumerate(sorted(set(values)))}
     ranks = np.array([order[v] for v in values], dtype=np.int32)
@@ -471,8 +471,6 @@ def describe(game: pyspiel.Game | str) -> OrderedGame:
     Raises:
       ValueError: the game is not two-player zero-sum, or has no description here.
     """
-    import ospiel_ext.games  # noqa: F401  (registers limit_leduc_poker, rhode_island_holdem)
-
     game = tree_lib.load(game)
     tree_lib.check_two_player_zero_sum(game)
     name = game.get_type().short_name

@@ -4,8 +4,8 @@ of OpenSpiel's universal_poker (the ACPC evaluator)."""
 import numpy as np
 import pytest
 
+from ospiel_ext import poker_hands
 from ospiel_ext.algorithms.gameshrink import ordered_games as og_lib
-from ospiel_ext.games import poker_hands
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

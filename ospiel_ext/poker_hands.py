@@ -1,4 +1,6 @@
-"""Vectorised poker hand values: the best five cards of each hand, in the standard order
+"""Poker hand values, shared by our poker games and GameShrink's ordered-signals descriptions.
+
+`hand_values`: vectorised values of the best five cards of each hand, in the standard order
 (high card < pair < two pair < trips < straight < flush < full house < quads < straight flush),
 which is the order of the ACPC server's `rankHand` that OpenSpiel's universal_poker uses at a
 showdown, for decks of `num_ranks` <= 13 ranks (2, 3, ... upwards) and `num_suits` <= 4 suits.
@@ -7,6 +9,8 @@ Cards are ids rank * num_suits + suit (universal_poker's chance actions). Hands 
 five cards are ranked by what they hold (no straights or flushes); ties between hands of one
 category break on the ranks of the category and then the kickers, as in poker. The wheel
 (A-2-3-4-5) is a straight only with all 13 ranks (it needs the ace).
+
+`three_card_value`: the value of a three-card Rhode Island Hold'em hand.
 """
 
 from __future__ import annotations
@@ -88,3 +92,31 @@ def hand_values(cards: IntArray, num_ranks: int, num_suits: int) -> IntArray:
         top = np.where(flush, _straight_top(suited), none)
         candidates.append(np.where(top >= 0, _key(STRAIGHT_FLUSH, [top]), -1))
     return np.max(np.column_stack(candidates), axis=1)
+
+
+def three_card_value(
+    cards: tuple[int, int, int], num_suits: int, num_ranks: int, ace_low: bool
+) -> tuple[int, ...]:
+    """A comparable value of a three-card Rhode Island Hold'em hand (larger is better):
+    (category, ranks...) with categories 5 straight flush, 4 three of a kind, 3 straight,
+    2 flush, 1 pair, 0 high card (the rules: `ospiel_ext.games.rhode_island_holdem`; `ace_low`:
+    Ace-two-three is a straight whose high card is the three)."""
+    ranks = sorted((c // num_suits for c in cards), reverse=True)
+    flush = len({c % num_suits for c in cards}) == 1
+    high = -1  # the straight's high card, -1 if none
+    if ranks[0] - ranks[1] == 1 and ranks[1] - ranks[2] == 1:
+        high = ranks[0]  # the higher reading when Ace-two-three also applies (3 ranks)
+    elif ace_low and num_ranks >= 3 and ranks == [num_ranks - 1, 1, 0]:
+        high = 1
+    if high >= 0 and flush:
+        return (5, high)
+    if ranks[0] == ranks[2]:
+        return (4, ranks[0])
+    if high >= 0:
+        return (3, high)
+    if flush:
+        return (2, *ranks)
+    if ranks[0] == ranks[1] or ranks[1] == ranks[2]:
+        pair, kicker = (ranks[1], ranks[2]) if ranks[0] == ranks[1] else (ranks[1], ranks[0])
+        return (1, pair, kicker)
+    return (0, *ranks)
