@@ -32,9 +32,13 @@ Worker processes of a sweep call `install_in_worker()`: there every signal only 
 which the task polls to return its result so far (`ospiel_ext.sweeps` forwards the parent's
 signal to its workers).
 
+    >>> from ospiel_ext import interrupts
+    >>> steps = []
     >>> with interrupts.graceful():
-    ...     while not interrupts.requested() and not done():
-    ...         step()
+    ...     while not interrupts.requested() and len(steps) < 3:
+    ...         steps.append(len(steps))  # one step of the computation
+    >>> steps, interrupts.stop_reason()
+    ([0, 1, 2], None)
 """
 
 from __future__ import annotations

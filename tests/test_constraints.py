@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 import scipy.optimize
-from conftest import KUHN_VALUE, perturbed_lp_value
+from helpers import KUHN_VALUE, perturbed_lp_value
 
 from ospiel_ext import constraints, lp, sequence_form
 from ospiel_ext.algorithms import cfr, egt

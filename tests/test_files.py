@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import FULL, NULL, memory_device
+from helpers import FULL, NULL, memory_device
 
 from ospiel_ext import files, policies
 from ospiel_ext.algorithms import certificates

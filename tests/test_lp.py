@@ -10,7 +10,7 @@ import pyspiel
 import pytest
 import scipy.sparse as sp
 from absl import logging
-from conftest import KUHN_VALUE, LEDUC_VALUE
+from helpers import KUHN_VALUE, LEDUC_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, highs, highs_run, lp, policies, sequence_form

@@ -8,7 +8,7 @@ import sys
 
 import pyspiel
 import pytest
-from conftest import LEDUC_VALUE
+from helpers import LEDUC_VALUE
 
 from ospiel_ext import lp, progress, sequence_form
 from ospiel_ext.algorithms import cfr

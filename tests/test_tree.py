@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pyspiel
 import pytest
-from conftest import subtree_utility_range
+from helpers import subtree_utility_range
 
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.certificates.trunks import Trunk

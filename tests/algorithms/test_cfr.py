@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pyspiel
 import pytest
-from conftest import KUHN_VALUE, check_solver, perturbed_lp_value
+from helpers import KUHN_VALUE, check_solver, perturbed_lp_value
 from open_spiel.python.algorithms import cfr as os_cfr
 from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 from open_spiel.python.algorithms import exploitability as os_exploitability

@@ -3,7 +3,7 @@
 import numpy as np
 import pyspiel
 import pytest
-from conftest import KUHN_VALUE, check_solver, perturbed_lp_value
+from helpers import KUHN_VALUE, check_solver, perturbed_lp_value
 
 from ospiel_ext import evaluate, sequence_form
 from ospiel_ext.algorithms import egt

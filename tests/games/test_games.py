@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pyspiel
 import pytest
-from conftest import LEDUC_VALUE, check_game
+from helpers import LEDUC_VALUE, check_game
 
 from ospiel_ext import lp, sequence_form
 from ospiel_ext.poker_hands import three_card_value

@@ -10,7 +10,7 @@ import sys
 
 import pyspiel
 import pytest
-from conftest import KUHN_VALUE
+from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 

@@ -19,7 +19,7 @@ import sys
 import time
 
 import pytest
-from conftest import FULL, NULL, memory_device
+from helpers import FULL, NULL, memory_device
 from test_bad_input import (
     BASE,
     ROOT,

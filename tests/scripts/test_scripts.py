@@ -9,7 +9,7 @@ import time
 
 import pyspiel
 import pytest
-from conftest import KUHN_VALUE
+from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies

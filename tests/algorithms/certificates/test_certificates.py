@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pyspiel
 import pytest
-from conftest import KUHN_VALUE
+from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, policies, sequence_form

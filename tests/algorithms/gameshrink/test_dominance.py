@@ -6,7 +6,7 @@ import numpy as np
 import pyspiel
 import pytest
 import scipy.sparse as sp
-from conftest import KUHN_VALUE
+from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability
 
 from ospiel_ext import lp, policies

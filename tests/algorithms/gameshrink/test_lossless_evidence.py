@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import LEDUC_VALUE
+from helpers import LEDUC_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, lp

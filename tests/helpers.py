@@ -1,0 +1,120 @@
+"""Shared test games, reference values and API checks (STYLE.md: one check_game / check_solver
+for all tests), imported by the tests as `from helpers import ...`; conftest.py keeps only
+pytest's fixtures and set-up."""
+
+import inspect
+import os
+import stat
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import exploitability as os_exploitability
+
+from ospiel_ext import policies
+from ospiel_ext.algorithms.certificates import trunks
+from ospiel_ext.algorithms.solver import Solver
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.tree import GameTree
+
+GOOFSPIEL_4 = (
+    "turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=True,"
+    "points_order=descending))"
+)
+
+# The games the foundation must agree with OpenSpiel on (issue 2).
+SMALL_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice(numdice=1,dice_sides=4)", GOOFSPIEL_4]
+
+KUHN_VALUE = -1.0 / 18.0  # player 0's value of Kuhn poker (theory)
+FULL, NULL = 7, 3  # minor numbers of /dev/full and /dev/null (major 1)
+LEDUC_VALUE = -0.0856064  # player 0's value of Leduc poker (DESIGN.md reference)
+
+
+def check_solver(solver_cls, game, iterations=10, **kwargs):
+    """Every solver: the `Solver` protocol (OpenSpiel's shape plus the array views), fresh
+    TabularPolicy objects, valid distributions, exploitability as OpenSpiel computes it, and
+    the keyword `max_nodes` refusing a game that is too large."""
+    solver = solver_cls(game, **kwargs)
+    assert isinstance(solver, Solver)
+    assert solver.iteration == 0
+    start = solver.traversals
+    for _ in range(iterations):
+        solver.evaluate_and_update_policy()
+    assert solver.iteration == iterations and solver.traversals > start
+    sf = solver.sequence_form
+    assert isinstance(sf, SequenceForm)
+    average = solver.average_behavioural()
+    assert [len(b) for b in average] == [tp.num_sequences for tp in sf.treeplexes]
+    for make in (solver.current_policy, solver.average_policy):
+        first, second = make(), make()
+        assert isinstance(first, policy_lib.TabularPolicy)
+        assert first is not second
+        first.action_probability_array[:] = 0.0  # mutating one leaves the solver intact
+        probs = second.action_probability_array
+        mask = second.legal_actions_mask.astype(bool)
+        np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
+        assert np.all(probs[~mask] == 0.0)
+        assert np.all(probs >= 0.0)
+        os_exploitability.exploitability(game, second)  # OpenSpiel accepts it
+    np.testing.assert_allclose(
+        policies.layout(sf).to_tabular(average).action_probability_array,
+        solver.average_policy().action_probability_array,
+        atol=1e-12,
+    )
+    assert solver.exploitability() == pytest.approx(
+        os_exploitability.exploitability(game, solver.average_policy()), abs=1e-9
+    )
+    assert (
+        inspect.signature(solver_cls).parameters["max_nodes"].kind == inspect.Parameter.KEYWORD_ONLY
+    )
+    with pytest.raises(ValueError, match="max_nodes=1"):
+        solver_cls(game, max_nodes=1, **kwargs)
+    return solver
+
+
+def perturbed_lp_value(sf, xi):
+    """Value of the game where both players' behavioural strategies are bounded below by xi
+    (the xi-perturbed treeplexes), by the sequence-form LP: an independent reference."""
+    from ospiel_ext import lp
+
+    cons = [lp.behavioural_lower_bounds(tp, xi) for tp in sf.treeplexes]
+    return lp.solve(sf, own_constraints=cons[0], opponent_constraints=cons[1]).value
+
+
+def subtree_utility_range(tree):
+    """Min and max of player 0's leaf utility below every node (independent bottom-up pass)."""
+    lo = np.where(tree.is_leaf, tree.lo, np.inf)
+    hi = np.where(tree.is_leaf, tree.hi, -np.inf)
+    for d in range(int(tree.depth.max()), 0, -1):
+        nodes = np.flatnonzero(tree.depth == d)
+        np.minimum.at(lo, tree.parent[nodes], lo[nodes])
+        np.maximum.at(hi, tree.parent[nodes], hi[nodes])
+    return lo, hi
+
+
+def check_game(game_string, max_bound_checks=2000, seed=0):
+    """Every game: random simulation, a perfect-recall compile, and sound utility bounds."""
+    game = pyspiel.load_game(game_string)
+    pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
+    tree = GameTree.from_game(game)
+    lo, hi = subtree_utility_range(tree)
+    nodes = np.arange(tree.num_nodes)
+    if len(nodes) > max_bound_checks:
+        nodes = np.random.default_rng(seed).choice(nodes, max_bound_checks, replace=False)
+    for node in nodes:
+        b_lo, b_hi = trunks.utility_bounds(tree.state(int(node)))
+        assert b_lo <= lo[node] + 1e-9 and hi[node] <= b_hi + 1e-9, (node, b_lo, b_hi)
+    return game, tree
+
+
+def memory_device(directory, name: str, minor: int) -> str:
+    """A private copy of the memory device (1, minor) in `directory` where mknod is allowed
+    (root), else the system's own (/dev/full, /dev/null), which a user who may not mknod
+    cannot replace either: an output test never risks the machine's device nodes."""
+    path = os.path.join(directory, name)
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    except OSError:
+        return {FULL: "/dev/full", NULL: "/dev/null"}[minor]
+    return path
