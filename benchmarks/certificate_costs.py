@@ -32,9 +32,6 @@ _EXPAND_BELOW = flags.DEFINE_integer(
 _LP_METHOD = flags.DEFINE_enum(
     "lp_method", "simplex", list(highs.METHODS), "HiGHS's algorithm for the trunk LPs."
 )
-_LIVE_LP = flags.DEFINE_boolean(
-    "live_lp", False, "One HiGHS model per LP kept across iterations (simplex only)."
-)
 _MAX_NODES = flags.DEFINE_integer(
     "max_nodes",
     None,
@@ -97,11 +94,8 @@ def main(argv):
             max_nodes=_MAX_NODES.value,
             expand_below=_EXPAND_BELOW.value,
             lp_method=_LP_METHOD.value,
-            live_lp=_LIVE_LP.value,
         )
-    settings = f"expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value}" + (
-        ", live_lp" if _LIVE_LP.value else ""
-    )
+    settings = f"expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value}"
     trace = result.trace
     print(
         f"{game} ({settings}): "
@@ -135,7 +129,6 @@ def main(argv):
             "time_limit": _TIME_LIMIT.value,
             "expand_below": _EXPAND_BELOW.value,
             "lp_method": _LP_METHOD.value,
-            "live_lp": _LIVE_LP.value,
             "iterations": result.iterations,
             "seconds": result.seconds,
             "stopped": result.stop_reason,

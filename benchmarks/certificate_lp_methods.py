@@ -1,6 +1,5 @@
-r"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover) and
-against the simplex on one kept model (`highs.LiveModel`), for the trunk LPs of certificate
-search, side by side in one run (issue 16).
+r"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover), for
+the trunk LPs of certificate search, side by side in one run (issue 16).
 
   python benchmarks/certificate_lp_methods.py --time_limit=900 \
       --output_json=docs/results/certificate_lp_methods.json
@@ -8,11 +7,11 @@ search, side by side in one run (issue 16).
 Runs Algorithm 6.7 of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
 Black-Box Extensive-Form Games" (AAAI 2021) through `certificates.search` on every --runs entry
 (GAME@K: the game and `expand_below`) with each --variants entry: "simplex" (each LP passed
-whole, warm-started from the previous trunk's basis), "ipm" (interior point with crossover,
-cold) and "live" (`live_lp=True`: one HiGHS model per LP side changed in place, the simplex
-continuing from HiGHS's own basis), at most --time_limit seconds each, and prints iterations,
-seconds, HiGHS seconds, epsilon and the trunk, with the ratios simplex s / ipm s and
-simplex s / live s (above 1: the other variant is faster).
+whole, warm-started from the previous trunk's basis) and "ipm" (interior point with crossover,
+cold), at most --time_limit seconds each, and prints iterations, seconds, HiGHS seconds,
+epsilon and the trunk, with the ratio simplex s / ipm s (above 1: the interior point method is
+faster). The committed JSON also has a third variant, "live" (one HiGHS model per LP side
+changed in place), run before that option was removed (issue 35; docs/results/certificates.md).
 HiGHS's seconds per iteration against the trunk's size are in each run's `trace`.
 """
 
@@ -34,7 +33,7 @@ _RUNS = flags.DEFINE_multi_string(
     ],
     "GAME@K entries: a load_game string and expand_below; repeat the flag for more.",
 )
-_VARIANTS = ("simplex", "ipm", "live")
+_VARIANTS = ("simplex", "ipm")
 _VARIANT_FLAG = flags.DEFINE_multi_enum(
     "variants", list(_VARIANTS), _VARIANTS, "LP variants to run (repeat the flag)."
 )
@@ -61,7 +60,6 @@ def main(argv):
                     time_limit=_TIME_LIMIT.value,
                     expand_below=below,
                     lp_method="ipm" if variant == "ipm" else "simplex",
-                    live_lp=variant == "live",
                 )
                 seconds[variant] = r.seconds
                 nodes, infosets = r.certificate.size()

@@ -4,7 +4,8 @@
 
 Certificate search (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
 Black-Box Extensive-Form Games", AAAI 2021, Algorithm 6.7) solves a sequence of LPs that differ
-by a few rows, columns and coefficients; `highs.LiveModel` keeps one HiGHS model across them.
+by a few rows, columns and coefficients (the finding that led us to remove a kept-model option,
+`highs.LiveModel`, in issue 35: docs/results/certificates.md).
 This script measures, on the sequence-form LP of each --games entry solved to optimality
 once, the `Highs.run` that follows each kind of change to the kept model, every change chosen
 so that the optimum stays where it is (no pivot is needed): the same cost set again, the same

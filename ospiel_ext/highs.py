@@ -13,10 +13,6 @@ stable `ids`, so that the final basis (`Basis`) can warm-start a renumbered, gro
 (HiGHS 1.15's dual simplex stops with "HiGHS did not run" from some alien bases), the program
 is solved again from scratch and the fallback logged.
 
-`LiveModel` solves a sequence of such programs on one HiGHS model, turning it into each in
-place (new columns and rows appended, changed entries set) so that the simplex continues from
-HiGHS's own basis; `certificates.search(live_lp=True)` uses it for its growing trunks.
-
 `method` chooses HiGHS's algorithm (`METHODS`): "simplex" (HiGHS's default for LPs, dual
 simplex; warm-startable) or "ipm" (interior point with crossover to a vertex and its basis;
 a warm-start basis is ignored). Which is faster depends on the size: docs/results/
@@ -50,7 +46,6 @@ __all__ = [
     "HighsResult",
     "LPError",
     "LinearProgram",
-    "LiveModel",
     "new_highs",
 ]
 
@@ -349,173 +344,11 @@ class LinearProgram:
         )
 
 
-class LiveModel:
-    """One HiGHS model carried through a sequence of `LinearProgram`s whose columns and rows
-    keep their keys, e.g. the LPs of a growing certificate-search trunk.
-
-    `run(program)` turns the model into `program` in place instead of passing it whole:
-    columns and rows with new keys are appended (`addCols`, `addRows`: HiGHS makes the new
-    columns nonbasic and the new rows basic), the coefficients, costs and bounds that differ
-    are changed, and columns and rows whose key `program` lacks are retired (columns fixed at 0
-    at no cost, rows freed; a retired key that comes back is changed back). HiGHS's simplex
-    then continues from its own final basis: no model to pass, no alien basis to repair.
-    Results are in `program`'s order, as `LinearProgram.run`'s. Simplex only. If HiGHS fails
-    on the modified model, `program` is solved again from scratch in a new model.
-    """
-
-    def __init__(self) -> None:
-        self._h: highspy.Highs | None = None
-        self._col_keys = np.zeros(0, dtype=np.int64)  # model order
-        self._row_keys = np.zeros(0, dtype=np.int64)
-        self._lp: highs_run.ModelArrays | None = None  # the model as it stands, in model order
-
-    def run(
-        self,
-        program: LinearProgram,
-        time_limit: float | None = None,
-        return_basis: bool = False,
-    ) -> HighsResult:
-        """Solves `program` on the kept model (see the class docstring); never raises for
-        HiGHS's status. `return_basis`: also read the final basis (else `basis` is empty)."""
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be positive, got {time_limit}")
-        a = program.matrix()
-        lp = _arrays(a, program.columns, program.rows)
-        col_keys, row_keys = program.keys()
-        cold = False
-        if self._h is None:
-            cols, rows = self._start(lp, col_keys, row_keys)
-        else:
-            cols, rows = self._update(a, lp, col_keys, row_keys)
-        h = self._h
-        assert h is not None and self._lp is not None
-        h.setOptionValue("time_limit", np.inf if time_limit is None else float(time_limit))
-        run = highs_run.run(h, self._lp, basis=return_basis)
-        if run.failed:
-            logging.warning(
-                "HiGHS failed on the kept model of %s (%s); solving it again from scratch",
-                program.name,
-                run.message,
-            )
-            left = np.inf if time_limit is None else max(time_limit - run.seconds, 1e-3)
-            cols, rows = self._start(lp, col_keys, row_keys)
-            h = self._h
-            assert h is not None
-            h.setOptionValue("time_limit", left)
-            run = run.then(highs_run.run(h, lp, basis=return_basis))
-            cold = True
-        logging.vlog(
-            1,
-            "%s: HiGHS %s after %d simplex iterations, %.2fs (kept model, %d rows x %d columns)",
-            program.name, run.message, run.iterations, run.seconds, lp.num_row, lp.num_col,
-        )  # fmt: skip
-        basis = Basis(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8))
-        if return_basis:
-            codes = run.basis_codes[np.concatenate([cols, len(self._col_keys) + rows])]
-            basis = _keyed_basis(col_keys, row_keys, codes)
-        return HighsResult(
-            status=run.status.name,
-            message=run.message,
-            objective=run.objective,
-            column_values=run.col_value[cols] if len(run.col_value) else run.col_value,
-            row_duals=run.row_dual[rows] if len(run.row_dual) else run.row_dual,
-            seconds=run.seconds,
-            simplex_iterations=run.iterations,
-            basis=basis,
-            cold_restart=cold,
-        )
-
-    def _start(self, lp: highs_run.ModelArrays, col_keys: IntArray, row_keys: IntArray):
-        """A new model holding `lp`; positions are the program's."""
-        self._h, self._lp = highs_run.new_model(lp), lp
-        self._col_keys, self._row_keys = col_keys, row_keys
-        return np.arange(lp.num_col), np.arange(lp.num_row)
-
-    def _update(
-        self, a: sp.csc_matrix, lp: highs_run.ModelArrays, col_keys: IntArray, row_keys: IntArray
-    ):
-        """Turns the model into `lp` (matrix `a`, program order); returns the model position
-        of every program column and row."""
-        h, old = self._h, self._lp
-        assert h is not None and old is not None
-        cols = _positions(self._col_keys, col_keys)
-        rows = _positions(self._row_keys, row_keys)
-        nc, nr = old.num_col, old.num_row
-        mc, mr = max(nc, int(cols.max(initial=-1)) + 1), max(nr, int(rows.max(initial=-1)) + 1)
-        # the program in model order; retired columns fixed at 0 at no cost, retired rows free
-        cost, col_lower, col_upper = np.zeros(mc), np.zeros(mc), np.zeros(mc)
-        cost[cols], col_lower[cols], col_upper[cols] = lp.col_cost, lp.col_lower, lp.col_upper
-        row_lower, row_upper = np.full(mr, -np.inf), np.full(mr, np.inf)
-        row_lower[rows], row_upper[rows] = lp.row_lower, lp.row_upper
-        coo = a.tocoo()
-        m = sp.csc_matrix((coo.data, (rows[coo.row], cols[coo.col])), shape=(mr, mc))
-        # existing columns and rows: what differs
-        kept = m[:nr, :nc]
-        diff = (kept - old.a).tocoo()
-        changed = np.flatnonzero(diff.data != 0)
-        if len(changed):
-            r, c = diff.row[changed], diff.col[changed]
-            values = np.asarray(kept[r, c]).ravel()
-            for i, j, v in zip(r.tolist(), c.tolist(), values.tolist()):
-                h.changeCoeff(i, j, v)
-        idx = np.flatnonzero(cost[:nc] != old.col_cost)
-        if len(idx):
-            h.changeColsCost(len(idx), idx.astype(np.int32), cost[idx])
-        idx = np.flatnonzero((col_lower[:nc] != old.col_lower) | (col_upper[:nc] != old.col_upper))
-        if len(idx):
-            h.changeColsBounds(len(idx), idx.astype(np.int32), col_lower[idx], col_upper[idx])
-        idx = np.flatnonzero((row_lower[:nr] != old.row_lower) | (row_upper[:nr] != old.row_upper))
-        if len(idx):
-            # present at run time, missing from highspy 1.16's type stubs
-            h.changeRowsBounds(  # type: ignore[attr-defined,unused-ignore]
-                len(idx), idx.astype(np.int32), row_lower[idx], row_upper[idx]
-            )
-        # new columns (their entries in the existing rows), then new rows (in all columns)
-        if mc > nc:
-            block = m[:nr, nc:].tocsc()
-            h.addCols(
-                mc - nc, cost[nc:], col_lower[nc:], col_upper[nc:], block.nnz,
-                block.indptr[:-1].astype(np.int32), block.indices.astype(np.int32), block.data,
-            )  # fmt: skip
-        if mr > nr:
-            block = m[nr:, :].tocsr()
-            h.addRows(
-                mr - nr, row_lower[nr:], row_upper[nr:], block.nnz,
-                block.indptr[:-1].astype(np.int32), block.indices.astype(np.int32), block.data,
-            )  # fmt: skip
-        new_cols, new_rows = cols >= nc, rows >= nr
-        self._col_keys = np.concatenate(
-            [self._col_keys, col_keys[new_cols][np.argsort(cols[new_cols])]]
-        )
-        self._row_keys = np.concatenate(
-            [self._row_keys, row_keys[new_rows][np.argsort(rows[new_rows])]]
-        )
-        self._lp = highs_run.ModelArrays(
-            mc, mr, cost, col_lower, col_upper, row_lower, row_upper, m
-        )
-        return cols, rows
-
-
 def _keyed_basis(col_keys: IntArray, row_keys: IntArray, codes: NDArray[np.int8]) -> Basis:
     """The `Basis` of status `codes` (columns then rows, in the order of the keys)."""
     keys = np.concatenate([col_keys, row_keys])
     order = np.argsort(keys, kind="stable")
     return Basis(keys[order], codes[order])
-
-
-def _positions(model_keys: IntArray, keys: IntArray) -> IntArray:
-    """The model position of each of `keys`: where the model has it, else appended after the
-    model's in the order of `keys`."""
-    n = len(model_keys)
-    pos = np.full(len(keys), -1, dtype=np.int64)
-    if n:
-        order = np.argsort(model_keys, kind="stable")
-        at = np.minimum(np.searchsorted(model_keys[order], keys), n - 1)
-        found = model_keys[order][at] == keys
-        pos[found] = order[at[found]]
-    missing = pos < 0
-    pos[missing] = n + np.arange(int(missing.sum()))
-    return pos
 
 
 def _arrays(

@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.constraints import BehaviouralLowerBounds, LinearConstraints, sequence_lower_bounds
-from ospiel_ext.highs import Basis, Block, HighsResult, LinearProgram, LiveModel, LPError
+from ospiel_ext.highs import Basis, Block, HighsResult, LinearProgram, LPError
 from ospiel_ext.sequence_form import SequenceForm, Treeplex
 
 __all__ = [
@@ -167,13 +167,8 @@ class SequenceFormLP:
         time_limit: float | None = None,
         warm_start: Basis | None = None,
         method: str = "simplex",
-        live: LiveModel | None = None,
     ) -> HighsResult:
-        """HiGHS's answer (`LinearProgram.run`: status, values, duals, basis; cold fallback),
-        or with `live`, the kept model's (`LiveModel.run`: simplex from the model's own basis;
-        `warm_start` and `method` unused, the result's basis empty)."""
-        if live is not None:
-            return live.run(self.program, time_limit)
+        """HiGHS's answer (`LinearProgram.run`: status, values, duals, basis; cold fallback)."""
         return self.program.run(time_limit, warm_start, method)
 
     def solution(self, result: HighsResult, return_basis: bool = True) -> LPSolution:
@@ -289,7 +284,6 @@ def solve(
     return_basis: bool = False,
     time_limit: float | None = None,
     method: str = "simplex",
-    live: LiveModel | None = None,
 ) -> LPSolution:
     """Solves the sequence-form LP of `sf` (see the module docstring): `sequence_form_lp`, the
     blocks asked for, `SequenceFormLP.run` and `SequenceFormLP.solution`.
@@ -309,9 +303,6 @@ def solve(
       time_limit: seconds for HiGHS.
       method: HiGHS's algorithm, "simplex" or "ipm" (interior point and crossover; no warm
         start): `highs.METHODS`.
-      live: a `highs.LiveModel` that held the previous LP of a sequence whose columns and rows
-        keep their keys (e.g. a growing trunk's): the LP is solved on it in place, by the
-        simplex from its last basis (`warm_start` and `method` are then not used).
 
     Raises:
       LPError: HiGHS did not find an optimal solution (`LPError.status` says why, e.g.
@@ -337,7 +328,7 @@ def solve(
         model = model.add_lower_bounds(opponent_lower_bounds, own=False)
     if rhs_perturbation is not None:
         model = model.perturb_rhs(rhs_perturbation)
-    return model.solution(model.run(time_limit, warm_start, method, live), return_basis)
+    return model.solution(model.run(time_limit, warm_start, method), return_basis)
 
 
 def lp_size(

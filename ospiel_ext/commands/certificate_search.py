@@ -26,9 +26,6 @@ certify 6-rank Goofspiel (docs/results/certificates.md):
   ospiel-ext certify --game="sequential_goofspiel(num_cards=6)" --expand_below=1 \
       --lp_method=ipm --certificate_out=/tmp/g6.cert.json
 
---live_lp keeps one HiGHS model per LP side and changes it in place from trunk to trunk
-(`highs.LiveModel`) instead of passing each LP whole with a warm-start basis.
-
 --policy_out needs a finite game (it writes a policy for every information state); it is
 refused, before the search, for an infinite game such as limit_leduc_poker(max_raises=-1).
 
@@ -96,12 +93,6 @@ _LP_METHOD = flags.DEFINE_enum(
 )
 _WARM_START = flags.DEFINE_boolean(
     "warm_start", True, "Start every LP from the previous trunk's basis (--nowarm_start: cold)."
-)
-_LIVE_LP = flags.DEFINE_boolean(
-    "live_lp",
-    False,
-    "Keep one HiGHS model per LP across iterations, changed in place (new rows and columns "
-    "appended) and re-solved from HiGHS's own basis (simplex only; --warm_start unused).",
 )
 
 
@@ -195,7 +186,6 @@ def main(argv):
             warm_start=_WARM_START.value,
             expand_below=_EXPAND_BELOW.value,
             lp_method=_LP_METHOD.value,
-            live_lp=_LIVE_LP.value,
         )
         # a Ctrl-C once the search is done lets the certificate be checked and written
         cert = result.certificate

@@ -178,14 +178,6 @@ SLICES: tuple[Slice, ...] = (
         "--expand_below=3",
     ),
     _costs(
-        "certificate_costs_6rank_pi_expand3_live",
-        "certificate_costs_6rank_pi_expand3_live.json",
-        PI6,
-        8_000,
-        "--expand_below=3",
-        "--live_lp",
-    ),
-    _costs(
         "certificate_costs_6rank_ii_ipm_expand1",
         "certificate_costs_6rank_ii_ipm_expand1.json",
         II6,

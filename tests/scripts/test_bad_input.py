@@ -221,13 +221,6 @@ def _cases() -> list[Case]:
     # impossible combinations, refused before any work
     add(
         "certificate_search.py",
-        "live_lp_with_ipm",
-        ["--live_lp", "--lp_method=ipm"],
-        2,
-        "live_lp needs lp_method='simplex', got 'ipm'",
-    )
-    add(
-        "certificate_search.py",
         "infinite_game_policy_out",
         ["--game=limit_leduc_poker(max_raises=-1)", "--policy_out={tmp}/p.json"],
         2,
@@ -611,7 +604,7 @@ def test_sigint_perturbed_egt_epsilon_mode(server, tmp_path):
     assert row["iterations"][-1] == row["final_iteration"] < 1_000_000
 
 
-@pytest.mark.parametrize("lp_flags", [[], ["--live_lp"]])
+@pytest.mark.parametrize("lp_flags", [[], ["--lp_method=ipm"]])
 def test_sigint_certificate_search(server, tmp_path, lp_flags):
     out, cert = tmp_path / "r.json", tmp_path / "c.json"
     game = "sequential_goofspiel(num_cards=5)"
@@ -687,7 +680,7 @@ def test_perturbed_egt_epsilon_figures_are_of_one_run(server, tmp_path):
     assert row["stop_reason"] == "target" and row["final_iteration"] == 10
 
 
-@pytest.mark.parametrize("lp_flag", ["--nowarm_start", "--live_lp"])
+@pytest.mark.parametrize("lp_flag", ["--nowarm_start", "--lp_method=ipm"])
 def test_certificate_search_lp_flags(server, tmp_path, lp_flag):
     out = tmp_path / "r.json"
     result = server.run(
@@ -778,7 +771,6 @@ BENCHMARK_CASES = [
     ("certificate_costs.py", ["--time_limit=0"], "--time_limit must be positive, got 0.0"),
     ("certificate_costs.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
     ("certificate_costs.py", ["--plot={tmp}/no/c.png"], "does not exist"),
-    ("certificate_costs.py", ["--live_lp", "--lp_method=ipm"], "live_lp needs lp_method="),
     ("certificate_ab.py", ["--base=HEAD", "--runs=kuhn_poker"], "'kuhn_poker' is not GAME@K"),
     ("certificate_ab.py", ["--base=no-such-commit"], "'no-such-commit' is not a commit"),
     ("certificate_ab.py", ["--base=HEAD", "--rounds=0"], "--rounds must be positive"),

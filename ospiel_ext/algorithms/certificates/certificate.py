@@ -43,7 +43,6 @@ from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.budget import Budget
-from ospiel_ext.highs import LiveModel
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
 
@@ -184,12 +183,10 @@ def _solve_side(
     player: int,
     warm: lp.Basis | None,
     method: str,
-    live: LiveModel | None = None,
     budget: Budget | None = None,
 ) -> _Side | None:
     """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
-    avoid them (the value is unbounded). `live`: the side's kept HiGHS model, if any;
-    `budget`: HiGHS gets its remaining time."""
+    avoid them (the value is unbounded). `budget`: HiGHS gets its remaining time."""
     opp = 1 - player
     z = sf.leaves
     values = sf.tree.hi[z] if player == 0 else sf.tree.lo[z]
@@ -206,9 +203,8 @@ def _solve_side(
         player=player,
         excluded_opponent_sequences=bad if bad.any() else None,
         warm_start=warm,
-        return_basis=live is None,
+        return_basis=True,
         method=method,
-        live=live,
         time_limit=None if budget is None else budget.remaining(),
     )
     own = sol.plans[player]
@@ -239,15 +235,14 @@ def _solve_trunk(
     sf: TreeSequenceForm,
     warm=(None, None),
     method: str = "simplex",
-    live=(None, None),
     budget: Budget | None = None,
 ) -> _Solves:
     """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
     pessimistic equilibrium and the support of the corrected optimistic profile. `warm`:
-    bases of the previous trunk's (beta, alpha) LPs; `live`: their kept HiGHS models;
-    `budget`: the LPs get its remaining time (`lp.LPError` with status kTimeLimit after it)."""
-    beta = _solve_side(sf, 0, warm[0], method, live[0], budget)
-    alpha = _solve_side(sf, 1, warm[1], method, live[1], budget)
+    bases of the previous trunk's (beta, alpha) LPs; `budget`: the LPs get its remaining time
+    (`lp.LPError` with status kTimeLimit after it)."""
+    beta = _solve_side(sf, 0, warm[0], method, budget)
+    alpha = _solve_side(sf, 1, warm[1], method, budget)
     if beta is None or alpha is None:
         uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
         cert = Certificate(sf, uniform, np.inf, -np.inf, np.inf)
@@ -359,7 +354,6 @@ def search(
     warm_start: bool = True,
     expand_below: int = 0,
     lp_method: str = "simplex",
-    live_lp: bool = False,
     max_memory: int | None = None,
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
@@ -382,10 +376,6 @@ def search(
     larger steps where each iteration's cost grows with the whole trunk).
     `lp_method` is HiGHS's algorithm for the trunk LPs (`highs.METHODS`: "simplex", warm-started
     as above, or "ipm", interior point with crossover, cold; faster on large trunks).
-    `live_lp` keeps one HiGHS model per LP side across iterations (`highs.LiveModel`): each
-    trunk's LP is made from the last by appending its new columns and rows and changing what
-    differs, and the simplex continues from HiGHS's own basis (no model passed whole, no alien
-    basis to repair; `warm_start` is then not used; simplex only).
     With `nature`, chance is sampled (Section 5): the certificate is exact for the sampled
     trunk and worth epsilon + 2 nature.epsilon in the true game with probability 1 - 4 delta.
 
@@ -393,8 +383,6 @@ def search(
       ValueError: the game is not two-player zero-sum, lacks perfect recall (seen on a
         trunk), or an argument is out of range.
     """
-    if live_lp and lp_method != "simplex":
-        raise ValueError(f"live_lp needs lp_method='simplex', got {lp_method!r}")
     if not epsilon >= 0:
         raise ValueError(f"epsilon must be non-negative, got {epsilon}")
     if expand_below < 0:
@@ -409,10 +397,9 @@ def search(
             cap,
             budget,
             expand_shallowest=expand_shallowest,
-            warm_start=warm_start and not live_lp,
+            warm_start=warm_start,
             expand_below=expand_below,
             lp_method=lp_method,
-            live=(LiveModel(), LiveModel()) if live_lp else (None, None),
         )
 
 
@@ -426,7 +413,6 @@ def _search(
     warm_start: bool,
     expand_below: int,
     lp_method: str,
-    live: tuple[LiveModel | None, LiveModel | None],
 ) -> SearchResult:
     """The loop of `search` (see there)."""
     best: Certificate | None = None
@@ -441,7 +427,7 @@ def _search(
             sf = TreeSequenceForm(trunk.tree())
             sf.tree.check_perfect_recall()
             built = time.perf_counter()
-            solved, reason = _solve_within(sf, warm, lp_method, live, budget)
+            solved, reason = _solve_within(sf, warm, lp_method, budget)
             if solved is None:
                 break
             if warm_start:
@@ -515,7 +501,6 @@ def _solve_within(
     sf: TreeSequenceForm,
     warm: tuple[lp.Basis | None, lp.Basis | None],
     method: str,
-    live: tuple[LiveModel | None, LiveModel | None],
     budget: Budget,
 ) -> tuple[_Solves | None, SearchStop | None]:
     """(`_solve_trunk`'s solves, None), or (None, why the search stops) when the budget is
@@ -524,7 +509,7 @@ def _solve_within(
     if reason is not None:
         return None, reason
     try:
-        return _solve_trunk(sf, warm, method, live, budget), None
+        return _solve_trunk(sf, warm, method, budget=budget), None
     except interrupts.Interrupted:  # HiGHS stopped by Ctrl-C or a deadline
         return None, interrupts.stop_reason() or "interrupted"
     except lp.LPError as e:
