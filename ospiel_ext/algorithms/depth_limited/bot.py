@@ -193,7 +193,9 @@ class NestedSolvingBot(ProfileBot):
                 )  # fmt: skip
                 game = solving.depth_limited_game(q, sub, values, gadget)
             pi = priors.gadget_prior(game, prior)
-            solution = ggse.solve(game, pi, self.method, None, self.iterations, self.time_limit)
+            solution = ggse.solve(
+                game, pi, self.method, iterations=self.iterations, time_limit=self.time_limit
+            )
             profile = ss.splice(self.sf, self.behavioural, [solution])
             mine = list(self.behavioural)
             mine[self.player] = profile[self.player]

@@ -58,6 +58,53 @@ class Walk:
     keys: list[str]
 
 
+def expand_below(
+    builder: TreeBuilder,
+    roots: Sequence[tuple[int, pyspiel.State]],
+    depth: int,
+    at_limit: Callable[[pyspiel.State], bool] | None = None,
+    max_nodes: int = DEFAULT_MAX_NODES,
+) -> tuple[list[int], list[pyspiel.State], dict[str, pyspiel.State]]:
+    """Expands the builder's unexpanded `roots` (node, state) breadth first down to `depth`
+    player moves below them (or the first states where `at_limit` holds); terminal states
+    become leaves with their returns.
+
+    Returns:
+      (the nodes at the limit, left unexpanded; their states; one state per decision
+      information set expanded, by key).
+
+    Raises:
+      ValueError: more than `max_nodes` nodes.
+    """
+    frontier = [(node, state, 0) for node, state in roots]
+    limit_nodes: list[int] = []
+    limit_states: list[pyspiel.State] = []
+    infoset_states: dict[str, pyspiel.State] = {}
+    while frontier:
+        next_frontier = []
+        for node, state, moves in frontier:
+            if state.is_terminal():
+                r = float(state.returns()[0])
+                builder.set_leaf(node, r, r)
+            elif moves >= depth or (at_limit is not None and at_limit(state)):
+                limit_nodes.append(node)
+                limit_states.append(state)
+            else:
+                first, actions = builder.expand_from_state(node, state)
+                step = 0 if state.is_chance_node() else 1
+                if step:
+                    key = tree_lib.infoset_key(state, state.current_player())
+                    infoset_states.setdefault(key, state)
+                for k, a in enumerate(actions):
+                    next_frontier.append((first + k, state.child(a), moves + step))
+            if builder.num_nodes > max_nodes:
+                raise ValueError(
+                    f"{builder.name}: more than {max_nodes} nodes above the depth limit"
+                )
+        frontier = next_frontier
+    return limit_nodes, limit_states, infoset_states
+
+
 def walk(
     game: pyspiel.Game,
     player: int,
@@ -72,7 +119,7 @@ def walk(
         raise ValueError(f"game {game}: player must be 0 or 1 and depth >= 1")
     builder = TreeBuilder(name=f"depth-limited({game}, player {player})", game=None)
     root = [(builder.add_root(), game.new_initial_state())]
-    nodes, states, _ = walk_lib.expand_below(builder, root, depth, at_limit, max_nodes)
+    nodes, states, _ = expand_below(builder, root, depth, at_limit, max_nodes)
     if not nodes:
         raise ValueError(f"game {game}: no state reaches the depth limit ({depth} moves)")
     histories = [list(s.history()) for s in states]

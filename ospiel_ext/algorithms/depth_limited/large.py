@@ -50,7 +50,7 @@ from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
-from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy
+from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, expand_below
 from ospiel_ext.algorithms.subgames import cuts, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray
@@ -269,9 +269,7 @@ def local_game(
     pc = belief.reach[2]
     first = builder.expand_chance(builder.add_root(), range(n), pc / pc.sum())
     starts = [(first + k, s) for k, s in enumerate(belief.states)]
-    leaf_nodes, leaf_states, infoset_states = walk.expand_below(
-        builder, starts, depth, None, max_nodes
-    )
+    leaf_nodes, leaf_states, infoset_states = expand_below(builder, starts, depth, None, max_nodes)
     for node in leaf_nodes:
         builder.set_leaf(node, 0.0, 0.0)  # placeholders: the gadget copy stops here
     tree = builder.freeze()
@@ -478,7 +476,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         else:
             game = ss.gadget_game(gadget, q, local.subgame, self.player)
         pi = priors.gadget_prior(game, prior)
-        solution = ggse.solve(game, pi, self.method, self.eps, self.iterations)
+        solution = ggse.solve(game, pi, self.method, eps=self.eps, iterations=self.iterations)
         self._adopt(solution)
         self.solves += 1
         return solution

@@ -95,8 +95,8 @@ def solve(
                         game,
                         priors.gadget_prior(game, prior),
                         method,
-                        eps,
-                        iterations,
+                        eps=eps,
+                        iterations=iterations,
                         lp_vertex=lp_vertex,
                     )
                 )

@@ -122,13 +122,13 @@ def solve_cfr_batch(
         i = 0 if g.player is None else g.player
         out.append(
             ggse.GadgetSolution(
-                g,
-                b,
-                ggse.guaranteed_value(g, b[i], i),
-                "cfr",
-                eps if prior is not None else 0.0,
-                prior,
-                result.iterations,
+                gadget=g,
+                behavioural=b,
+                value=ggse.guaranteed_value(g, b[i], i),
+                method="cfr",
+                eps=eps if prior is not None else 0.0,
+                prior=prior,
+                iterations=result.iterations,
             )
         )
     return tuple(out)

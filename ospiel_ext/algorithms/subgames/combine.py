@@ -178,7 +178,9 @@ def resolve(
                     break
                 try:
                     solutions.append(
-                        ggse.solve(gadget, pi, method, eps, iterations, lp_vertex=lp_vertex)
+                        ggse.solve(
+                            gadget, pi, method, eps=eps, iterations=iterations, lp_vertex=lp_vertex
+                        )
                     )
                 except interrupts.Interrupted:  # an LP has no solution so far
                     break

@@ -62,7 +62,7 @@ LP_VERTICES = ("simplex", "ipm", "random:SEED")
 """Which optimal solution `solve_lp` returns without a prior (module docstring)."""
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class GadgetSolution:
     """A solved gadget game.
 
@@ -140,6 +140,7 @@ def solve_cfr(
     gadget: GadgetGame,
     prior: Mapping[str, ArrayLike] | None,
     eps: float = DEFAULT_EPS,
+    *,
     iterations: int = DEFAULT_ITERATIONS,
     config: cfr.CFRConfig = cfr.CFR_PLUS,
     time_limit: float | None = None,
@@ -151,13 +152,15 @@ def solve_cfr(
     bounds = lower_bounds(gadget, prior, eps)
     solver = cfr.CFRVariantSolver(gadget.sf, config, lower_bounds=bounds)
     e = eps if bounds else 0.0
-    return _run_iterative(gadget, solver, "cfr", e, prior, iterations, time_limit)
+    return _run_iterative(gadget, solver, "cfr", e, prior=prior, iterations=iterations,
+                          time_limit=time_limit)  # fmt: skip
 
 
 def solve_egt(
     gadget: GadgetGame,
     prior: Mapping[str, ArrayLike] | None,
     eps: float = DEFAULT_EPS,
+    *,
     iterations: int = DEFAULT_ITERATIONS,
     dgf_weight: float = 1.0,
     time_limit: float | None = None,
@@ -167,7 +170,8 @@ def solve_egt(
     bounds = lower_bounds(gadget, prior, eps)
     solver = egt.EGTSolver(gadget.sf, dgf_weight=dgf_weight, lower_bounds=bounds)
     e = eps if bounds else 0.0
-    return _run_iterative(gadget, solver, "egt", e, prior, iterations, time_limit)
+    return _run_iterative(gadget, solver, "egt", e, prior=prior, iterations=iterations,
+                          time_limit=time_limit)  # fmt: skip
 
 
 def _run_iterative(
@@ -175,6 +179,7 @@ def _run_iterative(
     solver: solver_lib.Solver,
     method: Method,
     eps: float,
+    *,
     prior: Mapping[str, ArrayLike] | None,
     iterations: int,
     time_limit: float | None = None,
@@ -184,7 +189,13 @@ def _run_iterative(
     b = solver.average_behavioural()
     i = _solved_player(gadget)
     return GadgetSolution(
-        gadget, b, guaranteed_value(gadget, b[i], i), method, eps, prior, result.iterations
+        gadget=gadget,
+        behavioural=b,
+        value=guaranteed_value(gadget, b[i], i),
+        method=method,
+        eps=eps,
+        prior=prior,
+        iterations=result.iterations,
     )
 
 
@@ -236,6 +247,7 @@ def solve_lp(
     gadget: GadgetGame,
     prior: Mapping[str, ArrayLike] | None,
     eps0: float = LP_EPS0,
+    *,
     max_decreases: int = LP_MAX_DECREASES,
     require_stable: bool = False,
     vertex: str = "simplex",
@@ -272,7 +284,15 @@ def solve_lp(
             behavioural = (own, base.behavioural[1]) if i == 0 else (base.behavioural[0], own)
             value = guaranteed_value(gadget, own, i)
         return GadgetSolution(
-            gadget, behavioural, value, "lp", 0.0, None, 0, True, v_star, iterations
+            gadget=gadget,
+            behavioural=behavioural,
+            value=value,
+            method="lp",
+            eps=0.0,
+            prior=None,
+            optimal_at_zero=True,
+            lp_value=v_star,
+            simplex_iterations=iterations,
         )
     if isinstance(max_decreases, bool) or not isinstance(max_decreases, int) or max_decreases < 0:
         raise ValueError(f"{gadget.sf.name}: max_decreases must be an int >= 0")
@@ -313,16 +333,15 @@ def solve_lp(
             eps,
         )
     return GadgetSolution(
-        gadget,
-        solution.behavioural,
-        guaranteed_value(gadget, solution.behavioural[i], i),
-        "lp",
-        eps,
-        prior,
-        0,
-        ok,
-        v_star,
-        iterations,
+        gadget=gadget,
+        behavioural=solution.behavioural,
+        value=guaranteed_value(gadget, solution.behavioural[i], i),
+        method="lp",
+        eps=eps,
+        prior=prior,
+        optimal_at_zero=ok,
+        lp_value=v_star,
+        simplex_iterations=iterations,
     )
 
 
@@ -330,6 +349,7 @@ def solve(
     gadget: GadgetGame,
     prior: Mapping[str, ArrayLike] | None,
     method: Method = "cfr",
+    *,
     eps: float | None = None,
     iterations: int = DEFAULT_ITERATIONS,
     time_limit: float | None = None,
@@ -340,9 +360,9 @@ def solve(
     `lp_vertex` is `solve_lp`'s `vertex`."""
     e = DEFAULT_EPS if eps is None else eps
     if method == "cfr":
-        return solve_cfr(gadget, prior, e, iterations, time_limit=time_limit)
+        return solve_cfr(gadget, prior, e, iterations=iterations, time_limit=time_limit)
     if method == "lp":
         return solve_lp(gadget, prior, eps0=LP_EPS0 if eps is None else eps, vertex=lp_vertex)
     if method == "egt":
-        return solve_egt(gadget, prior, e, iterations, time_limit=time_limit)
+        return solve_egt(gadget, prior, e, iterations=iterations, time_limit=time_limit)
     raise ValueError(f"{gadget.sf.name}: unknown method {method!r}; methods: cfr, lp, egt")
