@@ -27,7 +27,6 @@ level of the responding player.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -45,22 +44,10 @@ def uniform_profile(tree: GameTree) -> FloatArray:
     return np.repeat(1.0 / np.maximum(sizes, 1), sizes)
 
 
-def profile_from_table(tree: GameTree, table: Mapping[str, Mapping[int, float]]) -> FloatArray:
-    """The profile of a table {information_state_string: {action: probability}} (absent actions
-    get 0); ValueError if an infoset of the tree has no row."""
-    profile = np.empty(tree.num_infoset_actions)
-    for i, key in enumerate(tree.infoset_key):
-        row = table.get(key)
-        if row is None:
-            raise ValueError(f"{tree.name}: the table has no row for information set {key!r}")
-        start = int(tree.infoset_action_start[i])
-        legal = tree.infoset_legal_actions[i]
-        profile[start : start + len(legal)] = [row.get(a, 0.0) for a in legal]
-    return check_profile(tree, profile)
-
-
 def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
-    """`profile` as float64; ValueError unless it is a distribution at every infoset."""
+    """`profile` as float64; ValueError naming the tree, the player and the information set
+    unless it is a distribution at every infoset (up to `PROFILE_TOLERANCE`). Behavioural
+    arrays of a `TreeSequenceForm` are checked as `check_profile(sf.tree, sf.tree_profile(b))`."""
     p = np.asarray(profile, dtype=np.float64)
     if p.shape != (tree.num_infoset_actions,):
         raise ValueError(

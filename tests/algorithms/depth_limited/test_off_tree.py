@@ -88,11 +88,7 @@ def test_counterpart_maps_follow_the_labels():
 def test_rpat_mixes_the_two_readings_of_the_bet():
     game, _, full, blueprint, off = _setup()
     rpat = off_tree.rpat_profile(off, blueprint)
-    table = {
-        key: dict(row)
-        for (p, key), row in policies.behavioural_to_table(off.abstract, blueprint).items()
-        if p == 1
-    }
+    table = policies.behavioural_to_table(off.abstract, blueprint)[1]
     state = game.new_initial_state()
     for a in DEAL:
         state.apply_action(a)
@@ -107,17 +103,12 @@ def test_rpat_mixes_the_two_readings_of_the_bet():
         12: P_LOW * low[12] + (1 - P_LOW) * high[12],
         10: P_LOW * low[8],
     }
-    got = {
-        key: dict(row)
-        for (p, key), row in policies.behavioural_to_table(full, rpat).items()
-        if p == 1
-    }[state.child(OFF).information_state_string(1)]
+    rpat_table = policies.behavioural_to_table(full, rpat)[1]
+    got = rpat_table[state.child(OFF).information_state_string(1)]
     assert got == pytest.approx(want, abs=1e-12)
     # Outside the region player 1 plays the blueprint.
     key = state.child(HALF).information_state_string(1)
-    outside = {
-        k: dict(r) for (p, k), r in policies.behavioural_to_table(full, rpat).items() if p == 1
-    }[key]
+    outside = rpat_table[key]
     assert outside == pytest.approx(low, abs=1e-12)
 
 
