@@ -2,7 +2,9 @@
 
 A behavioural profile is one flat float array over the tree's infoset actions (both players):
 entry `tree.infoset_action_start[i] + k` is the probability of `tree.infoset_legal_actions[i][k]`
-at information set i (`uniform_profile`, `profile_from_table`).
+at information set i (`uniform_profile`; `TreeSequenceForm.tree_profile` of behavioural arrays,
+e.g. of a table by `policies.behavioural_from_table`). `check_profile` is the one check that a
+strategy is a distribution at every information set, for profiles and behavioural arrays alike.
 
 With pi_0, pi_1, pi_c the players' and chance's contributions to the reach of a node h
 (`reaches`) and u_i(h) player i's expected utility from h under the profile (`node_values`),
@@ -65,8 +67,8 @@ def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
             i = int(bad[0])
             s, e = tree.infoset_action_start[i], tree.infoset_action_start[i + 1]
             raise ValueError(
-                f"{tree.name}: the profile at information set {tree.infoset_key[i]!r} is not "
-                f"a probability distribution: {p[s:e]}"
+                f"{tree.name}: player {tree.infoset_player[i]}'s strategy at information set "
+                f"{tree.infoset_key[i]!r} is not a probability distribution: {p[s:e]}"
             )
     return p
 

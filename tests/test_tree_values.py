@@ -280,7 +280,8 @@ def test_profiles_are_checked():
         tree_values.reaches(tree, uniform[:-1])
     bad = uniform.copy()
     bad[0] = 0.9
-    with pytest.raises(ValueError, match="not a probability distribution"):
+    who = f"player {tree.infoset_player[0]}'s strategy at information set {tree.infoset_key[0]!r}"
+    with pytest.raises(ValueError, match=f"{who} is not a probability distribution"):
         tree_values.node_values(tree, bad)
 
 

@@ -56,29 +56,6 @@ def full_game(game: pyspiel.Game | str | SequenceForm) -> TreeSequenceForm:
     return sf
 
 
-def check_behavioural(sf: SequenceForm, behavioural: policies.Behavioural) -> policies.Behavioural:
-    """Both players' behavioural arrays as float64; ValueError naming the game unless each is
-    a distribution at every information set."""
-    out = []
-    for p, tp in enumerate(sf.treeplexes):
-        b = np.asarray(behavioural[p], dtype=np.float64)
-        if b.shape != (tp.num_sequences,):
-            raise ValueError(
-                f"game {sf.name}: player {p}'s blueprint has shape {b.shape}, not "
-                f"({tp.num_sequences},); is it a strategy of another game?"
-            )
-        sums = tp.segment_sum(b)
-        negative = tp.seq_infoset[1:][b[1:] < -1e-9]
-        bad = np.union1d(np.flatnonzero(~(np.abs(sums - 1) <= 1e-6)), negative)
-        if len(bad):
-            key = sf.infoset_keys(p)[int(bad[0])]
-            raise ValueError(
-                f"game {sf.name}: player {p}'s blueprint is not a distribution at {key!r}"
-            )
-        out.append(b)
-    return out[0], out[1]
-
-
 def load_blueprint(
     game: pyspiel.Game | str | SequenceForm, blueprint: BlueprintSource
 ) -> policies.Behavioural:
@@ -104,7 +81,9 @@ def load_blueprint(
             f"game {sf.name}: a blueprint is a TabularPolicy, a policy file or a pair of "
             f"behavioural arrays, got {type(blueprint).__name__}"
         )
-    return check_behavioural(sf, blueprint)
+    b = (np.asarray(blueprint[0], dtype=np.float64), np.asarray(blueprint[1], dtype=np.float64))
+    tree_values.check_profile(sf.tree, sf.tree_profile(b))
+    return b
 
 
 def cfr_checkpoints(

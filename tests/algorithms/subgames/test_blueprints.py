@@ -92,7 +92,10 @@ def test_blueprint_inputs_are_checked():
         blueprints.load_blueprint(sf, (sf.treeplexes[0].uniform[1:], sf.treeplexes[1].uniform))
     bad = sf.treeplexes[0].uniform.copy()
     bad[1] = 0.9
-    with pytest.raises(ValueError, match="kuhn_poker.*not a distribution"):
+    with pytest.raises(
+        ValueError,
+        match=r"kuhn_poker\(\): player 0's strategy at .* not a probability distribution",
+    ):
         blueprints.load_blueprint(sf, (bad, sf.treeplexes[1].uniform))
     with pytest.raises(ValueError, match="strictly"):
         blueprints.cfr_checkpoints("kuhn_poker", [10, 5])
