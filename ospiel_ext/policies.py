@@ -339,22 +339,9 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
     return probs
 
 
-def save(game: pyspiel.Game | str, pol: policy_lib.Policy, path: str | os.PathLike) -> None:
-    """Writes `pol`, a policy of `game`, to `path` (JSON policy file, never pickle): the
-    game-first argument order of `load(game, path)`; `save_policy` is the same with the fixed
-    order (policy, path, game)."""
-    save_policy(pol, path, game)
-
-
-def load(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib.TabularPolicy:
-    """Reads a policy file of `game` (= `load_policy(game, path)`)."""
-    return load_policy(game, path)
-
-
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
-    """Writes `pol` in the policy file format of DESIGN.md (JSON, never pickle); the fixed
-    entry point (policy, path, game). `save(game, policy, path)` takes the game first, as
-    `load` and `load_policy` do."""
+    """Writes `pol`, a policy of `game`, to `path` in the policy file format of DESIGN.md
+    (JSON, never pickle; `load_policy` reads it back)."""
     game = tree_lib.load(game)
     files.write_json(path, {"game": str(game), "policy": policy_to_dict(pol, game)}, indent=0)
 

@@ -138,7 +138,9 @@ def test_policy_files_with_unknown_information_states_are_refused(tmp_path):
 
 def test_a_policy_of_another_game_is_not_saved(tmp_path):
     with pytest.raises(ValueError, match=r"a policy of leduc_poker\(\), not of kuhn_poker\(\)"):
-        policies.save("kuhn_poker", policies.uniform_policy("leduc_poker"), tmp_path / "p.json")
+        policies.save_policy(
+            policies.uniform_policy("leduc_poker"), tmp_path / "p.json", "kuhn_poker"
+        )
     assert list(tmp_path.iterdir()) == []
 
 
