@@ -176,7 +176,7 @@ def _run(sf, samples):
         profiles["full-depth solving"] = full.behavioural
     rows, figures = [], {}
     for name, b in profiles.items():
-        guaranteed, exploitability = combine.player_figures(sf, b, value0)
+        guaranteed, exploitability = evaluate.player_figures(sf, b, value0)
         e = evaluate.evaluate_profile(sf, b).exploitability
         figures[name] = (e, guaranteed, exploitability)
         label = name

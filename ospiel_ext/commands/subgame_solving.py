@@ -117,8 +117,8 @@ def _run(sf):
     e_bp = evaluate.evaluate_profile(sf, blueprint).exploitability
     rows, per_subgame = _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp)
     value0 = cli.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
-    guaranteed, players = combine.player_figures(sf, after.blueprint, value0)
-    bp_guaranteed, bp_players = combine.player_figures(sf, blueprint, value0)
+    guaranteed, players = evaluate.player_figures(sf, after.blueprint, value0)
+    bp_guaranteed, bp_players = evaluate.player_figures(sf, blueprint, value0)
     e_all = evaluate.evaluate_profile(sf, resolution.behavioural).exploitability
     header = ["subgame", "roots", "resolved", "E(blueprint)", "E(this resolved)"]
     header += ["min D_0", "min D_1", "mean D_0", "mean D_1"]

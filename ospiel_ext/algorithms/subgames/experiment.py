@@ -191,7 +191,7 @@ def run_task(task: Task) -> Record:
     sf = blueprints.full_game(task.game)
     subs = cuts.subgames(sf.tree, cuts.parse_cut(task.cut))
     before = blueprints.BlueprintQuantities.compute(sf, task.behavioural)
-    value0 = combine.game_value(sf)
+    value0 = evaluate.game_value(sf)
     profile, _ = resolve_profile(
         before, subs, task.technique, task.solver, task.iterations, task.eps, value0,
         task.lp_vertex,

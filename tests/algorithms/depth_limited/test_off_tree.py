@@ -10,13 +10,12 @@ import numpy as np
 import pyspiel
 import pytest
 
-from ospiel_ext import lp, policies, tree_values
+from ospiel_ext import evaluate, lp, policies, tree_values
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import off_tree, translation
-from ospiel_ext.algorithms.subgames import combine
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
@@ -197,6 +196,6 @@ def test_best_continuation_changes_only_the_play_beyond_the_limit():
     # Optimising the free part against a best response does better than leaving it alone
     # (RPAT is far from optimal after the bet; CFR+ after 300 iterations is close).
     value = lp.solve(full).value
-    e_rpat = combine.player_exploitability(full, rpat[1], 1, value)
-    e_best = combine.player_exploitability(full, best[1], 1, value)
+    e_rpat = evaluate.player_exploitability(full, rpat[1], 1, value)
+    e_best = evaluate.player_exploitability(full, best[1], 1, value)
     assert e_best < e_rpat
