@@ -36,7 +36,7 @@ import numpy as np
 from absl import flags, logging
 
 from ospiel_ext import cli, evaluate, interrupts, policies
-from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, experiment, ggse
+from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, ggse
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _CUT = flags.DEFINE_string(
@@ -93,7 +93,7 @@ def _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp):
 
 def _run(sf):
     subs = cuts.subgames(sf.tree, cuts.parse_cut(_CUT.value))
-    blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
+    blueprint = blueprints.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
     before = blueprints.BlueprintQuantities.compute(sf, blueprint)
     start = time.perf_counter()
     method = ggse.SOLVER_METHODS[_SOLVER.value]
@@ -178,7 +178,7 @@ def main(argv):
         cli.positive(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT):
         cli.output_path(holder)
-    blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
+    blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
     cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
     with cli.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
