@@ -33,8 +33,8 @@ import scipy.stats
 from absl import app, flags
 
 from ospiel_ext import cli, sweeps
+from ospiel_ext.algorithms.subgames import blueprints, ggse
 from ospiel_ext.algorithms.subgames import experiment as ex
-from ospiel_ext.algorithms.subgames import ggse
 
 GOOFSPIEL_5 = (
     "turn_based_simultaneous_game(game=goofspiel(imp_info=True,num_cards=5,"
@@ -97,7 +97,7 @@ def _tasks(cases):
     cache = {}
     for game, _ in cases:
         if game not in cache:
-            cache[game] = ex.make_blueprints(
+            cache[game] = blueprints.make_blueprints(
                 game, _checkpoints(_CFR.value, _CFR_MAX.value), range(_DIRICHLET.value)
             )
         blueprint_sets.append(cache[game])

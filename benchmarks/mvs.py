@@ -33,7 +33,7 @@ compiled-game analogue of Section 6.1 (exploitability against the number of valu
 
 Exploitability is OpenSpiel's, of the profile ((E_0 + E_1) / 2, E_i = v_o^* less what a best
 response gets against player i's strategy), from `evaluate.evaluate_profile`; E_i from
-`subgames.combine.player_exploitability`. Prints markdown tables, writes one PNG per game
+`evaluate.player_exploitability`. Prints markdown tables, writes one PNG per game
 (--plots_dir) and the JSON (--output_json, one row per record).
 """
 
@@ -49,7 +49,7 @@ from ospiel_ext import cli, evaluate, lp, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.strategy_sets import sequence_labels
-from ospiel_ext.algorithms.subgames import combine, ggse
+from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.constraints import sequence_lower_bounds
 
 GOOFSPIEL_5 = (
@@ -162,7 +162,7 @@ def run_rps_plus(checks):
     """Section 2 / Figure 1 on RPS+ (module docstring, item 1)."""
     sf = cli.compile_game(cli.load_game("rps_plus"))
     blueprint = lp.solve(sf).behavioural
-    v0 = combine.game_value(sf)
+    v0 = evaluate.game_value(sf)
     q = ss.BlueprintQuantities.compute(sf, blueprint)
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
     subs = dl.start_subgames(sf.tree)
@@ -173,7 +173,7 @@ def run_rps_plus(checks):
     action_of_leaf = np.array([sf.tree.history(int(h))[-1] for h in limit.nodes])
     grid = _simplex_grid(GRID_STEP)  # rows: (R, P, S) probabilities
     grid_exploitability = np.array(
-        [combine.player_exploitability(sf, np.concatenate([[1.0], x]), 0, v0) for x in grid]
+        [evaluate.player_exploitability(sf, np.concatenate([[1.0], x]), 0, v0) for x in grid]
     )
     rows, optimal_sets = [], {}
     for solver in _SOLVERS.value:
@@ -191,7 +191,7 @@ def run_rps_plus(checks):
                 )
                 seconds = time.perf_counter() - start
                 x = sol.behavioural[0][1:]
-                e = combine.player_exploitability(sf, sol.behavioural[0], 0, v0)
+                e = evaluate.player_exploitability(sf, sol.behavioural[0], 0, v0)
                 # The depth-limited game by hand: player 1 picks, at its one leaf information
                 # set, the column n minimising sum_a x_a v(a, n).
                 values = np.zeros((3, k))
@@ -413,7 +413,7 @@ def run_case(game_string, cut_spec, checks, blueprint_cache):
     with cli.refuse():
         limit = dl.depth_limit(sf.tree, dl.parse_limit(cut_spec))
     subs = dl.start_subgames(sf.tree)
-    v0 = combine.game_value(sf)
+    v0 = evaluate.game_value(sf)
     short = SHORT.get(game_string, game_string)
     if game_string not in blueprint_cache:
         blueprint_cache[game_string] = ss.cfr_checkpoints(game, BLUEPRINTS)
@@ -422,14 +422,14 @@ def run_case(game_string, cut_spec, checks, blueprint_cache):
     for iters, policy in zip(BLUEPRINTS, blueprints):
         bp = ss.load_blueprint(sf, policy)
         q = ss.BlueprintQuantities.compute(sf, bp)
-        bp_e = [combine.player_exploitability(sf, bp[i], i, v0) for i in (0, 1)]
+        bp_e = [evaluate.player_exploitability(sf, bp[i], i, v0) for i in (0, 1)]
         bound = [fixed_below_bound(sf, limit, bp, i, v0)[0] for i in (0, 1)]
         for solver in _SOLVERS.value:
             case_start = time.perf_counter()
             full = ss.resolve(
                 q, subs, "unsafe", method=ggse.SOLVER_METHODS[solver], iterations=_ITERATIONS.value
             ).behavioural
-            full_e = [combine.player_exploitability(sf, full[i], i, v0) for i in (0, 1)]
+            full_e = [evaluate.player_exploitability(sf, full[i], i, v0) for i in (0, 1)]
             sets = [_leaf_sets(sf, q, limit, subs, i, solver, max(NUM_VALUES)) for i in (0, 1)]
             generation = {
                 name: sets[0][name][1] + sets[1][name][1] for name in sets[0] if name in sets[1]
@@ -459,7 +459,7 @@ def run_case(game_string, cut_spec, checks, blueprint_cache):
                         )
                         profile[i] = sol.behavioural[i]
                         ks.append(ki)
-                    e = [combine.player_exploitability(sf, profile[i], i, v0) for i in (0, 1)]
+                    e = [evaluate.player_exploitability(sf, profile[i], i, v0) for i in (0, 1)]
                     total = evaluate.evaluate_profile(sf, (profile[0], profile[1])).exploitability
                     if abs(total - (e[0] + e[1]) / 2) > 1e-9:
                         checks.append(f"{short} {cut_spec}: E != (E0 + E1) / 2 ({total})")

@@ -41,7 +41,6 @@ from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import off_tree, solving, strategy_sets, translation
-from ospiel_ext.algorithms.subgames import combine
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
@@ -100,7 +99,7 @@ def game_value(sf: TreeSequenceForm, iterations: int) -> tuple[float, float]:
     """(player 0's game value, its error bound): the LP's (error 0), or the midpoint of
     [min_y u(x_bar, y), max_x u(x, y_bar)] of CFR+'s average profile after `iterations`."""
     if iterations == 0:
-        return combine.game_value(sf), 0.0
+        return evaluate.game_value(sf), 0.0
     ev = evaluate.evaluate_profile(sf, cfr_plus(sf, iterations))
     hi, lo = ev.best_response_values[0], sf.utility_sum - ev.best_response_values[1]
     return (hi + lo) / 2, (hi - lo) / 2
@@ -164,7 +163,7 @@ def main(argv):
     )
 
     def expl(behavioural):
-        return combine.player_exploitability(full, behavioural[RESPONDER], RESPONDER, value)
+        return evaluate.player_exploitability(full, behavioural[RESPONDER], RESPONDER, value)
 
     cli.non_negative(_BOUND_ITERATIONS)
     cut = ss.Cut.after_public_chance()
@@ -177,7 +176,7 @@ def main(argv):
 
     rpat = timed("rpat", lambda: off_tree.rpat_profile(off, blueprint))
     rows = {
-        "blueprint_in_abstraction": combine.player_exploitability(
+        "blueprint_in_abstraction": evaluate.player_exploitability(
             abstract, blueprint[RESPONDER], RESPONDER, value_abs
         ),
         "rpat": expl(rpat),

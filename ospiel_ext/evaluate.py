@@ -3,6 +3,8 @@
 `exploitability(game, policy)` and `nash_conv(game, policy)` have the arguments and meaning of
 `open_spiel.python.algorithms.exploitability`, and agree with it to 1e-9; the game is compiled
 once (`sequence_form.for_game` caches it), so repeated evaluation never re-walks the game.
+On a compiled game: each player's guaranteed value and exploitability E(pi_i) against the
+game's value (`game_value`, the sequence-form LP), and per-infoset regret.
 
 A best response is the treeplex bottom-up pass with a segment max in place of the weighted sum
 (`Treeplex.infoset_values(g, None)`), against the opponent's realization plan folded into the
@@ -19,7 +21,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import policies
+from ospiel_ext import lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.sequence_form import SequenceForm
@@ -157,6 +159,44 @@ def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float
     """Exploitability of `policy`, as `open_spiel.python.algorithms.exploitability`."""
     sf, behavioural = _game_and_profile(game, policy)
     return evaluate_profile(sf, behavioural).exploitability
+
+
+def game_value(sf: SequenceForm) -> float:
+    """Player 0's value of the game: the sequence-form LP (`lp.solve`)."""
+    return lp.solve(sf).value
+
+
+def guaranteed_value(sf: SequenceForm, behavioural: FloatArray, player: int) -> float:
+    """u_i(pi_i, BR): what player i's behavioural strategy guarantees it (its own zero-sum
+    utility) against a best response, minus the opponent's best-response value (one treeplex
+    pass). No game value is needed: a profile's exploitability is minus the mean of both
+    players' guaranteed values."""
+    o = 1 - player
+    x = sf.treeplexes[player].realization_plan(np.asarray(behavioural, dtype=np.float64))
+    br, _ = sf.treeplexes[o].best_response(sf.sequence_values(o, x))
+    return -br
+
+
+def player_exploitability(
+    sf: SequenceForm, behavioural: FloatArray, player: int, value0: float
+) -> float:
+    """E(pi_i) = u_o(pi_i, BR) - u_o^*: what player i's strategy loses against a best response
+    compared with the game value (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements
+    Improve Subgame Solving in Imperfect-Information Games", Section 2); `value0` is player
+    0's game value (`game_value`). The profile's exploitability is the mean of both players'."""
+    return (value0 if player == 0 else -value0) - guaranteed_value(sf, behavioural, player)
+
+
+def player_figures(
+    sf: SequenceForm, profile: policies.Behavioural, value0: float | None = None
+) -> tuple[list[float], list[float] | None]:
+    """Both players' guaranteed values u_i(pi_i, BR) of a profile and, when the game's value
+    `value0` is known, their exploitabilities E(pi_i) (else None)."""
+    guaranteed = [guaranteed_value(sf, profile[p], p) for p in (0, 1)]
+    if value0 is None:
+        return guaranteed, None
+    value = (value0, -value0)
+    return guaranteed, [value[p] - guaranteed[p] for p in (0, 1)]
 
 
 @dataclasses.dataclass(frozen=True)

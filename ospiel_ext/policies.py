@@ -1,10 +1,14 @@
-"""Behavioural arrays <-> OpenSpiel `TabularPolicy`, and the policy file format.
+"""Behavioural arrays <-> OpenSpiel `TabularPolicy` and <-> tables, and the policy file format.
 
 A behavioural strategy of player p is a float array over p's sequences (see
 `sequence_form.Treeplex`): entry s is the probability of the sequence's last action at its
 infoset; entry 0 (the empty sequence) is 1. `PolicyLayout` maps those entries to rows and
 columns of `TabularPolicy.action_probability_array` once per game, so conversion in either
-direction is one fancy-indexing operation.
+direction is one fancy-indexing operation. A table ({information state: {action:
+probability}}, one per player: `Tables`) is the form of a strategy without a pyspiel game
+behind it (certificate trunks, depth-limited games, abstractions): `behavioural_to_table` and
+`behavioural_from_table` are the only conversions between it and the arrays, and
+`policy_to_dict` the only one from an OpenSpiel policy to the file's table.
 
 Policy file format (DESIGN.md): JSON `{"game": "<load_game string>", "policy":
 {"<information_state_string>": {"<action id>": probability, ...}, ...}}`.
@@ -29,6 +33,11 @@ from ospiel_ext import tree as tree_lib
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 
 Behavioural = tuple[NDArray[np.float64], NDArray[np.float64]]
+Table = dict[str, dict[int, float]]
+"""One player's strategy as {information state key: {action id: probability}}."""
+Tables = tuple[Table, Table]
+"""One `Table` per player: both players may have an information state of the same string
+(phantom_ttt), where they play differently."""
 
 
 def _decision_states(game: pyspiel.Game) -> dict[str, pyspiel.State]:
@@ -203,11 +212,11 @@ def behavioural_from_table(
     table: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     missing: str = "raise",
 ) -> Behavioural:
-    """Behavioural arrays of `sf` from {info state: [(action, prob), ...] or {action: prob}},
-    or from one such table per player (needed where both players have an information state
-    of the same string, as in phantom_ttt); actions missing from a row get probability 0. An
-    information state missing from the table raises ValueError (`missing="raise"`) or plays
-    uniformly (`missing="uniform"`)."""
+    """Behavioural arrays of `sf` from {info state: {action: prob} or [(action, prob), ...]},
+    or from one such table per player (`Tables`, needed where both players have an information
+    state of the same string, as in phantom_ttt); actions missing from a row get probability
+    0. An information state missing from the table raises ValueError (`missing="raise"`) or
+    plays uniformly (`missing="uniform"`). The inverse of `behavioural_to_table`."""
     tables = (table, table) if isinstance(table, Mapping) else tuple(table)
     out: list[NDArray[np.float64]] = []
     for p, tp in enumerate(sf.treeplexes):
@@ -227,16 +236,20 @@ def behavioural_from_table(
     return out[0], out[1]
 
 
-def behavioural_to_table(
-    sf: SequenceForm, behavioural: Behavioural
-) -> dict[tuple[int, str], list[tuple[int, float]]]:
-    """{(player, infoset key): [(action, probability), ...]} of behavioural arrays of `sf`."""
-    table = {}
+def behavioural_to_table(sf: SequenceForm, behavioural: Behavioural) -> Tables:
+    """Per player, {information state: {action: probability}} of behavioural arrays of `sf`
+    (every information set of the player, actions in the treeplex's order). The one
+    conversion from arrays to tables: `Certificate.strategy_table` and
+    `LargeGameSolution.table` read it; `behavioural_from_table` is its inverse."""
+    tables: Tables = ({}, {})
     for p, (tp, b) in enumerate(zip(sf.treeplexes, behavioural)):
+        actions = tp.seq_action.tolist()
+        probs = np.asarray(b, dtype=np.float64).tolist()
         for i, key in enumerate(sf.infoset_keys(p)):
-            s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
-            table[p, key] = list(zip(tp.seq_action[s : s + n].tolist(), b[s : s + n].tolist()))
-    return table
+            s = int(tp.seq_start[i])
+            e = s + int(tp.num_actions[i])
+            tables[p][key] = dict(zip(actions[s:e], probs[s:e]))
+    return tables
 
 
 @functools.lru_cache(maxsize=8)
@@ -286,7 +299,8 @@ def _check_policy_game(pol: policy_lib.Policy, game: pyspiel.Game) -> None:
 
 def policy_to_dict(pol: policy_lib.Policy, game: pyspiel.Game) -> dict[str, dict[str, float]]:
     """{policy key: {action id: probability}} for every information state of `game` (keys as
-    in `tabular_policy(game)`: the information_state_string almost always).
+    in `tabular_policy(game)`: the information_state_string almost always; action ids as
+    decimal strings): the "policy" object of a policy file (`save_policy`).
 
     Raises:
       ValueError: `pol` is a policy of another game, or a TabularPolicy without a row for an
@@ -325,22 +339,9 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
     return probs
 
 
-def save(game: pyspiel.Game | str, pol: policy_lib.Policy, path: str | os.PathLike) -> None:
-    """Writes `pol`, a policy of `game`, to `path` (JSON policy file, never pickle): the
-    game-first argument order of `load(game, path)`; `save_policy` is the same with the fixed
-    order (policy, path, game)."""
-    save_policy(pol, path, game)
-
-
-def load(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib.TabularPolicy:
-    """Reads a policy file of `game` (= `load_policy(game, path)`)."""
-    return load_policy(game, path)
-
-
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
-    """Writes `pol` in the policy file format of DESIGN.md (JSON, never pickle); the fixed
-    entry point (policy, path, game). `save(game, policy, path)` takes the game first, as
-    `load` and `load_policy` do."""
+    """Writes `pol`, a policy of `game`, to `path` in the policy file format of DESIGN.md
+    (JSON, never pickle; `load_policy` reads it back)."""
     game = tree_lib.load(game)
     files.write_json(path, {"game": str(game), "policy": policy_to_dict(pol, game)}, indent=0)
 

@@ -2,7 +2,9 @@
 
 A behavioural profile is one flat float array over the tree's infoset actions (both players):
 entry `tree.infoset_action_start[i] + k` is the probability of `tree.infoset_legal_actions[i][k]`
-at information set i (`uniform_profile`, `profile_from_table`).
+at information set i (`uniform_profile`; `TreeSequenceForm.tree_profile` of behavioural arrays,
+e.g. of a table by `policies.behavioural_from_table`). `check_profile` is the one check that a
+strategy is a distribution at every information set, for profiles and behavioural arrays alike.
 
 With pi_0, pi_1, pi_c the players' and chance's contributions to the reach of a node h
 (`reaches`) and u_i(h) player i's expected utility from h under the profile (`node_values`),
@@ -27,7 +29,6 @@ level of the responding player.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -45,22 +46,10 @@ def uniform_profile(tree: GameTree) -> FloatArray:
     return np.repeat(1.0 / np.maximum(sizes, 1), sizes)
 
 
-def profile_from_table(tree: GameTree, table: Mapping[str, Mapping[int, float]]) -> FloatArray:
-    """The profile of a table {information_state_string: {action: probability}} (absent actions
-    get 0); ValueError if an infoset of the tree has no row."""
-    profile = np.empty(tree.num_infoset_actions)
-    for i, key in enumerate(tree.infoset_key):
-        row = table.get(key)
-        if row is None:
-            raise ValueError(f"{tree.name}: the table has no row for information set {key!r}")
-        start = int(tree.infoset_action_start[i])
-        legal = tree.infoset_legal_actions[i]
-        profile[start : start + len(legal)] = [row.get(a, 0.0) for a in legal]
-    return check_profile(tree, profile)
-
-
 def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
-    """`profile` as float64; ValueError unless it is a distribution at every infoset."""
+    """`profile` as float64; ValueError naming the tree, the player and the information set
+    unless it is a distribution at every infoset (up to `PROFILE_TOLERANCE`). Behavioural
+    arrays of a `TreeSequenceForm` are checked as `check_profile(sf.tree, sf.tree_profile(b))`."""
     p = np.asarray(profile, dtype=np.float64)
     if p.shape != (tree.num_infoset_actions,):
         raise ValueError(
@@ -78,8 +67,8 @@ def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
             i = int(bad[0])
             s, e = tree.infoset_action_start[i], tree.infoset_action_start[i + 1]
             raise ValueError(
-                f"{tree.name}: the profile at information set {tree.infoset_key[i]!r} is not "
-                f"a probability distribution: {p[s:e]}"
+                f"{tree.name}: player {tree.infoset_player[i]}'s strategy at information set "
+                f"{tree.infoset_key[i]!r} is not a probability distribution: {p[s:e]}"
             )
     return p
 

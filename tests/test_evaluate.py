@@ -183,3 +183,31 @@ def test_best_response_agrees_with_openspiel(player, seed):
     values = expected_game_score.policy_value(game.new_initial_state(), profile)
     assert values[player] == pytest.approx(theirs["best_response_value"], abs=1e-9)
     assert set(ours["best_response_action"]) == set(theirs["best_response_action"])
+
+
+def test_game_value_and_player_exploitability_against_openspiel():
+    """Kuhn's value is -1/18 (Kuhn 1950); each player's guaranteed value is minus OpenSpiel's
+    best-response value of the other player, and the two E(pi_i) average to OpenSpiel's
+    exploitability."""
+    game = pyspiel.load_game("kuhn_poker")
+    sf = sequence_form.for_game(game)
+    value0 = evaluate.game_value(sf)
+    assert value0 == pytest.approx(-1 / 18, abs=1e-9)
+    pol = policies.random_policy(game, seed=4)
+    behavioural = policies.layout(sf).from_tabular(pol)
+    guaranteed, per_player = evaluate.player_figures(sf, behavioural, value0)
+    for i in (0, 1):
+        br = os_exploitability.best_response(game, pol, 1 - i)["best_response_value"]
+        assert guaranteed[i] == pytest.approx(-br, abs=1e-12)
+        e_i = evaluate.player_exploitability(sf, behavioural[i], i, value0)
+        assert per_player[i] == pytest.approx(e_i, abs=1e-15)
+        assert e_i == pytest.approx((value0 if i == 0 else -value0) + br, abs=1e-12)
+    assert sum(per_player) / 2 == pytest.approx(
+        os_exploitability.exploitability(game, pol), abs=1e-12
+    )
+    assert evaluate.player_figures(sf, behavioural) == (guaranteed, None)
+    equilibrium = lp.solve(sf).behavioural
+    for i in (0, 1):
+        assert evaluate.player_exploitability(sf, equilibrium[i], i, value0) == pytest.approx(
+            0.0, abs=1e-9
+        )

@@ -9,7 +9,8 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 
-from ospiel_ext import evaluate, policies, sequence_form
+from ospiel_ext import evaluate, policies, sequence_form, tree_values
+from ospiel_ext import tree as tree_lib
 from ospiel_ext.games import _common, examples
 
 
@@ -36,6 +37,44 @@ def test_generic_and_cpp_policies_convert():
     )
     for a, b in zip(from_cpp, from_py):
         np.testing.assert_allclose(a, b)
+
+
+def test_tables_are_the_policy_read_per_information_state(small_game):
+    """`behavioural_to_table` gives, per player and information state, what OpenSpiel's
+    TabularPolicy plays there; `behavioural_from_table` takes it back to the same arrays."""
+    sf = sequence_form.for_game(small_game)
+    layout = policies.layout(sf)
+    pol = policies.random_policy(small_game, seed=3)
+    behavioural = layout.from_tabular(pol)
+    tables = policies.behavioural_to_table(sf, behavioural)
+    assert [len(t) for t in tables] == [tp.num_infosets for tp in sf.treeplexes]
+    for state in pol.states:
+        player = state.current_player()
+        row = tables[player][tree_lib.infoset_key(state, player)]
+        assert row == pytest.approx(pol.action_probabilities(state, player), abs=1e-15)
+    for a, b in zip(policies.behavioural_from_table(sf, tables), behavioural):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_tables_with_missing_rows():
+    sf = sequence_form.for_game("kuhn_poker")
+    tp0 = sf.treeplexes[0]
+    behavioural = (np.r_[1.0, np.tile([0.25, 0.75], tp0.num_infosets)], sf.treeplexes[1].uniform)
+    tables = policies.behavioural_to_table(sf, behavioural)
+    key = sf.infoset_keys(0)[2]
+    assert tables[0][key] == {0: 0.25, 1: 0.75}
+    del tables[0][key]
+    tables[0][sf.infoset_keys(0)[0]] = {1: 1.0}  # action 0 absent: probability 0
+    with pytest.raises(ValueError, match=f"no entry for information state {key!r} of kuhn"):
+        policies.behavioural_from_table(sf, tables)
+    b0, _ = policies.behavioural_from_table(sf, tables, missing="uniform")
+    s = int(tp0.seq_start[2])
+    assert list(b0[s : s + 2]) == [0.5, 0.5]
+    assert list(b0[int(tp0.seq_start[0]) :][:2]) == [0.0, 1.0]
+    # as the tree_values profile: uniform everywhere from a uniform table
+    uniform = policies.behavioural_to_table(sf, (tp0.uniform, sf.treeplexes[1].uniform))
+    profile = sf.tree_profile(policies.behavioural_from_table(sf, uniform))
+    np.testing.assert_array_equal(profile, tree_values.uniform_profile(sf.tree))
 
 
 def test_random_policy_is_a_distribution_per_state():
@@ -99,7 +138,9 @@ def test_policy_files_with_unknown_information_states_are_refused(tmp_path):
 
 def test_a_policy_of_another_game_is_not_saved(tmp_path):
     with pytest.raises(ValueError, match=r"a policy of leduc_poker\(\), not of kuhn_poker\(\)"):
-        policies.save("kuhn_poker", policies.uniform_policy("leduc_poker"), tmp_path / "p.json")
+        policies.save_policy(
+            policies.uniform_policy("leduc_poker"), tmp_path / "p.json", "kuhn_poker"
+        )
     assert list(tmp_path.iterdir()) == []
 
 

@@ -47,7 +47,7 @@ from absl import app, flags, logging
 from ospiel_ext import cli, evaluate, interrupts, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.subgames import combine, cuts, experiment, ggse
+from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, ggse
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
@@ -152,7 +152,7 @@ def _solve_players(sf, q, blueprint, subs, limit, samples, k):
 
 
 def _run(sf, samples):
-    blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
+    blueprint = blueprints.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
     limit_spec, limit = _limit(sf)
     subs = (
         dl.start_subgames(sf.tree)
@@ -176,7 +176,7 @@ def _run(sf, samples):
         profiles["full-depth solving"] = full.behavioural
     rows, figures = [], {}
     for name, b in profiles.items():
-        guaranteed, exploitability = combine.player_figures(sf, b, value0)
+        guaranteed, exploitability = evaluate.player_figures(sf, b, value0)
         e = evaluate.evaluate_profile(sf, b).exploitability
         figures[name] = (e, guaranteed, exploitability)
         label = name
@@ -233,7 +233,7 @@ def main(argv):
         cli.positive(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT):
         cli.output_path(holder)
-    blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
+    blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
     cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     samples = _rollout_samples(_VALUES.value)
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)

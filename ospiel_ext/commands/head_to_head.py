@@ -38,7 +38,7 @@ from absl import app, flags, logging
 from ospiel_ext import cli, sweeps
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import matches
-from ospiel_ext.algorithms.subgames import experiment, ggse
+from ospiel_ext.algorithms.subgames import blueprints, ggse
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
@@ -75,7 +75,7 @@ def main(argv):
         cli.positive(holder)
     cli.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
     cli.output_path(_OUTPUT_JSON)
-    blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
+    blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
     cli.distinct_files([_OUTPUT_JSON], inputs=[("--blueprint", blueprint_file)])
     game = cli.load_game(_GAME.value)
     num_values = _NUM_VALUES.value

@@ -36,7 +36,7 @@ import numpy as np
 from absl import flags, logging
 
 from ospiel_ext import cli, evaluate, interrupts, policies
-from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, experiment, ggse
+from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, ggse
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _CUT = flags.DEFINE_string(
@@ -93,7 +93,7 @@ def _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp):
 
 def _run(sf):
     subs = cuts.subgames(sf.tree, cuts.parse_cut(_CUT.value))
-    blueprint = experiment.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
+    blueprint = blueprints.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
     before = blueprints.BlueprintQuantities.compute(sf, blueprint)
     start = time.perf_counter()
     method = ggse.SOLVER_METHODS[_SOLVER.value]
@@ -117,8 +117,8 @@ def _run(sf):
     e_bp = evaluate.evaluate_profile(sf, blueprint).exploitability
     rows, per_subgame = _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp)
     value0 = cli.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
-    guaranteed, players = combine.player_figures(sf, after.blueprint, value0)
-    bp_guaranteed, bp_players = combine.player_figures(sf, blueprint, value0)
+    guaranteed, players = evaluate.player_figures(sf, after.blueprint, value0)
+    bp_guaranteed, bp_players = evaluate.player_figures(sf, blueprint, value0)
     e_all = evaluate.evaluate_profile(sf, resolution.behavioural).exploitability
     header = ["subgame", "roots", "resolved", "E(blueprint)", "E(this resolved)"]
     header += ["min D_0", "min D_1", "mean D_0", "mean D_1"]
@@ -178,7 +178,7 @@ def main(argv):
         cli.positive(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT):
         cli.output_path(holder)
-    blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
+    blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
     cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
     with cli.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written

@@ -46,8 +46,6 @@ from ospiel_ext.budget import Budget
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
 
-# per player: {information_state_string: {action: probability}}
-StrategyTables = tuple[dict[str, dict[int, float]], dict[str, dict[int, float]]]
 SUPPORT_TOLERANCE = 1e-9
 ZERO_TOLERANCE = 1e-12
 """A certificate is a 0-certificate when its epsilon is at most ZERO_TOLERANCE times its
@@ -104,19 +102,10 @@ class Certificate:
         """(nodes, information sets) of the trunk."""
         return self.trunk.num_nodes, self.trunk.num_infosets
 
-    def strategy_table(self) -> StrategyTables:
+    def strategy_table(self) -> policies.Tables:
         """Per player, {information_state_string: {action: probability}} for the player's
-        infosets of the trunk (one table per player: both players may have an information
-        state of the same string, as in phantom_ttt, where they play differently)."""
-        sf = self.sequence_form
-        out: StrategyTables = ({}, {})
-        for p, (tp, b) in enumerate(zip(sf.treeplexes, self.behavioural)):
-            for i, g in enumerate(tp.infoset_ids):
-                s, n = int(tp.seq_start[i]), int(tp.num_actions[i])
-                out[p][self.trunk.infoset_key[g]] = {
-                    int(a): float(x) for a, x in zip(tp.seq_action[s : s + n], b[s : s + n])
-                }
-        return out
+        infosets of the trunk (`policies.behavioural_to_table`)."""
+        return policies.behavioural_to_table(self.sequence_form, self.behavioural)
 
 
 def verify(sf: SequenceForm, behavioural: tuple[FloatArray, FloatArray]) -> tuple[float, float]:
@@ -600,7 +589,7 @@ class CertificatePolicy(policy_lib.Policy):
       tables: `Certificate.strategy_table()`, one table per player.
     """
 
-    def __init__(self, game: pyspiel.Game, tables: StrategyTables):
+    def __init__(self, game: pyspiel.Game, tables: policies.Tables):
         super().__init__(game, list(range(game.num_players())))
         self.tables = tables
 

@@ -28,7 +28,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import lp, tree_values
+from ospiel_ext import lp, policies, tree_values
 from ospiel_ext import tree as tree_lib
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
@@ -213,17 +213,10 @@ class LargeGameSolution:
     behavioural: tuple[FloatArray, FloatArray]
     value: float
 
-    def table(self) -> dict[str, dict[int, float]]:
-        """{information state: {action: probability}} of the solving player."""
-        tp, out = self.sf.treeplexes[self.player], {}
-        b = self.behavioural[self.player]
-        for local, g in enumerate(tp.infoset_ids.tolist()):
-            start = int(tp.seq_start[local])
-            actions = self.tree.infoset_legal_actions[g]
-            out[self.tree.infoset_key[g]] = {
-                int(a): float(b[start + k]) for k, a in enumerate(actions)
-            }
-        return out
+    def table(self) -> policies.Table:
+        """{information state: {action: probability}} of the solving player
+        (`policies.behavioural_to_table`)."""
+        return policies.behavioural_to_table(self.sf, self.behavioural)[self.player]
 
 
 def solve(

@@ -483,15 +483,9 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
     def _adopt(self, solution: ggse.GadgetSolution) -> None:
         sf, i = solution.gadget.sf, self.player
-        tp, b = sf.treeplexes[i], solution.behavioural[i]
-        original = solution.gadget.original_infosets(i)
-        for local, key in enumerate(sf.infoset_keys(i)):
-            if original[local]:
-                start, n = int(tp.seq_start[local]), int(tp.num_actions[local])
-                actions = tp.seq_action[start : start + n]
-                self.overrides[key] = {
-                    int(a): float(p) for a, p in zip(actions, b[start : start + n])
-                }
+        table, keys = policies.behavioural_to_table(sf, solution.behavioural)[i], sf.infoset_keys(i)
+        for local in np.flatnonzero(solution.gadget.original_infosets(i)).tolist():
+            self.overrides[keys[local]] = table[keys[local]]
 
     def step(self, state: pyspiel.State) -> int:
         if state.current_player() != self.player:

@@ -39,7 +39,7 @@ from open_spiel.python.bots import policy as policy_bot
 from ospiel_ext import interrupts, policies, sweeps, tables
 from ospiel_ext.algorithms.depth_limited import large
 from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
-from ospiel_ext.algorithms.subgames import blueprints, experiment, ggse, priors
+from ospiel_ext.algorithms.subgames import blueprints, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.sequence_form import TreeSequenceForm
 
@@ -218,7 +218,7 @@ def chunks(
     if games < 1 or chunk < 2 or chunk % 2:
         raise ValueError(f"games must be >= 1 and the chunk an even number >= 2, got {chunk}")
     chunk = chunk_size(games, chunk)
-    label, behavioural = experiment.blueprint_from_spec(game, blueprint_spec)
+    label, behavioural = blueprints.blueprint_from_spec(game, blueprint_spec)
     sf = blueprints.full_game(game)
     for spec in (a, b):
         for p in (0, 1):

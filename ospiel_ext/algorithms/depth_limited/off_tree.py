@@ -159,10 +159,8 @@ def _child(tree, node: int, action: int) -> int:
 def lift(off: OffTree, blueprint: policies.Behavioural) -> policies.Behavioural:
     """The abstraction's blueprint on `off.game` by information-set key: the off-tree action
     gets probability 0; information sets after it play uniformly."""
-    table = {
-        key: row for (_, key), row in policies.behavioural_to_table(off.abstract, blueprint).items()
-    }
-    return policies.behavioural_from_table(off.game, table, missing="uniform")
+    tables = policies.behavioural_to_table(off.abstract, blueprint)
+    return policies.behavioural_from_table(off.game, tables, missing="uniform")
 
 
 def rpat_profile(off: OffTree, blueprint: policies.Behavioural) -> policies.Behavioural:

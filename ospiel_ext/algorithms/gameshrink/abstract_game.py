@@ -385,13 +385,13 @@ def lift_to_finer(
             raise ValueError(f"the filter of {finer.name} does not refine that of {game.name}")
         to_coarse.append(up)
     table = policies.behavioural_to_table(game.sequence_form, behavioural)
-    tables: list[dict[str, list[tuple[int, float]]]] = [{}, {}]
+    tables: policies.Tables = ({}, {})
     for p in (0, 1):
         for key in finer.sequence_form.infoset_keys(p):
             r, c, betting = key.split(" ", 2)  # info_key's layout
             round_ = int(r[1:])
             coarse_key = info_key(round_, int(to_coarse[round_][int(c[1:])]), betting[1:])
-            tables[p][key] = table[p, coarse_key]
+            tables[p][key] = table[p][coarse_key]
     return policies.behavioural_from_table(finer.sequence_form, tables)
 
 
@@ -404,7 +404,7 @@ class LiftedPolicy(policy_lib.Policy):
         super().__init__(game.abstraction.og.game, [0, 1])
 
     @functools.cached_property
-    def _table(self) -> dict[tuple[int, str], list[tuple[int, float]]]:
+    def _table(self) -> policies.Tables:
         return policies.behavioural_to_table(self.abstract.sequence_form, self.behavioural)
 
     def action_probabilities(
@@ -415,7 +415,7 @@ class LiftedPolicy(policy_lib.Policy):
         round_, betting = ordered_games.betting_key(state)
         deal = a.og.deal_from_chance(ordered_games.chance_actions_of(state))
         cls = a.class_of(deal, player, round_)
-        return dict(self._table[(player, info_key(round_, cls, betting))])
+        return dict(self._table[player][info_key(round_, cls, betting)])
 
     def to_tabular(self, max_nodes: int | None = None) -> policy_lib.TabularPolicy:
         """The lifted policy as a TabularPolicy of the original game (compiles the game)."""

@@ -2,8 +2,10 @@
 
 Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
 Imperfect-Information Games". A blueprint is a profile pi_bar of the full game (Section 1;
-Section 8 uses CFR checkpoints and Dirichlet(alpha) random strategies). For a subgame with
-roots h in H(s0), a resolving player i and its opponent o, the gadget games of Section 2.1 need
+Section 8 uses CFR checkpoints and Dirichlet(alpha) random strategies, `make_blueprints`; the
+commands name one by a spec, 'cfr:N', 'dirichlet:SEED' or a policy file, `blueprint_from_spec`).
+For a subgame with roots h in H(s0), a resolving player i and its opponent o, the gadget games
+of Section 2.1 need
 
 * the reaches P_0(h), P_1(h), P_c(h) of every root under pi_bar;
 * w_i(h) = P_i(h) P_c(h), the opponent-free weight of a root (the gadget's chance node is
@@ -56,29 +58,6 @@ def full_game(game: pyspiel.Game | str | SequenceForm) -> TreeSequenceForm:
     return sf
 
 
-def check_behavioural(sf: SequenceForm, behavioural: policies.Behavioural) -> policies.Behavioural:
-    """Both players' behavioural arrays as float64; ValueError naming the game unless each is
-    a distribution at every information set."""
-    out = []
-    for p, tp in enumerate(sf.treeplexes):
-        b = np.asarray(behavioural[p], dtype=np.float64)
-        if b.shape != (tp.num_sequences,):
-            raise ValueError(
-                f"game {sf.name}: player {p}'s blueprint has shape {b.shape}, not "
-                f"({tp.num_sequences},); is it a strategy of another game?"
-            )
-        sums = tp.segment_sum(b)
-        negative = tp.seq_infoset[1:][b[1:] < -1e-9]
-        bad = np.union1d(np.flatnonzero(~(np.abs(sums - 1) <= 1e-6)), negative)
-        if len(bad):
-            key = sf.infoset_keys(p)[int(bad[0])]
-            raise ValueError(
-                f"game {sf.name}: player {p}'s blueprint is not a distribution at {key!r}"
-            )
-        out.append(b)
-    return out[0], out[1]
-
-
 def load_blueprint(
     game: pyspiel.Game | str | SequenceForm, blueprint: BlueprintSource
 ) -> policies.Behavioural:
@@ -104,7 +83,9 @@ def load_blueprint(
             f"game {sf.name}: a blueprint is a TabularPolicy, a policy file or a pair of "
             f"behavioural arrays, got {type(blueprint).__name__}"
         )
-    return check_behavioural(sf, blueprint)
+    b = (np.asarray(blueprint[0], dtype=np.float64), np.asarray(blueprint[1], dtype=np.float64))
+    tree_values.check_profile(sf.tree, sf.tree_profile(b))
+    return b
 
 
 def cfr_checkpoints(
@@ -136,6 +117,42 @@ def dirichlet_blueprints(
     if not alpha > 0:
         raise ValueError(f"game {sf.name}: the Dirichlet alpha must be positive, got {alpha}")
     return [policies.random_policy(sf.tree.game, int(s), alpha) for s in seeds]
+
+
+def make_blueprints(
+    game: str | SequenceForm, checkpoints: Sequence[int], seeds: Sequence[int]
+) -> list[tuple[str, policies.Behavioural]]:
+    """(label, behavioural arrays) of the CFR checkpoints at the iteration counts
+    `checkpoints` (one vanilla CFR run; Section 8 does not name the variant) and of the
+    Dirichlet(1) blueprints of the given seeds (Section 8)."""
+    sf = full_game(game)
+    layout = policies.layout(sf)
+    game_obj = sf.tree.game
+    cfr_pols = cfr_checkpoints(game_obj, checkpoints) if checkpoints else []
+    out = [(f"cfr:{k}", layout.behavioural(p)) for k, p in zip(checkpoints, cfr_pols)]
+    random_pols = dirichlet_blueprints(game_obj, seeds)
+    out += [(f"dirichlet:{s}", layout.behavioural(p)) for s, p in zip(seeds, random_pols)]
+    return out
+
+
+def blueprint_file(spec: str) -> str | None:
+    """The policy file a blueprint spec names, or None for 'cfr:N' / 'dirichlet:SEED'."""
+    kind, _, _ = spec.partition(":")
+    return None if kind in ("cfr", "dirichlet") else spec
+
+
+def blueprint_from_spec(game: str | SequenceForm, spec: str) -> tuple[str, policies.Behavioural]:
+    """(label, behavioural arrays) of a blueprint spec: 'cfr:N' (N vanilla CFR iterations),
+    'dirichlet:SEED' or a policy file (`load_blueprint`), for a game string or an already
+    compiled game."""
+    kind, _, arg = spec.partition(":")
+    if kind == "cfr" and arg.isdigit() and int(arg) >= 1:
+        return make_blueprints(game, [int(arg)], [])[0]
+    if kind == "dirichlet" and arg.isdigit():
+        return make_blueprints(game, [], [int(arg)])[0]
+    if kind in ("cfr", "dirichlet"):
+        raise ValueError(f"blueprint {spec!r}: expected cfr:N (N >= 1) or dirichlet:SEED")
+    return spec, load_blueprint(game, spec)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -226,40 +226,6 @@ def root_improvements(
     return RootImprovements(player, rv0.keys, rv0.weight, rv0.sign * rv0.cfbr, rv1.sign * rv1.cfbr)
 
 
-def game_value(sf: TreeSequenceForm) -> float:
-    """Player 0's value of the game (the sequence-form LP)."""
-    return lp.solve(sf).value
-
-
-def guaranteed_value(sf: TreeSequenceForm, behavioural: FloatArray, player: int) -> float:
-    """u_i(pi_i, BR): what player i's strategy guarantees it (its own utility) against a
-    best response; no game value needed (the profile's exploitability is minus the mean of
-    both players' guaranteed values)."""
-    o = 1 - player
-    x = sf.treeplexes[player].realization_plan(np.asarray(behavioural, dtype=np.float64))
-    br, _ = sf.treeplexes[o].best_response(sf.sequence_values(o, x))
-    return -br
-
-
-def player_exploitability(
-    sf: TreeSequenceForm, behavioural: FloatArray, player: int, value0: float
-) -> float:
-    """E(pi_i) = u_o(pi_i, BR) - u_o^* (Section 2), `value0` player 0's game value."""
-    return (value0 if player == 0 else -value0) - guaranteed_value(sf, behavioural, player)
-
-
-def player_figures(
-    sf: TreeSequenceForm, profile: policies.Behavioural, value0: float | None = None
-) -> tuple[list[float], list[float] | None]:
-    """Both players' guaranteed values u_i(pi_i, BR) of a profile and, when the game's value
-    `value0` is known, their exploitabilities E(pi_i) (else None)."""
-    guaranteed = [guaranteed_value(sf, profile[p], p) for p in (0, 1)]
-    if value0 is None:
-        return guaranteed, None
-    value = (value0, -value0)
-    return guaranteed, [value[p] - guaranteed[p] for p in (0, 1)]
-
-
 @dataclasses.dataclass(frozen=True)
 class SafetyReport:
     """Safety of a resolved strategy of player i (module docstring).
@@ -303,7 +269,7 @@ def safety_report(
     sf = before.sf
     if after.sf is not sf:
         raise ValueError(f"game {sf.name}: the two profiles belong to different games")
-    v0 = game_value(sf) if value0 is None else value0
+    v0 = evaluate.game_value(sf) if value0 is None else value0
     o = 1 - player
     y_br = sf.treeplexes[o].realization_plan(after.best_responses[player])
     deltas, bound = [], 0.0
@@ -314,8 +280,8 @@ def safety_report(
         reach = y_br[sf.node_seq[o][rv.roots[first]]]
         bound += float(np.sum(reach * imp.weight * imp.delta))
         deltas.append(imp.delta[imp.weight > 0])
-    e_before = player_exploitability(sf, before.blueprint[player], player, v0)
-    e_after = player_exploitability(sf, after.blueprint[player], player, v0)
+    e_before = evaluate.player_exploitability(sf, before.blueprint[player], player, v0)
+    e_after = evaluate.player_exploitability(sf, after.blueprint[player], player, v0)
     profile = evaluate.evaluate_profile(sf, after.blueprint).exploitability
     all_deltas = np.concatenate(deltas) if deltas else np.zeros(0)
     min_delta = float(all_deltas.min()) if len(all_deltas) else 0.0
@@ -393,7 +359,7 @@ def optimal_continuation(
     seqs = _infoset_sequences(tp.seq_start[fixed_inf], tp.num_actions[fixed_inf])
     lower[seqs] = q.blueprint[player][seqs]
     solution = lp.solve(sf, player=player, own_constraints=sequence_lower_bounds(tp, lower))
-    v0 = game_value(sf) if value0 is None else value0
+    v0 = evaluate.game_value(sf) if value0 is None else value0
     sign = 1.0 if player == 0 else -1.0
     out = [q.blueprint[0].copy(), q.blueprint[1].copy()]
     seqs = _infoset_sequences(tp.seq_start[sub_inf], tp.num_actions[sub_inf])

@@ -11,7 +11,7 @@ module-level function, so any `concurrent.futures` executor, local processes or 
 can run it) solves all subgames x players of the task in one CFR+ run on their disjoint union
 (`batch.solve_cfr_batch`) or one LP per gadget, and returns a frozen `Record`. The blueprint's
 behavioural arrays travel inside the task (CFR checkpoints come from one run in the parent,
-`make_blueprints`), so a worker never repeats the blueprint's CFR run.
+`blueprints.make_blueprints`), so a worker never repeats the blueprint's CFR run.
 
 Techniques (`TECHNIQUES`): resolving and max-margin with no / uniform / blueprint prior, the
 unsafe subgame, and the optimal continuation (Definition 3, one LP per player; its solver is
@@ -32,7 +32,6 @@ import scipy.stats
 
 from ospiel_ext import evaluate, policies, sweeps
 from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, gadgets, ggse, priors
-from ospiel_ext.sequence_form import SequenceForm
 
 TECHNIQUES: tuple[str, ...] = (
     "resolving/none",
@@ -191,7 +190,7 @@ def run_task(task: Task) -> Record:
     sf = blueprints.full_game(task.game)
     subs = cuts.subgames(sf.tree, cuts.parse_cut(task.cut))
     before = blueprints.BlueprintQuantities.compute(sf, task.behavioural)
-    value0 = combine.game_value(sf)
+    value0 = evaluate.game_value(sf)
     profile, _ = resolve_profile(
         before, subs, task.technique, task.solver, task.iterations, task.eps, value0,
         task.lp_vertex,
@@ -220,40 +219,6 @@ def run_task(task: Task) -> Record:
         seconds=time.perf_counter() - start,
         lp_vertex=task.lp_vertex,
     )
-
-
-def make_blueprints(
-    game: str | SequenceForm, cfr_checkpoints: Sequence[int], dirichlet_seeds: Sequence[int]
-) -> list[tuple[str, policies.Behavioural]]:
-    """(label, behavioural arrays) of the CFR checkpoints (one vanilla CFR run; Section 8
-    does not name the variant) and the Dirichlet(1) blueprints of Section 8."""
-    sf = blueprints.full_game(game)
-    layout = policies.layout(sf)
-    game_obj = sf.tree.game
-    cfr_pols = blueprints.cfr_checkpoints(game_obj, cfr_checkpoints) if cfr_checkpoints else []
-    out = [(f"cfr:{k}", layout.behavioural(p)) for k, p in zip(cfr_checkpoints, cfr_pols)]
-    random_pols = blueprints.dirichlet_blueprints(game_obj, dirichlet_seeds)
-    out += [(f"dirichlet:{s}", layout.behavioural(p)) for s, p in zip(dirichlet_seeds, random_pols)]
-    return out
-
-
-def blueprint_file(spec: str) -> str | None:
-    """The policy file a blueprint spec names, or None for 'cfr:N' / 'dirichlet:SEED'."""
-    kind, _, _ = spec.partition(":")
-    return None if kind in ("cfr", "dirichlet") else spec
-
-
-def blueprint_from_spec(game: str | SequenceForm, spec: str) -> tuple[str, policies.Behavioural]:
-    """'cfr:N' (N vanilla CFR iterations), 'dirichlet:SEED' or a policy file, for a game
-    string or an already compiled game."""
-    kind, _, arg = spec.partition(":")
-    if kind == "cfr" and arg.isdigit() and int(arg) >= 1:
-        return make_blueprints(game, [int(arg)], [])[0]
-    if kind == "dirichlet" and arg.isdigit():
-        return make_blueprints(game, [], [int(arg)])[0]
-    if kind in ("cfr", "dirichlet"):
-        raise ValueError(f"blueprint {spec!r}: expected cfr:N (N >= 1) or dirichlet:SEED")
-    return spec, blueprints.load_blueprint(game, spec)
 
 
 def grid(

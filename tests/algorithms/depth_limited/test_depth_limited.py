@@ -9,10 +9,9 @@ import pytest
 from open_spiel.python.algorithms import exploitability
 
 import ospiel_ext.games  # noqa: F401  (registers rps_plus)
-from ospiel_ext import lp, policies, sequence_form
+from ospiel_ext import evaluate, lp, policies, sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.subgames import combine
 from ospiel_ext.constraints import sequence_lower_bounds
 
 RPS_EQUILIBRIUM = [0.4, 0.4, 0.2]  # Section 2
@@ -307,7 +306,7 @@ def test_round_end_full_pure_set_meets_the_fixed_below_bound(limit_spec):
         pure = dl.pure_continuations(sf, limit, blueprint[1 - i], 1 - i)
         leaves = dl.exact_values(sf, limit, blueprint, i, pure)
         sol = dl.solve(q, subs, leaves, method="lp")
-        guaranteed = combine.guaranteed_value(sf, sol.behavioural[i], i)
+        guaranteed = evaluate.guaranteed_value(sf, sol.behavioural[i], i)
         bound = _fixed_below_guarantee(sf, limit, blueprint, i)
         assert guaranteed == pytest.approx(bound, abs=1e-8), i
     _, profile = _solve_both(SMALL_LEDUC, dl.parse_limit(limit_spec))

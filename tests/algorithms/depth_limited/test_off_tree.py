@@ -10,13 +10,12 @@ import numpy as np
 import pyspiel
 import pytest
 
-from ospiel_ext import lp, policies, tree_values
+from ospiel_ext import evaluate, lp, policies, tree_values
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import off_tree, translation
-from ospiel_ext.algorithms.subgames import combine
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
@@ -88,11 +87,7 @@ def test_counterpart_maps_follow_the_labels():
 def test_rpat_mixes_the_two_readings_of_the_bet():
     game, _, full, blueprint, off = _setup()
     rpat = off_tree.rpat_profile(off, blueprint)
-    table = {
-        key: dict(row)
-        for (p, key), row in policies.behavioural_to_table(off.abstract, blueprint).items()
-        if p == 1
-    }
+    table = policies.behavioural_to_table(off.abstract, blueprint)[1]
     state = game.new_initial_state()
     for a in DEAL:
         state.apply_action(a)
@@ -107,17 +102,12 @@ def test_rpat_mixes_the_two_readings_of_the_bet():
         12: P_LOW * low[12] + (1 - P_LOW) * high[12],
         10: P_LOW * low[8],
     }
-    got = {
-        key: dict(row)
-        for (p, key), row in policies.behavioural_to_table(full, rpat).items()
-        if p == 1
-    }[state.child(OFF).information_state_string(1)]
+    rpat_table = policies.behavioural_to_table(full, rpat)[1]
+    got = rpat_table[state.child(OFF).information_state_string(1)]
     assert got == pytest.approx(want, abs=1e-12)
     # Outside the region player 1 plays the blueprint.
     key = state.child(HALF).information_state_string(1)
-    outside = {
-        k: dict(r) for (p, k), r in policies.behavioural_to_table(full, rpat).items() if p == 1
-    }[key]
+    outside = rpat_table[key]
     assert outside == pytest.approx(low, abs=1e-12)
 
 
@@ -206,6 +196,6 @@ def test_best_continuation_changes_only_the_play_beyond_the_limit():
     # Optimising the free part against a best response does better than leaving it alone
     # (RPAT is far from optimal after the bet; CFR+ after 300 iterations is close).
     value = lp.solve(full).value
-    e_rpat = combine.player_exploitability(full, rpat[1], 1, value)
-    e_best = combine.player_exploitability(full, best[1], 1, value)
+    e_rpat = evaluate.player_exploitability(full, rpat[1], 1, value)
+    e_best = evaluate.player_exploitability(full, best[1], 1, value)
     assert e_best < e_rpat

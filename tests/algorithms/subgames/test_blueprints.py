@@ -92,7 +92,10 @@ def test_blueprint_inputs_are_checked():
         blueprints.load_blueprint(sf, (sf.treeplexes[0].uniform[1:], sf.treeplexes[1].uniform))
     bad = sf.treeplexes[0].uniform.copy()
     bad[1] = 0.9
-    with pytest.raises(ValueError, match="kuhn_poker.*not a distribution"):
+    with pytest.raises(
+        ValueError,
+        match=r"kuhn_poker\(\): player 0's strategy at .* not a probability distribution",
+    ):
         blueprints.load_blueprint(sf, (bad, sf.treeplexes[1].uniform))
     with pytest.raises(ValueError, match="strictly"):
         blueprints.cfr_checkpoints("kuhn_poker", [10, 5])
@@ -102,3 +105,31 @@ def test_blueprint_inputs_are_checked():
     other = sequence_form.for_game("leduc_poker")
     with pytest.raises(ValueError, match="another compiled tree"):
         q.root_values(subgames(other.tree, Cut.after_public_chance())[0], 0)
+
+
+def test_blueprint_specs(tmp_path):
+    """'cfr:N', 'dirichlet:SEED' and a policy file name a blueprint; CFR's average policy
+    after one iteration is its first current policy, the uniform one."""
+    game = "kuhn_poker"
+    layout = policies.layout_for_game(game)
+    uniform = layout.behavioural(policies.uniform_policy(game))
+    label, b = blueprints.blueprint_from_spec(game, "cfr:1")
+    assert label == "cfr:1"
+    for p in (0, 1):
+        np.testing.assert_array_equal(b[p], uniform[p])
+    pol = policies.random_policy(game, seed=7)
+    path = tmp_path / "bp.json"
+    policies.save_policy(pol, path, game)
+    label, b = blueprints.blueprint_from_spec(game, str(path))
+    assert label == str(path) and blueprints.blueprint_file(str(path)) == str(path)
+    for got, want in zip(b, layout.from_tabular(pol)):
+        np.testing.assert_allclose(got, want, atol=1e-15)
+    label, b = blueprints.blueprint_from_spec(layout.sf, "dirichlet:7")
+    assert label == "dirichlet:7" and blueprints.blueprint_file(label) is None
+    for got, want in zip(b, layout.from_tabular(pol)):  # the same Dirichlet draw
+        np.testing.assert_array_equal(got, want)
+    labels = [lbl for lbl, _ in blueprints.make_blueprints(game, [1, 3], [0])]
+    assert labels == ["cfr:1", "cfr:3", "dirichlet:0"]
+    for bad in ("cfr:0", "cfr:x", "dirichlet:"):
+        with pytest.raises(ValueError, match="expected cfr:N"):
+            blueprints.blueprint_from_spec(game, bad)

@@ -45,7 +45,7 @@ def test_safe_resolving_never_hurts(game, cut, seed):
     sf = sequence_form.for_game(game)
     subs = subgames(sf.tree, cut)
     q = blueprints.BlueprintQuantities.compute(sf, policies.random_policy(sf.tree.game, seed))
-    value0 = combine.game_value(sf)
+    value0 = evaluate.game_value(sf)
     best = [combine.optimal_continuation(q, i, subs, value0=value0) for i in (0, 1)]
     for kind in ("resolving", "max_margin"):
         for prior in ("none", "uniform", "blueprint"):
@@ -72,15 +72,15 @@ def test_optimal_continuation_fixes_the_trunk_and_is_safe():
     sf = sequence_form.for_game("kuhn_poker")
     subs = subgames(sf.tree, Cut.after_moves(1))
     q = blueprints.BlueprintQuantities.compute(sf, policies.random_policy(sf.tree.game, 4))
-    value0 = combine.game_value(sf)
+    value0 = evaluate.game_value(sf)
     for i in (0, 1):
         trunk = _trunk_sequences(sf, subs, i)
         for fixed in ("trunk", "ancestors"):
             oc = combine.optimal_continuation(q, i, subs, fixed, value0)
             np.testing.assert_allclose(oc.behavioural[i][trunk], q.blueprint[i][trunk])
-            e = combine.player_exploitability(sf, oc.behavioural[i], i, value0)
+            e = evaluate.player_exploitability(sf, oc.behavioural[i], i, value0)
             assert e == pytest.approx(oc.exploitability, abs=1e-9)
-            assert e <= combine.player_exploitability(sf, q.blueprint[i], i, value0) + TOLERANCE
+            assert e <= evaluate.player_exploitability(sf, q.blueprint[i], i, value0) + TOLERANCE
     with pytest.raises(ValueError, match="fixed must be"):
         combine.optimal_continuation(q, 0, subs, "everything")
     with pytest.raises(ValueError, match="one cut"):

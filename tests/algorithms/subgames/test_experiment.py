@@ -12,6 +12,7 @@ import scipy.stats
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies, sweeps
+from ospiel_ext.algorithms.subgames import blueprints
 from ospiel_ext.algorithms.subgames import experiment as ex
 
 try:
@@ -25,7 +26,7 @@ TECHNIQUES = ("resolving/none", "resolving/blueprint", "max_margin/uniform", "un
 
 @pytest.fixture(scope="module")
 def tasks():
-    bps = ex.make_blueprints(GAME, [3], [1])
+    bps = blueprints.make_blueprints(GAME, [3], [1])
     return ex.grid([(GAME, "after_moves=1")], [bps], TECHNIQUES, ["cfr_plus", "lp"], 50)
 
 
@@ -70,7 +71,7 @@ def test_records_match_openspiel_and_theory(tasks, serial):
 def test_a_cfr_task_with_one_blueprint_resolved_by_hand():
     # cfr:1 on Kuhn: CFR's first average policy is uniform, whose exploitability is 11/24; the
     # cut after one move has two public states (after a pass, after a bet).
-    label, b = ex.blueprint_from_spec(GAME, "cfr:1")
+    label, b = blueprints.blueprint_from_spec(GAME, "cfr:1")
     uniform = policies.layout_for_game(GAME).behavioural(policies.uniform_policy(GAME))
     for p in (0, 1):
         np.testing.assert_allclose(b[p], uniform[p])
@@ -81,7 +82,7 @@ def test_a_cfr_task_with_one_blueprint_resolved_by_hand():
 
 
 def test_bad_tasks_are_refused():
-    b = ex.blueprint_from_spec(GAME, "dirichlet:0")[1]
+    b = blueprints.blueprint_from_spec(GAME, "dirichlet:0")[1]
     for field, value, message in [
         ("technique", "nope", "unknown technique"),
         ("solver", "simplex", "unknown solver"),
