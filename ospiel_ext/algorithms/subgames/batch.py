@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ospiel_ext import arrays
+from ospiel_ext import arrays, evaluate
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames import ggse
@@ -124,7 +124,7 @@ def solve_cfr_batch(
             ggse.GadgetSolution(
                 gadget=g,
                 behavioural=b,
-                value=ggse.guaranteed_value(g, b[i], i),
+                value=evaluate.guaranteed_value(g.sf, b[i], i),
                 method="cfr",
                 eps=eps if prior is not None else 0.0,
                 prior=prior,

@@ -42,7 +42,7 @@ import numpy as np
 from absl import logging
 from numpy.typing import ArrayLike
 
-from ospiel_ext import lp, policies
+from ospiel_ext import evaluate, lp, policies
 from ospiel_ext.algorithms import cfr, egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames.gadgets import GadgetGame
@@ -100,16 +100,6 @@ class GadgetSolution:
 
 def _solved_player(gadget: GadgetGame) -> int:
     return 0 if gadget.player is None else gadget.player
-
-
-def guaranteed_value(gadget: GadgetGame, behavioural: ArrayLike, player: int) -> float:
-    """Player `player`'s guaranteed value of its behavioural strategy in the gadget: minus
-    the opponent's best-response value (zero-sum utilities)."""
-    sf = gadget.sf
-    x = sf.treeplexes[player].realization_plan(np.asarray(behavioural, dtype=np.float64))
-    opponent = 1 - player
-    value, _ = sf.treeplexes[opponent].best_response(sf.sequence_values(opponent, x))
-    return -value
 
 
 def lower_bounds(
@@ -191,7 +181,7 @@ def _run_iterative(
     return GadgetSolution(
         gadget=gadget,
         behavioural=b,
-        value=guaranteed_value(gadget, b[i], i),
+        value=evaluate.guaranteed_value(gadget.sf, b[i], i),
         method=method,
         eps=eps,
         prior=prior,
@@ -282,7 +272,7 @@ def solve_lp(
             plan = _random_optimal_plan(model, v_star, tolerance, seed)
             own = gadget.sf.treeplexes[i].behavioural(plan)
             behavioural = (own, base.behavioural[1]) if i == 0 else (base.behavioural[0], own)
-            value = guaranteed_value(gadget, own, i)
+            value = evaluate.guaranteed_value(gadget.sf, own, i)
         return GadgetSolution(
             gadget=gadget,
             behavioural=behavioural,
@@ -308,7 +298,7 @@ def solve_lp(
         eps = eps0 * 10.0**-k
         solution = solve_at(eps)
         iterations += solution.simplex_iterations
-        value = guaranteed_value(gadget, solution.behavioural[i], i)
+        value = evaluate.guaranteed_value(gadget.sf, solution.behavioural[i], i)
         ok = abs(value - v_star) <= tolerance
         if ok and require_stable:
             finer = solve_at(eps / 10)
@@ -335,7 +325,7 @@ def solve_lp(
     return GadgetSolution(
         gadget=gadget,
         behavioural=solution.behavioural,
-        value=guaranteed_value(gadget, solution.behavioural[i], i),
+        value=evaluate.guaranteed_value(gadget.sf, solution.behavioural[i], i),
         method="lp",
         eps=eps,
         prior=prior,

@@ -27,7 +27,7 @@ def fixture_rps():
 
 
 def _guaranteed(solution_game, strategy):
-    return ss.ggse.guaranteed_value(solution_game, strategy, 0)
+    return evaluate.guaranteed_value(solution_game.sf, strategy, 0)
 
 
 def test_rps_plus_equilibrium_blueprint(rps):
@@ -45,9 +45,9 @@ def test_rps_plus_single_value_cannot_tell_strategies_apart(rps):
     for pure in np.eye(3):
         assert _guaranteed(game, np.concatenate([[1.0], pure])) == pytest.approx(0.0, abs=1e-12)
     rock = np.array([1.0, 1.0, 0.0, 0.0])
-    assert ss.ggse.guaranteed_value(
-        ss.unsafe_subgame(q, dl.start_subgames(sf.tree)[0]), rock, 0
-    ) == (pytest.approx(-1.0))
+    assert _guaranteed(ss.unsafe_subgame(q, dl.start_subgames(sf.tree)[0]), rock) == (
+        pytest.approx(-1.0)
+    )
 
 
 @pytest.mark.parametrize("method", ["lp", "cfr"])

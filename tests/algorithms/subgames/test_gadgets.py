@@ -6,8 +6,8 @@ gadgets (resolving value sum_s W v_bar / Z, max-margin value 0)."""
 import numpy as np
 import pytest
 
-from ospiel_ext import lp, policies, sequence_form
-from ospiel_ext.algorithms.subgames import blueprints, combine, gadgets, ggse, priors
+from ospiel_ext import evaluate, lp, policies, sequence_form
+from ospiel_ext.algorithms.subgames import blueprints, combine, gadgets, priors
 from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
 from ospiel_ext.tree import subgame as tree_subgame
 
@@ -30,11 +30,13 @@ def test_the_blueprint_guarantees_its_own_values_in_its_gadgets(case, player):
         resolving = gadgets.resolving_gadget(q, sub, player)
         bar = combine.restrict(sf, q.blueprint, resolving)[player]
         expected = rv.sign * np.sum(rv.weight * rv.cfbr) / rv.weight.sum()
-        assert ggse.guaranteed_value(resolving, bar, player) == pytest.approx(expected, abs=1e-12)
+        assert evaluate.guaranteed_value(resolving.sf, bar, player) == pytest.approx(
+            expected, abs=1e-12
+        )
         assert resolving.scale == pytest.approx(rv.weight.sum(), abs=1e-15)
         margin = gadgets.max_margin_gadget(q, sub, player)
         bar = combine.restrict(sf, q.blueprint, margin)[player]
-        assert ggse.guaranteed_value(margin, bar, player) == pytest.approx(0.0, abs=1e-12)
+        assert evaluate.guaranteed_value(margin.sf, bar, player) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_gadget_structure_and_keys(case):

@@ -91,7 +91,7 @@ def test_figure1_resolving_gadget(figure1):
     assert solution.unnormalised_value == pytest.approx(-0.5, abs=1e-12)
     # the blueprint, which forfeits half the time, is an equilibrium of the gadget
     bar = combine.restrict(sf, q.blueprint, g)
-    assert ggse.guaranteed_value(g, bar[0], 0) == pytest.approx(-0.25, abs=1e-12)
+    assert evaluate.guaranteed_value(g.sf, bar[0], 0) == pytest.approx(-0.25, abs=1e-12)
     # GGSE never forfeits (F is strictly dominated once the opponent trembles into C)
     for prior_kind in ("uniform", "blueprint"):
         prior = priors.gadget_prior(g, prior_kind)
@@ -112,7 +112,9 @@ def test_figure1_resolving_gadget_has_many_optimal_vertices(figure1):
         # optimal up to the face's tolerance and HiGHS's primal feasibility tolerance (1e-7)
         assert sol.value == pytest.approx(-0.25, abs=1e-6)
         own = _strategy(g.sf, sol.behavioural, 0, S1)
-        assert ggse.guaranteed_value(g, sol.behavioural[0], 0) == pytest.approx(-0.25, abs=1e-6)
+        assert evaluate.guaranteed_value(g.sf, sol.behavioural[0], 0) == pytest.approx(
+            -0.25, abs=1e-6
+        )
         forfeits.add(round(float(own[0]), 6))
     assert len(forfeits) >= 2
     assert ggse.solve_lp(g, None, vertex="ipm").value == pytest.approx(-0.25, abs=1e-9)
@@ -136,7 +138,7 @@ def test_figure1_max_margin_gadget(figure1):
     assert _bounded_value(g, S1, 1, lower=0.75 + 1e-4) < 0.75 - 1e-5
     # the blueprint's margin is 0, so it is no max-margin equilibrium
     bar = combine.restrict(sf, q.blueprint, g)
-    assert ggse.guaranteed_value(g, bar[0], 0) == pytest.approx(0.0, abs=1e-12)
+    assert evaluate.guaranteed_value(g.sf, bar[0], 0) == pytest.approx(0.0, abs=1e-12)
     spliced = combine.splice(sf, q.blueprint, [solution])
     delta = combine.root_improvements(
         q, blueprints.BlueprintQuantities.compute(sf, spliced), sub, 0
@@ -177,7 +179,7 @@ def test_observation1_gadgets_have_equilibria_of_different_exploitability(
     # both the blueprint and the game's equilibrium guarantee the gadget's value ...
     star = _profile(sf, q, PI_STAR_1)
     for b in (q.blueprint, star):
-        assert ggse.guaranteed_value(g, combine.restrict(sf, b, g)[0], 0) == pytest.approx(
+        assert evaluate.guaranteed_value(g.sf, combine.restrict(sf, b, g)[0], 0) == pytest.approx(
             value, abs=1e-12
         )
     # ... but E = 4/9 versus 0 in the full game
@@ -245,7 +247,9 @@ def test_observation3_resolving_keeps_the_equilibrium(observation3):
     assert ggse.solve_lp(g, None).value == pytest.approx(1 / 6, abs=1e-12)
     star = _profile(sf, q, {S1: [1, 0], S2: [0.25, 0.75]})  # the game's equilibrium
     assert _exploitability(sf, star) == pytest.approx(0.0, abs=1e-12)
-    assert ggse.guaranteed_value(g, combine.restrict(sf, star, g)[0], 0) == pytest.approx(1 / 6)
+    assert evaluate.guaranteed_value(g.sf, combine.restrict(sf, star, g)[0], 0) == pytest.approx(
+        1 / 6
+    )
     for prior_kind in ("uniform", "blueprint"):
         sol = ggse.solve_lp(g, priors.gadget_prior(g, prior_kind))
         assert sol.optimal_at_zero
