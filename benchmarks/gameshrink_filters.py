@@ -32,7 +32,8 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import cli, lp
 from ospiel_ext.algorithms import gameshrink
-from ospiel_ext.algorithms.gameshrink import abstract_game, filters, ordered_games
+from ospiel_ext.algorithms.gameshrink import abstract_game, filters, ordered_games, shrink
+from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.games import rhode_island_holdem
 
 _GAMES = flags.DEFINE_multi_string(
@@ -111,14 +112,14 @@ def _rule_abstraction(name: str, transformation: str, flush_above_straight: bool
     if not flush_above_straight:
         return a
     start = time.perf_counter()
-    st = filters.SignalTree.build(_flush_above_straight(a.og))
+    st = SignalTree.build(_flush_above_straight(a.og))
     if transformation == "paper":
         classes, passes = filters.paper_filter(st), 1
     else:
         classes, passes = filters.lossless_filter(st)
     seconds = time.perf_counter() - start
     kind = f"{transformation}, flush above straight"
-    return filters.Abstraction(st, tuple(classes), 0.0, passes, seconds, a.betting, kind)
+    return shrink.Abstraction(st, tuple(classes), 0.0, passes, seconds, a.betting, kind)
 
 
 def _published():

@@ -30,9 +30,9 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import files, lp, policies
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms.gameshrink import filters, ordered_games
-from ospiel_ext.algorithms.gameshrink.filters import Abstraction
+from ospiel_ext.algorithms.gameshrink import ordered_games, shrink
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode
+from ospiel_ext.algorithms.gameshrink.shrink import Abstraction
 from ospiel_ext.arrays import IntArray, group_by
 from ospiel_ext.sequence_form import SequenceForm, Treeplex, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
@@ -368,7 +368,7 @@ def lift_to_finer(
     """Theorem 2's lifted strategy as a strategy of Γ of a finer filter of the same game: at
     the finer game's information set (round j, class c', betting) each player plays Γ_f's
     strategy at (round j, f^j of c''s views, betting). With `finer` the Γ of
-    `filters.identity_filter` (the original game, its sequence form counted from the signal
+    `shrink.identity_filter` (the original game, its sequence form counted from the signal
     tree) this is `LiftedPolicy` without compiling the original game.
 
     Raises:
@@ -477,7 +477,7 @@ def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
             "or its default changed): the strategy may be one of another game"
         )
     transformation = str(data["transformation"]) if "transformation" in data else "coarsest"
-    a = filters.gameshrink(saved, float(data["threshold"]), transformation=transformation)
+    a = shrink.gameshrink(saved, float(data["threshold"]), transformation=transformation)
     game = AbstractGame.of(a)
     if a.num_classes != data["classes_per_round"].tolist() or _keys_digest(
         game.sequence_form

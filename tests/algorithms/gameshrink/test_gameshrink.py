@@ -15,8 +15,9 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
-from ospiel_ext.algorithms.gameshrink import filters as gs
+from ospiel_ext.algorithms.gameshrink import filters
 from ospiel_ext.algorithms.gameshrink import ordered_games as og_lib
+from ospiel_ext.algorithms.gameshrink import shrink as gs
 
 RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
 UP_LEDUC = (  # Leduc hold'em as an ACPC game definition
@@ -148,7 +149,7 @@ def test_multiset_classes_by_counting_and_by_sorting(num_labels, spread):
     owner = rng.integers(0, 50, size=400)
     label = rng.integers(0, num_labels, size=400) * spread
     key = rng.integers(0, 2, size=50)
-    got = gs._multiset_classes(owner, 50, label, num_labels * spread, key)
+    got = filters._multiset_classes(owner, 50, label, num_labels * spread, key)
     ids: dict = {}
     expected = [
         ids.setdefault((int(key[v]), tuple(sorted(label[owner == v].tolist()))), len(ids))
@@ -186,7 +187,7 @@ def test_leduc_merges_exactly_the_suits(leduc):
 @pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL])
 def test_algorithm_1_agrees_with_the_fixed_point_on_every_sibling_pair(shrunk, game):
     a = shrunk.abstraction(game)
-    iso = gs.OrderedGameIsomorphism(a.signal_tree, list(a.classes))
+    iso = filters.OrderedGameIsomorphism(a.signal_tree, list(a.classes))
     for r, cls in enumerate(a.classes):
         parent = a.signal_tree.parent_classes(list(a.classes), r)
         for x, y in itertools.combinations(range(len(cls)), 2):
@@ -223,7 +224,7 @@ def test_outcome_histograms_alone_are_not_lossless(leduc):
     """The Section 5.2 precheck ignores the opponent's information; as a filter it merges
     (J, public Q) with (J, public K) and its lifted equilibrium is exploitable."""
     st = leduc.signal_tree
-    coarse = dataclasses.replace(leduc, classes=tuple(gs._precheck_classes(st)))
+    coarse = dataclasses.replace(leduc, classes=tuple(filters._precheck_classes(st)))
     assert coarse.num_classes[1] < leduc.num_classes[1]
     assert _lifted_lp(ag.AbstractGame.of(coarse))[1] > 0.1
 
@@ -235,7 +236,7 @@ def test_paper_transformation_is_algorithm_1_with_payoff_only_leaves(shrunk, gam
     exactly when their subtrees match; and it coarsens the coarsest lossless filter."""
     paper = gs.gameshrink(game, transformation="paper")
     st = paper.signal_tree
-    iso = gs.OrderedGameIsomorphism(st, [np.zeros(n, dtype=np.int64) for n in st.num_views])
+    iso = filters.OrderedGameIsomorphism(st, [np.zeros(n, dtype=np.int64) for n in st.num_views])
     for r, cls in enumerate(paper.classes):
         parent = st.parent_classes(list(paper.classes), r)
         for x, y in itertools.combinations(range(len(cls)), 2):
