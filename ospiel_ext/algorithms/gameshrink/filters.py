@@ -26,9 +26,10 @@ and not lossless (Leduc: docs/results/gameshrink.md section 6).
 Approximate abstraction (Section 6.2). Starting from the lossless filter, sibling classes whose
 min-cost perfect matching (scipy's `linear_sum_assignment`, leaf cost |result difference| +
 [opponent's classes differ], averaged, so costs lie in [0, 3]) is at most `threshold` are
-joined, round by round, in a union-find filter (Section 5.2): threshold 0 is the lossless
-filter, infinity ignores all signals (one class per round). Views revealing different public
-cards always differ in the opponent's classes, so public-card siblings cost at least 1.
+joined, round by round, in scipy's disjoint-set forest (`DisjointSet`; Section 5.2 stores the
+filter in a union-find structure): threshold 0 is the lossless filter, infinity ignores all
+signals (one class per round). Views revealing different public cards always differ in the
+opponent's classes, so public-card siblings cost at least 1.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import time
 import numpy as np
 from absl import logging
 from numpy.typing import NDArray
+from scipy.cluster.hierarchy import DisjointSet
 from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
@@ -271,31 +273,12 @@ class OrderedGameIsomorphism:
         return float(self._memo[key])
 
 
-class UnionFind:
-    """Disjoint sets with path halving and union by size (Section 5.2's filter store)."""
-
-    def __init__(self, n: int):
-        self.parent = list(range(n))
-        self.size = [1] * n
-
-    def find(self, a: int) -> int:
-        while self.parent[a] != a:
-            self.parent[a] = self.parent[self.parent[a]]
-            a = self.parent[a]
-        return a
-
-    def union(self, a: int, b: int) -> None:
-        a, b = self.find(a), self.find(b)
-        if a != b:
-            if self.size[a] < self.size[b]:
-                a, b = b, a
-            self.parent[b] = a
-            self.size[a] += self.size[b]
-
-    def labels(self) -> IntArray:
-        """Consecutive set ids 0.. in order of first element."""
-        roots = np.array([self.find(a) for a in range(len(self.parent))], dtype=np.int64)
-        return np.unique(roots, return_inverse=True)[1].ravel()
+def _set_labels(sets: DisjointSet, k: int) -> IntArray:
+    """The set of each element 0 .. k - 1 as consecutive ids, sets numbered in order of their
+    smallest element: classes of joined views stay numbered in order of their first view, like
+    the lossless filter's, whatever roots the disjoint-set forest picked."""
+    roots = np.array([sets[a] for a in range(k)], dtype=np.int64)
+    return row_classes(roots[:, None])
 
 
 def approximate_filter(
@@ -311,17 +294,17 @@ def approximate_filter(
         rep = first_index(lossless[r], k)  # a view of each class
         parent = st.parent_classes(merged, r)[rep]  # each class's parent class, as joined
         order, bounds = group_by(parent, int(parent.max()) + 1)
-        uf = UnionFind(k)
+        sets = DisjointSet(range(k))
         for g in range(len(bounds) - 1):
             siblings = order[bounds[g] : bounds[g + 1]]
             for a, b in itertools.combinations(siblings.tolist(), 2):
-                if uf.find(a) == uf.find(b):
+                if sets.connected(a, b):
                     continue
                 if time_limit is not None and time.perf_counter() - start > time_limit:
                     raise TimeoutError(f"approximate GameShrink exceeded {time_limit} s")
                 if math.isinf(threshold) or iso.cost(r, rep[a], rep[b]) <= threshold:
-                    uf.union(a, b)
-        merged.append(uf.labels()[lossless[r]])
+                    sets.merge(a, b)
+        merged.append(_set_labels(sets, k)[lossless[r]])
         logging.vlog(
             1, "approximate GameShrink round %d: %d -> %d classes", r, k, int(merged[-1].max()) + 1
         )

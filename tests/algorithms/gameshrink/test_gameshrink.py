@@ -11,6 +11,7 @@ import pyspiel
 import pytest
 import scipy.sparse as sp
 from open_spiel.python.algorithms import exploitability as os_exploitability
+from scipy.sparse.csgraph import connected_components
 
 from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms import cfr
@@ -337,6 +338,44 @@ def test_threshold_knob(shrunk, leduc):
     assert sum(mid.num_classes) < sum(lossless.num_classes)
     # No longer an equilibrium, and the ex post check says so.
     assert _lifted_lp(ag.AbstractGame.of(flat))[1] > 0.1
+
+
+@pytest.mark.parametrize(
+    "game, threshold",
+    [
+        (RI_SMALL, 1.0),
+        ("limit_leduc_poker(num_ranks=5)", 0.8),
+        ("limit_leduc_poker(num_ranks=13)", 0.3),
+    ],
+)
+def test_approximate_classes_are_components_of_cheap_sibling_pairs(shrunk, game, threshold):
+    """Section 6.2's joins, recomputed without a disjoint-set forest: in each round the joined
+    classes are the connected components of the graph on the lossless classes whose edges are
+    the sibling pairs (parents in one joined class) of matching cost <= threshold; classes are
+    numbered in order of their first view, like the lossless filter's."""
+    lossless = shrunk.abstraction(game)
+    st = lossless.signal_tree
+    got = gs.gameshrink(game, threshold=threshold)
+    iso = filters.OrderedGameIsomorphism(st, list(lossless.classes))
+    joined: list[np.ndarray] = []
+    for r, cls in enumerate(lossless.classes):
+        k = lossless.num_classes[r]
+        rep = [int(np.flatnonzero(cls == c)[0]) for c in range(k)]
+        parent = st.parent_classes(joined, r)
+        edges = [
+            (a, b)
+            for a, b in itertools.combinations(range(k), 2)
+            if parent[rep[a]] == parent[rep[b]] and iso.cost(r, rep[a], rep[b]) <= threshold
+        ]
+        rows, cols = zip(*edges) if edges else ((), ())
+        graph = sp.coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(k, k))
+        component = connected_components(graph, directed=False)[1][cls]  # per view
+        _, first, inverse = np.unique(component, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(first))  # numbered in order of first view
+        joined.append(rank[inverse])
+        np.testing.assert_array_equal(got.classes[r], joined[-1])
+    assert sum(got.num_classes) < sum(lossless.num_classes)
 
 
 def _kuhn_description(**changes):
