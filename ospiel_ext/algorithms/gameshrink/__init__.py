@@ -17,6 +17,7 @@ Information" (ACM EC 2006). Modules:
 """
 
 from ospiel_ext.algorithms.gameshrink.filters import (
+    FilterResult,
     approximate_filter,
     lossless_filter,
     paper_filter,
@@ -33,6 +34,7 @@ from ospiel_ext.algorithms.gameshrink.shrink import (
 __all__ = [
     "TRANSFORMATIONS",
     "Abstraction",
+    "FilterResult",
     "approximate_filter",
     "gameshrink",
     "identity_filter",

@@ -104,7 +104,8 @@ class AbstractGame:
     def name(self) -> str:
         a = self.abstraction
         kind = "" if a.transformation == "coarsest" else f", transformation={a.transformation}"
-        return f"gameshrink({a.og.name}, threshold={a.threshold}{kind})"
+        stopped = f", stopped early: {a.stop_reason}" if a.stopped_early else ""
+        return f"gameshrink({a.og.name}, threshold={a.threshold}{kind}{stopped})"
 
     def _leaf_value(self, utility: dict[int, float], round_: int, pair: int) -> float:
         cnt = self.joint.counts[round_][pair]
@@ -438,8 +439,18 @@ def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
     """Writes the abstract strategy behind `lifted` as .npz to `path` exactly (never pickle;
     by `files.output`): the game, the threshold, the transformation, the classes per round, a
     digest of Γ_f's infoset keys in treeplex order and each player's behavioural array. Small
-    for any game (Rhode Island: 2 x 3.9 M floats), unlike a policy file of the original game."""
+    for any game (Rhode Island: 2 x 3.9 M floats), unlike a policy file of the original game.
+
+    Raises:
+      ValueError: the abstraction was stopped before it was complete: `load_lifted_policy`
+        recomputes the complete one, so the strategy could not be read back.
+    """
     a = lifted.abstract.abstraction
+    if a.stopped_early:
+        raise ValueError(
+            f"{lifted.abstract.name}: a strategy of a filter stopped before it was complete "
+            "cannot be saved (loading recomputes the complete filter)"
+        )
     with files.output(path, binary=True) as f:
         np.savez_compressed(
             f,

@@ -34,9 +34,9 @@ opponent's classes, so public-card siblings cost at least 1.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
-import time
 
 import numpy as np
 from absl import logging
@@ -46,8 +46,11 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
+from ospiel_ext import interrupts, stops
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.arrays import IntArray, first_index, group_by, row_classes, unique_rows
+from ospiel_ext.budget import Budget
+from ospiel_ext.stops import StopReason
 
 # ---------------------------------------------------------------------------------------------
 # The lossless filter: the largest information filter closed under ordered game isomorphism.
@@ -116,7 +119,24 @@ def _multiset_classes(
     return out
 
 
-def lossless_filter(st: SignalTree, time_limit: float | None = None) -> tuple[list[IntArray], int]:
+@dataclasses.dataclass(frozen=True, eq=False)
+class FilterResult(stops.Stoppable):
+    """An information filter as computed so far: complete, or where a time limit or Ctrl-C
+    stopped it (`lossless_filter` and `approximate_filter` say which filter that is).
+
+    Attributes:
+      classes: per round, the class of each view (hierarchical: a view's class determines its
+        parent view's class; numbered in order of first view).
+      stop_reason: 'fixed_point' (complete), or 'time_limit' / 'interrupted'.
+      passes: `lossless_filter`'s complete refinement passes (0 for `approximate_filter`).
+    """
+
+    classes: tuple[IntArray, ...]
+    stop_reason: StopReason
+    passes: int = 0
+
+
+def lossless_filter(st: SignalTree, budget: Budget | None = None) -> FilterResult:
     """The class of every view in every round, and the number of refinement passes.
 
     A pass (module docstring): a last-round view's type is its own class and the multiset of
@@ -127,34 +147,51 @@ def lossless_filter(st: SignalTree, time_limit: float | None = None) -> tuple[li
     result) over the deals gives the same fixed point: both refinements are monotone, keep
     the old classes, and their stable filters coincide (in a stable filter all views of a
     class have one signature and equal deal counts, so a flat multiset and the counts of the
-    descendants' classes determine each other). The number of passes may differ."""
-    start = time.perf_counter()
+    descendants' classes determine each other). The number of passes may differ.
+
+    `budget` (a time limit; Ctrl-C and SIGTERM always) is checked before the precheck, between
+    the rounds of a pass and after every pass. Stopped early, the result is the filter of the
+    last complete pass (one class per round before the precheck), which the fixed point
+    refines, since a pass only splits classes: views in different classes are never ordered
+    game isomorphic, but views in one class need not be, so that filter is *not* lossless, and
+    its `stop_reason` says so."""
+    budget = Budget() if budget is None else budget
     last = st.num_rounds - 1
     leaf_view, size = st.view_blocks(last)
     result = st.result.reshape(-1, size).astype(np.int64) + 1
     opponent = st.views[last][1].reshape(-1, size)
-    classes = _precheck_classes(st)
-    passes, sizes = 0, [int(c.max()) + 1 for c in classes]
-    while True:
-        passes += 1
-        own = classes[last]
-        leaves = np.sort(own[opponent] * 3 + result, axis=1)
-        leaf_type = row_classes(np.column_stack([own[leaf_view], leaves]))
-        types = [np.zeros(0, dtype=np.int64)] * last + [_to_views(st, last, leaf_type)]
-        for r in range(last):
-            key = classes[r][st.view_blocks(r)[0]]
-            per_block = _multiset_classes(
-                _descendant_blocks(st, r), st.num_views[r], leaf_type,
-                int(leaf_type.max()) + 1, key,
-            )  # fmt: skip
-            types[r] = _to_views(st, r, per_block)
-        classes, old = _top_down(st, types), sizes
-        sizes = [int(c.max()) + 1 for c in classes]
-        logging.vlog(1, "GameShrink pass %d: classes per round %s", passes, sizes)
-        if sizes == old:
-            return classes, passes
-        if time_limit is not None and time.perf_counter() - start > time_limit:
-            raise TimeoutError(f"GameShrink did not reach its fixed point in {time_limit} s")
+    classes = [np.zeros(n, dtype=np.int64) for n in st.num_views]  # what every filter refines
+    passes = 0
+    stop: StopReason | None = budget.exceeded()
+    with interrupts.graceful():
+        if stop is None:
+            classes = _precheck_classes(st)
+        while stop is None:
+            own = classes[last]
+            leaves = np.sort(own[opponent] * 3 + result, axis=1)
+            leaf_type = row_classes(np.column_stack([own[leaf_view], leaves]))
+            types = [np.zeros(0, dtype=np.int64)] * last + [_to_views(st, last, leaf_type)]
+            for r in range(last):
+                if stop := budget.exceeded():
+                    break
+                key = classes[r][st.view_blocks(r)[0]]
+                per_block = _multiset_classes(
+                    _descendant_blocks(st, r), st.num_views[r], leaf_type,
+                    int(leaf_type.max()) + 1, key,
+                )  # fmt: skip
+                types[r] = _to_views(st, r, per_block)
+            if stop:
+                break  # in the middle of a pass: the last complete pass stands
+            refined, passes = _top_down(st, types), passes + 1
+            sizes = [int(c.max()) + 1 for c in refined]
+            logging.vlog(1, "GameShrink pass %d: classes per round %s", passes, sizes)
+            unchanged = sizes == [int(c.max()) + 1 for c in classes]
+            classes = refined
+            stop = "fixed_point" if unchanged else budget.exceeded()
+    if stop != "fixed_point":
+        logging.info("GameShrink stopped (%s) before its fixed point, %d passes", stop, passes)
+    assert stop is not None  # the loop ends only with a reason
+    return FilterResult(tuple(classes), stop, passes)
 
 
 def paper_filter(st: SignalTree) -> list[IntArray]:
@@ -282,30 +319,47 @@ def _set_labels(sets: DisjointSet, k: int) -> IntArray:
 
 
 def approximate_filter(
-    st: SignalTree, lossless: list[IntArray], threshold: float, time_limit: float | None = None
-) -> list[IntArray]:
+    st: SignalTree, lossless: list[IntArray], threshold: float, budget: Budget | None = None
+) -> FilterResult:
     """Section 6.2: join sibling classes whose matching cost is at most `threshold`, rounds in
-    order, so classes whose parents were joined become siblings in the next round."""
+    order, so classes whose parents were joined become siblings in the next round.
+
+    `budget` (a time limit; Ctrl-C and SIGTERM always) is checked before every pair of
+    classes is compared. Stopped early, the result keeps the joins made so far (each of cost
+    at most `threshold`) and the lossless classes of the rounds not reached: a filter between
+    the lossless one (which refines it) and the complete approximate one (which it refines)."""
+    budget = Budget() if budget is None else budget
     iso = OrderedGameIsomorphism(st, lossless)
-    start = time.perf_counter()
     merged: list[IntArray] = []
-    for r in range(st.num_rounds):
-        k = int(lossless[r].max()) + 1
-        rep = first_index(lossless[r], k)  # a view of each class
-        parent = st.parent_classes(merged, r)[rep]  # each class's parent class, as joined
-        order, bounds = group_by(parent, int(parent.max()) + 1)
-        sets = DisjointSet(range(k))
-        for g in range(len(bounds) - 1):
-            siblings = order[bounds[g] : bounds[g + 1]]
-            for a, b in itertools.combinations(siblings.tolist(), 2):
-                if sets.connected(a, b):
-                    continue
-                if time_limit is not None and time.perf_counter() - start > time_limit:
-                    raise TimeoutError(f"approximate GameShrink exceeded {time_limit} s")
-                if math.isinf(threshold) or iso.cost(r, rep[a], rep[b]) <= threshold:
-                    sets.merge(a, b)
-        merged.append(_set_labels(sets, k)[lossless[r]])
-        logging.vlog(
-            1, "approximate GameShrink round %d: %d -> %d classes", r, k, int(merged[-1].max()) + 1
-        )
-    return merged
+    stop: StopReason | None = None
+    with interrupts.graceful():
+        for r in range(st.num_rounds):
+            k = int(lossless[r].max()) + 1
+            rep = first_index(lossless[r], k)  # a view of each class
+            parent = st.parent_classes(merged, r)[rep]  # each class's parent class, as joined
+            order, bounds = group_by(parent, int(parent.max()) + 1)
+            sets = DisjointSet(range(k))
+            for g in range(len(bounds) - 1):
+                siblings = order[bounds[g] : bounds[g + 1]]
+                for a, b in itertools.combinations(siblings.tolist(), 2):
+                    if sets.connected(a, b):
+                        continue
+                    if stop := budget.exceeded():
+                        break
+                    if math.isinf(threshold) or iso.cost(r, rep[a], rep[b]) <= threshold:
+                        sets.merge(a, b)
+                if stop:
+                    break
+            merged.append(_set_labels(sets, k)[lossless[r]])
+            logging.vlog(
+                1,
+                "approximate GameShrink round %d: %d -> %d classes",
+                r,
+                k,
+                int(merged[-1].max()) + 1,
+            )
+            if stop:
+                logging.info("approximate GameShrink stopped (%s) in round %d", stop, r)
+                break
+    # rounds not reached: their lossless classes, which refine the joined classes above them
+    return FilterResult(tuple(merged + lossless[len(merged) :]), stop or "fixed_point")

@@ -8,6 +8,17 @@ for `threshold` > 0, the approximate joins (`filters`); the result is an `Abstra
 `abstract_game` turns into the abstracted game Γ_f. `identity_filter`, `join_classes` and
 `sibling_joins` derive filters from one: the original game, a single merge, and the merges one
 filter makes beyond another.
+
+A time limit, Ctrl-C or SIGTERM stops `gameshrink` in its filter phases, and it returns the
+filter so far with its `stop_reason` ('fixed_point' when complete, else 'time_limit' or
+'interrupted'). Which filter that is decides whether it is safe to use: the lossless filter is
+a refinement from coarse to fine, so the filter so far is *coarser* than the fixed point and
+not lossless (its `stop_reason` says so; its Γ_f is a well-formed game, a lossy abstraction);
+the approximate joins go from the lossless filter towards coarser ones, so stopped there the
+filter so far is finer than the complete approximate filter, every join made within
+`threshold`. Building the signal tree is not stopped (there is no filter without it): a time
+limit passing there stops the filter before it starts, and a Ctrl-C there raises
+KeyboardInterrupt, as while compiling a game.
 """
 
 from __future__ import annotations
@@ -22,8 +33,10 @@ import numpy as np
 import pyspiel
 from absl import logging
 
+from ospiel_ext import stops
 from ospiel_ext.algorithms.gameshrink import ordered_games
 from ospiel_ext.algorithms.gameshrink.filters import (
+    FilterResult,
     approximate_filter,
     lossless_filter,
     paper_filter,
@@ -31,12 +44,14 @@ from ospiel_ext.algorithms.gameshrink.filters import (
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedGame
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.arrays import IntArray, first_index, group_by, unique_rows
+from ospiel_ext.budget import Budget
+from ospiel_ext.stops import StopReason
 
 TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class Abstraction:
+class Abstraction(stops.Stoppable):
     """An information filter of an ordered game: the class of every view in every round.
 
     Attributes:
@@ -44,10 +59,12 @@ class Abstraction:
       classes: per round j, f^j as the class id of each view (hierarchical: a view's class
         determines its parent view's class).
       threshold: 0 for the lossless filter, else the approximation knob of Section 6.2.
-      passes: refinement passes until the fixed point.
+      passes: refinement passes until the fixed point (or until the filter was stopped).
       seconds: time to build the signal tree and the filter.
       betting: the stage games, read off the pyspiel game (`ordered_games.betting_tree`).
       transformation: "coarsest" (`lossless_filter`) or "paper" (`paper_filter`).
+      stop_reason: 'fixed_point' (the filter is complete) or why it stopped before (module
+        docstring): a "coarsest" filter with threshold 0 is lossless only at its fixed point.
     """
 
     signal_tree: SignalTree
@@ -57,6 +74,7 @@ class Abstraction:
     seconds: float
     betting: BettingNode
     transformation: str = "coarsest"
+    stop_reason: StopReason = "fixed_point"
 
     @property
     def og(self) -> OrderedGame:
@@ -91,10 +109,13 @@ class Abstraction:
 
 def identity_filter(abstraction: Abstraction) -> Abstraction:
     """The identity filter of the same game: Γ_f is then the original game (up to how chance
-    nodes are grouped), which lets `abstract_game` count games too large to walk."""
+    nodes are grouped), which lets `abstract_game` count games too large to walk. Complete
+    whether or not `abstraction` was (one view per class is a fixed point of any refinement)."""
     views = abstraction.signal_tree.num_views
     classes = tuple(np.arange(v, dtype=np.int64) for v in views)
-    return dataclasses.replace(abstraction, classes=classes, threshold=0.0, passes=0)
+    return dataclasses.replace(
+        abstraction, classes=classes, threshold=0.0, passes=0, stop_reason="fixed_point"
+    )
 
 
 def join_classes(abstraction: Abstraction, round_: int, a: int, b: int) -> Abstraction:
@@ -148,9 +169,15 @@ def gameshrink(
     Before any work the description is checked against the game: the stage games are read off
     it and `check_samples` random plays must match the described payoffs.
 
+    `time_limit` counts seconds from the call; it, Ctrl-C and SIGTERM stop the filter phases,
+    and the filter so far is returned with its `stop_reason` (module docstring); the
+    approximate joins start only from a complete lossless filter. The paper's transformation
+    is one pass, faster than building the signal tree, and like it is not stopped (a Ctrl-C
+    there raises KeyboardInterrupt).
+
     Raises:
-      ValueError: the game is not a (described) game with ordered signals.
-      TimeoutError: `time_limit` seconds passed before the filter was complete.
+      ValueError: the game is not a (described) game with ordered signals, or an argument is
+        out of range.
     """
     if threshold < 0 or math.isnan(threshold):
         raise ValueError(f"threshold must be >= 0, got {threshold}")
@@ -158,7 +185,7 @@ def gameshrink(
         raise ValueError(f"transformation must be one of {TRANSFORMATIONS}, got {transformation!r}")
     if transformation == "paper" and threshold > 0:
         raise ValueError("the approximate filter (threshold > 0) starts from the coarsest one")
-    start = time.perf_counter()
+    start, budget = time.perf_counter(), Budget(time_limit)
     og = game if isinstance(game, OrderedGame) else ordered_games.describe(game)
     st = SignalTree.build(og)
     betting = ordered_games.betting_tree(og, st.deals, st.result)
@@ -171,11 +198,19 @@ def gameshrink(
         st.num_views,
     )
     if transformation == "paper":
-        classes, passes = paper_filter(st), 1
+        result = FilterResult(tuple(paper_filter(st)), "fixed_point", passes=1)
     else:
-        classes, passes = lossless_filter(st, time_limit)
-    if threshold > 0:
-        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-        classes = approximate_filter(st, classes, threshold, left)
-    seconds = time.perf_counter() - start
-    return Abstraction(st, tuple(classes), threshold, passes, seconds, betting, transformation)
+        result = lossless_filter(st, budget)
+    if threshold > 0 and not result.stopped_early:
+        joined = approximate_filter(st, list(result.classes), threshold, budget)
+        result = dataclasses.replace(joined, passes=result.passes)
+    return Abstraction(
+        signal_tree=st,
+        classes=result.classes,
+        threshold=threshold,
+        passes=result.passes,
+        seconds=time.perf_counter() - start,
+        betting=betting,
+        transformation=transformation,
+        stop_reason=result.stop_reason,
+    )
