@@ -325,6 +325,31 @@ def test_gameshrink_paper_filter_is_reported_and_not_lossless(tmp_path):
     assert result["exploitability"] > 0.1
 
 
+def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
+    """--time_limit passing during the filter: the classes so far are written with the stop
+    reason, nothing is solved, compiled or saved; a complete filter says fixed_point."""
+    out, saved = tmp_path / "shrink.json", tmp_path / "strategy.npz"
+    proc = run(
+        "gameshrink.py",
+        "--game=leduc_poker",
+        "--time_limit=1e-9",
+        f"--output_json={out}",
+        f"--abstract_policy_out={saved}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "time_limit" and result["stopped_early"] is True
+    assert result["classes_per_round"] == [1, 1] and result["refinement_passes"] == 0
+    assert result["original"] is None and result["exploitability"] is None
+    assert result["abstracted"]["nodes"] > 0 and not saved.exists()
+    assert "before its filter was complete" in proc.stderr
+    proc = run("gameshrink.py", "--game=leduc_poker", "--solve=none", f"--output_json={out}")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "fixed_point" and result["stopped_early"] is False
+    assert result["classes_per_round"] == [3, 9]
+
+
 def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     """CFR+ on Γ_f of an ACPC no-limit game: the exploitability measured in Γ_f is OpenSpiel's
     exploitability of the lifted policy in the original game; the saved abstract strategy,
