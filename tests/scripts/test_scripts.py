@@ -350,6 +350,35 @@ def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
     assert result["classes_per_round"] == [3, 9]
 
 
+_CTRL_C_IN_THE_FILTER = """
+import os, signal, time
+from ospiel_ext import budget, cli, interrupts
+from ospiel_ext.commands import gameshrink
+
+exceeded = budget.Budget.exceeded
+
+def ctrl_c_in_the_filter(self):  # a Ctrl-C as the filter's first check inside its region
+    if interrupts._state.graceful and not interrupts.requested():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.01)  # the handler runs at the next bytecode
+    return exceeded(self)
+
+budget.Budget.exceeded = ctrl_c_in_the_filter
+cli.main(gameshrink.main)
+"""
+
+
+def test_gameshrink_ctrl_c_in_the_filter_writes_it_and_exits_130(tmp_path):
+    (tmp_path / "shrink_ctrl_c.py").write_text(_CTRL_C_IN_THE_FILTER)
+    out = tmp_path / "shrink.json"
+    proc = run("shrink_ctrl_c.py", "--game=leduc_poker", f"--output_json={out}", folder=tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "interrupted" and result["stopped_early"] is True
+    assert result["refinement_passes"] == 0 and result["exploitability"] is None
+    assert result["classes_per_round"] != [3, 9]  # the precheck's, not the fixed point
+
+
 def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     """CFR+ on Γ_f of an ACPC no-limit game: the exploitability measured in Γ_f is OpenSpiel's
     exploitability of the lifted policy in the original game; the saved abstract strategy,
