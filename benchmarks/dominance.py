@@ -16,7 +16,7 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, lp
+from ospiel_ext import cli, interrupts, lp
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game, dominance
@@ -82,6 +82,7 @@ def main(argv):
             entry["original_dominance"] = _eliminate(original)
         with cli.stage(f"GameShrink on {name}"):
             abstraction = gameshrink.gameshrink(name, transformation=_FILTER.value)
+            interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
             shrunk = abstract_game.AbstractGame.of(abstraction).sequence_form
         entry["abstracted"] = _full_size(shrunk)
         with cli.stage(f"dominance on Γ_f of {name}"):

@@ -24,7 +24,7 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, evaluate, lp, policies
+from ospiel_ext import cli, evaluate, interrupts, lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -74,6 +74,7 @@ def _solve_and_lift(abstraction, original_sf):
 
 def _lossless_row(game_string):
     a = gameshrink.gameshrink(game_string)
+    interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
     original_sf = sf_lib.for_game(game_string)
     original = abstract_game.game_size(original_sf)
     size, value, lp_seconds, expl = _solve_and_lift(a, original_sf)
@@ -94,6 +95,7 @@ def _lossless_row(game_string):
 def _rhode_island():
     start = time.perf_counter()
     a = gameshrink.gameshrink(_RHODE_ISLAND.value)
+    interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     shrunk = abstract_game.AbstractGame.of(a)
@@ -146,6 +148,7 @@ def _knob():
     for t in _THRESHOLDS.value:
         threshold = float(t)
         a = gameshrink.gameshrink(_APPROXIMATE.value, threshold=threshold)
+        interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
         size, value, _, expl = _solve_and_lift(a, original_sf)
         rows.append(
             {

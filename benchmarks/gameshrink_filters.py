@@ -30,9 +30,10 @@ import numpy as np
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, lp
+from ospiel_ext import cli, interrupts, lp
 from ospiel_ext.algorithms import gameshrink
-from ospiel_ext.algorithms.gameshrink import abstract_game, filters, ordered_games
+from ospiel_ext.algorithms.gameshrink import abstract_game, filters, ordered_games, shrink
+from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.games import rhode_island_holdem
 
 _GAMES = flags.DEFINE_multi_string(
@@ -108,17 +109,26 @@ def _rule_abstraction(name: str, transformation: str, flush_above_straight: bool
     (`_flush_above_straight`), with the game's own betting tree (payoffs depend on the result
     only, which `gameshrink` checks on the game itself)."""
     a = gameshrink.gameshrink(name, transformation=transformation)
+    interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
     if not flush_above_straight:
         return a
     start = time.perf_counter()
-    st = filters.SignalTree.build(_flush_above_straight(a.og))
+    st = SignalTree.build(_flush_above_straight(a.og))
     if transformation == "paper":
-        classes, passes = filters.paper_filter(st), 1
+        classes, passes = tuple(filters.paper_filter(st)), 1
     else:
-        classes, passes = filters.lossless_filter(st)
-    seconds = time.perf_counter() - start
-    kind = f"{transformation}, flush above straight"
-    return filters.Abstraction(st, tuple(classes), 0.0, passes, seconds, a.betting, kind)
+        lossless = filters.lossless_filter(st)
+        interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
+        classes, passes = lossless.classes, lossless.passes
+    return shrink.Abstraction(
+        signal_tree=st,
+        classes=classes,
+        threshold=0.0,
+        passes=passes,
+        seconds=time.perf_counter() - start,
+        betting=a.betting,
+        transformation=f"{transformation}, flush above straight",
+    )
 
 
 def _published():
@@ -169,6 +179,7 @@ def _published():
 def _row(name: str, transformation: str, solve: bool) -> dict:
     start = time.perf_counter()
     abstraction = gameshrink.gameshrink(name, transformation=transformation)
+    interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
     seconds = time.perf_counter() - start
     shrunk = abstract_game.AbstractGame.of(abstraction)
     size = shrunk.size()

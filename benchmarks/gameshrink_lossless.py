@@ -24,7 +24,7 @@ import time
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, evaluate, lp
+from ospiel_ext import cli, evaluate, interrupts, lp
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game
 
@@ -107,6 +107,7 @@ def _lift_rows(name: str) -> list[dict]:
         with cli.stage(f"{transformation} filter of {name} lifted into the original"):
             start = time.perf_counter()
             a = gameshrink.gameshrink(name, transformation=transformation)
+            interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
             identity = abstract_game.AbstractGame.of(gameshrink.identity_filter(a))
             value, expl = _lifted(a, identity)
             suits, _ = _deck(a.og.game)
@@ -129,6 +130,7 @@ def _lift_rows(name: str) -> list[dict]:
 def _merge_rows(name: str) -> list[dict]:
     coarsest = gameshrink.gameshrink(name)
     paper = gameshrink.gameshrink(name, transformation="paper")
+    interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
     identity = abstract_game.AbstractGame.of(gameshrink.identity_filter(coarsest))
     value, expl = _lifted(coarsest, identity)
     st = coarsest.signal_tree

@@ -12,7 +12,8 @@ a result the two questions a caller asks of it::
 
 The results that carry it: `solver.RunResult` (a run loop), `certificates.SearchResult` (the
 certificate search), `sweeps.SweepResult` (a sweep of tasks), `combine.Resolution` (resolving
-the subgames of a cut) and `gameshrink.filters.ShrinkResult` (GameShrink's fixed point).
+the subgames of a cut) and `gameshrink.shrink.Abstraction` (GameShrink's filter, complete or
+so far).
 """
 
 from __future__ import annotations

@@ -14,10 +14,17 @@ value of the abstracted game), abstract_exploitability, exploitability (of the l
 in the original game, by ospiel_ext.evaluate, which equals OpenSpiel's to 1e-9; null when the
 original has more than --max_nodes nodes; for a lossless filter it equals
 abstract_exploitability, tested; both >= 0, rounding errors above -1e-9 are written as 0),
-stopped_early, stop_reason ('optimal' for lp; 'iterations', 'time_limit' or 'interrupted' for
-cfr_plus and lp; an LP stopped early has no strategy: the values are null and no policy is
-written). Ctrl-C during CFR+ stops it after the current iteration, during the LP at once; the
-strategy so far is lifted, evaluated and written, and the script exits with code 130.
+stopped_early, stop_reason ('fixed_point' for --solve=none; 'optimal' for lp; 'iterations',
+'time_limit' or 'interrupted' for cfr_plus and lp; an LP stopped early has no strategy: the
+values are null and no policy is written). Ctrl-C during CFR+ stops it after the current
+iteration, during the LP at once; the strategy so far is lifted, evaluated and written, and the
+script exits with code 130.
+
+--time_limit or Ctrl-C during the filter stops GameShrink with its filter so far, which is not
+the fixed point (a lossless filter stopped early is coarser than the lossless one, so not
+lossless): the JSON then has its classes_per_round, refinement_passes and abstracted sizes,
+stopped_early true and stop_reason 'time_limit' or 'interrupted', original and the solve's
+figures null; nothing is solved or written besides it (exit code 130 after Ctrl-C).
 
 The original game is counted from the signal tree first (the identity filter, seconds even
 for Rhode Island Hold'em's 6.7 billion nodes) and compiled only when the count is within
@@ -77,6 +84,13 @@ _ABSTRACT_POLICY_OUT = flags.DEFINE_string(
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 _SIZE_KEYS = ("nodes", "infosets", "lp_rows", "lp_columns", "lp_nonzeros")
+_SOLVE_KEYS = (
+    "solve_seconds",
+    "iterations",
+    "abstract_value",
+    "abstract_exploitability",
+    "exploitability",
+)  # null when the filter stopped before it was complete
 
 
 def _original_size(abstraction):
@@ -155,17 +169,25 @@ def main(argv):
         cli.output_path(holder)
     cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT])
     game = cli.load_game(_GAME.value)
-    with cli.stage(f"abstracting {game}"), cli.refuse(ValueError, TimeoutError):
+    with cli.stage(f"abstracting {game}"), cli.refuse(ValueError):
         abstraction = gameshrink.gameshrink(
             game, _THRESHOLD.value, _TIME_LIMIT.value, transformation=_FILTER.value
         )
+    if abstraction.stopped_early:
+        logging.warning(
+            "GameShrink stopped (%s) before its filter was complete: its classes so far are "
+            "written, nothing is solved",
+            abstraction.stop_reason,
+        )
+        original_sf, original = None, None
+    else:
+        original_sf, original = _original_size(abstraction)
+        cli.require(
+            _POLICY_OUT.value is None or original_sf is not None,
+            f"--policy_out needs the original game to compile within --max_nodes="
+            f"{_MAX_NODES.value}; {game} has {original['nodes']} nodes (counted)",
+        )
     st = abstraction.signal_tree
-    original_sf, original = _original_size(abstraction)
-    cli.require(
-        _POLICY_OUT.value is None or original_sf is not None,
-        f"--policy_out needs the original game to compile within --max_nodes="
-        f"{_MAX_NODES.value}; {game} has {original['nodes']} nodes (counted)",
-    )
     shrunk = abstract_game.AbstractGame.of(abstraction)
     size = shrunk.size()
     row = {
@@ -182,7 +204,12 @@ def main(argv):
         "abstracted": {k: size[k] for k in _SIZE_KEYS},
         "solve": _SOLVE.value,
     }
-    if _SOLVE.value != "none":
+    behavioural = None
+    if _SOLVE.value == "none" or abstraction.stopped_early:
+        if _SOLVE.value != "none":
+            row.update(dict.fromkeys(_SOLVE_KEYS))
+        row.update(stopped_early=abstraction.stopped_early, stop_reason=abstraction.stop_reason)
+    else:
         cli.require(
             size["lp_nonzeros"] <= _MAX_ABSTRACT_NONZEROS.value,
             f"the abstracted game's LP has {size['lp_nonzeros']} nonzeros > "
@@ -210,11 +237,11 @@ def main(argv):
         )
     flat = {k: v for k, v in row.items() if not isinstance(v, dict)}
     for part in ("original", "abstracted"):
-        flat.update({f"{part}_{k}": v for k, v in row[part].items()})
+        flat.update({f"{part}_{k}": v for k, v in (row[part] or {}).items()})
     print(cli.format_table(["key", "value"], [[k, v] for k, v in flat.items()]))
     with cli.outputs():
         cli.write_json(_OUTPUT_JSON.value, row)
-        if _SOLVE.value != "none" and behavioural is not None:
+        if behavioural is not None:
             if _ABSTRACT_POLICY_OUT.value:
                 abstract_game.save_lifted_policy(lifted, _ABSTRACT_POLICY_OUT.value)
             if _POLICY_OUT.value:

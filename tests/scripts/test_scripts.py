@@ -325,6 +325,60 @@ def test_gameshrink_paper_filter_is_reported_and_not_lossless(tmp_path):
     assert result["exploitability"] > 0.1
 
 
+def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
+    """--time_limit passing during the filter: the classes so far are written with the stop
+    reason, nothing is solved, compiled or saved; a complete filter says fixed_point."""
+    out, saved = tmp_path / "shrink.json", tmp_path / "strategy.npz"
+    proc = run(
+        "gameshrink.py",
+        "--game=leduc_poker",
+        "--time_limit=1e-9",
+        f"--output_json={out}",
+        f"--abstract_policy_out={saved}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "time_limit" and result["stopped_early"] is True
+    assert result["classes_per_round"] == [1, 1] and result["refinement_passes"] == 0
+    assert result["original"] is None and result["exploitability"] is None
+    assert result["abstracted"]["nodes"] > 0 and not saved.exists()
+    assert "before its filter was complete" in proc.stderr
+    proc = run("gameshrink.py", "--game=leduc_poker", "--solve=none", f"--output_json={out}")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "fixed_point" and result["stopped_early"] is False
+    assert result["classes_per_round"] == [3, 9]
+
+
+_CTRL_C_IN_THE_FILTER = """
+import os, signal, time
+from ospiel_ext import budget, cli, interrupts
+from ospiel_ext.commands import gameshrink
+
+exceeded = budget.Budget.exceeded
+
+def ctrl_c_in_the_filter(self):  # a Ctrl-C as the filter's first check inside its region
+    if interrupts._state.graceful and not interrupts.requested():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.01)  # the handler runs at the next bytecode
+    return exceeded(self)
+
+budget.Budget.exceeded = ctrl_c_in_the_filter
+cli.main(gameshrink.main)
+"""
+
+
+def test_gameshrink_ctrl_c_in_the_filter_writes_it_and_exits_130(tmp_path):
+    (tmp_path / "shrink_ctrl_c.py").write_text(_CTRL_C_IN_THE_FILTER)
+    out = tmp_path / "shrink.json"
+    proc = run("shrink_ctrl_c.py", "--game=leduc_poker", f"--output_json={out}", folder=tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "interrupted" and result["stopped_early"] is True
+    assert result["refinement_passes"] == 0 and result["exploitability"] is None
+    assert result["classes_per_round"] != [3, 9]  # the precheck's, not the fixed point
+
+
 def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     """CFR+ on Γ_f of an ACPC no-limit game: the exploitability measured in Γ_f is OpenSpiel's
     exploitability of the lifted policy in the original game; the saved abstract strategy,

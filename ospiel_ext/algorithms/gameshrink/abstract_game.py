@@ -30,9 +30,9 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import files, lp, policies
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms.gameshrink import filters, ordered_games
-from ospiel_ext.algorithms.gameshrink.filters import Abstraction
+from ospiel_ext.algorithms.gameshrink import ordered_games, shrink
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode
+from ospiel_ext.algorithms.gameshrink.shrink import Abstraction
 from ospiel_ext.arrays import IntArray, group_by
 from ospiel_ext.sequence_form import SequenceForm, Treeplex, TreeSequenceForm
 from ospiel_ext.tree import GameTree, TreeBuilder
@@ -104,7 +104,8 @@ class AbstractGame:
     def name(self) -> str:
         a = self.abstraction
         kind = "" if a.transformation == "coarsest" else f", transformation={a.transformation}"
-        return f"gameshrink({a.og.name}, threshold={a.threshold}{kind})"
+        stopped = f", stopped early: {a.stop_reason}" if a.stopped_early else ""
+        return f"gameshrink({a.og.name}, threshold={a.threshold}{kind}{stopped})"
 
     def _leaf_value(self, utility: dict[int, float], round_: int, pair: int) -> float:
         cnt = self.joint.counts[round_][pair]
@@ -368,7 +369,7 @@ def lift_to_finer(
     """Theorem 2's lifted strategy as a strategy of Γ of a finer filter of the same game: at
     the finer game's information set (round j, class c', betting) each player plays Γ_f's
     strategy at (round j, f^j of c''s views, betting). With `finer` the Γ of
-    `filters.identity_filter` (the original game, its sequence form counted from the signal
+    `shrink.identity_filter` (the original game, its sequence form counted from the signal
     tree) this is `LiftedPolicy` without compiling the original game.
 
     Raises:
@@ -438,8 +439,18 @@ def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
     """Writes the abstract strategy behind `lifted` as .npz to `path` exactly (never pickle;
     by `files.output`): the game, the threshold, the transformation, the classes per round, a
     digest of Γ_f's infoset keys in treeplex order and each player's behavioural array. Small
-    for any game (Rhode Island: 2 x 3.9 M floats), unlike a policy file of the original game."""
+    for any game (Rhode Island: 2 x 3.9 M floats), unlike a policy file of the original game.
+
+    Raises:
+      ValueError: the abstraction was stopped before it was complete: `load_lifted_policy`
+        recomputes the complete one, so the strategy could not be read back.
+    """
     a = lifted.abstract.abstraction
+    if a.stopped_early:
+        raise ValueError(
+            f"{lifted.abstract.name}: a strategy of a filter stopped before it was complete "
+            "cannot be saved (loading recomputes the complete filter)"
+        )
     with files.output(path, binary=True) as f:
         np.savez_compressed(
             f,
@@ -477,7 +488,7 @@ def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
             "or its default changed): the strategy may be one of another game"
         )
     transformation = str(data["transformation"]) if "transformation" in data else "coarsest"
-    a = filters.gameshrink(saved, float(data["threshold"]), transformation=transformation)
+    a = shrink.gameshrink(saved, float(data["threshold"]), transformation=transformation)
     game = AbstractGame.of(a)
     if a.num_classes != data["classes_per_round"].tolist() or _keys_digest(
         game.sequence_form

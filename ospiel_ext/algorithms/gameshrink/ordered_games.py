@@ -114,7 +114,7 @@ def _check(condition: bool, game, message: str) -> None:
 
 def validate(og: OrderedGame) -> None:
     """Checks the structural assumptions of Definition 1 on the description itself (run by
-    `filters.SignalTree.build` on every description, ours or a user's)."""
+    `signal_tree.SignalTree.build` on every description, ours or a user's)."""
     game = og.name
     _check(og.num_slots <= og.num_cards, game, "more signals are revealed than the deck holds")
     for r in range(og.num_rounds):
@@ -298,7 +298,7 @@ def _dealt_as_card_ids(groups: tuple[Group, ...]) -> dict[str, Callable]:
 class RankOutcome:
     """outcome(deals) = sign(strength(hand 0) - strength(hand 1)), each player's hand given by
     its deal columns: both players rank hands by one ordering, by construction (Definition 1's
-    common ordering, which `filters.SignalTree.build` otherwise checks deal by deal)."""
+    common ordering, which `signal_tree.SignalTree.build` otherwise checks deal by deal)."""
 
     strength: Callable[[IntArray], IntArray]
     hands: tuple[list[int], list[int]]

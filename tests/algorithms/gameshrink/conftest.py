@@ -9,7 +9,7 @@ import pytest
 
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
-from ospiel_ext.algorithms.gameshrink import filters as gs
+from ospiel_ext.algorithms.gameshrink import shrink as gs
 
 
 def _once(cache: dict, key: str, build: Callable):

@@ -31,14 +31,14 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms import sequence_form_utils as sfu
 from scipy.optimize import linprog
 
-from ospiel_ext.algorithms.gameshrink import filters, ordered_games
+from ospiel_ext.algorithms.gameshrink import ordered_games, shrink
 
 
 class FilteredGame:
     """The original game with information states filtered (what OpenSpiel's sequence-form
     code needs of a game: `new_initial_state`, `num_players`)."""
 
-    def __init__(self, abstraction: filters.Abstraction):
+    def __init__(self, abstraction: shrink.Abstraction):
         self.abstraction = abstraction
         self.game = abstraction.og.game
         self._classes: dict[tuple[tuple[int, ...], int, int], int] = {}
@@ -124,7 +124,7 @@ def _solve(a: np.ndarray, e: np.ndarray, e_rhs: np.ndarray, f: np.ndarray, f_rhs
     return res.x[:n], -res.fun
 
 
-def check(abstraction: filters.Abstraction) -> Check:
+def check(abstraction: shrink.Abstraction) -> Check:
     """Solves Γ_f of `abstraction` with OpenSpiel's sequence form and scipy's LP, lifts the
     profile to the original game and measures it with OpenSpiel (module docstring)."""
     filtered = FilteredGame(abstraction)
@@ -160,6 +160,6 @@ def check(abstraction: filters.Abstraction) -> Check:
 
 
 if __name__ == "__main__":
-    for transformation in filters.TRANSFORMATIONS:
-        result = check(filters.gameshrink("leduc_poker", transformation=transformation))
+    for transformation in shrink.TRANSFORMATIONS:
+        result = check(shrink.gameshrink("leduc_poker", transformation=transformation))
         print(f"leduc_poker, {transformation} filter: {result}")

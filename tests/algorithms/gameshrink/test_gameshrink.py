@@ -11,12 +11,14 @@ import pyspiel
 import pytest
 import scipy.sparse as sp
 from open_spiel.python.algorithms import exploitability as os_exploitability
+from scipy.sparse.csgraph import connected_components
 
 from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
-from ospiel_ext.algorithms.gameshrink import filters as gs
+from ospiel_ext.algorithms.gameshrink import filters
 from ospiel_ext.algorithms.gameshrink import ordered_games as og_lib
+from ospiel_ext.algorithms.gameshrink import shrink as gs
 
 RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
 UP_LEDUC = (  # Leduc hold'em as an ACPC game definition
@@ -148,7 +150,7 @@ def test_multiset_classes_by_counting_and_by_sorting(num_labels, spread):
     owner = rng.integers(0, 50, size=400)
     label = rng.integers(0, num_labels, size=400) * spread
     key = rng.integers(0, 2, size=50)
-    got = gs._multiset_classes(owner, 50, label, num_labels * spread, key)
+    got = filters._multiset_classes(owner, 50, label, num_labels * spread, key)
     ids: dict = {}
     expected = [
         ids.setdefault((int(key[v]), tuple(sorted(label[owner == v].tolist()))), len(ids))
@@ -186,7 +188,7 @@ def test_leduc_merges_exactly_the_suits(leduc):
 @pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL])
 def test_algorithm_1_agrees_with_the_fixed_point_on_every_sibling_pair(shrunk, game):
     a = shrunk.abstraction(game)
-    iso = gs.OrderedGameIsomorphism(a.signal_tree, list(a.classes))
+    iso = filters.OrderedGameIsomorphism(a.signal_tree, list(a.classes))
     for r, cls in enumerate(a.classes):
         parent = a.signal_tree.parent_classes(list(a.classes), r)
         for x, y in itertools.combinations(range(len(cls)), 2):
@@ -223,7 +225,7 @@ def test_outcome_histograms_alone_are_not_lossless(leduc):
     """The Section 5.2 precheck ignores the opponent's information; as a filter it merges
     (J, public Q) with (J, public K) and its lifted equilibrium is exploitable."""
     st = leduc.signal_tree
-    coarse = dataclasses.replace(leduc, classes=tuple(gs._precheck_classes(st)))
+    coarse = dataclasses.replace(leduc, classes=tuple(filters._precheck_classes(st)))
     assert coarse.num_classes[1] < leduc.num_classes[1]
     assert _lifted_lp(ag.AbstractGame.of(coarse))[1] > 0.1
 
@@ -235,7 +237,7 @@ def test_paper_transformation_is_algorithm_1_with_payoff_only_leaves(shrunk, gam
     exactly when their subtrees match; and it coarsens the coarsest lossless filter."""
     paper = gs.gameshrink(game, transformation="paper")
     st = paper.signal_tree
-    iso = gs.OrderedGameIsomorphism(st, [np.zeros(n, dtype=np.int64) for n in st.num_views])
+    iso = filters.OrderedGameIsomorphism(st, [np.zeros(n, dtype=np.int64) for n in st.num_views])
     for r, cls in enumerate(paper.classes):
         parent = st.parent_classes(list(paper.classes), r)
         for x, y in itertools.combinations(range(len(cls)), 2):
@@ -336,6 +338,44 @@ def test_threshold_knob(shrunk, leduc):
     assert sum(mid.num_classes) < sum(lossless.num_classes)
     # No longer an equilibrium, and the ex post check says so.
     assert _lifted_lp(ag.AbstractGame.of(flat))[1] > 0.1
+
+
+@pytest.mark.parametrize(
+    "game, threshold",
+    [
+        (RI_SMALL, 1.0),
+        ("limit_leduc_poker(num_ranks=5)", 0.8),
+        ("limit_leduc_poker(num_ranks=13)", 0.3),
+    ],
+)
+def test_approximate_classes_are_components_of_cheap_sibling_pairs(shrunk, game, threshold):
+    """Section 6.2's joins, recomputed without a disjoint-set forest: in each round the joined
+    classes are the connected components of the graph on the lossless classes whose edges are
+    the sibling pairs (parents in one joined class) of matching cost <= threshold; classes are
+    numbered in order of their first view, like the lossless filter's."""
+    lossless = shrunk.abstraction(game)
+    st = lossless.signal_tree
+    got = gs.gameshrink(game, threshold=threshold)
+    iso = filters.OrderedGameIsomorphism(st, list(lossless.classes))
+    joined: list[np.ndarray] = []
+    for r, cls in enumerate(lossless.classes):
+        k = lossless.num_classes[r]
+        rep = [int(np.flatnonzero(cls == c)[0]) for c in range(k)]
+        parent = st.parent_classes(joined, r)
+        edges = [
+            (a, b)
+            for a, b in itertools.combinations(range(k), 2)
+            if parent[rep[a]] == parent[rep[b]] and iso.cost(r, rep[a], rep[b]) <= threshold
+        ]
+        rows, cols = zip(*edges) if edges else ((), ())
+        graph = sp.coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(k, k))
+        component = connected_components(graph, directed=False)[1][cls]  # per view
+        _, first, inverse = np.unique(component, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(first))  # numbered in order of first view
+        joined.append(rank[inverse])
+        np.testing.assert_array_equal(got.classes[r], joined[-1])
+    assert sum(got.num_classes) < sum(lossless.num_classes)
 
 
 def _kuhn_description(**changes):

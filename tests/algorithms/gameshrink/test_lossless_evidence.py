@@ -13,7 +13,8 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
-from ospiel_ext.algorithms.gameshrink import filters as gs
+from ospiel_ext.algorithms.gameshrink import ordered_games, signal_tree
+from ospiel_ext.algorithms.gameshrink import shrink as gs
 
 from . import openspiel_reference
 
@@ -167,7 +168,7 @@ def test_the_signal_trees_showdowns_follow_the_games_ace_low():
     results, deals = {}, None
     for ace_low in ("true", "false"):
         game = f"rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1,ace_low={ace_low})"
-        st = gs.SignalTree.build(gs.ordered_games.describe(game))
+        st = signal_tree.SignalTree.build(ordered_games.describe(game))
         returns = []
         for deal in st.deals.tolist():
             state = st.og.game.new_initial_state()
