@@ -9,6 +9,7 @@ import pytest
 from ospiel_ext import stops, sweeps
 from ospiel_ext.algorithms import solver
 from ospiel_ext.algorithms.certificates import certificate
+from ospiel_ext.algorithms.gameshrink import filters, shrink
 from ospiel_ext.algorithms.subgames import combine
 
 
@@ -27,15 +28,28 @@ def test_an_unknown_reason_is_refused():
         stops.stopped_early("timeout")
 
 
+def _literals(annotation):
+    """The strings of a Literal, or of a union of Literals."""
+    for arg in typing.get_args(annotation):
+        yield from [arg] if isinstance(arg, str) else _literals(arg)
+
+
 @pytest.mark.parametrize(
     "result_type",
-    [solver.RunResult, certificate.SearchResult, sweeps.SweepResult, combine.Resolution],
+    [
+        solver.RunResult,
+        certificate.SearchResult,
+        sweeps.SweepResult,
+        combine.Resolution,
+        shrink.Abstraction,
+        filters.FilterResult,
+    ],
 )
 def test_every_result_states_its_reasons_in_the_one_vocabulary(result_type):
     assert issubclass(result_type, stops.Stoppable)
     module = sys.modules[result_type.__module__]
     annotation = eval(result_type.__annotations__["stop_reason"], vars(module))
-    reasons = set(typing.get_args(annotation))
+    reasons = set(_literals(annotation))
     assert reasons and reasons <= stops.REASONS, reasons - stops.REASONS
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from typing import Literal
 
 import numpy as np
 from absl import logging
@@ -50,7 +51,9 @@ from ospiel_ext import interrupts, stops
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.arrays import IntArray, first_index, group_by, row_classes, unique_rows
 from ospiel_ext.budget import Budget
-from ospiel_ext.stops import StopReason
+
+ShrinkStop = Literal["fixed_point", "time_limit", "max_memory", "interrupted"]
+"""The `stops.StopReason`s of GameShrink's filters."""
 
 # ---------------------------------------------------------------------------------------------
 # The lossless filter: the largest information filter closed under ordered game isomorphism.
@@ -132,7 +135,7 @@ class FilterResult(stops.Stoppable):
     """
 
     classes: tuple[IntArray, ...]
-    stop_reason: StopReason
+    stop_reason: ShrinkStop
     passes: int = 0
 
 
@@ -162,7 +165,7 @@ def lossless_filter(st: SignalTree, budget: Budget | None = None) -> FilterResul
     opponent = st.views[last][1].reshape(-1, size)
     classes = [np.zeros(n, dtype=np.int64) for n in st.num_views]  # what every filter refines
     passes = 0
-    stop: StopReason | None = budget.exceeded()
+    stop: ShrinkStop | None = budget.exceeded()
     with interrupts.graceful():
         if stop is None:
             classes = _precheck_classes(st)
@@ -331,7 +334,7 @@ def approximate_filter(
     budget = Budget() if budget is None else budget
     iso = OrderedGameIsomorphism(st, lossless)
     merged: list[IntArray] = []
-    stop: StopReason | None = None
+    stop: ShrinkStop | None = None
     with interrupts.graceful():
         for r in range(st.num_rounds):
             k = int(lossless[r].max()) + 1

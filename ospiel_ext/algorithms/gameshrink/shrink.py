@@ -37,6 +37,7 @@ from ospiel_ext import stops
 from ospiel_ext.algorithms.gameshrink import ordered_games
 from ospiel_ext.algorithms.gameshrink.filters import (
     FilterResult,
+    ShrinkStop,
     approximate_filter,
     lossless_filter,
     paper_filter,
@@ -45,7 +46,6 @@ from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedG
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.arrays import IntArray, first_index, group_by, unique_rows
 from ospiel_ext.budget import Budget
-from ospiel_ext.stops import StopReason
 
 TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
 
@@ -74,7 +74,7 @@ class Abstraction(stops.Stoppable):
     seconds: float
     betting: BettingNode
     transformation: str = "coarsest"
-    stop_reason: StopReason = "fixed_point"
+    stop_reason: ShrinkStop = "fixed_point"
 
     @property
     def og(self) -> OrderedGame:
