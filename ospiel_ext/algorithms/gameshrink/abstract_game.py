@@ -420,14 +420,8 @@ class LiftedPolicy(policy_lib.Policy):
 
     def to_tabular(self, max_nodes: int | None = None) -> policy_lib.TabularPolicy:
         """The lifted policy as a TabularPolicy of the original game (compiles the game)."""
-        sf = sf_lib.for_game(self.game, max_nodes)
-        tree = sf.tree
-        nodes, offsets = tree.infoset_nodes
-        table = {
-            tree.infoset_key[g]: self.action_probabilities(tree.state(int(nodes[offsets[g]])))
-            for g in range(tree.num_infosets)
-        }
-        return policies.layout(sf).to_tabular(policies.behavioural_from_table(sf, table))
+        layout = policies.layout(sf_lib.for_game(self.game, max_nodes))
+        return layout.to_tabular(layout.from_policy(self))
 
 
 def _keys_digest(sf: SequenceForm) -> str:
