@@ -28,14 +28,15 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import lp, tree_values
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import loading, lp, tree_values
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.loading import DEFAULT_MAX_NODES, check_two_player_zero_sum
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import DEFAULT_MAX_NODES, GameTree, TreeBuilder, check_two_player_zero_sum
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import TreeBuilder
 
 # (leaf histories) -> (values (leaves, K) in player 0's utility, standard errors or None)
 LeafValueFunction = Callable[[Sequence[Sequence[int]]], tuple[FloatArray, FloatArray | None]]
@@ -93,7 +94,7 @@ def expand_below(
                 first, actions = builder.expand_from_state(node, state)
                 step = 0 if state.is_chance_node() else 1
                 if step:
-                    key = tree_lib.infoset_key(state, state.current_player())
+                    key = loading.infoset_key(state, state.current_player())
                     infoset_states.setdefault(key, state)
                 for k, a in enumerate(actions):
                     next_frontier.append((first + k, state.child(a), moves + step))
@@ -123,7 +124,7 @@ def walk(
     if not nodes:
         raise ValueError(f"game {game}: no state reaches the depth limit ({depth} moves)")
     histories = [list(s.history()) for s in states]
-    keys = [leaves_lib.LEAF_PREFIX + tree_lib.infoset_key(s, 1 - player) for s in states]
+    keys = [leaves_lib.LEAF_PREFIX + loading.infoset_key(s, 1 - player) for s in states]
     return Walk(builder, nodes, histories, keys)
 
 
@@ -267,7 +268,7 @@ class DepthLimitedPolicy(policy_lib.Policy):
         super().__init__(fallback.game, list(range(fallback.game.num_players())))
         self.fallback = fallback
         self.tables = {s.player: s.table() for s in solutions}
-        self._key = tree_lib.key_function(fallback.game)
+        self._key = loading.key_function(fallback.game)
 
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None

@@ -41,8 +41,7 @@ import pyspiel
 from numpy.typing import ArrayLike, NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, interrupts, policies, tree_values
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import arrays, interrupts, loading, policies, tree_values
 from ospiel_ext.algorithms.subgames import cuts
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -92,7 +91,7 @@ def depth_limit(tree: GameTree, cut: cuts.Cut) -> DepthLimit:
     nodes = cuts.cut_nodes(tree, cut)
     nodes = nodes[~tree.is_leaf[nodes]]
     states = [tree.state(int(h)) for h in nodes]
-    keys = tuple(tuple(tree_lib.infoset_key(s, p) for s in states) for p in (0, 1))
+    keys = tuple(tuple(loading.infoset_key(s, p) for s in states) for p in (0, 1))
     return DepthLimit(tree, cut, nodes, (keys[0], keys[1]))
 
 

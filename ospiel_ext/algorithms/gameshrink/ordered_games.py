@@ -32,7 +32,7 @@ import numpy as np
 import pyspiel
 from numpy.typing import NDArray
 
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import loading
 from ospiel_ext.arrays import IntArray
 from ospiel_ext.games import poker_hands
 from ospiel_ext.games import rhode_island_holdem as rih
@@ -205,7 +205,7 @@ def betting_tree(
             nxt = {lab: s.child(a) for lab, s in sts.items()}
             after = nxt[next(iter(nxt))]
             if not after.is_terminal():
-                opponent_views.add(tree_lib.infoset_key(after, 1 - player))
+                opponent_views.add(loading.infoset_key(after, 1 - player))
                 non_terminal += 1
             child = BettingNode(key=f"{node.key}{a},", round=node.round)
             node.children.append(child)
@@ -473,8 +473,8 @@ def describe(game: pyspiel.Game | str) -> OrderedGame:
     """
     import ospiel_ext.games  # noqa: F401  (registers limit_leduc_poker, rhode_island_holdem)
 
-    game = tree_lib.load(game)
-    tree_lib.check_two_player_zero_sum(game)
+    game = loading.load(game)
+    loading.check_two_player_zero_sum(game)
     name = game.get_type().short_name
     if name not in DESCRIPTIONS:
         raise ValueError(

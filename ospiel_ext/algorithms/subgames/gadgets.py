@@ -51,7 +51,8 @@ from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities, RootV
 from ospiel_ext.algorithms.subgames.cuts import Subgame
 from ospiel_ext.arrays import IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import GameTree, SubtreeCopy, TreeBuilder
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import SubtreeCopy, TreeBuilder
 
 if TYPE_CHECKING:  # depth_limited imports this module
     from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
