@@ -8,6 +8,7 @@ import pytest
 
 from ospiel_ext import loading, walk
 from ospiel_ext.loading import NO_NODE_CAP, GameTooLargeError
+from ospiel_ext.tree_builder import TreeBuilder
 
 
 def _count_restricted(state, keep):
@@ -96,3 +97,33 @@ def test_infinite_games_need_a_finite_cap():
             walk.game_tree(game, max_nodes=cap)
     with pytest.raises(GameTooLargeError, match="max_nodes=500"):
         walk.game_tree(game, max_nodes=500)
+
+
+def test_expand_below_stops_at_the_depth_and_keeps_the_returns():
+    """Below Kuhn's deals, one player move: the bets of the first player are expanded, the
+    states after them are left at the limit, and no terminal is reached yet; two moves reach
+    the terminals after pass-pass, bet-call and bet-fold (3 of the 4 second-move outcomes)."""
+    game = pyspiel.load_game("kuhn_poker")
+    root = game.new_initial_state()
+    deal = root.child(0).child(1)  # player 0 holds J, player 1 holds Q
+    b = TreeBuilder(name="below a deal")
+    nodes, states, infosets = walk.expand_below(b, [(b.add_root(), deal)], depth=1)
+    assert [s.history() for s in states] == [[0, 1, 0], [0, 1, 1]]
+    assert list(infosets) == [deal.information_state_string(0)]
+    assert b.num_nodes == 3 and nodes == [1, 2]
+    b = TreeBuilder(name="two moves")
+    nodes, states, infosets = walk.expand_below(b, [(b.add_root(), deal)], depth=2)
+    tree = b.freeze()
+    leaves = np.flatnonzero(tree.is_leaf)
+    terminal = [int(n) for n in leaves if int(n) not in nodes]
+    # pass-bet is left at the limit; pass-pass (J < Q: -1), bet-fold (+1), bet-call (-2).
+    assert sorted(tree.lo[terminal].tolist()) == [-2.0, -1.0, 1.0]
+    assert [s.history() for s in states] == [[0, 1, 0, 1]]
+    assert len(infosets) == 3
+
+
+def test_expand_below_refuses_more_nodes_than_asked():
+    game = pyspiel.load_game("kuhn_poker")
+    b = TreeBuilder(name="capped")
+    with pytest.raises(ValueError, match="more than 4 nodes"):
+        walk.expand_below(b, [(b.add_root(), game.new_initial_state())], 3, max_nodes=4)

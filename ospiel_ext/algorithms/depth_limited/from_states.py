@@ -6,7 +6,7 @@ Section 4: "one can use Monte Carlo simulations to approximate the values ... in
 the value of a state could be estimated via Monte Carlo rollouts". Rooted at the start of the
 game (no gadget is needed there, Proposition 1), for solving player i:
 
-1. `walk` expands the game from its initial state with `TreeBuilder.expand_from_state` until
+1. `walk` expands the game from its initial state (the core's `walk.expand_below`) until
    `depth` player moves (or a predicate on states); terminal states keep their returns, the
    states at the limit become multi-valued leaves of the opponent, keyed by its information
    state there (`leaves.LEAF_PREFIX`);

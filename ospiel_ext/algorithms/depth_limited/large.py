@@ -16,7 +16,7 @@ opponent actions, `LargeNestedSolvingBot`:
    blueprint, chance's) - the histories H(s0) of Section 2.1;
 2. `local_game`: compiles the histories' subtrees down to `depth` player moves under a chance
    node over them (a `GameTree` with no pyspiel game behind it, built by the core's
-   `TreeBuilder.expand_from_state`); the subgame is its public state (`cuts.root_set`);
+   `walk.expand_below`); the subgame is its public state (`cuts.root_set`);
 3. estimates by Monte Carlo rollouts (`leaves.rollout_values`) the K continuation values at
    the depth limit, v(h, n) = value of <blueprint for the bot, sigma_o^n for the opponent>
    (Section 4's bias set: the blueprint and K - 1 biased copies), and the opponent's
