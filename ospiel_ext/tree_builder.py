@@ -193,20 +193,6 @@ class TreeBuilder:
                 )
         return self.expand_decision(node, player, key, kept), kept
 
-    def set_multi_valued_leaf(
-        self, node: int, player: int, key: str, values: Sequence[float]
-    ) -> int:
-        """A depth-limit leaf with several values (Brown, Sandholm & Amos 2018, "Depth-Limited
-        Solving for Imperfect-Information Games", Section 4): `player` (the opponent) picks,
-        in information set `key`, one of k continuation strategies; action n leads to a
-        terminal leaf worth `values[n]` to player 0. Returns the first of those leaves."""
-        if len(values) == 0:
-            raise ValueError(f"node {node}: a multi-valued leaf needs at least one value")
-        first = self.expand_decision(node, player, key, range(len(values)))
-        for k, v in enumerate(values):
-            self.set_leaf(first + k, float(v), float(v))
-        return first
-
     def copy_subtree(
         self,
         tree: GameTree,

@@ -255,23 +255,6 @@ def test_root_best_response_values_sum_to_openspiel_best_response(game_name):
         assert cfbr[roots].sum() == pytest.approx(value, abs=1e-12)
 
 
-def test_multi_valued_leaf_lets_the_opponent_choose():
-    # Brown, Sandholm & Amos 2018, Section 4: at the depth limit player 1 picks the value.
-    b = TreeBuilder(name="depth-limited")
-    first = b.expand_decision(b.add_root(), 0, "root", [0, 1])
-    b.set_leaf(first, 1.0, 1.0)
-    leaf = b.set_multi_valued_leaf(first + 1, 1, "leaf", [3.0, -2.0, 0.5])
-    tree = b.freeze()
-    assert list(tree.lo[leaf : leaf + 3]) == [3.0, -2.0, 0.5]
-    profile = np.array([0.25, 0.75, 0.2, 0.5, 0.3])  # root (2 actions), leaf (3 values)
-    cfbr = tree_values.counterfactual_best_response_values(tree, profile)
-    # Player 1 best-responds with -2 (value 2 for it), reached with player 0's 0.75.
-    assert cfbr[1] == pytest.approx(0.75 * 2.0)
-    # Player 0 against the mix 0.2 * 3 - 0.5 * 2 + 0.3 * 0.5 = -0.25 prefers the value 1.
-    assert cfbr[0] == pytest.approx(1.0)
-    assert tree_values.node_values(tree, profile)[0] == pytest.approx(0.25 - 0.75 * 0.25)
-
-
 def test_profiles_are_checked():
     tree = walk.game_tree("kuhn_poker")
     uniform = tree_values.uniform_profile(tree)

@@ -243,7 +243,7 @@ def solve(
         raise ValueError(f"leaf values have shape {v.shape}, expected ({len(w.leaves)}, K >= 1)")
     builder = w.builder
     for node, key, row in zip(w.leaves, w.keys, v):
-        builder.set_multi_valued_leaf(node, 1 - player, key, row)
+        leaves_lib.set_multi_valued_leaf(builder, node, 1 - player, key, row)
     tree = builder.freeze()
     tree.check_perfect_recall()
     sf = TreeSequenceForm(tree)

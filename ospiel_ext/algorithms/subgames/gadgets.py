@@ -29,11 +29,12 @@ gadget keeps its key in the full game, which is how solutions are spliced back
 blueprint; its strategy there stays the blueprint's) and so are opponent root information sets
 with W(s_o) = 0 (no auxiliary action). Leaf values are player 0's utility.
 
-Every builder takes optional depth-limit `leaves` (`depth_limited.MultiValuedLeaves`; Brown,
-Sandholm & Amos 2018, "Depth-Limited Solving for Imperfect-Information Games", Section 4): the
-copy stops at their states, where the opponent picks one of K continuation values in a new
-information set (`GadgetGame.leaf_keys`); the unsafe subgame with leaves solves the leaves'
-player only.
+Every builder takes optional depth-limit `leaves` (Brown, Sandholm & Amos 2018, "Depth-Limited
+Solving for Imperfect-Information Games", Section 4): the copy stops at their states, where the
+opponent picks one of K continuation values in a new information set (`GadgetGame.leaf_keys`);
+the unsafe subgame with leaves solves the leaves' player only. The leaves are the depth-limited
+package's (`depth_limited.MultiValuedLeaves`), which builds on this one; a gadget reads them
+through the `DepthLimitLeaves` protocol, so this package never imports that one.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,14 +55,39 @@ from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
 from ospiel_ext.tree_builder import SubtreeCopy, TreeBuilder
 
-if TYPE_CHECKING:  # depth_limited imports this module
-    from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
-
 GadgetKind = Literal["resolving", "max_margin", "reach_max_margin", "unsafe"]
 
 RESOLVE_PREFIX = "gadget:resolve:"
 MAX_MARGIN_KEY = "gadget:max_margin"
 TERMINATE, CONTINUE = 0, 1  # actions of a resolving gadget's auxiliary information sets
+
+
+class DepthLimitLeaves(Protocol):
+    """What a gadget builder needs of depth-limit leaves (`depth_limited.MultiValuedLeaves`).
+
+    Attributes:
+      tree: the full game tree they were found in.
+      player: the solving player (the opponent picks among the continuation values).
+      row: for every node of `tree`, its index among the leaf states, or -1.
+      expand: True at the nodes strictly above the limit (the copy expands only these).
+      leaf_keys: the opponent's depth-limit information sets.
+    """
+
+    @property
+    def tree(self) -> GameTree: ...
+    @property
+    def player(self) -> int: ...
+    @property
+    def row(self) -> IntArray: ...
+    @property
+    def expand(self) -> NDArray[np.bool_]: ...
+    @property
+    def leaf_keys(self) -> tuple[str, ...]: ...
+
+    def attach(self, builder: TreeBuilder, copy: SubtreeCopy, shift: float = 0.0) -> None:
+        """Makes the leaf states among `copy`'s nodes multi-valued leaves, values minus
+        `shift` (player 0's utility)."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -149,7 +175,7 @@ def _finish(
     scale: float,
     roots: IntArray,
     root_copy: list[int],
-    leaves: MultiValuedLeaves | None,
+    leaves: DepthLimitLeaves | None,
 ) -> GadgetGame:
     tree = builder.freeze()
     tree.check_perfect_recall()
@@ -170,7 +196,7 @@ def _finish(
 
 
 def _check_leaves(
-    q: BlueprintQuantities, subgame: Subgame, leaves: MultiValuedLeaves | None, player: int | None
+    q: BlueprintQuantities, subgame: Subgame, leaves: DepthLimitLeaves | None, player: int | None
 ) -> None:
     """The leaves were built for this tree and player and lie strictly below the roots."""
     if leaves is None:
@@ -197,7 +223,7 @@ def _copy(
     tree: GameTree,
     source: int,
     target: int,
-    leaves: MultiValuedLeaves | None,
+    leaves: DepthLimitLeaves | None,
     shift: float = 0.0,
 ) -> SubtreeCopy:
     """Copies `tree`'s subtree at `source` to `target`, leaf utilities minus `shift` (player
@@ -209,12 +235,7 @@ def _copy(
     copy = builder.copy_subtree(
         tree, source, target, expand=leaves.expand, leaf_lo=shifted, leaf_hi=shifted
     )
-    rows = leaves.row[copy.source_nodes]
-    for k in np.flatnonzero(rows >= 0).tolist():
-        r = int(rows[k])
-        builder.set_multi_valued_leaf(
-            int(copy.nodes[k]), leaves.opponent, leaves.keys[r], leaves.values[r] - shift
-        )
+    leaves.attach(builder, copy, shift)
     return copy
 
 
@@ -227,7 +248,7 @@ def resolving_gadget(
     q: BlueprintQuantities,
     subgame: Subgame,
     player: int,
-    leaves: MultiValuedLeaves | None = None,
+    leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
     """The resolving gadget game of `subgame` for resolving `player` (module docstring)."""
     _check_player(q, player)
@@ -260,7 +281,7 @@ def max_margin_gadget(
     subgame: Subgame,
     player: int,
     relax: Mapping[str, float] | None = None,
-    leaves: MultiValuedLeaves | None = None,
+    leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
     """The max-margin gadget game of `subgame` for resolving `player` (module docstring).
 
@@ -305,7 +326,7 @@ def max_margin_gadget(
 
 
 def unsafe_subgame(
-    q: BlueprintQuantities, subgame: Subgame, leaves: MultiValuedLeaves | None = None
+    q: BlueprintQuantities, subgame: Subgame, leaves: DepthLimitLeaves | None = None
 ) -> GadgetGame:
     """The unsafe subgame: chance over the roots proportional to P_0 P_1 P_c (Section 2.1).
     It solves both players; with depth-limit `leaves`, only the leaves' player (the other one
@@ -337,7 +358,7 @@ def gadget_game(
     q: BlueprintQuantities,
     subgame: Subgame,
     player: int | None,
-    leaves: MultiValuedLeaves | None = None,
+    leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
     """`resolving_gadget`, `max_margin_gadget` or `unsafe_subgame` by name (`player` is
     ignored by 'unsafe', which solves both players, or with `leaves` the leaves' player)."""
