@@ -36,7 +36,7 @@ Values are cached per leaf history, so a bot gets faster as it sees more games.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,11 +45,11 @@ from numpy.typing import NDArray
 from open_spiel.python import observation
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import interrupts, loading, policies, tree_values
+from ospiel_ext import interrupts, loading, policies, tree_values, walk
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
-from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, expand_below
+from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, DepthLimitedPolicy
 from ospiel_ext.algorithms.subgames import cuts, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray
@@ -145,22 +145,6 @@ def mccfr_blueprint(game: pyspiel.Game, iterations: int, seed: int = 0) -> MCCFR
     for _ in range(iterations):
         solver.run_iteration()
     return MCCFRPolicy(game, solver.average_policy(), owner=solver)
-
-
-class RunningPolicy(policy_lib.Policy):
-    """`fallback` with some information states overridden (the solved ones)."""
-
-    def __init__(self, fallback: policy_lib.Policy, overrides: Mapping[str, Mapping[int, float]]):
-        super().__init__(fallback.game, [0, 1])
-        self.fallback, self.overrides = fallback, overrides
-        self._key = loading.key_function(fallback.game)
-
-    def action_probabilities(
-        self, state: pyspiel.State, player_id: int | None = None
-    ) -> dict[int, float]:
-        player = state.current_player() if player_id is None else player_id
-        row = self.overrides.get(self._key(state, player))
-        return dict(row) if row is not None else self.fallback.action_probabilities(state, player)
 
 
 class PublicBelief:
@@ -270,7 +254,9 @@ def local_game(
     pc = belief.reach[2]
     first = builder.expand_chance(builder.add_root(), range(n), pc / pc.sum())
     starts = [(first + k, s) for k, s in enumerate(belief.states)]
-    leaf_nodes, leaf_states, infoset_states = expand_below(builder, starts, depth, None, max_nodes)
+    leaf_nodes, leaf_states, infoset_states = walk.expand_below(
+        builder, starts, depth, None, max_nodes
+    )
     for node in leaf_nodes:
         builder.set_leaf(node, 0.0, 0.0)  # placeholders: the gadget copy stops here
     tree = builder.freeze()
@@ -386,7 +372,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
     def restart_at(self, state: pyspiel.State | None) -> None:
         self.overrides: dict[str, dict[int, float]] = {}
-        self.running = RunningPolicy(self.blueprint, self.overrides)
+        self.running = DepthLimitedPolicy(self.blueprint, {self.player: self.overrides})
         self.belief = PublicBelief(self.game, self.public_key, self.player)
         self._opponent_moves = -1
 
