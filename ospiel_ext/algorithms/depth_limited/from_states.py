@@ -14,7 +14,8 @@ game (no gadget is needed there, Proposition 1), for solving player i:
    policy for i, continuation policy n for the opponent> (any OpenSpiel policies, e.g. an
    MCCFR average policy; `BiasedPolicy` gives the bias set of Section 4), with standard errors;
    `values` may instead be any function of the leaf histories (e.g. a trained value network);
-3. the depth-limited tree is solved by the core's CFR+ or LP, and `DepthLimitedPolicy` plays
+3. the depth-limited tree is solved by the gadget solvers (CFR+, the LP or EGT: `ggse.solve`,
+   as the unsafe subgame at the start of the game), and `DepthLimitedPolicy` plays
    the solution in the solved information sets and the blueprint everywhere else - an
    ordinary OpenSpiel policy of the full game (the nested solving bot of `large` plays
    through the same class).
@@ -29,11 +30,10 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import loading, lp, tree_values
+from ospiel_ext import loading, tree_values
 from ospiel_ext import walk as walk_lib
-from ospiel_ext.algorithms import cfr
-from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.subgames import gadgets, ggse
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.loading import DEFAULT_MAX_NODES, check_two_player_zero_sum
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -186,12 +186,14 @@ def solve(
     w: Walk,
     player: int,
     values: LeafValueFunction,
-    method: str = "cfr",
+    method: ggse.Method = "cfr",
     iterations: int = 1000,
     time_limit: float | None = None,
 ) -> LargeGameSolution:
     """Attaches the K leaf values of `values(w.histories)` to the walk's leaves and solves the
-    depth-limited game by CFR+ ('cfr') or the LP ('lp')."""
+    depth-limited game for `player` by the gadget solvers' one dispatch (`ggse.solve`: 'cfr'
+    CFR+, 'lp' the LP, 'egt' EGT; `ggse.SOLVER_METHODS` maps the commands' names to these),
+    as the unsafe subgame at the start of the game (`gadgets.start_of_game`)."""
     v, stderr = values(w.histories)
     v = np.asarray(v, dtype=np.float64)
     if v.ndim != 2 or v.shape[0] != len(w.leaves) or v.shape[1] < 1:
@@ -200,19 +202,12 @@ def solve(
     for node, key, row in zip(w.leaves, w.keys, v):
         leaves_lib.set_multi_valued_leaf(builder, node, 1 - player, key, row)
     tree = builder.freeze()
-    tree.check_perfect_recall()
-    sf = TreeSequenceForm(tree)
-    if method == "lp":
-        behavioural = lp.solve(sf).behavioural
-    elif method == "cfr":
-        solver = cfr.CFRVariantSolver(sf, cfr.CFR_PLUS)
-        solver_lib.run(solver, iterations, time_limit=time_limit)
-        behavioural = solver.average_behavioural()
-    else:
-        raise ValueError(f"unknown method {method!r}; methods: cfr, lp")
-    root = tree_values.node_values(tree, sf.tree_profile(behavioural))[0]
+    game = gadgets.start_of_game(tree, player, tuple(dict.fromkeys(w.keys)))
+    solution = ggse.solve(game, None, method, iterations=iterations, time_limit=time_limit)
+    behavioural = solution.behavioural
+    root = tree_values.node_values(tree, game.sf.tree_profile(behavioural))[0]
     value = float(root if player == 0 else -root)
-    return LargeGameSolution(tree, sf, player, v, stderr, behavioural, value)
+    return LargeGameSolution(tree, game.sf, player, v, stderr, behavioural, value)
 
 
 class DepthLimitedPolicy(policy_lib.Policy):

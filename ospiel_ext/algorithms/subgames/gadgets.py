@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 
 from ospiel_ext.algorithms.subgames import reach_margin
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities, RootValues
-from ospiel_ext.algorithms.subgames.cuts import Subgame
+from ospiel_ext.algorithms.subgames.cuts import Cut, Subgame, root_set
 from ospiel_ext.arrays import IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
@@ -240,8 +240,12 @@ def _copy(
 
 
 def _check_player(q: BlueprintQuantities, player: int) -> None:
+    _check_player_of(q.sf.name, player)
+
+
+def _check_player_of(game: str, player: int) -> None:
     if player not in (0, 1):
-        raise ValueError(f"game {q.sf.name}: the resolving player must be 0 or 1, got {player}")
+        raise ValueError(f"game {game}: the resolving player must be 0 or 1, got {player}")
 
 
 def resolving_gadget(
@@ -350,6 +354,34 @@ def unsafe_subgame(
     root_copy = (first + np.arange(len(kept))).tolist()
     return _finish(
         builder, "unsafe", player, subgame, None, {}, w.sum(), rv.roots[kept], root_copy, leaves
+    )
+
+
+def start_of_game(tree: GameTree, player: int, leaf_keys: tuple[str, ...] = ()) -> GadgetGame:
+    """`tree` itself as the gadget game of its one subgame, rooted at the start of the game,
+    solved for `player`: the unsafe subgame of the root (Section 2.1), whose chance weights are
+    the game's own, so no blueprint is needed, and no gadget either (Brown, Sandholm & Amos
+    2018, Proposition 1). For trees built without a compiled full game, e.g. a depth-limited
+    game walked from pyspiel states (`depth_limited.from_states`), whose opponent picks among
+    continuation values at `leaf_keys`; the gadget solvers (`ggse.solve`) then solve it like
+    any other gadget. The root's information states are the empty ones."""
+    _check_player_of(tree.name, player)
+    tree.check_perfect_recall()
+    root = np.zeros(1, dtype=np.int64)
+    roots = root_set(tree, Cut.after_moves(0), root, (("",), ("",)))
+    return GadgetGame(
+        tree=tree,
+        sf=TreeSequenceForm(tree),
+        kind="unsafe",
+        player=player,
+        subgame=Subgame(index=0, root_set=roots, root_indices=root),
+        root_values=None,
+        aux_keys=(),
+        aux_targets=types.MappingProxyType({}),
+        scale=1.0,
+        roots=root,
+        root_copy=root,
+        leaf_keys=tuple(leaf_keys),
     )
 
 

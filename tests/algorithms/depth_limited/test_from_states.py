@@ -12,6 +12,7 @@ from ospiel_ext import lp, policies, sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import from_states
+from ospiel_ext.algorithms.subgames import ggse
 
 
 def _compiled(game, depth, player):
@@ -108,3 +109,23 @@ def test_depth_limited_policy_overrides_per_player_and_reads_its_tables_live():
     own[key] = {0: 0.25, 1: 0.75}
     assert pol.action_probabilities(state) == {0: 0.25, 1: 0.75}
     assert pol.action_probabilities(state, 0) == {0: 0.25, 1: 0.75}
+
+
+@pytest.mark.parametrize("solver", sorted(ggse.SOLVER_METHODS))
+def test_every_gadget_solver_name_solves_the_walked_game(solver):
+    """The walked game takes the gadget solvers' vocabulary (`ggse.SOLVER_METHODS`, EGT
+    included): RPS+ with its three exact pure continuations gives the equilibrium of Section 2
+    (0.4, 0.4, 0.2) - exactly by the LP, to 1e-2 by CFR+ and EGT."""
+    sf, _, leaves = _compiled("rps_plus", 1, 0)
+    table = leaves.table()
+
+    def exact(histories):
+        return np.array([table[tuple(h)] for h in histories]), None
+
+    w = from_states.walk(sf.tree.game, 0, 1)
+    sol = from_states.solve(w, 0, exact, method=ggse.SOLVER_METHODS[solver], iterations=2000)
+    (row,) = sol.table().values()
+    tolerance = 1e-9 if solver == "lp" else 1e-2
+    np.testing.assert_allclose([row[a] for a in sorted(row)], [0.4, 0.4, 0.2], atol=tolerance)
+    with pytest.raises(ValueError, match="unknown method 'cfr_plus'; methods: cfr, lp, egt"):
+        from_states.solve(from_states.walk(sf.tree.game, 0, 1), 0, exact, method="cfr_plus")
