@@ -15,10 +15,9 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli
+from ospiel_ext import cli, walk
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.games.limit_leduc_poker import max_consecutive_raises
-from ospiel_ext.tree import GameTree
 
 # game string -> paper's (game nodes, game infosets, cert nodes, cert infosets, minimal nodes,
 # minimal infosets), Table 1.
@@ -82,7 +81,7 @@ def main(argv):
     )
     for name, game in games.items():
         try:
-            size = GameTree.from_game(size_game(name), max_nodes=_COMPILE_LIMIT.value).stats()
+            size = walk.game_tree(size_game(name), max_nodes=_COMPILE_LIMIT.value).stats()
             nodes, infosets = size["histories"], size["infosets_0"] + size["infosets_1"]
         except ValueError:
             nodes, infosets = 0, 0

@@ -30,11 +30,10 @@ import numpy as np
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, interrupts, lp
+from ospiel_ext import cli, interrupts, lp, poker_hands
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game, filters, ordered_games, shrink
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
-from ospiel_ext.games import rhode_island_holdem
 
 _GAMES = flags.DEFINE_multi_string(
     "games",
@@ -87,10 +86,10 @@ def _flush_above_straight(og: ordered_games.OrderedGame) -> ordered_games.Ordere
     game = og.game
     n, suits = game.num_ranks * game.num_suits, game.num_suits
     sets = np.array(list(itertools.combinations(range(n), 3)), dtype=np.int64)
-    swap = {2: 3, 3: 2}  # hand_value's categories: 3 straight, 2 flush
+    swap = {2: 3, 3: 2}  # three_card_value's categories: 3 straight, 2 flush
     values = []
     for hand in sets.tolist():
-        v = rhode_island_holdem.hand_value(tuple(hand), suits, game.num_ranks, game.ace_low)
+        v = poker_hands.three_card_value(tuple(hand), suits, game.num_ranks, game.ace_low)
         values.append((swap.get(v[0], v[0]), *v[1:]))
     order = {v: i for i, v in enumerate(sorted(set(values)))}
     table = np.zeros(n**3, dtype=np.int64)

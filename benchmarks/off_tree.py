@@ -35,7 +35,7 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, evaluate
+from ospiel_ext import cli, evaluate, walk
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
@@ -43,7 +43,6 @@ from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import off_tree, solving, strategy_sets, translation
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import GameTree
 
 OFF_TREE = ("0.75p", 0.75)
 NEIGHBOURS = (0.5, 1.0)
@@ -130,11 +129,9 @@ def main(argv):
         seconds[name] = round(time.perf_counter() - start, 1)
         return out
 
-    abstract = timed(
-        "compile", lambda: TreeSequenceForm(GameTree.from_game(game, actions=abstraction))
-    )
+    abstract = timed("compile", lambda: TreeSequenceForm(walk.game_tree(game, actions=abstraction)))
     full = timed(
-        "compile_with_bet", lambda: TreeSequenceForm(GameTree.from_game(game, actions=with_bet))
+        "compile_with_bet", lambda: TreeSequenceForm(walk.game_tree(game, actions=with_bet))
     )
     print(
         f"{game}\nabstraction: {abstract.tree.num_nodes:,} nodes, "

@@ -22,7 +22,7 @@ import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, evaluate, lp, policies, sequence_form, tree
+from ospiel_ext import cli, evaluate, lp, policies, sequence_form, walk
 from ospiel_ext.algorithms import cfr, egt
 
 GAMES = [
@@ -169,7 +169,7 @@ def main(argv):
     results = {}
     for name, game in games.items():
         start = time.perf_counter()
-        sequence_form.TreeSequenceForm(tree.GameTree.from_game(game))
+        sequence_form.TreeSequenceForm(walk.game_tree(game))
         compile_seconds = time.perf_counter() - start
         sf = sequence_form.for_game(game)
         results[name] = {

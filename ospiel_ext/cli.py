@@ -41,10 +41,9 @@ from absl import app, flags
 from absl import logging as absl_logging
 
 import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel for load_game)
-from ospiel_ext import budget, files, interrupts, lp, progress, provenance
+from ospiel_ext import budget, files, interrupts, loading, lp, progress, provenance
 from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext import tree as tree_lib
 from ospiel_ext.tables import format_table  # noqa: F401  (the commands' tables)
 
 USAGE_EXIT_CODE = 2
@@ -379,9 +378,9 @@ def load_game(game_string: str, two_player_zero_sum: bool = True) -> pyspiel.Gam
     app.UsageError naming the problem otherwise."""
     with refuse(ValueError):
         with _quiet_stderr():  # pyspiel also prints "OpenSpiel exception: ..." on stderr
-            game = tree_lib.load(game_string)
+            game = loading.load(game_string)
         if two_player_zero_sum:
-            tree_lib.check_two_player_zero_sum(game)
+            loading.check_two_player_zero_sum(game)
     return game
 
 
@@ -396,11 +395,11 @@ def compile_game(game: pyspiel.Game, max_nodes: int | None = None) -> sf_lib.Tre
 def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> None:
     """Refuses, in about a second and before any walk, a game that OpenSpiel's Python walk of
     every state (TabularPolicy, its best response) cannot take: infinite, or estimated above
-    `max_nodes` nodes (`tree.refuse_by_estimate`)."""
+    `max_nodes` nodes (`loading.refuse_by_estimate`)."""
     with refuse(ValueError):
         try:
-            tree_lib.refuse_by_estimate(game, tree_lib.node_cap(game, max_nodes))
-        except tree_lib.GameTooLargeError as e:
+            loading.refuse_by_estimate(game, loading.node_cap(game, max_nodes))
+        except loading.GameTooLargeError as e:
             raise ValueError(
                 f"{e}; {flag}={max_nodes} bounds OpenSpiel's walk of every state"
             ) from None
@@ -409,7 +408,7 @@ def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> N
 def is_infinite(game: pyspiel.Game) -> bool:
     """True for a game without a finite maximum length (e.g. limit_leduc_poker(max_raises=-1)):
     it cannot be compiled or written as a policy file."""
-    return game.max_game_length() >= tree_lib.INFINITE_GAME_LENGTH
+    return game.max_game_length() >= loading.INFINITE_GAME_LENGTH
 
 
 def clip_rounding(value: Any) -> Any:

@@ -1,26 +1,25 @@
 """Counting the size of any finite sequential game, without the assumptions of `GameTree`.
 
-`GameTree.from_game` compiles two-player zero-sum games with perfect recall for the solvers;
+`walk.game_tree` compiles two-player zero-sum games with perfect recall for the solvers;
 `count_game` only counts, so it takes any number of players, general-sum payoffs and
 imperfect recall (which it reports): histories, terminals, chance and decision nodes,
 information sets and sequences per player, the largest depth, and whether each player has
 perfect recall. It walks the game once, depth first, behind the same node cap and size
-estimate as `from_game` (`tree.DEFAULT_MAX_NODES`, `tree.estimate_num_nodes`).
+estimate as `walk.game_tree` (`loading.DEFAULT_MAX_NODES`, `loading.estimate_num_nodes`).
 """
 
 from __future__ import annotations
 
 import pyspiel
 
-from ospiel_ext import progress
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import loading, progress
 
 
 def _key_function(game: pyspiel.Game):
     """The information-set key of a decision state, or None where the game gives none."""
     gtype = game.get_type()
-    if gtype.provides_information_state_string or tree_lib.keyed_by_history(game):
-        return tree_lib.key_function(game)
+    if gtype.provides_information_state_string or loading.keyed_by_history(game):
+        return loading.key_function(game)
     return None
 
 
@@ -35,11 +34,11 @@ def count_game(game: pyspiel.Game | str, max_nodes: int | float | None = None) -
 
     Raises:
       ValueError: the game is infinite (with no finite cap) or larger than the cap
-        (`tree.GameTooLargeError`).
+        (`loading.GameTooLargeError`).
     """
-    game = tree_lib.load(game)
-    cap = tree_lib.node_cap(game, max_nodes)
-    estimate = tree_lib.refuse_by_estimate(game, cap)
+    game = loading.load(game)
+    cap = loading.node_cap(game, max_nodes)
+    estimate = loading.refuse_by_estimate(game, cap)
     players = game.num_players()
     key_of = _key_function(game)
     # per player: information-set key -> (hash of the own sequence into it, number of actions)
@@ -55,11 +54,11 @@ def count_game(game: pyspiel.Game | str, max_nodes: int | float | None = None) -
             state, depth, own = stack.pop()
             counts["histories"] += 1
             if counts["histories"] > cap:
-                raise tree_lib.GameTooLargeError(
+                raise loading.GameTooLargeError(
                     f"game {game} has more nodes than the cap max_nodes={cap}: the walk "
-                    f"reached {counts['histories']} nodes ({tree_lib.CAP_HINT})"
+                    f"reached {counts['histories']} nodes ({loading.CAP_HINT})"
                 )
-            if counts["histories"] % tree_lib.PROGRESS_STEP == 0:
+            if counts["histories"] % loading.PROGRESS_STEP == 0:
                 counter.update_to(counts["histories"])
             max_depth = max(max_depth, depth)
             if state.is_terminal():

@@ -20,8 +20,7 @@ from typing import IO, Any
 import numpy as np
 import pyspiel
 
-from ospiel_ext import interrupts
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import interrupts, loading
 
 
 def same_game(a: pyspiel.Game, b: pyspiel.Game) -> bool:
@@ -52,7 +51,7 @@ def check_game(path: str | os.PathLike, data: Any, game: pyspiel.Game, what: str
     if not isinstance(data, dict) or not isinstance(data.get("game"), str):
         raise ValueError(f"{path} is not a {what} (needs a JSON object with a 'game' string)")
     try:
-        saved = tree_lib.load(data["game"])
+        saved = loading.load(data["game"])
     except (ValueError, TypeError) as e:
         raise ValueError(f"{path} names a game that cannot be loaded: {e}") from None
     if not same_game(saved, game):

@@ -27,9 +27,8 @@ from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import get_all_states
 
-from ospiel_ext import files
+from ospiel_ext import files, loading
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext import tree as tree_lib
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 
 Behavioural = tuple[NDArray[np.float64], NDArray[np.float64]]
@@ -69,7 +68,7 @@ class KeyedTabularPolicy(policy_lib.TabularPolicy):
 
     def __init__(self, game: pyspiel.Game, states: dict[str, pyspiel.State], shared: frozenset):
         self.shared = shared
-        self._key = tree_lib.key_function(game)
+        self._key = loading.key_function(game)
         super().__init__(game, states=states)
 
     def _state_key(self, state: pyspiel.State, player: int | None) -> str:
@@ -97,7 +96,7 @@ def tabular_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
     """A fresh uniform TabularPolicy of `game` with one row per information set of one player:
     OpenSpiel's own where its keys are that (almost every game), else a `KeyedTabularPolicy`.
     The game is walked once per process (the last few games are kept)."""
-    return _template(str(tree_lib.load(game))).__copy__(copy_action_probability_array=True)
+    return _template(str(loading.load(game))).__copy__(copy_action_probability_array=True)
 
 
 @functools.lru_cache(maxsize=4)
@@ -105,10 +104,10 @@ def _template(game_string: str) -> policy_lib.TabularPolicy:
     """`tabular_policy`'s policy, shared (never handed out: callers get copies). OpenSpiel's
     walk keeps every decision state: an infinite game, or one estimated above the default
     node cap, is refused first."""
-    game = tree_lib.load(game_string)
-    tree_lib.refuse_by_estimate(game, tree_lib.node_cap(game, None))
+    game = loading.load(game_string)
+    loading.refuse_by_estimate(game, loading.node_cap(game, None))
     states = _decision_states(game)
-    key = tree_lib.key_function(game)
+    key = loading.key_function(game)
     keys: tuple[set[str], set[str]] = (set(), set())
     for state in states.values():
         player = state.current_player()
@@ -293,7 +292,7 @@ def random_policy(
 def _check_policy_game(pol: policy_lib.Policy, game: pyspiel.Game) -> None:
     """ValueError unless `pol` is a policy of `game` (a policy knows its game)."""
     own = getattr(pol, "game", None)
-    if isinstance(own, pyspiel.Game) and not files.same_game(tree_lib.load(own), game):
+    if isinstance(own, pyspiel.Game) and not files.same_game(loading.load(own), game):
         raise ValueError(f"the policy is a policy of {own}, not of {game}")
 
 
@@ -326,7 +325,7 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
         rows = []
         for key, state in zip(template.state_lookup, template.states):
             player = state.current_player()
-            plain = tree_lib.infoset_key(state, player)
+            plain = loading.infoset_key(state, player)
             row = pol.state_lookup.get(key, pol.state_lookup.get(plain))
             if row is None:
                 raise ValueError(f"the policy has no row for information state {key!r}")
@@ -342,7 +341,7 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
     """Writes `pol`, a policy of `game`, to `path` in the policy file format of DESIGN.md
     (JSON, never pickle; `load_policy` reads it back)."""
-    game = tree_lib.load(game)
+    game = loading.load(game)
     files.write_json(path, {"game": str(game), "policy": policy_to_dict(pol, game)}, indent=0)
 
 
@@ -357,7 +356,7 @@ def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib
         information state, an illegal action, a probability that is not a finite number, or
         a distribution that does not sum to one.
     """
-    game = tree_lib.load(game)
+    game = loading.load(game)
     data = files.read_json(path, "policy file")
     files.check_game(path, data, game, "policy")
     table = data.get("policy")
@@ -366,7 +365,7 @@ def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib
     pol = tabular_policy(game)
     used = set()
     for (key, row), state in zip(pol.state_lookup.items(), pol.states):
-        plain = tree_lib.infoset_key(state, state.current_player())
+        plain = loading.infoset_key(state, state.current_player())
         entry_key = key if key in table else plain
         entry = table.get(entry_key)
         if not isinstance(entry, dict):

@@ -29,8 +29,7 @@ import numpy as np
 import pyspiel
 import scipy.sparse as sp
 
-from ospiel_ext import arrays
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import arrays, loading, walk
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.tree import GameTree
 
@@ -552,17 +551,17 @@ def for_game(game: pyspiel.Game | str, max_nodes: int | None = None) -> TreeSequ
     """The TreeSequenceForm of a pyspiel game, compiled once and cached (keyed by the game string).
 
     Raises:
-      ValueError, GameTooLargeError: as `GameTree.from_game`.
+      ValueError, GameTooLargeError: as `walk.game_tree`.
     """
-    game = tree_lib.load(game)
+    game = loading.load(game)
     key = str(game)
     sf = _CACHE.get(key)
     if sf is None:
-        sf = TreeSequenceForm(GameTree.from_game(game, max_nodes=max_nodes))
+        sf = TreeSequenceForm(walk.game_tree(game, max_nodes=max_nodes))
         _CACHE[key] = sf
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     elif max_nodes is not None and sf.tree.num_nodes > max_nodes:
-        raise tree_lib.GameTooLargeError(f"game {key} has more than max_nodes={max_nodes} nodes")
+        raise loading.GameTooLargeError(f"game {key} has more than max_nodes={max_nodes} nodes")
     _CACHE.move_to_end(key)
     return sf

@@ -12,11 +12,10 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import policies
+from ospiel_ext import policies, walk
 from ospiel_ext.algorithms.certificates import trunks
 from ospiel_ext.algorithms.solver import Solver
 from ospiel_ext.sequence_form import SequenceForm
-from ospiel_ext.tree import GameTree
 
 GOOFSPIEL_4 = (
     "turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=True,"
@@ -97,7 +96,7 @@ def check_game(game_string, max_bound_checks=2000, seed=0):
     """Every game: random simulation, a perfect-recall compile, and sound utility bounds."""
     game = pyspiel.load_game(game_string)
     pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
-    tree = GameTree.from_game(game)
+    tree = walk.game_tree(game)
     lo, hi = subtree_utility_range(tree)
     nodes = np.arange(tree.num_nodes)
     if len(nodes) > max_bound_checks:

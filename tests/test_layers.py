@@ -1,7 +1,8 @@
 """The layers of the package (issue 35, items 1-2): no module of `ospiel_ext` outside `cli`,
 `commands` and `__main__` imports them, importing every library module defines no absl flag and
 registers no game (only `import ospiel_ext.games` registers ours, as `open_spiel.python.games`
-does OpenSpiel's), and the shared array type aliases are defined in one module each."""
+does OpenSpiel's), the shared array type aliases are defined in one module each, the library's
+import graph has no cycle, and the paper packages depend on each other in one direction only."""
 
 import ast
 import os
@@ -105,3 +106,116 @@ def test_array_type_aliases_are_defined_once():
                 if isinstance(t, ast.Name) and t.id in ALIASES:
                     where.setdefault(t.id, []).append(module)
     assert where == {name: [module] for name, module in ALIASES.items()}
+
+
+LIBRARY_NAMES = frozenset(m for m, _ in LIBRARY)
+
+
+def _inside(module, package):
+    return module.startswith(package + ".")
+
+
+def _import_edges(path, module):
+    """The library modules `module` imports, read with `ast` from the whole file (function
+    bodies and `if TYPE_CHECKING:` blocks included): each imported module, and every package
+    above it that does not contain `module` (Python runs a package's `__init__` before its
+    modules; a module's own packages are already running, so they add no edge)."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    targets = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                targets.add(sub if sub in LIBRARY_NAMES else base)
+    edges = set()
+    for target in targets:
+        parts = target.split(".")
+        for k in range(1, len(parts) + 1):
+            name = ".".join(parts[:k])
+            if name in LIBRARY_NAMES and name != module and not _inside(module, name):
+                edges.add(name)
+    return edges
+
+
+IMPORTS = {module: _import_edges(path, module) for module, path in LIBRARY}
+
+
+def _find_cycle(graph):
+    """One import cycle of `graph` as a list of modules (first == last), or None."""
+    state, stack = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _find_cycle(graph) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_import_edges_include_type_checking_imports_and_outer_packages(tmp_path):
+    """The edge of the former gadgets <-> leaves cycle (a TYPE_CHECKING import) would count,
+    and so does the package `__init__` an import from outside a package runs."""
+    leaves = "ospiel_ext.algorithms.depth_limited.leaves"
+    assert "ospiel_ext.algorithms.subgames" in IMPORTS[leaves]  # via subgames.cuts
+    assert "ospiel_ext.algorithms.subgames.cuts" in IMPORTS[leaves]
+    gadgets = "ospiel_ext.algorithms.subgames.gadgets"
+    assert "ospiel_ext.algorithms.subgames" not in IMPORTS[gadgets]  # its own package
+    code = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ospiel_ext import tree\n"
+    path = tmp_path / "probe.py"
+    path.write_text(code, encoding="utf-8")
+    assert _import_edges(str(path), "ospiel_ext.probe") == {"ospiel_ext.tree"}
+
+
+def test_library_imports_have_no_cycle():
+    """Issue 35 item 2: no cycle among library modules, not even through type-only imports
+    (a cycle hidden behind TYPE_CHECKING or a function-local import is a dependency pointing
+    the wrong way)."""
+    assert _find_cycle(IMPORTS) is None, " -> ".join(_find_cycle(IMPORTS) or ())
+
+
+SUBGAMES = "ospiel_ext.algorithms.subgames"
+DEPTH_LIMITED = "ospiel_ext.algorithms.depth_limited"
+
+
+def test_subgame_solving_does_not_import_depth_limited_solving():
+    """The intended layering of the two papers' packages: depth-limited solving (Brown,
+    Sandholm & Amos 2018) builds on subgame solving (Kubicek, Lisy & Sandholm 2025) - its
+    depth-limited games are gadget games of the subgames package, solved by its GGSE solvers -
+    so `depth_limited` may import `subgames`, and no module of `subgames` imports
+    `depth_limited`, not even for a type: gadgets take the depth-limit leaves through their
+    own protocol (`gadgets.DepthLimitLeaves`)."""
+    bad = {
+        module: sorted(t for t in targets if t == DEPTH_LIMITED or _inside(t, DEPTH_LIMITED))
+        for module, targets in IMPORTS.items()
+        if module == SUBGAMES or _inside(module, SUBGAMES)
+    }
+    assert not any(bad.values()), {m: t for m, t in bad.items() if t}
+    users = [m for m, t in IMPORTS.items() if _inside(m, DEPTH_LIMITED) and SUBGAMES in t]
+    assert users, "depth_limited no longer builds on subgames: revisit this layering"

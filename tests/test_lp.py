@@ -17,7 +17,7 @@ from ospiel_ext import evaluate, highs, highs_run, lp, policies, sequence_form
 from ospiel_ext.algorithms.certificates import certificate
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.constraints import BehaviouralLowerBounds
-from ospiel_ext.tree import TreeBuilder
+from ospiel_ext.tree_builder import TreeBuilder
 
 
 @pytest.mark.parametrize(

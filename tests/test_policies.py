@@ -9,8 +9,7 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 
-from ospiel_ext import evaluate, policies, sequence_form, tree_values
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import evaluate, loading, policies, sequence_form, tree_values
 from ospiel_ext.games import _common, examples
 
 
@@ -50,7 +49,7 @@ def test_tables_are_the_policy_read_per_information_state(small_game):
     assert [len(t) for t in tables] == [tp.num_infosets for tp in sf.treeplexes]
     for state in pol.states:
         player = state.current_player()
-        row = tables[player][tree_lib.infoset_key(state, player)]
+        row = tables[player][loading.infoset_key(state, player)]
         assert row == pytest.approx(pol.action_probabilities(state, player), abs=1e-15)
     for a, b in zip(policies.behavioural_from_table(sf, tables), behavioural):
         np.testing.assert_array_equal(a, b)

@@ -10,10 +10,9 @@ import pyspiel
 import pytest
 from helpers import LEDUC_VALUE
 
-from ospiel_ext import lp, progress, sequence_form
+from ospiel_ext import lp, progress, sequence_form, walk
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.tree import GameTree
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -83,7 +82,7 @@ def test_log_lines_have_no_timestamps_and_quiet_silences_them():
 
 def test_lp_and_compile_draw_their_bars(monkeypatch):
     fake_terminal = _terminal(monkeypatch)
-    sf = sequence_form.TreeSequenceForm(GameTree.from_game(pyspiel.load_game("leduc_poker")))
+    sf = sequence_form.TreeSequenceForm(walk.game_tree(pyspiel.load_game("leduc_poker")))
     solution = lp.solve(sf)
     assert abs(solution.value - LEDUC_VALUE) < 1e-6  # the callback does not disturb HiGHS
     text = fake_terminal.getvalue()

@@ -6,7 +6,7 @@ import pytest
 from open_spiel.python.algorithms import expected_game_score
 
 from ospiel_ext import policies, sequence_form, tree_values
-from ospiel_ext.tree import TreeBuilder
+from ospiel_ext.tree_builder import TreeBuilder
 
 
 def _random_behavioural(sf, seed):

@@ -8,8 +8,8 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import best_response
 
-from ospiel_ext import tree_values
-from ospiel_ext.tree import GameTree, TreeBuilder, subgame
+from ospiel_ext import tree_values, walk
+from ospiel_ext.tree_builder import TreeBuilder, subgame
 
 # Information sets spanning depths: player 0's X lies at depths 1 and 2, Y at 3 and 4, so a
 # best response cannot be computed depth level by depth level.
@@ -197,7 +197,7 @@ def _check_against(tree, brute, histories, profile):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_values_match_a_brute_force_walk(game_name, seed):
     game = _load(game_name)
-    tree = GameTree.from_game(game)
+    tree = walk.game_tree(game)
     profile = _random_profile(tree, seed)
     brute = BruteForce([(game.new_initial_state(), 1.0)], _table(tree, profile))
     histories = [tuple(tree.history(n)) for n in range(tree.num_nodes)]
@@ -209,7 +209,7 @@ def test_values_of_a_leduc_subgame_after_the_public_card(normalize):
     # Chance in the middle: the subgame's roots are the public-card chance nodes, weighted by
     # the blueprint's reach (Kubicek et al. 2024, Section 2.1), under a new chance root.
     game = pyspiel.load_game("leduc_poker")
-    tree = GameTree.from_game(game)
+    tree = walk.game_tree(game)
     blueprint = _random_profile(tree, 7)
     roots = np.flatnonzero((tree.player == -1) & (tree.depth > 2))
     weights = tree_values.reaches(tree, blueprint).total[roots]
@@ -233,7 +233,7 @@ def test_root_best_response_values_sum_to_openspiel_best_response(game_name):
     # Independent anchor: with no leaf above a player's first move, its best-response value
     # is the sum of the counterfactual best-response values of its root infosets.
     game = pyspiel.load_game(game_name)
-    tree = GameTree.from_game(game)
+    tree = walk.game_tree(game)
     profile = _random_profile(tree, 5)
     table = _table(tree, profile)
     pol = policy_lib.TabularPolicy(game)
@@ -255,25 +255,8 @@ def test_root_best_response_values_sum_to_openspiel_best_response(game_name):
         assert cfbr[roots].sum() == pytest.approx(value, abs=1e-12)
 
 
-def test_multi_valued_leaf_lets_the_opponent_choose():
-    # Brown, Sandholm & Amos 2018, Section 4: at the depth limit player 1 picks the value.
-    b = TreeBuilder(name="depth-limited")
-    first = b.expand_decision(b.add_root(), 0, "root", [0, 1])
-    b.set_leaf(first, 1.0, 1.0)
-    leaf = b.set_multi_valued_leaf(first + 1, 1, "leaf", [3.0, -2.0, 0.5])
-    tree = b.freeze()
-    assert list(tree.lo[leaf : leaf + 3]) == [3.0, -2.0, 0.5]
-    profile = np.array([0.25, 0.75, 0.2, 0.5, 0.3])  # root (2 actions), leaf (3 values)
-    cfbr = tree_values.counterfactual_best_response_values(tree, profile)
-    # Player 1 best-responds with -2 (value 2 for it), reached with player 0's 0.75.
-    assert cfbr[1] == pytest.approx(0.75 * 2.0)
-    # Player 0 against the mix 0.2 * 3 - 0.5 * 2 + 0.3 * 0.5 = -0.25 prefers the value 1.
-    assert cfbr[0] == pytest.approx(1.0)
-    assert tree_values.node_values(tree, profile)[0] == pytest.approx(0.25 - 0.75 * 0.25)
-
-
 def test_profiles_are_checked():
-    tree = GameTree.from_game("kuhn_poker")
+    tree = walk.game_tree("kuhn_poker")
     uniform = tree_values.uniform_profile(tree)
     assert np.allclose(np.add.reduceat(uniform, tree.infoset_action_start[:-1]), 1.0)
     with pytest.raises(ValueError, match="one probability per infoset action"):

@@ -26,8 +26,7 @@ import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import cfr as os_cfr
 
-from ospiel_ext import cli, evaluate, interrupts, policies
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import cli, evaluate, interrupts, loading, policies
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -151,7 +150,7 @@ def main(argv):
     game = cli.load_game(_GAME.value)
     theirs = [s for s in names if s in _OPENSPIEL]
     cli.require(
-        not (theirs and tree_lib.keyed_by_history(game)),
+        not (theirs and loading.keyed_by_history(game)),
         f"OpenSpiel's CFR solvers ({', '.join(theirs)}) need information_state_string, which "
         f"{game} does not provide; compare ours only (--solvers={','.join(_OURS)})",
     )

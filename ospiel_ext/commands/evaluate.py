@@ -12,7 +12,7 @@ from `open_spiel.python.algorithms.exploitability.nash_conv` and
 best_response_by ('openspiel' or 'ospiel_ext', below). With --against: the policy's
 expected utility against the other policy file in each seat (as_player_0, as_player_1) and
 their mean (average). OpenSpiel's TabularPolicy and best response walk the whole game in
-Python: a game estimated above --max_nodes (Knuth's estimate, `tree.refuse_by_estimate`) is
+Python: a game estimated above --max_nodes (Knuth's estimate, `loading.refuse_by_estimate`) is
 refused with a one-line error before the policy file is read. OpenSpiel's best response needs
 information_state_string: in a perfect-information game without one (pig, breakthrough,
 ...), the best responses are ospiel_ext's (`ospiel_ext.evaluate`, equal to OpenSpiel's to
@@ -23,8 +23,7 @@ from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
-from ospiel_ext import cli, evaluate, policies
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import cli, evaluate, loading, policies
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _POLICY = flags.DEFINE_string("policy", None, "The policy file to evaluate (required).")
@@ -53,7 +52,7 @@ def main(argv):
     # OpenSpiel's best response needs information_state_string; games keyed by their
     # histories (perfect information without one, e.g. pig) are evaluated by ospiel_ext's,
     # which agrees with OpenSpiel's to 1e-9 where both run (tests/openspiel_compat).
-    openspiel = not tree_lib.keyed_by_history(game)
+    openspiel = not loading.keyed_by_history(game)
     best_responses = os_exploitability.nash_conv if openspiel else evaluate.nash_conv
     with cli.stage("computing best responses"):
         on_policy = [float(v) for v in policy_value(root, [policy, policy])]

@@ -20,9 +20,8 @@ import time
 
 from absl import app, flags
 
-from ospiel_ext import cli, counting
+from ospiel_ext import cli, counting, loading
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext import tree as tree_lib
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
@@ -65,10 +64,10 @@ def main(argv):
     game = cli.load_game(_GAME.value, two_player_zero_sum=False)
     start = time.perf_counter()
     try:
-        tree_lib.check_two_player_zero_sum(game)
+        loading.check_two_player_zero_sum(game)
         with cli.stage(f"compiling {game}"):
             sf = sf_lib.for_game(game, max_nodes=_MAX_NODES.value)
-    except tree_lib.GameTooLargeError as e:
+    except loading.GameTooLargeError as e:
         raise app.UsageError(cli.one_line(str(e))) from None
     except ValueError as e:  # not what the solvers take, but countable
         stats = _counted(game, f"counted only: {cli.one_line(str(e))}")

@@ -44,7 +44,7 @@ from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game
-from ospiel_ext.tree import GameTooLargeError
+from ospiel_ext.loading import GameTooLargeError
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _THRESHOLD = flags.DEFINE_float(

@@ -28,8 +28,7 @@ import pyspiel
 from absl import flags, logging
 from open_spiel.python.bots.policy import PolicyBot
 
-from ospiel_ext import cli, interrupts, policies
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import cli, interrupts, loading, policies
 from ospiel_ext.algorithms.depth_limited import matches
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -119,7 +118,7 @@ def main(argv):
     cli.walkable(game, _MAX_NODES.value)
     seed = _SEED.value
     with cli.refuse(ValueError):
-        tree_lib.check_two_player_zero_sum(game)
+        loading.check_two_player_zero_sum(game)
         policy = policies.load_policy(game, _POLICY.value)
         ours = [PolicyBot(p, np.random.RandomState(seed + p), policy) for p in (0, 1)]
         theirs = [_opponent(game, spec, p, seed + 2 + p) for p in (0, 1)]

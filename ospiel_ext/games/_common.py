@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-# Declared max_game_length of a game that may go on forever (tree.INFINITE_GAME_LENGTH).
+# Declared max_game_length of a game that may go on forever (loading.INFINITE_GAME_LENGTH).
 UNBOUNDED_LENGTH = 2**31 - 1
 
 

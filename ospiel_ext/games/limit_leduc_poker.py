@@ -12,7 +12,7 @@ player whose private card pairs the public card wins the showdown, otherwise the
 wins; equal ranks split the pot. The winner wins the loser's contribution.
 
 `max_raises` bounds the raises per betting round; -1 means unlimited, which makes the game
-infinite (its payoffs and length are unbounded): it is playable, but `GameTree.from_game`
+infinite (its payoffs and length are unbounded): it is playable, but `walk.game_tree`
 refuses to compile it, while certificate search can explore it.
 
 Chance. Suits are strategically irrelevant, so both private cards are dealt by one chance node

@@ -3,8 +3,8 @@
 No-limit poker has one action per bet size; solvers keep a few: fold, call, bets of a few
 fractions of the pot, all-in (Brown, Sandholm & Amos 2018, "Depth-Limited Solving for
 Imperfect-Information Games", Section 6.1: bets of 0.5x and 1x the pot, the off-tree 0.75x
-bet). `PotFractionAbstraction` is an `ospiel_ext.tree.ActionFilter`: pass it to
-`GameTree.from_game(game, actions=...)` to compile the abstracted game; infosets keep the
+bet). `PotFractionAbstraction` is an `ospiel_ext.tree_builder.ActionFilter`: pass it to
+`walk.game_tree(game, actions=...)` to compile the abstracted game; infosets keep the
 game's keys, so its policies are policies of the game wherever the abstraction goes.
 
 In `universal_poker` (betting=nolimit, bettingAbstraction=fullgame) action 0 folds, 1 calls

@@ -7,7 +7,7 @@ from helpers import KUHN_VALUE, check_solver, perturbed_lp_value
 
 from ospiel_ext import evaluate, sequence_form
 from ospiel_ext.algorithms import egt
-from ospiel_ext.tree import TreeBuilder
+from ospiel_ext.tree_builder import TreeBuilder
 
 
 def _random_perturbed_behavioural(tp, xi, rng):

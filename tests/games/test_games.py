@@ -8,9 +8,8 @@ import pyspiel
 import pytest
 from helpers import LEDUC_VALUE, check_game
 
-from ospiel_ext import lp, sequence_form
+from ospiel_ext import lp, sequence_form, walk
 from ospiel_ext.poker_hands import three_card_value
-from ospiel_ext.tree import GameTree
 
 SMALL_INSTANCES = [
     "sequential_goofspiel(num_cards=3)",
@@ -46,7 +45,7 @@ def test_game_api_tree_and_bounds(game):
     ],
 )
 def test_sizes_match_the_certificate_paper(game, nodes, infosets):
-    stats = GameTree.from_game(game).stats()
+    stats = walk.game_tree(game).stats()
     assert stats["histories"] == nodes
     assert stats["infosets_0"] + stats["infosets_1"] == infosets
 
@@ -73,7 +72,7 @@ def test_unlimited_leduc_is_playable_but_not_compiled():
     game = pyspiel.load_game("limit_leduc_poker(num_ranks=3,max_raises=-1)")
     pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
     with pytest.raises(ValueError, match="infinite"):
-        GameTree.from_game(game)
+        walk.game_tree(game)
     state = game.new_initial_state()
     state.apply_action(0)
     for _ in range(50):  # raising forever stays legal
@@ -102,7 +101,7 @@ def test_example_equilibria(game, value, strategy0, strategy1):
 
 
 def test_three_state_matching_pennies_information_structure():
-    tree = GameTree.from_game("three_state_matching_pennies")
+    tree = walk.game_tree("three_state_matching_pennies")
     nodes, offsets = tree.infoset_nodes
     sizes = {
         tree.infoset_key[i]: int(offsets[i + 1] - offsets[i]) for i in range(tree.num_infosets)
@@ -148,7 +147,7 @@ def test_bonus_three_state_matching_pennies_has_the_unique_equilibrium_of_observ
 
 @pytest.mark.parametrize("rounds", [1, 2, 3])
 def test_repeated_matching_pennies(rounds):
-    tree = GameTree.from_game(f"repeated_matching_pennies(rounds={rounds})")
+    tree = walk.game_tree(f"repeated_matching_pennies(rounds={rounds})")
     assert tree.stats()["terminals"] == 2 ** (2 * rounds)  # N = 2^(2T), Section 4
     assert _lp(f"repeated_matching_pennies(rounds={rounds})").value == pytest.approx(0.0)
 

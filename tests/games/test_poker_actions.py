@@ -4,8 +4,8 @@ by hand from the no-limit rules (a bet of f x the pot after calling; raise-to am
 import pyspiel
 import pytest
 
+from ospiel_ext import walk
 from ospiel_ext.games import poker_actions as pa
-from ospiel_ext.tree import GameTree
 
 # Antes 2 each (pot 4), stacks 12, one private card, one public card, 3 ranks x 2 suits.
 NO_LIMIT = (
@@ -47,8 +47,8 @@ def test_translate_matches_labels():
 
 def test_abstraction_compiles_a_smaller_game_with_the_games_keys():
     game = pyspiel.load_game(NO_LIMIT)
-    tree = GameTree.from_game(game, actions=pa.PotFractionAbstraction())
-    full = GameTree.from_game(game)
+    tree = walk.game_tree(game, actions=pa.PotFractionAbstraction())
+    full = walk.game_tree(game)
     assert tree.num_nodes < full.num_nodes
     assert set(tree.infoset_key) <= set(full.infoset_key)
     assert max(map(len, tree.infoset_legal_actions)) <= 5
@@ -57,4 +57,4 @@ def test_abstraction_compiles_a_smaller_game_with_the_games_keys():
 @pytest.mark.parametrize("bad", [lambda s: [], lambda s: [99]])
 def test_filter_that_is_not_a_subset_of_the_legal_actions_is_refused(bad):
     with pytest.raises(ValueError, match="action abstraction keeps"):
-        GameTree.from_game("kuhn_poker", actions=bad)
+        walk.game_tree("kuhn_poker", actions=bad)

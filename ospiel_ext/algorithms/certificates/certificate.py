@@ -38,13 +38,13 @@ from absl import logging
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import interrupts, lp, policies, progress, stops
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import interrupts, loading, lp, policies, progress, stops
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.budget import Budget
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
-from ospiel_ext.tree import GameTree, TreeBuilder
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import TreeBuilder
 
 SUPPORT_TOLERANCE = 1e-9
 ZERO_TOLERANCE = 1e-12
@@ -285,7 +285,7 @@ SearchStop = Literal[
 ]
 """The `stops.StopReason`s of the certificate search."""
 DEFAULT_MAX_TRUNK_NODES = 5_000_000
-"""Trunk node cap of `search` when none is given (`tree.NO_NODE_CAP` removes it). A trunk
+"""Trunk node cap of `search` when none is given (`loading.NO_NODE_CAP` removes it). A trunk
 node costs more than a compiled one (every pseudoterminal leaf keeps its pyspiel state):
 Goofspiel trunks of 1.7 million nodes took about 3 GB here."""
 
@@ -349,14 +349,14 @@ def search(
 
     Stops at epsilon, when no pseudoterminal node is in the optimistic profile's support
     (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes (None:
-    `DEFAULT_MAX_TRUNK_NODES`; `tree.NO_NODE_CAP`: no cap), when the resident memory passes
+    `DEFAULT_MAX_TRUNK_NODES`; `loading.NO_NODE_CAP`: no cap), when the resident memory passes
     `max_memory` bytes, after `time_limit` seconds, or on Ctrl-C / SIGTERM
     (`ospiel_ext.interrupts`); returns the best certificate so far. Time, memory and Ctrl-C are
     checked between the phases of an iteration and at every node expanded, and HiGHS gets the
     time left and stops on Ctrl-C, so the run ends within moments of its budget.
 
     Every trunk is checked for perfect recall (the game's, on the part expanded so far):
-    imperfect recall is refused as `GameTree.from_game` refuses it, since the sequence form
+    imperfect recall is refused as `walk.game_tree` refuses it, since the sequence form
     and its certificate assume it.
 
     `warm_start` starts each LP from the previous trunk's final basis (HiGHS, alien basis).
@@ -377,7 +377,7 @@ def search(
     if expand_below < 0:
         raise ValueError(f"expand_below must be non-negative, got {expand_below}")
     trunk = Trunk(game, bounds, nature)
-    cap = tree_lib.node_cap(trunk.game, max_nodes, DEFAULT_MAX_TRUNK_NODES, walk_whole_game=False)
+    cap = loading.node_cap(trunk.game, max_nodes, DEFAULT_MAX_TRUNK_NODES, walk_whole_game=False)
     budget = Budget(time_limit, max_memory)
     with interrupts.graceful():
         return _search(
@@ -597,7 +597,7 @@ class CertificatePolicy(policy_lib.Policy):
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
-        row = self.tables[player].get(tree_lib.infoset_key(state, player))
+        row = self.tables[player].get(loading.infoset_key(state, player))
         legal = state.legal_actions(player)
         if row is None:
             return {a: 1.0 / len(legal) for a in legal}

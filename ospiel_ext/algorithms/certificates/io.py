@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ospiel_ext import files, policies
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import files, loading, policies
 from ospiel_ext.algorithms.certificates import certificate, trunks
 from ospiel_ext.sequence_form import TreeSequenceForm
 
@@ -54,7 +53,7 @@ def to_data(
     meta: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
-        "game": str(tree_lib.load(game)),
+        "game": str(loading.load(game)),
         "epsilon": cert.epsilon,
         "value_lower": cert.value_lower,
         "value_upper": cert.value_upper,
@@ -244,7 +243,7 @@ def verify_data(
 ) -> Verification:
     """Verifies a certificate given as its JSON document and trunk arrays (see the module
     docstring); `where` names it in the reasons."""
-    game = tree_lib.load(game)
+    game = loading.load(game)
     try:
         _check_document(meta, game, where)
         trunk = _replay(game, arrays["parent"], arrays["action"])
@@ -294,7 +293,7 @@ def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verificat
     """Re-verifies the certificate saved at `path` (and `path`.npz) against `game` (see the
     module docstring): rejected, with the reason, unless every field is what the game and the
     saved strategy prove (figures to 1e-9)."""
-    game = tree_lib.load(game)
+    game = loading.load(game)
     try:
         meta = files.read_json(path, "certificate")
         _check_document(meta, game, os.fspath(path))

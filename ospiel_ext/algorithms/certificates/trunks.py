@@ -15,8 +15,9 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
-from ospiel_ext import tree as tree_lib
-from ospiel_ext.tree import GameTree, TreeBuilder
+from ospiel_ext import loading
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import TreeBuilder
 
 Bounds = Callable[[pyspiel.State], tuple[float, float]]
 
@@ -55,9 +56,9 @@ class Trunk:
         bounds: Bounds | None = None,
         nature: NatureSampling | None = None,
     ):
-        self.game = tree_lib.load(game)
+        self.game = loading.load(game)
         self.nature = nature
-        tree_lib.check_two_player_zero_sum(self.game)
+        loading.check_two_player_zero_sum(self.game)
         self.bounds = bounds or utility_bounds
         self.builder = TreeBuilder(
             name=f"trunk of {self.game}", game=self.game, utility_sum=self.game.utility_sum()
@@ -73,7 +74,7 @@ class Trunk:
         """Makes `node` a leaf of `state`; True if it joined the frontier."""
         if state.is_terminal():
             returns = state.returns()
-            tree_lib.check_zero_sum_returns(self.game, state, returns, self.builder.utility_sum)
+            loading.check_zero_sum_returns(self.game, state, returns, self.builder.utility_sum)
             self.builder.set_leaf(node, returns[0], returns[0])
             return False
         lo, hi = self.bounds(state)

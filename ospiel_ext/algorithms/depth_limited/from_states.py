@@ -6,7 +6,7 @@ Section 4: "one can use Monte Carlo simulations to approximate the values ... in
 the value of a state could be estimated via Monte Carlo rollouts". Rooted at the start of the
 game (no gadget is needed there, Proposition 1), for solving player i:
 
-1. `walk` expands the game from its initial state with `TreeBuilder.expand_from_state` until
+1. `walk` expands the game from its initial state (the core's `walk.expand_below`) until
    `depth` player moves (or a predicate on states); terminal states keep their returns, the
    states at the limit become multi-valued leaves of the opponent, keyed by its information
    state there (`leaves.LEAF_PREFIX`);
@@ -14,28 +14,31 @@ game (no gadget is needed there, Proposition 1), for solving player i:
    policy for i, continuation policy n for the opponent> (any OpenSpiel policies, e.g. an
    MCCFR average policy; `BiasedPolicy` gives the bias set of Section 4), with standard errors;
    `values` may instead be any function of the leaf histories (e.g. a trained value network);
-3. the depth-limited tree is solved by the core's CFR+ or LP, and `DepthLimitedPolicy` plays
+3. the depth-limited tree is solved by the gadget solvers (CFR+, the LP or EGT: `ggse.solve`,
+   as the unsafe subgame at the start of the game), and `DepthLimitedPolicy` plays
    the solution in the solved information sets and the blueprint everywhere else - an
-   ordinary OpenSpiel policy of the full game.
+   ordinary OpenSpiel policy of the full game (the nested solving bot of `large` plays
+   through the same class).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import lp, policies, tree_values
-from ospiel_ext import tree as tree_lib
-from ospiel_ext.algorithms import cfr
-from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext import loading, policies, tree_values
+from ospiel_ext import walk as walk_lib
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.subgames import gadgets, ggse
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.loading import DEFAULT_MAX_NODES, check_two_player_zero_sum
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import DEFAULT_MAX_NODES, GameTree, TreeBuilder, check_two_player_zero_sum
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import TreeBuilder
 
 # (leaf histories) -> (values (leaves, K) in player 0's utility, standard errors or None)
 LeafValueFunction = Callable[[Sequence[Sequence[int]]], tuple[FloatArray, FloatArray | None]]
@@ -58,53 +61,6 @@ class Walk:
     keys: list[str]
 
 
-def expand_below(
-    builder: TreeBuilder,
-    roots: Sequence[tuple[int, pyspiel.State]],
-    depth: int,
-    at_limit: Callable[[pyspiel.State], bool] | None = None,
-    max_nodes: int = DEFAULT_MAX_NODES,
-) -> tuple[list[int], list[pyspiel.State], dict[str, pyspiel.State]]:
-    """Expands the builder's unexpanded `roots` (node, state) breadth first down to `depth`
-    player moves below them (or the first states where `at_limit` holds); terminal states
-    become leaves with their returns.
-
-    Returns:
-      (the nodes at the limit, left unexpanded; their states; one state per decision
-      information set expanded, by key).
-
-    Raises:
-      ValueError: more than `max_nodes` nodes.
-    """
-    frontier = [(node, state, 0) for node, state in roots]
-    limit_nodes: list[int] = []
-    limit_states: list[pyspiel.State] = []
-    infoset_states: dict[str, pyspiel.State] = {}
-    while frontier:
-        next_frontier = []
-        for node, state, moves in frontier:
-            if state.is_terminal():
-                r = float(state.returns()[0])
-                builder.set_leaf(node, r, r)
-            elif moves >= depth or (at_limit is not None and at_limit(state)):
-                limit_nodes.append(node)
-                limit_states.append(state)
-            else:
-                first, actions = builder.expand_from_state(node, state)
-                step = 0 if state.is_chance_node() else 1
-                if step:
-                    key = tree_lib.infoset_key(state, state.current_player())
-                    infoset_states.setdefault(key, state)
-                for k, a in enumerate(actions):
-                    next_frontier.append((first + k, state.child(a), moves + step))
-            if builder.num_nodes > max_nodes:
-                raise ValueError(
-                    f"{builder.name}: more than {max_nodes} nodes above the depth limit"
-                )
-        frontier = next_frontier
-    return limit_nodes, limit_states, infoset_states
-
-
 def walk(
     game: pyspiel.Game,
     player: int,
@@ -119,11 +75,11 @@ def walk(
         raise ValueError(f"game {game}: player must be 0 or 1 and depth >= 1")
     builder = TreeBuilder(name=f"depth-limited({game}, player {player})", game=None)
     root = [(builder.add_root(), game.new_initial_state())]
-    nodes, states, _ = expand_below(builder, root, depth, at_limit, max_nodes)
+    nodes, states, _ = walk_lib.expand_below(builder, root, depth, at_limit, max_nodes)
     if not nodes:
         raise ValueError(f"game {game}: no state reaches the depth limit ({depth} moves)")
     histories = [list(s.history()) for s in states]
-    keys = [leaves_lib.LEAF_PREFIX + tree_lib.infoset_key(s, 1 - player) for s in states]
+    keys = [leaves_lib.LEAF_PREFIX + loading.infoset_key(s, 1 - player) for s in states]
     return Walk(builder, nodes, histories, keys)
 
 
@@ -223,44 +179,57 @@ def solve(
     w: Walk,
     player: int,
     values: LeafValueFunction,
-    method: str = "cfr",
+    method: ggse.Method = "cfr",
     iterations: int = 1000,
     time_limit: float | None = None,
 ) -> LargeGameSolution:
     """Attaches the K leaf values of `values(w.histories)` to the walk's leaves and solves the
-    depth-limited game by CFR+ ('cfr') or the LP ('lp')."""
+    depth-limited game for `player` by the gadget solvers' one dispatch (`ggse.solve`: 'cfr'
+    CFR+, 'lp' the LP, 'egt' EGT; `ggse.SOLVER_METHODS` maps the commands' names to these),
+    as the unsafe subgame at the start of the game (`gadgets.start_of_game`)."""
     v, stderr = values(w.histories)
     v = np.asarray(v, dtype=np.float64)
     if v.ndim != 2 or v.shape[0] != len(w.leaves) or v.shape[1] < 1:
         raise ValueError(f"leaf values have shape {v.shape}, expected ({len(w.leaves)}, K >= 1)")
     builder = w.builder
     for node, key, row in zip(w.leaves, w.keys, v):
-        builder.set_multi_valued_leaf(node, 1 - player, key, row)
+        leaves_lib.set_multi_valued_leaf(builder, node, 1 - player, key, row)
     tree = builder.freeze()
-    tree.check_perfect_recall()
-    sf = TreeSequenceForm(tree)
-    if method == "lp":
-        behavioural = lp.solve(sf).behavioural
-    elif method == "cfr":
-        solver = cfr.CFRVariantSolver(sf, cfr.CFR_PLUS)
-        solver_lib.run(solver, iterations, time_limit=time_limit)
-        behavioural = solver.average_behavioural()
-    else:
-        raise ValueError(f"unknown method {method!r}; methods: cfr, lp")
-    root = tree_values.node_values(tree, sf.tree_profile(behavioural))[0]
+    game = gadgets.start_of_game(tree, player, tuple(dict.fromkeys(w.keys)))
+    solution = ggse.solve(game, None, method, iterations=iterations, time_limit=time_limit)
+    behavioural = solution.behavioural
+    root = tree_values.node_values(tree, game.sf.tree_profile(behavioural))[0]
     value = float(root if player == 0 else -root)
-    return LargeGameSolution(tree, sf, player, v, stderr, behavioural, value)
+    return LargeGameSolution(tree, game.sf, player, v, stderr, behavioural, value)
 
 
 class DepthLimitedPolicy(policy_lib.Policy):
-    """The solutions' strategies where they have one (by information state), `fallback` (the
-    blueprint) everywhere else: an OpenSpiel policy of the full game."""
+    """`fallback` (the blueprint: any OpenSpiel policy) with the solved information sets
+    overridden: an OpenSpiel policy of the full game that plays the depth-limited solutions
+    where they have a strategy and the blueprint everywhere else.
 
-    def __init__(self, fallback: policy_lib.Policy, solutions: Sequence[LargeGameSolution]):
+    Args:
+      fallback: the policy of every information set without an override.
+      tables: per player, {information state key (`loading.infoset_key`): {action:
+        probability}}; read live, so a bot that solves as it plays adds to them
+        (`large.LargeNestedSolvingBot`).
+    """
+
+    def __init__(
+        self,
+        fallback: policy_lib.Policy,
+        tables: Mapping[int, Mapping[str, Mapping[int, float]]],
+    ):
         super().__init__(fallback.game, list(range(fallback.game.num_players())))
-        self.fallback = fallback
-        self.tables = {s.player: s.table() for s in solutions}
-        self._key = tree_lib.key_function(fallback.game)
+        self.fallback, self.tables = fallback, tables
+        self._key = loading.key_function(fallback.game)
+
+    @classmethod
+    def of_solutions(
+        cls, fallback: policy_lib.Policy, solutions: Sequence[LargeGameSolution]
+    ) -> DepthLimitedPolicy:
+        """The solutions' strategies (one per solving player) over `fallback`."""
+        return cls(fallback, {s.player: s.table() for s in solutions})
 
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
@@ -268,5 +237,5 @@ class DepthLimitedPolicy(policy_lib.Policy):
         player = state.current_player() if player_id is None else player_id
         row = self.tables.get(player, {}).get(self._key(state, player))
         if row is None:
-            return self.fallback.action_probabilities(state, player_id)
+            return self.fallback.action_probabilities(state, player)
         return dict(row)

@@ -16,7 +16,7 @@ opponent actions, `LargeNestedSolvingBot`:
    blueprint, chance's) - the histories H(s0) of Section 2.1;
 2. `local_game`: compiles the histories' subtrees down to `depth` player moves under a chance
    node over them (a `GameTree` with no pyspiel game behind it, built by the core's
-   `TreeBuilder.expand_from_state`); the subgame is its public state (`cuts.root_set`);
+   `walk.expand_below`); the subgame is its public state (`cuts.root_set`);
 3. estimates by Monte Carlo rollouts (`leaves.rollout_values`) the K continuation values at
    the depth limit, v(h, n) = value of <blueprint for the bot, sigma_o^n for the opponent>
    (Section 4's bias set: the blueprint and K - 1 biased copies), and the opponent's
@@ -36,7 +36,7 @@ Values are cached per leaf history, so a bot gets faster as it sees more games.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,17 +45,18 @@ from numpy.typing import NDArray
 from open_spiel.python import observation
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import interrupts, policies, tree_values
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import interrupts, loading, policies, tree_values, walk
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
-from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, expand_below
+from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, DepthLimitedPolicy
 from ospiel_ext.algorithms.subgames import cuts, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.loading import DEFAULT_MAX_NODES, check_two_player_zero_sum
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import DEFAULT_MAX_NODES, GameTree, TreeBuilder, check_two_player_zero_sum
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import TreeBuilder
 
 PublicKey = Callable[[pyspiel.State], str]
 LARGE_GADGETS = ("resolving", "max_margin", "unsafe")
@@ -73,8 +74,8 @@ def common_lines_key(state: pyspiel.State) -> str:
     the point cards, the win sequence and the points, but neither hand)."""
     if state.is_terminal():
         return "terminal"
-    theirs = set(tree_lib.infoset_key(state, 1).splitlines())
-    return "\n".join(x for x in tree_lib.infoset_key(state, 0).splitlines() if x in theirs)
+    theirs = set(loading.infoset_key(state, 1).splitlines())
+    return "\n".join(x for x in loading.infoset_key(state, 0).splitlines() if x in theirs)
 
 
 def observer_key(game: pyspiel.Game) -> PublicKey:
@@ -144,22 +145,6 @@ def mccfr_blueprint(game: pyspiel.Game, iterations: int, seed: int = 0) -> MCCFR
     for _ in range(iterations):
         solver.run_iteration()
     return MCCFRPolicy(game, solver.average_policy(), owner=solver)
-
-
-class RunningPolicy(policy_lib.Policy):
-    """`fallback` with some information states overridden (the solved ones)."""
-
-    def __init__(self, fallback: policy_lib.Policy, overrides: Mapping[str, Mapping[int, float]]):
-        super().__init__(fallback.game, [0, 1])
-        self.fallback, self.overrides = fallback, overrides
-        self._key = tree_lib.key_function(fallback.game)
-
-    def action_probabilities(
-        self, state: pyspiel.State, player_id: int | None = None
-    ) -> dict[int, float]:
-        player = state.current_player() if player_id is None else player_id
-        row = self.overrides.get(self._key(state, player))
-        return dict(row) if row is not None else self.fallback.action_probabilities(state, player)
 
 
 class PublicBelief:
@@ -269,13 +254,15 @@ def local_game(
     pc = belief.reach[2]
     first = builder.expand_chance(builder.add_root(), range(n), pc / pc.sum())
     starts = [(first + k, s) for k, s in enumerate(belief.states)]
-    leaf_nodes, leaf_states, infoset_states = expand_below(builder, starts, depth, None, max_nodes)
+    leaf_nodes, leaf_states, infoset_states = walk.expand_below(
+        builder, starts, depth, None, max_nodes
+    )
     for node in leaf_nodes:
         builder.set_leaf(node, 0.0, 0.0)  # placeholders: the gadget copy stops here
     tree = builder.freeze()
     tree.check_perfect_recall()
     roots = first + np.arange(n, dtype=np.int64)
-    keys = tuple([tree_lib.infoset_key(s, p) for s in belief.states] for p in (0, 1))
+    keys = tuple([loading.infoset_key(s, p) for s in belief.states] for p in (0, 1))
     rs = cuts.root_set(tree, ss.Cut.after_chance_events(1), roots, (keys[0], keys[1]))
     actual_history = actual.history()
     k = next(k for k, s in enumerate(belief.states) if s.history() == actual_history)
@@ -385,7 +372,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
     def restart_at(self, state: pyspiel.State | None) -> None:
         self.overrides: dict[str, dict[int, float]] = {}
-        self.running = RunningPolicy(self.blueprint, self.overrides)
+        self.running = DepthLimitedPolicy(self.blueprint, {self.player: self.overrides})
         self.belief = PublicBelief(self.game, self.public_key, self.player)
         self._opponent_moves = -1
 
@@ -438,7 +425,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         v, _ = self.values(belief.states, self.running)
         sign = 1.0 if i == 0 else -1.0
         w = belief.reach[i] * belief.reach[2]
-        keys = [tree_lib.infoset_key(s, 1 - i) for s in belief.states]
+        keys = [loading.infoset_key(s, 1 - i) for s in belief.states]
         groups: dict[str, list[int]] = {}
         for k, key in enumerate(keys):
             groups.setdefault(key, []).append(k)
@@ -455,8 +442,8 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
     def leaves(self, local: LocalGame) -> leaves_lib.MultiValuedLeaves:
         """The K values at the local game's depth limit (blueprint beyond it, Section 4)."""
-        keys0 = tuple(tree_lib.infoset_key(s, 0) for s in local.leaf_states)
-        keys1 = tuple(tree_lib.infoset_key(s, 1) for s in local.leaf_states)
+        keys0 = tuple(loading.infoset_key(s, 0) for s in local.leaf_states)
+        keys1 = tuple(loading.infoset_key(s, 1) for s in local.leaf_states)
         cut = ss.Cut.after_moves(self.depth)  # below the public state; descriptive only
         limit = leaves_lib.DepthLimit(local.tree, cut, local.leaf_nodes, (keys0, keys1))
         mean, stderr = self.values(local.leaf_states, self.blueprint)
@@ -494,7 +481,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
                 f"player {state.current_player()}"
             )
         opponent_moves = sum(1 for h in state.full_history() if h.player == 1 - self.player)
-        key = tree_lib.infoset_key(state, self.player)
+        key = loading.infoset_key(state, self.player)
         if opponent_moves != self._opponent_moves or key not in self.overrides:
             self.solve(state)
             interrupts.check()  # a solve cut short by Ctrl-C ends the game, unplayed

@@ -41,14 +41,28 @@ import pyspiel
 from numpy.typing import ArrayLike, NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, interrupts, policies, tree_values
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import arrays, interrupts, loading, policies, tree_values
 from ospiel_ext.algorithms.subgames import cuts
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import SubtreeCopy, TreeBuilder
 
 LEAF_PREFIX = "depth_limit:"
+
+
+def set_multi_valued_leaf(
+    builder: TreeBuilder, node: int, player: int, key: str, values: Sequence[float]
+) -> int:
+    """Makes the builder's unexpanded `node` a multi-valued leaf (Section 4): `player` (the
+    opponent) picks, in information set `key`, one of K continuation strategies; action n
+    leads to a terminal leaf worth `values[n]` to player 0. Returns the first of those leaves."""
+    if len(values) == 0:
+        raise ValueError(f"node {node}: a multi-valued leaf needs at least one value")
+    first = builder.expand_decision(node, player, key, range(len(values)))
+    for k, v in enumerate(values):
+        builder.set_leaf(first + k, float(v), float(v))
+    return first
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -92,7 +106,7 @@ def depth_limit(tree: GameTree, cut: cuts.Cut) -> DepthLimit:
     nodes = cuts.cut_nodes(tree, cut)
     nodes = nodes[~tree.is_leaf[nodes]]
     states = [tree.state(int(h)) for h in nodes]
-    keys = tuple(tuple(tree_lib.infoset_key(s, p) for s in states) for p in (0, 1))
+    keys = tuple(tuple(loading.infoset_key(s, p) for s in states) for p in (0, 1))
     return DepthLimit(tree, cut, nodes, (keys[0], keys[1]))
 
 
@@ -184,6 +198,18 @@ class MultiValuedLeaves:
             tuple(self.tree.history(int(h))): row.tolist()
             for h, row in zip(self.nodes, self.values)
         }
+
+    def attach(self, builder: TreeBuilder, copy: SubtreeCopy, shift: float = 0.0) -> None:
+        """Makes every leaf state that `copy` (a `TreeBuilder.copy_subtree` of this tree,
+        stopped at the limit: `expand`) copied a multi-valued leaf of the opponent, with the
+        values minus `shift` (player 0's utility): the gadget games of the subgame package
+        call this on their copies."""
+        rows = self.row[copy.source_nodes]
+        for k in np.flatnonzero(rows >= 0).tolist():
+            r = int(rows[k])
+            set_multi_valued_leaf(
+                builder, int(copy.nodes[k]), self.opponent, self.keys[r], self.values[r] - shift
+            )
 
     def select(self, columns: Sequence[int]) -> MultiValuedLeaves:
         """The leaves with the given continuations only (e.g. the first K)."""

@@ -6,7 +6,7 @@ takes an action the abstraction lacks (the off-tree action; the paper's 0.75x po
 the abstraction's 0.5x and 1x). Two compiled trees describe the experiment:
 
 * `abstract`: the blueprint's game (the action abstraction);
-* `game`: the same abstraction plus the off-tree action (`tree.GameTree.from_game` with an
+* `game`: the same abstraction plus the off-tree action (`walk.game_tree` with an
   action filter); the responder i's exploitability is measured in it.
 
 `OffTree` holds both and the counterpart maps (`translation.map_region`) from the histories

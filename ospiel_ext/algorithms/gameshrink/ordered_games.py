@@ -32,8 +32,7 @@ import numpy as np
 import pyspiel
 from numpy.typing import NDArray
 
-from ospiel_ext import poker_hands
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import loading, poker_hands
 from ospiel_ext.arrays import IntArray
 
 PUBLIC = -1
@@ -204,7 +203,7 @@ def betting_tree(
             nxt = {lab: s.child(a) for lab, s in sts.items()}
             after = nxt[next(iter(nxt))]
             if not after.is_terminal():
-                opponent_views.add(tree_lib.infoset_key(after, 1 - player))
+                opponent_views.add(loading.infoset_key(after, 1 - player))
                 non_terminal += 1
             child = BettingNode(key=f"{node.key}{a},", round=node.round)
             node.children.append(child)
@@ -471,8 +470,8 @@ def describe(game: pyspiel.Game | str) -> OrderedGame:
     Raises:
       ValueError: the game is not two-player zero-sum, or has no description here.
     """
-    game = tree_lib.load(game)
-    tree_lib.check_two_player_zero_sum(game)
+    game = loading.load(game)
+    loading.check_two_player_zero_sum(game)
     name = game.get_type().short_name
     if name not in DESCRIPTIONS:
         raise ValueError(

@@ -32,7 +32,8 @@ from ospiel_ext.algorithms.subgames.gadgets import GadgetGame
 from ospiel_ext.arrays import IntArray
 from ospiel_ext.constraints import BehaviouralLowerBounds
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import GameTree, TreeBuilder
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import TreeBuilder
 
 
 def union_key(k: int, key: str) -> str:

@@ -37,8 +37,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import csgraph
 
-from ospiel_ext import arrays
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import arrays, loading
 from ospiel_ext.arrays import IntArray
 from ospiel_ext.tree import CHANCE, GameTree
 
@@ -240,7 +239,7 @@ def find_roots(tree: GameTree, cut: Cut) -> RootSet:
     for r in roots.tolist():
         state = tree.state(r)
         for p in (0, 1):
-            keys[p].append(tree_lib.infoset_key(state, p))
+            keys[p].append(loading.infoset_key(state, p))
     return root_set(tree, cut, roots, (keys[0], keys[1]))
 
 

@@ -29,11 +29,12 @@ gadget keeps its key in the full game, which is how solutions are spliced back
 blueprint; its strategy there stays the blueprint's) and so are opponent root information sets
 with W(s_o) = 0 (no auxiliary action). Leaf values are player 0's utility.
 
-Every builder takes optional depth-limit `leaves` (`depth_limited.MultiValuedLeaves`; Brown,
-Sandholm & Amos 2018, "Depth-Limited Solving for Imperfect-Information Games", Section 4): the
-copy stops at their states, where the opponent picks one of K continuation values in a new
-information set (`GadgetGame.leaf_keys`); the unsafe subgame with leaves solves the leaves'
-player only.
+Every builder takes optional depth-limit `leaves` (Brown, Sandholm & Amos 2018, "Depth-Limited
+Solving for Imperfect-Information Games", Section 4): the copy stops at their states, where the
+opponent picks one of K continuation values in a new information set (`GadgetGame.leaf_keys`);
+the unsafe subgame with leaves solves the leaves' player only. The leaves are the depth-limited
+package's (`depth_limited.MultiValuedLeaves`), which builds on this one; a gadget reads them
+through the `DepthLimitLeaves` protocol, so this package never imports that one.
 """
 
 from __future__ import annotations
@@ -41,26 +42,52 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ospiel_ext.algorithms.subgames import reach_margin
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities, RootValues
-from ospiel_ext.algorithms.subgames.cuts import Subgame
+from ospiel_ext.algorithms.subgames.cuts import Cut, Subgame, root_set
 from ospiel_ext.arrays import IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import GameTree, SubtreeCopy, TreeBuilder
-
-if TYPE_CHECKING:  # depth_limited imports this module
-    from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import SubtreeCopy, TreeBuilder
 
 GadgetKind = Literal["resolving", "max_margin", "reach_max_margin", "unsafe"]
 
 RESOLVE_PREFIX = "gadget:resolve:"
 MAX_MARGIN_KEY = "gadget:max_margin"
 TERMINATE, CONTINUE = 0, 1  # actions of a resolving gadget's auxiliary information sets
+
+
+class DepthLimitLeaves(Protocol):
+    """What a gadget builder needs of depth-limit leaves (`depth_limited.MultiValuedLeaves`).
+
+    Attributes:
+      tree: the full game tree they were found in.
+      player: the solving player (the opponent picks among the continuation values).
+      row: for every node of `tree`, its index among the leaf states, or -1.
+      expand: True at the nodes strictly above the limit (the copy expands only these).
+      leaf_keys: the opponent's depth-limit information sets.
+    """
+
+    @property
+    def tree(self) -> GameTree: ...
+    @property
+    def player(self) -> int: ...
+    @property
+    def row(self) -> IntArray: ...
+    @property
+    def expand(self) -> NDArray[np.bool_]: ...
+    @property
+    def leaf_keys(self) -> tuple[str, ...]: ...
+
+    def attach(self, builder: TreeBuilder, copy: SubtreeCopy, shift: float = 0.0) -> None:
+        """Makes the leaf states among `copy`'s nodes multi-valued leaves, values minus
+        `shift` (player 0's utility)."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -148,7 +175,7 @@ def _finish(
     scale: float,
     roots: IntArray,
     root_copy: list[int],
-    leaves: MultiValuedLeaves | None,
+    leaves: DepthLimitLeaves | None,
 ) -> GadgetGame:
     tree = builder.freeze()
     tree.check_perfect_recall()
@@ -169,7 +196,7 @@ def _finish(
 
 
 def _check_leaves(
-    q: BlueprintQuantities, subgame: Subgame, leaves: MultiValuedLeaves | None, player: int | None
+    q: BlueprintQuantities, subgame: Subgame, leaves: DepthLimitLeaves | None, player: int | None
 ) -> None:
     """The leaves were built for this tree and player and lie strictly below the roots."""
     if leaves is None:
@@ -196,7 +223,7 @@ def _copy(
     tree: GameTree,
     source: int,
     target: int,
-    leaves: MultiValuedLeaves | None,
+    leaves: DepthLimitLeaves | None,
     shift: float = 0.0,
 ) -> SubtreeCopy:
     """Copies `tree`'s subtree at `source` to `target`, leaf utilities minus `shift` (player
@@ -208,25 +235,24 @@ def _copy(
     copy = builder.copy_subtree(
         tree, source, target, expand=leaves.expand, leaf_lo=shifted, leaf_hi=shifted
     )
-    rows = leaves.row[copy.source_nodes]
-    for k in np.flatnonzero(rows >= 0).tolist():
-        r = int(rows[k])
-        builder.set_multi_valued_leaf(
-            int(copy.nodes[k]), leaves.opponent, leaves.keys[r], leaves.values[r] - shift
-        )
+    leaves.attach(builder, copy, shift)
     return copy
 
 
 def _check_player(q: BlueprintQuantities, player: int) -> None:
+    _check_player_of(q.sf.name, player)
+
+
+def _check_player_of(game: str, player: int) -> None:
     if player not in (0, 1):
-        raise ValueError(f"game {q.sf.name}: the resolving player must be 0 or 1, got {player}")
+        raise ValueError(f"game {game}: the resolving player must be 0 or 1, got {player}")
 
 
 def resolving_gadget(
     q: BlueprintQuantities,
     subgame: Subgame,
     player: int,
-    leaves: MultiValuedLeaves | None = None,
+    leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
     """The resolving gadget game of `subgame` for resolving `player` (module docstring)."""
     _check_player(q, player)
@@ -259,7 +285,7 @@ def max_margin_gadget(
     subgame: Subgame,
     player: int,
     relax: Mapping[str, float] | None = None,
-    leaves: MultiValuedLeaves | None = None,
+    leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
     """The max-margin gadget game of `subgame` for resolving `player` (module docstring).
 
@@ -304,7 +330,7 @@ def max_margin_gadget(
 
 
 def unsafe_subgame(
-    q: BlueprintQuantities, subgame: Subgame, leaves: MultiValuedLeaves | None = None
+    q: BlueprintQuantities, subgame: Subgame, leaves: DepthLimitLeaves | None = None
 ) -> GadgetGame:
     """The unsafe subgame: chance over the roots proportional to P_0 P_1 P_c (Section 2.1).
     It solves both players; with depth-limit `leaves`, only the leaves' player (the other one
@@ -331,12 +357,40 @@ def unsafe_subgame(
     )
 
 
+def start_of_game(tree: GameTree, player: int, leaf_keys: tuple[str, ...] = ()) -> GadgetGame:
+    """`tree` itself as the gadget game of its one subgame, rooted at the start of the game,
+    solved for `player`: the unsafe subgame of the root (Section 2.1), whose chance weights are
+    the game's own, so no blueprint is needed, and no gadget either (Brown, Sandholm & Amos
+    2018, Proposition 1). For trees built without a compiled full game, e.g. a depth-limited
+    game walked from pyspiel states (`depth_limited.from_states`), whose opponent picks among
+    continuation values at `leaf_keys`; the gadget solvers (`ggse.solve`) then solve it like
+    any other gadget. The root's information states are the empty ones."""
+    _check_player_of(tree.name, player)
+    tree.check_perfect_recall()
+    root = np.zeros(1, dtype=np.int64)
+    roots = root_set(tree, Cut.after_moves(0), root, (("",), ("",)))
+    return GadgetGame(
+        tree=tree,
+        sf=TreeSequenceForm(tree),
+        kind="unsafe",
+        player=player,
+        subgame=Subgame(index=0, root_set=roots, root_indices=root),
+        root_values=None,
+        aux_keys=(),
+        aux_targets=types.MappingProxyType({}),
+        scale=1.0,
+        roots=root,
+        root_copy=root,
+        leaf_keys=tuple(leaf_keys),
+    )
+
+
 def gadget_game(
     kind: GadgetKind,
     q: BlueprintQuantities,
     subgame: Subgame,
     player: int | None,
-    leaves: MultiValuedLeaves | None = None,
+    leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
     """`resolving_gadget`, `max_margin_gadget` or `unsafe_subgame` by name (`player` is
     ignored by 'unsafe', which solves both players, or with `leaves` the leaves' player)."""

@@ -9,13 +9,11 @@ import pytest
 from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, policies, sequence_form
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import evaluate, loading, policies, sequence_form, walk
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import io as certificate_io
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.games.limit_leduc_poker import max_consecutive_raises
-from ospiel_ext.tree import GameTree
 
 # Alpha-beta example: L is worth min(3, 5) = 3; after R, P1's c gives 2 < 3, so the subtree
 # "deep" never needs expanding: the certificate is the alpha-beta tree (7 of 9 nodes).
@@ -40,7 +38,7 @@ def test_perfect_information_certificate_is_the_alpha_beta_tree():
     assert cert.epsilon == pytest.approx(0.0, abs=1e-12)
     assert cert.value_lower == pytest.approx(3.0) and cert.value_upper == pytest.approx(3.0)
     assert cert.trunk.num_nodes == 7  # "deep" stays a pseudoterminal leaf
-    assert GameTree.from_game(game).num_nodes == 9
+    assert walk.game_tree(game).num_nodes == 9
 
 
 @pytest.mark.parametrize(
@@ -50,7 +48,7 @@ def test_matching_pennies_certificate_is_the_whole_game(game):
     # Theorem 4.5: nothing can be left out when every node matters.
     cert = certificates.search(game).certificate
     assert cert.epsilon == pytest.approx(0.0, abs=1e-12)
-    assert cert.trunk.num_nodes == GameTree.from_game(game).num_nodes
+    assert cert.trunk.num_nodes == walk.game_tree(game).num_nodes
 
 
 @pytest.mark.parametrize(
@@ -82,8 +80,7 @@ def test_zero_certificates_export_equilibria(game, value, expand_below, lp_metho
 def test_goofspiel_certificate_is_smaller_than_the_game():
     cert = certificates.search("sequential_goofspiel(num_cards=4)").certificate
     assert (
-        cert.trunk.num_nodes
-        < 0.5 * GameTree.from_game("sequential_goofspiel(num_cards=4)").num_nodes
+        cert.trunk.num_nodes < 0.5 * walk.game_tree("sequential_goofspiel(num_cards=4)").num_nodes
     )
 
 
@@ -284,10 +281,10 @@ IMPERFECT_RECALL = "goofspiel(num_cards=4)"  # its information state forgets own
 def test_search_refuses_imperfect_recall_as_compiling_does():
     """The search used to certify -0.00463 for this symmetric game of value 0."""
     with pytest.raises(ValueError) as compiled:
-        GameTree.from_game(IMPERFECT_RECALL)
+        walk.game_tree(IMPERFECT_RECALL)
     with pytest.raises(ValueError) as searched:
         certificates.search(IMPERFECT_RECALL)
-    game = tree_lib.load(IMPERFECT_RECALL)
+    game = loading.load(IMPERFECT_RECALL)
     for e in (compiled, searched):  # the same message (the infoset found first may differ)
         assert str(e.value).startswith(f"game {game} does not have perfect recall: player ")
         assert "imp_info=True" in str(e.value) and "\n" not in str(e.value)

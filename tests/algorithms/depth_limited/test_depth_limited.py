@@ -9,10 +9,12 @@ import pytest
 from open_spiel.python.algorithms import exploitability
 
 import ospiel_ext.games  # noqa: F401  (registers rps_plus)
-from ospiel_ext import evaluate, lp, policies, sequence_form
+from ospiel_ext import evaluate, lp, policies, sequence_form, tree_values
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.constraints import sequence_lower_bounds
+from ospiel_ext.tree_builder import TreeBuilder
 
 RPS_EQUILIBRIUM = [0.4, 0.4, 0.2]  # Section 2
 
@@ -344,3 +346,20 @@ def test_round_end_opponent_chooses_before_the_public_card():
 
     assert value(end, 1) == pytest.approx(value(after, 1), abs=1e-9)
     assert value(end, 4) > value(after, 4) + 1e-3
+
+
+def test_multi_valued_leaf_lets_the_opponent_choose():
+    # Brown, Sandholm & Amos 2018, Section 4: at the depth limit player 1 picks the value.
+    b = TreeBuilder(name="depth-limited")
+    first = b.expand_decision(b.add_root(), 0, "root", [0, 1])
+    b.set_leaf(first, 1.0, 1.0)
+    leaf = leaves_lib.set_multi_valued_leaf(b, first + 1, 1, "leaf", [3.0, -2.0, 0.5])
+    tree = b.freeze()
+    assert list(tree.lo[leaf : leaf + 3]) == [3.0, -2.0, 0.5]
+    profile = np.array([0.25, 0.75, 0.2, 0.5, 0.3])  # root (2 actions), leaf (3 values)
+    cfbr = tree_values.counterfactual_best_response_values(tree, profile)
+    # Player 1 best-responds with -2 (value 2 for it), reached with player 0's 0.75.
+    assert cfbr[1] == pytest.approx(0.75 * 2.0)
+    # Player 0 against the mix 0.2 * 3 - 0.5 * 2 + 0.3 * 0.5 = -0.25 prefers the value 1.
+    assert cfbr[0] == pytest.approx(1.0)
+    assert tree_values.node_values(tree, profile)[0] == pytest.approx(0.25 - 0.75 * 0.25)

@@ -12,6 +12,7 @@ from ospiel_ext import lp, policies, sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import from_states
+from ospiel_ext.algorithms.subgames import ggse
 
 
 def _compiled(game, depth, player):
@@ -40,7 +41,7 @@ def test_walk_with_exact_values_matches_the_compiled_game(game, depth, player):
     assert sol.value == pytest.approx(gadget_solution.value, abs=1e-9)
     # Proposition 1: the walked solution, blueprint elsewhere, is an equilibrium strategy.
     fallback = policies.layout(sf).to_tabular(blueprint)
-    pol = from_states.DepthLimitedPolicy(fallback, [sol])
+    pol = from_states.DepthLimitedPolicy.of_solutions(fallback, [sol])
     assert exploitability.exploitability(sf.tree.game, pol) < 1e-9
     state = sf.tree.game.new_initial_state()
     while state.is_chance_node():
@@ -91,3 +92,40 @@ def test_biased_policy_and_checks():
     w = from_states.walk(sf.tree.game, 0, 1)
     with pytest.raises(ValueError, match="leaf values have shape"):
         from_states.solve(w, 0, lambda h: (np.zeros((1, 1)), None))
+
+
+def test_depth_limited_policy_overrides_per_player_and_reads_its_tables_live():
+    """A row overrides only its player's information set (a key of the other player's table
+    is not looked at), and rows added after construction count (the nested bot's use)."""
+    game = pyspiel.load_game("kuhn_poker")
+    uniform = policies.uniform_policy(game)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    state.apply_action(1)  # player 0 to act
+    key = state.information_state_string(0)
+    own: dict[str, dict[int, float]] = {}
+    pol = from_states.DepthLimitedPolicy(uniform, {0: own, 1: {key: {0: 1.0, 1: 0.0}}})
+    assert pol.action_probabilities(state) == {0: 0.5, 1: 0.5}
+    own[key] = {0: 0.25, 1: 0.75}
+    assert pol.action_probabilities(state) == {0: 0.25, 1: 0.75}
+    assert pol.action_probabilities(state, 0) == {0: 0.25, 1: 0.75}
+
+
+@pytest.mark.parametrize("solver", sorted(ggse.SOLVER_METHODS))
+def test_every_gadget_solver_name_solves_the_walked_game(solver):
+    """The walked game takes the gadget solvers' vocabulary (`ggse.SOLVER_METHODS`, EGT
+    included): RPS+ with its three exact pure continuations gives the equilibrium of Section 2
+    (0.4, 0.4, 0.2) - exactly by the LP, to 1e-2 by CFR+ and EGT."""
+    sf, _, leaves = _compiled("rps_plus", 1, 0)
+    table = leaves.table()
+
+    def exact(histories):
+        return np.array([table[tuple(h)] for h in histories]), None
+
+    w = from_states.walk(sf.tree.game, 0, 1)
+    sol = from_states.solve(w, 0, exact, method=ggse.SOLVER_METHODS[solver], iterations=2000)
+    (row,) = sol.table().values()
+    tolerance = 1e-9 if solver == "lp" else 1e-2
+    np.testing.assert_allclose([row[a] for a in sorted(row)], [0.4, 0.4, 0.2], atol=tolerance)
+    with pytest.raises(ValueError, match="unknown method 'cfr_plus'; methods: cfr, lp, egt"):
+        from_states.solve(from_states.walk(sf.tree.game, 0, 1), 0, exact, method="cfr_plus")

@@ -10,7 +10,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from ospiel_ext import evaluate, lp, policies, tree_values
+from ospiel_ext import evaluate, lp, policies, tree_values, walk
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
@@ -18,7 +18,6 @@ from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import off_tree, translation
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tree import GameTree
 
 # Antes 2 (pot 4), stacks 12: from the deal, 0.5p raises to 4, 0.75p to 5, 1p to 6.
 NO_LIMIT = (
@@ -36,8 +35,8 @@ CALL, HALF, OFF, POT = 1, 4, 5, 6
 @functools.lru_cache(maxsize=1)
 def _setup():
     game = pyspiel.load_game(NO_LIMIT)
-    abstract = TreeSequenceForm(GameTree.from_game(game, actions=ABSTRACTION))
-    full = TreeSequenceForm(GameTree.from_game(game, actions=WITH_BET))
+    abstract = TreeSequenceForm(walk.game_tree(game, actions=ABSTRACTION))
+    full = TreeSequenceForm(walk.game_tree(game, actions=WITH_BET))
     solver = cfr.CFRVariantSolver(abstract, cfr.CFR_PLUS)
     solver_lib.run(solver, 200)
     blueprint = solver.average_behavioural()

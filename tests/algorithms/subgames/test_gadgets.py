@@ -9,7 +9,7 @@ import pytest
 from ospiel_ext import evaluate, lp, policies, sequence_form
 from ospiel_ext.algorithms.subgames import blueprints, combine, gadgets, priors
 from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
-from ospiel_ext.tree import subgame as tree_subgame
+from ospiel_ext.tree_builder import subgame as tree_subgame
 
 CASES = [("kuhn_poker", Cut.after_moves(1)), ("leduc_poker", Cut.after_public_chance())]
 

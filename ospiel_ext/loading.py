@@ -1,0 +1,347 @@
+"""Loading a pyspiel game for the array core, and everything checked before it is walked.
+
+A game reaches a `tree.GameTree` through `walk.game_tree`; before the walk, this module
+
+* loads it (`load`: a `pyspiel.Game` or a `load_game` string; simultaneous-move games are
+  made turn-based) and checks what the solvers need (`check_two_player_zero_sum`; zero-sum
+  returns at every terminal, `check_zero_sum_returns`); perfect recall is checked on the
+  compiled tree, and refused with `imperfect_recall_message`;
+* names information sets (`infoset_key`, `key_function`): the `information_state_string`, or
+  the history in a perfect-information game without one (`keyed_by_history`);
+* bounds the size of the walk: the node cap (`node_cap`): None means `DEFAULT_MAX_NODES`;
+  `NO_NODE_CAP` (`math.inf`) removes the cap and must be asked for explicitly. Before
+  walking, Knuth's estimator (`estimate_num_nodes`) refuses games far over the cap at once
+  (`refuse_by_estimate`, `GameTooLargeError`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyspiel
+
+# A game whose declared maximum length exceeds this is treated as infinite.
+INFINITE_GAME_LENGTH = 2**30
+
+# Default node cap of `walk.game_tree`. Peak memory of the walk + SequenceForm (with its
+# payoff matrices), measured with ru_maxrss: 212-224 bytes per node on liars_dice (295k
+# nodes) and turn-based goofspiel(num_cards=6) (970k), 404 on tic_tac_toe (550k, one
+# information set per decision node: keys, interning dict and legal-action tuples dominate).
+# 20 million nodes are therefore 4-8 GB, a third of a 24 GB machine at worst.
+DEFAULT_MAX_NODES = 20_000_000
+# `max_nodes=NO_NODE_CAP` compiles a finite game of any size.
+NO_NODE_CAP = math.inf
+PROGRESS_STEP = 50_000  # nodes between updates of a walk's progress bar
+# Knuth's estimator before a capped walk: playouts, steps per playout, and the refinement of
+# an estimate within ESTIMATE_REFINE_FACTOR of the cap (more playouts, up to a time budget).
+ESTIMATE_PLAYOUTS = 64
+ESTIMATE_MAX_STEPS = 10_000
+ESTIMATE_REFINE_FACTOR = 10
+ESTIMATE_REFINED_PLAYOUTS = 4096
+ESTIMATE_REFINE_SECONDS = 2.0
+
+
+class GameTooLargeError(ValueError):
+    """The game has more nodes than the `max_nodes` cap allows."""
+
+
+CAP_HINT = (
+    "raise it with max_nodes=... in Python or --max_nodes=... in scripts; "
+    "max_nodes=ospiel_ext.loading.NO_NODE_CAP removes it"
+)
+
+
+def load(game: pyspiel.Game | str) -> pyspiel.Game:
+    """Returns a sequential pyspiel game from a game or a `load_game` string.
+
+    Simultaneous-move games are converted with `pyspiel.convert_to_turn_based`.
+
+    Raises:
+      ValueError: the string names no registered game or has bad parameters.
+    """
+    if isinstance(game, str):
+        name = game.split("(", 1)[0].strip()
+        if name not in pyspiel.registered_names():
+            raise ValueError(
+                f"unknown game {name!r} in {game!r} (pyspiel.registered_names() lists "
+                "the games; ours register on `import ospiel_ext.games`)"
+            )
+        try:
+            game = pyspiel.load_game(game)
+        except pyspiel.SpielError as e:
+            first_line = str(e).strip().splitlines()[0] if str(e).strip() else "bad parameters"
+            raise ValueError(f"cannot load game {game!r}: {first_line}") from None
+    if not isinstance(game, pyspiel.Game):
+        raise TypeError(f"expected a pyspiel.Game or a load_game string, got {type(game)}")
+    if game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+        game = pyspiel.convert_to_turn_based(game)
+    return game
+
+
+def check_two_player_zero_sum(game: pyspiel.Game) -> None:
+    """Raises ValueError unless `game` is a sequential two-player zero/constant-sum game."""
+    gtype = game.get_type()
+    if game.num_players() != 2:
+        raise ValueError(f"game {game} has {game.num_players()} players; two are required")
+    if gtype.utility not in (
+        pyspiel.GameType.Utility.ZERO_SUM,
+        pyspiel.GameType.Utility.CONSTANT_SUM,
+    ):
+        raise ValueError(f"game {game} is not zero-sum or constant-sum (utility: {gtype.utility})")
+    if gtype.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise ValueError(f"game {game} is not sequential (dynamics: {gtype.dynamics})")
+    if not gtype.provides_information_state_string and not keyed_by_history(game):
+        converted = gtype.short_name == "turn_based_simultaneous_game"
+        raise ValueError(
+            f"game {game} has imperfect information but no information_state_string, so its "
+            "information sets cannot be recovered"
+            + (" (a simultaneous-move game is one once turn-based)" if converted else "")
+        )
+
+
+HISTORY_KEY = "history: "
+"""Prefix of the information-set keys of games keyed by their histories (`infoset_key`)."""
+
+
+def keyed_by_history(game: pyspiel.Game) -> bool:
+    """True for a perfect-information game without `information_state_string` (backgammon,
+    pig, breakthrough, ...): each decision node is its own information set, keyed by its
+    history (`infoset_key`)."""
+    gtype = game.get_type()
+    return (
+        not gtype.provides_information_state_string
+        and gtype.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    )
+
+
+def infoset_key(state: pyspiel.State, player: int) -> str:
+    """The key of `player`'s information set at `state`: its `information_state_string`, or
+    in a game `keyed_by_history`, "history: " and the history (`State.history_str`). Policies
+    and policy files of the pack use these keys. (`key_function(game)` is the same, faster in
+    loops over one game's states.)"""
+    return key_function(state.get_game())(state, player)
+
+
+def _history_key(state: pyspiel.State, player: int) -> str:
+    del player  # every decision node is its own information set, for both players' views
+    return HISTORY_KEY + state.history_str()
+
+
+def _information_state_key(state: pyspiel.State, player: int) -> str:
+    return state.information_state_string(player)
+
+
+def key_function(game: pyspiel.Game) -> Callable[[pyspiel.State, int], str]:
+    """`infoset_key` for the states of `game`, with the game's kind of key chosen once."""
+    if game.get_type().provides_information_state_string:
+        return _information_state_key
+    return _history_key
+
+
+def check_zero_sum_returns(
+    game: pyspiel.Game, state: pyspiel.State, returns: Sequence[float], utility_sum: float
+) -> None:
+    """Raises ValueError unless a terminal's returns sum to the game's `utility_sum`."""
+    if abs(returns[0] + returns[1] - utility_sum) > 1e-9:
+        raise ValueError(
+            f"game {game} is not zero-sum: returns {list(returns)} at history {state.history()}"
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeCountEstimate:
+    """Knuth's estimate of the number of nodes (histories) of a game tree.
+
+    Knuth 1975, "Estimating the efficiency of backtrack programs", Section 2: along a random
+    root-to-leaf path choosing children uniformly, 1 + b_0 + b_0 b_1 + b_0 b_1 b_2 + ...
+    (b_d the number of children at depth d) is an unbiased estimate of the number of nodes.
+
+    Attributes:
+      nodes: the mean over playouts (inf when it exceeds the float range).
+      log10_nodes: log10 of the mean (finite even when `nodes` overflows).
+      std_error: standard error of the mean (inf when the samples overflow floats).
+      playouts: number of playouts.
+      complete: every playout reached a terminal history; otherwise playouts were cut after
+        `max_steps` steps and the estimate only counts the levels above the cut.
+    """
+
+    nodes: float
+    log10_nodes: float
+    std_error: float
+    playouts: int
+    complete: bool
+
+    def describe(self) -> str:
+        """E.g. 'about 3.1e+40 nodes, estimated from 64 random playouts'."""
+        if self.log10_nodes < 15:
+            count = f"{self.nodes:.3g}"
+        else:
+            exponent = math.floor(self.log10_nodes)
+            count = f"{10 ** (self.log10_nodes - exponent):.1f}e+{exponent}"
+        cut = "" if self.complete else " cut after a step limit (a lower estimate)"
+        return f"about {count} nodes, estimated from {self.playouts} random playouts{cut}"
+
+
+def estimate_num_nodes(
+    game: pyspiel.Game | str,
+    playouts: int = ESTIMATE_PLAYOUTS,
+    seed: int = 0,
+    max_steps: int = ESTIMATE_MAX_STEPS,
+    time_budget: float | None = None,
+) -> NodeCountEstimate:
+    """Knuth's (1975) estimator of the number of histories of `game` from random playouts.
+
+    Each playout picks children uniformly at random (chance outcomes too) and stops at a
+    terminal history or after `max_steps` steps; products are exact Python integers, so
+    games of 1e1000 nodes give a finite `log10_nodes`. With `time_budget`, playouts stop
+    after that many seconds (at least two are made).
+
+    Raises:
+      ValueError: a non-terminal state without legal actions or chance outcomes.
+    """
+    if playouts < 2 or max_steps < 1:
+        raise ValueError(f"need playouts >= 2 and max_steps >= 1, got {playouts}, {max_steps}")
+    game = load(game)
+    rng = random.Random(seed)
+    samples: list[int] = []
+    complete = True
+    deadline = None if time_budget is None else time.perf_counter() + time_budget
+    for _ in range(playouts):
+        if deadline is not None and len(samples) >= 2 and time.perf_counter() > deadline:
+            break
+        state = game.new_initial_state()
+        total = weight = 1
+        for _ in range(max_steps):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                actions = [a for a, _ in state.chance_outcomes()]
+            else:
+                actions = state.legal_actions()
+            if not actions:
+                raise ValueError(
+                    f"game {game} has a non-terminal state without "
+                    f"{'outcomes' if state.is_chance_node() else 'legal actions'} "
+                    f"(history {state.history()})"
+                )
+            weight *= len(actions)
+            total += weight
+            state.apply_action(actions[rng.randrange(len(actions))])
+        else:
+            complete = complete and state.is_terminal()
+        samples.append(total)
+    n = len(samples)
+    total_sum = sum(samples)
+    log10_nodes = math.log10(total_sum) - math.log10(n)
+    nodes = total_sum / n if log10_nodes < 300 else math.inf
+    if max(samples) < 10**150:  # squares stay finite
+        std_error = float(np.std(np.array(samples, dtype=np.float64), ddof=1) / n**0.5)
+    else:
+        std_error = math.inf
+    return NodeCountEstimate(nodes, log10_nodes, std_error, n, complete)
+
+
+def refuse_by_estimate(game: pyspiel.Game, cap: int | float) -> NodeCountEstimate | None:
+    """Refuses, in about a second, a game whose walk would pass the node cap `cap`.
+
+    Knuth's estimate from `ESTIMATE_PLAYOUTS` seeded playouts; one within a factor
+    `ESTIMATE_REFINE_FACTOR` of the cap is refined with up to `ESTIMATE_REFINED_PLAYOUTS`
+    playouts (at most `ESTIMATE_REFINE_SECONDS`). The game is refused when the estimate
+    exceeds the cap: the estimate is unbiased but, in the heavy-tailed trees of games, far
+    more often below the true count than above it (liars_dice: 2.2e5 for 2.9e5 nodes), so an
+    estimate above the cap rarely wrongs a game that fits.
+
+    Returns:
+      The estimate (None for an infinite cap), for a progress display's total.
+
+    Raises:
+      GameTooLargeError: the estimate exceeds the cap.
+    """
+    if cap == NO_NODE_CAP:
+        return None
+    estimate = estimate_num_nodes(game)
+    distance = abs(estimate.log10_nodes - math.log10(cap))
+    if distance < math.log10(ESTIMATE_REFINE_FACTOR):  # near the cap: refine
+        estimate = estimate_num_nodes(
+            game, ESTIMATE_REFINED_PLAYOUTS, time_budget=ESTIMATE_REFINE_SECONDS
+        )
+    if estimate.log10_nodes > math.log10(cap):
+        raise GameTooLargeError(
+            f"game {game} has {estimate.describe()}: more than the cap max_nodes={cap} ({CAP_HINT})"
+        )
+    return estimate
+
+
+def node_cap(
+    game: pyspiel.Game,
+    max_nodes: int | float | None,
+    default: int = DEFAULT_MAX_NODES,
+    walk_whole_game: bool = True,
+) -> int | float:
+    """The cap a walk runs under: `max_nodes`, `default` for None, none for `NO_NODE_CAP`.
+    A walk of the whole game (`walk_whole_game`; not a certificate search's trunk) refuses an
+    infinite game unless a finite cap is given."""
+    if max_nodes is None:
+        cap: int | float = default
+    elif max_nodes == NO_NODE_CAP:
+        cap = NO_NODE_CAP
+    elif isinstance(max_nodes, (int, np.integer)) and not isinstance(max_nodes, bool):
+        if max_nodes < 1:
+            raise ValueError(f"max_nodes must be positive, got {max_nodes} (game {game})")
+        return int(max_nodes)
+    else:
+        raise ValueError(
+            f"max_nodes must be None (the default cap {default}), a positive int "
+            f"or NO_NODE_CAP, got {max_nodes!r} (game {game})"
+        )
+    if walk_whole_game and game.max_game_length() >= INFINITE_GAME_LENGTH:
+        raise ValueError(
+            f"game {game} is infinite (max_game_length {game.max_game_length()}); "
+            "it cannot be compiled in full (certificate search can explore it)"
+        )
+    return cap
+
+
+# Registered games whose information states forget a player's own moves (found by a walk of
+# every registered two-player zero-sum game), and what has perfect recall instead
+# (`imperfect_recall_message`).
+_RECALL_FIXES = {
+    "goofspiel": "goofspiel(imp_info=True) keeps each player's own bids",
+    "liars_dice_ir": "liars_dice is the perfect-recall game",
+    "phantom_ttt_ir": "phantom_ttt is the perfect-recall game",
+}
+
+
+def short_name(game: pyspiel.Game | str) -> str:
+    """The registered name of `game`, or of the game inside a turn-based conversion."""
+    if isinstance(game, str):
+        return game.split("(", 1)[0].strip()
+    name = game.get_type().short_name
+    inner = game.get_parameters().get("game") if name == "turn_based_simultaneous_game" else None
+    return inner["name"] if isinstance(inner, dict) and "name" in inner else name
+
+
+def readable_key(key: str, limit: int = 200) -> str:
+    """An information-state string on one line: its lines joined by ' / ', cut to `limit`
+    characters."""
+    text = " / ".join(line.strip() for line in key.splitlines() if line.strip())
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def imperfect_recall_message(
+    game: pyspiel.Game | str, player: int, key: str, histories: tuple[list[int], list[int]]
+) -> str:
+    """The one-line refusal of a game without perfect recall: the information set, two
+    histories in it after different own moves, and the fix where one is known."""
+    fix = _RECALL_FIXES.get(short_name(game))
+    return (
+        f"game {game} does not have perfect recall: player {player} reaches information set "
+        f"{readable_key(key)} after different own sequences of moves (histories "
+        f"{histories[0]} and {histories[1]}); the algorithms here need perfect recall"
+        + (f" ({fix})" if fix else "")
+    )
