@@ -3,7 +3,7 @@ against the source tree, and a certificate trunk grown to the full game."""
 
 import numpy as np
 import pytest
-from conftest import subtree_utility_range
+from helpers import subtree_utility_range
 
 from ospiel_ext import walk
 from ospiel_ext.algorithms.certificates.trunks import Trunk
