@@ -10,13 +10,15 @@ estimate as `from_game` (`tree.DEFAULT_MAX_NODES`, `tree.estimate_num_nodes`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyspiel
 
 from ospiel_ext import progress
 from ospiel_ext import tree as tree_lib
 
 
-def _key_function(game: pyspiel.Game):
+def _key_function(game: pyspiel.Game) -> Callable[[pyspiel.State, int], str] | None:
     """The information-set key of a decision state, or None where the game gives none."""
     gtype = game.get_type()
     if gtype.provides_information_state_string or tree_lib.keyed_by_history(game):
