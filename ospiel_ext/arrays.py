@@ -71,7 +71,8 @@ def row_classes(rows: NDArray, multiplier: int = _ROW_HASH) -> IntArray:
         first, inverse = unique_rows(rows)
     number = np.empty(len(first), dtype=np.int64)
     number[np.argsort(first)] = np.arange(len(first))
-    return number[inverse.ravel()]
+    classes: IntArray = number[inverse.ravel()]
+    return classes
 
 
 def segment_ranks(sizes: IntArray) -> IntArray:

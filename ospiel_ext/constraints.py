@@ -55,7 +55,7 @@ class LinearConstraints:
     rhs: FloatArray
     ids: IntArray | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.matrix.shape[0] != len(self.rhs):
             raise ValueError(
                 f"constraint matrix has {self.matrix.shape[0]} rows but rhs {len(self.rhs)}"
@@ -78,7 +78,9 @@ def lower_bound_basis(lower: ArrayLike) -> FloatArray:
     lower = np.asarray(lower, dtype=np.float64)
     if lower.ndim != 1 or lower.min() < 0 or lower.sum() >= 1:
         raise ValueError(f"behavioural lower bounds {lower} must be >= 0 and sum to less than 1")
-    return (1 - lower.sum()) * np.eye(len(lower)) + np.outer(lower, np.ones(len(lower)))
+    n = len(lower)
+    basis: FloatArray = (1 - lower.sum()) * np.eye(n) + np.outer(lower, np.ones(n))
+    return basis
 
 
 def _check_vector(key: str, vector: ArrayLike) -> FloatArray:
@@ -107,7 +109,7 @@ class BehaviouralLowerBounds:
     default: float = 0.0
     per_infoset: Mapping[str, FloatArray] = dataclasses.field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not (np.isfinite(self.default) and 0 <= self.default < 1):
             raise ValueError(f"the default lower bound must be in [0, 1), got {self.default}")
         vectors = {key: _check_vector(key, v) for key, v in self.per_infoset.items()}

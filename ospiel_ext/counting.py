@@ -10,12 +10,14 @@ estimate as `walk.game_tree` (`loading.DEFAULT_MAX_NODES`, `loading.estimate_num
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyspiel
 
 from ospiel_ext import loading, progress
 
 
-def _key_function(game: pyspiel.Game):
+def _key_function(game: pyspiel.Game) -> Callable[[pyspiel.State, int], str] | None:
     """The information-set key of a decision state, or None where the game gives none."""
     gtype = game.get_type()
     if gtype.provides_information_state_string or loading.keyed_by_history(game):

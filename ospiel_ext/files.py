@@ -26,8 +26,9 @@ from ospiel_ext import interrupts, loading
 def same_game(a: pyspiel.Game, b: pyspiel.Game) -> bool:
     """True when `a` and `b` are the same game: same registered name and the same parameters
     with defaults filled in (`kuhn_poker(players=2)` is `kuhn_poker`)."""
-    return a.get_type().short_name == b.get_type().short_name and (
-        a.get_parameters() == b.get_parameters()
+    return bool(
+        a.get_type().short_name == b.get_type().short_name
+        and a.get_parameters() == b.get_parameters()
     )
 
 

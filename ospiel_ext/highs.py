@@ -100,7 +100,7 @@ class Block:
     upper: FloatArray
     cost: FloatArray | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         n = len(self.ids)
         lengths = [len(self.lower), len(self.upper)]
         if self.cost is not None:
@@ -193,7 +193,7 @@ class LinearProgram:
         _, start, b = self._find(self.rows, name)
         return slice(start, start + b.size)
 
-    def _add(self, block: Block, entries: Mapping[str, sp.spmatrix], rows: bool):
+    def _add(self, block: Block, entries: Mapping[str, sp.spmatrix], rows: bool) -> LinearProgram:
         taken = {b.kind for b in self.columns + self.rows}
         names = {b.name for b in (self.rows if rows else self.columns)}
         if block.kind in taken or block.name in names:

@@ -147,11 +147,11 @@ class _StopOnSignal:
         return self
 
     @staticmethod
-    def _callback(event) -> None:
+    def _callback(event: highspy.HighsCallbackEvent) -> None:
         if interrupts.requested():
             event.interrupt()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._h.cbSimplexInterrupt.unsubscribe(self._callback)
         self._h.cbIpmInterrupt.unsubscribe(self._callback)
 
@@ -238,7 +238,12 @@ def basis_codes(
     return codes.astype(np.int8)
 
 
-def run_new_model(lp: ModelArrays, time_limit: float | None, start, method: str) -> Run:
+def run_new_model(
+    lp: ModelArrays,
+    time_limit: float | None,
+    start: tuple[NDArray[np.int8], NDArray[np.int8]] | None,
+    method: str,
+) -> Run:
     """Runs HiGHS's `method` on `lp`, from `start` (column and row status codes) if given."""
     h = new_model(lp)
     for option, value in METHOD_OPTIONS[method].items():
@@ -270,7 +275,7 @@ def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool =
                 run_status = h.run()
             else:
 
-                def show(event) -> None:
+                def show(event: highspy.HighsCallbackEvent) -> None:
                     bar.update(int(event.data_out.simplex_iteration_count) - bar.n)
 
                 h.cbSimplexInterrupt.subscribe(show)

@@ -56,7 +56,8 @@ def _key(category: int, digits: list[IntArray] | IntArray) -> IntArray:
 
 def _without(mask: NDArray[np.bool_], ranks: IntArray) -> NDArray[np.bool_]:
     """`mask` with each row's rank `ranks[row]` cleared (no-op where -1)."""
-    return mask & (np.arange(mask.shape[1])[None, :] != ranks[:, None])
+    cleared: NDArray[np.bool_] = mask & (np.arange(mask.shape[1])[None, :] != ranks[:, None])
+    return cleared
 
 
 def hand_values(cards: IntArray, num_ranks: int, num_suits: int) -> IntArray:
@@ -91,7 +92,8 @@ def hand_values(cards: IntArray, num_ranks: int, num_suits: int) -> IntArray:
         candidates.append(np.where(flush, _key(FLUSH, _top(suited, 5)), -1))
         top = np.where(flush, _straight_top(suited), none)
         candidates.append(np.where(top >= 0, _key(STRAIGHT_FLUSH, [top]), -1))
-    return np.max(np.column_stack(candidates), axis=1)
+    best: IntArray = np.max(np.column_stack(candidates), axis=1)
+    return best
 
 
 def three_card_value(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 import tqdm
 from absl import logging
@@ -31,7 +32,7 @@ def enabled() -> bool:
     return _enabled
 
 
-def bar(desc: str, total: float | None = None, unit: str = "it", **kwargs) -> tqdm.tqdm:
+def bar(desc: str, total: float | None = None, unit: str = "it", **kwargs: Any) -> tqdm.tqdm:
     """A tqdm bar (a no-op object when disabled): rate, elapsed time, and an ETA when
     `total` is known; it is cleared when closed (`leave=False`)."""
     return tqdm.tqdm(
@@ -66,7 +67,7 @@ class Counter:
     def __enter__(self) -> Counter:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._bar.close()
 
     def update_to(self, n: int) -> None:

@@ -344,7 +344,7 @@ class SequenceForm:
     utility_sum: float = 0.0
     _reach: dict[int, sp.csr_matrix] = dataclasses.field(default_factory=dict, init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for label, matrix in (("payoff_lo", self.payoff_lo), ("payoff_hi", self.payoff_hi)):
             if not sp.issparse(matrix) or matrix.shape != self.shape:
                 raise ValueError(
@@ -394,9 +394,14 @@ class SequenceForm:
 
         Player 0: A y. Player 1: -A^T x. (A constant-sum offset does not change any regret.)
         """
+        values: FloatArray  # scipy.sparse is untyped (Any)
         if matrix is None:
-            return self.payoff @ opponent_plan if player == 0 else -(self.payoff_t @ opponent_plan)
-        return matrix @ opponent_plan if player == 0 else -(matrix.T @ opponent_plan)
+            values = (
+                self.payoff @ opponent_plan if player == 0 else -(self.payoff_t @ opponent_plan)
+            )
+        else:
+            values = matrix @ opponent_plan if player == 0 else -(matrix.T @ opponent_plan)
+        return values
 
     def bound_sequence_values(
         self, player: int, opponent_plan: FloatArray, bound: str
@@ -434,7 +439,8 @@ class SequenceForm:
 
     def opponent_reach(self, player: int, opponent_plan: FloatArray) -> FloatArray:
         """Opponent-and-chance reach of each of `player`'s infosets: R_player @ opponent_plan."""
-        return self.reach_matrix(player) @ opponent_plan
+        reach: FloatArray = self.reach_matrix(player) @ opponent_plan
+        return reach
 
 
 class TreeSequenceForm(SequenceForm):

@@ -166,7 +166,7 @@ class DilatedEntropy:
         total = np.empty(tp.num_infosets)
         xi = self.xi_seq if self.perturbed else None
 
-        def local(lv, vs):
+        def local(lv: Level, vs: FloatArray) -> FloatArray:
             sl, inf = slice(lv.seq_lo, lv.seq_hi), slice(lv.inf_lo, lv.inf_hi)
             z = np.multiply(vs, scale[sl], out=z_all[sl])
             if log_center is not None:

@@ -40,11 +40,15 @@ the game cannot reproduce); with --nature_epsilon (chance sampled, Section 5) al
 true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
 """
 
+from typing import Any
+
+import pyspiel
 from absl import flags, logging
 
 from ospiel_ext import budget, cli, highs, interrupts, policies
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import io as certificate_io
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _EPSILON = flags.DEFINE_float("epsilon", 0.0, "Stop at a certificate this good.")
@@ -96,7 +100,12 @@ _WARM_START = flags.DEFINE_boolean(
 )
 
 
-def _row(game, result, minimal, nature):
+def _row(
+    game: pyspiel.Game,
+    result: certificates.SearchResult,
+    minimal: certificates.Certificate,
+    nature: certificates.NatureSampling | None,
+) -> dict[str, Any]:
     cert = result.certificate
     row = {
         "game": str(game),
@@ -123,7 +132,7 @@ def _row(game, result, minimal, nature):
     return row
 
 
-def _verify(game, cert):
+def _verify(game: pyspiel.Game, cert: certificates.Certificate) -> None:
     """Checks the certificate as it will be written, from the game alone (as `verify` will):
     a certificate that fails its own verification is a bug, reported instead of written."""
     with cli.stage("verifying the certificate"):
@@ -136,7 +145,7 @@ def _verify(game, cert):
         )
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     for holder in (_MAX_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT, _MAX_MEMORY_GB):
         cli.positive(holder)
@@ -162,6 +171,7 @@ def main(argv):
             _NATURE_SUPPORT.value is not None,
             "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_nodes)",
         )
+        assert _NATURE_SUPPORT.value is not None  # required just above
         cli.require(
             _CERTIFICATE_OUT.value is None,
             "a certificate of a sampled trunk cannot be re-verified from the game; "
@@ -193,7 +203,7 @@ def main(argv):
             _verify(game, cert)
         minimal = certificates.minimal_certificate(cert)
     row = _row(game, result, minimal, nature)
-    print(cli.format_table(["quantity", "value"], row.items()))
+    print(format_table(["quantity", "value"], row.items()))
     with cli.outputs():
         cli.write_json(_OUTPUT_JSON.value, row)
         if _CERTIFICATE_OUT.value:

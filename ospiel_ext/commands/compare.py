@@ -20,15 +20,19 @@ seconds_per_iteration, stop_reason}}.
 """
 
 import textwrap
+from typing import Any
 
 import numpy as np
 import pyspiel
 from absl import flags
+from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr as os_cfr
 
 from ospiel_ext import cli, evaluate, interrupts, loading, policies
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tables import format_table
 
 _OURS = cfr.SOLVERS
 _OPENSPIEL = {
@@ -63,7 +67,7 @@ _LEGEND = flags.DEFINE_bool("legend", True, "Explain the columns below the table
 class _OpenSpielSolver:
     """An OpenSpiel CFR solver (C++ or Python) seen through our Solver protocol."""
 
-    def __init__(self, name, game, sf):
+    def __init__(self, name: str, game: pyspiel.Game, sf: TreeSequenceForm) -> None:
         self._solver = _OPENSPIEL[name](game)
         self._cpp = name.startswith("openspiel_cpp")
         self._sf = sf
@@ -74,35 +78,35 @@ class _OpenSpielSolver:
     iteration = property(lambda self: self._iteration)
     traversals = property(lambda self: 2 * self._iteration)  # alternating updates
 
-    def evaluate_and_update_policy(self):
+    def evaluate_and_update_policy(self) -> None:
         self._solver.evaluate_and_update_policy()
         self._iteration += 1
 
-    def average_behavioural(self):
+    def average_behavioural(self) -> policies.Behavioural:
         if self._cpp:
             return self._layout.from_table(self._solver.tabular_average_policy().policy_table())
         return self._layout.from_tabular(self._solver.average_policy())
 
-    def current_behavioural(self):
+    def current_behavioural(self) -> policies.Behavioural:
         if self._cpp:
             return self._layout.from_table(self._solver.tabular_current_policy().policy_table())
         return self._layout.from_tabular(self._solver.current_policy())
 
-    def average_policy(self):
+    def average_policy(self) -> policy_lib.TabularPolicy:
         return self._layout.to_tabular(self.average_behavioural())
 
-    def current_policy(self):
+    def current_policy(self) -> policy_lib.TabularPolicy:
         return self._layout.to_tabular(self.current_behavioural())
 
-    def exploitability(self):
+    def exploitability(self) -> float:
         return evaluate.evaluate_profile(self._sf, self.average_behavioural()).exploitability
 
 
-def _make(name, game, sf):
+def _make(name: str, game: pyspiel.Game, sf: TreeSequenceForm) -> solver_lib.Solver:
     return _OURS[name](sf) if name in _OURS else _OpenSpielSolver(name, game, sf)
 
 
-def _run(solver, checkpoints):
+def _run(solver: solver_lib.Solver, checkpoints: tuple[int, ...]) -> dict[str, Any]:
     result = solver_lib.run(
         solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, checkpoints=checkpoints
     )
@@ -116,7 +120,7 @@ def _run(solver, checkpoints):
     }
 
 
-def _plot(path, game, curves):
+def _plot(path: str, game: pyspiel.Game, curves: dict[str, dict[str, Any]]) -> None:
     plt = cli.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for name, c in curves.items():
@@ -133,7 +137,7 @@ def _plot(path, game, curves):
     cli.save_figure(fig, path, dpi=100)
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES):
         cli.positive(holder)
@@ -142,8 +146,8 @@ def main(argv):
     unknown = [s for s in names if s not in SOLVERS]
     cli.require(not unknown, f"unknown solvers {unknown}; choose from {SOLVERS}")
     cli.require(len(set(names)) == len(names), f"--solvers names a solver twice: {names}")
-    for holder in (_OUTPUT_JSON, _PLOT):
-        cli.output_path(holder)
+    for output in (_OUTPUT_JSON, _PLOT):
+        cli.output_path(output)
     cli.distinct_files([_OUTPUT_JSON, _PLOT])
     if _PLOT.value:
         cli.pyplot()  # matplotlib is there before the work
@@ -184,7 +188,7 @@ def main(argv):
     ]
     print(f"game: {game}")
     print(
-        cli.format_table(
+        format_table(
             [
                 "solver",
                 "iterations",

@@ -41,13 +41,24 @@ depth_limited_nodes, full_game_nodes, max_rollout_stderr, seconds.
 """
 
 import time
+from typing import cast
 
 from absl import app, flags, logging
 
 from ospiel_ext import cli, evaluate, interrupts, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, ggse
+from ospiel_ext.algorithms.depth_limited import strategy_sets
+from ospiel_ext.algorithms.subgames import (
+    blueprints,
+    combine,
+    cuts,
+    gadgets,
+    ggse,
+    priors,
+)
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
@@ -80,7 +91,7 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 
 
-def _rollout_samples(spec):
+def _rollout_samples(spec: str) -> int | None:
     if spec == "exact":
         return None
     kind, _, n = spec.partition(":")
@@ -89,7 +100,7 @@ def _rollout_samples(spec):
     return int(n)
 
 
-def _limit(sf):
+def _limit(sf: TreeSequenceForm) -> tuple[str, dl.DepthLimit]:
     """The depth limit of --limit / --depth; a game that ends before --depth moves (a
     one-shot game) gets after_moves=1 when neither flag was set."""
     spec = _LIMIT.value or f"after_moves={_DEPTH.value}"
@@ -108,14 +119,32 @@ def _limit(sf):
         ) from None
 
 
-def _solve_players(sf, q, blueprint, subs, limit, samples, k):
+def _solve_players(
+    sf: TreeSequenceForm,
+    q: ss.BlueprintQuantities,
+    blueprint: policies.Behavioural,
+    subs: tuple[ss.Subgame, ...],
+    limit: dl.DepthLimit,
+    samples: int | None,
+    k: int,
+) -> tuple[
+    policies.Behavioural,
+    dict[int, int],
+    dict[int, dl.MultiValuedLeaves],
+    list[int],
+    float,
+    combine.Resolution | None,
+    str | None,
+]:
     """Solves each player in turn; returns, so far when stopped: (the profile, {player solved:
     the most iterations one of its solves ran}, {player: its leaves}, the depth-limited games'
     sizes, the largest rollout standard error, full-depth solving's resolution or None, the
     stop reason or None)."""
     at_start = _ROOT.value == "start"
-    gadget = "unsafe" if at_start else _GADGET.value
-    prior = "none" if gadget == "unsafe" else _PRIOR.value
+    # DEFINE_enum checked the names
+    gadget: gadgets.GadgetKind = "unsafe" if at_start else cast(gadgets.GadgetKind, _GADGET.value)
+    prior: priors.PriorKind = "none" if gadget == "unsafe" else cast(priors.PriorKind, _PRIOR.value)
+    kind = cast(strategy_sets.SetKind, _SET.value)
     method = ggse.SOLVER_METHODS[_SOLVER.value]
     profile, solved, sizes, stderr, leaves_of = list(blueprint), {}, [], 0.0, {}
     full = None
@@ -124,7 +153,7 @@ def _solve_players(sf, q, blueprint, subs, limit, samples, k):
             if interrupts.requested():
                 break
             leaves = dl.continuation_leaves(
-                q, subs, limit, i, _SET.value, k, gadget, method, _ITERATIONS.value
+                q, subs, limit, i, kind, k, gadget, method, _ITERATIONS.value
             )
             if samples is not None:
                 leaves = dl.estimate_by_rollouts(sf, leaves, blueprint, samples, _SEED.value + i)
@@ -151,7 +180,7 @@ def _solve_players(sf, q, blueprint, subs, limit, samples, k):
     return (profile[0], profile[1]), solved, leaves_of, sizes, stderr, full, stop.reason
 
 
-def _run(sf, samples):
+def _run(sf: TreeSequenceForm, samples: int | None) -> None:
     blueprint = blueprints.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
     limit_spec, limit = _limit(sf)
     subs = (
@@ -187,7 +216,7 @@ def _run(sf, samples):
         rows.append([label, e, *guaranteed, *(exploitability or [])])
     header = ["profile", "exploitability", "u_0(pi_0, BR)", "u_1(pi_1, BR)"]
     header += [] if value0 is None else ["E(pi_0)", "E(pi_1)"]
-    print(cli.format_table(header, rows))
+    print(format_table(header, rows))
     print(
         f"{sf.tree.num_nodes} full-game nodes; largest depth-limited game "
         f"{max(sizes, default=0)} nodes; {seconds:.2f} s"
@@ -227,12 +256,12 @@ def _run(sf, samples):
         cli.write_json(_OUTPUT_JSON.value, row)
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     for holder in (_ITERATIONS, _NUM_VALUES, _DEPTH, _MAX_NODES, _TIME_LIMIT):
         cli.positive(holder)
-    for holder in (_OUTPUT_JSON, _POLICY_OUT):
-        cli.output_path(holder)
+    for output in (_OUTPUT_JSON, _POLICY_OUT):
+        cli.output_path(output)
     blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
     cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     samples = _rollout_samples(_VALUES.value)

@@ -24,6 +24,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
 from ospiel_ext import cli, evaluate, loading, policies
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _POLICY = flags.DEFINE_string("policy", None, "The policy file to evaluate (required).")
@@ -34,7 +35,7 @@ _MAX_NODES = flags.DEFINE_integer(
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     cli.require(bool(_POLICY.value), "--policy is required")
     cli.input_file(_POLICY)
@@ -43,6 +44,7 @@ def main(argv):
     cli.positive(_MAX_NODES)
     cli.output_path(_OUTPUT_JSON)
     cli.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, _AGAINST])
+    assert _POLICY.value is not None  # required above
     game = cli.load_game(_GAME.value)
     cli.walkable(game, _MAX_NODES.value)  # before a policy file makes OpenSpiel walk the game
     with cli.stage(f"reading {_POLICY.value}"), cli.refuse(ValueError):
@@ -57,6 +59,7 @@ def main(argv):
     with cli.stage("computing best responses"):
         on_policy = [float(v) for v in policy_value(root, [policy, policy])]
         result = best_responses(game, policy, return_only_nash_conv=False)
+    assert not isinstance(result, float)  # return_only_nash_conv=False: a NashConvReturn
     improvements = [float(v) for v in result.player_improvements]
     row = {
         "game": str(game),
@@ -79,7 +82,7 @@ def main(argv):
         }
     print(f"game: {game}\npolicy: {_POLICY.value}")
     print(
-        cli.format_table(
+        format_table(
             ["player", "on-policy value", "best-response value", "improvement"],
             [
                 [

@@ -17,18 +17,21 @@ seconds.
 """
 
 import time
+from typing import Any
 
+import pyspiel
 from absl import app, flags
 
 from ospiel_ext import cli, counting, loading
 from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 
-def _compiled(sf) -> dict:
+def _compiled(sf: sf_lib.TreeSequenceForm) -> dict[str, Any]:
     stats = sf.tree.stats()
     return {
         "players": 2,
@@ -43,7 +46,7 @@ def _compiled(sf) -> dict:
     }
 
 
-def _counted(game, note: str) -> dict:
+def _counted(game: pyspiel.Game, note: str) -> dict[str, Any]:
     with cli.stage(f"counting {game}"), cli.refuse(ValueError):
         size = counting.count_game(game, _MAX_NODES.value)
     row = {
@@ -57,7 +60,7 @@ def _counted(game, note: str) -> dict:
     return {**row, "max_depth": size["max_depth"], "payoff_nonzeros": None, "note": note}
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     cli.positive(_MAX_NODES)
     cli.output_path(_OUTPUT_JSON)
@@ -74,7 +77,7 @@ def main(argv):
     else:
         stats = _compiled(sf)
     row = {"game": str(game), **stats, "seconds": time.perf_counter() - start}
-    print(cli.format_table(["quantity", "value"], [(k, v) for k, v in row.items() if k != "note"]))
+    print(format_table(["quantity", "value"], [(k, v) for k, v in row.items() if k != "note"]))
     if row["note"]:
         print(f"note: {row['note']}")
     with cli.outputs():

@@ -68,7 +68,7 @@ _SCHEDULER = sweeps.define_scheduler_flag()
 _WORKERS = sweeps.define_workers_flag()
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     cli.require(len(set(_BOTS.value)) >= 2, "--bots needs at least two distinct bots")
     for holder in (_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS, _TIME_LIMIT, _SOLVE_TIME_LIMIT):
@@ -114,7 +114,7 @@ def main(argv):
         )  # fmt: skip
     print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {chunk} games", flush=True)
     start = time.perf_counter()
-    returns = {pair: [] for pair in pairs}
+    returns: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     with (
         cli.stoppable(_TIME_LIMIT.value) as stop,
         sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor,
@@ -125,7 +125,7 @@ def main(argv):
             cli.fail(str(e), exit_code=1)
     seconds = time.perf_counter() - start
     stop_reason = stop.reason or "games"
-    text, fields = matches.report(pairs, returns, round_robin=_PAIRS.value == "round_robin")
+    text, fields = matches.report(pairs, dict(returns), round_robin=_PAIRS.value == "round_robin")
     print(f"{text} in {seconds:.1f} s")
     if stop_reason != "games":
         print(f"stopped ({stop_reason}) after {sum(map(len, returns.values()))} games")

@@ -27,11 +27,15 @@ Ctrl-C or SIGTERM stops after the current step; the table, JSON, policy and plot
 written (all of them or none) and the command exits with code 130.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from absl import flags
 
 from ospiel_ext import cli, interrupts, policies, stops
 from ospiel_ext.algorithms import egt
 from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _XI = flags.DEFINE_float("xi", 0.005, "Behavioural lower bound of every action (0: plain EGT).")
@@ -63,7 +67,7 @@ _PLOT = flags.DEFINE_string("plot", None, "Write a PNG of both measures (needs m
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
-def _plot(path, title, curve):
+def _plot(path: str, title: str, curve: solver_lib.ConvergenceCurve) -> None:
     plt = cli.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     axes[0].semilogy(curve.traversals, curve.nash_conv)
@@ -78,7 +82,7 @@ def _plot(path, title, curve):
     cli.save_figure(fig, path, dpi=100)
 
 
-def _checkpoints(iterations):
+def _checkpoints(iterations: int) -> list[int]:
     """The log-spaced checkpoints, then (with --epsilon) one every iterations / 10 steps up to
     10 x iterations, where the gap is tested."""
     points = set(solver_lib.log_spaced(iterations, _CHECKPOINTS.value))
@@ -87,19 +91,20 @@ def _checkpoints(iterations):
     return sorted(points)
 
 
-def _gap_at_most(epsilon, after):
-    """Algorithm 1's stopping rule, tested once the solver has made `after` steps."""
+def _gap_at_most(epsilon: float, after: int) -> Callable[[Any], bool]:
+    """Algorithm 1's stopping rule, tested once the solver has made `after` steps (the run
+    loop passes the solver it runs, an `egt.EGTSolver`)."""
     return lambda solver: solver.iteration >= after and solver.perturbed_gap() <= epsilon
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     for holder in (_ITERATIONS, _CHECKPOINTS, _TIME_LIMIT, _MAX_NODES):
         cli.positive(holder)
     for holder in (_XI, _DGF_WEIGHT, _EPSILON):
         cli.non_negative(holder)
-    for holder in (_OUTPUT_JSON, _POLICY_OUT, _PLOT):
-        cli.output_path(holder)
+    for output in (_OUTPUT_JSON, _POLICY_OUT, _PLOT):
+        cli.output_path(output)
     cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _PLOT])
     cli.require(
         _STEPPING.value == "theory" or not _DGF_WEIGHT.value,
@@ -140,7 +145,7 @@ def main(argv):
     )
     print(f"game: {game}  xi: {_XI.value}  stepping: {_STEPPING.value}  dgf_weight: {weight}")
     print(
-        cli.format_table(
+        format_table(
             ["iteration", "traversals", "nash_conv", "max infoset regret", "seconds"], rows
         )
     )

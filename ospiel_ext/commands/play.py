@@ -22,6 +22,7 @@ JSON keys: game, policy, opponent, games (played), games_asked, stop_reason ('ga
 
 import re
 import sys
+from collections.abc import Callable
 
 import numpy as np
 import pyspiel
@@ -53,14 +54,19 @@ class EndOfInput(Exception):
 class HumanBot(pyspiel.Bot):
     """Shows the state and the legal actions, reads an action id (or its name) from stdin."""
 
-    def __init__(self, player: int, read=input, write=print):
+    def __init__(
+        self,
+        player: int,
+        read: Callable[[str], str] = input,
+        write: Callable[[str], None] = print,
+    ) -> None:
         pyspiel.Bot.__init__(self)
         self.player, self._read, self._write = player, read, write
 
-    def restart_at(self, state):
+    def restart_at(self, state: pyspiel.State) -> None:
         pass
 
-    def step(self, state):
+    def step(self, state: pyspiel.State) -> int:
         shown = (
             state.information_state_string(self.player)
             if state.get_game().get_type().provides_information_state_string
@@ -68,7 +74,7 @@ class HumanBot(pyspiel.Bot):
         )
         self._write(f"\n{shown}")
         legal = state.legal_actions()
-        names = {state.action_to_string(self.player, a): a for a in legal}
+        names: dict[str, int] = {state.action_to_string(self.player, a): a for a in legal}
         self._write("legal actions: " + ", ".join(f"{a}={n}" for n, a in names.items()))
         while True:
             try:
@@ -83,7 +89,7 @@ class HumanBot(pyspiel.Bot):
             self._write(f"{entry!r} is not a legal action")
 
 
-def _opponent(game, spec: str, player: int, seed: int) -> pyspiel.Bot:
+def _opponent(game: pyspiel.Game, spec: str, player: int, seed: int) -> pyspiel.Bot:
     if spec == "random":
         return pyspiel.make_uniform_random_bot(player, seed)
     if spec == "mcts":
@@ -97,10 +103,11 @@ def _opponent(game, spec: str, player: int, seed: int) -> pyspiel.Bot:
     return PolicyBot(player, np.random.RandomState(seed), policies.load_policy(game, path))
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     cli.require(bool(_POLICY.value), "--policy is required")
     cli.input_file(_POLICY)
+    assert _POLICY.value is not None  # required above
     spec = _OPPONENT.value
     cli.require(
         spec in ("random", "mcts", "human") or (spec.startswith("policy:") and len(spec) > 7),

@@ -22,6 +22,8 @@ from absl import flags, logging
 from ospiel_ext import cli, evaluate, interrupts, policies, stops
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["lp", *cfr.SOLVERS], "Which solver.")
@@ -37,7 +39,11 @@ _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the policy JSON her
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
-def _run_cfr(sf):
+# (behavioural or None, LP value or None, iterations, seconds, stop reason)
+_Run = tuple[policies.Behavioural | None, float | None, int, float, str]
+
+
+def _run_cfr(sf: TreeSequenceForm) -> _Run:
     solver = cfr.SOLVERS[_SOLVER.value](sf)
     result = solver_lib.run(
         solver,
@@ -48,7 +54,7 @@ def _run_cfr(sf):
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
 
-def _run_lp(sf):
+def _run_lp(sf: TreeSequenceForm) -> _Run:
     """(behavioural or None, LP value or None, 0, seconds, stop reason)."""
     logging.info(
         "solving the sequence-form LP of %s (%d x %d sequences) with HiGHS",
@@ -59,12 +65,12 @@ def _run_lp(sf):
     return behavioural, value, 0, seconds, reason
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     for holder in (_ITERATIONS, _LOG_EVERY, _TIME_LIMIT, _MAX_NODES):
         cli.positive(holder)
-    for holder in (_OUTPUT_JSON, _POLICY_OUT):
-        cli.output_path(holder)
+    for output in (_OUTPUT_JSON, _POLICY_OUT):
+        cli.output_path(output)
     cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT])
     game = cli.load_game(_GAME.value)
     sf = cli.compile_game(game, _MAX_NODES.value)
@@ -87,7 +93,7 @@ def main(argv):
         "stopped_early": stops.stopped_early(reason),
         "stop_reason": reason,
     }
-    print(cli.format_table(list(row), [list(row.values())]))
+    print(format_table(list(row), [list(row.values())]))
     if behavioural is None:
         print(f"no strategy: HiGHS was stopped ({reason}) before it solved the LP")
     with cli.outputs():

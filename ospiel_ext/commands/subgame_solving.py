@@ -31,12 +31,22 @@ blueprint_exploitability, exploitability, min_delta, mean_delta per player).
 """
 
 import time
+from typing import Any, cast
 
 import numpy as np
 from absl import flags, logging
 
 from ospiel_ext import cli, evaluate, interrupts, policies
-from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, ggse
+from ospiel_ext.algorithms.subgames import (
+    blueprints,
+    combine,
+    cuts,
+    gadgets,
+    ggse,
+    priors,
+)
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _CUT = flags.DEFINE_string(
@@ -59,7 +69,15 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 
 
-def _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp):
+def _per_subgame(
+    sf: TreeSequenceForm,
+    blueprint: policies.Behavioural,
+    subs: tuple[cuts.Subgame, ...],
+    resolution: combine.Resolution,
+    before: blueprints.BlueprintQuantities,
+    after: blueprints.BlueprintQuantities,
+    e_bp: float,
+) -> tuple[list[list[Any]], list[dict[str, Any]]]:
     """Per subgame: the exploitability with only it resolved and Theorem 1's Delta(s_o)."""
     rows, out = [], []
     for sub in subs:
@@ -91,7 +109,7 @@ def _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp):
     return rows, out
 
 
-def _run(sf):
+def _run(sf: TreeSequenceForm) -> None:
     subs = cuts.subgames(sf.tree, cuts.parse_cut(_CUT.value))
     blueprint = blueprints.blueprint_from_spec(sf, _BLUEPRINT.value)[1]
     before = blueprints.BlueprintQuantities.compute(sf, blueprint)
@@ -105,8 +123,8 @@ def _run(sf):
         resolution = combine.resolve(
             before,
             subs,
-            _GADGET.value,
-            _PRIOR.value,
+            cast(gadgets.GadgetKind, _GADGET.value),  # DEFINE_enum checked the names
+            cast(priors.PriorKind, _PRIOR.value),
             method,
             eps=_EPSILON.value,
             iterations=_ITERATIONS.value,
@@ -122,7 +140,7 @@ def _run(sf):
     e_all = evaluate.evaluate_profile(sf, resolution.behavioural).exploitability
     header = ["subgame", "roots", "resolved", "E(blueprint)", "E(this resolved)"]
     header += ["min D_0", "min D_1", "mean D_0", "mean D_1"]
-    print(cli.format_table(header, rows))
+    print(format_table(header, rows))
     resolved = sum(r["resolved"] for r in per_subgame)
     iterations = max((s.iterations for s in resolution.solutions), default=0)
     done = (
@@ -168,7 +186,7 @@ def _run(sf):
         cli.write_json(_OUTPUT_JSON.value, row)
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     cli.require(
         bool(np.isfinite(_EPSILON.value)) and 0 < _EPSILON.value < 1,
@@ -176,8 +194,8 @@ def main(argv):
     )
     for holder in (_ITERATIONS, _MAX_NODES, _TIME_LIMIT):
         cli.positive(holder)
-    for holder in (_OUTPUT_JSON, _POLICY_OUT):
-        cli.output_path(holder)
+    for output in (_OUTPUT_JSON, _POLICY_OUT):
+        cli.output_path(output)
     blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
     cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)

@@ -20,24 +20,26 @@ from absl import flags
 
 from ospiel_ext import cli
 from ospiel_ext.algorithms.certificates import io as certificate_io
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", None, "The pyspiel.load_game string of the game.")
 _CERTIFICATE = flags.DEFINE_string("certificate", None, "The certificate's JSON path.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the outcome here as JSON.")
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli.no_arguments(argv)
     cli.require(_GAME.value is not None, "--game is required")
     cli.input_file(_CERTIFICATE)
     cli.output_path(_OUTPUT_JSON)
+    assert _GAME.value is not None and _CERTIFICATE.value is not None  # checked above
     trunk = certificate_io.trunk_path(_CERTIFICATE.value)
     cli.distinct_files([_OUTPUT_JSON], inputs=[_CERTIFICATE, ("--certificate (.npz)", trunk)])
     game = cli.load_game(_GAME.value)
     with cli.stage(f"verifying {_CERTIFICATE.value}"):
         outcome = certificate_io.verify_saved(game, _CERTIFICATE.value)
     row = {"game": str(game), **vars(outcome)}
-    print(cli.format_table(["quantity", "value"], row.items()))
+    print(format_table(["quantity", "value"], row.items()))
     with cli.outputs():
         cli.write_json(_OUTPUT_JSON.value, row)
     if not outcome.ok:

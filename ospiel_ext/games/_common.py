@@ -68,7 +68,9 @@ def check(condition: bool, game: str, message: str) -> None:
         raise ValueError(f"{game}: {message}")
 
 
-def params_with_defaults(gtype: pyspiel.GameType, params: Mapping[str, Any] | None):
+def params_with_defaults(
+    gtype: pyspiel.GameType, params: Mapping[str, Any] | None
+) -> dict[str, Any]:
     """The game's parameters, defaults filled in."""
     values = dict(gtype.parameter_specification)
     values.update(params or {})
@@ -83,17 +85,19 @@ class StringObserver:
     free observation for these small games).
     """
 
-    def __init__(self, iig_obs_type: pyspiel.IIGObservationType | None, params):
+    def __init__(
+        self, iig_obs_type: pyspiel.IIGObservationType | None, params: Mapping[str, Any] | None
+    ) -> None:
         if params:
             raise ValueError(f"observation parameters not supported; passed {params}")
         self._perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
         self.tensor = np.zeros(0, np.float32)
         self.dict: dict[str, np.ndarray] = {}
 
-    def set_from(self, state, player: int) -> None:
+    def set_from(self, state: State, player: int) -> None:
         del state, player
 
-    def string_from(self, state, player: int) -> str:
+    def string_from(self, state: State, player: int) -> str:
         if self._perfect_recall:
             return state.information_state(player)
         return state.observation(player)
@@ -102,7 +106,11 @@ class StringObserver:
 class Game(pyspiel.Game):
     """Base class: the observer and the utility-bound hook shared by our games."""
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
+    def make_py_observer(
+        self,
+        iig_obs_type: pyspiel.IIGObservationType | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> StringObserver:
         return StringObserver(iig_obs_type, params)
 
 

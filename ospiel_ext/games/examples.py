@@ -38,6 +38,8 @@ Player 0 is the papers' maximising "Player 1"; player 1 their "Player 2".
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -107,7 +109,7 @@ class TwoStageGame(_common.Game):
 
     spec: TwoStageSpec
 
-    def __init__(self, params=None):
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         spec = self.spec
         chance = len(spec.state_probs) > 1
         info = _common.game_info(
@@ -122,51 +124,52 @@ class TwoStageGame(_common.Game):
             params or {},
         )
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> TwoStageState:
         return TwoStageState(self)
 
 
 class TwoStageState(_common.State):
     """Chosen state (-1 before chance) and the moves made."""
 
-    def __init__(self, game: TwoStageGame):
+    def __init__(self, game: TwoStageGame) -> None:
         super().__init__(game)
         self.hidden = -1 if len(game.spec.state_probs) > 1 else 0
         self.moves: tuple[int, ...] = ()
 
     @property
     def _spec(self) -> TwoStageSpec:
-        return self.get_game().spec
+        game: TwoStageGame = self.get_game()
+        return game.spec
 
-    def current_player(self):
+    def current_player(self) -> int:
         if self.hidden < 0:
-            return pyspiel.PlayerId.CHANCE
+            return int(pyspiel.PlayerId.CHANCE)
         if len(self.moves) == 2:
-            return pyspiel.PlayerId.TERMINAL
+            return int(pyspiel.PlayerId.TERMINAL)
         first = self._spec.first_mover
         return first if not self.moves else 1 - first
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> list[int]:
         return list(range(len(self._spec.actions[player])))
 
-    def chance_outcomes(self):
+    def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(enumerate(self._spec.state_probs))
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         if self.hidden < 0:
             self.hidden = action
         else:
             self.moves += (action,)
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"state {action + 1}"
         return self._spec.actions[player][action]
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         return len(self.moves) == 2
 
-    def returns(self):
+    def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0, 0.0]
         first = self._spec.first_mover
@@ -174,7 +177,7 @@ class TwoStageState(_common.State):
         u = float(self._spec.payoff[self.hidden, a0, a1])
         return [u, -u]
 
-    def information_state(self, player):
+    def information_state(self, player: int) -> str:
         cell = self._spec.partitions[player][self.hidden] if self.hidden >= 0 else "-"
         mine = "".join(
             self._spec.actions[player][a]
@@ -183,7 +186,7 @@ class TwoStageState(_common.State):
         )
         return f"p{player} cell:{cell} own:{mine}"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"state {self.hidden} moves {self.moves}"
 
 
@@ -209,7 +212,7 @@ _RMP_TYPE = _common.game_type(
 class RepeatedMatchingPenniesGame(_common.Game):
     """T rounds of matching pennies; player 1 sees player 0's past actions, not vice versa."""
 
-    def __init__(self, params=None):
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         p = _common.params_with_defaults(_RMP_TYPE, params)
         self.rounds = int(p["rounds"])
         _common.check(
@@ -218,36 +221,36 @@ class RepeatedMatchingPenniesGame(_common.Game):
         info = _common.game_info(2, 0, 1.0, 2 * self.rounds)
         super().__init__(_RMP_TYPE, info, p)
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> RepeatedMatchingPenniesState:
         return RepeatedMatchingPenniesState(self)
 
 
 class RepeatedMatchingPenniesState(_common.State):
     """The actions so far, alternating player 0, player 1."""
 
-    def __init__(self, game: RepeatedMatchingPenniesGame):
+    def __init__(self, game: RepeatedMatchingPenniesGame) -> None:
         super().__init__(game)
         self._rounds = game.rounds
         self.moves = ""
 
-    def current_player(self):
+    def current_player(self) -> int:
         if len(self.moves) == 2 * self._rounds:
-            return pyspiel.PlayerId.TERMINAL
+            return int(pyspiel.PlayerId.TERMINAL)
         return len(self.moves) % 2
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> list[int]:
         return [0, 1]
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         self.moves += "HT"[action]
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         return "HT"[action]
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         return len(self.moves) == 2 * self._rounds
 
-    def returns(self):
+    def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0, 0.0]
         u = (
@@ -259,7 +262,7 @@ class RepeatedMatchingPenniesState(_common.State):
         )
         return [u, -u]
 
-    def utility_bounds(self):
+    def utility_bounds(self) -> tuple[float, float]:
         """Rounds played are settled; each remaining round moves the score by 1/T either way."""
         done = len(self.moves) // 2
         settled = (
@@ -269,13 +272,13 @@ class RepeatedMatchingPenniesState(_common.State):
         left = (self._rounds - done) / self._rounds
         return settled - left, settled + left
 
-    def information_state(self, player):
+    def information_state(self, player: int) -> str:
         if player == 0:
             return "p0 own:" + self.moves[0::2]
         complete = len(self.moves) - len(self.moves) % 2
         return "p1 seen:" + self.moves[:complete] + " current:?" * (len(self.moves) % 2)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.moves
 
 

@@ -23,10 +23,16 @@ probability (copies left) / (2k - 2). Actions: 0 fold, 1 check/call, 2 raise.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyspiel
 
 from ospiel_ext.games import _betting, _common
+
+if TYPE_CHECKING:
+    from ospiel_ext.tree import GameTree
 
 _RAISE_AMOUNTS = (2, 4)
 _DEFAULTS = {"num_ranks": 3, "max_raises": 2}
@@ -36,7 +42,7 @@ _GAME_TYPE = _common.game_type("limit_leduc_poker", "k-rank limit Leduc poker", 
 class LimitLeducPokerGame(_common.Game):
     """k-rank limit Leduc poker with a per-round raise cap (or none)."""
 
-    def __init__(self, params=None):
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         p = _common.params_with_defaults(_GAME_TYPE, params)
         self.num_ranks, self.max_raises = int(p["num_ranks"]), int(p["max_raises"])
         name = "limit_leduc_poker"
@@ -54,14 +60,14 @@ class LimitLeducPokerGame(_common.Game):
         info = _common.game_info(3, self.num_ranks * self.num_ranks, bound, length)
         super().__init__(_GAME_TYPE, info, p)
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> LimitLeducPokerState:
         return LimitLeducPokerState(self)
 
 
 class LimitLeducPokerState(_common.State):
     """Cards, the betting of each round, contributions to the pot."""
 
-    def __init__(self, game: LimitLeducPokerGame):
+    def __init__(self, game: LimitLeducPokerGame) -> None:
         super().__init__(game)
         self._k, self._max_raises = game.num_ranks, game.max_raises
         # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
@@ -70,7 +76,7 @@ class LimitLeducPokerState(_common.State):
         self.betting: tuple[str, str] = ("", "")  # actions of each round, as "fcr" characters
         self.pot: tuple[int, int] = (1, 1)
         self.folded = -1
-        self._player = pyspiel.PlayerId.CHANCE
+        self._player: int = pyspiel.PlayerId.CHANCE
 
     @property
     def round(self) -> int:
@@ -79,15 +85,15 @@ class LimitLeducPokerState(_common.State):
     def _raises(self) -> int:
         return self.betting[self.round].count("r")
 
-    def current_player(self):
+    def current_player(self) -> int:
         return self._player
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> list[int]:
         return _betting.legal_actions(
             self.betting[self.round], self.pot, player, self._max_raises, fold_always=True
         )
 
-    def chance_outcomes(self):
+    def chance_outcomes(self) -> list[tuple[int, float]]:
         k = self._k
         if not self.private:
             norm = k * (2 * k - 1)
@@ -97,7 +103,7 @@ class LimitLeducPokerState(_common.State):
         left = [2 - self.private.count(r) for r in range(k)]
         return [(r, n / (2 * k - 2)) for r, n in enumerate(left) if n > 0]
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         if self._player == pyspiel.PlayerId.CHANCE:
             if not self.private:
                 self.private = divmod(action, self._k)
@@ -119,15 +125,15 @@ class LimitLeducPokerState(_common.State):
         else:
             self._player = pyspiel.PlayerId.TERMINAL
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             if not self.private:
                 return f"deal ranks {divmod(action, self._k)}"
             return f"public rank {action}"
         return _betting.ACTION_NAMES[action]
 
-    def is_terminal(self):
-        return self._player == pyspiel.PlayerId.TERMINAL
+    def is_terminal(self) -> bool:
+        return self._player == int(pyspiel.PlayerId.TERMINAL)
 
     def _winner(self) -> int:
         """0 or 1 for the showdown winner, -1 for a split."""
@@ -138,14 +144,14 @@ class LimitLeducPokerState(_common.State):
             return 1
         return 0 if a > b else 1 if b > a else -1
 
-    def returns(self):
+    def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0, 0.0]
         if self.folded >= 0:
             return _betting.fold_returns(self.pot, self.folded)
         return _betting.showdown_returns(self.pot, self._winner())
 
-    def utility_bounds(self):
+    def utility_bounds(self) -> tuple[float, float]:
         """A fold ends the hand with known money; otherwise each side's stake can only grow by the
         raises still allowed (unbounded with unlimited raises)."""
         if self.is_terminal():
@@ -160,12 +166,12 @@ class LimitLeducPokerState(_common.State):
         top = _betting.stake_bound(self.pot, left)
         return -top, top
 
-    def information_state(self, player):
+    def information_state(self, player: int) -> str:
         own = self.private[player] if self.private else "-"
         public = self.public if self.public >= 0 else "-"
         return f"p{player} card:{own} public:{public} bets:{self.betting[0]}|{self.betting[1]}"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"private {self.private} public {self.public} bets {self.betting} pot {self.pot}"
 
 
@@ -176,7 +182,7 @@ def consecutive_raises(state: LimitLeducPokerState) -> int:
     return len(history) - len(history.rstrip("r"))
 
 
-def max_consecutive_raises(tree) -> int:
+def max_consecutive_raises(tree: GameTree) -> int:
     """The most consecutive raises at any expanded decision node of a limit Leduc GameTree
     (e.g. a certificate's trunk)."""
     internal = np.flatnonzero((tree.num_children > 0) & (tree.infoset >= 0))

@@ -37,6 +37,9 @@ Actions: 0 fold, 1 check/call, 2 raise.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pyspiel
 
 from ospiel_ext import poker_hands
@@ -58,7 +61,7 @@ _NUM_ROUNDS = 3
 class RhodeIslandHoldemGame(_common.Game):
     """Rhode Island Hold'em with a configurable deck, bets and raise cap."""
 
-    def __init__(self, params=None):
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         p = _common.params_with_defaults(_GAME_TYPE, params)
         name = "rhode_island_holdem"
         self.num_ranks, self.num_suits = int(p["num_ranks"]), int(p["num_suits"])
@@ -87,14 +90,14 @@ class RhodeIslandHoldemGame(_common.Game):
         )
         super().__init__(_GAME_TYPE, info, p)
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> RhodeIslandHoldemState:
         return RhodeIslandHoldemState(self)
 
 
 class RhodeIslandHoldemState(_common.State):
     """Dealt cards (private then public), the betting of each round, contributions."""
 
-    def __init__(self, game: RhodeIslandHoldemGame):
+    def __init__(self, game: RhodeIslandHoldemGame) -> None:
         super().__init__(game)
         self._deck = game.num_ranks * game.num_suits
         self._suits, self._max_raises = game.num_suits, game.max_raises
@@ -105,25 +108,25 @@ class RhodeIslandHoldemState(_common.State):
         self.betting: tuple[str, ...] = ("",)  # one string per round started
         self.pot = (game.ante, game.ante)
         self.folded = -1
-        self._player = pyspiel.PlayerId.CHANCE
+        self._player: int = pyspiel.PlayerId.CHANCE
 
     @property
     def round(self) -> int:
         return len(self.betting) - 1
 
-    def current_player(self):
+    def current_player(self) -> int:
         return self._player
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> list[int]:
         return _betting.legal_actions(
             self.betting[-1], self.pot, player, self._max_raises, fold_always=False
         )
 
-    def chance_outcomes(self):
+    def chance_outcomes(self) -> list[tuple[int, float]]:
         left = [c for c in range(self._deck) if c not in self.cards]
         return [(c, 1.0 / len(left)) for c in left]
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         if self._player == pyspiel.PlayerId.CHANCE:
             self.cards += (action,)
             self._player = pyspiel.PlayerId.CHANCE if len(self.cards) == 1 else 0
@@ -143,15 +146,15 @@ class RhodeIslandHoldemState(_common.State):
             self.betting += ("",)
             self._player = pyspiel.PlayerId.CHANCE
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"card {action // self._suits}/{action % self._suits}"
         return _betting.ACTION_NAMES[action]
 
-    def is_terminal(self):
-        return self._player == pyspiel.PlayerId.TERMINAL
+    def is_terminal(self) -> bool:
+        return self._player == int(pyspiel.PlayerId.TERMINAL)
 
-    def returns(self):
+    def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0, 0.0]
         if self.folded >= 0:
@@ -165,7 +168,7 @@ class RhodeIslandHoldemState(_common.State):
         )
         return _betting.showdown_returns(self.pot, 0 if v0 > v1 else 1 if v1 > v0 else -1)
 
-    def utility_bounds(self):
+    def utility_bounds(self) -> tuple[float, float]:
         """A fold ends the hand with known money; otherwise stakes grow by the raises left."""
         if self.is_terminal():
             r = self.returns()[0]
@@ -176,12 +179,12 @@ class RhodeIslandHoldemState(_common.State):
         top = _betting.stake_bound(self.pot, left)
         return -top, top
 
-    def information_state(self, player):
+    def information_state(self, player: int) -> str:
         own = self.cards[player] if len(self.cards) > player else "-"
         public = ",".join(map(str, self.cards[2:]))
         return f"p{player} card:{own} public:{public} bets:{'|'.join(self.betting)}"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"cards {self.cards} bets {self.betting} pot {self.pot}"
 
 

@@ -28,6 +28,9 @@ Utility (player 0): +1 on escape, -1 on capture or when time runs out (win-loss,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pyspiel
 
 from ospiel_ext.games import _common
@@ -41,7 +44,7 @@ _GAME_TYPE = _common.game_type(
 class SearchGame(_common.Game):
     """Evader (player 0) against a one-unit patroller (player 1) on a grid graph."""
 
-    def __init__(self, params=None):
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         p = _common.params_with_defaults(_GAME_TYPE, params)
         self.rows, self.cols = int(p["rows"]), int(p["cols"])
         self.time_limit = int(p["time_limit"])
@@ -70,7 +73,7 @@ class SearchGame(_common.Game):
     def _build_graph(self) -> tuple[tuple[int, ...], ...]:
         edges: list[set[int]] = [set() for _ in range(self.num_graph_nodes)]
 
-        def link(a, b):
+        def link(a: int, b: int) -> None:
             edges[a].add(b)
             edges[b].add(a)
 
@@ -97,14 +100,14 @@ class SearchGame(_common.Game):
             frontier = nxt
         return tuple(dist[n] for n in range(self.num_graph_nodes))
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> SearchGameState:
         return SearchGameState(self)
 
 
 class SearchGameState(_common.State):
     """Evader path, unit position, flag reports; see the module docstring for the rules."""
 
-    def __init__(self, game: SearchGame):
+    def __init__(self, game: SearchGame) -> None:
         super().__init__(game)
         # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
         self.path: tuple[int, ...] = (0,)  # evader's nodes, one per step taken
@@ -115,22 +118,24 @@ class SearchGameState(_common.State):
 
     @property
     def _game(self) -> SearchGame:
-        return self.get_game()  # not an attribute: pyspiel deep-copies attributes on clone
+        # not an attribute: pyspiel deep-copies attributes on clone
+        game: SearchGame = self.get_game()
+        return game
 
     @property
     def step(self) -> int:
         return len(self.patrol) - 1
 
-    def current_player(self):
+    def current_player(self) -> int:
         return self._player
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> list[int]:
         g = self._game
         here = self.path[-1] if player == 0 else self.patrol[-1]
         moves = (here, *g.neighbours[here])
         return sorted(m for m in moves if player == 0 or g.is_grid(m))
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         g = self._game
         if self._player == 0:
             self.path += (action,)
@@ -148,16 +153,16 @@ class SearchGameState(_common.State):
             self.outcome = -1  # time is up
         self._player = pyspiel.PlayerId.TERMINAL if self.outcome else 0
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         return f"{'evader' if player == 0 else 'unit'} to {action}"
 
-    def is_terminal(self):
-        return self._player == pyspiel.PlayerId.TERMINAL
+    def is_terminal(self) -> bool:
+        return self._player == int(pyspiel.PlayerId.TERMINAL)
 
-    def returns(self):
+    def returns(self) -> list[float]:
         return [float(self.outcome), -float(self.outcome)]
 
-    def utility_bounds(self):
+    def utility_bounds(self) -> tuple[float, float]:
         """Capture stays possible until the end; escape only while G is within reach."""
         if self.is_terminal():
             return float(self.outcome), float(self.outcome)
@@ -165,12 +170,12 @@ class SearchGameState(_common.State):
         reachable = self._game.goal_distance[self.path[-1]] <= steps_left
         return -1.0, 1.0 if reachable else -1.0
 
-    def information_state(self, player):
+    def information_state(self, player: int) -> str:
         if player == 0:
             return "p0 path:" + ",".join(map(str, self.path))
         return f"p1 moves:{','.join(map(str, self.patrol))} reports:{self.reports}"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"path {self.path} unit {self.patrol} reports {self.reports} outcome {self.outcome}"
 
 

@@ -21,6 +21,9 @@ v - 1.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pyspiel
 
 from ospiel_ext.games import _common
@@ -32,7 +35,7 @@ _GAME_TYPE = _common.game_type("sequential_goofspiel", "Sequential Goofspiel", _
 class SequentialGoofspielGame(_common.Game):
     """k-rank Goofspiel with player 0 bidding first in each round."""
 
-    def __init__(self, params=None):
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         p = _common.params_with_defaults(_GAME_TYPE, params)
         name = "sequential_goofspiel"
         self.num_cards = int(p["num_cards"])
@@ -62,14 +65,14 @@ class SequentialGoofspielGame(_common.Game):
         info = _common.game_info(k, k if random else 0, total, k * (3 if random else 2))
         super().__init__(gtype, info, p)
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> SequentialGoofspielState:
         return SequentialGoofspielState(self)
 
 
 class SequentialGoofspielState(_common.State):
     """Prizes revealed so far, both players' bids, and the round results."""
 
-    def __init__(self, game: SequentialGoofspielGame):
+    def __init__(self, game: SequentialGoofspielGame) -> None:
         super().__init__(game)
         self._k, self._perfect = game.num_cards, game.info == "perfect"
         self._random = game.points_order == "random"
@@ -80,7 +83,7 @@ class SequentialGoofspielState(_common.State):
         self.bids1: tuple[int, ...] = ()
         self.results = ""  # per round: "0" (player 0 won), "1", or "=" (tie)
         self.diff = 0.0  # player 0's points minus player 1's
-        self._player = self._next_player()
+        self._player: int = self._next_player()
 
     @property
     def round(self) -> int:
@@ -91,25 +94,25 @@ class SequentialGoofspielState(_common.State):
             return self.prizes[self.round]
         return self._k - self.round if self._order == "descending" else self.round + 1
 
-    def current_player(self):
+    def current_player(self) -> int:
         return self._player
 
     def _next_player(self) -> int:
         if self.round == self._k:
-            return pyspiel.PlayerId.TERMINAL
+            return int(pyspiel.PlayerId.TERMINAL)
         if self._random and len(self.prizes) == self.round:
-            return pyspiel.PlayerId.CHANCE
+            return int(pyspiel.PlayerId.CHANCE)
         return 0 if len(self.bids0) == self.round else 1
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> list[int]:
         used = set(self.bids1 if player else self.bids0)
         return [b - 1 for b in range(1, self._k + 1) if b not in used]
 
-    def chance_outcomes(self):
+    def chance_outcomes(self) -> list[tuple[int, float]]:
         left = [v for v in range(1, self._k + 1) if v not in self.prizes]
         return [(v - 1, 1.0 / len(left)) for v in left]
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         if self.is_chance_node():
             self.prizes += (action + 1,)
         elif self.current_player() == 0:
@@ -125,18 +128,18 @@ class SequentialGoofspielState(_common.State):
             self.results += "0" if b0 > b1 else "1" if b1 > b0 else "="
         self._player = self._next_player()
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         return f"prize {action + 1}" if player == pyspiel.PlayerId.CHANCE else f"bid {action + 1}"
 
-    def is_terminal(self):
-        return self._player == pyspiel.PlayerId.TERMINAL
+    def is_terminal(self) -> bool:
+        return self._player == int(pyspiel.PlayerId.TERMINAL)
 
-    def returns(self):
+    def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0, 0.0]
         return [self.diff, -self.diff]
 
-    def utility_bounds(self):
+    def utility_bounds(self) -> tuple[float, float]:
         """Points already won, plus or minus the prizes not yet decided; exact in the last
         round, where both bids and the prize are forced."""
         if self.is_terminal():
@@ -156,7 +159,7 @@ class SequentialGoofspielState(_common.State):
             )
         return self.diff - remaining, self.diff + remaining
 
-    def information_state(self, player):
+    def information_state(self, player: int) -> str:
         prizes = ",".join(map(str, self.prizes))
         if self._perfect:
             return (
@@ -166,7 +169,7 @@ class SequentialGoofspielState(_common.State):
         own = self.bids1 if player else self.bids0
         return f"p{player} prizes:{prizes} own:{','.join(map(str, own))} results:{self.results}"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"prizes {self.prizes} bids {self.bids0} / {self.bids1} results {self.results}"
 
 

@@ -42,7 +42,7 @@ from ospiel_ext import interrupts, loading, lp, policies, progress, stops
 from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.budget import Budget
-from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
+from ospiel_ext.sequence_form import SequenceForm, Treeplex, TreeSequenceForm
 from ospiel_ext.tree import GameTree
 from ospiel_ext.tree_builder import TreeBuilder
 
@@ -136,7 +136,7 @@ class _Side:
     basis: lp.Basis | None
 
 
-def _close_bad(tp, bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
+def _close_bad(tp: Treeplex, bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """An infoset all of whose actions are bad makes the sequence leading to it bad."""
     while tp.num_infosets:
         all_bad = np.minimum.reduceat(bad[1:].astype(np.int8), tp.seq_start - 1) == 1
@@ -148,7 +148,14 @@ def _close_bad(tp, bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
     return bad
 
 
-def _correct(sf, player, plan, values, unbounded, bad) -> NDArray[np.bool_]:
+def _correct(
+    sf: TreeSequenceForm,
+    player: int,
+    plan: FloatArray,
+    values: FloatArray,
+    unbounded: NDArray[np.bool_],
+    bad: NDArray[np.bool_],
+) -> NDArray[np.bool_]:
     """Algorithm 6.11 CORRECT at every opponent infoset I: where an action a is worth more to
     the opponent's unrestricted best response than I's value when avoiding bad sequences
     (V*(Ia) better than V(I)), the solving player's sequences that lead to an unbounded leaf
@@ -222,7 +229,7 @@ class _Solves:
 
 def _solve_trunk(
     sf: TreeSequenceForm,
-    warm=(None, None),
+    warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None),
     method: str = "simplex",
     budget: Budget | None = None,
 ) -> _Solves:
@@ -315,7 +322,11 @@ class SearchResult(stops.Stoppable):
     peak_memory: int = 0
 
 
-def _support_leaves(sf: TreeSequenceForm, frontier, support) -> list[int]:
+def _support_leaves(
+    sf: TreeSequenceForm,
+    frontier: dict[int, pyspiel.State],
+    support: tuple[NDArray[np.bool_], NDArray[np.bool_]],
+) -> list[int]:
     """Pseudoterminal leaves in the support of the corrected optimistic profile."""
     z = sf.leaves
     reached = (

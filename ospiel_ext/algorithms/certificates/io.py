@@ -210,7 +210,7 @@ def _strategy_tables(strategy: list) -> tuple[dict[str, dict[int, float]], ...] 
     return tuple(tables)
 
 
-def _strategy_problem(sf: TreeSequenceForm, tables) -> str:
+def _strategy_problem(sf: TreeSequenceForm, tables: tuple[dict[str, dict[int, float]], ...]) -> str:
     """Why `tables` is not a behavioural strategy of the trunk (one table per player), or ''."""
     tree = sf.tree
     for p in (0, 1):
