@@ -32,7 +32,7 @@ import numpy as np
 import scipy.stats
 from absl import app, flags
 
-from ospiel_ext import cli, sweeps
+from ospiel_ext import cli, cli_flags, cli_output, sweeps
 from ospiel_ext.algorithms.subgames import experiment as ex
 from ospiel_ext.algorithms.subgames import ggse
 
@@ -262,12 +262,12 @@ def _scatter(plt, path, records, solver, title):
     axes[0][0].legend(fontsize=6)
     fig.suptitle(title)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=90)
+    cli_output.save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 
 def _plots(records, out_dir):
-    plt = cli.pyplot()
+    plt = cli_output.pyplot()
     paths = []
     for solver, fig_name in (("cfr_plus", "fig2"), ("lp", "fig19")):
         if any(r.solver == solver for r in records):
@@ -299,7 +299,7 @@ def _plots(records, out_dir):
         axes[0][0].legend(fontsize=6)
         fig.tight_layout()
         path = f"{out_dir}/ggse_fig3.png"
-        cli.save_figure(fig, path, dpi=90)
+        cli_output.save_figure(fig, path, dpi=90)
         plt.close(fig)
         paths.append(path)
     diffs = _fig18(records)
@@ -313,7 +313,7 @@ def _plots(records, out_dir):
             ax.set_title(" ".join(key), fontsize=8)
         fig.tight_layout()
         path = f"{out_dir}/ggse_fig18.png"
-        cli.save_figure(fig, path, dpi=90)
+        cli_output.save_figure(fig, path, dpi=90)
         plt.close(fig)
         paths.append(path)
     return paths
@@ -371,17 +371,17 @@ def compact_json(result, tests):
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
-    cli.require(set(_SOLVERS.value) <= {"cfr_plus", "lp"}, "--solvers: cfr_plus, lp")
-    cli.require(0 < _EPSILON.value < 1, f"--epsilon must be in (0, 1), got {_EPSILON.value}")
-    cli.positive(_ITERATIONS)
-    cli.positive(_TIME_LIMIT)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
+    cli_flags.require(set(_SOLVERS.value) <= {"cfr_plus", "lp"}, "--solvers: cfr_plus, lp")
+    cli_flags.require(0 < _EPSILON.value < 1, f"--epsilon must be in (0, 1), got {_EPSILON.value}")
+    cli_flags.positive(_ITERATIONS)
+    cli_flags.positive(_TIME_LIMIT)
+    cli_flags.output_path(_OUTPUT_JSON)
     if _PLOTS_DIR.value:
-        cli.plots_dir(_PLOTS_DIR)
-    cli.require(_CFR.value + _DIRICHLET.value >= 1, "give at least one blueprint")
-    cli.require(bool(_LP_VERTICES.value), "--lp_vertices: give at least one")
+        cli_flags.plots_dir(_PLOTS_DIR)
+    cli_flags.require(_CFR.value + _DIRICHLET.value >= 1, "give at least one blueprint")
+    cli_flags.require(bool(_LP_VERTICES.value), "--lp_vertices: give at least one")
     try:
         for t in _TECHNIQUES.value:
             ex.parse_technique(t)
@@ -420,7 +420,7 @@ def main(argv):
         d = [x for _, _, x in rows18]
         print(f"fig18 {case} {solver}: min {min(d):.4g} max {max(d):.4g} (n={len(d)})")
     if _OUTPUT_JSON.value:
-        cli.write_rows_json(_OUTPUT_JSON.value, compact_json(result, tests))
+        cli_output.write_rows_json(_OUTPUT_JSON.value, compact_json(result, tests))
     if _PLOTS_DIR.value:
         for path in _plots(records, _PLOTS_DIR.value):
             print("wrote", path)

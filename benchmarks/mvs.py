@@ -45,7 +45,7 @@ import numpy as np
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, evaluate, lp, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, lp, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.strategy_sets import sequence_labels
@@ -295,7 +295,7 @@ def _rps_plot(plt, path, optimal_sets):
         f"{GRID_STEP}), the equilibrium (red star)"
     )
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=90)
+    cli_output.save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 
@@ -410,7 +410,7 @@ def run_case(game_string, cut_spec, checks, blueprint_cache):
     checkpoints of a game are computed once, in `blueprint_cache`)."""
     game = cli.load_game(game_string)
     sf = cli.compile_game(game)
-    with cli.refuse():
+    with cli_flags.refuse():
         limit = dl.depth_limit(sf.tree, dl.parse_limit(cut_spec))
     subs = dl.start_subgames(sf.tree)
     v0 = combine.game_value(sf)
@@ -705,7 +705,7 @@ def _case_plot(plt, path, short, records, references):
     note = "\n(full-depth LP: exploitability 0, not drawn)" if "lp" in _SOLVERS.value else ""
     fig.suptitle(f"{short}: exploitability of the depth-limited profile{note}", fontsize=9)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=90)
+    cli_output.save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 
@@ -714,27 +714,27 @@ BLUEPRINTS: list[int] = []
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.require(set(_GAMES.value) <= set(GAMES), f"--games must be among {list(GAMES)}")
-    cli.require(bool(_GAMES.value), "--games is empty")
-    cli.require(
+    cli_flags.no_arguments(argv)
+    cli_flags.require(set(_GAMES.value) <= set(GAMES), f"--games must be among {list(GAMES)}")
+    cli_flags.require(bool(_GAMES.value), "--games is empty")
+    cli_flags.require(
         set(_SOLVERS.value) <= set(SOLVERS) and bool(_SOLVERS.value),
         f"--solvers must be among {list(SOLVERS)}",
     )
-    cli.require(
+    cli_flags.require(
         set(_SETS.value) <= set(SETS) and bool(_SETS.value), f"--sets must be among {list(SETS)}"
     )
-    NUM_VALUES[:] = sorted(set(cli.int_list(_NUM_VALUES)))
-    BLUEPRINTS[:] = cli.int_list(_BLUEPRINTS)
-    cli.require(
+    NUM_VALUES[:] = sorted(set(cli_flags.int_list(_NUM_VALUES)))
+    BLUEPRINTS[:] = cli_flags.int_list(_BLUEPRINTS)
+    cli_flags.require(
         all(b > a for a, b in zip(BLUEPRINTS, BLUEPRINTS[1:])),
         "--blueprints must be strictly increasing",
     )
-    cli.positive(_ITERATIONS)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.positive(_ITERATIONS)
+    cli_flags.output_path(_OUTPUT_JSON)
     if _PLOTS_DIR.value:
-        cli.output_dir(_PLOTS_DIR)
-        plt = cli.pyplot()
+        cli_flags.output_dir(_PLOTS_DIR)
+        plt = cli_output.pyplot()
     wall = time.perf_counter()
     result = {}
     checks: list[str] = []
@@ -799,7 +799,7 @@ def main(argv):
                 "references": [_round(r) for r in references],
             }
         )
-        cli.write_rows_json(_OUTPUT_JSON.value, result)
+        cli_output.write_rows_json(_OUTPUT_JSON.value, result)
     if checks:
         sys.exit(1)
 

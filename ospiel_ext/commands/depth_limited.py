@@ -44,10 +44,11 @@ import time
 
 from absl import app, flags, logging
 
-from ospiel_ext import cli, evaluate, interrupts, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.subgames import combine, cuts, experiment, ggse
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _BLUEPRINT = flags.DEFINE_string("blueprint", "cfr:100", "FILE, cfr:N or dirichlet:SEED.")
@@ -187,7 +188,7 @@ def _run(sf, samples):
         rows.append([label, e, *guaranteed, *(exploitability or [])])
     header = ["profile", "exploitability", "u_0(pi_0, BR)", "u_1(pi_1, BR)"]
     header += [] if value0 is None else ["E(pi_0)", "E(pi_1)"]
-    print(cli.format_table(header, rows))
+    print(format_table(header, rows))
     print(
         f"{sf.tree.num_nodes} full-game nodes; largest depth-limited game "
         f"{max(sizes, default=0)} nodes; {seconds:.2f} s"
@@ -224,20 +225,20 @@ def _run(sf, samples):
         if _POLICY_OUT.value:
             policy = policies.layout(sf).to_tabular(behavioural)
             policies.save_policy(policy, _POLICY_OUT.value, sf.tree.game)
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
 
 
 def main(argv):
-    cli.no_arguments(argv)
+    cli_flags.no_arguments(argv)
     for holder in (_ITERATIONS, _NUM_VALUES, _DEPTH, _MAX_NODES, _TIME_LIMIT):
-        cli.positive(holder)
+        cli_flags.positive(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT):
-        cli.output_path(holder)
+        cli_flags.output_path(holder)
     blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
-    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
+    cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     samples = _rollout_samples(_VALUES.value)
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
-    with cli.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
+    with cli_flags.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
         _run(sf, samples)
 
 

@@ -20,9 +20,10 @@ import time
 
 from absl import app, flags
 
-from ospiel_ext import cli, counting
+from ospiel_ext import cli, cli_flags, cli_output, counting
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext import tree as tree_lib
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
@@ -45,7 +46,7 @@ def _compiled(sf) -> dict:
 
 
 def _counted(game, note: str) -> dict:
-    with cli.stage(f"counting {game}"), cli.refuse(ValueError):
+    with cli.stage(f"counting {game}"), cli_flags.refuse(ValueError):
         size = counting.count_game(game, _MAX_NODES.value)
     row = {
         "players": size["players"],
@@ -59,9 +60,9 @@ def _counted(game, note: str) -> dict:
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_MAX_NODES)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_MAX_NODES)
+    cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value, two_player_zero_sum=False)
     start = time.perf_counter()
     try:
@@ -69,17 +70,17 @@ def main(argv):
         with cli.stage(f"compiling {game}"):
             sf = sf_lib.for_game(game, max_nodes=_MAX_NODES.value)
     except tree_lib.GameTooLargeError as e:
-        raise app.UsageError(cli.one_line(str(e))) from None
+        raise app.UsageError(cli_flags.one_line(str(e))) from None
     except ValueError as e:  # not what the solvers take, but countable
-        stats = _counted(game, f"counted only: {cli.one_line(str(e))}")
+        stats = _counted(game, f"counted only: {cli_flags.one_line(str(e))}")
     else:
         stats = _compiled(sf)
     row = {"game": str(game), **stats, "seconds": time.perf_counter() - start}
-    print(cli.format_table(["quantity", "value"], [(k, v) for k, v in row.items() if k != "note"]))
+    print(format_table(["quantity", "value"], [(k, v) for k, v in row.items() if k != "note"]))
     if row["note"]:
         print(f"note: {row['note']}")
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
 
 
 if __name__ == "__main__":

@@ -35,8 +35,9 @@ import time
 import numpy as np
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, interrupts, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies
 from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, experiment, ggse
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _CUT = flags.DEFINE_string(
@@ -122,7 +123,7 @@ def _run(sf):
     e_all = evaluate.evaluate_profile(sf, resolution.behavioural).exploitability
     header = ["subgame", "roots", "resolved", "E(blueprint)", "E(this resolved)"]
     header += ["min D_0", "min D_1", "mean D_0", "mean D_1"]
-    print(cli.format_table(header, rows))
+    print(format_table(header, rows))
     resolved = sum(r["resolved"] for r in per_subgame)
     iterations = max((s.iterations for s in resolution.solutions), default=0)
     done = (
@@ -165,23 +166,23 @@ def _run(sf):
     with cli.outputs():
         if _POLICY_OUT.value:
             policies.save_policy(resolution.policy(), _POLICY_OUT.value, sf.tree.game)
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.require(
+    cli_flags.no_arguments(argv)
+    cli_flags.require(
         bool(np.isfinite(_EPSILON.value)) and 0 < _EPSILON.value < 1,
         f"--epsilon must be in (0, 1), got {_EPSILON.value}",
     )
     for holder in (_ITERATIONS, _MAX_NODES, _TIME_LIMIT):
-        cli.positive(holder)
+        cli_flags.positive(holder)
     for holder in (_OUTPUT_JSON, _POLICY_OUT):
-        cli.output_path(holder)
+        cli_flags.output_path(holder)
     blueprint_file = experiment.blueprint_file(_BLUEPRINT.value)
-    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
+    cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
-    with cli.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
+    with cli_flags.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
         _run(sf)
 
 
