@@ -20,7 +20,7 @@ CFR+ (the paper-exact figures stay as they were).
 import os
 import sys
 
-from absl import app, flags
+from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, sequence_form
 from ospiel_ext.algorithms import cfr, egt
@@ -98,10 +98,7 @@ def main(argv):
         _TRAVERSALS.value >= 6, f"--traversals must be at least 6, got {_TRAVERSALS.value}"
     )
     cli_flags.non_negative(_CFR_XI)
-    try:
-        aggressive_xis = [float(x) for x in _AGGRESSIVE_XIS.value]
-    except ValueError as e:
-        raise app.UsageError(f"--aggressive_xis takes numbers: {e}") from None
+    aggressive_xis = cli_flags.float_list(_AGGRESSIVE_XIS)
     cli_flags.require(
         all(0 <= x < 0.5 for x in aggressive_xis),
         f"--aggressive_xis must lie in [0, 0.5), got {_AGGRESSIVE_XIS.value}",

@@ -36,7 +36,7 @@ Prints tables; --output_json writes every figure.
 
 import time
 
-from absl import app, flags
+from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, sequence_form
 from ospiel_ext.algorithms import cfr, egt
@@ -292,26 +292,17 @@ def main(argv):
         0 < _REFINE_XI.value < 0.5, f"--refine_xi must lie in (0, 0.5), got {_REFINE_XI.value}"
     )
     cli_flags.output_path(_OUTPUT_JSON)
-    try:
-        xis = [float(x) for x in _XIS.value]
-    except ValueError as e:
-        raise app.UsageError(f"--xis takes numbers: {e}") from None
+    xis = cli_flags.float_list(_XIS)
     cli_flags.require(
         all(0 < x < 0.5 for x in xis), f"--xis must lie in (0, 0.5), got {_XIS.value}"
     )
-    try:
-        tight = [float(t) for t in _TIGHT_TARGETS.value]
-    except ValueError as e:
-        raise app.UsageError(f"--tight_targets takes numbers: {e}") from None
+    tight = cli_flags.float_list(_TIGHT_TARGETS)
     cli_flags.require(
         all(t > 0 for t in tight) and tight == sorted(tight, reverse=True),
         f"--tight_targets must be positive and decreasing, got {_TIGHT_TARGETS.value}",
     )
     cli_flags.positive(_TIGHT_MAX)
-    try:
-        rounding = [float(r) for r in _ROUNDING.value]
-    except ValueError as e:
-        raise app.UsageError(f"--rounding_perturbations takes numbers: {e}") from None
+    rounding = cli_flags.float_list(_ROUNDING)
     cli_flags.require(
         all(-1 < r < 1 for r in rounding),
         f"--rounding_perturbations must lie in (-1, 1), got {_ROUNDING.value}",

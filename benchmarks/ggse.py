@@ -223,15 +223,6 @@ def _vertex_comparison(records):
     return header, rows
 
 
-def _markdown(header, rows):
-    def cell(v):
-        return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _scatter(plt, path, records, solver, title):
     cases = list(dict.fromkeys(_name(r.game, r.cut) for r in records))
     fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 4.2), squeeze=False)
@@ -345,12 +336,9 @@ def _t_matrices(tests):
     return out
 
 
-def _round(v):
-    if isinstance(v, float):
-        return float(f"{v:.6g}") if np.isfinite(v) else None
-    if isinstance(v, (tuple, list)):
-        return [_round(x) for x in v]
-    return SHORT.get(v, v) if isinstance(v, str) else v
+def _cell(v):
+    """A field of a record or t-test for the JSON: a game by its short name, figures rounded."""
+    return SHORT.get(v, v) if isinstance(v, str) else cli_output.round_figures(v)
 
 
 def compact_json(result, tests):
@@ -364,9 +352,9 @@ def compact_json(result, tests):
         "interrupted": result.interrupted,
         "games": {short: game for game, short in SHORT.items()},
         "columns": columns,
-        "records": [[_round(getattr(r, c)) for c in columns] for r in result.results],
+        "records": [[_cell(getattr(r, c)) for c in columns] for r in result.results],
         "t_test_columns": t_columns,
-        "t_tests": [[_round(getattr(t, c)) for c in t_columns] for t in tests],
+        "t_tests": [[_cell(getattr(t, c)) for c in t_columns] for t in tests],
     }
 
 
@@ -403,19 +391,19 @@ def main(argv):
         f"({sum(r.seconds for r in records):.1f} s of task time)"
     )
     header, rows = _summary(records)
-    print(_markdown(header, rows))
+    print(cli_output.markdown(header, rows))
     tests = ex.paired_t_tests([r for r in records if _in_grid(r)], _TECHNIQUES.value)
     print("\nApp. B.1 paired one-sided t-tests: p of H1 'row has lower exploitability'")
     for (case, solver), cells in _t_matrices(tests).items():
         techniques = [t for t in _TECHNIQUES.value]
         rows = [[a] + [cells.get((a, b), "") for b in techniques] for a in techniques]
         print(f"\n{case}, {solver}, n = {cells['n']}:")
-        print(_markdown(["row \\ column"] + techniques, rows))
+        print(cli_output.markdown(["row \\ column"] + techniques, rows))
     if len(_LP_VERTICES.value) > 1:
         print("\nThe gadget LP's optimal solutions without a prior (--lp_vertices):")
-        print(_markdown(*_vertex_spread(records)))
+        print(cli_output.markdown(*_vertex_spread(records)))
         print("\nmax_margin/none - resolving/none by LP vertex:")
-        print(_markdown(*_vertex_comparison(records)))
+        print(cli_output.markdown(*_vertex_comparison(records)))
     for (case, solver), rows18 in _fig18(records).items():
         d = [x for _, _, x in rows18]
         print(f"fig18 {case} {solver}: min {min(d):.4g} max {max(d):.4g} (n={len(d)})")

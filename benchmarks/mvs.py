@@ -101,22 +101,8 @@ def _fmt(v):
 
 
 def _markdown(header, rows):
-    def cell(v):
-        if isinstance(v, float):
-            return _fmt(v)
-        return "" if v is None else str(v)
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def _round(v):
-    if isinstance(v, (float, np.floating)):
-        return float(f"{float(v):.6g}") if np.isfinite(v) else None
-    if isinstance(v, (list, tuple)):
-        return [_round(x) for x in v]
-    return v
+    """A markdown table with `_fmt`'s numbers."""
+    return cli_output.markdown(header, rows, number=_fmt)
 
 
 # -- RPS+ (Section 2, Figure 1) ---------------------------------------------------------------
@@ -747,7 +733,11 @@ def main(argv):
         )
         print(_rps_table(rps))
         for k, v in rps.items():
-            rows = [{c: _round(x) for c, x in r.items()} for r in v] if k == "rows" else None
+            rows = (
+                [{c: cli_output.round_figures(x) for c, x in r.items()} for r in v]
+                if k == "rows"
+                else None
+            )
             result[f"rps_plus_{k}"] = v if rows is None else rows
         if _PLOTS_DIR.value:
             path = os.path.join(_PLOTS_DIR.value, "depth_limited_rps_plus.png")
@@ -794,9 +784,9 @@ def main(argv):
                 "games": {short: game for game, short in SHORT.items()},
                 "checks": checks,
                 "columns": RECORD_COLUMNS,
-                "records": [_round(r) for r in records],
+                "records": [cli_output.round_figures(r) for r in records],
                 "reference_columns": REFERENCE_COLUMNS,
-                "references": [_round(r) for r in references],
+                "references": [cli_output.round_figures(r) for r in references],
             }
         )
         cli_output.write_rows_json(_OUTPUT_JSON.value, result)

@@ -95,6 +95,15 @@ def int_list(holder: flags.FlagHolder, minimum: int = 1) -> list[int]:
     return out
 
 
+def float_list(holder: flags.FlagHolder) -> list[float]:
+    """The numbers of a list flag (empty if the list is); one-line error naming the flag if
+    an entry is not a number. What the numbers must be is the caller's check."""
+    try:
+        return [float(v) for v in holder.value or []]
+    except ValueError as e:
+        raise app.UsageError(f"--{holder.name} takes numbers: {e}") from None
+
+
 def fraction(holder: flags.FlagHolder) -> None:
     """Refuses a numeric flag that is set and not strictly between 0 and 1."""
     value = _number(holder)

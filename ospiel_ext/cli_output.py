@@ -1,7 +1,9 @@
 """What the command line writes (`ospiel-ext` commands, scripts/, benchmarks/): results as JSON
 with the run's provenance (`write_json`, and `write_rows_json` with one line per row for the
 benchmarks' results files), exploitabilities without their rounding below 0
-(`clip_rounding`), matplotlib figures as PNGs (`pyplot`, `save_figure`, `save_plot`).
+(`clip_rounding`), figures rounded for a results file (`round_figures`), markdown tables of
+the benchmarks' printed results (`markdown`), matplotlib figures as PNGs (`pyplot`,
+`save_figure`, `save_plot`).
 
 Every file goes through `files.output` (atomic for a regular file, written through for a
 device or a pipe, '-' for standard output); `cli.outputs` writes a command's outputs together.
@@ -10,9 +12,12 @@ device or a pipe, '-' for standard output); `cli.outputs` writes a command's out
 from __future__ import annotations
 
 import json
+import math
 import os
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import numpy as np
 from absl import app
 
 from ospiel_ext import files, provenance
@@ -31,6 +36,37 @@ def clip_rounding(value: Any) -> Any:
     if isinstance(value, float) and -ROUNDING_TOLERANCE <= value < 0:
         return 0.0
     return value
+
+
+def round_figures(value: Any) -> Any:
+    """`value` as a results file keeps it: a float (numpy's too) to 6 significant digits, an
+    infinite or NaN one as None (JSON has neither), a list or tuple entry by entry (as a
+    list); anything else as it is. Six digits keep a file small and its diffs readable, and
+    `make results-check` compares a rerun to them with a relative tolerance of 1e-5."""
+    if isinstance(value, (float, np.floating)):
+        return float(f"{float(value):.6g}") if math.isfinite(value) else None
+    if isinstance(value, (list, tuple)):
+        return [round_figures(v) for v in value]
+    return value
+
+
+def markdown(
+    header: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    number: Callable[[float], str] = lambda v: f"{v:.4g}",
+) -> str:
+    """A markdown table (the benchmarks print the tables that docs/results/*.md show): floats
+    written by `number` (4 significant digits by default), None as an empty cell, anything
+    else by `str`."""
+
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return number(v)
+        return "" if v is None else str(v)
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def _with_provenance(data: dict[str, Any]) -> dict[str, Any]:

@@ -104,6 +104,34 @@ def test_clip_rounding():
     assert cli_output.clip_rounding(None) is None
 
 
+def test_round_figures_keeps_six_significant_digits_and_no_nan():
+    assert cli_output.round_figures(1 / 3) == 0.333333
+    assert cli_output.round_figures(np.float32(0.1)) == 0.1  # numpy's floats too, as floats
+    assert type(cli_output.round_figures(np.float64(2.0))) is float
+    assert cli_output.round_figures((1234567.0, [float("nan"), float("inf")], "x", 3, None)) == [
+        1234570.0, [None, None], "x", 3, None
+    ]  # fmt: skip
+
+
+def test_markdown_table():
+    table = cli_output.markdown(["a", "b"], [[0.123456, None], ["x", 2]])
+    assert table.splitlines() == ["| a | b |", "|---|---|", "| 0.1235 |  |", "| x | 2 |"]
+    tiny = cli_output.markdown(["e"], [[1e-15]], number=lambda v: "0" if v < 1e-12 else str(v))
+    assert tiny.splitlines()[-1] == "| 0 |"
+
+
+def test_float_list():
+    fv = flags.FlagValues()
+    holder = flags.DEFINE_list("xs", [], "numbers", flag_values=fv)
+    fv(["prog", "--xs=0.5,1e-3,-2"])
+    assert cli_flags.float_list(holder) == [0.5, 1e-3, -2.0]
+    fv(["prog", "--xs="])
+    assert cli_flags.float_list(holder) == []  # an empty list is the caller's to refuse
+    fv(["prog", "--xs=0.5,half"])
+    with pytest.raises(app.UsageError, match="^--xs takes numbers: could not convert"):
+        cli_flags.float_list(holder)
+
+
 def test_stage_names_the_interrupted_step():
     with pytest.raises(KeyboardInterrupt) as e:
         with cli.stage("outer"), cli.stage("compiling kuhn_poker()"):
