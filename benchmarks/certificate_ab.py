@@ -22,7 +22,8 @@ import tempfile
 
 from absl import flags
 
-from ospiel_ext import cli
+from ospiel_ext import cli, cli_flags, cli_output
+from ospiel_ext.tables import format_table
 
 _BASE = flags.DEFINE_string("base", None, "The commit to compare against.", required=True)
 _RUNS = flags.DEFINE_multi_string(
@@ -64,10 +65,10 @@ def _search(root: str, game: str, below: int) -> dict:
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_ROUNDS)
-    cli.output_path(_OUTPUT_JSON)
-    runs = [cli.game_at(entry, "runs") for entry in _RUNS.value]
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_ROUNDS)
+    cli_flags.output_path(_OUTPUT_JSON)
+    runs = [cli_flags.game_at(entry, "runs") for entry in _RUNS.value]
     for game, _ in runs:
         cli.load_game(game)  # every game, before the work
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -76,7 +77,7 @@ def main(argv):
         capture_output=True,
         check=False,
     )
-    cli.require(found.returncode == 0, f"--base: {_BASE.value!r} is not a commit of {here}")
+    cli_flags.require(found.returncode == 0, f"--base: {_BASE.value!r} is not a commit of {here}")
     results, table = [], []
     with tempfile.TemporaryDirectory() as tmp:
         base_root = os.path.join(tmp, "base")
@@ -116,12 +117,12 @@ def main(argv):
                 ["git", "-C", here, "worktree", "remove", "--force", base_root], check=False
             )
     print(
-        cli.format_table(
+        format_table(
             ["run", "code", "median s", "iterations", "epsilon", "trunk nodes", "base / here"],
             table,
         )
     )
-    cli.write_json(_OUTPUT_JSON.value, {"base": _BASE.value, "results": results})
+    cli_output.write_json(_OUTPUT_JSON.value, {"base": _BASE.value, "results": results})
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ import math
 
 from absl import flags
 
-from ospiel_ext import cli, highs
+from ospiel_ext import cli, cli_flags, cli_output, highs
 from ospiel_ext.algorithms import certificates
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string(
     "game", "sequential_goofspiel(num_cards=6,info=perfect)", "A load_game string."
@@ -62,7 +63,7 @@ def _bins(trace):
 
 
 def _plot(path, trace, title):
-    plt = cli.pyplot()
+    plt = cli_output.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     nodes = [t.nodes for t in trace]
     labels = ("rebuild arrays + sequence form", "HiGHS", "expand pyspiel states", "other")
@@ -71,23 +72,23 @@ def _plot(path, trace, title):
     ax.set_xlabel("trunk nodes")
     ax.set_ylabel("seconds in the iteration")
     ax.set_title(title, fontsize=9)
-    cli.save_plot(fig, ax, path)
+    cli_output.save_plot(fig, ax, path)
     plt.close(fig)
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_TIME_LIMIT)
-    cli.positive(_MAX_NODES)
-    cli.non_negative(_EXPAND_BELOW)
-    cli.output_path(_OUTPUT_JSON)
-    cli.output_path(_PLOT)
-    cli.distinct_files([_OUTPUT_JSON, _PLOT])
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_TIME_LIMIT)
+    cli_flags.positive(_MAX_NODES)
+    cli_flags.non_negative(_EXPAND_BELOW)
+    cli_flags.output_path(_OUTPUT_JSON)
+    cli_flags.output_path(_PLOT)
+    cli_flags.distinct_files([_OUTPUT_JSON, _PLOT])
     if _PLOT.value:
-        cli.pyplot()  # matplotlib is there before the work
+        cli_output.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
     # Ctrl-C ends the search; the trace so far is reported
-    with cli.refuse(ValueError):
+    with cli_flags.refuse(ValueError):
         result = certificates.search(
             game,
             time_limit=_TIME_LIMIT.value,
@@ -110,7 +111,7 @@ def main(argv):
         )
     )
     print(
-        cli.format_table(
+        format_table(
             ["trunk nodes", "iterations", "rebuild s", "HiGHS s", "expand s", "other s",
              "s/iteration", "rebuild share"],
             _bins(trace),
@@ -122,7 +123,7 @@ def main(argv):
             trace,
             f"{game}\nseconds per iteration of certificate search ({settings})",
         )
-    cli.write_json(
+    cli_output.write_json(
         _OUTPUT_JSON.value,
         {
             "game": str(game),

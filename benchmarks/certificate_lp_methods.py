@@ -17,8 +17,9 @@ HiGHS's seconds per iteration against the trunk's size are in each run's `trace`
 
 from absl import flags
 
-from ospiel_ext import cli, interrupts
+from ospiel_ext import cli, cli_flags, cli_output, interrupts
 from ospiel_ext.algorithms import certificates
+from ospiel_ext.tables import format_table
 
 _RUNS = flags.DEFINE_multi_string(
     "runs",
@@ -42,10 +43,10 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_TIME_LIMIT)
-    cli.output_path(_OUTPUT_JSON)
-    runs = [cli.game_at(entry, "runs") for entry in _RUNS.value]
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_TIME_LIMIT)
+    cli_flags.output_path(_OUTPUT_JSON)
+    runs = [cli_flags.game_at(entry, "runs") for entry in _RUNS.value]
     for game, _ in runs:
         cli.load_game(game)  # every game, before the work
     results, table = [], []
@@ -83,13 +84,13 @@ def main(argv):
                      r.stop_reason, ratio]
                 )  # fmt: skip
     print(
-        cli.format_table(
+        format_table(
             ["game", "expand_below", "LP variant", "iterations", "seconds", "HiGHS s",
              "epsilon", "trunk nodes", "stopped", "simplex s / this s"],
             table,
         )
     )  # fmt: skip
-    cli.write_json(_OUTPUT_JSON.value, {"time_limit": _TIME_LIMIT.value, "runs": results})
+    cli_output.write_json(_OUTPUT_JSON.value, {"time_limit": _TIME_LIMIT.value, "runs": results})
 
 
 if __name__ == "__main__":

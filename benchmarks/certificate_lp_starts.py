@@ -28,9 +28,10 @@ import highspy
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, highs_run, lp
+from ospiel_ext import cli, cli_flags, cli_output, highs_run, lp
 from ospiel_ext.algorithms import certificates, cfr
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "sequential_goofspiel(num_cards=6)", "A load_game string.")
 _TRUNK_NODES = flags.DEFINE_list(
@@ -96,11 +97,11 @@ def _trunk(game, nodes: int) -> TreeSequenceForm:
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    sizes = cli.int_list(_TRUNK_NODES)
-    counts = cli.int_list(_CFR_ITERATIONS)
-    cli.non_negative(_EXPAND_BELOW)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    sizes = cli_flags.int_list(_TRUNK_NODES)
+    counts = cli_flags.int_list(_CFR_ITERATIONS)
+    cli_flags.non_negative(_EXPAND_BELOW)
+    cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     results, table = [], []
     for size in sizes:
@@ -149,13 +150,13 @@ def main(argv):
         results.append({"trunk_nodes": nodes, "rows": rows, "columns": cols, "runs": runs})
     print(f"{game}: player 0's LP (upper bounds) of each trunk, optimum checked equal")
     print(
-        cli.format_table(
+        format_table(
             ["trunk nodes", "LP rows x columns", "start", "CFR+ s", "HiGHS s",
              "simplex iterations", "total s"],
             table,
         )
     )  # fmt: skip
-    cli.write_json(
+    cli_output.write_json(
         _OUTPUT_JSON.value,
         {"game": str(game), "expand_below": _EXPAND_BELOW.value, "trunks": results},
     )

@@ -15,7 +15,7 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, walk
+from ospiel_ext import cli, cli_flags, cli_output, walk
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.games.limit_leduc_poker import max_consecutive_raises
 
@@ -66,10 +66,10 @@ def _pct(part, whole):
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_TIME_LIMIT)
-    cli.positive(_COMPILE_LIMIT)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_TIME_LIMIT)
+    cli_flags.positive(_COMPILE_LIMIT)
+    cli_flags.output_path(_OUTPUT_JSON)
     games = {name: cli.load_game(name) for name in _GAMES.value}  # every game, before the work
     rows = []
     print(
@@ -125,7 +125,7 @@ def main(argv):
             f"{row['max_consecutive_raises']} |",
             flush=True,
         )
-    cli.write_json(_OUTPUT_JSON.value, {"rows": rows})
+    cli_output.write_json(_OUTPUT_JSON.value, {"rows": rows})
 
 
 if __name__ == "__main__":

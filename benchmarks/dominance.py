@@ -16,10 +16,11 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, interrupts, lp
+from ospiel_ext import cli, cli_flags, cli_output, interrupts, lp
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game, dominance
+from ospiel_ext.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
     "games",
@@ -68,8 +69,8 @@ def _row(name, stage, size):
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.output_path(_OUTPUT_JSON)
     names = _GAMES.value + ([_RHODE_ISLAND.value] if _RHODE_ISLAND.value else [])
     for name in names:
         cli.load_game(name)  # every game, before the work
@@ -91,10 +92,8 @@ def main(argv):
         for stage, size in entry.items():
             rows.append(_row(name, stage, size))
         print(f"{name}: done", flush=True)
-    print(
-        cli.format_table(["game", "LP", "rows", "columns", "nonzeros", "rounds", "seconds"], rows)
-    )
-    cli.write_json(_OUTPUT_JSON.value, results)
+    print(format_table(["game", "LP", "rows", "columns", "nonzeros", "rounds", "seconds"], rows))
+    cli_output.write_json(_OUTPUT_JSON.value, results)
 
 
 if __name__ == "__main__":

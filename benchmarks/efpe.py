@@ -20,9 +20,9 @@ CFR+ (the paper-exact figures stay as they were).
 import os
 import sys
 
-from absl import app, flags
+from absl import flags
 
-from ospiel_ext import cli, sequence_form
+from ospiel_ext import cli, cli_flags, cli_output, sequence_form
 from ospiel_ext.algorithms import cfr, egt
 from ospiel_ext.algorithms import solver as solver_lib
 
@@ -76,7 +76,7 @@ def _run_game(game, aggressive_xis):
 
 
 def _plot(path, title, curves, key, loglog):
-    plt = cli.pyplot()
+    plt = cli_output.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     colours: dict[str, str] = {}  # one colour per run, dashed for the aggressive rule
     for name, c in curves.items():
@@ -88,27 +88,26 @@ def _plot(path, title, curves, key, loglog):
     ax.set_xlabel("tree traversals")
     ax.set_ylabel({"nash_conv": "sum of regrets", "max_infoset_regret": "max infoset regret"}[key])
     ax.set_title(title)
-    cli.save_plot(fig, ax, path)
+    cli_output.save_plot(fig, ax, path)
     plt.close(fig)
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.require(_TRAVERSALS.value >= 6, f"--traversals must be at least 6, got {_TRAVERSALS.value}")
-    cli.non_negative(_CFR_XI)
-    try:
-        aggressive_xis = [float(x) for x in _AGGRESSIVE_XIS.value]
-    except ValueError as e:
-        raise app.UsageError(f"--aggressive_xis takes numbers: {e}") from None
-    cli.require(
+    cli_flags.no_arguments(argv)
+    cli_flags.require(
+        _TRAVERSALS.value >= 6, f"--traversals must be at least 6, got {_TRAVERSALS.value}"
+    )
+    cli_flags.non_negative(_CFR_XI)
+    aggressive_xis = cli_flags.float_list(_AGGRESSIVE_XIS)
+    cli_flags.require(
         all(0 <= x < 0.5 for x in aggressive_xis),
         f"--aggressive_xis must lie in [0, 0.5), got {_AGGRESSIVE_XIS.value}",
     )
     games = [cli.load_game(name) for name in _GAMES.value]  # every game, before the work
     if _PLOTS.value:
-        cli.plots_dir(_OUT_DIR)
+        cli_flags.plots_dir(_OUT_DIR)
     else:
-        cli.output_dir(_OUT_DIR)
+        cli_flags.output_dir(_OUT_DIR)
     results, interrupted = {}, False
     for name, game in zip(_GAMES.value, games):
         weight, curves, interrupted = _run_game(game, aggressive_xis)
@@ -146,7 +145,7 @@ def main(argv):
             )
         if interrupted:
             break
-    cli.write_json(os.path.join(_OUT_DIR.value, "efpe.json"), results)
+    cli_output.write_json(os.path.join(_OUT_DIR.value, "efpe.json"), results)
     if interrupted:  # Ctrl-C: the plots, table and JSON so far are written
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
 

@@ -36,10 +36,11 @@ Prints tables; --output_json writes every figure.
 
 import time
 
-from absl import app, flags
+from absl import flags
 
-from ospiel_ext import cli, evaluate, sequence_form
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, sequence_form
 from ospiel_ext.algorithms import cfr, egt
+from ospiel_ext.tables import format_table
 
 LEDUC_5 = "limit_leduc_poker(num_ranks=5,max_raises=2)"
 
@@ -161,7 +162,7 @@ def part1(rounding):
                 out[name][algo]["traversals_rounding_perturbed"] = traversals
     print(f"\nPart 1: tree traversals until exploitability <= {_TARGET.value}\n")
     print(
-        cli.format_table(
+        format_table(
             [
                 "game",
                 "solver",
@@ -199,9 +200,7 @@ def part2(xis):
             rows.append((xi, algo, solver.traversals, f"{nash_conv:.3g}", f"{regret:.3g}"))
     print(f"\nPart 2: {_REGRET_GAME.value}, about {_TRAVERSALS.value} traversals each\n")
     print(
-        cli.format_table(
-            ["xi", "solver", "traversals", "sum of regrets", "max infoset regret"], rows
-        )
+        format_table(["xi", "solver", "traversals", "sum of regrets", "max infoset regret"], rows)
     )
     return out
 
@@ -247,7 +246,7 @@ def part3():
             )
     print(f"\nPart 3: xi = {xi}, traversals until the perturbed gap <= {_REFINE_TARGET.value}\n")
     print(
-        cli.format_table(
+        format_table(
             ["game", "solver", "traversals", "seconds", "sum of regrets", "max infoset regret"],
             rows,
         )
@@ -278,40 +277,33 @@ def part4(targets):
             ]
             rows.append((name, algo, *cells))
     print("\nPart 4: tree traversals until exploitability <= each target (x CFR+)\n")
-    print(cli.format_table(["game", "solver", *map(str, targets)], rows))
+    print(format_table(["game", "solver", *map(str, targets)], rows))
     return out
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_TARGET)
-    cli.positive(_MAX_TRAVERSALS)
-    cli.positive(_TRAVERSALS)
-    cli.positive(_REFINE_TARGET)
-    cli.positive(_REFINE_EVERY)
-    cli.require(
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_TARGET)
+    cli_flags.positive(_MAX_TRAVERSALS)
+    cli_flags.positive(_TRAVERSALS)
+    cli_flags.positive(_REFINE_TARGET)
+    cli_flags.positive(_REFINE_EVERY)
+    cli_flags.require(
         0 < _REFINE_XI.value < 0.5, f"--refine_xi must lie in (0, 0.5), got {_REFINE_XI.value}"
     )
-    cli.output_path(_OUTPUT_JSON)
-    try:
-        xis = [float(x) for x in _XIS.value]
-    except ValueError as e:
-        raise app.UsageError(f"--xis takes numbers: {e}") from None
-    cli.require(all(0 < x < 0.5 for x in xis), f"--xis must lie in (0, 0.5), got {_XIS.value}")
-    try:
-        tight = [float(t) for t in _TIGHT_TARGETS.value]
-    except ValueError as e:
-        raise app.UsageError(f"--tight_targets takes numbers: {e}") from None
-    cli.require(
+    cli_flags.output_path(_OUTPUT_JSON)
+    xis = cli_flags.float_list(_XIS)
+    cli_flags.require(
+        all(0 < x < 0.5 for x in xis), f"--xis must lie in (0, 0.5), got {_XIS.value}"
+    )
+    tight = cli_flags.float_list(_TIGHT_TARGETS)
+    cli_flags.require(
         all(t > 0 for t in tight) and tight == sorted(tight, reverse=True),
         f"--tight_targets must be positive and decreasing, got {_TIGHT_TARGETS.value}",
     )
-    cli.positive(_TIGHT_MAX)
-    try:
-        rounding = [float(r) for r in _ROUNDING.value]
-    except ValueError as e:
-        raise app.UsageError(f"--rounding_perturbations takes numbers: {e}") from None
-    cli.require(
+    cli_flags.positive(_TIGHT_MAX)
+    rounding = cli_flags.float_list(_ROUNDING)
+    cli_flags.require(
         all(-1 < r < 1 for r in rounding),
         f"--rounding_perturbations must lie in (-1, 1), got {_ROUNDING.value}",
     )
@@ -329,7 +321,7 @@ def main(argv):
     }
     if tight:
         results["tight_targets"] = {"targets": tight, "traversals": part4(tight)}
-    cli.write_json(_OUTPUT_JSON.value, results)
+    cli_output.write_json(_OUTPUT_JSON.value, results)
 
 
 if __name__ == "__main__":

@@ -24,11 +24,12 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, evaluate, interrupts, lp, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game, ordered_games
+from ospiel_ext.tables import format_table
 
 _LOSSLESS = flags.DEFINE_multi_string(
     "lossless",
@@ -166,18 +167,20 @@ def _knob():
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_RI_SECONDS)
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_RI_SECONDS)
     for t in _THRESHOLDS.value:
         try:
             threshold = float(t)
         except ValueError:
             threshold = math.nan
-        cli.require(threshold >= 0, f"--thresholds: {t!r} is not a number >= 0")
-    cli.require(bool(_RI_CHECKPOINTS.value), "--ri_checkpoints is empty")
+        cli_flags.require(threshold >= 0, f"--thresholds: {t!r} is not a number >= 0")
+    cli_flags.require(bool(_RI_CHECKPOINTS.value), "--ri_checkpoints is empty")
     for c in _RI_CHECKPOINTS.value:
-        cli.require(c.isdigit() and int(c) > 0, f"--ri_checkpoints: {c!r} is not an integer > 0")
-    cli.output_path(_OUTPUT_JSON)
+        cli_flags.require(
+            c.isdigit() and int(c) > 0, f"--ri_checkpoints: {c!r} is not an integer > 0"
+        )
+    cli_flags.output_path(_OUTPUT_JSON)
     for name in [*_LOSSLESS.value, _RHODE_ISLAND.value, _APPROXIMATE.value]:
         if name:
             cli.load_game(name)  # every game, before the work
@@ -189,11 +192,11 @@ def main(argv):
     print(ri, flush=True)
     if ri is not None and ri["cfr_plus_stop_reason"] == "interrupted":
         # Ctrl-C: write what we have and stop
-        cli.write_json(_OUTPUT_JSON.value, {"lossless": lossless, "rhode_island": ri})
+        cli_output.write_json(_OUTPUT_JSON.value, {"lossless": lossless, "rhode_island": ri})
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
     knob = _knob()
     print(
-        cli.format_table(
+        format_table(
             [
                 "game",
                 "classes",
@@ -220,7 +223,7 @@ def main(argv):
         )
     )
     print(
-        cli.format_table(
+        format_table(
             [
                 "threshold",
                 "classes",
@@ -242,7 +245,9 @@ def main(argv):
             ],
         )
     )
-    cli.write_json(_OUTPUT_JSON.value, {"lossless": lossless, "rhode_island": ri, "knob": knob})
+    cli_output.write_json(
+        _OUTPUT_JSON.value, {"lossless": lossless, "rhode_island": ri, "knob": knob}
+    )
 
 
 if __name__ == "__main__":

@@ -30,10 +30,11 @@ import numpy as np
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, interrupts, lp, poker_hands
+from ospiel_ext import cli, cli_flags, cli_output, interrupts, lp, poker_hands
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game, filters, ordered_games, shrink
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
+from ospiel_ext.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
     "games",
@@ -166,13 +167,15 @@ def _published():
              f"{diff:+,} ({diff / PUBLISHED_RI['lp_rows']:+.1%})"]
         )  # fmt: skip
     print(
-        cli.format_table(
+        format_table(
             ["showdown rule", "filter", "classes", "LP rows = columns",
              "LP nonzeros (stored)", "without zero payoffs", "rows - published"],
             table,
         )
     )  # fmt: skip
-    cli.write_json(_OUTPUT_JSON.value, {"rows": rows, "published_rhode_island": PUBLISHED_RI})
+    cli_output.write_json(
+        _OUTPUT_JSON.value, {"rows": rows, "published_rhode_island": PUBLISHED_RI}
+    )
 
 
 def _row(name: str, transformation: str, solve: bool) -> dict:
@@ -200,10 +203,10 @@ def _row(name: str, transformation: str, solve: bool) -> dict:
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.output_path(_OUTPUT_JSON)
     if _PUBLISHED.value:
-        cli.require(
+        cli_flags.require(
             cli.load_game(_RHODE_ISLAND.value).get_type().short_name == "rhode_island_holdem",
             "--published needs --rhode_island to be a rhode_island_holdem",
         )
@@ -234,13 +237,15 @@ def main(argv):
              f"{PUBLISHED_RI['lp_nonzeros']:,}", "< 1", "-"]
         )  # fmt: skip
     print(
-        cli.format_table(
+        format_table(
             ["game", "filter", "classes", "LP rows", "LP nonzeros", "abstraction s",
              "lifted exploitability (OpenSpiel)"],
             table,
         )
     )  # fmt: skip
-    cli.write_json(_OUTPUT_JSON.value, {"rows": rows, "published_rhode_island": PUBLISHED_RI})
+    cli_output.write_json(
+        _OUTPUT_JSON.value, {"rows": rows, "published_rhode_island": PUBLISHED_RI}
+    )
 
 
 if __name__ == "__main__":

@@ -24,9 +24,10 @@ import time
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, evaluate, interrupts, lp
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, lp
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
     "games",
@@ -57,7 +58,9 @@ def _deck(game) -> tuple[int, str]:
     name = game.get_type().short_name
     if name == "leduc_poker":
         return 2, "JQK"
-    cli.require(name == "rhode_island_holdem", f"{game}: only leduc_poker or rhode_island_holdem")
+    cli_flags.require(
+        name == "rhode_island_holdem", f"{game}: only leduc_poker or rhode_island_holdem"
+    )
     return game.num_suits, "23456789TJQKA"[-game.num_ranks :]
 
 
@@ -157,14 +160,14 @@ def _merge_rows(name: str) -> list[dict]:
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.output_path(_OUTPUT_JSON)
     for name in _GAMES.value + _MERGES_GAMES.value:
         _deck(cli.load_game(name))  # every game, before the work
     lifted = [row for name in _GAMES.value for row in _lift_rows(name)]
     merges = [row for name in _MERGES_GAMES.value for row in _merge_rows(name)]
     print(
-        cli.format_table(
+        format_table(
             ["game", "filter", "views", "suit symmetry", "classes", "Γ_f value",
              "lifted exploitability"],
             [[r["game"], r["filter"], r["views_per_round"], r["suit_symmetry_classes"],
@@ -173,7 +176,7 @@ def main(argv):
         )
     )  # fmt: skip
     print(
-        cli.format_table(
+        format_table(
             ["game", "round, classes joined", "views", "Γ_f value", "change",
              "lifted exploitability"],
             [[r["game"], r["join"] or "none (coarsest)", " / ".join(r.get("views", [])),
@@ -181,7 +184,7 @@ def main(argv):
               f"{r['lifted_exploitability']:.3g}"] for r in merges],
         )
     )  # fmt: skip
-    cli.write_json(_OUTPUT_JSON.value, {"lifted": lifted, "single_merges": merges})
+    cli_output.write_json(_OUTPUT_JSON.value, {"lifted": lifted, "single_merges": merges})
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.stats
 from absl import app, flags
 
-from ospiel_ext import cli, sweeps
+from ospiel_ext import cli, cli_flags, cli_output, sweeps
 from ospiel_ext.algorithms.subgames import blueprints, ggse
 from ospiel_ext.algorithms.subgames import experiment as ex
 
@@ -223,15 +223,6 @@ def _vertex_comparison(records):
     return header, rows
 
 
-def _markdown(header, rows):
-    def cell(v):
-        return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _scatter(plt, path, records, solver, title):
     cases = list(dict.fromkeys(_name(r.game, r.cut) for r in records))
     fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 4.2), squeeze=False)
@@ -262,12 +253,12 @@ def _scatter(plt, path, records, solver, title):
     axes[0][0].legend(fontsize=6)
     fig.suptitle(title)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=90)
+    cli_output.save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 
 def _plots(records, out_dir):
-    plt = cli.pyplot()
+    plt = cli_output.pyplot()
     paths = []
     for solver, fig_name in (("cfr_plus", "fig2"), ("lp", "fig19")):
         if any(r.solver == solver for r in records):
@@ -299,7 +290,7 @@ def _plots(records, out_dir):
         axes[0][0].legend(fontsize=6)
         fig.tight_layout()
         path = f"{out_dir}/ggse_fig3.png"
-        cli.save_figure(fig, path, dpi=90)
+        cli_output.save_figure(fig, path, dpi=90)
         plt.close(fig)
         paths.append(path)
     diffs = _fig18(records)
@@ -313,7 +304,7 @@ def _plots(records, out_dir):
             ax.set_title(" ".join(key), fontsize=8)
         fig.tight_layout()
         path = f"{out_dir}/ggse_fig18.png"
-        cli.save_figure(fig, path, dpi=90)
+        cli_output.save_figure(fig, path, dpi=90)
         plt.close(fig)
         paths.append(path)
     return paths
@@ -345,12 +336,9 @@ def _t_matrices(tests):
     return out
 
 
-def _round(v):
-    if isinstance(v, float):
-        return float(f"{v:.6g}") if np.isfinite(v) else None
-    if isinstance(v, (tuple, list)):
-        return [_round(x) for x in v]
-    return SHORT.get(v, v) if isinstance(v, str) else v
+def _cell(v):
+    """A field of a record or t-test for the JSON: a game by its short name, figures rounded."""
+    return SHORT.get(v, v) if isinstance(v, str) else cli_output.round_figures(v)
 
 
 def compact_json(result, tests):
@@ -364,24 +352,24 @@ def compact_json(result, tests):
         "interrupted": result.stopped_early,
         "games": {short: game for game, short in SHORT.items()},
         "columns": columns,
-        "records": [[_round(getattr(r, c)) for c in columns] for r in result.results],
+        "records": [[_cell(getattr(r, c)) for c in columns] for r in result.results],
         "t_test_columns": t_columns,
-        "t_tests": [[_round(getattr(t, c)) for c in t_columns] for t in tests],
+        "t_tests": [[_cell(getattr(t, c)) for c in t_columns] for t in tests],
     }
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
-    cli.require(set(_SOLVERS.value) <= {"cfr_plus", "lp"}, "--solvers: cfr_plus, lp")
-    cli.require(0 < _EPSILON.value < 1, f"--epsilon must be in (0, 1), got {_EPSILON.value}")
-    cli.positive(_ITERATIONS)
-    cli.positive(_TIME_LIMIT)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
+    cli_flags.require(set(_SOLVERS.value) <= {"cfr_plus", "lp"}, "--solvers: cfr_plus, lp")
+    cli_flags.require(0 < _EPSILON.value < 1, f"--epsilon must be in (0, 1), got {_EPSILON.value}")
+    cli_flags.positive(_ITERATIONS)
+    cli_flags.positive(_TIME_LIMIT)
+    cli_flags.output_path(_OUTPUT_JSON)
     if _PLOTS_DIR.value:
-        cli.plots_dir(_PLOTS_DIR)
-    cli.require(_CFR.value + _DIRICHLET.value >= 1, "give at least one blueprint")
-    cli.require(bool(_LP_VERTICES.value), "--lp_vertices: give at least one")
+        cli_flags.plots_dir(_PLOTS_DIR)
+    cli_flags.require(_CFR.value + _DIRICHLET.value >= 1, "give at least one blueprint")
+    cli_flags.require(bool(_LP_VERTICES.value), "--lp_vertices: give at least one")
     try:
         for t in _TECHNIQUES.value:
             ex.parse_technique(t)
@@ -403,24 +391,24 @@ def main(argv):
         f"({sum(r.seconds for r in records):.1f} s of task time)"
     )
     header, rows = _summary(records)
-    print(_markdown(header, rows))
+    print(cli_output.markdown(header, rows))
     tests = ex.paired_t_tests([r for r in records if _in_grid(r)], _TECHNIQUES.value)
     print("\nApp. B.1 paired one-sided t-tests: p of H1 'row has lower exploitability'")
     for (case, solver), cells in _t_matrices(tests).items():
         techniques = [t for t in _TECHNIQUES.value]
         rows = [[a] + [cells.get((a, b), "") for b in techniques] for a in techniques]
         print(f"\n{case}, {solver}, n = {cells['n']}:")
-        print(_markdown(["row \\ column"] + techniques, rows))
+        print(cli_output.markdown(["row \\ column"] + techniques, rows))
     if len(_LP_VERTICES.value) > 1:
         print("\nThe gadget LP's optimal solutions without a prior (--lp_vertices):")
-        print(_markdown(*_vertex_spread(records)))
+        print(cli_output.markdown(*_vertex_spread(records)))
         print("\nmax_margin/none - resolving/none by LP vertex:")
-        print(_markdown(*_vertex_comparison(records)))
+        print(cli_output.markdown(*_vertex_comparison(records)))
     for (case, solver), rows18 in _fig18(records).items():
         d = [x for _, _, x in rows18]
         print(f"fig18 {case} {solver}: min {min(d):.4g} max {max(d):.4g} (n={len(d)})")
     if _OUTPUT_JSON.value:
-        cli.write_rows_json(_OUTPUT_JSON.value, compact_json(result, tests))
+        cli_output.write_rows_json(_OUTPUT_JSON.value, compact_json(result, tests))
     if _PLOTS_DIR.value:
         for path in _plots(records, _PLOTS_DIR.value):
             print("wrote", path)

@@ -29,7 +29,8 @@ import highspy
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, lp
+from ospiel_ext import cli, cli_flags, cli_output, lp
+from ospiel_ext.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
     "games",
@@ -120,9 +121,9 @@ def _measure(game, rounds: int) -> dict:
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.require(_ROUNDS.value > 0, f"--rounds must be positive, got {_ROUNDS.value}")
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.require(_ROUNDS.value > 0, f"--rounds must be positive, got {_ROUNDS.value}")
+    cli_flags.output_path(_OUTPUT_JSON)
     games = [cli.load_game(g) for g in _GAMES.value]  # every game, before the work
     results = [_measure(game, _ROUNDS.value) for game in games]
     names = [c["change"] for c in results[0]["changes"]]
@@ -145,8 +146,8 @@ def main(argv):
     header = ["change to the kept model"] + [
         f"[{i}] {r['rows']:,} rows" for i, r in enumerate(results)
     ]
-    print(cli.format_table(header, table))
-    cli.write_json(_OUTPUT_JSON.value, {"rounds": _ROUNDS.value, "runs": results})
+    print(format_table(header, table))
+    cli_output.write_json(_OUTPUT_JSON.value, {"rounds": _ROUNDS.value, "runs": results})
 
 
 if __name__ == "__main__":

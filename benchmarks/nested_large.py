@@ -26,7 +26,7 @@ import time
 
 from absl import app, flags
 
-from ospiel_ext import cli, sweeps
+from ospiel_ext import cli, cli_flags, cli_output, sweeps
 from ospiel_ext.algorithms.depth_limited import large, matches
 
 TECHNIQUES = [
@@ -52,15 +52,15 @@ _WORKERS = sweeps.define_workers_flag()
 
 
 def main(argv):
-    cli.no_arguments(argv)
+    cli_flags.no_arguments(argv)
     bots = list(dict.fromkeys(_BOTS.value))
-    cli.require(len(bots) >= 2, "--bots needs at least two distinct bots")
+    cli_flags.require(len(bots) >= 2, "--bots needs at least two distinct bots")
     for holder in (_GAMES, _BLUEPRINT, _DEPTH, _NUM_VALUES, _ITERATIONS):
-        cli.positive(holder)
-    cli.require(0 < _EPS.value < 0.5, "--eps must be in (0, 1/2)")
-    cli.require(_SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
-    cli.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
-    cli.output_path(_OUTPUT_JSON)
+        cli_flags.positive(holder)
+    cli_flags.require(0 < _EPS.value < 0.5, "--eps must be in (0, 1/2)")
+    cli_flags.require(_SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
+    cli_flags.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
+    cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     settings = matches.LargeSettings(
         _PUBLIC_KEY.value, _BLUEPRINT.value, 0, _DEPTH.value, _NUM_VALUES.value, "cfr",
@@ -92,7 +92,7 @@ def main(argv):
     seconds = time.perf_counter() - start
     text, fields = matches.report(pairs, returns, round_robin=True)
     print(f"{text} in {seconds:.1f} s")
-    cli.write_json(
+    cli_output.write_json(
         _OUTPUT_JSON.value,
         {
             "game": _GAME.value,

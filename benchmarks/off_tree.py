@@ -35,7 +35,7 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, evaluate, walk
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, walk
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
@@ -43,6 +43,7 @@ from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import off_tree, solving, strategy_sets, translation
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tables import format_table
 
 OFF_TREE = ("0.75p", 0.75)
 NEIGHBOURS = (0.5, 1.0)
@@ -105,15 +106,15 @@ def game_value(sf: TreeSequenceForm, iterations: int) -> tuple[float, float]:
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_NUM_RANKS)
-    cli.positive(_ITERATIONS)
-    cli.positive(_SUBGAME_ITERATIONS)
-    cli.require(_STACK.value >= 8, "--stack must be at least 8 (antes are 2)")
-    ks = sorted(set(cli.int_list(_NUM_VALUES)))
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_NUM_RANKS)
+    cli_flags.positive(_ITERATIONS)
+    cli_flags.positive(_SUBGAME_ITERATIONS)
+    cli_flags.require(_STACK.value >= 8, "--stack must be at least 8 (antes are 2)")
+    ks = sorted(set(cli_flags.int_list(_NUM_VALUES)))
+    cli_flags.output_path(_OUTPUT_JSON)
     if _PLOTS_DIR.value:
-        cli.output_dir(_PLOTS_DIR)
+        cli_flags.output_dir(_PLOTS_DIR)
     wall = time.perf_counter()
     game = cli.load_game(game_string(_NUM_RANKS.value, _STACK.value))
     abstraction = pa.PotFractionAbstraction(fractions=NEIGHBOURS)
@@ -139,7 +140,7 @@ def main(argv):
         f"{full.tree.num_nodes:,} nodes, {full.tree.num_infosets:,} infosets"
     )
     blueprint = timed("blueprint", lambda: cfr_plus(abstract, _ITERATIONS.value))
-    cli.non_negative(_VALUE_ITERATIONS)
+    cli_flags.non_negative(_VALUE_ITERATIONS)
     value_abs, error_abs = timed("value", lambda: game_value(abstract, _VALUE_ITERATIONS.value))
     value, error = timed("value_with_bet", lambda: game_value(full, _VALUE_ITERATIONS.value))
     print(
@@ -162,7 +163,7 @@ def main(argv):
     def expl(behavioural):
         return evaluate.player_exploitability(full, behavioural[RESPONDER], RESPONDER, value)
 
-    cli.non_negative(_BOUND_ITERATIONS)
+    cli_flags.non_negative(_BOUND_ITERATIONS)
     cut = ss.Cut.after_public_chance()
 
     def bound(behavioural):
@@ -221,7 +222,7 @@ def main(argv):
         curve.append(row)
     print(f"\nexploitability of player 1 (chips per game; x500 = mbb/g), RPAT p(0.5x) = {p:.4f}\n")
     print(
-        cli.format_table(
+        format_table(
             ["strategy after the 0.75x bet", "exploitability"],
             [[k, _fmt(v)] for k, v in rows.items()],
         )
@@ -229,7 +230,7 @@ def main(argv):
     print()
     columns = ["depth_limited", "then_resolving", "then_max_margin", "best_continuation"]
     print(
-        cli.format_table(
+        format_table(
             ["K", "DL, translation beyond", "then resolving", "then max-margin", "best beyond"],
             [[r["num_values"], *(_fmt(r[c]) for c in columns)] for r in curve],
         )
@@ -257,7 +258,7 @@ def main(argv):
         "seconds": total,
         "stage_seconds": seconds,
     }
-    cli.write_json(_OUTPUT_JSON.value, result)
+    cli_output.write_json(_OUTPUT_JSON.value, result)
     if _PLOTS_DIR.value:
         plot(result, os.path.join(_PLOTS_DIR.value, "depth_limited_off_tree.png"))
 
@@ -267,7 +268,7 @@ def _fmt(v):
 
 
 def plot(result, path):
-    plt = cli.pyplot()
+    plt = cli_output.pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     ks = [r["num_values"] for r in result["curve"]]
     mbb = 500.0
@@ -291,7 +292,7 @@ def plot(result, path):
     ax.set_title("Figure 2 analogue: no-limit, off-tree 0.75x pot bet")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=120)
+    cli_output.save_figure(fig, path, dpi=120)
     print("wrote", path)
 
 

@@ -16,8 +16,9 @@ from absl import flags
 from open_spiel.python.algorithms import cfr as os_cfr
 from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 
-from ospiel_ext import cli
+from ospiel_ext import cli, cli_flags, cli_output
 from ospiel_ext.algorithms import cfr
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _POINTS = flags.DEFINE_list("points", ["8", "30", "100", "200", "500"], "Iteration counts.")
@@ -31,9 +32,9 @@ PAIRS = {
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    points = sorted(cli.int_list(_POINTS))
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    points = sorted(cli_flags.int_list(_POINTS))
+    cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     differences = {}
     for name, (ours, theirs) in PAIRS.items():
@@ -48,11 +49,11 @@ def main(argv):
                 row.append(float(np.abs(ours_avg - theirs_avg).max()))
         differences[name] = row
     print(f"largest |difference| of the average strategies, ours vs OpenSpiel's, {game}")
-    print(
-        cli.format_table(["solver", *map(str, points)], [[n, *r] for n, r in differences.items()])
-    )
+    print(format_table(["solver", *map(str, points)], [[n, *r] for n, r in differences.items()]))
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, {"game": str(game), "iterations": points, **differences})
+        cli_output.write_json(
+            _OUTPUT_JSON.value, {"game": str(game), "iterations": points, **differences}
+        )
 
 
 if __name__ == "__main__":

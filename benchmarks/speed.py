@@ -22,8 +22,9 @@ import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, evaluate, lp, policies, sequence_form, walk
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, lp, policies, sequence_form, walk
 from ospiel_ext.algorithms import cfr, egt
+from ospiel_ext.tables import format_table
 
 GAMES = [
     "leduc_poker",
@@ -161,10 +162,10 @@ def _peak_rss_mb():
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.positive(_ROUNDS)
-    cli.positive(_CHUNK)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_ROUNDS)
+    cli_flags.positive(_CHUNK)
+    cli_flags.output_path(_OUTPUT_JSON)
     games = {name: cli.load_game(name) for name in _GAMES.value}  # every game, before the work
     results = {}
     for name, game in games.items():
@@ -197,7 +198,7 @@ def main(argv):
             for name_, v in r["lp"].items()
         ]
         print(f"\n{name} (compile {compile_seconds:.2f}s)")
-        print(cli.format_table(["measure", "implementation", "seconds", "time / ours"], rows))
+        print(format_table(["measure", "implementation", "seconds", "time / ours"], rows))
     base, compiled = _peak_rss_mb()
     results["peak_rss_mb_liars_dice_1x6"] = {
         "import_only": base,
@@ -208,7 +209,7 @@ def main(argv):
         f"\npeak RSS, liars_dice(numdice=1,dice_sides=6): imports {base:.0f} MB, "
         f"compiled {compiled:.0f} MB (+{compiled - base:.0f} MB)"
     )
-    cli.write_json(_OUTPUT_JSON.value, results)
+    cli_output.write_json(_OUTPUT_JSON.value, results)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Where a results file came from: the command, the code and the machine.
 
 `record()` is what every results JSON of the benchmarks and commands carries under
-"provenance" (`cli.write_json`, `cli.write_rows_json`): the exact command line, the git commit
+"provenance" (written by `cli_output`'s two JSON writers): the exact command line, the git commit
 of the checkout that ran it and the tracked files that differed from it (dirty), the versions of
 Python and of the packages the figures depend on, the UTC date the run started, its wall time
 and the CPUs it could use. A figure in docs/results/ can so be traced to the code that printed

@@ -1,8 +1,9 @@
-"""The layers of the package (issue 35, items 1-2): no module of `ospiel_ext` outside `cli`,
-`commands` and `__main__` imports them, importing every library module defines no absl flag and
-registers no game (only `import ospiel_ext.games` registers ours, as `open_spiel.python.games`
-does OpenSpiel's), the shared array type aliases are defined in one module each, the library's
-import graph has no cycle, and the paper packages depend on each other in one direction only."""
+"""The layers of the package (issue 35, items 1-2): no module of `ospiel_ext` outside the
+command line (`cli`, `cli_flags`, `cli_output`, `commands`, `__main__`) imports it, importing
+every library module defines no absl flag and registers no game (only `import ospiel_ext.games`
+registers ours, as `open_spiel.python.games` does OpenSpiel's), the shared array type aliases
+are defined in one module each, the library's import graph has no cycle, and the paper packages
+depend on each other in one direction only."""
 
 import ast
 import os
@@ -13,22 +14,33 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "ospiel_ext")
-COMMAND_LINE = ("ospiel_ext.cli", "ospiel_ext.commands", "ospiel_ext.__main__")
+COMMAND_LINE = (
+    "ospiel_ext.cli",
+    "ospiel_ext.cli_flags",
+    "ospiel_ext.cli_output",
+    "ospiel_ext.commands",
+    "ospiel_ext.__main__",
+)
 GAMES = "ospiel_ext.games"
 
 
-def _library_modules():
+def _is_command_line(module):
+    """True for a module of COMMAND_LINE or inside one of its packages."""
+    return any(module == m or module.startswith(m + ".") for m in COMMAND_LINE)
+
+
+def _modules():
+    """(module name, path) of every module of the package."""
     for folder, _, names in os.walk(PACKAGE):
         for name in sorted(names):
             if not name.endswith(".py"):
                 continue
             rel = os.path.relpath(os.path.join(folder, name), ROOT)[: -len(".py")]
-            module = rel.replace(os.sep, ".").removesuffix(".__init__")
-            if not module.startswith(COMMAND_LINE):
-                yield module, os.path.join(folder, name)
+            yield rel.replace(os.sep, ".").removesuffix(".__init__"), os.path.join(folder, name)
 
 
-LIBRARY = sorted(_library_modules())
+MODULES = sorted(_modules())
+LIBRARY = [(m, path) for m, path in MODULES if not _is_command_line(m)]
 
 
 def _imported(path, module):
@@ -51,11 +63,20 @@ def test_the_walk_finds_the_library():
     names = {m for m, _ in LIBRARY}
     assert {"ospiel_ext.tree", "ospiel_ext.sweeps", "ospiel_ext.algorithms.egt"} <= names
     assert not names & set(COMMAND_LINE)
+    assert set(COMMAND_LINE) <= {m for m, _ in MODULES}  # a renamed module is not left out
+
+
+def test_every_module_that_imports_absl_app_is_command_line():
+    """`absl.app` (app.run, app.UsageError) is the command line's: a new module that imports
+    it is listed in COMMAND_LINE, or it is a library module that the checks here reject."""
+    users = {m for m, path in MODULES if "absl.app" in set(_imported(path, m))}
+    assert {"ospiel_ext.cli", "ospiel_ext.cli_flags", "ospiel_ext.cli_output"} <= users
+    assert [m for m in sorted(users) if not _is_command_line(m)] == []
 
 
 @pytest.mark.parametrize("module, path", LIBRARY, ids=[m for m, _ in LIBRARY])
 def test_library_module_does_not_import_the_command_line(module, path):
-    bad = sorted({m for m in _imported(path, module) if m.startswith(COMMAND_LINE)})
+    bad = sorted({m for m in _imported(path, module) if _is_command_line(m)})
     assert not bad, f"{module} imports {bad}: the library must not import the command line"
 
 
@@ -76,7 +97,8 @@ def test_importing_the_library_defines_no_absl_flag_and_registers_no_game():
         "from absl import flags\n"
         "before = set(pyspiel.registered_names())\n"
         f"for m in {outside_games!r}: importlib.import_module(m)\n"
-        "assert 'ospiel_ext.cli' not in sys.modules, 'the command line was imported'\n"
+        f"assert not set({list(COMMAND_LINE)!r}) & set(sys.modules),"
+        " 'the command line was imported'\n"
         "assert 'ospiel_ext.games' not in sys.modules, 'the games package was imported'\n"
         "assert set(pyspiel.registered_names()) == before, 'a game was registered'\n"
         "ours = {k: [f.name for f in v] for k, v in flags.FLAGS.flags_by_module_dict().items()"
@@ -98,7 +120,7 @@ ALIASES = {"FloatArray": "ospiel_ext.arrays", "IntArray": "ospiel_ext.arrays",
 def test_array_type_aliases_are_defined_once():
     """Issue 35 item 2: the shared type aliases live in one module each; others import them."""
     where = {}
-    for module, path in [*LIBRARY, ("ospiel_ext.cli", os.path.join(PACKAGE, "cli.py"))]:
+    for module, path in MODULES:
         tree = ast.parse(open(path, encoding="utf-8").read(), path)
         for node in tree.body:
             targets = node.targets if isinstance(node, ast.Assign) else []

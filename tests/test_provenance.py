@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from ospiel_ext import cli, provenance
+from ospiel_ext import cli_output, provenance
 
 
 def _git(repo, *args):
@@ -55,9 +55,9 @@ def test_start_is_taken_once(fresh):
 
 def test_results_json_carry_provenance_first(tmp_path):
     path = tmp_path / "r.json"
-    cli.write_json(path, {"value": 1.5})
+    cli_output.write_json(path, {"value": 1.5})
     data = json.loads(path.read_text())
     assert list(data) == ["provenance", "value"] and "commit" in data["provenance"]
-    cli.write_rows_json(str(path), {"rows": [{"a": 1}, {"a": 2}]})
+    cli_output.write_rows_json(str(path), {"rows": [{"a": 1}, {"a": 2}]})
     data = json.loads(path.read_text())
     assert list(data) == ["provenance", "rows"] and data["rows"] == [{"a": 1}, {"a": 2}]

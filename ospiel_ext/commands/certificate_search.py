@@ -45,7 +45,7 @@ from typing import Any
 import pyspiel
 from absl import flags, logging
 
-from ospiel_ext import budget, cli, highs, interrupts, policies
+from ospiel_ext import budget, cli, cli_flags, cli_output, highs, interrupts, policies
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import io as certificate_io
 from ospiel_ext.tables import format_table
@@ -109,7 +109,7 @@ def _row(
     cert = result.certificate
     row = {
         "game": str(game),
-        "epsilon": cli.clip_rounding(cert.epsilon),
+        "epsilon": cli_output.clip_rounding(cert.epsilon),
         "zero_certificate": cert.is_zero,
         "value_lower": cert.value_lower,
         "value_upper": cert.value_upper,
@@ -146,45 +146,45 @@ def _verify(game: pyspiel.Game, cert: certificates.Certificate) -> None:
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
+    cli_flags.no_arguments(argv)
     for holder in (_MAX_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT, _MAX_MEMORY_GB):
-        cli.positive(holder)
-    cli.non_negative(_EPSILON)
-    cli.non_negative(_EXPAND_BELOW)
-    cli.fraction(_NATURE_DELTA)
-    cli.output_path(_OUTPUT_JSON)
-    cli.output_path(_CERTIFICATE_OUT, suffixes=("", ".npz"))
-    cli.output_path(_POLICY_OUT)
+        cli_flags.positive(holder)
+    cli_flags.non_negative(_EPSILON)
+    cli_flags.non_negative(_EXPAND_BELOW)
+    cli_flags.fraction(_NATURE_DELTA)
+    cli_flags.output_path(_OUTPUT_JSON)
+    cli_flags.output_path(_CERTIFICATE_OUT, suffixes=("", ".npz"))
+    cli_flags.output_path(_POLICY_OUT)
     npz = None if _CERTIFICATE_OUT.value is None else f"{_CERTIFICATE_OUT.value}.npz"
-    cli.distinct_files(
+    cli_flags.distinct_files(
         [_OUTPUT_JSON, _CERTIFICATE_OUT, ("--certificate_out (.npz)", npz), _POLICY_OUT]
     )
     game = cli.load_game(_GAME.value)
-    cli.require(
+    cli_flags.require(
         not (_POLICY_OUT.value and cli.is_infinite(game)),
         f"--policy_out needs a finite game; {game} has no maximum length (search without "
         "--policy_out, or save the certificate with --certificate_out)",
     )
     nature = None
     if _NATURE_EPSILON.value is not None:
-        cli.require(
+        cli_flags.require(
             _NATURE_SUPPORT.value is not None,
             "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_nodes)",
         )
         assert _NATURE_SUPPORT.value is not None  # required just above
-        cli.require(
+        cli_flags.require(
             _CERTIFICATE_OUT.value is None,
             "a certificate of a sampled trunk cannot be re-verified from the game; "
             "omit --certificate_out",
         )
-        with cli.refuse(ValueError):
+        with cli_flags.refuse(ValueError):
             nature = certificates.NatureSampling(
                 _NATURE_EPSILON.value,
                 _NATURE_DELTA.value,
                 _NATURE_SUPPORT.value,
                 _MAX_NODES.value,
             )
-    with cli.refuse(ValueError), interrupts.graceful():
+    with cli_flags.refuse(ValueError), interrupts.graceful():
         result = certificates.search(
             game,
             epsilon=_EPSILON.value,
@@ -205,7 +205,7 @@ def main(argv: list[str]) -> None:
     row = _row(game, result, minimal, nature)
     print(format_table(["quantity", "value"], row.items()))
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
         if _CERTIFICATE_OUT.value:
             certificate_io.save(cert, _CERTIFICATE_OUT.value, game)
         if _POLICY_OUT.value:

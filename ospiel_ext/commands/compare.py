@@ -28,7 +28,7 @@ from absl import flags
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr as os_cfr
 
-from ospiel_ext import cli, evaluate, interrupts, loading, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, loading, policies
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -114,14 +114,14 @@ def _run(solver: solver_lib.Solver, checkpoints: tuple[int, ...]) -> dict[str, A
     return {
         "iterations": list(curve.iterations),
         "seconds": list(curve.seconds),
-        "exploitability": cli.clip_rounding(list(curve.exploitability)),
+        "exploitability": cli_output.clip_rounding(list(curve.exploitability)),
         "seconds_per_iteration": result.seconds / max(result.iterations, 1),
         "stop_reason": result.stop_reason,
     }
 
 
 def _plot(path: str, game: pyspiel.Game, curves: dict[str, dict[str, Any]]) -> None:
-    plt = cli.pyplot()
+    plt = cli_output.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for name, c in curves.items():
         axes[0].loglog(c["iterations"], c["exploitability"], label=name)
@@ -134,26 +134,26 @@ def _plot(path: str, game: pyspiel.Game, curves: dict[str, dict[str, Any]]) -> N
     axes[0].legend()
     fig.suptitle(str(game))
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=100)
+    cli_output.save_figure(fig, path, dpi=100)
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
+    cli_flags.no_arguments(argv)
     for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES):
-        cli.positive(holder)
+        cli_flags.positive(holder)
     names = _SOLVERS.value
-    cli.require(bool(names), f"--solvers is empty; choose from {SOLVERS}")
+    cli_flags.require(bool(names), f"--solvers is empty; choose from {SOLVERS}")
     unknown = [s for s in names if s not in SOLVERS]
-    cli.require(not unknown, f"unknown solvers {unknown}; choose from {SOLVERS}")
-    cli.require(len(set(names)) == len(names), f"--solvers names a solver twice: {names}")
+    cli_flags.require(not unknown, f"unknown solvers {unknown}; choose from {SOLVERS}")
+    cli_flags.require(len(set(names)) == len(names), f"--solvers names a solver twice: {names}")
     for output in (_OUTPUT_JSON, _PLOT):
-        cli.output_path(output)
-    cli.distinct_files([_OUTPUT_JSON, _PLOT])
+        cli_flags.output_path(output)
+    cli_flags.distinct_files([_OUTPUT_JSON, _PLOT])
     if _PLOT.value:
-        cli.pyplot()  # matplotlib is there before the work
+        cli_output.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
     theirs = [s for s in names if s in _OPENSPIEL]
-    cli.require(
+    cli_flags.require(
         not (theirs and loading.keyed_by_history(game)),
         f"OpenSpiel's CFR solvers ({', '.join(theirs)}) need information_state_string, which "
         f"{game} does not provide; compare ours only (--solvers={','.join(_OURS)})",
@@ -213,7 +213,7 @@ def main(argv: list[str]) -> None:
         )
         print(textwrap.fill(note, width=96, subsequent_indent="      "))
     with cli.outputs():
-        cli.write_json(
+        cli_output.write_json(
             _OUTPUT_JSON.value,
             {"game": str(game), "iterations": n, "interrupted": interrupted, "solvers": curves},
         )

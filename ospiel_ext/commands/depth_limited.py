@@ -45,7 +45,7 @@ from typing import cast
 
 from absl import app, flags, logging
 
-from ospiel_ext import cli, evaluate, interrupts, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import strategy_sets
@@ -253,20 +253,20 @@ def _run(sf: TreeSequenceForm, samples: int | None) -> None:
         if _POLICY_OUT.value:
             policy = policies.layout(sf).to_tabular(behavioural)
             policies.save_policy(policy, _POLICY_OUT.value, sf.tree.game)
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
+    cli_flags.no_arguments(argv)
     for holder in (_ITERATIONS, _NUM_VALUES, _DEPTH, _MAX_NODES, _TIME_LIMIT):
-        cli.positive(holder)
+        cli_flags.positive(holder)
     for output in (_OUTPUT_JSON, _POLICY_OUT):
-        cli.output_path(output)
+        cli_flags.output_path(output)
     blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
-    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
+    cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     samples = _rollout_samples(_VALUES.value)
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
-    with cli.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
+    with cli_flags.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
         _run(sf, samples)
 
 

@@ -23,7 +23,7 @@ from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
-from ospiel_ext import cli, evaluate, loading, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, loading, policies
 from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -36,18 +36,18 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
-    cli.require(bool(_POLICY.value), "--policy is required")
-    cli.input_file(_POLICY)
+    cli_flags.no_arguments(argv)
+    cli_flags.require(bool(_POLICY.value), "--policy is required")
+    cli_flags.input_file(_POLICY)
     if _AGAINST.value:
-        cli.input_file(_AGAINST)
-    cli.positive(_MAX_NODES)
-    cli.output_path(_OUTPUT_JSON)
-    cli.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, _AGAINST])
+        cli_flags.input_file(_AGAINST)
+    cli_flags.positive(_MAX_NODES)
+    cli_flags.output_path(_OUTPUT_JSON)
+    cli_flags.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, _AGAINST])
     assert _POLICY.value is not None  # required above
     game = cli.load_game(_GAME.value)
     cli.walkable(game, _MAX_NODES.value)  # before a policy file makes OpenSpiel walk the game
-    with cli.stage(f"reading {_POLICY.value}"), cli.refuse(ValueError):
+    with cli.stage(f"reading {_POLICY.value}"), cli_flags.refuse(ValueError):
         policy = policies.load_policy(game, _POLICY.value)
         other = policies.load_policy(game, _AGAINST.value) if _AGAINST.value else None
     root = game.new_initial_state()
@@ -67,8 +67,8 @@ def main(argv: list[str]) -> None:
         "on_policy_values": on_policy,
         "player_improvements": improvements,
         "best_response_values": [v + d for v, d in zip(on_policy, improvements)],
-        "nash_conv": cli.clip_rounding(float(result.nash_conv)),
-        "exploitability": cli.clip_rounding(float(result.nash_conv) / 2),
+        "nash_conv": cli_output.clip_rounding(float(result.nash_conv)),
+        "exploitability": cli_output.clip_rounding(float(result.nash_conv) / 2),
         "best_response_by": "openspiel" if openspiel else "ospiel_ext",
     }
     if other is not None:
@@ -103,7 +103,7 @@ def main(argv: list[str]) -> None:
             f"{a['as_player_1']:.6g} as player 1, {a['average']:.6g} on average"
         )
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from typing import Any
 import pyspiel
 from absl import app, flags
 
-from ospiel_ext import cli, counting, loading
+from ospiel_ext import cli, cli_flags, cli_output, counting, loading
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.tables import format_table
 
@@ -47,7 +47,7 @@ def _compiled(sf: sf_lib.TreeSequenceForm) -> dict[str, Any]:
 
 
 def _counted(game: pyspiel.Game, note: str) -> dict[str, Any]:
-    with cli.stage(f"counting {game}"), cli.refuse(ValueError):
+    with cli.stage(f"counting {game}"), cli_flags.refuse(ValueError):
         size = counting.count_game(game, _MAX_NODES.value)
     row = {
         "players": size["players"],
@@ -61,9 +61,9 @@ def _counted(game: pyspiel.Game, note: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
-    cli.positive(_MAX_NODES)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_MAX_NODES)
+    cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value, two_player_zero_sum=False)
     start = time.perf_counter()
     try:
@@ -71,9 +71,9 @@ def main(argv: list[str]) -> None:
         with cli.stage(f"compiling {game}"):
             sf = sf_lib.for_game(game, max_nodes=_MAX_NODES.value)
     except loading.GameTooLargeError as e:
-        raise app.UsageError(cli.one_line(str(e))) from None
+        raise app.UsageError(cli_flags.one_line(str(e))) from None
     except ValueError as e:  # not what the solvers take, but countable
-        stats = _counted(game, f"counted only: {cli.one_line(str(e))}")
+        stats = _counted(game, f"counted only: {cli_flags.one_line(str(e))}")
     else:
         stats = _compiled(sf)
     row = {"game": str(game), **stats, "seconds": time.perf_counter() - start}
@@ -81,7 +81,7 @@ def main(argv: list[str]) -> None:
     if row["note"]:
         print(f"note: {row['note']}")
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
 
 
 if __name__ == "__main__":

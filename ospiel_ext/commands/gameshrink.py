@@ -39,12 +39,13 @@ import math
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, interrupts, policies, stops
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies, stops
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game
 from ospiel_ext.loading import GameTooLargeError
+from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _THRESHOLD = flags.DEFINE_float(
@@ -151,25 +152,25 @@ def _lift(game, shrunk, behavioural, original_sf):
 
 
 def main(argv):
-    cli.no_arguments(argv)
-    cli.non_negative(_THRESHOLD)
-    cli.require(
+    cli_flags.no_arguments(argv)
+    cli_flags.non_negative(_THRESHOLD)
+    cli_flags.require(
         _FILTER.value == "coarsest" or _THRESHOLD.value == 0,
         "--threshold > 0 joins classes of the coarsest filter; it needs --filter=coarsest",
     )
     for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES, _MAX_ABSTRACT_NONZEROS):
-        cli.positive(holder)
+        cli_flags.positive(holder)
     for holder in (_POLICY_OUT, _ABSTRACT_POLICY_OUT):
-        cli.require(
+        cli_flags.require(
             not (_SOLVE.value == "none" and holder.value),
             f"--{holder.name} needs a strategy; --solve=none computes none (use --solve=lp or "
             "--solve=cfr_plus)",
         )
     for holder in (_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT):
-        cli.output_path(holder)
-    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT])
+        cli_flags.output_path(holder)
+    cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT])
     game = cli.load_game(_GAME.value)
-    with cli.stage(f"abstracting {game}"), cli.refuse(ValueError):
+    with cli.stage(f"abstracting {game}"), cli_flags.refuse(ValueError):
         abstraction = gameshrink.gameshrink(
             game, _THRESHOLD.value, _TIME_LIMIT.value, transformation=_FILTER.value
         )
@@ -182,7 +183,7 @@ def main(argv):
         original_sf, original = None, None
     else:
         original_sf, original = _original_size(abstraction)
-        cli.require(
+        cli_flags.require(
             _POLICY_OUT.value is None or original_sf is not None,
             f"--policy_out needs the original game to compile within --max_nodes="
             f"{_MAX_NODES.value}; {game} has {original['nodes']} nodes (counted)",
@@ -210,7 +211,7 @@ def main(argv):
             row.update(dict.fromkeys(_SOLVE_KEYS))
         row.update(stopped_early=abstraction.stopped_early, stop_reason=abstraction.stop_reason)
     else:
-        cli.require(
+        cli_flags.require(
             size["lp_nonzeros"] <= _MAX_ABSTRACT_NONZEROS.value,
             f"the abstracted game's LP has {size['lp_nonzeros']} nonzeros > "
             "--max_abstract_nonzeros; use --solve=none for its size only",
@@ -230,17 +231,17 @@ def main(argv):
             solve_seconds=seconds,
             iterations=iterations,
             abstract_value=abstract_value,
-            abstract_exploitability=cli.clip_rounding(abstract_exploitability),
-            exploitability=cli.clip_rounding(exploitability),
+            abstract_exploitability=cli_output.clip_rounding(abstract_exploitability),
+            exploitability=cli_output.clip_rounding(exploitability),
             stopped_early=stops.stopped_early(reason),
             stop_reason=reason,
         )
     flat = {k: v for k, v in row.items() if not isinstance(v, dict)}
     for part in ("original", "abstracted"):
         flat.update({f"{part}_{k}": v for k, v in (row[part] or {}).items()})
-    print(cli.format_table(["key", "value"], [[k, v] for k, v in flat.items()]))
+    print(format_table(["key", "value"], [[k, v] for k, v in flat.items()]))
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
         if behavioural is not None:
             if _ABSTRACT_POLICY_OUT.value:
                 abstract_game.save_lifted_policy(lifted, _ABSTRACT_POLICY_OUT.value)

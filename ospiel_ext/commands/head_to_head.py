@@ -35,7 +35,7 @@ import time
 
 from absl import app, flags, logging
 
-from ospiel_ext import cli, sweeps
+from ospiel_ext import cli, cli_flags, cli_output, sweeps
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import matches
 from ospiel_ext.algorithms.subgames import blueprints, ggse
@@ -69,14 +69,14 @@ _WORKERS = sweeps.define_workers_flag()
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
-    cli.require(len(set(_BOTS.value)) >= 2, "--bots needs at least two distinct bots")
+    cli_flags.no_arguments(argv)
+    cli_flags.require(len(set(_BOTS.value)) >= 2, "--bots needs at least two distinct bots")
     for holder in (_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS, _TIME_LIMIT, _SOLVE_TIME_LIMIT):
-        cli.positive(holder)
-    cli.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
-    cli.output_path(_OUTPUT_JSON)
+        cli_flags.positive(holder)
+    cli_flags.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
+    cli_flags.output_path(_OUTPUT_JSON)
     blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
-    cli.distinct_files([_OUTPUT_JSON], inputs=[("--blueprint", blueprint_file)])
+    cli_flags.distinct_files([_OUTPUT_JSON], inputs=[("--blueprint", blueprint_file)])
     game = cli.load_game(_GAME.value)
     num_values = _NUM_VALUES.value
     if num_values is None:
@@ -130,7 +130,7 @@ def main(argv: list[str]) -> None:
     if stop_reason != "games":
         print(f"stopped ({stop_reason}) after {sum(map(len, returns.values()))} games")
     with cli.outputs():
-        cli.write_json(
+        cli_output.write_json(
             _OUTPUT_JSON.value,
             {
                 "game": str(game),

@@ -32,7 +32,7 @@ from typing import Any
 
 from absl import flags
 
-from ospiel_ext import cli, interrupts, policies, stops
+from ospiel_ext import cli, cli_flags, cli_output, interrupts, policies, stops
 from ospiel_ext.algorithms import egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.tables import format_table
@@ -68,7 +68,7 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 
 def _plot(path: str, title: str, curve: solver_lib.ConvergenceCurve) -> None:
-    plt = cli.pyplot()
+    plt = cli_output.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     axes[0].semilogy(curve.traversals, curve.nash_conv)
     axes[0].set_ylabel("sum of regrets (NashConv)")
@@ -79,7 +79,7 @@ def _plot(path: str, title: str, curve: solver_lib.ConvergenceCurve) -> None:
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(title)
     fig.tight_layout()
-    cli.save_figure(fig, path, dpi=100)
+    cli_output.save_figure(fig, path, dpi=100)
 
 
 def _checkpoints(iterations: int) -> list[int]:
@@ -98,23 +98,23 @@ def _gap_at_most(epsilon: float, after: int) -> Callable[[Any], bool]:
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
+    cli_flags.no_arguments(argv)
     for holder in (_ITERATIONS, _CHECKPOINTS, _TIME_LIMIT, _MAX_NODES):
-        cli.positive(holder)
+        cli_flags.positive(holder)
     for holder in (_XI, _DGF_WEIGHT, _EPSILON):
-        cli.non_negative(holder)
+        cli_flags.non_negative(holder)
     for output in (_OUTPUT_JSON, _POLICY_OUT, _PLOT):
-        cli.output_path(output)
-    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _PLOT])
-    cli.require(
+        cli_flags.output_path(output)
+    cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _PLOT])
+    cli_flags.require(
         _STEPPING.value == "theory" or not _DGF_WEIGHT.value,
         "--dgf_weight applies to --stepping=theory only",
     )
     if _PLOT.value:
-        cli.pyplot()  # matplotlib is there before the work
+        cli_output.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
     sf = cli.compile_game(game, _MAX_NODES.value)
-    with cli.refuse(ValueError):  # an infeasible xi, before tuning
+    with cli_flags.refuse(ValueError):  # an infeasible xi, before tuning
         solver = egt.EGTSolver(
             sf, xi=_XI.value, dgf_weight=_DGF_WEIGHT.value or 1.0, stepping=_STEPPING.value
         )
@@ -139,8 +139,8 @@ def main(argv: list[str]) -> None:
     rows = zip(
         curve.iterations,
         curve.traversals,
-        cli.clip_rounding(curve.nash_conv),
-        cli.clip_rounding(curve.max_infoset_regret),
+        cli_output.clip_rounding(curve.nash_conv),
+        cli_output.clip_rounding(curve.max_infoset_regret),
         curve.seconds,
     )
     print(f"game: {game}  xi: {_XI.value}  stepping: {_STEPPING.value}  dgf_weight: {weight}")
@@ -156,7 +156,7 @@ def main(argv: list[str]) -> None:
     )
     measures = curve.as_dict()
     for key in ("nash_conv", "exploitability", "max_infoset_regret"):
-        measures[key] = cli.clip_rounding(measures[key])
+        measures[key] = cli_output.clip_rounding(measures[key])
     row = {
         "game": str(game),
         "xi": _XI.value,
@@ -171,7 +171,7 @@ def main(argv: list[str]) -> None:
         "stop_reason": reason,
     }
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
         if _POLICY_OUT.value:
             policies.save_policy(solver.current_policy(), _POLICY_OUT.value, game)
         if _PLOT.value:

@@ -29,7 +29,7 @@ import pyspiel
 from absl import flags, logging
 from open_spiel.python.bots.policy import PolicyBot
 
-from ospiel_ext import cli, interrupts, loading, policies
+from ospiel_ext import cli, cli_flags, cli_output, interrupts, loading, policies
 from ospiel_ext.algorithms.depth_limited import matches
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -104,27 +104,29 @@ def _opponent(game: pyspiel.Game, spec: str, player: int, seed: int) -> pyspiel.
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
-    cli.require(bool(_POLICY.value), "--policy is required")
-    cli.input_file(_POLICY)
+    cli_flags.no_arguments(argv)
+    cli_flags.require(bool(_POLICY.value), "--policy is required")
+    cli_flags.input_file(_POLICY)
     assert _POLICY.value is not None  # required above
     spec = _OPPONENT.value
-    cli.require(
+    cli_flags.require(
         spec in ("random", "mcts", "human") or (spec.startswith("policy:") and len(spec) > 7),
         f"--opponent must be random, policy:FILE, mcts or human, got {spec!r}",
     )
-    cli.positive(_GAMES)
-    cli.positive(_MCTS_SIMULATIONS)
-    cli.positive(_MAX_NODES)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.positive(_GAMES)
+    cli_flags.positive(_MCTS_SIMULATIONS)
+    cli_flags.positive(_MAX_NODES)
+    cli_flags.output_path(_OUTPUT_JSON)
     opponent_file = spec.removeprefix("policy:") if spec.startswith("policy:") else None
     if opponent_file is not None:
-        cli.input_file(("--opponent=policy:", opponent_file))
-    cli.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, ("--opponent=policy:", opponent_file)])
+        cli_flags.input_file(("--opponent=policy:", opponent_file))
+    cli_flags.distinct_files(
+        [_OUTPUT_JSON], inputs=[_POLICY, ("--opponent=policy:", opponent_file)]
+    )
     game = cli.load_game(_GAME.value)
     cli.walkable(game, _MAX_NODES.value)
     seed = _SEED.value
-    with cli.refuse(ValueError):
+    with cli_flags.refuse(ValueError):
         loading.check_two_player_zero_sum(game)
         policy = policies.load_policy(game, _POLICY.value)
         ours = [PolicyBot(p, np.random.RandomState(seed + p), policy) for p in (0, 1)]
@@ -161,7 +163,7 @@ def main(argv: list[str]) -> None:
     if stop_reason != "games":
         print(f"stopped ({stop_reason}) after {len(returns)} of {_GAMES.value} games")
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ why (exit code 1).
 
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, interrupts, policies, stops
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies, stops
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -66,12 +66,12 @@ def _run_lp(sf: TreeSequenceForm) -> _Run:
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
+    cli_flags.no_arguments(argv)
     for holder in (_ITERATIONS, _LOG_EVERY, _TIME_LIMIT, _MAX_NODES):
-        cli.positive(holder)
+        cli_flags.positive(holder)
     for output in (_OUTPUT_JSON, _POLICY_OUT):
-        cli.output_path(output)
-    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT])
+        cli_flags.output_path(output)
+    cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT])
     game = cli.load_game(_GAME.value)
     sf = cli.compile_game(game, _MAX_NODES.value)
     run = _run_lp if _SOLVER.value == "lp" else _run_cfr
@@ -87,8 +87,8 @@ def main(argv: list[str]) -> None:
         "solver": _SOLVER.value,
         "iterations": iterations,
         "value": value,
-        "exploitability": cli.clip_rounding(exploitability),
-        "nash_conv": cli.clip_rounding(nash_conv),
+        "exploitability": cli_output.clip_rounding(exploitability),
+        "nash_conv": cli_output.clip_rounding(nash_conv),
         "seconds": seconds,
         "stopped_early": stops.stopped_early(reason),
         "stop_reason": reason,
@@ -97,7 +97,7 @@ def main(argv: list[str]) -> None:
     if behavioural is None:
         print(f"no strategy: HiGHS was stopped ({reason}) before it solved the LP")
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
         if _POLICY_OUT.value and behavioural is not None:
             policy = policies.layout(sf).to_tabular(behavioural)
             policies.save_policy(policy, _POLICY_OUT.value, game)

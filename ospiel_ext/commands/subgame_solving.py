@@ -36,7 +36,7 @@ from typing import Any, cast
 import numpy as np
 from absl import flags, logging
 
-from ospiel_ext import cli, evaluate, interrupts, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies
 from ospiel_ext.algorithms.subgames import (
     blueprints,
     combine,
@@ -183,23 +183,23 @@ def _run(sf: TreeSequenceForm) -> None:
     with cli.outputs():
         if _POLICY_OUT.value:
             policies.save_policy(resolution.policy(), _POLICY_OUT.value, sf.tree.game)
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
-    cli.require(
+    cli_flags.no_arguments(argv)
+    cli_flags.require(
         bool(np.isfinite(_EPSILON.value)) and 0 < _EPSILON.value < 1,
         f"--epsilon must be in (0, 1), got {_EPSILON.value}",
     )
     for holder in (_ITERATIONS, _MAX_NODES, _TIME_LIMIT):
-        cli.positive(holder)
+        cli_flags.positive(holder)
     for output in (_OUTPUT_JSON, _POLICY_OUT):
-        cli.output_path(output)
+        cli_flags.output_path(output)
     blueprint_file = blueprints.blueprint_file(_BLUEPRINT.value)
-    cli.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
+    cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[("--blueprint", blueprint_file)])
     sf = cli.compile_game(cli.load_game(_GAME.value), _MAX_NODES.value)
-    with cli.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
+    with cli_flags.refuse(ValueError), interrupts.graceful():  # a Ctrl-C lets the result be written
         _run(sf)
 
 

@@ -18,7 +18,7 @@ JSON keys: game, ok, reason, epsilon, value_lower, value_upper.
 
 from absl import flags
 
-from ospiel_ext import cli
+from ospiel_ext import cli, cli_flags, cli_output
 from ospiel_ext.algorithms.certificates import io as certificate_io
 from ospiel_ext.tables import format_table
 
@@ -28,20 +28,20 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the outcome here 
 
 
 def main(argv: list[str]) -> None:
-    cli.no_arguments(argv)
-    cli.require(_GAME.value is not None, "--game is required")
-    cli.input_file(_CERTIFICATE)
-    cli.output_path(_OUTPUT_JSON)
+    cli_flags.no_arguments(argv)
+    cli_flags.require(_GAME.value is not None, "--game is required")
+    cli_flags.input_file(_CERTIFICATE)
+    cli_flags.output_path(_OUTPUT_JSON)
     assert _GAME.value is not None and _CERTIFICATE.value is not None  # checked above
     trunk = certificate_io.trunk_path(_CERTIFICATE.value)
-    cli.distinct_files([_OUTPUT_JSON], inputs=[_CERTIFICATE, ("--certificate (.npz)", trunk)])
+    cli_flags.distinct_files([_OUTPUT_JSON], inputs=[_CERTIFICATE, ("--certificate (.npz)", trunk)])
     game = cli.load_game(_GAME.value)
     with cli.stage(f"verifying {_CERTIFICATE.value}"):
         outcome = certificate_io.verify_saved(game, _CERTIFICATE.value)
     row = {"game": str(game), **vars(outcome)}
     print(format_table(["quantity", "value"], row.items()))
     with cli.outputs():
-        cli.write_json(_OUTPUT_JSON.value, row)
+        cli_output.write_json(_OUTPUT_JSON.value, row)
     if not outcome.ok:
         cli.fail(f"certificate rejected: {outcome.reason}", exit_code=1)
 

@@ -1,12 +1,12 @@
 """Runs scripts/*.py as forked copies of one interpreter that has already imported what the
 scripts import, so that a bad-input case costs a fork (~50 ms), not a fresh interpreter (~0.8 s).
 
-The server (this file run as a program) reads one JSON request per line on stdin:
-{"script": path, "args": [...], "stdout": path, "stderr": path, "cwd": dir}. For each it forks
-a child that points file descriptors 0 / 1 / 2 at /dev/null and the two files, sets sys.argv
-and executes the script as `__main__` with `runpy.run_path`, exactly as `python script args`
-would after its imports; the exit status is what `sys.exit` / an exception would give. The
-server answers {"pid": pid} at once (so a test can send the child a SIGINT) and
+The server (this file run as a program) reads one JSON request per line on stdin: {"script":
+path, "args": [...], "stdout": path, "stderr": path, "cwd": dir}. For each it forks a child that
+points file descriptors 0 / 1 / 2 at /dev/null and the two files, sets sys.argv and sys.path[0]
+(the script's folder) and executes the script as `__main__` with `runpy.run_path`, exactly as
+`python script args` would after its imports; the exit status is what `sys.exit` / an exception
+would give. The server answers {"pid": pid} at once (so a test can send the child a SIGINT) and
 {"returncode": code} when the child ends (negative: killed by that signal, as subprocess).
 
 Nothing is compiled or cached in the server: each child starts from the state right after
@@ -44,6 +44,9 @@ def _child(request: dict) -> None:
             os.close(opened)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.argv = [request["script"], *request["args"]]
+        # as `python script` does: the script's folder first on the path, for its siblings
+        # (benchmarks/mvs.py imports mvs_games.py ...); run_path adds it only for a folder
+        sys.path.insert(0, os.path.dirname(os.path.abspath(request["script"])))
         runpy.run_path(request["script"], run_name="__main__")
         code = 0
     except SystemExit as e:  # as the interpreter does at exit

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 from absl import app, flags
 
-from ospiel_ext import cli, highs, interrupts
+from ospiel_ext import cli, cli_flags, cli_output, highs, interrupts
 
 
 def _flag(kind, value):
@@ -24,13 +24,13 @@ def _flag(kind, value):
 @pytest.mark.parametrize(
     "check, kind, value, message",
     [
-        (cli.positive, "integer", "0", "--f must be positive, got 0"),
-        (cli.positive, "integer", "-1", "--f must be positive, got -1"),
-        (cli.positive, "float", "nan", "--f must be a number, got nan"),
-        (cli.non_negative, "float", "-0.5", "--f must be non-negative, got -0.5"),
-        (cli.non_negative, "float", "nan", "--f must be a number, got nan"),
-        (cli.fraction, "float", "1", "--f must be in (0, 1), got 1.0"),
-        (cli.fraction, "float", "0", "--f must be in (0, 1), got 0.0"),
+        (cli_flags.positive, "integer", "0", "--f must be positive, got 0"),
+        (cli_flags.positive, "integer", "-1", "--f must be positive, got -1"),
+        (cli_flags.positive, "float", "nan", "--f must be a number, got nan"),
+        (cli_flags.non_negative, "float", "-0.5", "--f must be non-negative, got -0.5"),
+        (cli_flags.non_negative, "float", "nan", "--f must be a number, got nan"),
+        (cli_flags.fraction, "float", "1", "--f must be in (0, 1), got 1.0"),
+        (cli_flags.fraction, "float", "0", "--f must be in (0, 1), got 0.0"),
     ],
 )
 def test_number_checks_refuse(check, kind, value, message):
@@ -42,10 +42,10 @@ def test_number_checks_refuse(check, kind, value, message):
 @pytest.mark.parametrize(
     "check, kind, value",
     [
-        (cli.positive, "integer", "1"),
-        (cli.positive, "float", "inf"),
-        (cli.non_negative, "float", "0"),
-        (cli.fraction, "float", "0.25"),
+        (cli_flags.positive, "integer", "1"),
+        (cli_flags.positive, "float", "inf"),
+        (cli_flags.non_negative, "float", "0"),
+        (cli_flags.fraction, "float", "0.25"),
     ],
 )
 def test_number_checks_accept(check, kind, value):
@@ -56,12 +56,12 @@ def test_unset_flags_pass():
     fv = flags.FlagValues()
     holder = flags.DEFINE_integer("f", None, "a flag", flag_values=fv)
     fv(["prog"])
-    for check in (cli.positive, cli.non_negative, cli.fraction):
+    for check in (cli_flags.positive, cli_flags.non_negative, cli_flags.fraction):
         check(holder)
 
 
 def test_output_path(tmp_path):
-    cli.output_path(_flag("string", str(tmp_path / "r.json")))
+    cli_flags.output_path(_flag("string", str(tmp_path / "r.json")))
     assert list(tmp_path.iterdir()) == []  # the probe leaves nothing behind
     (tmp_path / "file").write_text("x")
     (tmp_path / "c.json.npz").mkdir()
@@ -72,10 +72,10 @@ def test_output_path(tmp_path):
         ("/proc/r.json", "cannot write in /proc"),
     ):
         with pytest.raises(app.UsageError) as e:
-            cli.output_path(_flag("string", str(path)))
+            cli_flags.output_path(_flag("string", str(path)))
         assert message in str(e.value) and str(e.value).startswith(f"--f={path}: ")
     with pytest.raises(app.UsageError, match="c.json.npz is a directory"):
-        cli.output_path(_flag("string", str(tmp_path / "c.json")), suffixes=("", ".npz"))
+        cli_flags.output_path(_flag("string", str(tmp_path / "c.json")), suffixes=("", ".npz"))
 
 
 def test_distinct_files(tmp_path):
@@ -85,23 +85,51 @@ def test_distinct_files(tmp_path):
     c = flags.DEFINE_string("c", None, "", flag_values=fv)
     fv(["prog"])
     with pytest.raises(app.UsageError, match="--b=.* is the output --a \\(the same file\\)"):
-        cli.distinct_files([a, c, b])
-    cli.distinct_files([a, c])
+        cli_flags.distinct_files([a, c, b])
+    cli_flags.distinct_files([a, c])
     (tmp_path / "in.json").write_text("{}")
     os.symlink(tmp_path / "in.json", tmp_path / "link.json")
     with pytest.raises(app.UsageError, match="is the input --policy"):
-        cli.distinct_files(
+        cli_flags.distinct_files(
             [a, ("--out", str(tmp_path / "link.json"))], [("--policy", str(tmp_path / "in.json"))]
         )
-    cli.distinct_files([("--x", "/dev/null"), ("--y", "/dev/null")])  # devices may repeat
+    cli_flags.distinct_files([("--x", "/dev/null"), ("--y", "/dev/null")])  # devices may repeat
 
 
 def test_clip_rounding():
-    assert cli.clip_rounding(-5.6e-17) == 0.0
-    assert cli.clip_rounding(-1e-3) == -1e-3  # not rounding: left for a bug to show
-    assert cli.clip_rounding([0.5, -1e-12, None]) == [0.5, 0.0, None]
-    assert cli.clip_rounding((-1e-10,)) == (0.0,)
-    assert cli.clip_rounding(None) is None
+    assert cli_output.clip_rounding(-5.6e-17) == 0.0
+    assert cli_output.clip_rounding(-1e-3) == -1e-3  # not rounding: left for a bug to show
+    assert cli_output.clip_rounding([0.5, -1e-12, None]) == [0.5, 0.0, None]
+    assert cli_output.clip_rounding((-1e-10,)) == (0.0,)
+    assert cli_output.clip_rounding(None) is None
+
+
+def test_round_figures_keeps_six_significant_digits_and_no_nan():
+    assert cli_output.round_figures(1 / 3) == 0.333333
+    assert cli_output.round_figures(np.float32(0.1)) == 0.1  # numpy's floats too, as floats
+    assert type(cli_output.round_figures(np.float64(2.0))) is float
+    assert cli_output.round_figures((1234567.0, [float("nan"), float("inf")], "x", 3, None)) == [
+        1234570.0, [None, None], "x", 3, None
+    ]  # fmt: skip
+
+
+def test_markdown_table():
+    table = cli_output.markdown(["a", "b"], [[0.123456, None], ["x", 2]])
+    assert table.splitlines() == ["| a | b |", "|---|---|", "| 0.1235 |  |", "| x | 2 |"]
+    tiny = cli_output.markdown(["e"], [[1e-15]], number=lambda v: "0" if v < 1e-12 else str(v))
+    assert tiny.splitlines()[-1] == "| 0 |"
+
+
+def test_float_list():
+    fv = flags.FlagValues()
+    holder = flags.DEFINE_list("xs", [], "numbers", flag_values=fv)
+    fv(["prog", "--xs=0.5,1e-3,-2"])
+    assert cli_flags.float_list(holder) == [0.5, 1e-3, -2.0]
+    fv(["prog", "--xs="])
+    assert cli_flags.float_list(holder) == []  # an empty list is the caller's to refuse
+    fv(["prog", "--xs=0.5,half"])
+    with pytest.raises(app.UsageError, match="^--xs takes numbers: could not convert"):
+        cli_flags.float_list(holder)
 
 
 def test_stage_names_the_interrupted_step():
@@ -112,10 +140,10 @@ def test_stage_names_the_interrupted_step():
 
 
 def test_refuse_turns_library_errors_into_one_line_usage_errors():
-    with pytest.raises(app.UsageError) as e, cli.refuse():
+    with pytest.raises(app.UsageError) as e, cli_flags.refuse():
         raise ValueError("game x has\n3 players")
     assert str(e.value) == "game x has 3 players"
-    with pytest.raises(KeyError), cli.refuse():
+    with pytest.raises(KeyError), cli_flags.refuse():
         raise KeyError("not a refusal")
 
 
@@ -195,10 +223,10 @@ def test_a_first_ctrl_c_while_writing_lets_every_output_be_written(tmp_path):
     optimal and no policy: the writing now finishes (the command then exits 130)."""
     with interrupts.handled():
         with cli.outputs():
-            cli.write_json(str(tmp_path / "r.json"), {"x": 1})
+            cli_output.write_json(str(tmp_path / "r.json"), {"x": 1})
             os.kill(os.getpid(), signal.SIGINT)
             threading.Event().wait(0.01)
-            cli.write_json(str(tmp_path / "p.json"), {"y": 2})
+            cli_output.write_json(str(tmp_path / "p.json"), {"y": 2})
         assert interrupts.stop_reason() == "interrupted"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "r.json"]
 
@@ -206,10 +234,10 @@ def test_a_first_ctrl_c_while_writing_lets_every_output_be_written(tmp_path):
 def test_a_second_ctrl_c_while_writing_writes_nothing(tmp_path):
     with interrupts.handled(), pytest.raises(KeyboardInterrupt) as e:
         with cli.outputs():
-            cli.write_json(str(tmp_path / "r.json"), {"x": 1})
+            cli_output.write_json(str(tmp_path / "r.json"), {"x": 1})
             for _ in range(2):
                 os.kill(os.getpid(), signal.SIGINT)
                 threading.Event().wait(0.01)
-            cli.write_json(str(tmp_path / "p.json"), {"y": 2})
+            cli_output.write_json(str(tmp_path / "p.json"), {"y": 2})
     assert e.value.__notes__ == ["(nothing was written)", "while writing the outputs"]
     assert list(tmp_path.iterdir()) == []
