@@ -235,7 +235,7 @@ def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> N
 def is_infinite(game: pyspiel.Game) -> bool:
     """True for a game without a finite maximum length (e.g. limit_leduc_poker(max_raises=-1)):
     it cannot be compiled or written as a policy file."""
-    return game.max_game_length() >= loading.INFINITE_GAME_LENGTH
+    return bool(game.max_game_length() >= loading.INFINITE_GAME_LENGTH)
 
 
 def run_lp(

@@ -62,7 +62,7 @@ def no_arguments(argv: Sequence[str]) -> None:
 
 
 def _number(holder: flags.FlagHolder) -> float | None:
-    value = holder.value
+    value: float | None = holder.value
     if value is not None and isinstance(value, float) and math.isnan(value):
         raise app.UsageError(f"--{holder.name} must be a number, got nan")
     return value

@@ -72,7 +72,9 @@ def evaluate_plans(sf: SequenceForm, x0: FloatArray, x1: FloatArray) -> ProfileE
     return ProfileEvaluation((value, c - value), (br0, c + br1))
 
 
-def _game_and_profile(game: pyspiel.Game | str, policy: policy_lib.Policy):
+def _game_and_profile(
+    game: pyspiel.Game | str, policy: policy_lib.Policy
+) -> tuple[sf_lib.TreeSequenceForm, policies.Behavioural]:
     sf = sf_lib.for_game(game)
     return sf, policies.layout(sf).behavioural(policy)
 

@@ -129,11 +129,13 @@ def infoset_key(state: pyspiel.State, player: int) -> str:
 
 def _history_key(state: pyspiel.State, player: int) -> str:
     del player  # every decision node is its own information set, for both players' views
-    return HISTORY_KEY + state.history_str()
+    history: str = state.history_str()
+    return HISTORY_KEY + history
 
 
 def _information_state_key(state: pyspiel.State, player: int) -> str:
-    return state.information_state_string(player)
+    key: str = state.information_state_string(player)
+    return key
 
 
 def key_function(game: pyspiel.Game) -> Callable[[pyspiel.State, int], str]:
@@ -321,9 +323,10 @@ def short_name(game: pyspiel.Game | str) -> str:
     """The registered name of `game`, or of the game inside a turn-based conversion."""
     if isinstance(game, str):
         return game.split("(", 1)[0].strip()
-    name = game.get_type().short_name
+    name: str = game.get_type().short_name
     inner = game.get_parameters().get("game") if name == "turn_based_simultaneous_game" else None
-    return inner["name"] if isinstance(inner, dict) and "name" in inner else name
+    short: str = inner["name"] if isinstance(inner, dict) and "name" in inner else name
+    return short
 
 
 def readable_key(key: str, limit: int = 200) -> str:

@@ -41,7 +41,7 @@ Tables = tuple[Table, Table]
 
 def _decision_states(game: pyspiel.Game) -> dict[str, pyspiel.State]:
     """Every decision state of `game` by history, as `TabularPolicy(game)` walks them."""
-    return get_all_states.get_all_states(
+    states: dict[str, pyspiel.State] = get_all_states.get_all_states(
         game,
         depth_limit=-1,
         include_terminals=False,
@@ -49,6 +49,7 @@ def _decision_states(game: pyspiel.Game) -> dict[str, pyspiel.State]:
         include_mean_field_states=False,
         to_string=lambda s: s.history_str(),
     )
+    return states
 
 
 def shared_key(player: int, key: str) -> str:
@@ -77,7 +78,7 @@ class KeyedTabularPolicy(policy_lib.TabularPolicy):
         return shared_key(player, key) if key in self.shared else key
 
     def __copy__(self, copy_action_probability_array: bool = True) -> KeyedTabularPolicy:
-        result = super().__copy__(copy_action_probability_array)
+        result: KeyedTabularPolicy = super().__copy__(copy_action_probability_array)
         result.__class__ = KeyedTabularPolicy
         result.shared, result._key = self.shared, self._key
         return result
@@ -87,9 +88,12 @@ def action_probabilities(pol: Any, state: pyspiel.State, player: int) -> dict[in
     """`player`'s action probabilities at `state` under an OpenSpiel policy: a Python
     `policy.Policy` is asked for the player explicitly (both players may share an information
     state string), a C++ `pyspiel.Policy` takes the state alone."""
+    probs: dict[int, float]
     if isinstance(pol, policy_lib.Policy):
-        return pol.action_probabilities(state, player)
-    return pol.action_probabilities(state)
+        probs = pol.action_probabilities(state, player)
+    else:
+        probs = pol.action_probabilities(state)
+    return probs
 
 
 def tabular_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
@@ -320,8 +324,9 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
     key (OpenSpiel's TabularPolicy of a game whose players share a key string gives both
     players its one row, as OpenSpiel plays it); any other policy is queried per row."""
     if isinstance(pol, policy_lib.TabularPolicy):
+        table: NDArray[np.float64] = pol.action_probability_array
         if pol.state_lookup is template.state_lookup or pol.state_lookup == template.state_lookup:
-            return pol.action_probability_array
+            return table
         rows = []
         for key, state in zip(template.state_lookup, template.states):
             player = state.current_player()
@@ -330,8 +335,9 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
             if row is None:
                 raise ValueError(f"the policy has no row for information state {key!r}")
             rows.append(row)
-        return pol.action_probability_array[rows]
-    probs = np.zeros_like(template.action_probability_array)
+        picked: NDArray[np.float64] = table[rows]
+        return picked
+    probs: NDArray[np.float64] = np.zeros_like(template.action_probability_array)
     for row, state in enumerate(template.states):
         for a, p in action_probabilities(pol, state, state.current_player()).items():
             probs[row, a] = p

@@ -98,7 +98,8 @@ class GameTree:
 
     @property
     def is_leaf(self) -> NDArray[np.bool_]:
-        return self.num_children == 0
+        leaf: NDArray[np.bool_] = self.num_children == 0
+        return leaf
 
     def children(self, node: int) -> range:
         start = int(self.child_start[node])
@@ -271,7 +272,9 @@ class GameTree:
     def own_moves(self, player: int) -> NDArray[np.bool_]:
         """For every node, whether the edge into it is a move of `player`."""
         par_infoset = self.infoset[np.maximum(self.parent, 0)]
-        moved = (par_infoset >= 0) & (self.infoset_player[np.maximum(par_infoset, 0)] == player)
+        moved: NDArray[np.bool_] = (par_infoset >= 0) & (
+            self.infoset_player[np.maximum(par_infoset, 0)] == player
+        )
         moved[0] = False
         return moved
 

@@ -320,7 +320,8 @@ class TreeBuilder:
 
 
 def _chance_outcomes(state: pyspiel.State) -> Sequence[tuple[int, float]]:
-    return state.chance_outcomes()
+    outcomes: Sequence[tuple[int, float]] = state.chance_outcomes()
+    return outcomes
 
 
 @dataclasses.dataclass(frozen=True)

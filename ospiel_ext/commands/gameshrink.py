@@ -36,8 +36,11 @@ for Rhode Island Hold'em's 6.7 billion nodes) and compiled only when the count i
 """
 
 import math
+from typing import Any
 
+import pyspiel
 from absl import flags, logging
+from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies, stops
 from ospiel_ext import sequence_form as sf_lib
@@ -93,8 +96,13 @@ _SOLVE_KEYS = (
     "exploitability",
 )  # null when the filter stopped before it was complete
 
+# (behavioural or None, LP value or None, iterations, seconds, stop reason)
+_Run = tuple[policies.Behavioural | None, float | None, int, float, str]
 
-def _original_size(abstraction):
+
+def _original_size(
+    abstraction: gameshrink.Abstraction,
+) -> tuple[sf_lib.TreeSequenceForm | None, dict[str, Any]]:
     """(compiled sequence form or None, sizes) of the original game: counted from the signal
     tree first, compiled only when the count is within --max_nodes."""
     game = abstraction.og.game
@@ -120,7 +128,7 @@ def _original_size(abstraction):
     return sf, {**abstract_game.game_size(sf), "source": "compiled"}
 
 
-def _solve(sf):
+def _solve(sf: sf_lib.SequenceForm) -> _Run:
     """(behavioural or None, LP value or None, iterations, seconds, stop reason) of Γ_f's
     sequence form `sf` by --solve; the behavioural strategy is None when the LP was stopped
     before its solution."""
@@ -134,7 +142,12 @@ def _solve(sf):
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
 
-def _lift(game, shrunk, behavioural, original_sf):
+def _lift(
+    game: pyspiel.Game,
+    shrunk: abstract_game.AbstractGame,
+    behavioural: policies.Behavioural,
+    original_sf: sf_lib.TreeSequenceForm | None,
+) -> tuple[abstract_game.LiftedPolicy, policy_lib.TabularPolicy | None, float | None]:
     """(the lifted policy, the TabularPolicy of the original game or None if it was not
     compiled, its exploitability there or None)."""
     lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
@@ -151,7 +164,7 @@ def _lift(game, shrunk, behavioural, original_sf):
         return lifted, tabular, evaluate.exploitability(game, tabular)
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     cli_flags.no_arguments(argv)
     cli_flags.non_negative(_THRESHOLD)
     cli_flags.require(
@@ -160,14 +173,14 @@ def main(argv):
     )
     for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES, _MAX_ABSTRACT_NONZEROS):
         cli_flags.positive(holder)
-    for holder in (_POLICY_OUT, _ABSTRACT_POLICY_OUT):
+    for output in (_POLICY_OUT, _ABSTRACT_POLICY_OUT):
         cli_flags.require(
-            not (_SOLVE.value == "none" and holder.value),
-            f"--{holder.name} needs a strategy; --solve=none computes none (use --solve=lp or "
+            not (_SOLVE.value == "none" and output.value),
+            f"--{output.name} needs a strategy; --solve=none computes none (use --solve=lp or "
             "--solve=cfr_plus)",
         )
-    for holder in (_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT):
-        cli_flags.output_path(holder)
+    for output in (_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT):
+        cli_flags.output_path(output)
     cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT])
     game = cli.load_game(_GAME.value)
     with cli.stage(f"abstracting {game}"), cli_flags.refuse(ValueError):
@@ -238,7 +251,9 @@ def main(argv):
         )
     flat = {k: v for k, v in row.items() if not isinstance(v, dict)}
     for part in ("original", "abstracted"):
-        flat.update({f"{part}_{k}": v for k, v in (row[part] or {}).items()})
+        sizes = row[part]  # None: the original when the filter stopped early
+        if isinstance(sizes, dict):
+            flat.update({f"{part}_{k}": v for k, v in sizes.items()})
     print(format_table(["key", "value"], [[k, v] for k, v in flat.items()]))
     with cli.outputs():
         cli_output.write_json(_OUTPUT_JSON.value, row)

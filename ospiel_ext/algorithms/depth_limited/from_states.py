@@ -93,7 +93,7 @@ def rollout_value_function(
 ) -> LeafValueFunction:
     """Leaf values by `leaves.rollout_values` (mean and standard error)."""
 
-    def values(histories):
+    def values(histories: Sequence[Sequence[int]]) -> tuple[FloatArray, FloatArray | None]:
         est = leaves_lib.rollout_values(
             game, histories, blueprint, player, strategies, samples, seed
         )
@@ -237,5 +237,6 @@ class DepthLimitedPolicy(policy_lib.Policy):
         player = state.current_player() if player_id is None else player_id
         row = self.tables.get(player, {}).get(self._key(state, player))
         if row is None:
-            return self.fallback.action_probabilities(state, player)
+            fallback: dict[int, float] = self.fallback.action_probabilities(state, player)
+            return fallback
         return dict(row)

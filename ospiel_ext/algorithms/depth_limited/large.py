@@ -209,7 +209,7 @@ class PublicBelief:
 
 
 def _same(a: pyspiel.State, b: pyspiel.State) -> bool:
-    return a.history() == b.history()
+    return bool(a.history() == b.history())
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -146,7 +146,7 @@ class MultiValuedLeaves:
     labels: tuple[str, ...] = ()
     strategies: tuple[FloatArray, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.player not in (0, 1):
             raise ValueError(f"{self.tree.name}: the solving player must be 0 or 1")
         shape = (len(self.limit.nodes), self.num_values)
@@ -358,7 +358,9 @@ def estimate_by_rollouts(
     return dataclasses.replace(leaves, values=est.mean, stderr=est.stderr)
 
 
-def _playout(state: pyspiel.State, by_player, rng: np.random.Generator) -> float:
+def _playout(
+    state: pyspiel.State, by_player: dict[int, policy_lib.Policy], rng: np.random.Generator
+) -> float:
     """Player 0's return of one playout from `state` (each action drawn in proportion to its
     probability by one uniform number: `_draw`)."""
     while not state.is_terminal():

@@ -339,7 +339,7 @@ class LargeMatch:
 
 
 @functools.lru_cache(maxsize=2)
-def _large_blueprint(game_string: str, iterations: int, seed: int):
+def _large_blueprint(game_string: str, iterations: int, seed: int) -> large.MCCFRPolicy:
     """The MCCFR blueprint, computed once per process (deterministic for the seed)."""
     return large.mccfr_blueprint(pyspiel.load_game(game_string), iterations, seed)
 

@@ -55,6 +55,7 @@ from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tree import GameTree
 
 FIXED = 1 - 1e-7  # lower bounds must sum below 1: a fixed strategy is bounded at this share
 
@@ -142,14 +143,14 @@ def find_off_tree(
     return OffTree(game, abstract, player, np.array(roots), tuple(maps), tuple(weights))
 
 
-def _node_of(tree, history: Sequence[int]) -> int:
+def _node_of(tree: GameTree, history: Sequence[int]) -> int:
     node = 0
     for a in history:
         node = _child(tree, node, a)
     return node
 
 
-def _child(tree, node: int, action: int) -> int:
+def _child(tree: GameTree, node: int, action: int) -> int:
     for c in tree.children(node):
         if tree.action[c] == action:
             return int(c)
@@ -372,13 +373,13 @@ def best_continuation(
     return solver.average_behavioural()
 
 
-def _moves_before(tree, off: OffTree) -> int:
+def _moves_before(tree: GameTree, off: OffTree) -> int:
     """Player moves on the path to the off-tree roots (all the same for one public state)."""
     r = int(off.roots[0])
     return sum(1 for n in _path(tree, r) if tree.player[tree.parent[n]] in (0, 1))
 
 
-def _path(tree, node: int) -> list[int]:
+def _path(tree: GameTree, node: int) -> list[int]:
     out = []
     while tree.parent[node] >= 0:
         out.append(node)

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Literal, get_args
 
 import numpy as np
+import pyspiel
 from numpy.typing import ArrayLike, NDArray
 
 from ospiel_ext import arrays, interrupts, policies
@@ -51,7 +52,9 @@ SetKind = Literal["bias", "self_generative", "blueprint", "pure"]
 SET_KINDS: tuple[str, ...] = get_args(SetKind)
 
 
-def _representative_states(sf: TreeSequenceForm, player: int):
+def _representative_states(
+    sf: TreeSequenceForm, player: int
+) -> Iterator[tuple[int, pyspiel.State]]:
     """(local infoset, one pyspiel state in it) for each of `player`'s information sets."""
     tree, tp = sf.tree, sf.treeplexes[player]
     nodes, offsets = tree.infoset_nodes

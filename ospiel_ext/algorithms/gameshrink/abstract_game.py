@@ -110,7 +110,8 @@ class AbstractGame:
 
     def _leaf_value(self, utility: dict[int, float], round_: int, pair: int) -> float:
         cnt = self.joint.counts[round_][pair]
-        return sum(cnt[lab + 1] * u for lab, u in utility.items()) / cnt.sum()
+        value: float = sum(cnt[lab + 1] * u for lab, u in utility.items()) / cnt.sum()
+        return value
 
     @functools.cached_property
     def tree(self) -> GameTree:
@@ -217,6 +218,10 @@ class _Decision:
     first_infoset: int  # provisional index of class 0's infoset among the player's
 
 
+_Last = list[tuple[int, int] | None]
+"""Each player's last decision on a betting path and the action index it took (None: none)."""
+
+
 class ProductSequenceForm(SequenceForm):
     """The sequence form of Γ_f from its product structure: an infoset of player p is a betting
     decision of p in round j times a class of round j; its parent sequence is p's previous
@@ -232,9 +237,9 @@ class ProductSequenceForm(SequenceForm):
         self._game = game
         num_classes = game.abstraction.num_classes
         decisions: tuple[list[_Decision], list[_Decision]] = ([], [])
-        terminals: list[tuple[BettingNode, list]] = []
+        terminals: list[tuple[BettingNode, _Last]] = []
         next_seq, next_infoset = [1, 1], [0, 0]
-        stack: list[tuple[BettingNode, list]] = [(game.betting, [None, None])]
+        stack: list[tuple[BettingNode, _Last]] = [(game.betting, [None, None])]
         while stack:
             bn, last = stack.pop()
             if bn.utility is not None:
@@ -269,14 +274,17 @@ class ProductSequenceForm(SequenceForm):
             build_reach=self._reach_matrix,
         )
 
-    def _sequence(self, player: int, ref, classes: IntArray, round_: int) -> IntArray:
+    def _sequence(
+        self, player: int, ref: tuple[int, int] | None, classes: IntArray, round_: int
+    ) -> IntArray:
         """Provisional sequence of `player` after decision `ref` (None: the empty sequence)
         for round `round_` classes."""
         if ref is None:
             return np.zeros(len(classes), dtype=np.int64)
         d = self._decisions[player][ref[0]]
         anc = self._game.abstraction.ancestor_class(classes, round_, d.node.round)
-        return d.first_seq + anc * len(d.node.actions) + ref[1]
+        sequence: IntArray = d.first_seq + anc * len(d.node.actions) + ref[1]
+        return sequence
 
     def _treeplex(self, player: int, id_offset: int) -> tuple[Treeplex, IntArray]:
         num_classes = self._game.abstraction.num_classes
@@ -301,7 +309,9 @@ class ProductSequenceForm(SequenceForm):
             np.concatenate(actions),
         )
 
-    def _payoff_matrix(self, terminals, shape: tuple[int, int]) -> sp.csr_matrix:
+    def _payoff_matrix(
+        self, terminals: list[tuple[BettingNode, _Last]], shape: tuple[int, int]
+    ) -> sp.csr_matrix:
         joint, renumber = self._game.joint, self._renumber
         total = joint.counts[0].sum()
         size = sum(len(joint.pairs[bn.round]) for bn, _ in terminals)
@@ -309,6 +319,7 @@ class ProductSequenceForm(SequenceForm):
         data, at = np.empty(size), 0
         for bn, last in terminals:
             r, pairs = bn.round, joint.pairs[bn.round]
+            assert bn.utility is not None  # a terminal of the betting tree
             u = np.array([bn.utility.get(lab, 0.0) for lab in (-1, 0, 1)])
             end = at + len(pairs)
             rows[at:end] = renumber[0][self._sequence(0, last[0], pairs[:, 0], r)]

@@ -267,7 +267,8 @@ class OrderedGameIsomorphism:
         if round_ == self.st.num_rounds - 1:
             (ox, rx), (oy, ry) = self._leaves(x), self._leaves(y)
             cost = np.abs(rx[:, None] - ry[None, :]) + (ox[:, None] != oy[None, :])
-            return cost.astype(np.float64)
+            costs: NDArray[np.float64] = cost.astype(np.float64)
+            return costs
         kx, ky = self.children(round_, x), self.children(round_, y)
         sub = self.isomorphic_subtrees if exact else self.cost
         return np.array(

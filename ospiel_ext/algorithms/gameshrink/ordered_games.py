@@ -106,7 +106,7 @@ class OrderedGame:
         return sorted(mine + public, key=lambda i: (self.groups[i].round, self.groups[i].owner < 0))
 
 
-def _check(condition: bool, game, message: str) -> None:
+def _check(condition: bool, game: pyspiel.Game | str, message: str) -> None:
     if not condition:
         raise ValueError(f"game {game} is not a game with ordered signals: {message}")
 
@@ -299,12 +299,13 @@ class RankOutcome:
     its deal columns: both players rank hands by one ordering, by construction (Definition 1's
     common ordering, which `signal_tree.SignalTree.build` otherwise checks deal by deal)."""
 
-    strength: Callable[[IntArray], IntArray]
+    strength: Callable[[IntArray], NDArray[np.integer]]
     hands: tuple[list[int], list[int]]
 
     def __call__(self, deals: IntArray) -> NDArray[np.int8]:
         s0, s1 = (self.strength(deals[:, cols]) for cols in self.hands)
-        return np.sign(s0 - s1).astype(np.int8)
+        result: NDArray[np.int8] = np.sign(s0 - s1).astype(np.int8)
+        return result
 
 
 def _kuhn(game: pyspiel.Game) -> OrderedGame:
@@ -386,7 +387,8 @@ def colex_index(subsets: IntArray) -> IntArray:
     if k == 1:  # C(c, 1) = c: the index of one card is the card
         return subsets[:, 0].astype(np.int64)
     table = _binomials(max(64, int(subsets.max()) + 1), k)
-    return sum(table[subsets[:, i], i] for i in range(k))
+    index: IntArray = sum(table[subsets[:, i], i] for i in range(k))
+    return index
 
 
 def _rhode_island(game: pyspiel.Game) -> OrderedGame:
@@ -405,8 +407,9 @@ def _rhode_island(game: pyspiel.Game) -> OrderedGame:
     for a, b, c in itertools.permutations(range(3)):
         table[(sets[:, a] * n + sets[:, b]) * n + sets[:, c]] = ranks
 
-    def strength(hand: IntArray) -> IntArray:
-        return table[(hand[:, 0] * n + hand[:, 1]) * n + hand[:, 2]]
+    def strength(hand: IntArray) -> NDArray[np.int32]:
+        rank: NDArray[np.int32] = table[(hand[:, 0] * n + hand[:, 1]) * n + hand[:, 2]]
+        return rank
 
     groups = (Group(0, 0), Group(0, 1), Group(1, PUBLIC), Group(2, PUBLIC))
     return OrderedGame(

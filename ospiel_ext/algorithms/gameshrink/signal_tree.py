@@ -177,7 +177,8 @@ def _showdown(
     strength[v0[::block]] = og.outcome.strength(
         deals[::block][:, og.outcome.hands[0]].astype(np.int64)
     )
-    return np.sign(strength[v0] - strength[v1]).astype(np.int8)
+    result: NDArray[np.int8] = np.sign(strength[v0] - strength[v1]).astype(np.int8)
+    return result
 
 
 def _number_codes(

@@ -184,7 +184,8 @@ class RootValues:
     @property
     def w(self) -> FloatArray:
         """w_i(h) = P_i(h) P_c(h) per root."""
-        return self.reach[self.player] * self.reach[2]
+        w: FloatArray = self.reach[self.player] * self.reach[2]
+        return w
 
     @property
     def sign(self) -> float:

@@ -67,7 +67,7 @@ class Cut:
     count: int = 0
     predicate: StatePredicate | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in _CUT_KINDS:
             raise ValueError(f"unknown cut kind {self.kind!r}")
         if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 0:

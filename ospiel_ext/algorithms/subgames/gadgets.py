@@ -135,7 +135,9 @@ class GadgetGame:
         return np.array([k not in aux for k in self.sf.infoset_keys(player)], dtype=bool)
 
 
-def _builder(q: BlueprintQuantities, subgame: Subgame, kind: str, player: int | None):
+def _builder(
+    q: BlueprintQuantities, subgame: Subgame, kind: str, player: int | None
+) -> TreeBuilder:
     """A builder named after the gadget, after the common checks."""
     if subgame.tree is not q.sf.tree:
         raise ValueError(

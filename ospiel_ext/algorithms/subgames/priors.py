@@ -52,7 +52,8 @@ def _normalised_reach(gadget: GadgetGame, targets: tuple[str, ...]) -> NDArray[n
             gadget.sf.name,
         )
         return None
-    return reach / total
+    normalised: NDArray[np.float64] = reach / total
+    return normalised
 
 
 def gadget_prior(gadget: GadgetGame, kind: PriorKind, clip: float = DEFAULT_CLIP) -> Prior | None:
