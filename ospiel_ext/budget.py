@@ -47,7 +47,8 @@ def physical_memory() -> int | None:
 
 class Budget:
     """A time limit (seconds from construction), a cap on resident memory (bytes) and the
-    Ctrl-C flag of `ospiel_ext.interrupts`, checked together by `exceeded`."""
+    Ctrl-C flag of `ospiel_ext.interrupts`, checked together by `exceeded`.
+    """
 
     def __init__(self, time_limit: float | None = None, max_memory: int | None = None):
         if time_limit is not None and not time_limit > 0:

@@ -67,7 +67,8 @@ _STAGE_NOTE = "while "
 def stage(what: str) -> Iterator[None]:
     """Names what the script is doing, for the line a Ctrl-C prints ("interrupted while
     compiling leduc_poker()"): a KeyboardInterrupt leaving the block carries it as a note (the
-    innermost stage is the first note)."""
+    innermost stage is the first note).
+    """
     try:
         yield
     except KeyboardInterrupt as e:
@@ -85,7 +86,8 @@ _VERBOSE = flags.DEFINE_bool(
 
 class _HumanFormatter(std_logging.Formatter):
     """Log lines as people read them: the message, 'warning: ' / 'error: ' before problems
-    (absl's default adds a timestamp, the thread id and the source line)."""
+    (absl's default adds a timestamp, the thread id and the source line).
+    """
 
     def format(self, record: std_logging.LogRecord) -> str:
         message = record.getMessage()
@@ -99,14 +101,16 @@ VERBOSE_LOG_EVERY = 100
 
 def log_every() -> int | None:
     """How often a run loop logs its iteration with --verbose (`VERBOSE_LOG_EVERY`), else None
-    (a progress bar and the final table only)."""
+    (a progress bar and the final table only).
+    """
     return VERBOSE_LOG_EVERY if _VERBOSE.value else None
 
 
 def configure_output() -> None:
     """Human log lines; with --quiet, no progress bars and no INFO lines; with --verbose, the
     detail lines too (absl verbosity 1: `logging.vlog(1, ...)`). `main` calls this once the
-    flags are parsed."""
+    flags are parsed.
+    """
     absl_logging.get_absl_handler().setFormatter(_HumanFormatter())
     if _QUIET.value:
         progress.set_enabled(False)
@@ -122,7 +126,8 @@ _SHARED_FLAG_MODULES = ("ospiel_ext.sweeps", __name__)
 
 def command_help(module_name: str) -> str:
     """A command's --help: its docstring, then its own flags with their defaults, then the
-    flags every command shares (absl's own are left to --helpfull)."""
+    flags every command shares (absl's own are left to --helpfull).
+    """
     module = sys.modules[module_name]
     parts = [(module.__doc__ or "").strip(), ""]
     for name in (module_name, *_SHARED_FLAG_MODULES):
@@ -139,7 +144,8 @@ def command_help(module_name: str) -> str:
 def _parse_flags(argv: list[str], module_name: str) -> list[str]:
     """absl's flag parsing with a one-line error (exit 2); --help prints `command_help` and
     exits 0 (absl's lists the flags of the __main__ module only, which for `ospiel-ext` and
-    scripts/ defines none)."""
+    scripts/ defines none).
+    """
     if any(arg in _HELP_FLAGS for arg in argv[1:]):
         print(command_help(module_name))
         raise SystemExit(0)
@@ -159,7 +165,6 @@ def main(script_main: Callable[[list[str]], Any]) -> None:
     flag help first) and exits 2; a KeyboardInterrupt that reaches here prints `interrupted
     while <stage>` and exits 130; `--help` exits 0.
     """
-
     provenance.start(sys.argv)  # before anything runs: a later commit does not relabel the run
 
     def guarded(argv: list[str]) -> Any:
@@ -202,7 +207,8 @@ def _quiet_stderr() -> Iterator[None]:
 def load_game(game_string: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
     """Loads --game (simultaneous-move games converted to turn-based) and checks that it is a
     two-player zero-sum (or constant-sum) game (unless `two_player_zero_sum` is False);
-    app.UsageError naming the problem otherwise."""
+    app.UsageError naming the problem otherwise.
+    """
     with cli_flags.refuse(ValueError):
         with _quiet_stderr():  # pyspiel also prints "OpenSpiel exception: ..." on stderr
             game = loading.load(game_string)
@@ -214,7 +220,8 @@ def load_game(game_string: str, two_player_zero_sum: bool = True) -> pyspiel.Gam
 def compile_game(game: pyspiel.Game, max_nodes: int | None = None) -> sf_lib.TreeSequenceForm:
     """The game's sequence form (`sequence_form.for_game`), or app.UsageError naming the game
     and the violated property (players, zero-sum, perfect recall, more than `max_nodes`
-    nodes); a Ctrl-C meanwhile prints "interrupted while compiling <game>"."""
+    nodes); a Ctrl-C meanwhile prints "interrupted while compiling <game>".
+    """
     with stage(f"compiling {game}"), cli_flags.refuse(ValueError):
         return sf_lib.for_game(game, max_nodes=max_nodes)
 
@@ -222,7 +229,8 @@ def compile_game(game: pyspiel.Game, max_nodes: int | None = None) -> sf_lib.Tre
 def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> None:
     """Refuses, in about a second and before any walk, a game that OpenSpiel's Python walk of
     every state (TabularPolicy, its best response) cannot take: infinite, or estimated above
-    `max_nodes` nodes (`tree.refuse_by_estimate`)."""
+    `max_nodes` nodes (`tree.refuse_by_estimate`).
+    """
     with cli_flags.refuse(ValueError):
         try:
             loading.refuse_by_estimate(game, loading.node_cap(game, max_nodes))
@@ -234,7 +242,8 @@ def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> N
 
 def is_infinite(game: pyspiel.Game) -> bool:
     """True for a game without a finite maximum length (e.g. limit_leduc_poker(max_raises=-1)):
-    it cannot be compiled or written as a policy file."""
+    it cannot be compiled or written as a policy file.
+    """
     return bool(game.max_game_length() >= loading.INFINITE_GAME_LENGTH)
 
 
@@ -243,7 +252,8 @@ def run_lp(
 ) -> tuple[policies_lib.Behavioural | None, float | None, float, str]:
     """Solves `sf`'s sequence-form LP for a script: (behavioural or None, value or None,
     seconds, stop reason 'optimal' | 'interrupted' | 'time_limit'). The strategy is None when
-    HiGHS was stopped before its solution; any other LP failure ends the script (exit 1)."""
+    HiGHS was stopped before its solution; any other LP failure ends the script (exit 1).
+    """
     start = time.perf_counter()
     try:
         with stage(f"solving the LP of {sf.name}"):
@@ -268,7 +278,8 @@ def outputs() -> Iterator[None]:
     """Writes a command's outputs together (`files.all_or_nothing`): all of them, or none and
     a `files.OutputError` that `main` prints in one line (exit code 1). A first Ctrl-C or
     SIGTERM meanwhile lets the writing finish (the command then exits with code 130); a
-    second one stops it, and nothing is written."""
+    second one stops it, and nothing is written.
+    """
     with stage("writing the outputs"), interrupts.graceful(), files.all_or_nothing():
         yield
 
@@ -280,7 +291,8 @@ def stoppable(time_limit: float | None = None) -> Iterator[interrupts.Deadline]:
     loops, sweeps, HiGHS), and a phase with no result so far that raises
     `interrupts.Interrupted` ends the block quietly (so anything the block assigns must have
     a value before it). Afterwards the yielded `Deadline.reason` says why it stopped ('time_limit',
-    'interrupted', None); a second Ctrl-C still interrupts at once."""
+    'interrupted', None); a second Ctrl-C still interrupts at once.
+    """
     with interrupts.deadline(time_limit) as stop, interrupts.graceful():
         try:
             yield stop

@@ -27,7 +27,8 @@ from ospiel_ext import cli_output, files
 
 def one_line(message: str) -> str:
     """`message` on one line (its non-blank lines stripped and joined by spaces): every error
-    of the command line is one line."""
+    of the command line is one line.
+    """
     return " ".join(line.strip() for line in str(message).splitlines() if line.strip())
 
 
@@ -40,7 +41,8 @@ def require(condition: bool, message: str) -> None:
 @contextlib.contextmanager
 def refuse(*errors: type[Exception]) -> Iterator[None]:
     """Turns the library's refusals (ValueError by default: the game or an argument violates
-    an assumption) raised in the block into app.UsageError with the same one-line message."""
+    an assumption) raised in the block into app.UsageError with the same one-line message.
+    """
     errors = errors or (ValueError,)
     try:
         yield
@@ -50,7 +52,8 @@ def refuse(*errors: type[Exception]) -> Iterator[None]:
 
 def game_at(entry: str, flag: str) -> tuple[str, int]:
     """A GAME@K flag value (a load_game string and a number K >= 0) as (GAME, K); a usage
-    error naming `flag` otherwise."""
+    error naming `flag` otherwise.
+    """
     game, sep, k = entry.rpartition("@")
     require(bool(sep) and k.isdigit(), f"--{flag}: {entry!r} is not GAME@K (K >= 0)")
     return game, int(k)
@@ -70,7 +73,8 @@ def _number(holder: flags.FlagHolder) -> float | None:
 
 def positive(holder: flags.FlagHolder) -> None:
     """Refuses a numeric flag that is set and not > 0 (iteration budgets, time limits, node
-    caps); unset (None) passes."""
+    caps); unset (None) passes.
+    """
     value = _number(holder)
     require(value is None or value > 0, f"--{holder.name} must be positive, got {value}")
 
@@ -83,7 +87,8 @@ def non_negative(holder: flags.FlagHolder) -> None:
 
 def int_list(holder: flags.FlagHolder, minimum: int = 1) -> list[int]:
     """The integers of a list flag; one-line error unless each is an integer >= `minimum`
-    and the list is not empty."""
+    and the list is not empty.
+    """
     out = []
     for v in holder.value or []:
         require(
@@ -97,7 +102,8 @@ def int_list(holder: flags.FlagHolder, minimum: int = 1) -> list[int]:
 
 def float_list(holder: flags.FlagHolder) -> list[float]:
     """The numbers of a list flag (empty if the list is); one-line error naming the flag if
-    an entry is not a number. What the numbers must be is the caller's check."""
+    an entry is not a number. What the numbers must be is the caller's check.
+    """
     try:
         return [float(v) for v in holder.value or []]
     except ValueError as e:
@@ -116,7 +122,8 @@ def output_path(holder: flags.FlagHolder, suffixes: Sequence[str] = ("",)) -> No
     or the path is a directory or a read-only file. A link is judged by its target (which is
     what gets replaced); a device or a FIFO is written through and passes if writable; `-` is
     standard output. `suffixes`: the files written are path + suffix (a certificate is PATH
-    and PATH.npz, which cannot both go to standard output)."""
+    and PATH.npz, which cannot both go to standard output).
+    """
     path = holder.value
     if not path:
         return
@@ -155,7 +162,8 @@ def output_path(holder: flags.FlagHolder, suffixes: Sequence[str] = ("",)) -> No
 
 def output_dir(holder: flags.FlagHolder) -> None:
     """Makes an output directory flag's directory (and its parents) before the work, or
-    refuses the flag if that is impossible or the directory is not writable."""
+    refuses the flag if that is impossible or the directory is not writable.
+    """
     path = holder.value
     require(bool(path), f"--{holder.name} is required")
     try:
@@ -168,7 +176,8 @@ def output_dir(holder: flags.FlagHolder) -> None:
 
 def plots_dir(holder: flags.FlagHolder) -> None:
     """An output directory flag for figures: `output_dir`, and matplotlib is importable, both
-    checked before the work (a run must not end by failing to plot)."""
+    checked before the work (a run must not end by failing to plot).
+    """
     output_dir(holder)
     cli_output.pyplot()
 
@@ -189,7 +198,8 @@ def distinct_files(
     """Refuses, before any work, an output that is the same file as an input (the command
     would destroy its own input) or as another output (real paths and inodes compared: links
     and other spellings of one file count). Entries are flags or (name, path) pairs, e.g.
-    ("--certificate .npz", path + ".npz")."""
+    ("--certificate .npz", path + ".npz").
+    """
     with refuse(ValueError):
         files.check_outputs(_named(outputs), _named(inputs))
 

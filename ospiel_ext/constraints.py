@@ -150,13 +150,15 @@ class BehaviouralLowerBounds:
     def validate(self, sf: SequenceForm) -> None:
         """Raises ValueError naming the key and the game for a key that is not an information
         state of `sf`, a vector whose length is not its number of legal actions, or a default
-        that sums to 1 or more at some information set."""
+        that sums to 1 or more at some information set.
+        """
         for player in (0, 1):
             self.per_sequence(sf, player)
 
     def per_sequence(self, sf: SequenceForm, player: int) -> FloatArray:
         """l per sequence of `player`'s treeplex (0 for the empty sequence); keys of the other
-        player's information sets are checked and skipped."""
+        player's information sets are checked and skipped.
+        """
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player}")
         tp = sf.treeplexes[player]
@@ -199,12 +201,14 @@ class BehaviouralLowerBounds:
 
     def linear_constraints(self, sf: SequenceForm, player: int) -> LinearConstraints:
         """x[s] - l[s] x[parent(s)] >= 0 on `player`'s realization plan, one row per sequence
-        with a positive bound, keyed by its `Treeplex.stable_ids`."""
+        with a positive bound, keyed by its `Treeplex.stable_ids`.
+        """
         return sequence_lower_bounds(sf.treeplexes[player], self.per_sequence(sf, player))
 
     def basis_blocks(self, sf: SequenceForm, player: int) -> dict[int, FloatArray]:
         """{treeplex index of an information set: its basis matrix (`lower_bound_basis`)} for
-        every information set of `player` with some positive bound."""
+        every information set of `player` with some positive bound.
+        """
         tp = sf.treeplexes[player]
         lower = self.per_sequence(sf, player)
         blocks = {}
@@ -216,7 +220,8 @@ class BehaviouralLowerBounds:
     def basis_matrix(self, sf: SequenceForm, player: int) -> sp.csr_matrix:
         """The block-diagonal basis over all of `player`'s sequences: `lower_bound_basis` at
         the constrained information sets, the identity elsewhere (B pi is the played
-        strategy for every behavioural pi, eq. 4 of Kubíček, Lisý & Sandholm 2025)."""
+        strategy for every behavioural pi, eq. 4 of Kubíček, Lisý & Sandholm 2025).
+        """
         tp = sf.treeplexes[player]
         lower = self.per_sequence(sf, player)
         room = tp.spread(1.0 - tp.segment_sum(lower))
@@ -238,7 +243,8 @@ def resolve_lower_bounds(
     xi: float, lower_bounds: BehaviouralLowerBounds | None
 ) -> BehaviouralLowerBounds:
     """The solvers' two ways to give bounds as one object: `xi` (the same bound on every action,
-    a shorthand) or `lower_bounds`; ValueError when both are given."""
+    a shorthand) or `lower_bounds`; ValueError when both are given.
+    """
     if isinstance(xi, bool) or not isinstance(xi, (int, float, np.integer, np.floating)):
         raise ValueError(f"xi must be one number (the bound on every action), got {xi!r}")
     if lower_bounds is None:
@@ -252,7 +258,8 @@ def resolve_lower_bounds(
 
 def sequence_lower_bounds(tp: Treeplex, lower: float | ArrayLike) -> LinearConstraints:
     """x[s] - l[s] x[parent(s)] >= 0 for every sequence s with l[s] > 0 (l a scalar or one value
-    per sequence of `tp`), keyed by the sequences' `stable_ids`."""
+    per sequence of `tp`), keyed by the sequences' `stable_ids`.
+    """
     n = tp.num_sequences
     lower = np.broadcast_to(np.asarray(lower, dtype=np.float64), (n,))
     seqs = np.flatnonzero(lower[1:] > 0) + 1

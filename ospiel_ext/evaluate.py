@@ -172,7 +172,8 @@ def guaranteed_value(sf: SequenceForm, behavioural: FloatArray, player: int) -> 
     """u_i(pi_i, BR): what player i's behavioural strategy guarantees it (its own zero-sum
     utility) against a best response, minus the opponent's best-response value (one treeplex
     pass). No game value is needed: a profile's exploitability is minus the mean of both
-    players' guaranteed values."""
+    players' guaranteed values.
+    """
     o = 1 - player
     x = sf.treeplexes[player].realization_plan(np.asarray(behavioural, dtype=np.float64))
     br, _ = sf.treeplexes[o].best_response(sf.sequence_values(o, x))
@@ -185,7 +186,8 @@ def player_exploitability(
     """E(pi_i) = u_o(pi_i, BR) - u_o^*: what player i's strategy loses against a best response
     compared with the game value (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements
     Improve Subgame Solving in Imperfect-Information Games", Section 2); `value0` is player
-    0's game value (`game_value`). The profile's exploitability is the mean of both players'."""
+    0's game value (`game_value`). The profile's exploitability is the mean of both players'.
+    """
     return (value0 if player == 0 else -value0) - guaranteed_value(sf, behavioural, player)
 
 
@@ -193,7 +195,8 @@ def player_figures(
     sf: SequenceForm, profile: policies.Behavioural, value0: float | None = None
 ) -> tuple[list[float], list[float] | None]:
     """Both players' guaranteed values u_i(pi_i, BR) of a profile and, when the game's value
-    `value0` is known, their exploitabilities E(pi_i) (else None)."""
+    `value0` is known, their exploitabilities E(pi_i) (else None).
+    """
     guaranteed = [guaranteed_value(sf, profile[p], p) for p in (0, 1)]
     if value0 is None:
         return guaranteed, None

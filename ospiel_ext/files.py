@@ -2,7 +2,8 @@
 file), the check that a file belongs to the game it is loaded for, and every output path of
 the pack (`output`): regular files replaced atomically, links followed, devices, FIFOs and
 standard output written through, outputs of one run put in place together
-(`all_or_nothing`), and never the same file as an input (`check_outputs`)."""
+(`all_or_nothing`), and never the same file as an input (`check_outputs`).
+"""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from ospiel_ext import interrupts, loading
 
 def same_game(a: pyspiel.Game, b: pyspiel.Game) -> bool:
     """True when `a` and `b` are the same game: same registered name and the same parameters
-    with defaults filled in (`kuhn_poker(players=2)` is `kuhn_poker`)."""
+    with defaults filled in (`kuhn_poker(players=2)` is `kuhn_poker`).
+    """
     return bool(
         a.get_type().short_name == b.get_type().short_name
         and a.get_parameters() == b.get_parameters()
@@ -89,7 +91,8 @@ STDOUT = "-"
 
 class OutputError(OSError):
     """An output could not be written; the message is one line naming the path and saying
-    which outputs of the run were written and which were not."""
+    which outputs of the run were written and which were not.
+    """
 
 
 def _describe(error: OSError) -> str:
@@ -136,7 +139,8 @@ _UMASK = _read_umask()  # once: setting it to read it races with threads creatin
 def _new_mode(real: str) -> int:
     """The permissions of the file written at `real`: those of the file it replaces, else
     what a plain open() would give (0666 less the umask; mkstemp's 0600 would make results
-    private)."""
+    private).
+    """
     try:
         return stat.S_IMODE(os.stat(real).st_mode)
     except OSError:
@@ -168,7 +172,8 @@ class _Staged:
     def commit(self) -> None:
         """Puts the written temporary file in place (or copies it through), then removes it.
         A device or FIFO may block (a FIFO without a reader): a Ctrl-C then interrupts it at
-        once (`interrupts.immediate`)."""
+        once (`interrupts.immediate`).
+        """
         try:
             if self.kind == "file":
                 os.chmod(self.tmp, _new_mode(self.real))
@@ -211,7 +216,8 @@ def all_or_nothing() -> Iterator[None]:
     place together when the block ends: either all of them or, if writing one fails (a full
     disk), none, and an `OutputError` says so. Devices, FIFOs and standard output are written
     through first, then the files are renamed into place, so a failure there names what was
-    written before it. Nests: the outermost block commits."""
+    written before it. Nests: the outermost block commits.
+    """
     batch = _Batch()
     _batches.append(batch)
     try:
@@ -288,7 +294,8 @@ def output(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[Any]]:
 
 def write_json(path: str | os.PathLike, data: Any, indent: int | None = 1) -> None:
     """Writes `data` as strict JSON (NaN and infinities as null), ending with a newline, by
-    `output` (atomic for a regular file)."""
+    `output` (atomic for a regular file).
+    """
     text = json.dumps(_jsonable(data), indent=indent, sort_keys=False, allow_nan=False)
     with output(path) as f:
         f.write(text + "\n")

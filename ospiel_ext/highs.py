@@ -120,7 +120,8 @@ class Block:
 
     def default_status(self) -> NDArray[np.int8]:
         """Warm-start status where a basis does not know a key: rows basic, columns nonbasic
-        at a finite bound (free columns at zero)."""
+        at a finite bound (free columns at zero).
+        """
         if self.cost is None:
             return np.full(self.size, highs_run.BASIC, dtype=np.int8)
         lower_finite, upper_finite = np.isfinite(self.lower), np.isfinite(self.upper)
@@ -247,7 +248,8 @@ class LinearProgram:
         block "optimal face" of `kind`: cost^T z >= objective - tolerance), maximising instead
         `costs` (column block name -> its new cost; the other blocks' costs become 0). A
         simplex solve returns the vertex of the optimal face that maximises the new costs:
-        with random costs, a random vertex among the LP's optimal solutions."""
+        with random costs, a random vertex among the LP's optimal solutions.
+        """
         unknown = set(costs) - {b.name for b in self.columns}
         if unknown:
             raise ValueError(f"LP of {self.name}: no column blocks {sorted(unknown)}")
@@ -282,7 +284,8 @@ class LinearProgram:
 
     def to_highs(self) -> highspy.Highs:
         """A new HiGHS model holding this LP (maximised; columns and rows in block order;
-        output off), for experiments with HiGHS's own interface."""
+        output off), for experiments with HiGHS's own interface.
+        """
         return highs_run.new_model(_arrays(self.matrix(), self.columns, self.rows))
 
     def run(

@@ -113,7 +113,8 @@ class ModelArrays:
     def pass_to(self, h: highspy.Highs) -> None:
         """`Highs.passModel`'s array overload: numpy buffers are read in place (filling a
         `highspy.HighsLp` attribute by attribute converted them element by element, a cost
-        that showed in profiles of the certificate search's thousands of small LPs)."""
+        that showed in profiles of the certificate search's thousands of small LPs).
+        """
         a = self.a
         h.passModel(
             self.num_col,
@@ -136,7 +137,8 @@ class ModelArrays:
 
 class _StopOnSignal:
     """Ctrl-C or SIGTERM while HiGHS runs (see the module docstring): HiGHS's simplex and
-    interior-point interrupt callbacks stop the solve once `interrupts.requested()`."""
+    interior-point interrupt callbacks stop the solve once `interrupts.requested()`.
+    """
 
     def __init__(self, h: highspy.Highs):
         self._h = h
@@ -163,7 +165,8 @@ def new_highs() -> highspy.Highs:
     """A Highs instance. The process's first one prints HiGHS's version banner to the C-level
     stdout from its constructor, before any option can turn output off; that one is made with
     file descriptor 1 pointed at /dev/null, so scripts' standard output holds only their
-    results."""
+    results.
+    """
     global _banner_silenced
     if _banner_silenced:
         return highspy.Highs()
@@ -264,7 +267,8 @@ def run_new_model(
 def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool = True) -> Run:
     """Runs `h`, whose model is `lp` (Ctrl-C and a progress bar while it runs), and reads the
     result; `rejected`: HiGHS refused the start basis, so nothing runs; `basis`: read the
-    final basis (otherwise `basis_codes` is empty)."""
+    final basis (otherwise `basis_codes` is empty).
+    """
     begin = time.perf_counter()
     if rejected:
         run_status = highspy.HighsStatus.kError

@@ -111,7 +111,8 @@ HISTORY_KEY = "history: "
 def keyed_by_history(game: pyspiel.Game) -> bool:
     """True for a perfect-information game without `information_state_string` (backgammon,
     pig, breakthrough, ...): each decision node is its own information set, keyed by its
-    history (`infoset_key`)."""
+    history (`infoset_key`).
+    """
     gtype = game.get_type()
     return (
         not gtype.provides_information_state_string
@@ -123,7 +124,8 @@ def infoset_key(state: pyspiel.State, player: int) -> str:
     """The key of `player`'s information set at `state`: its `information_state_string`, or
     in a game `keyed_by_history`, "history: " and the history (`State.history_str`). Policies
     and policy files of the pack use these keys. (`key_function(game)` is the same, faster in
-    loops over one game's states.)"""
+    loops over one game's states.)
+    """
     return key_function(state.get_game())(state, player)
 
 
@@ -287,7 +289,8 @@ def node_cap(
 ) -> int | float:
     """The cap a walk runs under: `max_nodes`, `default` for None, none for `NO_NODE_CAP`.
     A walk of the whole game (`walk_whole_game`; not a certificate search's trunk) refuses an
-    infinite game unless a finite cap is given."""
+    infinite game unless a finite cap is given.
+    """
     if max_nodes is None:
         cap: int | float = default
     elif max_nodes == NO_NODE_CAP:
@@ -331,7 +334,8 @@ def short_name(game: pyspiel.Game | str) -> str:
 
 def readable_key(key: str, limit: int = 200) -> str:
     """An information-state string on one line: its lines joined by ' / ', cut to `limit`
-    characters."""
+    characters.
+    """
     text = " / ".join(line.strip() for line in key.splitlines() if line.strip())
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
@@ -340,7 +344,8 @@ def imperfect_recall_message(
     game: pyspiel.Game | str, player: int, key: str, histories: tuple[list[int], list[int]]
 ) -> str:
     """The one-line refusal of a game without perfect recall: the information set, two
-    histories in it after different own moves, and the fix where one is known."""
+    histories in it after different own moves, and the fix where one is known.
+    """
     fix = _RECALL_FIXES.get(short_name(game))
     return (
         f"game {game} does not have perfect recall: player {player} reaches information set "

@@ -69,7 +69,8 @@ def behavioural_lower_bounds(tp: Treeplex, xi: float | ArrayLike) -> LinearConst
     """x[s] - xi[s] x[parent(s)] >= 0 for every sequence s with xi[s] > 0 (the perturbed
     treeplex of Kroer, Farina & Sandholm 2017, Section 2.3; xi a scalar or one value per
     sequence). `BehaviouralLowerBounds.linear_constraints` gives the same rows from bounds
-    keyed by information state."""
+    keyed by information state.
+    """
     return sequence_lower_bounds(tp, xi)
 
 
@@ -145,7 +146,8 @@ class SequenceFormLP:
         self, cons: LinearConstraints, kind: int = KIND_OPP, name: str = "opponent constraints"
     ) -> SequenceFormLP:
         """G_y y >= g_y on the opponent's plan (the duals): columns r >= 0 with cost g_y and
-        coefficients -G_y^T in the (2c) rows."""
+        coefficients -G_y^T in the (2c) rows.
+        """
         self._check(cons, own=False)
         m = len(cons.rhs)
         cols = Block(name, kind, cons.row_ids, np.zeros(m), np.full(m, np.inf), cons.rhs)
@@ -336,7 +338,8 @@ def lp_size(
 ) -> dict[str, int]:
     """Rows, columns and nonzeros of `solve`'s LP for player 0 (no extra constraints): rows
     E x = e (infosets + 1) and the opponent's sequences; columns x and the opponent's infoset
-    values q (infosets + 1); nonzeros of E, A and F (one per sequence and per infoset each)."""
+    values q (infosets + 1); nonzeros of E, A and F (one per sequence and per infoset each).
+    """
     (i0, i1), (s0, s1) = num_infosets, num_sequences
     return {
         "lp_rows": i0 + 1 + s1,

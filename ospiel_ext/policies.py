@@ -54,7 +54,8 @@ def _decision_states(game: pyspiel.Game) -> dict[str, pyspiel.State]:
 
 def shared_key(player: int, key: str) -> str:
     """The policy key of `player`'s information state `key` in a game where the other player
-    has an information state of the same string (phantom_ttt's empty boards)."""
+    has an information state of the same string (phantom_ttt's empty boards).
+    """
     return f"player {player}: {key}"
 
 
@@ -65,7 +66,8 @@ class KeyedTabularPolicy(policy_lib.TabularPolicy):
     game whose two players share an information-state string (phantom_ttt: such a string
     becomes `shared_key(player, key)` for each player; OpenSpiel's TabularPolicy gives both
     players one row there). It is a TabularPolicy: OpenSpiel's exploitability, expected game
-    score and PolicyBot accept it. Build it with `tabular_policy(game)`."""
+    score and PolicyBot accept it. Build it with `tabular_policy(game)`.
+    """
 
     def __init__(self, game: pyspiel.Game, states: dict[str, pyspiel.State], shared: frozenset):
         self.shared = shared
@@ -87,7 +89,8 @@ class KeyedTabularPolicy(policy_lib.TabularPolicy):
 def action_probabilities(pol: Any, state: pyspiel.State, player: int) -> dict[int, float]:
     """`player`'s action probabilities at `state` under an OpenSpiel policy: a Python
     `policy.Policy` is asked for the player explicitly (both players may share an information
-    state string), a C++ `pyspiel.Policy` takes the state alone."""
+    state string), a C++ `pyspiel.Policy` takes the state alone.
+    """
     probs: dict[int, float]
     if isinstance(pol, policy_lib.Policy):
         probs = pol.action_probabilities(state, player)
@@ -99,7 +102,8 @@ def action_probabilities(pol: Any, state: pyspiel.State, player: int) -> dict[in
 def tabular_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
     """A fresh uniform TabularPolicy of `game` with one row per information set of one player:
     OpenSpiel's own where its keys are that (almost every game), else a `KeyedTabularPolicy`.
-    The game is walked once per process (the last few games are kept)."""
+    The game is walked once per process (the last few games are kept).
+    """
     return _template(str(loading.load(game))).__copy__(copy_action_probability_array=True)
 
 
@@ -107,7 +111,8 @@ def tabular_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
 def _template(game_string: str) -> policy_lib.TabularPolicy:
     """`tabular_policy`'s policy, shared (never handed out: callers get copies). OpenSpiel's
     walk keeps every decision state: an infinite game, or one estimated above the default
-    node cap, is refused first."""
+    node cap, is refused first.
+    """
     game = loading.load(game_string)
     loading.refuse_by_estimate(game, loading.node_cap(game, None))
     states = _decision_states(game)
@@ -196,7 +201,8 @@ class PolicyLayout:
 
     def from_table(self, table: Mapping[str, Any]) -> Behavioural:
         """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}, e.g.
-        `pyspiel.TabularPolicy.policy_table()`; see `behavioural_from_table`."""
+        `pyspiel.TabularPolicy.policy_table()`; see `behavioural_from_table`.
+        """
         return behavioural_from_table(self.sf, table)
 
     def behavioural(self, pol: policy_lib.Policy) -> Behavioural:
@@ -219,7 +225,8 @@ def behavioural_from_table(
     or from one such table per player (`Tables`, needed where both players have an information
     state of the same string, as in phantom_ttt); actions missing from a row get probability
     0. An information state missing from the table raises ValueError (`missing="raise"`) or
-    plays uniformly (`missing="uniform"`). The inverse of `behavioural_to_table`."""
+    plays uniformly (`missing="uniform"`). The inverse of `behavioural_to_table`.
+    """
     tables = (table, table) if isinstance(table, Mapping) else tuple(table)
     out: list[NDArray[np.float64]] = []
     for p, tp in enumerate(sf.treeplexes):
@@ -243,7 +250,8 @@ def behavioural_to_table(sf: SequenceForm, behavioural: Behavioural) -> Tables:
     """Per player, {information state: {action: probability}} of behavioural arrays of `sf`
     (every information set of the player, actions in the treeplex's order). The one
     conversion from arrays to tables: `Certificate.strategy_table` and
-    `LargeGameSolution.table` read it; `behavioural_from_table` is its inverse."""
+    `LargeGameSolution.table` read it; `behavioural_from_table` is its inverse.
+    """
     tables: Tables = ({}, {})
     for p, (tp, b) in enumerate(zip(sf.treeplexes, behavioural)):
         actions = tp.seq_action.tolist()
@@ -284,7 +292,8 @@ def random_policy(
     game: pyspiel.Game | str, seed: int = 0, alpha: float = 1.0
 ) -> policy_lib.TabularPolicy:
     """A TabularPolicy whose every information state draws its action distribution from
-    a symmetric Dirichlet(alpha) over the legal actions."""
+    a symmetric Dirichlet(alpha) over the legal actions.
+    """
     pol = uniform_policy(game)
     rng = np.random.default_rng(seed)
     mask = pol.legal_actions_mask.astype(bool)
@@ -322,7 +331,8 @@ def policy_to_dict(pol: policy_lib.Policy, game: pyspiel.Game) -> dict[str, dict
 def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDArray[np.float64]:
     """`pol`'s action probabilities in `template`'s rows. A TabularPolicy's rows are found by
     key (OpenSpiel's TabularPolicy of a game whose players share a key string gives both
-    players its one row, as OpenSpiel plays it); any other policy is queried per row."""
+    players its one row, as OpenSpiel plays it); any other policy is queried per row.
+    """
     if isinstance(pol, policy_lib.TabularPolicy):
         table: NDArray[np.float64] = pol.action_probability_array
         if pol.state_lookup is template.state_lookup or pol.state_lookup == template.state_lookup:
@@ -346,7 +356,8 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
 
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
     """Writes `pol`, a policy of `game`, to `path` in the policy file format of DESIGN.md
-    (JSON, never pickle; `load_policy` reads it back)."""
+    (JSON, never pickle; `load_policy` reads it back).
+    """
     game = loading.load(game)
     files.write_json(path, {"game": str(game), "policy": policy_to_dict(pol, game)}, indent=0)
 

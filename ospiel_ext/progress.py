@@ -34,7 +34,8 @@ def enabled() -> bool:
 
 def bar(desc: str, total: float | None = None, unit: str = "it", **kwargs: Any) -> tqdm.tqdm:
     """A tqdm bar (a no-op object when disabled): rate, elapsed time, and an ETA when
-    `total` is known; it is cleared when closed (`leave=False`)."""
+    `total` is known; it is cleared when closed (`leave=False`).
+    """
     return tqdm.tqdm(
         total=total,
         desc=desc,

@@ -407,7 +407,8 @@ class SequenceForm:
         self, player: int, opponent_plan: FloatArray, bound: str
     ) -> FloatArray:
         """As `sequence_values` in the game whose leaves take their `bound` ('lo' or 'hi');
-        an infinite entry counts only where the opponent's plan reaches it."""
+        an infinite entry counts only where the opponent's plan reaches it.
+        """
         matrix = self.bound_payoff(bound)
         if np.isfinite(matrix.data).all():
             return self.sequence_values(player, opponent_plan, matrix)
@@ -480,7 +481,8 @@ class TreeSequenceForm(SequenceForm):
 
     def _reach_matrix(self, player: int) -> sp.csr_matrix:
         """R_player from the tree: one entry per decision node of the player, at (its infoset,
-        the opponent's sequence leading to it), weighted by its chance reach."""
+        the opponent's sequence leading to it), weighted by its chance reach.
+        """
         tp = self.treeplexes[player]
         nodes, offsets = self.tree.infoset_nodes
         counts = offsets[tp.infoset_ids + 1] - offsets[tp.infoset_ids]
@@ -502,7 +504,8 @@ class TreeSequenceForm(SequenceForm):
 
     def tree_profile(self, behavioural: tuple[FloatArray, FloatArray]) -> FloatArray:
         """The flat infoset-action profile of `tree_values` (reaches, node values, counterfactual
-        values) of behavioural arrays, one per player indexed by sequence."""
+        values) of behavioural arrays, one per player indexed by sequence.
+        """
         tree = self.tree
         profile = np.empty(tree.num_infoset_actions)
         for p, tp in enumerate(self.treeplexes):
@@ -531,7 +534,8 @@ class TreeSequenceForm(SequenceForm):
         self, player: int, opponent_plan: FloatArray, leaf_values: FloatArray
     ) -> FloatArray:
         """As `sequence_values` for given leaf values (e.g. tree.lo[leaves]), computed per leaf so
-        that infinite utilities at leaves the opponent never reaches contribute nothing."""
+        that infinite utilities at leaves the opponent never reaches contribute nothing.
+        """
         z = self.leaves
         weight = self.chance_reach[z] * opponent_plan[self.node_seq[1 - player][z]]
         contribution = np.zeros(len(z))
@@ -545,7 +549,8 @@ class TreeSequenceForm(SequenceForm):
         self, player: int, opponent_plan: FloatArray, bound: str
     ) -> FloatArray:
         """As SequenceForm's, per leaf (`leaf_sequence_values`): an infinite leaf counts only
-        where the opponent's plan and chance reach it."""
+        where the opponent's plan and chance reach it.
+        """
         return self.leaf_sequence_values(player, opponent_plan, self.leaf_bound(bound))
 
 

@@ -125,7 +125,8 @@ class GameTree:
     @functools.cached_property
     def depth_order(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Nodes sorted by depth and the offsets of each depth: `order[offsets[d]:offsets[d+1]]`
-        (computed once per tree; a GameTree's arrays are not changed after it is built)."""
+        (computed once per tree; a GameTree's arrays are not changed after it is built).
+        """
         order = np.argsort(self.depth, kind="stable")
         offsets = np.searchsorted(self.depth[order], np.arange(self.depth.max() + 2))
         return _frozen(order), _frozen(offsets)
@@ -198,14 +199,16 @@ class GameTree:
     def infoset_action_start(self) -> IntArray:
         """Offsets of each infoset's actions in the flat infoset-action layout of behavioural
         profiles: infoset i's actions are `infoset_action_start[i] : infoset_action_start[i+1]`,
-        in the order of `infoset_legal_actions[i]` (read-only, length num_infosets + 1)."""
+        in the order of `infoset_legal_actions[i]` (read-only, length num_infosets + 1).
+        """
         sizes = np.fromiter(map(len, self.infoset_legal_actions), np.int64)
         return _frozen(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
 
     @functools.cached_property
     def infoset_action_ids(self) -> IntArray:
         """`infoset_legal_actions` flattened: the action id of every entry of the flat
-        infoset-action layout (`infoset_action_start`; read-only)."""
+        infoset-action layout (`infoset_action_start`; read-only).
+        """
         return _frozen(
             np.fromiter(
                 itertools.chain.from_iterable(self.infoset_legal_actions),
@@ -221,7 +224,8 @@ class GameTree:
     @functools.cached_property
     def edge_index(self) -> IntArray:
         """For a node whose parent is a decision node, the index of the edge into it in the
-        flat infoset-action layout; -1 for the root and chance outcomes (read-only)."""
+        flat infoset-action layout; -1 for the root and chance outcomes (read-only).
+        """
         par_infoset = self.infoset[np.maximum(self.parent, 0)]
         edge = np.where(
             par_infoset >= 0,
@@ -234,7 +238,8 @@ class GameTree:
     @functools.cached_property
     def infoset_nodes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Decision nodes grouped by infoset: `nodes[offsets[i]:offsets[i+1]]` lie in infoset i
-        (computed once per tree)."""
+        (computed once per tree).
+        """
         decision = np.flatnonzero(self.infoset >= 0)
         nodes = decision[np.argsort(self.infoset[decision], kind="stable")]
         offsets = np.searchsorted(self.infoset[nodes], np.arange(self.num_infosets + 1))
@@ -291,7 +296,8 @@ class GameTree:
 
     def check_perfect_recall(self) -> None:
         """Raises ValueError unless all nodes of each infoset share their owner's sequence
-        (on a partial tree such as a trunk: among the nodes it has)."""
+        (on a partial tree such as a trunk: among the nodes it has).
+        """
         nodes, offsets = self.infoset_nodes
         for p in (0, 1):
             last = self.own_last_move(p)[nodes]

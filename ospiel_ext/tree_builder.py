@@ -91,7 +91,8 @@ class TreeBuilder:
         """Overrides the probability of the chance edge into `node`, e.g. with an unnormalised
         reach: a gadget game's root chance weights need not sum to 1 (Kubicek, Lisy &
         Sandholm 2024, "Equilibrium Refinements Improve Subgame Solving in
-        Imperfect-Information Games", Section 3)."""
+        Imperfect-Information Games", Section 3).
+        """
         parent = self._parent[node]
         if parent < 0 or self._player[parent] != CHANCE:
             raise ValueError(f"node {node} is not a chance outcome")
@@ -133,7 +134,8 @@ class TreeBuilder:
 
     def _intern_infoset(self, player: int, key: str, actions: Sequence[int]) -> int:
         """The id of `player`'s information set `key` (created on first use); ValueError if
-        it was created with other legal actions."""
+        it was created with other legal actions.
+        """
         if player not in (0, 1):
             raise ValueError(f"player {player} of information set {key!r} is not 0 or 1")
         legal = tuple(map(int, actions))

@@ -49,7 +49,8 @@ def uniform_profile(tree: GameTree) -> FloatArray:
 def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
     """`profile` as float64; ValueError naming the tree, the player and the information set
     unless it is a distribution at every infoset (up to `PROFILE_TOLERANCE`). Behavioural
-    arrays of a `TreeSequenceForm` are checked as `check_profile(sf.tree, sf.tree_profile(b))`."""
+    arrays of a `TreeSequenceForm` are checked as `check_profile(sf.tree, sf.tree_profile(b))`.
+    """
     p = np.asarray(profile, dtype=np.float64)
     if p.shape != (tree.num_infoset_actions,):
         raise ValueError(
@@ -75,7 +76,8 @@ def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
 
 def edge_probabilities(tree: GameTree, profile: ArrayLike) -> FloatArray:
     """Probability of the edge into every node: the profile's at decision nodes, chance's at
-    chance nodes, 1 at the root."""
+    chance nodes, 1 at the root.
+    """
     p = check_profile(tree, profile)
     prob = np.array(tree.chance_prob, dtype=np.float64)
     decision = tree.edge_index >= 0
@@ -143,7 +145,8 @@ def node_values(
 ) -> FloatArray:
     """u_player(h) for every node h: the expected utility of `player` from h under the profile
     (one bottom-up pass). `leaf_values`: player 0's utility over nodes, used at the leaves
-    (default `tree.lo`, which must equal `tree.hi` there)."""
+    (default `tree.lo`, which must equal `tree.hi` there).
+    """
     _check_player(tree, player)
     v = tree.bottom_up(_leaf_utility(tree, leaf_values), np.add, edge_probabilities(tree, profile))
     return v if player == 0 else tree.utility_sum - v
@@ -228,7 +231,8 @@ def _best_response_values(
 
 def _last_own_edge(tree: GameTree, player: int, mine: IntArray) -> IntArray:
     """For every node, the flat infoset-action index of `player`'s last move above it (-1:
-    none), read off `GameTree.own_last_move` (whose codes number `mine`'s actions from 1)."""
+    none), read off `GameTree.own_last_move` (whose codes number `mine`'s actions from 1).
+    """
     start = tree.infoset_action_start
     sizes = np.diff(start)[mine]
     table = np.concatenate([[-1], arrays.segment_indices(start[mine], sizes)])
