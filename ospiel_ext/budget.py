@@ -46,8 +46,10 @@ def physical_memory() -> int | None:
 
 
 class Budget:
-    """A time limit (seconds from construction), a cap on resident memory (bytes) and the
-    Ctrl-C flag of `ospiel_ext.interrupts`, checked together by `exceeded`.
+    """A time limit, a memory cap and the Ctrl-C flag, checked together by `exceeded`.
+
+    The time limit is in seconds from construction, the cap is on resident memory (bytes), and
+    the Ctrl-C flag is that of `ospiel_ext.interrupts`.
     """
 
     def __init__(self, time_limit: float | None = None, max_memory: int | None = None):

@@ -63,8 +63,9 @@ class LPError(RuntimeError):
 
 @dataclasses.dataclass(frozen=True)
 class Basis:
-    """The final simplex basis of an LP, keyed by what each column and row stands for, so
-    that it can warm-start a renumbered, grown LP.
+    """The final simplex basis of an LP, keyed by what each column and row stands for.
+
+    So keyed, it can warm-start a renumbered, grown LP.
 
     Keys are a block's stable ids times NUM_KINDS plus the block's kind; `keys` is sorted and
     `status` holds the HiGHS basis status of each as an integer.
@@ -119,8 +120,9 @@ class Block:
         return np.asarray(self.ids, dtype=np.int64) * NUM_KINDS + self.kind
 
     def default_status(self) -> NDArray[np.int8]:
-        """Warm-start status where a basis does not know a key: rows basic, columns nonbasic
-        at a finite bound (free columns at zero).
+        """Warm-start status where a basis does not know a key.
+
+        Rows basic, columns nonbasic at a finite bound (free columns at zero).
         """
         if self.cost is None:
             return np.full(self.size, highs_run.BASIC, dtype=np.int8)
@@ -244,8 +246,10 @@ class LinearProgram:
     def optimal_face(
         self, objective: float, tolerance: float, kind: int, costs: Mapping[str, ArrayLike]
     ) -> LinearProgram:
-        """The solutions of this LP within `tolerance` of the optimal `objective` (one row
-        block "optimal face" of `kind`: cost^T z >= objective - tolerance), maximising instead
+        """This LP restricted to within `tolerance` of the optimal `objective`, maximising `costs`.
+
+        The solutions of this LP within `tolerance` of the optimal `objective` (one row block
+        "optimal face" of `kind`: cost^T z >= objective - tolerance), maximising instead
         `costs` (column block name -> its new cost; the other blocks' costs become 0). A
         simplex solve returns the vertex of the optimal face that maximises the new costs:
         with random costs, a random vertex among the LP's optimal solutions.
@@ -283,8 +287,9 @@ class LinearProgram:
         )
 
     def to_highs(self) -> highspy.Highs:
-        """A new HiGHS model holding this LP (maximised; columns and rows in block order;
-        output off), for experiments with HiGHS's own interface.
+        """A new HiGHS model holding this LP, for experiments with HiGHS's own interface.
+
+        Maximised; columns and rows in block order; output off.
         """
         return highs_run.new_model(_arrays(self.matrix(), self.columns, self.rows))
 

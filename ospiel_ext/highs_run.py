@@ -111,9 +111,11 @@ class ModelArrays:
     a: sp.csc_matrix
 
     def pass_to(self, h: highspy.Highs) -> None:
-        """`Highs.passModel`'s array overload: numpy buffers are read in place (filling a
-        `highspy.HighsLp` attribute by attribute converted them element by element, a cost
-        that showed in profiles of the certificate search's thousands of small LPs).
+        """Passes the model to `h` by `Highs.passModel`'s array overload.
+
+        Numpy buffers are read in place (filling a `highspy.HighsLp` attribute by attribute
+        converted them element by element, a cost that showed in profiles of the certificate
+        search's thousands of small LPs).
         """
         a = self.a
         h.passModel(
@@ -136,8 +138,10 @@ class ModelArrays:
 
 
 class _StopOnSignal:
-    """Ctrl-C or SIGTERM while HiGHS runs (see the module docstring): HiGHS's simplex and
-    interior-point interrupt callbacks stop the solve once `interrupts.requested()`.
+    """Stops HiGHS on Ctrl-C or SIGTERM while it runs (see the module docstring).
+
+    HiGHS's simplex and interior-point interrupt callbacks stop the solve once
+    `interrupts.requested()`.
     """
 
     def __init__(self, h: highspy.Highs):
@@ -162,10 +166,11 @@ _banner_silenced = False
 
 
 def new_highs() -> highspy.Highs:
-    """A Highs instance. The process's first one prints HiGHS's version banner to the C-level
-    stdout from its constructor, before any option can turn output off; that one is made with
-    file descriptor 1 pointed at /dev/null, so scripts' standard output holds only their
-    results.
+    """A Highs instance, made without HiGHS's version banner on standard output.
+
+    The process's first one prints HiGHS's version banner to the C-level stdout from its
+    constructor, before any option can turn output off; that one is made with file descriptor
+    1 pointed at /dev/null, so scripts' standard output holds only their results.
     """
     global _banner_silenced
     if _banner_silenced:
@@ -265,9 +270,10 @@ def run_new_model(
 
 
 def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool = True) -> Run:
-    """Runs `h`, whose model is `lp` (Ctrl-C and a progress bar while it runs), and reads the
-    result; `rejected`: HiGHS refused the start basis, so nothing runs; `basis`: read the
-    final basis (otherwise `basis_codes` is empty).
+    """Runs `h`, whose model is `lp`, and reads the result.
+
+    Ctrl-C and a progress bar while it runs. `rejected`: HiGHS refused the start basis, so
+    nothing runs; `basis`: read the final basis (otherwise `basis_codes` is empty).
     """
     begin = time.perf_counter()
     if rejected:

@@ -109,9 +109,10 @@ HISTORY_KEY = "history: "
 
 
 def keyed_by_history(game: pyspiel.Game) -> bool:
-    """True for a perfect-information game without `information_state_string` (backgammon,
-    pig, breakthrough, ...): each decision node is its own information set, keyed by its
-    history (`infoset_key`).
+    """True for a perfect-information game without `information_state_string`.
+
+    E.g. backgammon, pig, breakthrough, ...: each decision node is its own information set,
+    keyed by its history (`infoset_key`).
     """
     gtype = game.get_type()
     return (
@@ -121,10 +122,11 @@ def keyed_by_history(game: pyspiel.Game) -> bool:
 
 
 def infoset_key(state: pyspiel.State, player: int) -> str:
-    """The key of `player`'s information set at `state`: its `information_state_string`, or
-    in a game `keyed_by_history`, "history: " and the history (`State.history_str`). Policies
-    and policy files of the pack use these keys. (`key_function(game)` is the same, faster in
-    loops over one game's states.)
+    """The key of `player`'s information set at `state`.
+
+    Its `information_state_string`, or in a game `keyed_by_history`, "history: " and the
+    history (`State.history_str`). Policies and policy files of the pack use these keys.
+    (`key_function(game)` is the same, faster in loops over one game's states.)
     """
     return key_function(state.get_game())(state, player)
 
@@ -288,6 +290,7 @@ def node_cap(
     walk_whole_game: bool = True,
 ) -> int | float:
     """The cap a walk runs under: `max_nodes`, `default` for None, none for `NO_NODE_CAP`.
+
     A walk of the whole game (`walk_whole_game`; not a certificate search's trunk) refuses an
     infinite game unless a finite cap is given.
     """
@@ -333,8 +336,9 @@ def short_name(game: pyspiel.Game | str) -> str:
 
 
 def readable_key(key: str, limit: int = 200) -> str:
-    """An information-state string on one line: its lines joined by ' / ', cut to `limit`
-    characters.
+    """An information-state string on one line.
+
+    Its lines joined by ' / ', cut to `limit` characters.
     """
     text = " / ".join(line.strip() for line in key.splitlines() if line.strip())
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
@@ -343,8 +347,10 @@ def readable_key(key: str, limit: int = 200) -> str:
 def imperfect_recall_message(
     game: pyspiel.Game | str, player: int, key: str, histories: tuple[list[int], list[int]]
 ) -> str:
-    """The one-line refusal of a game without perfect recall: the information set, two
-    histories in it after different own moves, and the fix where one is known.
+    """The one-line refusal of a game without perfect recall.
+
+    It names the information set, two histories in it after different own moves, and the fix
+    where one is known.
     """
     fix = _RECALL_FIXES.get(short_name(game))
     return (

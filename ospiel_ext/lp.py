@@ -66,10 +66,11 @@ FIRST_FREE_KIND = 8
 
 
 def behavioural_lower_bounds(tp: Treeplex, xi: float | ArrayLike) -> LinearConstraints:
-    """x[s] - xi[s] x[parent(s)] >= 0 for every sequence s with xi[s] > 0 (the perturbed
-    treeplex of Kroer, Farina & Sandholm 2017, Section 2.3; xi a scalar or one value per
-    sequence). `BehaviouralLowerBounds.linear_constraints` gives the same rows from bounds
-    keyed by information state.
+    """Constraints x[s] - xi[s] x[parent(s)] >= 0 for every sequence s with xi[s] > 0.
+
+    The perturbed treeplex of Kroer, Farina & Sandholm 2017, Section 2.3; xi a scalar or one
+    value per sequence. `BehaviouralLowerBounds.linear_constraints` gives the same rows from
+    bounds keyed by information state.
     """
     return sequence_lower_bounds(tp, xi)
 
@@ -145,8 +146,9 @@ class SequenceFormLP:
     def add_opponent_constraints(
         self, cons: LinearConstraints, kind: int = KIND_OPP, name: str = "opponent constraints"
     ) -> SequenceFormLP:
-        """G_y y >= g_y on the opponent's plan (the duals): columns r >= 0 with cost g_y and
-        coefficients -G_y^T in the (2c) rows.
+        """Adds G_y y >= g_y on the opponent's plan (the duals).
+
+        Columns r >= 0 with cost g_y and coefficients -G_y^T in the (2c) rows.
         """
         self._check(cons, own=False)
         m = len(cons.rhs)
@@ -287,8 +289,10 @@ def solve(
     time_limit: float | None = None,
     method: str = "simplex",
 ) -> LPSolution:
-    """Solves the sequence-form LP of `sf` (see the module docstring): `sequence_form_lp`, the
-    blocks asked for, `SequenceFormLP.run` and `SequenceFormLP.solution`.
+    """Solves the sequence-form LP of `sf` (see the module docstring).
+
+    `sequence_form_lp`, the blocks asked for, `SequenceFormLP.run` and
+    `SequenceFormLP.solution`.
 
     Args:
       sf: the sequence form, or a game (a `pyspiel.Game` or a load_game string), compiled by
@@ -336,9 +340,11 @@ def solve(
 def lp_size(
     num_infosets: Sequence[int], num_sequences: Sequence[int], payoff_nonzeros: int
 ) -> dict[str, int]:
-    """Rows, columns and nonzeros of `solve`'s LP for player 0 (no extra constraints): rows
-    E x = e (infosets + 1) and the opponent's sequences; columns x and the opponent's infoset
-    values q (infosets + 1); nonzeros of E, A and F (one per sequence and per infoset each).
+    """Rows, columns and nonzeros of `solve`'s LP for player 0 (no extra constraints).
+
+    Rows: E x = e (infosets + 1) and the opponent's sequences; columns: x and the opponent's
+    infoset values q (infosets + 1); nonzeros: those of E, A and F (one per sequence and per
+    infoset each).
     """
     (i0, i1), (s0, s1) = num_infosets, num_sequences
     return {

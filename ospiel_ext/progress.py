@@ -33,8 +33,10 @@ def enabled() -> bool:
 
 
 def bar(desc: str, total: float | None = None, unit: str = "it", **kwargs: Any) -> tqdm.tqdm:
-    """A tqdm bar (a no-op object when disabled): rate, elapsed time, and an ETA when
-    `total` is known; it is cleared when closed (`leave=False`).
+    """A tqdm bar (a no-op object when disabled).
+
+    It shows the rate, the elapsed time, and an ETA when `total` is known; it is cleared when
+    closed (`leave=False`).
     """
     return tqdm.tqdm(
         total=total,
@@ -49,8 +51,9 @@ def bar(desc: str, total: float | None = None, unit: str = "it", **kwargs: Any) 
 
 
 class Counter:
-    """The progress of a long count (nodes of a walk) towards a known or estimated total: a
-    bar when stderr is a terminal, otherwise an INFO log line every `log_seconds` (pipes and
+    """The progress of a long count (nodes of a walk) towards a known or estimated total.
+
+    A bar when stderr is a terminal, otherwise an INFO log line every `log_seconds` (pipes and
     log files see the walk move, with the total it is heading for).
 
         with progress.Counter("compiling leduc_poker()", total=9457, unit="node") as c:

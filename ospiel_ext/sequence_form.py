@@ -406,8 +406,9 @@ class SequenceForm:
     def bound_sequence_values(
         self, player: int, opponent_plan: FloatArray, bound: str
     ) -> FloatArray:
-        """As `sequence_values` in the game whose leaves take their `bound` ('lo' or 'hi');
-        an infinite entry counts only where the opponent's plan reaches it.
+        """As `sequence_values` in the game whose leaves take their `bound` ('lo' or 'hi').
+
+        An infinite entry counts only where the opponent's plan reaches it.
         """
         matrix = self.bound_payoff(bound)
         if np.isfinite(matrix.data).all():
@@ -445,8 +446,9 @@ class SequenceForm:
 
 
 class TreeSequenceForm(SequenceForm):
-    """The sequence form of a GameTree, with the per-node arrays of tree algorithms
-    (certificate trunks, TabularPolicy layouts).
+    """The sequence form of a GameTree, with the per-node arrays of tree algorithms.
+
+    E.g. certificate trunks, TabularPolicy layouts.
 
     Attributes (besides SequenceForm's):
       tree: the GameTree.
@@ -480,8 +482,10 @@ class TreeSequenceForm(SequenceForm):
         return [self.tree.infoset_key[g] for g in self.treeplexes[player].infoset_ids]
 
     def _reach_matrix(self, player: int) -> sp.csr_matrix:
-        """R_player from the tree: one entry per decision node of the player, at (its infoset,
-        the opponent's sequence leading to it), weighted by its chance reach.
+        """R_player from the tree.
+
+        One entry per decision node of the player, at (its infoset, the opponent's sequence
+        leading to it), weighted by its chance reach.
         """
         tp = self.treeplexes[player]
         nodes, offsets = self.tree.infoset_nodes
@@ -503,8 +507,10 @@ class TreeSequenceForm(SequenceForm):
         )
 
     def tree_profile(self, behavioural: tuple[FloatArray, FloatArray]) -> FloatArray:
-        """The flat infoset-action profile of `tree_values` (reaches, node values, counterfactual
-        values) of behavioural arrays, one per player indexed by sequence.
+        """The flat infoset-action profile of `tree_values` of behavioural arrays.
+
+        The profile of reaches, node values, counterfactual values; from behavioural arrays,
+        one per player indexed by sequence.
         """
         tree = self.tree
         profile = np.empty(tree.num_infoset_actions)
@@ -533,8 +539,10 @@ class TreeSequenceForm(SequenceForm):
     def leaf_sequence_values(
         self, player: int, opponent_plan: FloatArray, leaf_values: FloatArray
     ) -> FloatArray:
-        """As `sequence_values` for given leaf values (e.g. tree.lo[leaves]), computed per leaf so
-        that infinite utilities at leaves the opponent never reaches contribute nothing.
+        """As `sequence_values` for given leaf values (e.g. tree.lo[leaves]), computed per leaf.
+
+        Per leaf, so that infinite utilities at leaves the opponent never reaches contribute
+        nothing.
         """
         z = self.leaves
         weight = self.chance_reach[z] * opponent_plan[self.node_seq[1 - player][z]]
@@ -548,8 +556,9 @@ class TreeSequenceForm(SequenceForm):
     def bound_sequence_values(
         self, player: int, opponent_plan: FloatArray, bound: str
     ) -> FloatArray:
-        """As SequenceForm's, per leaf (`leaf_sequence_values`): an infinite leaf counts only
-        where the opponent's plan and chance reach it.
+        """As SequenceForm's, per leaf (`leaf_sequence_values`).
+
+        An infinite leaf counts only where the opponent's plan and chance reach it.
         """
         return self.leaf_sequence_values(player, opponent_plan, self.leaf_bound(bound))
 

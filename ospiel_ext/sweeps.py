@@ -124,10 +124,12 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def _start_worker(parent: int) -> None:
-    """Initializer of local worker processes: the progress display is the parent's; Ctrl-C
-    and SIGTERM only set the `interrupts` flag, which the task polls to return its result so
-    far (the parent forwards its first signal); and the worker is killed if the parent (of
-    pid `parent`) dies (Linux's parent-death signal), so no worker outlives the command.
+    """Initializer of local worker processes.
+
+    The progress display is the parent's; Ctrl-C and SIGTERM only set the `interrupts` flag,
+    which the task polls to return its result so far (the parent forwards its first signal);
+    and the worker is killed if the parent (of pid `parent`) dies (Linux's parent-death
+    signal), so no worker outlives the command.
     """
     progress_bars.set_enabled(False)
     interrupts.install_in_worker()
@@ -154,8 +156,9 @@ def usable_cores() -> int:
 
 
 def _capped(max_workers: int | None, what: str) -> int:
-    """`max_workers` (default: the usable cores), at most the usable cores, said when capped:
-    more processes than cores only add memory (a few hundred MB each) and no speed.
+    """`max_workers` (default: the usable cores), at most the usable cores, said when capped.
+
+    More processes than cores only add memory (a few hundred MB each) and no speed.
     """
     cores = usable_cores()
     if max_workers is None:
@@ -234,10 +237,11 @@ before it terminates the workers."""
 
 
 def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
-    """Shuts the pool down, waiting for its workers; after Ctrl-C, SIGTERM or a deadline
-    (`interrupts.requested()`, when `map_tasks` has already passed the signal on to the
-    workers), it waits WORKER_GRACE_SECONDS for them to end, then terminates and kills them:
-    none outlives the sweep.
+    """Shuts the pool down, waiting for its workers; none outlives the sweep.
+
+    After Ctrl-C, SIGTERM or a deadline (`interrupts.requested()`, when `map_tasks` has
+    already passed the signal on to the workers), it waits WORKER_GRACE_SECONDS for them to
+    end, then terminates and kills them.
     """
     if not interrupts.requested():
         pool.shutdown(wait=True)
@@ -378,8 +382,9 @@ def _workers(executor: cf.Executor) -> list[multiprocessing.process.BaseProcess]
 
 
 def _forward_signal(executor: cf.Executor) -> None:
-    """Sends SIGINT to the executor's local worker processes, whose tasks then return their
-    results so far (`interrupts.install_in_worker`).
+    """Sends SIGINT to the executor's local worker processes.
+
+    Their tasks then return their results so far (`interrupts.install_in_worker`).
     """
     for process in _workers(executor):
         if process.pid is not None:

@@ -88,9 +88,10 @@ class TreeBuilder:
         self._lo[node], self._hi[node] = lo, hi
 
     def set_chance_prob(self, node: int, prob: float) -> None:
-        """Overrides the probability of the chance edge into `node`, e.g. with an unnormalised
-        reach: a gadget game's root chance weights need not sum to 1 (Kubicek, Lisy &
-        Sandholm 2024, "Equilibrium Refinements Improve Subgame Solving in
+        """Overrides the probability of the chance edge into `node`.
+
+        E.g. with an unnormalised reach: a gadget game's root chance weights need not sum to 1
+        (Kubicek, Lisy & Sandholm 2024, "Equilibrium Refinements Improve Subgame Solving in
         Imperfect-Information Games", Section 3).
         """
         parent = self._parent[node]
@@ -133,8 +134,9 @@ class TreeBuilder:
         return self._expand(node, [int(a) for a in actions], [float(p) for p in probs])
 
     def _intern_infoset(self, player: int, key: str, actions: Sequence[int]) -> int:
-        """The id of `player`'s information set `key` (created on first use); ValueError if
-        it was created with other legal actions.
+        """The id of `player`'s information set `key` (created on first use).
+
+        ValueError if it was created with other legal actions.
         """
         if player not in (0, 1):
             raise ValueError(f"player {player} of information set {key!r} is not 0 or 1")
@@ -166,10 +168,11 @@ class TreeBuilder:
         chance_outcomes: ChanceOutcomes | None = None,
         actions: ActionFilter | None = None,
     ) -> tuple[int, list[int]]:
-        """Expands `node` like the non-terminal pyspiel `state`: a chance node with its
-        outcomes (from `chance_outcomes(state)` if given, e.g. sampled), or a decision node
-        in the current player's `information_state_string` with its legal actions (or the
-        subset `actions(state)` of them: an action abstraction).
+        """Expands `node` like the non-terminal pyspiel `state`.
+
+        A chance node with its outcomes (from `chance_outcomes(state)` if given, e.g.
+        sampled), or a decision node in the current player's `information_state_string` with
+        its legal actions (or the subset `actions(state)` of them: an action abstraction).
 
         Returns:
           (first child id, the children's actions in order).

@@ -47,9 +47,11 @@ def uniform_profile(tree: GameTree) -> FloatArray:
 
 
 def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
-    """`profile` as float64; ValueError naming the tree, the player and the information set
-    unless it is a distribution at every infoset (up to `PROFILE_TOLERANCE`). Behavioural
-    arrays of a `TreeSequenceForm` are checked as `check_profile(sf.tree, sf.tree_profile(b))`.
+    """`profile` as float64, checked to be a distribution at every infoset.
+
+    ValueError naming the tree, the player and the information set unless it is a
+    distribution at every infoset (up to `PROFILE_TOLERANCE`). Behavioural arrays of a
+    `TreeSequenceForm` are checked as `check_profile(sf.tree, sf.tree_profile(b))`.
     """
     p = np.asarray(profile, dtype=np.float64)
     if p.shape != (tree.num_infoset_actions,):
@@ -75,8 +77,9 @@ def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
 
 
 def edge_probabilities(tree: GameTree, profile: ArrayLike) -> FloatArray:
-    """Probability of the edge into every node: the profile's at decision nodes, chance's at
-    chance nodes, 1 at the root.
+    """Probability of the edge into every node.
+
+    The profile's at decision nodes, chance's at chance nodes, 1 at the root.
     """
     p = check_profile(tree, profile)
     prob = np.array(tree.chance_prob, dtype=np.float64)
@@ -143,8 +146,9 @@ def _leaf_utility(tree: GameTree, leaf_values: ArrayLike | None) -> FloatArray:
 def node_values(
     tree: GameTree, profile: ArrayLike, player: int = 0, leaf_values: ArrayLike | None = None
 ) -> FloatArray:
-    """u_player(h) for every node h: the expected utility of `player` from h under the profile
-    (one bottom-up pass). `leaf_values`: player 0's utility over nodes, used at the leaves
+    """u_player(h) for every node h: the expected utility of `player` from h under the profile.
+
+    One bottom-up pass. `leaf_values`: player 0's utility over nodes, used at the leaves
     (default `tree.lo`, which must equal `tree.hi` there).
     """
     _check_player(tree, player)
@@ -177,8 +181,9 @@ def counterfactual_best_response_values(
     leaf_values: ArrayLike | None = None,
     normalized: bool = False,
 ) -> FloatArray:
-    """For every infoset I, its owner i's counterfactual value when i best-responds below I
-    (and at I) while the opponent and chance keep the profile.
+    """For every infoset I, its owner i's counterfactual value when i best-responds below I.
+
+    That is below I and at I, while the opponent and chance keep the profile.
 
     Per player i: leaf values weighted by pi_{-i} are summed onto i's last own (infoset,
     action) above them; then, deepest treeplex level of i first, an infoset's value is the
@@ -230,8 +235,9 @@ def _best_response_values(
 
 
 def _last_own_edge(tree: GameTree, player: int, mine: IntArray) -> IntArray:
-    """For every node, the flat infoset-action index of `player`'s last move above it (-1:
-    none), read off `GameTree.own_last_move` (whose codes number `mine`'s actions from 1).
+    """For every node, the flat infoset-action index of `player`'s last move above it.
+
+    -1: none. Read off `GameTree.own_last_move` (whose codes number `mine`'s actions from 1).
     """
     start = tree.infoset_action_start
     sizes = np.diff(start)[mine]
