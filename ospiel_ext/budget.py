@@ -63,6 +63,7 @@ class Budget:
         self.peak_memory = 0
 
     def elapsed(self) -> float:
+        """Seconds since the budget was made."""
         return time.perf_counter() - self.start
 
     def remaining(self) -> float | None:

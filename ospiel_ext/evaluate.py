@@ -43,15 +43,18 @@ class ProfileEvaluation:
 
     @property
     def player_improvements(self) -> tuple[float, float]:
+        """Each player's best-response value minus its on-policy value."""
         (b0, b1), (v0, v1) = self.best_response_values, self.on_policy_values
         return (b0 - v0, b1 - v1)
 
     @property
     def nash_conv(self) -> float:
+        """NashConv: the sum of both players' improvements."""
         return float(sum(self.player_improvements))
 
     @property
     def exploitability(self) -> float:
+        """OpenSpiel's exploitability: NashConv / 2."""
         return self.nash_conv / 2
 
 
@@ -237,6 +240,7 @@ class InfosetRegrets:
 
     @property
     def max(self) -> float:
+        """The largest defined (non-NaN) regret, 0 when there is none."""
         defined = self.regret[~np.isnan(self.regret)]
         return float(defined.max()) if len(defined) else 0.0
 

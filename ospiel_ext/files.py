@@ -331,7 +331,8 @@ def check_outputs(
     links and other spellings count.
 
     Args:
-      outputs, inputs: {name shown in the message (e.g. '--output_json'): path or None}.
+      outputs: {name shown in the message (e.g. '--output_json'): path or None}.
+      inputs: the inputs in the same form (default: none).
 
     Raises:
       ValueError: naming both and the file.

@@ -82,7 +82,7 @@ class Basis:
         return np.where(self.keys[pos] == keys, self.status[pos], default).astype(np.int8)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class Block:
     """Consecutive columns (with a cost) or rows of an LP.
 
@@ -113,10 +113,12 @@ class Block:
 
     @property
     def size(self) -> int:
+        """The number of columns / rows of the block."""
         return len(self.ids)
 
     @property
     def keys(self) -> IntArray:
+        """The `Basis` key of each column / row: ids * NUM_KINDS + kind."""
         return np.asarray(self.ids, dtype=np.int64) * NUM_KINDS + self.kind
 
     def default_status(self) -> NDArray[np.int8]:
@@ -161,6 +163,7 @@ class HighsResult:
 
     @property
     def optimal(self) -> bool:
+        """True when HiGHS's status is "kOptimal"."""
         return self.status == "kOptimal"
 
 
@@ -189,10 +192,12 @@ class LinearProgram:
         raise ValueError(f"the LP of {self.name} has no block {name!r}")
 
     def column_range(self, name: str) -> slice:
+        """The columns of column block `name`, as a slice of the LP's columns."""
         _, start, b = self._find(self.columns, name)
         return slice(start, start + b.size)
 
     def row_range(self, name: str) -> slice:
+        """The rows of row block `name`, as a slice of the LP's rows."""
         _, start, b = self._find(self.rows, name)
         return slice(start, start + b.size)
 
@@ -218,8 +223,8 @@ class LinearProgram:
             new.append((*pair, sp.csr_matrix(matrix)))
         entries_after = self.entries + tuple(new)
         if rows:
-            return dataclasses.replace(self, rows=self.rows + (block,), entries=entries_after)
-        return dataclasses.replace(self, columns=self.columns + (block,), entries=entries_after)
+            return dataclasses.replace(self, rows=(*self.rows, block), entries=entries_after)
+        return dataclasses.replace(self, columns=(*self.columns, block), entries=entries_after)
 
     def add_rows(self, block: Block, entries: Mapping[str, sp.spmatrix]) -> LinearProgram:
         """This LP with the rows `block`, whose coefficients on column block c are entries[c]."""
@@ -239,9 +244,7 @@ class LinearProgram:
                 f"got shape {delta.shape}"
             )
         block = dataclasses.replace(b, cost=b.cost + delta)
-        return dataclasses.replace(
-            self, columns=self.columns[:i] + (block,) + self.columns[i + 1 :]
-        )
+        return dataclasses.replace(self, columns=(*self.columns[:i], block, *self.columns[i + 1 :]))
 
     def optimal_face(
         self, objective: float, tolerance: float, kind: int, costs: Mapping[str, ArrayLike]
@@ -259,10 +262,15 @@ class LinearProgram:
             raise ValueError(f"LP of {self.name}: no column blocks {sorted(unknown)}")
         old = {b.name: np.asarray(b.cost, dtype=np.float64) for b in self.columns}
         face = self.add_rows(
-            Block("optimal face", kind, np.zeros(1, np.int64), np.array([objective - tolerance]),
-                  np.array([np.inf])),
+            Block(
+                name="optimal face",
+                kind=kind,
+                ids=np.zeros(1, np.int64),
+                lower=np.array([objective - tolerance]),
+                upper=np.array([np.inf]),
+            ),
             {name: sp.csr_matrix(cost[None, :]) for name, cost in old.items() if np.any(cost)},
-        )  # fmt: skip
+        )
         for name, cost in old.items():
             new = np.asarray(costs.get(name, np.zeros_like(cost)), dtype=np.float64)
             face = face.shift_cost(name, new - cost)

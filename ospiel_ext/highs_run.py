@@ -202,6 +202,7 @@ def basis_codes(
     h: highspy.Highs,
     lp: ModelArrays,
     solution: highspy.HighsSolution,
+    *,
     col_value: FloatArray,
     row_value: FloatArray,
     row_dual: FloatArray,
@@ -217,9 +218,13 @@ def basis_codes(
     basis (a run stopped before crossover) it falls back to the status lists.
 
     Args:
-      h, lp, solution: the run, its LP, and its `getSolution()`.
-      col_value, row_value, row_dual: the solution's arrays, already read (the column duals
-        are read from `solution` only if a column is fixed).
+      h: the run.
+      lp: its LP.
+      solution: its `getSolution()`.
+      col_value: the solution's column values, already read.
+      row_value: the solution's row values, already read.
+      row_dual: the solution's row duals, already read (the column duals are read from
+        `solution` only if a column is fixed).
     """
     ok, basic = h.getBasicVariables()  # type: ignore[attr-defined]  # not in highspy stubs
     if ok != highspy.HighsStatus.kOk or h.getInfo().basis_validity != _BASIS_VALID:
@@ -306,7 +311,9 @@ def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool =
     codes = np.zeros(0, dtype=np.int8)
     if basis:
         row_value = np.asarray(solution.row_value, dtype=np.float64)
-        codes = basis_codes(h, lp, solution, col_value, row_value, row_dual)
+        codes = basis_codes(
+            h, lp, solution, col_value=col_value, row_value=row_value, row_dual=row_dual
+        )
         if len(codes) != n:
             codes = np.full(n, BASIC, dtype=np.int8)
     return Run(

@@ -159,7 +159,7 @@ def check_zero_sum_returns(
         )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class NodeCountEstimate:
     """Knuth's estimate of the number of nodes (histories) of a game tree.
 
@@ -197,6 +197,7 @@ def estimate_num_nodes(
     game: pyspiel.Game | str,
     playouts: int = ESTIMATE_PLAYOUTS,
     seed: int = 0,
+    *,
     max_steps: int = ESTIMATE_MAX_STEPS,
     time_budget: float | None = None,
 ) -> NodeCountEstimate:
@@ -249,7 +250,9 @@ def estimate_num_nodes(
         std_error = float(np.std(np.array(samples, dtype=np.float64), ddof=1) / n**0.5)
     else:
         std_error = math.inf
-    return NodeCountEstimate(nodes, log10_nodes, std_error, n, complete)
+    return NodeCountEstimate(
+        nodes=nodes, log10_nodes=log10_nodes, std_error=std_error, playouts=n, complete=complete
+    )
 
 
 def refuse_by_estimate(game: pyspiel.Game, cap: int | float) -> NodeCountEstimate | None:

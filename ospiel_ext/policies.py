@@ -280,6 +280,7 @@ def layout(sf: SequenceForm) -> PolicyLayout:
 
 
 def layout_for_game(game: pyspiel.Game | str) -> PolicyLayout:
+    """The PolicyLayout of `game`'s sequence form (`layout(sequence_form.for_game(game))`)."""
     return layout(sf_lib.for_game(game))
 
 

@@ -29,6 +29,7 @@ def set_enabled(enabled: bool) -> None:
 
 
 def enabled() -> bool:
+    """Whether bars are on (`set_enabled`; on by default)."""
     return _enabled
 
 
@@ -75,6 +76,7 @@ class Counter:
         self._bar.close()
 
     def update_to(self, n: int) -> None:
+        """Moves the count to `n`: the bar, or without a bar an INFO line every `log_seconds`."""
         self._bar.update(n - self._bar.n)
         now = time.perf_counter()
         if self._bar.disable and _enabled and now - self._last >= self.log_seconds:

@@ -90,18 +90,22 @@ class GameTree:
 
     @property
     def num_nodes(self) -> int:
+        """The number of nodes."""
         return len(self.parent)
 
     @property
     def num_infosets(self) -> int:
+        """The number of information sets."""
         return len(self.infoset_player)
 
     @property
     def is_leaf(self) -> NDArray[np.bool_]:
+        """True at every node without children."""
         leaf: NDArray[np.bool_] = self.num_children == 0
         return leaf
 
     def children(self, node: int) -> range:
+        """The ids of `node`'s children (consecutive)."""
         start = int(self.child_start[node])
         return range(start, start + int(self.num_children[node]))
 
@@ -225,6 +229,7 @@ class GameTree:
 
     @property
     def num_infoset_actions(self) -> int:
+        """The length of the flat infoset-action layout (actions summed over infosets)."""
         return int(self.infoset_action_start[-1])
 
     @functools.cached_property

@@ -67,15 +67,19 @@ class TreeBuilder:
 
     @property
     def num_nodes(self) -> int:
+        """The number of nodes built so far."""
         return len(self._parent)
 
     def depth(self, node: int) -> int:
+        """The depth of `node` (0 at the root)."""
         return self._depth[node]
 
     def is_expanded(self, node: int) -> bool:
+        """True once `node` has children."""
         return self._num_children[node] > 0
 
     def add_root(self) -> int:
+        """Adds the root node (id 0) and returns its id; ValueError if there is one."""
         if self._parent:
             raise ValueError("the tree already has a root")
         self._append_children(-1, 0, [-1], [1.0])
@@ -223,8 +227,9 @@ class TreeBuilder:
           target: a node of this builder, not yet expanded.
           expand: a mask over `tree`'s nodes; internal nodes outside it are copied as leaves
             (default: all internal nodes are expanded).
-          leaf_lo, leaf_hi: player 0's utility bounds of every node copied as a leaf, over
-            `tree`'s nodes (default `tree.lo`, `tree.hi`).
+          leaf_lo: player 0's utility lower bound of every node copied as a leaf, over
+            `tree`'s nodes (default `tree.lo`).
+          leaf_hi: the upper bound likewise (default `tree.hi`).
           infoset_key: the key of the copy of each source infoset id (default: the same key).
 
         Returns:
@@ -350,6 +355,7 @@ def subgame(
     tree: GameTree,
     roots: Sequence[int],
     weights: ArrayLike | None = None,
+    *,
     normalize: bool = True,
     name: str | None = None,
 ) -> tuple[GameTree, list[SubtreeCopy]]:

@@ -102,6 +102,7 @@ class Reaches:
     chance: FloatArray
 
     def player(self, i: int) -> FloatArray:
+        """The reach of player i's own actions (`player0` or `player1`)."""
         return self.player0 if i == 0 else self.player1
 
     def counterfactual(self, i: int) -> FloatArray:
@@ -110,6 +111,7 @@ class Reaches:
 
     @property
     def total(self) -> FloatArray:
+        """The reach of every node: both players' and chance's reach multiplied."""
         return self.player0 * self.player1 * self.chance
 
 
@@ -197,7 +199,7 @@ def counterfactual_best_response_values(
         u = u0 if i == 0 else tree.utility_sum - u0
         mine = np.flatnonzero(tree.infoset_player == i)
         if len(mine):
-            values[mine] = _best_response_values(tree, i, mine, r.counterfactual(i), u)
+            values[mine] = _best_response_values(tree, i, mine, q=r.counterfactual(i), u=u)
     if normalized:
         nodes, _ = tree.infoset_nodes
         q = np.where(tree.player[nodes] == 0, r.player1[nodes], r.player0[nodes]) * r.chance[nodes]
@@ -206,7 +208,7 @@ def counterfactual_best_response_values(
 
 
 def _best_response_values(
-    tree: GameTree, player: int, mine: IntArray, q: FloatArray, u: FloatArray
+    tree: GameTree, player: int, mine: IntArray, *, q: FloatArray, u: FloatArray
 ) -> FloatArray:
     """Counterfactual best-response values of `player`'s infosets `mine` (in id order)."""
     start = tree.infoset_action_start

@@ -104,6 +104,7 @@ def expand_below(
     builder: TreeBuilder,
     roots: Sequence[tuple[int, pyspiel.State]],
     depth: int,
+    *,
     at_limit: Callable[[pyspiel.State], bool] | None = None,
     max_nodes: int = loading.DEFAULT_MAX_NODES,
 ) -> tuple[list[int], list[pyspiel.State], dict[str, pyspiel.State]]:
