@@ -48,12 +48,12 @@ def _upper_game(sf: TreeSequenceForm) -> SequenceForm:
     """The trunk's game with every leaf at the upper end of its interval (what the LP of
     `bound="hi"` solves), as a sequence form CFR+ runs on."""
     return SequenceForm(
-        f"{sf.name} (upper bounds)",
-        sf.treeplexes,
-        sf.payoff_hi,
-        sf.payoff_hi,
-        sf.infoset_keys,
-        sf.build_reach,
+        name=f"{sf.name} (upper bounds)",
+        treeplexes=sf.treeplexes,
+        payoff_lo=sf.payoff_hi,
+        payoff_hi=sf.payoff_hi,
+        infoset_keys=sf.infoset_keys,
+        build_reach=sf.build_reach,
     )
 
 

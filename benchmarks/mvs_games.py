@@ -166,7 +166,9 @@ def fixed_below_bound(sf, limit, blueprint, player, value0):
         start = int(tp.seq_start[local])
         seqs = slice(start, start + int(tp.num_actions[local]))
         lower[seqs] = blueprint[player][seqs]
-    solution = lp.solve(sf, player=player, own_constraints=sequence_lower_bounds(tp, lower))
+    solution = lp.solve(
+        sf, player=player, constraints=lp.LPConstraints(own=sequence_lower_bounds(tp, lower))
+    )
     sign = 1.0 if player == 0 else -1.0
     return sign * value0 - sign * solution.value, solution.behavioural[player]
 

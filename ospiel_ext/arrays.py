@@ -1,5 +1,8 @@
-"""Array helpers shared by the core and the algorithms: grouping, first occurrences, ranks
-inside segments, distinct rows. Pure numpy, no game knowledge."""
+"""Array helpers shared by the core and the algorithms.
+
+Grouping, first occurrences, ranks inside segments, distinct rows. Pure numpy, no game
+knowledge.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +24,11 @@ def group_by(keys: NDArray, num_keys: int) -> tuple[IntArray, IntArray]:
 
 
 def weighted_bincount(index: NDArray, weights: NDArray, size: int) -> FloatArray:
-    """sums[k] = weights[index == k].sum() for k in 0 .. size - 1 (`np.bincount` with weights;
-    numpy's stub types that result as integers, hence the no-copy cast)."""
+    """The sums of `weights` per value of `index`: sums[k] = weights[index == k].sum().
+
+    For k in 0 .. size - 1 (`np.bincount` with weights; numpy's stub types that result as
+    integers, hence the no-copy cast).
+    """
     return np.bincount(index, weights=weights, minlength=size).astype(np.float64, copy=False)
 
 
@@ -34,10 +40,13 @@ def first_index(labels: NDArray, num_labels: int) -> IntArray:
 
 
 def unique_rows(rows: NDArray) -> tuple[IntArray, IntArray]:
-    """(first index of each distinct row, each row's distinct-row id), distinct rows in
+    """The first index of each distinct row and each row's distinct-row id.
+
+    Returns (first index of each distinct row, each row's distinct-row id), distinct rows in
     lexicographic order: `np.unique(rows, axis=0, return_index=True, return_inverse=True)` for
     a 2-D array of non-negative integers, but on one int64 per row (a 1-D sort instead of a
-    row sort) when the columns' ranges multiply to less than 2**62."""
+    row sort) when the columns' ranges multiply to less than 2**62.
+    """
     rows = np.asarray(rows)
     spans = [int(m) + 1 for m in rows.max(axis=0)] if len(rows) else []
     if len(rows) and rows.min() >= 0 and math.prod(spans) < 2**62:
@@ -54,12 +63,14 @@ _ROW_HASH = 0x9E3779B97F4A7C15  # an odd 64-bit multiplier (2**64 / golden ratio
 
 
 def row_classes(rows: NDArray, multiplier: int = _ROW_HASH) -> IntArray:
-    """Each row's class 0, 1, .. (equal rows, equal classes), numbered in order of first
-    occurrence, for a 2-D integer array. Each row is hashed to one uint64 (a polynomial in
-    `multiplier`, wrapping mod 2**64) and classed by a 1-D sort of the hashes; every row is then
-    compared with the first row of its hash class, and if two distinct rows share a hash,
-    `unique_rows` classes them instead. Exact either way; for wide rows much faster than
-    `np.unique(rows, axis=0)`."""
+    """Each row's class 0, 1, .. (equal rows, equal classes) of a 2-D integer array.
+
+    Classes are numbered in order of first occurrence. Each row is hashed to one uint64 (a
+    polynomial in `multiplier`, wrapping mod 2**64) and classed by a 1-D sort of the hashes;
+    every row is then compared with the first row of its hash class, and if two distinct rows
+    share a hash, `unique_rows` classes them instead. Exact either way; for wide rows much
+    faster than `np.unique(rows, axis=0)`.
+    """
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if rows.ndim != 2:
         raise ValueError(f"row_classes takes a 2-D array, got shape {rows.shape}")
@@ -82,8 +93,10 @@ def segment_ranks(sizes: IntArray) -> IntArray:
 
 
 def segment_indices(starts: NDArray[np.integer], sizes: IntArray) -> IntArray:
-    """starts[0] .. starts[0] + sizes[0] - 1, starts[1] .. , ... concatenated: the flat
-    indices of segments given by their first index and length."""
+    """The flat indices of segments given by their first index and length.
+
+    That is starts[0] .. starts[0] + sizes[0] - 1, starts[1] .. , ... concatenated.
+    """
     return np.repeat(starts, sizes) + segment_ranks(sizes)
 
 

@@ -46,8 +46,11 @@ def physical_memory() -> int | None:
 
 
 class Budget:
-    """A time limit (seconds from construction), a cap on resident memory (bytes) and the
-    Ctrl-C flag of `ospiel_ext.interrupts`, checked together by `exceeded`."""
+    """A time limit, a memory cap and the Ctrl-C flag, checked together by `exceeded`.
+
+    The time limit is in seconds from construction, the cap is on resident memory (bytes), and
+    the Ctrl-C flag is that of `ospiel_ext.interrupts`.
+    """
 
     def __init__(self, time_limit: float | None = None, max_memory: int | None = None):
         if time_limit is not None and not time_limit > 0:
@@ -60,6 +63,7 @@ class Budget:
         self.peak_memory = 0
 
     def elapsed(self) -> float:
+        """Seconds since the budget was made."""
         return time.perf_counter() - self.start
 
     def remaining(self) -> float | None:

@@ -1,8 +1,9 @@
-"""The running layer of the command line (`ospiel-ext` commands, scripts/, benchmarks/): one
-entry point (`main`), its log output (--quiet, --verbose) and --help, the game a command loads
-and compiles, the stages a Ctrl-C names, a command's time limit and Ctrl-C (`stoppable`, on
-`ospiel_ext.interrupts`) and its outputs written together (`outputs`). Flag validation is in
-`cli_flags`, what a command writes (JSON, figures) in `cli_output`.
+"""The running layer of the command line (`ospiel-ext` commands, scripts/, benchmarks/).
+
+One entry point (`main`), its log output (--quiet, --verbose) and --help, the game a command
+loads and compiles, the stages a Ctrl-C names, a command's time limit and Ctrl-C
+(`stoppable`, on `ospiel_ext.interrupts`) and its outputs written together (`outputs`). Flag
+validation is in `cli_flags`, what a command writes (JSON, figures) in `cli_output`.
 
 Scripts print; the library logs. Every problem with the input ends a script the same way:
 one line `error: <reason>` on stderr and exit code 2 (`USAGE_EXIT_CODE`), before any work
@@ -65,9 +66,11 @@ _STAGE_NOTE = "while "
 
 @contextlib.contextmanager
 def stage(what: str) -> Iterator[None]:
-    """Names what the script is doing, for the line a Ctrl-C prints ("interrupted while
-    compiling leduc_poker()"): a KeyboardInterrupt leaving the block carries it as a note (the
-    innermost stage is the first note)."""
+    """Names what the script is doing, for the line a Ctrl-C prints.
+
+    E.g. "interrupted while compiling leduc_poker()": a KeyboardInterrupt leaving the block
+    carries it as a note (the innermost stage is the first note).
+    """
     try:
         yield
     except KeyboardInterrupt as e:
@@ -84,8 +87,11 @@ _VERBOSE = flags.DEFINE_bool(
 
 
 class _HumanFormatter(std_logging.Formatter):
-    """Log lines as people read them: the message, 'warning: ' / 'error: ' before problems
-    (absl's default adds a timestamp, the thread id and the source line)."""
+    """Log lines as people read them.
+
+    The message, 'warning: ' / 'error: ' before problems (absl's default adds a timestamp,
+    the thread id and the source line).
+    """
 
     def format(self, record: std_logging.LogRecord) -> str:
         message = record.getMessage()
@@ -98,15 +104,19 @@ VERBOSE_LOG_EVERY = 100
 
 
 def log_every() -> int | None:
-    """How often a run loop logs its iteration with --verbose (`VERBOSE_LOG_EVERY`), else None
-    (a progress bar and the final table only)."""
+    """How often a run loop logs its iteration with --verbose (`VERBOSE_LOG_EVERY`), else None.
+
+    Without --verbose: a progress bar and the final table only.
+    """
     return VERBOSE_LOG_EVERY if _VERBOSE.value else None
 
 
 def configure_output() -> None:
-    """Human log lines; with --quiet, no progress bars and no INFO lines; with --verbose, the
-    detail lines too (absl verbosity 1: `logging.vlog(1, ...)`). `main` calls this once the
-    flags are parsed."""
+    """Sets up the log output: human log lines, and what --quiet and --verbose ask for.
+
+    With --quiet, no progress bars and no INFO lines; with --verbose, the detail lines too
+    (absl verbosity 1: `logging.vlog(1, ...)`). `main` calls this once the flags are parsed.
+    """
     absl_logging.get_absl_handler().setFormatter(_HumanFormatter())
     if _QUIET.value:
         progress.set_enabled(False)
@@ -121,8 +131,10 @@ _SHARED_FLAG_MODULES = ("ospiel_ext.sweeps", __name__)
 
 
 def command_help(module_name: str) -> str:
-    """A command's --help: its docstring, then its own flags with their defaults, then the
-    flags every command shares (absl's own are left to --helpfull)."""
+    """A command's --help: its docstring, its own flags, then the flags every command shares.
+
+    Its own flags are listed with their defaults; absl's own flags are left to --helpfull.
+    """
     module = sys.modules[module_name]
     parts = [(module.__doc__ or "").strip(), ""]
     for name in (module_name, *_SHARED_FLAG_MODULES):
@@ -137,9 +149,11 @@ def command_help(module_name: str) -> str:
 
 
 def _parse_flags(argv: list[str], module_name: str) -> list[str]:
-    """absl's flag parsing with a one-line error (exit 2); --help prints `command_help` and
-    exits 0 (absl's lists the flags of the __main__ module only, which for `ospiel-ext` and
-    scripts/ defines none)."""
+    """Parses the flags with absl, with a one-line error (exit 2).
+
+    --help prints `command_help` and exits 0 (absl's lists the flags of the __main__ module
+    only, which for `ospiel-ext` and scripts/ defines none).
+    """
     if any(arg in _HELP_FLAGS for arg in argv[1:]):
         print(command_help(module_name))
         raise SystemExit(0)
@@ -159,7 +173,6 @@ def main(script_main: Callable[[list[str]], Any]) -> None:
     flag help first) and exits 2; a KeyboardInterrupt that reaches here prints `interrupted
     while <stage>` and exits 130; `--help` exits 0.
     """
-
     provenance.start(sys.argv)  # before anything runs: a later commit does not relabel the run
 
     def guarded(argv: list[str]) -> Any:
@@ -200,9 +213,11 @@ def _quiet_stderr() -> Iterator[None]:
 
 
 def load_game(game_string: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
-    """Loads --game (simultaneous-move games converted to turn-based) and checks that it is a
-    two-player zero-sum (or constant-sum) game (unless `two_player_zero_sum` is False);
-    app.UsageError naming the problem otherwise."""
+    """Loads --game (simultaneous-move games converted to turn-based).
+
+    Checks that it is a two-player zero-sum (or constant-sum) game (unless
+    `two_player_zero_sum` is False); app.UsageError naming the problem otherwise.
+    """
     with cli_flags.refuse(ValueError):
         with _quiet_stderr():  # pyspiel also prints "OpenSpiel exception: ..." on stderr
             game = loading.load(game_string)
@@ -212,17 +227,23 @@ def load_game(game_string: str, two_player_zero_sum: bool = True) -> pyspiel.Gam
 
 
 def compile_game(game: pyspiel.Game, max_nodes: int | None = None) -> sf_lib.TreeSequenceForm:
-    """The game's sequence form (`sequence_form.for_game`), or app.UsageError naming the game
-    and the violated property (players, zero-sum, perfect recall, more than `max_nodes`
-    nodes); a Ctrl-C meanwhile prints "interrupted while compiling <game>"."""
+    """The game's sequence form (`sequence_form.for_game`), or app.UsageError naming why not.
+
+    The error names the game and the violated property (players, zero-sum, perfect recall,
+    more than `max_nodes` nodes); a Ctrl-C meanwhile prints "interrupted while compiling
+    <game>".
+    """
     with stage(f"compiling {game}"), cli_flags.refuse(ValueError):
         return sf_lib.for_game(game, max_nodes=max_nodes)
 
 
 def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> None:
-    """Refuses, in about a second and before any walk, a game that OpenSpiel's Python walk of
-    every state (TabularPolicy, its best response) cannot take: infinite, or estimated above
-    `max_nodes` nodes (`tree.refuse_by_estimate`)."""
+    """Refuses a game that OpenSpiel's Python walk of every state cannot take.
+
+    Refused in about a second and before any walk, a game that the walk (TabularPolicy, its
+    best response) cannot take: infinite, or estimated above `max_nodes` nodes
+    (`tree.refuse_by_estimate`).
+    """
     with cli_flags.refuse(ValueError):
         try:
             loading.refuse_by_estimate(game, loading.node_cap(game, max_nodes))
@@ -233,17 +254,22 @@ def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> N
 
 
 def is_infinite(game: pyspiel.Game) -> bool:
-    """True for a game without a finite maximum length (e.g. limit_leduc_poker(max_raises=-1)):
-    it cannot be compiled or written as a policy file."""
+    """True for a game without a finite maximum length (e.g. limit_leduc_poker(max_raises=-1)).
+
+    Such a game cannot be compiled or written as a policy file.
+    """
     return bool(game.max_game_length() >= loading.INFINITE_GAME_LENGTH)
 
 
 def run_lp(
     sf: sf_lib.SequenceForm, time_limit: float | None
 ) -> tuple[policies_lib.Behavioural | None, float | None, float, str]:
-    """Solves `sf`'s sequence-form LP for a script: (behavioural or None, value or None,
-    seconds, stop reason 'optimal' | 'interrupted' | 'time_limit'). The strategy is None when
-    HiGHS was stopped before its solution; any other LP failure ends the script (exit 1)."""
+    """Solves `sf`'s sequence-form LP for a script.
+
+    Returns (behavioural or None, value or None, seconds, stop reason 'optimal' |
+    'interrupted' | 'time_limit'). The strategy is None when HiGHS was stopped before its
+    solution; any other LP failure ends the script (exit 1).
+    """
     start = time.perf_counter()
     try:
         with stage(f"solving the LP of {sf.name}"):
@@ -265,22 +291,26 @@ def default_memory_gb() -> float:
 
 @contextlib.contextmanager
 def outputs() -> Iterator[None]:
-    """Writes a command's outputs together (`files.all_or_nothing`): all of them, or none and
-    a `files.OutputError` that `main` prints in one line (exit code 1). A first Ctrl-C or
-    SIGTERM meanwhile lets the writing finish (the command then exits with code 130); a
-    second one stops it, and nothing is written."""
+    """Writes a command's outputs together (`files.all_or_nothing`).
+
+    All of them, or none and a `files.OutputError` that `main` prints in one line (exit code
+    1). A first Ctrl-C or SIGTERM meanwhile lets the writing finish (the command then exits
+    with code 130); a second one stops it, and nothing is written.
+    """
     with stage("writing the outputs"), interrupts.graceful(), files.all_or_nothing():
         yield
 
 
 @contextlib.contextmanager
 def stoppable(time_limit: float | None = None) -> Iterator[interrupts.Deadline]:
-    """The work of a command that keeps its result so far: Ctrl-C, SIGTERM and, after
-    `time_limit` seconds, the deadline (`interrupts.deadline`) stop its graceful phases (run
-    loops, sweeps, HiGHS), and a phase with no result so far that raises
-    `interrupts.Interrupted` ends the block quietly (so anything the block assigns must have
-    a value before it). Afterwards the yielded `Deadline.reason` says why it stopped ('time_limit',
-    'interrupted', None); a second Ctrl-C still interrupts at once."""
+    """The work of a command that keeps its result so far.
+
+    Ctrl-C, SIGTERM and, after `time_limit` seconds, the deadline (`interrupts.deadline`) stop
+    its graceful phases (run loops, sweeps, HiGHS), and a phase with no result so far that
+    raises `interrupts.Interrupted` ends the block quietly (so anything the block assigns must
+    have a value before it). Afterwards the yielded `Deadline.reason` says why it stopped
+    ('time_limit', 'interrupted', None); a second Ctrl-C still interrupts at once.
+    """
     with interrupts.deadline(time_limit) as stop, interrupts.graceful():
         try:
             yield stop

@@ -1,6 +1,7 @@
-"""Flag validation of the command line (`ospiel-ext` commands, scripts/, benchmarks/): numbers,
-lists, input files, output files and folders, each refused with one `app.UsageError` before
-any work, where the problem can be seen from the flags.
+"""Flag validation of the command line (`ospiel-ext` commands, scripts/, benchmarks/).
+
+Numbers, lists, input files, output files and folders, each refused with one
+`app.UsageError` before any work, where the problem can be seen from the flags.
 
 `cli.main` prints such an error as one line `error: <reason>` and exits with code 2; the
 library's own refusals (a ValueError: the game or an argument violates an assumption) become
@@ -26,8 +27,10 @@ from ospiel_ext import cli_output, files
 
 
 def one_line(message: str) -> str:
-    """`message` on one line (its non-blank lines stripped and joined by spaces): every error
-    of the command line is one line."""
+    """`message` on one line (its non-blank lines stripped and joined by spaces).
+
+    Every error of the command line is one line.
+    """
     return " ".join(line.strip() for line in str(message).splitlines() if line.strip())
 
 
@@ -39,8 +42,11 @@ def require(condition: bool, message: str) -> None:
 
 @contextlib.contextmanager
 def refuse(*errors: type[Exception]) -> Iterator[None]:
-    """Turns the library's refusals (ValueError by default: the game or an argument violates
-    an assumption) raised in the block into app.UsageError with the same one-line message."""
+    """Turns the library's refusals raised in the block into app.UsageError.
+
+    The refusals are ValueError by default (the game or an argument violates an assumption);
+    the UsageError has the same one-line message.
+    """
     errors = errors or (ValueError,)
     try:
         yield
@@ -49,8 +55,10 @@ def refuse(*errors: type[Exception]) -> Iterator[None]:
 
 
 def game_at(entry: str, flag: str) -> tuple[str, int]:
-    """A GAME@K flag value (a load_game string and a number K >= 0) as (GAME, K); a usage
-    error naming `flag` otherwise."""
+    """A GAME@K flag value (a load_game string and a number K >= 0) as (GAME, K).
+
+    A usage error naming `flag` otherwise.
+    """
     game, sep, k = entry.rpartition("@")
     require(bool(sep) and k.isdigit(), f"--{flag}: {entry!r} is not GAME@K (K >= 0)")
     return game, int(k)
@@ -69,8 +77,10 @@ def _number(holder: flags.FlagHolder) -> float | None:
 
 
 def positive(holder: flags.FlagHolder) -> None:
-    """Refuses a numeric flag that is set and not > 0 (iteration budgets, time limits, node
-    caps); unset (None) passes."""
+    """Refuses a numeric flag that is set and not > 0; unset (None) passes.
+
+    For iteration budgets, time limits, node caps.
+    """
     value = _number(holder)
     require(value is None or value > 0, f"--{holder.name} must be positive, got {value}")
 
@@ -82,8 +92,10 @@ def non_negative(holder: flags.FlagHolder) -> None:
 
 
 def int_list(holder: flags.FlagHolder, minimum: int = 1) -> list[int]:
-    """The integers of a list flag; one-line error unless each is an integer >= `minimum`
-    and the list is not empty."""
+    """The integers of a list flag.
+
+    One-line error unless each is an integer >= `minimum` and the list is not empty.
+    """
     out = []
     for v in holder.value or []:
         require(
@@ -96,8 +108,11 @@ def int_list(holder: flags.FlagHolder, minimum: int = 1) -> list[int]:
 
 
 def float_list(holder: flags.FlagHolder) -> list[float]:
-    """The numbers of a list flag (empty if the list is); one-line error naming the flag if
-    an entry is not a number. What the numbers must be is the caller's check."""
+    """The numbers of a list flag (empty if the list is).
+
+    One-line error naming the flag if an entry is not a number. What the numbers must be is
+    the caller's check.
+    """
     try:
         return [float(v) for v in holder.value or []]
     except ValueError as e:
@@ -111,12 +126,15 @@ def fraction(holder: flags.FlagHolder) -> None:
 
 
 def output_path(holder: flags.FlagHolder, suffixes: Sequence[str] = ("",)) -> None:
-    """Refuses an output flag (--output_json, --policy_out, --plot, ...) whose file could not
-    be written, before the work that produces it: its directory is missing or not writable,
-    or the path is a directory or a read-only file. A link is judged by its target (which is
-    what gets replaced); a device or a FIFO is written through and passes if writable; `-` is
-    standard output. `suffixes`: the files written are path + suffix (a certificate is PATH
-    and PATH.npz, which cannot both go to standard output)."""
+    """Refuses an output flag whose file could not be written, before the work that produces it.
+
+    Output flags are --output_json, --policy_out, --plot, ...; refused when the file's
+    directory is missing or not writable, or the path is a directory or a read-only file. A
+    link is judged by its target (which is what gets replaced); a device or a FIFO is written
+    through and passes if writable; `-` is standard output. `suffixes`: the files written are
+    path + suffix (a certificate is PATH and PATH.npz, which cannot both go to standard
+    output).
+    """
     path = holder.value
     if not path:
         return
@@ -154,8 +172,10 @@ def output_path(holder: flags.FlagHolder, suffixes: Sequence[str] = ("",)) -> No
 
 
 def output_dir(holder: flags.FlagHolder) -> None:
-    """Makes an output directory flag's directory (and its parents) before the work, or
-    refuses the flag if that is impossible or the directory is not writable."""
+    """Makes an output directory flag's directory (and its parents) before the work.
+
+    Refuses the flag if that is impossible or the directory is not writable.
+    """
     path = holder.value
     require(bool(path), f"--{holder.name} is required")
     try:
@@ -167,8 +187,10 @@ def output_dir(holder: flags.FlagHolder) -> None:
 
 
 def plots_dir(holder: flags.FlagHolder) -> None:
-    """An output directory flag for figures: `output_dir`, and matplotlib is importable, both
-    checked before the work (a run must not end by failing to plot)."""
+    """An output directory flag for figures: `output_dir`, and matplotlib is importable.
+
+    Both are checked before the work (a run must not end by failing to plot).
+    """
     output_dir(holder)
     cli_output.pyplot()
 
@@ -186,10 +208,12 @@ def distinct_files(
     outputs: Iterable[flags.FlagHolder | tuple[str, str | None]],
     inputs: Iterable[flags.FlagHolder | tuple[str, str | None]] = (),
 ) -> None:
-    """Refuses, before any work, an output that is the same file as an input (the command
-    would destroy its own input) or as another output (real paths and inodes compared: links
-    and other spellings of one file count). Entries are flags or (name, path) pairs, e.g.
-    ("--certificate .npz", path + ".npz")."""
+    """Refuses, before any work, an output that is the same file as an input or another output.
+
+    The same file as an input: the command would destroy its own input; as another output:
+    real paths and inodes are compared, so links and other spellings of one file count.
+    Entries are flags or (name, path) pairs, e.g. ("--certificate .npz", path + ".npz").
+    """
     with refuse(ValueError):
         files.check_outputs(_named(outputs), _named(inputs))
 

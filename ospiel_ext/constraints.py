@@ -120,9 +120,10 @@ class BehaviouralLowerBounds:
     def from_prior(
         cls, epsilon: float, prior: Mapping[str, ArrayLike], default: float = 0.0
     ) -> BehaviouralLowerBounds:
-        """l = epsilon * prior at each keyed information set (Kubíček, Lisý & Sandholm 2025,
-        eq. 6 and Definition 2: every action of an auxiliary information set is played with
-        probability at least epsilon * prior).
+        """Bounds l = epsilon * prior at each keyed information set.
+
+        Kubíček, Lisý & Sandholm 2025, eq. 6 and Definition 2: every action of an auxiliary
+        information set is played with probability at least epsilon * prior.
 
         Args:
           epsilon: the tremble size, in [0, 1).
@@ -148,15 +149,20 @@ class BehaviouralLowerBounds:
         )
 
     def validate(self, sf: SequenceForm) -> None:
-        """Raises ValueError naming the key and the game for a key that is not an information
-        state of `sf`, a vector whose length is not its number of legal actions, or a default
-        that sums to 1 or more at some information set."""
+        """Raises ValueError, naming the key and the game, for bounds that do not fit `sf`.
+
+        That is a key that is not an information state of `sf`, a vector whose length is not
+        its number of legal actions, or a default that sums to 1 or more at some information
+        set.
+        """
         for player in (0, 1):
             self.per_sequence(sf, player)
 
     def per_sequence(self, sf: SequenceForm, player: int) -> FloatArray:
-        """l per sequence of `player`'s treeplex (0 for the empty sequence); keys of the other
-        player's information sets are checked and skipped."""
+        """The bound l per sequence of `player`'s treeplex (0 for the empty sequence).
+
+        Keys of the other player's information sets are checked and skipped.
+        """
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player}")
         tp = sf.treeplexes[player]
@@ -198,13 +204,17 @@ class BehaviouralLowerBounds:
         return np.flatnonzero(tp.segment_sum(self.per_sequence(sf, player)) > 0)
 
     def linear_constraints(self, sf: SequenceForm, player: int) -> LinearConstraints:
-        """x[s] - l[s] x[parent(s)] >= 0 on `player`'s realization plan, one row per sequence
-        with a positive bound, keyed by its `Treeplex.stable_ids`."""
+        """Constraints x[s] - l[s] x[parent(s)] >= 0 on `player`'s realization plan.
+
+        One row per sequence with a positive bound, keyed by its `Treeplex.stable_ids`.
+        """
         return sequence_lower_bounds(sf.treeplexes[player], self.per_sequence(sf, player))
 
     def basis_blocks(self, sf: SequenceForm, player: int) -> dict[int, FloatArray]:
-        """{treeplex index of an information set: its basis matrix (`lower_bound_basis`)} for
-        every information set of `player` with some positive bound."""
+        """{treeplex index of an information set: its basis matrix (`lower_bound_basis`)}.
+
+        For every information set of `player` with some positive bound.
+        """
         tp = sf.treeplexes[player]
         lower = self.per_sequence(sf, player)
         blocks = {}
@@ -214,9 +224,12 @@ class BehaviouralLowerBounds:
         return blocks
 
     def basis_matrix(self, sf: SequenceForm, player: int) -> sp.csr_matrix:
-        """The block-diagonal basis over all of `player`'s sequences: `lower_bound_basis` at
-        the constrained information sets, the identity elsewhere (B pi is the played
-        strategy for every behavioural pi, eq. 4 of Kubíček, Lisý & Sandholm 2025)."""
+        """The block-diagonal basis over all of `player`'s sequences.
+
+        `lower_bound_basis` at the constrained information sets, the identity elsewhere (B pi
+        is the played strategy for every behavioural pi, eq. 4 of Kubíček, Lisý & Sandholm
+        2025).
+        """
         tp = sf.treeplexes[player]
         lower = self.per_sequence(sf, player)
         room = tp.spread(1.0 - tp.segment_sum(lower))
@@ -237,8 +250,11 @@ class BehaviouralLowerBounds:
 def resolve_lower_bounds(
     xi: float, lower_bounds: BehaviouralLowerBounds | None
 ) -> BehaviouralLowerBounds:
-    """The solvers' two ways to give bounds as one object: `xi` (the same bound on every action,
-    a shorthand) or `lower_bounds`; ValueError when both are given."""
+    """The solvers' two ways to give bounds as one object.
+
+    `xi` (the same bound on every action, a shorthand) or `lower_bounds`; ValueError when both
+    are given.
+    """
     if isinstance(xi, bool) or not isinstance(xi, (int, float, np.integer, np.floating)):
         raise ValueError(f"xi must be one number (the bound on every action), got {xi!r}")
     if lower_bounds is None:
@@ -251,8 +267,11 @@ def resolve_lower_bounds(
 
 
 def sequence_lower_bounds(tp: Treeplex, lower: float | ArrayLike) -> LinearConstraints:
-    """x[s] - l[s] x[parent(s)] >= 0 for every sequence s with l[s] > 0 (l a scalar or one value
-    per sequence of `tp`), keyed by the sequences' `stable_ids`."""
+    """Constraints x[s] - l[s] x[parent(s)] >= 0 for every sequence s with l[s] > 0.
+
+    `l` is a scalar or one value per sequence of `tp`; the rows are keyed by the sequences'
+    `stable_ids`.
+    """
     n = tp.num_sequences
     lower = np.broadcast_to(np.asarray(lower, dtype=np.float64), (n,))
     seqs = np.flatnonzero(lower[1:] > 0) + 1

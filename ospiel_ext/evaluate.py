@@ -43,15 +43,18 @@ class ProfileEvaluation:
 
     @property
     def player_improvements(self) -> tuple[float, float]:
+        """Each player's best-response value minus its on-policy value."""
         (b0, b1), (v0, v1) = self.best_response_values, self.on_policy_values
         return (b0 - v0, b1 - v1)
 
     @property
     def nash_conv(self) -> float:
+        """NashConv: the sum of both players' improvements."""
         return float(sum(self.player_improvements))
 
     @property
     def exploitability(self) -> float:
+        """OpenSpiel's exploitability: NashConv / 2."""
         return self.nash_conv / 2
 
 
@@ -82,8 +85,10 @@ def _game_and_profile(
 class NashConvReturn(
     collections.namedtuple("NashConvReturn", ["nash_conv", "player_improvements"])
 ):
-    """OpenSpiel's `exploitability._NashConvReturn`: unpacks as (nash_conv,
-    player_improvements) and indexes the same way (a namedtuple, as OpenSpiel's).
+    """OpenSpiel's `exploitability._NashConvReturn`.
+
+    Unpacks as (nash_conv, player_improvements) and indexes the same way (a namedtuple, as
+    OpenSpiel's).
 
     Attributes:
       nash_conv: sum of the player improvements (float).
@@ -169,10 +174,12 @@ def game_value(sf: SequenceForm) -> float:
 
 
 def guaranteed_value(sf: SequenceForm, behavioural: FloatArray, player: int) -> float:
-    """u_i(pi_i, BR): what player i's behavioural strategy guarantees it (its own zero-sum
-    utility) against a best response, minus the opponent's best-response value (one treeplex
-    pass). No game value is needed: a profile's exploitability is minus the mean of both
-    players' guaranteed values."""
+    """u_i(pi_i, BR): what player i's behavioural strategy guarantees it against a best response.
+
+    That is its own zero-sum utility against a best response, minus the opponent's
+    best-response value (one treeplex pass). No game value is needed: a profile's
+    exploitability is minus the mean of both players' guaranteed values.
+    """
     o = 1 - player
     x = sf.treeplexes[player].realization_plan(np.asarray(behavioural, dtype=np.float64))
     br, _ = sf.treeplexes[o].best_response(sf.sequence_values(o, x))
@@ -182,18 +189,23 @@ def guaranteed_value(sf: SequenceForm, behavioural: FloatArray, player: int) -> 
 def player_exploitability(
     sf: SequenceForm, behavioural: FloatArray, player: int, value0: float
 ) -> float:
-    """E(pi_i) = u_o(pi_i, BR) - u_o^*: what player i's strategy loses against a best response
-    compared with the game value (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements
-    Improve Subgame Solving in Imperfect-Information Games", Section 2); `value0` is player
-    0's game value (`game_value`). The profile's exploitability is the mean of both players'."""
+    """E(pi_i) = u_o(pi_i, BR) - u_o^*, player i's exploitability.
+
+    What player i's strategy loses against a best response compared with the game value
+    (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Improve Subgame Solving in
+    Imperfect-Information Games", Section 2); `value0` is player 0's game value
+    (`game_value`). The profile's exploitability is the mean of both players'.
+    """
     return (value0 if player == 0 else -value0) - guaranteed_value(sf, behavioural, player)
 
 
 def player_figures(
     sf: SequenceForm, profile: policies.Behavioural, value0: float | None = None
 ) -> tuple[list[float], list[float] | None]:
-    """Both players' guaranteed values u_i(pi_i, BR) of a profile and, when the game's value
-    `value0` is known, their exploitabilities E(pi_i) (else None)."""
+    """Both players' guaranteed values u_i(pi_i, BR) of a profile, and their exploitabilities.
+
+    The exploitabilities E(pi_i) when the game's value `value0` is known (else None).
+    """
     guaranteed = [guaranteed_value(sf, profile[p], p) for p in (0, 1)]
     if value0 is None:
         return guaranteed, None
@@ -203,8 +215,10 @@ def player_figures(
 
 @dataclasses.dataclass(frozen=True)
 class InfosetRegrets:
-    """Per-infoset regret of one player (Kroer, Farina & Sandholm, "Smoothing Method for Approximate
-    Extensive-Form Perfect Equilibrium", IJCAI 2017, Section 4, Figure 3 measure).
+    """Per-infoset regret of one player.
+
+    Kroer, Farina & Sandholm, "Smoothing Method for Approximate Extensive-Form Perfect
+    Equilibrium", IJCAI 2017, Section 4, Figure 3 measure.
 
     The infoset is assumed reached with probability one; beliefs over its nodes follow Bayes'
     rule from the opponent's and chance's reach; the regret is the gain of best-responding in
@@ -226,6 +240,7 @@ class InfosetRegrets:
 
     @property
     def max(self) -> float:
+        """The largest defined (non-NaN) regret, 0 when there is none."""
         defined = self.regret[~np.isnan(self.regret)]
         return float(defined.max()) if len(defined) else 0.0
 

@@ -1,8 +1,11 @@
-"""Result files: JSON read and written in one place (finite numbers, one-line errors naming the
-file), the check that a file belongs to the game it is loaded for, and every output path of
-the pack (`output`): regular files replaced atomically, links followed, devices, FIFOs and
-standard output written through, outputs of one run put in place together
-(`all_or_nothing`), and never the same file as an input (`check_outputs`)."""
+"""Result files: JSON read and written in one place, and every output path of the pack.
+
+JSON with finite numbers and one-line errors naming the file; the check that a file belongs
+to the game it is loaded for; and every output path of the pack (`output`): regular files
+replaced atomically, links followed, devices, FIFOs and standard output written through,
+outputs of one run put in place together (`all_or_nothing`), and never the same file as an
+input (`check_outputs`).
+"""
 
 from __future__ import annotations
 
@@ -24,8 +27,11 @@ from ospiel_ext import interrupts, loading
 
 
 def same_game(a: pyspiel.Game, b: pyspiel.Game) -> bool:
-    """True when `a` and `b` are the same game: same registered name and the same parameters
-    with defaults filled in (`kuhn_poker(players=2)` is `kuhn_poker`)."""
+    """True when `a` and `b` are the same game.
+
+    Same registered name and the same parameters with defaults filled in
+    (`kuhn_poker(players=2)` is `kuhn_poker`).
+    """
     return bool(
         a.get_type().short_name == b.get_type().short_name
         and a.get_parameters() == b.get_parameters()
@@ -88,8 +94,11 @@ STDOUT = "-"
 
 
 class OutputError(OSError):
-    """An output could not be written; the message is one line naming the path and saying
-    which outputs of the run were written and which were not."""
+    """An output could not be written.
+
+    The message is one line naming the path and saying which outputs of the run were written
+    and which were not.
+    """
 
 
 def _describe(error: OSError) -> str:
@@ -98,10 +107,12 @@ def _describe(error: OSError) -> str:
 
 
 def output_kind(path: str) -> str:
-    """How an output path is written: 'stdout' ('-', or the file that standard output already
-    is), 'stream' (a character or block device, a FIFO or a socket, e.g. /dev/stderr or a
-    shell's process substitution: written through), or 'file' (a regular file, a new path or a
-    link to either: replaced atomically).
+    """How an output path is written: 'stdout', 'stream' or 'file'.
+
+    'stdout' ('-', or the file that standard output already is), 'stream' (a character or
+    block device, a FIFO or a socket, e.g. /dev/stderr or a shell's process substitution:
+    written through), or 'file' (a regular file, a new path or a link to either: replaced
+    atomically).
 
     Raises:
       OutputError: the path is a directory or cannot be examined.
@@ -134,9 +145,11 @@ _UMASK = _read_umask()  # once: setting it to read it races with threads creatin
 
 
 def _new_mode(real: str) -> int:
-    """The permissions of the file written at `real`: those of the file it replaces, else
-    what a plain open() would give (0666 less the umask; mkstemp's 0600 would make results
-    private)."""
+    """The permissions of the file written at `real`.
+
+    Those of the file it replaces, else what a plain open() would give (0666 less the umask;
+    mkstemp's 0600 would make results private).
+    """
     try:
         return stat.S_IMODE(os.stat(real).st_mode)
     except OSError:
@@ -167,8 +180,10 @@ class _Staged:
 
     def commit(self) -> None:
         """Puts the written temporary file in place (or copies it through), then removes it.
+
         A device or FIFO may block (a FIFO without a reader): a Ctrl-C then interrupts it at
-        once (`interrupts.immediate`)."""
+        once (`interrupts.immediate`).
+        """
         try:
             if self.kind == "file":
                 os.chmod(self.tmp, _new_mode(self.real))
@@ -207,11 +222,13 @@ place (after that, the note says which outputs were written)."""
 
 @contextlib.contextmanager
 def all_or_nothing() -> Iterator[None]:
-    """Outputs written in the block (by `output` and every writer built on it) are put in
-    place together when the block ends: either all of them or, if writing one fails (a full
-    disk), none, and an `OutputError` says so. Devices, FIFOs and standard output are written
-    through first, then the files are renamed into place, so a failure there names what was
-    written before it. Nests: the outermost block commits."""
+    """Puts the outputs written in the block in place together when the block ends.
+
+    Outputs written by `output` and every writer built on it: either all of them or, if
+    writing one fails (a full disk), none, and an `OutputError` says so. Devices, FIFOs and
+    standard output are written through first, then the files are renamed into place, so a
+    failure there names what was written before it. Nests: the outermost block commits.
+    """
     batch = _Batch()
     _batches.append(batch)
     try:
@@ -287,8 +304,10 @@ def output(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[Any]]:
 
 
 def write_json(path: str | os.PathLike, data: Any, indent: int | None = 1) -> None:
-    """Writes `data` as strict JSON (NaN and infinities as null), ending with a newline, by
-    `output` (atomic for a regular file)."""
+    """Writes `data` as strict JSON (NaN and infinities as null), ending with a newline.
+
+    Written by `output` (atomic for a regular file).
+    """
     text = json.dumps(_jsonable(data), indent=indent, sort_keys=False, allow_nan=False)
     with output(path) as f:
         f.write(text + "\n")
@@ -306,11 +325,14 @@ def check_outputs(
     outputs: Mapping[str, str | os.PathLike | None],
     inputs: Mapping[str, str | os.PathLike | None] | None = None,
 ) -> None:
-    """Refuses, before any work, an output that is the same regular file as an input or as
-    another output (real paths and inodes compared, so links and other spellings count).
+    """Refuses, before any work, an output that is the same regular file as an input or output.
+
+    The same file as an input or as another output: real paths and inodes are compared, so
+    links and other spellings count.
 
     Args:
-      outputs, inputs: {name shown in the message (e.g. '--output_json'): path or None}.
+      outputs: {name shown in the message (e.g. '--output_json'): path or None}.
+      inputs: the inputs in the same form (default: none).
 
     Raises:
       ValueError: naming both and the file.

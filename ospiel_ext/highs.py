@@ -63,8 +63,9 @@ class LPError(RuntimeError):
 
 @dataclasses.dataclass(frozen=True)
 class Basis:
-    """The final simplex basis of an LP, keyed by what each column and row stands for, so
-    that it can warm-start a renumbered, grown LP.
+    """The final simplex basis of an LP, keyed by what each column and row stands for.
+
+    So keyed, it can warm-start a renumbered, grown LP.
 
     Keys are a block's stable ids times NUM_KINDS plus the block's kind; `keys` is sorted and
     `status` holds the HiGHS basis status of each as an integer.
@@ -81,7 +82,7 @@ class Basis:
         return np.where(self.keys[pos] == keys, self.status[pos], default).astype(np.int8)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class Block:
     """Consecutive columns (with a cost) or rows of an LP.
 
@@ -112,15 +113,19 @@ class Block:
 
     @property
     def size(self) -> int:
+        """The number of columns / rows of the block."""
         return len(self.ids)
 
     @property
     def keys(self) -> IntArray:
+        """The `Basis` key of each column / row: ids * NUM_KINDS + kind."""
         return np.asarray(self.ids, dtype=np.int64) * NUM_KINDS + self.kind
 
     def default_status(self) -> NDArray[np.int8]:
-        """Warm-start status where a basis does not know a key: rows basic, columns nonbasic
-        at a finite bound (free columns at zero)."""
+        """Warm-start status where a basis does not know a key.
+
+        Rows basic, columns nonbasic at a finite bound (free columns at zero).
+        """
         if self.cost is None:
             return np.full(self.size, highs_run.BASIC, dtype=np.int8)
         lower_finite, upper_finite = np.isfinite(self.lower), np.isfinite(self.upper)
@@ -158,6 +163,7 @@ class HighsResult:
 
     @property
     def optimal(self) -> bool:
+        """True when HiGHS's status is "kOptimal"."""
         return self.status == "kOptimal"
 
 
@@ -186,10 +192,12 @@ class LinearProgram:
         raise ValueError(f"the LP of {self.name} has no block {name!r}")
 
     def column_range(self, name: str) -> slice:
+        """The columns of column block `name`, as a slice of the LP's columns."""
         _, start, b = self._find(self.columns, name)
         return slice(start, start + b.size)
 
     def row_range(self, name: str) -> slice:
+        """The rows of row block `name`, as a slice of the LP's rows."""
         _, start, b = self._find(self.rows, name)
         return slice(start, start + b.size)
 
@@ -215,8 +223,8 @@ class LinearProgram:
             new.append((*pair, sp.csr_matrix(matrix)))
         entries_after = self.entries + tuple(new)
         if rows:
-            return dataclasses.replace(self, rows=self.rows + (block,), entries=entries_after)
-        return dataclasses.replace(self, columns=self.columns + (block,), entries=entries_after)
+            return dataclasses.replace(self, rows=(*self.rows, block), entries=entries_after)
+        return dataclasses.replace(self, columns=(*self.columns, block), entries=entries_after)
 
     def add_rows(self, block: Block, entries: Mapping[str, sp.spmatrix]) -> LinearProgram:
         """This LP with the rows `block`, whose coefficients on column block c are entries[c]."""
@@ -236,27 +244,33 @@ class LinearProgram:
                 f"got shape {delta.shape}"
             )
         block = dataclasses.replace(b, cost=b.cost + delta)
-        return dataclasses.replace(
-            self, columns=self.columns[:i] + (block,) + self.columns[i + 1 :]
-        )
+        return dataclasses.replace(self, columns=(*self.columns[:i], block, *self.columns[i + 1 :]))
 
     def optimal_face(
         self, objective: float, tolerance: float, kind: int, costs: Mapping[str, ArrayLike]
     ) -> LinearProgram:
-        """The solutions of this LP within `tolerance` of the optimal `objective` (one row
-        block "optimal face" of `kind`: cost^T z >= objective - tolerance), maximising instead
+        """This LP restricted to within `tolerance` of the optimal `objective`, maximising `costs`.
+
+        The solutions of this LP within `tolerance` of the optimal `objective` (one row block
+        "optimal face" of `kind`: cost^T z >= objective - tolerance), maximising instead
         `costs` (column block name -> its new cost; the other blocks' costs become 0). A
         simplex solve returns the vertex of the optimal face that maximises the new costs:
-        with random costs, a random vertex among the LP's optimal solutions."""
+        with random costs, a random vertex among the LP's optimal solutions.
+        """
         unknown = set(costs) - {b.name for b in self.columns}
         if unknown:
             raise ValueError(f"LP of {self.name}: no column blocks {sorted(unknown)}")
         old = {b.name: np.asarray(b.cost, dtype=np.float64) for b in self.columns}
         face = self.add_rows(
-            Block("optimal face", kind, np.zeros(1, np.int64), np.array([objective - tolerance]),
-                  np.array([np.inf])),
+            Block(
+                name="optimal face",
+                kind=kind,
+                ids=np.zeros(1, np.int64),
+                lower=np.array([objective - tolerance]),
+                upper=np.array([np.inf]),
+            ),
             {name: sp.csr_matrix(cost[None, :]) for name, cost in old.items() if np.any(cost)},
-        )  # fmt: skip
+        )
         for name, cost in old.items():
             new = np.asarray(costs.get(name, np.zeros_like(cost)), dtype=np.float64)
             face = face.shift_cost(name, new - cost)
@@ -281,8 +295,10 @@ class LinearProgram:
         )
 
     def to_highs(self) -> highspy.Highs:
-        """A new HiGHS model holding this LP (maximised; columns and rows in block order;
-        output off), for experiments with HiGHS's own interface."""
+        """A new HiGHS model holding this LP, for experiments with HiGHS's own interface.
+
+        Maximised; columns and rows in block order; output off.
+        """
         return highs_run.new_model(_arrays(self.matrix(), self.columns, self.rows))
 
     def run(

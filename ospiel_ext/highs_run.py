@@ -111,9 +111,12 @@ class ModelArrays:
     a: sp.csc_matrix
 
     def pass_to(self, h: highspy.Highs) -> None:
-        """`Highs.passModel`'s array overload: numpy buffers are read in place (filling a
-        `highspy.HighsLp` attribute by attribute converted them element by element, a cost
-        that showed in profiles of the certificate search's thousands of small LPs)."""
+        """Passes the model to `h` by `Highs.passModel`'s array overload.
+
+        Numpy buffers are read in place (filling a `highspy.HighsLp` attribute by attribute
+        converted them element by element, a cost that showed in profiles of the certificate
+        search's thousands of small LPs).
+        """
         a = self.a
         h.passModel(
             self.num_col,
@@ -135,8 +138,11 @@ class ModelArrays:
 
 
 class _StopOnSignal:
-    """Ctrl-C or SIGTERM while HiGHS runs (see the module docstring): HiGHS's simplex and
-    interior-point interrupt callbacks stop the solve once `interrupts.requested()`."""
+    """Stops HiGHS on Ctrl-C or SIGTERM while it runs (see the module docstring).
+
+    HiGHS's simplex and interior-point interrupt callbacks stop the solve once
+    `interrupts.requested()`.
+    """
 
     def __init__(self, h: highspy.Highs):
         self._h = h
@@ -160,10 +166,12 @@ _banner_silenced = False
 
 
 def new_highs() -> highspy.Highs:
-    """A Highs instance. The process's first one prints HiGHS's version banner to the C-level
-    stdout from its constructor, before any option can turn output off; that one is made with
-    file descriptor 1 pointed at /dev/null, so scripts' standard output holds only their
-    results."""
+    """A Highs instance, made without HiGHS's version banner on standard output.
+
+    The process's first one prints HiGHS's version banner to the C-level stdout from its
+    constructor, before any option can turn output off; that one is made with file descriptor
+    1 pointed at /dev/null, so scripts' standard output holds only their results.
+    """
     global _banner_silenced
     if _banner_silenced:
         return highspy.Highs()
@@ -194,6 +202,7 @@ def basis_codes(
     h: highspy.Highs,
     lp: ModelArrays,
     solution: highspy.HighsSolution,
+    *,
     col_value: FloatArray,
     row_value: FloatArray,
     row_dual: FloatArray,
@@ -209,9 +218,13 @@ def basis_codes(
     basis (a run stopped before crossover) it falls back to the status lists.
 
     Args:
-      h, lp, solution: the run, its LP, and its `getSolution()`.
-      col_value, row_value, row_dual: the solution's arrays, already read (the column duals
-        are read from `solution` only if a column is fixed).
+      h: the run.
+      lp: its LP.
+      solution: its `getSolution()`.
+      col_value: the solution's column values, already read.
+      row_value: the solution's row values, already read.
+      row_dual: the solution's row duals, already read (the column duals are read from
+        `solution` only if a column is fixed).
     """
     ok, basic = h.getBasicVariables()  # type: ignore[attr-defined]  # not in highspy stubs
     if ok != highspy.HighsStatus.kOk or h.getInfo().basis_validity != _BASIS_VALID:
@@ -262,9 +275,11 @@ def run_new_model(
 
 
 def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool = True) -> Run:
-    """Runs `h`, whose model is `lp` (Ctrl-C and a progress bar while it runs), and reads the
-    result; `rejected`: HiGHS refused the start basis, so nothing runs; `basis`: read the
-    final basis (otherwise `basis_codes` is empty)."""
+    """Runs `h`, whose model is `lp`, and reads the result.
+
+    Ctrl-C and a progress bar while it runs. `rejected`: HiGHS refused the start basis, so
+    nothing runs; `basis`: read the final basis (otherwise `basis_codes` is empty).
+    """
     begin = time.perf_counter()
     if rejected:
         run_status = highspy.HighsStatus.kError
@@ -296,7 +311,9 @@ def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool =
     codes = np.zeros(0, dtype=np.int8)
     if basis:
         row_value = np.asarray(solution.row_value, dtype=np.float64)
-        codes = basis_codes(h, lp, solution, col_value, row_value, row_dual)
+        codes = basis_codes(
+            h, lp, solution, col_value=col_value, row_value=row_value, row_dual=row_dual
+        )
         if len(codes) != n:
             codes = np.full(n, BASIC, dtype=np.int8)
     return Run(

@@ -54,15 +54,19 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class Interrupted(KeyboardInterrupt):
-    """A computation with no result so far stopped because of Ctrl-C or SIGTERM (e.g. an
-    interrupted HiGHS solve). A `KeyboardInterrupt`, so code that does not handle it stops as
-    on any Ctrl-C."""
+    """A computation with no result so far stopped because of Ctrl-C or SIGTERM.
+
+    E.g. an interrupted HiGHS solve. A `KeyboardInterrupt`, so code that does not handle it
+    stops as on any Ctrl-C.
+    """
 
 
 class _State:
-    """The process's signal state. Its region counters are the main thread's: only there can a
-    signal handler run (`graceful` and `deferred` elsewhere, e.g. in a Dask thread, count
-    nothing)."""
+    """The process's signal state.
+
+    Its region counters are the main thread's: only there can a signal handler run
+    (`graceful` and `deferred` elsewhere, e.g. in a Dask thread, count nothing).
+    """
 
     def __init__(self) -> None:
         self.signal: int | None = None  # the first signal received, while a region is open
@@ -84,23 +88,29 @@ _state = _State()
 
 
 def requested() -> bool:
-    """True once Ctrl-C or SIGTERM arrived, or a `deadline` passed, in the current computation
-    (until its outermost region ends; in a sweep worker, until a task of another sweep
-    begins)."""
+    """True once Ctrl-C or SIGTERM arrived, or a `deadline` passed, in the current computation.
+
+    Until its outermost region ends; in a sweep worker, until a task of another sweep begins.
+    """
     return _state.signal is not None or _state.timed_out
 
 
 def stop_reason() -> Literal["interrupted", "time_limit"] | None:
-    """'interrupted' (Ctrl-C or SIGTERM), 'time_limit' (a `deadline` passed) or None (nothing
-    asked the computation to stop)."""
+    """Why the computation was asked to stop: 'interrupted', 'time_limit' or None.
+
+    'interrupted' (Ctrl-C or SIGTERM), 'time_limit' (a `deadline` passed) or None (nothing
+    asked the computation to stop).
+    """
     if _state.signal is not None:
         return "interrupted"
     return "time_limit" if _state.timed_out else None
 
 
 def check() -> None:
-    """Raises `Interrupted` if a signal arrived or a deadline passed: for phases that have no
-    result so far."""
+    """Raises `Interrupted` if a signal arrived or a deadline passed.
+
+    For phases that have no result so far.
+    """
     if requested():
         raise Interrupted
 
@@ -144,9 +154,11 @@ def _restore() -> None:
 
 @contextlib.contextmanager
 def handled() -> Iterator[None]:
-    """A region whose signals follow this module (see the module docstring): the first one
-    sets the flag, and raises KeyboardInterrupt unless a graceful region is open. Nests; the
-    outermost installs and restores the handlers and clears the flag."""
+    """A region whose signals follow this module (see the module docstring).
+
+    The first signal sets the flag, and raises KeyboardInterrupt unless a graceful region is
+    open. Nests; the outermost installs and restores the handlers and clears the flag.
+    """
     if not _main_thread() or _state.worker:
         yield
         return
@@ -163,8 +175,10 @@ def handled() -> Iterator[None]:
 
 @contextlib.contextmanager
 def graceful() -> Iterator[None]:
-    """A region that polls `requested()` and stops cleanly: the first signal only sets the
-    flag. Implies `handled()`."""
+    """A region that polls `requested()` and stops cleanly.
+
+    The first signal only sets the flag. Implies `handled()`.
+    """
     step = 1 if _main_thread() else 0
     with handled():
         _state.graceful += step
@@ -176,9 +190,11 @@ def graceful() -> Iterator[None]:
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
-    """A graceful region in which no KeyboardInterrupt may be raised (C++ code calling back
-    into Python, e.g. a HiGHS solve): a second signal is raised as KeyboardInterrupt when the
-    region ends."""
+    """A graceful region in which no KeyboardInterrupt may be raised.
+
+    For C++ code calling back into Python, e.g. a HiGHS solve: a second signal is raised as
+    KeyboardInterrupt when the region ends.
+    """
     step = 1 if _main_thread() else 0
     with graceful():
         _state.deferred += step
@@ -193,9 +209,11 @@ def deferred() -> Iterator[None]:
 
 @contextlib.contextmanager
 def immediate() -> Iterator[None]:
-    """A region, inside a graceful one, where a signal raises `Interrupted` at once: code
-    that blocks and cannot poll (waiting for the user's input; main thread). Sets the flag as
-    usual."""
+    """A region, inside a graceful one, where a signal raises `Interrupted` at once.
+
+    For code that blocks and cannot poll (waiting for the user's input; main thread). Sets
+    the flag as usual.
+    """
     saved, _state.graceful = _state.graceful, 0
     try:
         yield
@@ -214,11 +232,14 @@ class Deadline:
 
 @contextlib.contextmanager
 def deadline(seconds: float | None) -> Iterator[Deadline]:
-    """A `handled()` region that is stopped `seconds` after it starts as Ctrl-C would stop
-    its graceful regions (`stop_reason()` then says 'time_limit'): one time limit for a
-    computation of many phases, each of which polls `requested()`. None: no limit. When the
-    region ends, its `Deadline` keeps the stop reason and the expiry is forgotten, so that what
-    follows (an evaluation, the outputs) runs; a signal stays requested as always."""
+    """A `handled()` region that is stopped `seconds` after it starts, as Ctrl-C would stop it.
+
+    Its graceful regions are stopped as by Ctrl-C (`stop_reason()` then says 'time_limit'):
+    one time limit for a computation of many phases, each of which polls `requested()`. None:
+    no limit. When the region ends, its `Deadline` keeps the stop reason and the expiry is
+    forgotten, so that what follows (an evaluation, the outputs) runs; a signal stays
+    requested as always.
+    """
     if seconds is not None and not seconds > 0:
         raise ValueError(f"a deadline needs a positive number of seconds, got {seconds}")
     result = Deadline()
@@ -242,19 +263,23 @@ def deadline(seconds: float | None) -> Iterator[Deadline]:
 
 
 def install_in_worker() -> None:
-    """Makes this process a sweep worker: SIGINT and SIGTERM only set the flag, which stays
-    set for the rest of the sweep (`begin_task`; `ospiel_ext.sweeps` starts its local workers
-    with this and begins every task with that)."""
+    """Makes this process a sweep worker: SIGINT and SIGTERM only set the flag.
+
+    The flag stays set for the rest of the sweep (`begin_task`; `ospiel_ext.sweeps` starts
+    its local workers with this and begins every task with that).
+    """
     _state.worker = True
     for signum in SIGNALS:
         signal.signal(signum, _handle)
 
 
 def begin_task(sweep: str) -> None:
-    """In a sweep worker, clears a stop asked of an earlier sweep when the first task of
-    another one (id `sweep`) begins: a process pool reuses its workers, and the stopped
-    sweep's tasks still queued must stop too. Elsewhere does nothing (the computation's own
-    regions clear the flag)."""
+    """In a sweep worker, clears a stop asked of an earlier sweep when another sweep begins.
+
+    Cleared when the first task of another sweep (id `sweep`) begins: a process pool reuses
+    its workers, and the stopped sweep's tasks still queued must stop too. Elsewhere does
+    nothing (the computation's own regions clear the flag).
+    """
     if _state.worker and _state.sweep != sweep:
         _state.sweep = sweep
         _state.reset()

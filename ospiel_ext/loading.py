@@ -109,9 +109,11 @@ HISTORY_KEY = "history: "
 
 
 def keyed_by_history(game: pyspiel.Game) -> bool:
-    """True for a perfect-information game without `information_state_string` (backgammon,
-    pig, breakthrough, ...): each decision node is its own information set, keyed by its
-    history (`infoset_key`)."""
+    """True for a perfect-information game without `information_state_string`.
+
+    E.g. backgammon, pig, breakthrough, ...: each decision node is its own information set,
+    keyed by its history (`infoset_key`).
+    """
     gtype = game.get_type()
     return (
         not gtype.provides_information_state_string
@@ -120,10 +122,12 @@ def keyed_by_history(game: pyspiel.Game) -> bool:
 
 
 def infoset_key(state: pyspiel.State, player: int) -> str:
-    """The key of `player`'s information set at `state`: its `information_state_string`, or
-    in a game `keyed_by_history`, "history: " and the history (`State.history_str`). Policies
-    and policy files of the pack use these keys. (`key_function(game)` is the same, faster in
-    loops over one game's states.)"""
+    """The key of `player`'s information set at `state`.
+
+    Its `information_state_string`, or in a game `keyed_by_history`, "history: " and the
+    history (`State.history_str`). Policies and policy files of the pack use these keys.
+    (`key_function(game)` is the same, faster in loops over one game's states.)
+    """
     return key_function(state.get_game())(state, player)
 
 
@@ -155,7 +159,7 @@ def check_zero_sum_returns(
         )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class NodeCountEstimate:
     """Knuth's estimate of the number of nodes (histories) of a game tree.
 
@@ -193,6 +197,7 @@ def estimate_num_nodes(
     game: pyspiel.Game | str,
     playouts: int = ESTIMATE_PLAYOUTS,
     seed: int = 0,
+    *,
     max_steps: int = ESTIMATE_MAX_STEPS,
     time_budget: float | None = None,
 ) -> NodeCountEstimate:
@@ -245,7 +250,9 @@ def estimate_num_nodes(
         std_error = float(np.std(np.array(samples, dtype=np.float64), ddof=1) / n**0.5)
     else:
         std_error = math.inf
-    return NodeCountEstimate(nodes, log10_nodes, std_error, n, complete)
+    return NodeCountEstimate(
+        nodes=nodes, log10_nodes=log10_nodes, std_error=std_error, playouts=n, complete=complete
+    )
 
 
 def refuse_by_estimate(game: pyspiel.Game, cap: int | float) -> NodeCountEstimate | None:
@@ -286,8 +293,10 @@ def node_cap(
     walk_whole_game: bool = True,
 ) -> int | float:
     """The cap a walk runs under: `max_nodes`, `default` for None, none for `NO_NODE_CAP`.
+
     A walk of the whole game (`walk_whole_game`; not a certificate search's trunk) refuses an
-    infinite game unless a finite cap is given."""
+    infinite game unless a finite cap is given.
+    """
     if max_nodes is None:
         cap: int | float = default
     elif max_nodes == NO_NODE_CAP:
@@ -330,8 +339,10 @@ def short_name(game: pyspiel.Game | str) -> str:
 
 
 def readable_key(key: str, limit: int = 200) -> str:
-    """An information-state string on one line: its lines joined by ' / ', cut to `limit`
-    characters."""
+    """An information-state string on one line.
+
+    Its lines joined by ' / ', cut to `limit` characters.
+    """
     text = " / ".join(line.strip() for line in key.splitlines() if line.strip())
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
@@ -339,8 +350,11 @@ def readable_key(key: str, limit: int = 200) -> str:
 def imperfect_recall_message(
     game: pyspiel.Game | str, player: int, key: str, histories: tuple[list[int], list[int]]
 ) -> str:
-    """The one-line refusal of a game without perfect recall: the information set, two
-    histories in it after different own moves, and the fix where one is known."""
+    """The one-line refusal of a game without perfect recall.
+
+    It names the information set, two histories in it after different own moves, and the fix
+    where one is known.
+    """
     fix = _RECALL_FIXES.get(short_name(game))
     return (
         f"game {game} does not have perfect recall: player {player} reaches information set "

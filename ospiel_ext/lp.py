@@ -25,7 +25,8 @@ Other LPs (the perturbed LP 3a-3d, constrained strategy spaces, a max-margin LP)
 it. `SequenceFormLP.run` calls HiGHS once and returns its status, values, duals and final
 basis keyed by stable sequence / information-set ids (`Basis`), which can warm-start the LP of
 a grown trunk of the same game (falling back to a cold solve where HiGHS fails from it);
-`SequenceFormLP.solution` reads both strategies. `solve` does all three in one call.
+`SequenceFormLP.solution` reads both strategies. `solve` does all three in one call, adding
+the blocks an `LPConstraints` asks for.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ __all__ = [
     "Basis",
     "Block",
     "HighsResult",
+    "LPConstraints",
     "LPError",
     "LPSolution",
     "LinearConstraints",
@@ -66,14 +68,16 @@ FIRST_FREE_KIND = 8
 
 
 def behavioural_lower_bounds(tp: Treeplex, xi: float | ArrayLike) -> LinearConstraints:
-    """x[s] - xi[s] x[parent(s)] >= 0 for every sequence s with xi[s] > 0 (the perturbed
-    treeplex of Kroer, Farina & Sandholm 2017, Section 2.3; xi a scalar or one value per
-    sequence). `BehaviouralLowerBounds.linear_constraints` gives the same rows from bounds
-    keyed by information state."""
+    """Constraints x[s] - xi[s] x[parent(s)] >= 0 for every sequence s with xi[s] > 0.
+
+    The perturbed treeplex of Kroer, Farina & Sandholm 2017, Section 2.3; xi a scalar or one
+    value per sequence. `BehaviouralLowerBounds.linear_constraints` gives the same rows from
+    bounds keyed by information state.
+    """
     return sequence_lower_bounds(tp, xi)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class LPSolution:
     """Result of a sequence-form LP.
 
@@ -138,17 +142,32 @@ class SequenceFormLP:
     ) -> SequenceFormLP:
         """G_x x >= g_x: rows on the player's plan."""
         self._check(cons, own=True)
-        rows = Block(name, kind, cons.row_ids, cons.rhs, np.full(len(cons.rhs), np.inf))
+        rows = Block(
+            name=name,
+            kind=kind,
+            ids=cons.row_ids,
+            lower=cons.rhs,
+            upper=np.full(len(cons.rhs), np.inf),
+        )
         return self.add_rows(rows, {"x": cons.matrix})
 
     def add_opponent_constraints(
         self, cons: LinearConstraints, kind: int = KIND_OPP, name: str = "opponent constraints"
     ) -> SequenceFormLP:
-        """G_y y >= g_y on the opponent's plan (the duals): columns r >= 0 with cost g_y and
-        coefficients -G_y^T in the (2c) rows."""
+        """Adds G_y y >= g_y on the opponent's plan (the duals).
+
+        Columns r >= 0 with cost g_y and coefficients -G_y^T in the (2c) rows.
+        """
         self._check(cons, own=False)
         m = len(cons.rhs)
-        cols = Block(name, kind, cons.row_ids, np.zeros(m), np.full(m, np.inf), cons.rhs)
+        cols = Block(
+            name=name,
+            kind=kind,
+            ids=cons.row_ids,
+            lower=np.zeros(m),
+            upper=np.full(m, np.inf),
+            cost=cons.rhs,
+        )
         return self.add_columns(cols, {"2c": -cons.matrix.T.tocsr()[self.opponent_sequences]})
 
     def add_lower_bounds(self, bounds: BehaviouralLowerBounds, own: bool) -> SequenceFormLP:
@@ -189,14 +208,49 @@ class SequenceFormLP:
         tp0, tp1 = sf.treeplexes
         behavioural = (tp0.behavioural(plans[0]), tp1.behavioural(plans[1]))
         return LPSolution(
-            value,
-            plans,
-            behavioural,
-            result.seconds,
-            result.simplex_iterations,
-            result.basis if return_basis else None,
-            result.cold_restart,
+            value=value,
+            plans=plans,
+            behavioural=behavioural,
+            seconds=result.seconds,
+            simplex_iterations=result.simplex_iterations,
+            basis=result.basis if return_basis else None,
+            cold_restart=result.cold_restart,
         )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class LPConstraints:
+    """What `solve` adds to the LP (2a-2d) of `sequence_form_lp`; nothing by default.
+
+    Attributes:
+      own: G_x x >= g_x on the player's plan (`SequenceFormLP.add_own_constraints`).
+      opponent: G_y y >= g_y on the opponent's plan (`SequenceFormLP.add_opponent_constraints`).
+      own_lower_bounds: behavioural lower bounds on the player's strategy (keys of the other
+        player's information sets are skipped; `SequenceFormLP.add_lower_bounds`).
+      opponent_lower_bounds: behavioural lower bounds on the opponent's strategy, likewise.
+      rhs_perturbation: d, added to the opponent's constraint right-hand side f in the
+        objective (eq. 3a; `SequenceFormLP.perturb_rhs`).
+    """
+
+    own: LinearConstraints | None = None
+    opponent: LinearConstraints | None = None
+    own_lower_bounds: BehaviouralLowerBounds | None = None
+    opponent_lower_bounds: BehaviouralLowerBounds | None = None
+    rhs_perturbation: ArrayLike | None = None
+
+    def apply(self, model: SequenceFormLP) -> SequenceFormLP:
+        """`model` with the blocks asked for added (in the order of the attributes)."""
+        if self.own is not None:
+            model = model.add_own_constraints(self.own)
+        if self.opponent is not None:
+            model = model.add_opponent_constraints(self.opponent)
+        if self.own_lower_bounds is not None:
+            model = model.add_lower_bounds(self.own_lower_bounds, own=True)
+        if self.opponent_lower_bounds is not None:
+            model = model.add_lower_bounds(self.opponent_lower_bounds, own=False)
+        if self.rhs_perturbation is not None:
+            model = model.perturb_rhs(self.rhs_perturbation)
+        return model
 
 
 def sequence_form_lp(
@@ -252,12 +306,32 @@ def sequence_form_lp(
     program = LinearProgram(
         sf.name,
         columns=(
-            Block("x", KIND_X, own.stable_ids, np.zeros(n_x), np.full(n_x, inf), np.zeros(n_x)),
-            Block("q", KIND_Q, opp_infosets, np.full(n_q, -inf), np.full(n_q, inf), f.copy()),
+            Block(
+                name="x",
+                kind=KIND_X,
+                ids=own.stable_ids,
+                lower=np.zeros(n_x),
+                upper=np.full(n_x, inf),
+                cost=np.zeros(n_x),
+            ),
+            Block(
+                name="q",
+                kind=KIND_Q,
+                ids=opp_infosets,
+                lower=np.full(n_q, -inf),
+                upper=np.full(n_q, inf),
+                cost=f.copy(),
+            ),
         ),
         rows=(
-            Block("E", KIND_E, own_infosets, e, e),
-            Block("2c", KIND_2C, opp.stable_ids[kept], np.zeros(n_kept), np.full(n_kept, inf)),
+            Block(name="E", kind=KIND_E, ids=own_infosets, lower=e, upper=e),
+            Block(
+                name="2c",
+                kind=KIND_2C,
+                ids=opp.stable_ids[kept],
+                lower=np.zeros(n_kept),
+                upper=np.full(n_kept, inf),
+            ),
         ),
         entries=(
             ("E", "x", e_mat.tocsr()),
@@ -273,11 +347,7 @@ def solve(
     *,
     bound: str = "value",
     player: int = 0,
-    own_constraints: LinearConstraints | None = None,
-    opponent_constraints: LinearConstraints | None = None,
-    own_lower_bounds: BehaviouralLowerBounds | None = None,
-    opponent_lower_bounds: BehaviouralLowerBounds | None = None,
-    rhs_perturbation: ArrayLike | None = None,
+    constraints: LPConstraints = LPConstraints(),
     payoff: sp.csr_matrix | None = None,
     excluded_opponent_sequences: NDArray[np.bool_] | None = None,
     warm_start: Basis | None = None,
@@ -285,18 +355,21 @@ def solve(
     time_limit: float | None = None,
     method: str = "simplex",
 ) -> LPSolution:
-    """Solves the sequence-form LP of `sf` (see the module docstring): `sequence_form_lp`, the
-    blocks asked for, `SequenceFormLP.run` and `SequenceFormLP.solution`.
+    """Solves the sequence-form LP of `sf` (see the module docstring).
+
+    `sequence_form_lp`, the blocks asked for (`LPConstraints.apply`), `SequenceFormLP.run`
+    and `SequenceFormLP.solution`.
 
     Args:
       sf: the sequence form, or a game (a `pyspiel.Game` or a load_game string), compiled by
         `sequence_form.for_game`.
-      bound, player, payoff, excluded_opponent_sequences: as `sequence_form_lp`.
-      own_constraints: G_x x >= g_x on the player's plan.
-      opponent_constraints: G_y y >= g_y on the opponent's plan.
-      own_lower_bounds, opponent_lower_bounds: behavioural lower bounds on the player's / the
-        opponent's strategy (keys of the other player's information sets are skipped).
-      rhs_perturbation: d, added to the opponent's constraint right-hand side f in the objective.
+      bound: as `sequence_form_lp`.
+      player: as `sequence_form_lp`.
+      constraints: what is added to the LP: constraints on the player's or the opponent's
+        plan (G_x x >= g_x, G_y y >= g_y), behavioural lower bounds on either strategy, the
+        right-hand-side perturbation d (`LPConstraints`; nothing by default).
+      payoff: as `sequence_form_lp`.
+      excluded_opponent_sequences: as `sequence_form_lp`.
       warm_start: the `basis` of an earlier solve, e.g. of a smaller trunk of the same game
         (columns and rows it does not know start nonbasic at a bound and basic).
       return_basis: return the final basis in `LPSolution.basis`.
@@ -318,25 +391,19 @@ def solve(
         payoff=payoff,
         excluded_opponent_sequences=excluded_opponent_sequences,
     )
-    if own_constraints is not None:
-        model = model.add_own_constraints(own_constraints)
-    if opponent_constraints is not None:
-        model = model.add_opponent_constraints(opponent_constraints)
-    if own_lower_bounds is not None:
-        model = model.add_lower_bounds(own_lower_bounds, own=True)
-    if opponent_lower_bounds is not None:
-        model = model.add_lower_bounds(opponent_lower_bounds, own=False)
-    if rhs_perturbation is not None:
-        model = model.perturb_rhs(rhs_perturbation)
+    model = constraints.apply(model)
     return model.solution(model.run(time_limit, warm_start, method), return_basis)
 
 
 def lp_size(
     num_infosets: Sequence[int], num_sequences: Sequence[int], payoff_nonzeros: int
 ) -> dict[str, int]:
-    """Rows, columns and nonzeros of `solve`'s LP for player 0 (no extra constraints): rows
-    E x = e (infosets + 1) and the opponent's sequences; columns x and the opponent's infoset
-    values q (infosets + 1); nonzeros of E, A and F (one per sequence and per infoset each)."""
+    """Rows, columns and nonzeros of `solve`'s LP for player 0 (no extra constraints).
+
+    Rows: E x = e (infosets + 1) and the opponent's sequences; columns: x and the opponent's
+    infoset values q (infosets + 1); nonzeros: those of E, A and F (one per sequence and per
+    infoset each).
+    """
     (i0, i1), (s0, s1) = num_infosets, num_sequences
     return {
         "lp_rows": i0 + 1 + s1,

@@ -99,10 +99,12 @@ def hand_values(cards: IntArray, num_ranks: int, num_suits: int) -> IntArray:
 def three_card_value(
     cards: tuple[int, int, int], num_suits: int, num_ranks: int, ace_low: bool
 ) -> tuple[int, ...]:
-    """A comparable value of a three-card Rhode Island Hold'em hand (larger is better):
+    """A comparable value of a three-card Rhode Island Hold'em hand (larger is better).
+
     (category, ranks...) with categories 5 straight flush, 4 three of a kind, 3 straight,
     2 flush, 1 pair, 0 high card (the rules: `ospiel_ext.games.rhode_island_holdem`; `ace_low`:
-    Ace-two-three is a straight whose high card is the three)."""
+    Ace-two-three is a straight whose high card is the three).
+    """
     ranks = sorted((c // num_suits for c in cards), reverse=True)
     flush = len({c % num_suits for c in cards}) == 1
     high = -1  # the straight's high card, -1 if none

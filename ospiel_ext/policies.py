@@ -53,19 +53,24 @@ def _decision_states(game: pyspiel.Game) -> dict[str, pyspiel.State]:
 
 
 def shared_key(player: int, key: str) -> str:
-    """The policy key of `player`'s information state `key` in a game where the other player
-    has an information state of the same string (phantom_ttt's empty boards)."""
+    """The policy key of `player`'s information state `key` where both players share the string.
+
+    In a game where the other player has an information state of the same string
+    (phantom_ttt's empty boards).
+    """
     return f"player {player}: {key}"
 
 
 class KeyedTabularPolicy(policy_lib.TabularPolicy):
-    """OpenSpiel's TabularPolicy keyed so that every row is one information set of one
-    player, for the games where OpenSpiel's own keys are not: a perfect-information game
-    without information_state_string (rows keyed by `tree.infoset_key`, the history) and a
-    game whose two players share an information-state string (phantom_ttt: such a string
-    becomes `shared_key(player, key)` for each player; OpenSpiel's TabularPolicy gives both
-    players one row there). It is a TabularPolicy: OpenSpiel's exploitability, expected game
-    score and PolicyBot accept it. Build it with `tabular_policy(game)`."""
+    """OpenSpiel's TabularPolicy keyed so that every row is one information set of one player.
+
+    For the games where OpenSpiel's own keys are not: a perfect-information game without
+    information_state_string (rows keyed by `tree.infoset_key`, the history) and a game whose
+    two players share an information-state string (phantom_ttt: such a string becomes
+    `shared_key(player, key)` for each player; OpenSpiel's TabularPolicy gives both players
+    one row there). It is a TabularPolicy: OpenSpiel's exploitability, expected game score and
+    PolicyBot accept it. Build it with `tabular_policy(game)`.
+    """
 
     def __init__(self, game: pyspiel.Game, states: dict[str, pyspiel.State], shared: frozenset):
         self.shared = shared
@@ -85,9 +90,11 @@ class KeyedTabularPolicy(policy_lib.TabularPolicy):
 
 
 def action_probabilities(pol: Any, state: pyspiel.State, player: int) -> dict[int, float]:
-    """`player`'s action probabilities at `state` under an OpenSpiel policy: a Python
-    `policy.Policy` is asked for the player explicitly (both players may share an information
-    state string), a C++ `pyspiel.Policy` takes the state alone."""
+    """`player`'s action probabilities at `state` under an OpenSpiel policy.
+
+    A Python `policy.Policy` is asked for the player explicitly (both players may share an
+    information state string), a C++ `pyspiel.Policy` takes the state alone.
+    """
     probs: dict[int, float]
     if isinstance(pol, policy_lib.Policy):
         probs = pol.action_probabilities(state, player)
@@ -97,17 +104,21 @@ def action_probabilities(pol: Any, state: pyspiel.State, player: int) -> dict[in
 
 
 def tabular_policy(game: pyspiel.Game | str) -> policy_lib.TabularPolicy:
-    """A fresh uniform TabularPolicy of `game` with one row per information set of one player:
-    OpenSpiel's own where its keys are that (almost every game), else a `KeyedTabularPolicy`.
-    The game is walked once per process (the last few games are kept)."""
+    """A fresh uniform TabularPolicy of `game` with one row per information set of one player.
+
+    OpenSpiel's own where its keys are that (almost every game), else a
+    `KeyedTabularPolicy`. The game is walked once per process (the last few games are kept).
+    """
     return _template(str(loading.load(game))).__copy__(copy_action_probability_array=True)
 
 
 @functools.lru_cache(maxsize=4)
 def _template(game_string: str) -> policy_lib.TabularPolicy:
-    """`tabular_policy`'s policy, shared (never handed out: callers get copies). OpenSpiel's
-    walk keeps every decision state: an infinite game, or one estimated above the default
-    node cap, is refused first."""
+    """`tabular_policy`'s policy, shared (never handed out: callers get copies).
+
+    OpenSpiel's walk keeps every decision state: an infinite game, or one estimated above the
+    default node cap, is refused first.
+    """
     game = loading.load(game_string)
     loading.refuse_by_estimate(game, loading.node_cap(game, None))
     states = _decision_states(game)
@@ -195,8 +206,10 @@ class PolicyLayout:
         return behavioural_from_table(self.sf, tables)
 
     def from_table(self, table: Mapping[str, Any]) -> Behavioural:
-        """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}, e.g.
-        `pyspiel.TabularPolicy.policy_table()`; see `behavioural_from_table`."""
+        """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}.
+
+        E.g. `pyspiel.TabularPolicy.policy_table()`; see `behavioural_from_table`.
+        """
         return behavioural_from_table(self.sf, table)
 
     def behavioural(self, pol: policy_lib.Policy) -> Behavioural:
@@ -215,11 +228,14 @@ def behavioural_from_table(
     table: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     missing: str = "raise",
 ) -> Behavioural:
-    """Behavioural arrays of `sf` from {info state: {action: prob} or [(action, prob), ...]},
-    or from one such table per player (`Tables`, needed where both players have an information
-    state of the same string, as in phantom_ttt); actions missing from a row get probability
-    0. An information state missing from the table raises ValueError (`missing="raise"`) or
-    plays uniformly (`missing="uniform"`). The inverse of `behavioural_to_table`."""
+    """Behavioural arrays of `sf` from a policy table; the inverse of `behavioural_to_table`.
+
+    The table is {info state: {action: prob} or [(action, prob), ...]}, or one such table per
+    player (`Tables`, needed where both players have an information state of the same string,
+    as in phantom_ttt); actions missing from a row get probability 0. An information state
+    missing from the table raises ValueError (`missing="raise"`) or plays uniformly
+    (`missing="uniform"`).
+    """
     tables = (table, table) if isinstance(table, Mapping) else tuple(table)
     out: list[NDArray[np.float64]] = []
     for p, tp in enumerate(sf.treeplexes):
@@ -240,10 +256,12 @@ def behavioural_from_table(
 
 
 def behavioural_to_table(sf: SequenceForm, behavioural: Behavioural) -> Tables:
-    """Per player, {information state: {action: probability}} of behavioural arrays of `sf`
-    (every information set of the player, actions in the treeplex's order). The one
-    conversion from arrays to tables: `Certificate.strategy_table` and
-    `LargeGameSolution.table` read it; `behavioural_from_table` is its inverse."""
+    """Per player, {information state: {action: probability}} of behavioural arrays of `sf`.
+
+    Every information set of the player, actions in the treeplex's order. The one conversion
+    from arrays to tables: `Certificate.strategy_table` and `LargeGameSolution.table` read
+    it; `behavioural_from_table` is its inverse.
+    """
     tables: Tables = ({}, {})
     for p, (tp, b) in enumerate(zip(sf.treeplexes, behavioural)):
         actions = tp.seq_action.tolist()
@@ -262,6 +280,7 @@ def layout(sf: SequenceForm) -> PolicyLayout:
 
 
 def layout_for_game(game: pyspiel.Game | str) -> PolicyLayout:
+    """The PolicyLayout of `game`'s sequence form (`layout(sequence_form.for_game(game))`)."""
     return layout(sf_lib.for_game(game))
 
 
@@ -283,8 +302,11 @@ def tabular_from_policy(
 def random_policy(
     game: pyspiel.Game | str, seed: int = 0, alpha: float = 1.0
 ) -> policy_lib.TabularPolicy:
-    """A TabularPolicy whose every information state draws its action distribution from
-    a symmetric Dirichlet(alpha) over the legal actions."""
+    """A random TabularPolicy of `game`.
+
+    Every information state draws its action distribution from a symmetric Dirichlet(alpha)
+    over the legal actions.
+    """
     pol = uniform_policy(game)
     rng = np.random.default_rng(seed)
     mask = pol.legal_actions_mask.astype(bool)
@@ -301,9 +323,10 @@ def _check_policy_game(pol: policy_lib.Policy, game: pyspiel.Game) -> None:
 
 
 def policy_to_dict(pol: policy_lib.Policy, game: pyspiel.Game) -> dict[str, dict[str, float]]:
-    """{policy key: {action id: probability}} for every information state of `game` (keys as
-    in `tabular_policy(game)`: the information_state_string almost always; action ids as
-    decimal strings): the "policy" object of a policy file (`save_policy`).
+    """{policy key: {action id: probability}} for every information state of `game`.
+
+    Keys as in `tabular_policy(game)` (the information_state_string almost always); action
+    ids as decimal strings: the "policy" object of a policy file (`save_policy`).
 
     Raises:
       ValueError: `pol` is a policy of another game, or a TabularPolicy without a row for an
@@ -320,9 +343,12 @@ def policy_to_dict(pol: policy_lib.Policy, game: pyspiel.Game) -> dict[str, dict
 
 
 def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDArray[np.float64]:
-    """`pol`'s action probabilities in `template`'s rows. A TabularPolicy's rows are found by
-    key (OpenSpiel's TabularPolicy of a game whose players share a key string gives both
-    players its one row, as OpenSpiel plays it); any other policy is queried per row."""
+    """`pol`'s action probabilities in `template`'s rows.
+
+    A TabularPolicy's rows are found by key (OpenSpiel's TabularPolicy of a game whose
+    players share a key string gives both players its one row, as OpenSpiel plays it); any
+    other policy is queried per row.
+    """
     if isinstance(pol, policy_lib.TabularPolicy):
         table: NDArray[np.float64] = pol.action_probability_array
         if pol.state_lookup is template.state_lookup or pol.state_lookup == template.state_lookup:
@@ -345,8 +371,10 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
 
 
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
-    """Writes `pol`, a policy of `game`, to `path` in the policy file format of DESIGN.md
-    (JSON, never pickle; `load_policy` reads it back)."""
+    """Writes `pol`, a policy of `game`, to `path` in the policy file format of DESIGN.md.
+
+    JSON, never pickle; `load_policy` reads it back.
+    """
     game = loading.load(game)
     files.write_json(path, {"game": str(game), "policy": policy_to_dict(pol, game)}, indent=0)
 

@@ -29,12 +29,16 @@ def set_enabled(enabled: bool) -> None:
 
 
 def enabled() -> bool:
+    """Whether bars are on (`set_enabled`; on by default)."""
     return _enabled
 
 
 def bar(desc: str, total: float | None = None, unit: str = "it", **kwargs: Any) -> tqdm.tqdm:
-    """A tqdm bar (a no-op object when disabled): rate, elapsed time, and an ETA when
-    `total` is known; it is cleared when closed (`leave=False`)."""
+    """A tqdm bar (a no-op object when disabled).
+
+    It shows the rate, the elapsed time, and an ETA when `total` is known; it is cleared when
+    closed (`leave=False`).
+    """
     return tqdm.tqdm(
         total=total,
         desc=desc,
@@ -48,8 +52,9 @@ def bar(desc: str, total: float | None = None, unit: str = "it", **kwargs: Any) 
 
 
 class Counter:
-    """The progress of a long count (nodes of a walk) towards a known or estimated total: a
-    bar when stderr is a terminal, otherwise an INFO log line every `log_seconds` (pipes and
+    """The progress of a long count (nodes of a walk) towards a known or estimated total.
+
+    A bar when stderr is a terminal, otherwise an INFO log line every `log_seconds` (pipes and
     log files see the walk move, with the total it is heading for).
 
         with progress.Counter("compiling leduc_poker()", total=9457, unit="node") as c:
@@ -71,6 +76,7 @@ class Counter:
         self._bar.close()
 
     def update_to(self, n: int) -> None:
+        """Moves the count to `n`: the bar, or without a bar an INFO line every `log_seconds`."""
         self._bar.update(n - self._bar.n)
         now = time.perf_counter()
         if self._bar.disable and _enabled and now - self._last >= self.log_seconds:

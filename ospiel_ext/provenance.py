@@ -65,8 +65,10 @@ def _code() -> dict[str, Any]:
 
 
 def _command(argv: Sequence[str]) -> str:
-    """The command line as it would be typed in the checkout: `python benchmarks/x.py ...` for a
-    script, `ospiel-ext ...` for the installed command."""
+    """The command line as it would be typed in the checkout.
+
+    `python benchmarks/x.py ...` for a script, `ospiel-ext ...` for the installed command.
+    """
     if not argv:
         return ""
     program = argv[0]
@@ -99,8 +101,10 @@ def _cpus() -> int:
 
 
 def start(argv: Sequence[str] | None = None) -> None:
-    """Takes the run's command, code state and start time (once per process; later calls with
-    the same process do nothing)."""
+    """Takes the run's command, code state and start time.
+
+    Once per process; later calls with the same process do nothing.
+    """
     global _started, _started_at
     if _started is not None:
         return
@@ -117,8 +121,10 @@ def start(argv: Sequence[str] | None = None) -> None:
 
 
 def record() -> dict[str, Any]:
-    """The provenance of the results being written now: `start()`'s fields (taken now if it
-    was not called) and the wall seconds since the start."""
+    """The provenance of the results being written now.
+
+    `start()`'s fields (taken now if it was not called) and the wall seconds since the start.
+    """
     start()
     assert _started is not None
     return {**_started, "wall_seconds": round(time.perf_counter() - _started_at, 1)}

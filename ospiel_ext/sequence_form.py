@@ -53,7 +53,7 @@ class Level:
 LocalRule = Callable[["Level", FloatArray], FloatArray]
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class Treeplex:
     """The sequences and infosets of one player; see the module docstring for the ordering."""
 
@@ -73,10 +73,12 @@ class Treeplex:
 
     @property
     def num_infosets(self) -> int:
+        """The number of the player's information sets."""
         return len(self.num_actions)
 
     @property
     def num_sequences(self) -> int:
+        """The number of the player's sequences, the empty one included."""
         return len(self.seq_infoset)
 
     @functools.cached_property
@@ -193,9 +195,9 @@ class Treeplex:
             player,
             infoset_ids,
             sizes,
-            prov_offset[infoset_ids] + 1,
-            last[nodes[offsets[infoset_ids]]],
-            actions,
+            prov_first=prov_offset[infoset_ids] + 1,
+            prov_parent=last[nodes[offsets[infoset_ids]]],
+            prov_actions=actions,
         )
         return tp, prov_to_new[last]
 
@@ -205,6 +207,7 @@ class Treeplex:
         player: int,
         infoset_ids: IntArray,
         num_actions: IntArray,
+        *,
         prov_first: IntArray,
         prov_parent: IntArray,
         prov_actions: IntArray,
@@ -250,20 +253,22 @@ class Treeplex:
         seq_parent = np.concatenate([[-1], np.repeat(parent_seq, num_actions)])
         seq_action = np.full(num_prov, -1, dtype=np.int64)
         seq_action[prov_to_new[1:]] = prov_actions
-        levels = _levels(level[order], seq_start, num_actions, parent_seq, seq_parent)
+        levels = _levels(
+            level[order], seq_start, num_actions, parent_seq=parent_seq, seq_parent=seq_parent
+        )
         stable_ids = np.empty(num_prov, dtype=np.int64)
         stable_ids[prov_to_new] = np.arange(num_prov)
         tp = cls(
-            player,
-            infoset_ids[order],
-            num_actions,
-            seq_start,
-            parent_seq,
-            seq_infoset,
-            seq_parent,
-            seq_action,
-            tuple(levels),
-            stable_ids,
+            player=player,
+            infoset_ids=infoset_ids[order],
+            num_actions=num_actions,
+            seq_start=seq_start,
+            parent_seq=parent_seq,
+            seq_infoset=seq_infoset,
+            seq_parent=seq_parent,
+            seq_action=seq_action,
+            levels=tuple(levels),
+            stable_ids=stable_ids,
         )
         return tp, prov_to_new
 
@@ -283,6 +288,7 @@ def _levels(
     level: IntArray,
     seq_start: IntArray,
     num_actions: IntArray,
+    *,
     parent_seq: IntArray,
     seq_parent: IntArray,
 ) -> tuple[Level, ...]:
@@ -310,7 +316,7 @@ def _levels(
     return tuple(levels)
 
 
-@dataclasses.dataclass(eq=False, repr=False)
+@dataclasses.dataclass(eq=False, repr=False, kw_only=True)
 class SequenceForm:
     """All that solvers, LPs and evaluators need of a two-player zero-sum sequence form.
 
@@ -357,6 +363,7 @@ class SequenceForm:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(sequences of player 0, sequences of player 1): the payoff matrix's shape."""
         return self.treeplexes[0].num_sequences, self.treeplexes[1].num_sequences
 
     @functools.cached_property
@@ -406,8 +413,10 @@ class SequenceForm:
     def bound_sequence_values(
         self, player: int, opponent_plan: FloatArray, bound: str
     ) -> FloatArray:
-        """As `sequence_values` in the game whose leaves take their `bound` ('lo' or 'hi');
-        an infinite entry counts only where the opponent's plan reaches it."""
+        """As `sequence_values` in the game whose leaves take their `bound` ('lo' or 'hi').
+
+        An infinite entry counts only where the opponent's plan reaches it.
+        """
         matrix = self.bound_payoff(bound)
         if np.isfinite(matrix.data).all():
             return self.sequence_values(player, opponent_plan, matrix)
@@ -444,8 +453,9 @@ class SequenceForm:
 
 
 class TreeSequenceForm(SequenceForm):
-    """The sequence form of a GameTree, with the per-node arrays of tree algorithms
-    (certificate trunks, TabularPolicy layouts).
+    """The sequence form of a GameTree, with the per-node arrays of tree algorithms.
+
+    E.g. certificate trunks, TabularPolicy layouts.
 
     Attributes (besides SequenceForm's):
       tree: the GameTree.
@@ -479,8 +489,11 @@ class TreeSequenceForm(SequenceForm):
         return [self.tree.infoset_key[g] for g in self.treeplexes[player].infoset_ids]
 
     def _reach_matrix(self, player: int) -> sp.csr_matrix:
-        """R_player from the tree: one entry per decision node of the player, at (its infoset,
-        the opponent's sequence leading to it), weighted by its chance reach."""
+        """R_player from the tree.
+
+        One entry per decision node of the player, at (its infoset, the opponent's sequence
+        leading to it), weighted by its chance reach.
+        """
         tp = self.treeplexes[player]
         nodes, offsets = self.tree.infoset_nodes
         counts = offsets[tp.infoset_ids + 1] - offsets[tp.infoset_ids]
@@ -501,8 +514,11 @@ class TreeSequenceForm(SequenceForm):
         )
 
     def tree_profile(self, behavioural: tuple[FloatArray, FloatArray]) -> FloatArray:
-        """The flat infoset-action profile of `tree_values` (reaches, node values, counterfactual
-        values) of behavioural arrays, one per player indexed by sequence."""
+        """The flat infoset-action profile of `tree_values` of behavioural arrays.
+
+        The profile of reaches, node values, counterfactual values; from behavioural arrays,
+        one per player indexed by sequence.
+        """
         tree = self.tree
         profile = np.empty(tree.num_infoset_actions)
         for p, tp in enumerate(self.treeplexes):
@@ -530,8 +546,11 @@ class TreeSequenceForm(SequenceForm):
     def leaf_sequence_values(
         self, player: int, opponent_plan: FloatArray, leaf_values: FloatArray
     ) -> FloatArray:
-        """As `sequence_values` for given leaf values (e.g. tree.lo[leaves]), computed per leaf so
-        that infinite utilities at leaves the opponent never reaches contribute nothing."""
+        """As `sequence_values` for given leaf values (e.g. tree.lo[leaves]), computed per leaf.
+
+        Per leaf, so that infinite utilities at leaves the opponent never reaches contribute
+        nothing.
+        """
         z = self.leaves
         weight = self.chance_reach[z] * opponent_plan[self.node_seq[1 - player][z]]
         contribution = np.zeros(len(z))
@@ -544,8 +563,10 @@ class TreeSequenceForm(SequenceForm):
     def bound_sequence_values(
         self, player: int, opponent_plan: FloatArray, bound: str
     ) -> FloatArray:
-        """As SequenceForm's, per leaf (`leaf_sequence_values`): an infinite leaf counts only
-        where the opponent's plan and chance reach it."""
+        """As SequenceForm's, per leaf (`leaf_sequence_values`).
+
+        An infinite leaf counts only where the opponent's plan and chance reach it.
+        """
         return self.leaf_sequence_values(player, opponent_plan, self.leaf_bound(bound))
 
 

@@ -103,6 +103,7 @@ class SerialExecutor(cf.Executor):
         self._shutdown = False
 
     def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> cf.Future[R]:
+        """Runs `fn(*args, **kwargs)` now (`concurrent.futures.Executor.submit`); a done future."""
         if self._shutdown:
             raise RuntimeError("cannot schedule new futures after shutdown")
         future: cf.Future[R] = cf.Future()
@@ -116,6 +117,7 @@ class SerialExecutor(cf.Executor):
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Refuses later submissions (`concurrent.futures.Executor.shutdown`)."""
         del wait, cancel_futures
         self._shutdown = True
 
@@ -124,10 +126,13 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def _start_worker(parent: int) -> None:
-    """Initializer of local worker processes: the progress display is the parent's; Ctrl-C
-    and SIGTERM only set the `interrupts` flag, which the task polls to return its result so
-    far (the parent forwards its first signal); and the worker is killed if the parent (of
-    pid `parent`) dies (Linux's parent-death signal), so no worker outlives the command."""
+    """Initializer of local worker processes.
+
+    The progress display is the parent's; Ctrl-C and SIGTERM only set the `interrupts` flag,
+    which the task polls to return its result so far (the parent forwards its first signal);
+    and the worker is killed if the parent (of pid `parent`) dies (Linux's parent-death
+    signal), so no worker outlives the command.
+    """
     progress_bars.set_enabled(False)
     interrupts.install_in_worker()
     try:
@@ -153,8 +158,10 @@ def usable_cores() -> int:
 
 
 def _capped(max_workers: int | None, what: str) -> int:
-    """`max_workers` (default: the usable cores), at most the usable cores, said when capped:
-    more processes than cores only add memory (a few hundred MB each) and no speed."""
+    """`max_workers` (default: the usable cores), at most the usable cores, said when capped.
+
+    More processes than cores only add memory (a few hundred MB each) and no speed.
+    """
     cores = usable_cores()
     if max_workers is None:
         return cores
@@ -232,10 +239,12 @@ before it terminates the workers."""
 
 
 def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
-    """Shuts the pool down, waiting for its workers; after Ctrl-C, SIGTERM or a deadline
-    (`interrupts.requested()`, when `map_tasks` has already passed the signal on to the
-    workers), it waits WORKER_GRACE_SECONDS for them to end, then terminates and kills them:
-    none outlives the sweep."""
+    """Shuts the pool down, waiting for its workers; none outlives the sweep.
+
+    After Ctrl-C, SIGTERM or a deadline (`interrupts.requested()`, when `map_tasks` has
+    already passed the signal on to the workers), it waits WORKER_GRACE_SECONDS for them to
+    end, then terminates and kills them.
+    """
     if not interrupts.requested():
         pool.shutdown(wait=True)
         return
@@ -271,7 +280,7 @@ def define_workers_flag(flag_values: flags.FlagValues = flags.FLAGS) -> flags.Fl
     )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SweepResult(stops.Stoppable, Generic[R]):
     """What `map_tasks` gathered.
 
@@ -294,6 +303,7 @@ class SweepResult(stops.Stoppable, Generic[R]):
 
     @property
     def completed(self) -> int:
+        """The number of finished tasks."""
         return len(self.results)
 
 
@@ -375,12 +385,114 @@ def _workers(executor: cf.Executor) -> list[multiprocessing.process.BaseProcess]
 
 
 def _forward_signal(executor: cf.Executor) -> None:
-    """Sends SIGINT to the executor's local worker processes, whose tasks then return their
-    results so far (`interrupts.install_in_worker`)."""
+    """Sends SIGINT to the executor's local worker processes.
+
+    Their tasks then return their results so far (`interrupts.install_in_worker`).
+    """
     for process in _workers(executor):
         if process.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGINT)
+
+
+class _Sweep(Generic[T, R]):
+    """The state of one `map_tasks` run: its tasks in flight and the results gathered so far.
+
+    Each submitted future puts itself on `finished` when done; the sweep collects them from
+    there in the calling thread.
+    """
+
+    def __init__(
+        self,
+        *,
+        fn: Callable[[T], R],
+        tasks: list[T],
+        executor: cf.Executor,
+        describe: Callable[[T], str],
+        progress: _Progress,
+        poll_seconds: float,
+    ):
+        self.fn, self.tasks, self.executor, self.describe = fn, tasks, executor, describe
+        self.progress, self.poll_seconds = progress, poll_seconds
+        self.sweep_id = uuid.uuid4().hex
+        self.finished: queue.SimpleQueue[cf.Future[R]] = queue.SimpleQueue()
+        self.in_flight: dict[cf.Future[R], int] = {}
+        self.results: dict[int, R] = {}
+
+    def _collect(self, future: cf.Future[R]) -> None:
+        """Keeps a finished future's result; TaskError (the others cancelled) if it raised."""
+        index = self.in_flight.pop(future)
+        if future.cancelled():
+            return
+        exc = future.exception()
+        if exc is not None:
+            for other in self.in_flight:
+                other.cancel()
+            total = len(self.tasks)
+            raise TaskError(index, total, _one_line(self.describe(self.tasks[index])), exc) from exc
+        self.results[index] = future.result()
+
+    def _drain(self, timeout: float | None) -> None:
+        """Collects the finished futures, waiting up to `timeout` for the first (None: none)."""
+        try:
+            future = self.finished.get(timeout=timeout) if timeout else self.finished.get_nowait()
+        except queue.Empty:
+            return
+        self._collect(future)
+        while True:
+            try:
+                self._collect(self.finished.get_nowait())
+            except queue.Empty:
+                return
+
+    def submit_and_gather(
+        self, max_in_flight: int, stop: Callable[[], bool] | None
+    ) -> Literal["completed", "interrupted", "time_limit"]:
+        """Submits the tasks in order, at most `max_in_flight` at a time, and gathers them.
+
+        Returns 'completed' once every result is in, or why it stopped early: a signal or a
+        deadline (`interrupts.stop_reason()`) or `stop()` ('interrupted').
+        """
+        total = len(self.tasks)
+        submitted = 0
+        while len(self.results) < total:
+            if interrupts.requested() or (stop is not None and stop()):
+                return interrupts.stop_reason() or "interrupted"
+            if submitted < total and len(self.in_flight) < max_in_flight:
+                future = self.executor.submit(_task, self.fn, self.tasks[submitted], self.sweep_id)
+                self.in_flight[future] = submitted
+                future.add_done_callback(self.finished.put)
+                submitted += 1
+                self._drain(None)
+            else:
+                self._drain(self.poll_seconds)
+            self.progress.log(len(self.results))
+        return "completed"
+
+    def wind_down(self) -> None:
+        """Stops a sweep asked to stop: cancels what has not started, asks the workers to stop.
+
+        The signal is passed on to the local worker processes (`_forward_signal`), and the
+        results of the running tasks are gathered for up to WORKER_GRACE_SECONDS; the workers
+        that did not answer in time are given up.
+        """
+        running = [f for f in self.in_flight if not f.cancel()]
+        logging.warning(
+            "sweep stopping: %d tasks cancelled, %d handed to workers asked to stop",
+            len(self.in_flight) - len(running),
+            len(running),
+        )
+        _forward_signal(self.executor)
+        deadline = time.monotonic() + WORKER_GRACE_SECONDS
+        while self.in_flight and time.monotonic() < deadline:
+            self._drain(self.poll_seconds)
+        for future in list(self.in_flight):  # workers that did not answer in time
+            self.in_flight.pop(future)
+
+    def cancel(self) -> None:
+        """Cancels every task in flight (a task raised, or the sweep was interrupted)."""
+        for future in self.in_flight:
+            future.cancel()
 
 
 def map_tasks(
@@ -436,74 +548,32 @@ def map_tasks(
         local = isinstance(executor, (cf.ProcessPoolExecutor, SerialExecutor))
         max_in_flight = 4 * usable_cores() if local else max(len(tasks), 1)
     total = len(tasks)
-    sweep_id = uuid.uuid4().hex
     progress = _Progress(total, progress_every)
     name = getattr(fn, "__name__", repr(fn))  # a functools.partial has no __name__
     logging.info("sweep: %d tasks of %s on %s", total, name, type(executor).__name__)
-    finished: queue.SimpleQueue[cf.Future[R]] = queue.SimpleQueue()
-    in_flight: dict[cf.Future[R], int] = {}
-    results: dict[int, R] = {}
-
-    def collect(future: cf.Future[R]) -> None:
-        index = in_flight.pop(future)
-        if future.cancelled():
-            return
-        exc = future.exception()
-        if exc is not None:
-            for other in in_flight:
-                other.cancel()
-            raise TaskError(index, total, _one_line(describe(tasks[index])), exc) from exc
-        results[index] = future.result()
-
-    def drain(timeout: float | None) -> None:
-        """Collects the finished futures, waiting up to `timeout` for the first (None: none)."""
-        try:
-            future = finished.get(timeout=timeout) if timeout else finished.get_nowait()
-        except queue.Empty:
-            return
-        collect(future)
-        while True:
-            try:
-                collect(finished.get_nowait())
-            except queue.Empty:
-                return
-
-    stop_reason: Literal["completed", "interrupted", "time_limit"] = "completed"
+    sweep = _Sweep(
+        fn=fn,
+        tasks=tasks,
+        executor=executor,
+        describe=describe,
+        progress=progress,
+        poll_seconds=poll_seconds,
+    )
     with interrupts.graceful():
         try:
-            submitted = 0
-            while len(results) < total:
-                if interrupts.requested() or (stop is not None and stop()):
-                    stop_reason = interrupts.stop_reason() or "interrupted"
-                    break
-                if submitted < total and len(in_flight) < max_in_flight:
-                    future = executor.submit(_task, fn, tasks[submitted], sweep_id)
-                    in_flight[future] = submitted
-                    future.add_done_callback(finished.put)
-                    submitted += 1
-                    drain(None)
-                else:
-                    drain(poll_seconds)
-                progress.log(len(results))
+            stop_reason = sweep.submit_and_gather(max_in_flight, stop)
             if stop_reason != "completed":
-                running = [f for f in in_flight if not f.cancel()]
-                logging.warning(
-                    "sweep stopping: %d tasks cancelled, %d handed to workers asked to stop",
-                    len(in_flight) - len(running),
-                    len(running),
-                )
-                _forward_signal(executor)
-                deadline = time.monotonic() + WORKER_GRACE_SECONDS
-                while in_flight and time.monotonic() < deadline:
-                    drain(poll_seconds)
-                for future in list(in_flight):  # workers that did not answer in time
-                    in_flight.pop(future)
+                sweep.wind_down()
         except BaseException:
-            for future in in_flight:
-                future.cancel()
+            sweep.cancel()
             raise
+    results = sweep.results
     progress.log(len(results), force=True)
     indices = tuple(sorted(results))
     return SweepResult(
-        tuple(results[i] for i in indices), indices, total, stop_reason, progress.elapsed()
+        results=tuple(results[i] for i in indices),
+        task_indices=indices,
+        total=total,
+        stop_reason=stop_reason,
+        wall_seconds=progress.elapsed(),
     )

@@ -90,18 +90,22 @@ class GameTree:
 
     @property
     def num_nodes(self) -> int:
+        """The number of nodes."""
         return len(self.parent)
 
     @property
     def num_infosets(self) -> int:
+        """The number of information sets."""
         return len(self.infoset_player)
 
     @property
     def is_leaf(self) -> NDArray[np.bool_]:
+        """True at every node without children."""
         leaf: NDArray[np.bool_] = self.num_children == 0
         return leaf
 
     def children(self, node: int) -> range:
+        """The ids of `node`'s children (consecutive)."""
         start = int(self.child_start[node])
         return range(start, start + int(self.num_children[node]))
 
@@ -124,8 +128,11 @@ class GameTree:
 
     @functools.cached_property
     def depth_order(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Nodes sorted by depth and the offsets of each depth: `order[offsets[d]:offsets[d+1]]`
-        (computed once per tree; a GameTree's arrays are not changed after it is built)."""
+        """Nodes sorted by depth and the offsets of each depth.
+
+        Depth d is `order[offsets[d]:offsets[d+1]]` (computed once per tree; a GameTree's
+        arrays are not changed after it is built).
+        """
         order = np.argsort(self.depth, kind="stable")
         offsets = np.searchsorted(self.depth[order], np.arange(self.depth.max() + 2))
         return _frozen(order), _frozen(offsets)
@@ -196,16 +203,22 @@ class GameTree:
 
     @functools.cached_property
     def infoset_action_start(self) -> IntArray:
-        """Offsets of each infoset's actions in the flat infoset-action layout of behavioural
-        profiles: infoset i's actions are `infoset_action_start[i] : infoset_action_start[i+1]`,
-        in the order of `infoset_legal_actions[i]` (read-only, length num_infosets + 1)."""
+        """Offsets of each infoset's actions in the flat infoset-action layout of profiles.
+
+        The layout of behavioural profiles: infoset i's actions are
+        `infoset_action_start[i] : infoset_action_start[i+1]`, in the order of
+        `infoset_legal_actions[i]` (read-only, length num_infosets + 1).
+        """
         sizes = np.fromiter(map(len, self.infoset_legal_actions), np.int64)
         return _frozen(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
 
     @functools.cached_property
     def infoset_action_ids(self) -> IntArray:
-        """`infoset_legal_actions` flattened: the action id of every entry of the flat
-        infoset-action layout (`infoset_action_start`; read-only)."""
+        """`infoset_legal_actions` flattened.
+
+        The action id of every entry of the flat infoset-action layout
+        (`infoset_action_start`; read-only).
+        """
         return _frozen(
             np.fromiter(
                 itertools.chain.from_iterable(self.infoset_legal_actions),
@@ -216,12 +229,16 @@ class GameTree:
 
     @property
     def num_infoset_actions(self) -> int:
+        """The length of the flat infoset-action layout (actions summed over infosets)."""
         return int(self.infoset_action_start[-1])
 
     @functools.cached_property
     def edge_index(self) -> IntArray:
-        """For a node whose parent is a decision node, the index of the edge into it in the
-        flat infoset-action layout; -1 for the root and chance outcomes (read-only)."""
+        """The index of the edge into each node in the flat infoset-action layout.
+
+        For a node whose parent is a decision node; -1 for the root and chance outcomes
+        (read-only).
+        """
         par_infoset = self.infoset[np.maximum(self.parent, 0)]
         edge = np.where(
             par_infoset >= 0,
@@ -233,8 +250,10 @@ class GameTree:
 
     @functools.cached_property
     def infoset_nodes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Decision nodes grouped by infoset: `nodes[offsets[i]:offsets[i+1]]` lie in infoset i
-        (computed once per tree)."""
+        """Decision nodes grouped by infoset.
+
+        `nodes[offsets[i]:offsets[i+1]]` lie in infoset i (computed once per tree).
+        """
         decision = np.flatnonzero(self.infoset >= 0)
         nodes = decision[np.argsort(self.infoset[decision], kind="stable")]
         offsets = np.searchsorted(self.infoset[nodes], np.arange(self.num_infosets + 1))
@@ -290,8 +309,10 @@ class GameTree:
         return self.top_down(np.int64(0), lambda nodes, up: np.where(moved[nodes], code[nodes], up))
 
     def check_perfect_recall(self) -> None:
-        """Raises ValueError unless all nodes of each infoset share their owner's sequence
-        (on a partial tree such as a trunk: among the nodes it has)."""
+        """Raises ValueError unless all nodes of each infoset share their owner's sequence.
+
+        On a partial tree such as a trunk: among the nodes it has.
+        """
         nodes, offsets = self.infoset_nodes
         for p in (0, 1):
             last = self.own_last_move(p)[nodes]

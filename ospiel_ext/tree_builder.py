@@ -67,15 +67,19 @@ class TreeBuilder:
 
     @property
     def num_nodes(self) -> int:
+        """The number of nodes built so far."""
         return len(self._parent)
 
     def depth(self, node: int) -> int:
+        """The depth of `node` (0 at the root)."""
         return self._depth[node]
 
     def is_expanded(self, node: int) -> bool:
+        """True once `node` has children."""
         return self._num_children[node] > 0
 
     def add_root(self) -> int:
+        """Adds the root node (id 0) and returns its id; ValueError if there is one."""
         if self._parent:
             raise ValueError("the tree already has a root")
         self._append_children(-1, 0, [-1], [1.0])
@@ -88,10 +92,12 @@ class TreeBuilder:
         self._lo[node], self._hi[node] = lo, hi
 
     def set_chance_prob(self, node: int, prob: float) -> None:
-        """Overrides the probability of the chance edge into `node`, e.g. with an unnormalised
-        reach: a gadget game's root chance weights need not sum to 1 (Kubicek, Lisy &
-        Sandholm 2024, "Equilibrium Refinements Improve Subgame Solving in
-        Imperfect-Information Games", Section 3)."""
+        """Overrides the probability of the chance edge into `node`.
+
+        E.g. with an unnormalised reach: a gadget game's root chance weights need not sum to 1
+        (Kubicek, Lisy & Sandholm 2024, "Equilibrium Refinements Improve Subgame Solving in
+        Imperfect-Information Games", Section 3).
+        """
         parent = self._parent[node]
         if parent < 0 or self._player[parent] != CHANCE:
             raise ValueError(f"node {node} is not a chance outcome")
@@ -132,8 +138,10 @@ class TreeBuilder:
         return self._expand(node, [int(a) for a in actions], [float(p) for p in probs])
 
     def _intern_infoset(self, player: int, key: str, actions: Sequence[int]) -> int:
-        """The id of `player`'s information set `key` (created on first use); ValueError if
-        it was created with other legal actions."""
+        """The id of `player`'s information set `key` (created on first use).
+
+        ValueError if it was created with other legal actions.
+        """
         if player not in (0, 1):
             raise ValueError(f"player {player} of information set {key!r} is not 0 or 1")
         legal = tuple(map(int, actions))
@@ -164,10 +172,11 @@ class TreeBuilder:
         chance_outcomes: ChanceOutcomes | None = None,
         actions: ActionFilter | None = None,
     ) -> tuple[int, list[int]]:
-        """Expands `node` like the non-terminal pyspiel `state`: a chance node with its
-        outcomes (from `chance_outcomes(state)` if given, e.g. sampled), or a decision node
-        in the current player's `information_state_string` with its legal actions (or the
-        subset `actions(state)` of them: an action abstraction).
+        """Expands `node` like the non-terminal pyspiel `state`.
+
+        A chance node with its outcomes (from `chance_outcomes(state)` if given, e.g.
+        sampled), or a decision node in the current player's `information_state_string` with
+        its legal actions (or the subset `actions(state)` of them: an action abstraction).
 
         Returns:
           (first child id, the children's actions in order).
@@ -218,8 +227,9 @@ class TreeBuilder:
           target: a node of this builder, not yet expanded.
           expand: a mask over `tree`'s nodes; internal nodes outside it are copied as leaves
             (default: all internal nodes are expanded).
-          leaf_lo, leaf_hi: player 0's utility bounds of every node copied as a leaf, over
-            `tree`'s nodes (default `tree.lo`, `tree.hi`).
+          leaf_lo: player 0's utility lower bound of every node copied as a leaf, over
+            `tree`'s nodes (default `tree.lo`).
+          leaf_hi: the upper bound likewise (default `tree.hi`).
           infoset_key: the key of the copy of each source infoset id (default: the same key).
 
         Returns:
@@ -345,6 +355,7 @@ def subgame(
     tree: GameTree,
     roots: Sequence[int],
     weights: ArrayLike | None = None,
+    *,
     normalize: bool = True,
     name: str | None = None,
 ) -> tuple[GameTree, list[SubtreeCopy]]:

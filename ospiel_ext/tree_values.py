@@ -47,9 +47,12 @@ def uniform_profile(tree: GameTree) -> FloatArray:
 
 
 def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
-    """`profile` as float64; ValueError naming the tree, the player and the information set
-    unless it is a distribution at every infoset (up to `PROFILE_TOLERANCE`). Behavioural
-    arrays of a `TreeSequenceForm` are checked as `check_profile(sf.tree, sf.tree_profile(b))`."""
+    """`profile` as float64, checked to be a distribution at every infoset.
+
+    ValueError naming the tree, the player and the information set unless it is a
+    distribution at every infoset (up to `PROFILE_TOLERANCE`). Behavioural arrays of a
+    `TreeSequenceForm` are checked as `check_profile(sf.tree, sf.tree_profile(b))`.
+    """
     p = np.asarray(profile, dtype=np.float64)
     if p.shape != (tree.num_infoset_actions,):
         raise ValueError(
@@ -74,8 +77,10 @@ def check_profile(tree: GameTree, profile: ArrayLike) -> FloatArray:
 
 
 def edge_probabilities(tree: GameTree, profile: ArrayLike) -> FloatArray:
-    """Probability of the edge into every node: the profile's at decision nodes, chance's at
-    chance nodes, 1 at the root."""
+    """Probability of the edge into every node.
+
+    The profile's at decision nodes, chance's at chance nodes, 1 at the root.
+    """
     p = check_profile(tree, profile)
     prob = np.array(tree.chance_prob, dtype=np.float64)
     decision = tree.edge_index >= 0
@@ -97,6 +102,7 @@ class Reaches:
     chance: FloatArray
 
     def player(self, i: int) -> FloatArray:
+        """The reach of player i's own actions (`player0` or `player1`)."""
         return self.player0 if i == 0 else self.player1
 
     def counterfactual(self, i: int) -> FloatArray:
@@ -105,6 +111,7 @@ class Reaches:
 
     @property
     def total(self) -> FloatArray:
+        """The reach of every node: both players' and chance's reach multiplied."""
         return self.player0 * self.player1 * self.chance
 
 
@@ -141,9 +148,11 @@ def _leaf_utility(tree: GameTree, leaf_values: ArrayLike | None) -> FloatArray:
 def node_values(
     tree: GameTree, profile: ArrayLike, player: int = 0, leaf_values: ArrayLike | None = None
 ) -> FloatArray:
-    """u_player(h) for every node h: the expected utility of `player` from h under the profile
-    (one bottom-up pass). `leaf_values`: player 0's utility over nodes, used at the leaves
-    (default `tree.lo`, which must equal `tree.hi` there)."""
+    """u_player(h) for every node h: the expected utility of `player` from h under the profile.
+
+    One bottom-up pass. `leaf_values`: player 0's utility over nodes, used at the leaves
+    (default `tree.lo`, which must equal `tree.hi` there).
+    """
     _check_player(tree, player)
     v = tree.bottom_up(_leaf_utility(tree, leaf_values), np.add, edge_probabilities(tree, profile))
     return v if player == 0 else tree.utility_sum - v
@@ -174,8 +183,9 @@ def counterfactual_best_response_values(
     leaf_values: ArrayLike | None = None,
     normalized: bool = False,
 ) -> FloatArray:
-    """For every infoset I, its owner i's counterfactual value when i best-responds below I
-    (and at I) while the opponent and chance keep the profile.
+    """For every infoset I, its owner i's counterfactual value when i best-responds below I.
+
+    That is below I and at I, while the opponent and chance keep the profile.
 
     Per player i: leaf values weighted by pi_{-i} are summed onto i's last own (infoset,
     action) above them; then, deepest treeplex level of i first, an infoset's value is the
@@ -189,7 +199,7 @@ def counterfactual_best_response_values(
         u = u0 if i == 0 else tree.utility_sum - u0
         mine = np.flatnonzero(tree.infoset_player == i)
         if len(mine):
-            values[mine] = _best_response_values(tree, i, mine, r.counterfactual(i), u)
+            values[mine] = _best_response_values(tree, i, mine, q=r.counterfactual(i), u=u)
     if normalized:
         nodes, _ = tree.infoset_nodes
         q = np.where(tree.player[nodes] == 0, r.player1[nodes], r.player0[nodes]) * r.chance[nodes]
@@ -198,7 +208,7 @@ def counterfactual_best_response_values(
 
 
 def _best_response_values(
-    tree: GameTree, player: int, mine: IntArray, q: FloatArray, u: FloatArray
+    tree: GameTree, player: int, mine: IntArray, *, q: FloatArray, u: FloatArray
 ) -> FloatArray:
     """Counterfactual best-response values of `player`'s infosets `mine` (in id order)."""
     start = tree.infoset_action_start
@@ -227,8 +237,10 @@ def _best_response_values(
 
 
 def _last_own_edge(tree: GameTree, player: int, mine: IntArray) -> IntArray:
-    """For every node, the flat infoset-action index of `player`'s last move above it (-1:
-    none), read off `GameTree.own_last_move` (whose codes number `mine`'s actions from 1)."""
+    """For every node, the flat infoset-action index of `player`'s last move above it.
+
+    -1: none. Read off `GameTree.own_last_move` (whose codes number `mine`'s actions from 1).
+    """
     start = tree.infoset_action_start
     sizes = np.diff(start)[mine]
     table = np.concatenate([[-1], arrays.segment_indices(start[mine], sizes)])

@@ -104,12 +104,14 @@ def expand_below(
     builder: TreeBuilder,
     roots: Sequence[tuple[int, pyspiel.State]],
     depth: int,
+    *,
     at_limit: Callable[[pyspiel.State], bool] | None = None,
     max_nodes: int = loading.DEFAULT_MAX_NODES,
 ) -> tuple[list[int], list[pyspiel.State], dict[str, pyspiel.State]]:
-    """Expands the builder's unexpanded `roots` (node, state) breadth first down to `depth`
-    player moves below them (or the first states where `at_limit` holds); terminal states
-    become leaves with their returns.
+    """Expands the builder's unexpanded `roots` (node, state) breadth first down to `depth`.
+
+    Down to `depth` player moves below them (or the first states where `at_limit` holds);
+    terminal states become leaves with their returns.
 
     Returns:
       (the nodes at the limit, left unexpanded; their states; one state per decision

@@ -78,7 +78,7 @@ def perturbed_lp_value(sf, xi):
     from ospiel_ext import lp
 
     cons = [lp.behavioural_lower_bounds(tp, xi) for tp in sf.treeplexes]
-    return lp.solve(sf, own_constraints=cons[0], opponent_constraints=cons[1]).value
+    return lp.solve(sf, constraints=lp.LPConstraints(own=cons[0], opponent=cons[1])).value
 
 
 def subtree_utility_range(tree):

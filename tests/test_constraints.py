@@ -52,13 +52,19 @@ def test_per_sequence_follows_the_keys(game):
 def test_lp_strategies_satisfy_random_bounds(game, seed):
     sf = sequence_form.for_game(game)
     bounds = _random_bounds(sf, seed)
-    solution = lp.solve(sf, own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    solution = lp.solve(
+        sf, constraints=lp.LPConstraints(own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    )
     for p, (tp, x, b) in enumerate(zip(sf.treeplexes, solution.plans, solution.behavioural)):
         lower = _expected_lower(sf, p, bounds)
         assert np.all(x[1:] >= lower[1:] * x[tp.seq_parent[1:]] - TOL)
         reached = x[tp.seq_parent[1:]] > TOL
         assert np.all(b[1:][reached] >= lower[1:][reached] - 1e-7)
-    other = lp.solve(sf, player=1, own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    other = lp.solve(
+        sf,
+        player=1,
+        constraints=lp.LPConstraints(own_lower_bounds=bounds, opponent_lower_bounds=bounds),
+    )
     assert other.value == pytest.approx(solution.value, abs=1e-7)
 
 
@@ -67,7 +73,9 @@ def test_uniform_bounds_match_the_perturbed_lp_reference(game):
     sf = sequence_form.for_game(game)
     xi = 0.04
     bounds = BehaviouralLowerBounds(xi)
-    value = lp.solve(sf, own_lower_bounds=bounds, opponent_lower_bounds=bounds).value
+    value = lp.solve(
+        sf, constraints=lp.LPConstraints(own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    ).value
     assert value == pytest.approx(perturbed_lp_value(sf, xi), abs=1e-9)
     # EGT's perturbed dilated entropy sees the same per-sequence bounds.
     for p, tp in enumerate(sf.treeplexes):
@@ -134,7 +142,9 @@ def test_cfr_with_the_basis_blocks_reaches_the_lp_value():
     for p, tp in enumerate(sf.treeplexes):
         lower = bounds.per_sequence(sf, p)
         assert np.all(x[p][1:] >= lower[1:] * x[p][tp.seq_parent[1:]] - 1e-9)
-    value = lp.solve(sf, own_lower_bounds=bounds, opponent_lower_bounds=bounds).value
+    value = lp.solve(
+        sf, constraints=lp.LPConstraints(own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    ).value
     assert sf.expected_value(*x) == pytest.approx(value, abs=1e-4)
     assert value != pytest.approx(KUHN_VALUE, abs=1e-2)  # the bounds matter
 

@@ -49,8 +49,14 @@ def test_values_and_equilibria(game, value, tol, player, method):
 
 def _inferred_codes(h, model):
     solution = h.getSolution()
-    arrays = (np.asarray(solution.col_value), np.asarray(solution.row_value))
-    return highs_run.basis_codes(h, model, solution, *arrays, np.asarray(solution.row_dual))
+    return highs_run.basis_codes(
+        h,
+        model,
+        solution,
+        col_value=np.asarray(solution.col_value),
+        row_value=np.asarray(solution.row_value),
+        row_dual=np.asarray(solution.row_dual),
+    )
 
 
 def _getbasis_codes(h):
@@ -125,11 +131,11 @@ def test_behavioural_lower_bounds_hold_and_perturb_the_value():
     sf = sequence_form.for_game("kuhn_poker")
     xi = 0.05
     cons = [lp.behavioural_lower_bounds(tp, xi) for tp in sf.treeplexes]
-    solution = lp.solve(sf, own_constraints=cons[0], opponent_constraints=cons[1])
+    solution = lp.solve(sf, constraints=lp.LPConstraints(own=cons[0], opponent=cons[1]))
     for tp, x in zip(sf.treeplexes, solution.plans):
         assert np.all(x[1:] >= xi * x[tp.seq_parent[1:]] - 1e-9)
     # The same perturbed game solved from player 1's side has the same value.
-    other = lp.solve(sf, player=1, own_constraints=cons[1], opponent_constraints=cons[0])
+    other = lp.solve(sf, player=1, constraints=lp.LPConstraints(own=cons[1], opponent=cons[0]))
     assert other.value == pytest.approx(solution.value, abs=1e-9)
     # Each strategy is a best response within the perturbed space: check via the value.
     assert evaluate.evaluate_plans(sf, *solution.plans).on_policy_values[0] == pytest.approx(
@@ -141,14 +147,14 @@ def test_infeasible_constraints_raise_lp_error():
     sf = sequence_form.for_game("kuhn_poker")
     cons = lp.behavioural_lower_bounds(sf.treeplexes[0], 0.6)  # two actions, 0.6 each
     with pytest.raises(lp.LPError, match="infeasible"):
-        lp.solve(sf, own_constraints=cons)
+        lp.solve(sf, constraints=lp.LPConstraints(own=cons))
 
 
 def test_rhs_perturbation_shifts_the_objective():
     sf = sequence_form.for_game("kuhn_poker")
     f_rows = sf.treeplexes[1].constraints[1].shape[0]
     base = lp.solve(sf)
-    zero = lp.solve(sf, rhs_perturbation=np.zeros(f_rows))
+    zero = lp.solve(sf, constraints=lp.LPConstraints(rhs_perturbation=np.zeros(f_rows)))
     assert zero.value == pytest.approx(base.value, abs=1e-12)
 
 
@@ -215,7 +221,7 @@ def test_rhs_perturbation_has_its_closed_form_value(d_root, d_j1, d_j2):
     rows = {key: 1 + i for i, key in enumerate(sf.infoset_keys(1))}
     d = np.zeros(1 + tp1.num_infosets)
     d[0], d[rows["J1"]], d[rows["J2"]] = d_root, d_j1, d_j2
-    solution = lp.solve(sf, rhs_perturbation=d)
+    solution = lp.solve(sf, constraints=lp.LPConstraints(rhs_perturbation=d))
     total = 1 + d_root + d_j1
     assert solution.value == pytest.approx(total / 6 + d_j2 / 3, abs=1e-12)
     x, y = solution.plans
@@ -230,7 +236,7 @@ def test_rhs_perturbation_has_its_closed_form_value(d_root, d_j1, d_j2):
 def test_rhs_perturbation_of_the_wrong_length_is_refused():
     sf = _entry_game(0.0)
     with pytest.raises(ValueError, match="3 entries"):
-        lp.solve(sf, rhs_perturbation=np.zeros(2))
+        lp.solve(sf, constraints=lp.LPConstraints(rhs_perturbation=np.zeros(2)))
 
 
 @pytest.mark.parametrize(
@@ -257,7 +263,9 @@ def test_behavioural_lower_bounds_have_their_closed_form_value(own, opponent, va
     # Bounds on player 0 are "own" when player 0 solves, "opponent" when player 1 does.
     bounds = (own_bounds, opp_bounds) if player == 0 else (opp_bounds, own_bounds)
     solution = lp.solve(
-        sf, player=player, own_lower_bounds=bounds[0], opponent_lower_bounds=bounds[1]
+        sf,
+        player=player,
+        constraints=lp.LPConstraints(own_lower_bounds=bounds[0], opponent_lower_bounds=bounds[1]),
     )
     assert solution.value == pytest.approx(value, abs=1e-12)
 
@@ -268,7 +276,11 @@ def test_lower_bounds_given_as_rows_or_as_an_added_block_agree():
     cons = bounds.linear_constraints(sf, 0)
     model = lp.sequence_form_lp(sf)
     block = highs.Block(
-        "custom", lp.FIRST_FREE_KIND, cons.row_ids, cons.rhs, np.full(len(cons.rhs), np.inf)
+        name="custom",
+        kind=lp.FIRST_FREE_KIND,
+        ids=cons.row_ids,
+        lower=cons.rhs,
+        upper=np.full(len(cons.rhs), np.inf),
     )
     custom = model.add_rows(block, {"x": cons.matrix})
     assert custom.solution(custom.run()).value == pytest.approx(-0.4, abs=1e-12)
@@ -281,7 +293,9 @@ def test_lower_bounds_given_as_rows_or_as_an_added_block_agree():
 def test_warm_start_with_extra_constraints():
     sf = sequence_form.for_game("kuhn_poker")
     bounds = BehaviouralLowerBounds(0.05, {"1": [0.3, 0.1]})
-    kwargs = dict(own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    kwargs = dict(
+        constraints=lp.LPConstraints(own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    )
     first = lp.solve(sf, return_basis=True, **kwargs)
     again = lp.solve(sf, warm_start=first.basis, **kwargs)
     assert again.simplex_iterations == 0
@@ -301,12 +315,18 @@ def test_warm_start_with_constraints_on_a_grown_trunk():
     bounds = BehaviouralLowerBounds(0.05)
     small = sequence_form.TreeSequenceForm(trunk.tree())
     first = lp.solve(
-        small, bound="lo", own_lower_bounds=bounds, opponent_lower_bounds=bounds, return_basis=True
+        small,
+        bound="lo",
+        constraints=lp.LPConstraints(own_lower_bounds=bounds, opponent_lower_bounds=bounds),
+        return_basis=True,
     )
     for node in list(trunk.frontier):
         trunk.expand(node)
     grown = sequence_form.TreeSequenceForm(trunk.tree())
-    kwargs = dict(bound="lo", own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    kwargs = dict(
+        bound="lo",
+        constraints=lp.LPConstraints(own_lower_bounds=bounds, opponent_lower_bounds=bounds),
+    )
     warm = lp.solve(grown, warm_start=first.basis, **kwargs)
     cold = lp.solve(grown, **kwargs)
     assert warm.value == pytest.approx(cold.value, abs=1e-12)
@@ -377,10 +397,27 @@ def test_optimal_face_maximises_the_second_objective_among_the_optimal_solutions
     inf, cost = np.inf, np.array([1.0, 1, 0])
     program = highs.LinearProgram(
         "segment",
-        columns=(highs.Block("x", 0, np.arange(3), np.zeros(3), np.full(3, inf), cost),),
-        rows=(highs.Block("r", 1, np.zeros(1, np.int64), np.array([-inf]), np.array([1.0])),),
+        columns=(
+            highs.Block(
+                name="x",
+                kind=0,
+                ids=np.arange(3),
+                lower=np.zeros(3),
+                upper=np.full(3, inf),
+                cost=cost,
+            ),
+        ),
+        rows=(
+            highs.Block(
+                name="r",
+                kind=1,
+                ids=np.zeros(1, np.int64),
+                lower=np.array([-inf]),
+                upper=np.array([1.0]),
+            ),
+        ),
         entries=(("r", "x", sp.csr_matrix(np.ones((1, 3)))),),
-    )  # fmt: skip
+    )
     assert program.run().objective == pytest.approx(1.0)
     # x2 is worth most to the second objective, but no optimal solution has x2 > 1e-9
     for costs, vertex in (([1.0, 0, 5], [1, 0, 0]), ([0, 1.0, 5], [0, 1, 0])):

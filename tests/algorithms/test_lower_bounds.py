@@ -26,7 +26,9 @@ def bounds():
 
 
 def _lp_value(sf, bounds):
-    return lp.solve(sf, own_lower_bounds=bounds, opponent_lower_bounds=bounds).value
+    return lp.solve(
+        sf, constraints=lp.LPConstraints(own_lower_bounds=bounds, opponent_lower_bounds=bounds)
+    ).value
 
 
 def _check_inside(sf, bounds, behavioural):

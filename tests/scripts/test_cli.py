@@ -157,8 +157,12 @@ def _random_lp(n, density=0.05):
     a = sp.random(n, n, density=density, random_state=1, format="csr")
     a.data = rng.uniform(-1, 1, a.nnz)
     ids = np.arange(n)
-    columns = highs.Block("x", 0, ids, np.zeros(n), np.ones(n), rng.uniform(0, 1, n))
-    rows = highs.Block("r", 1, ids, np.full(n, -np.inf), rng.uniform(0, 1, n))
+    columns = highs.Block(
+        name="x", kind=0, ids=ids, lower=np.zeros(n), upper=np.ones(n), cost=rng.uniform(0, 1, n)
+    )
+    rows = highs.Block(
+        name="r", kind=1, ids=ids, lower=np.full(n, -np.inf), upper=rng.uniform(0, 1, n)
+    )
     return highs.LinearProgram("random", (columns,), (rows,), (("r", "x", a),))
 
 

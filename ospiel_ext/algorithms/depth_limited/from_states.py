@@ -75,7 +75,9 @@ def walk(
         raise ValueError(f"game {game}: player must be 0 or 1 and depth >= 1")
     builder = TreeBuilder(name=f"depth-limited({game}, player {player})", game=None)
     root = [(builder.add_root(), game.new_initial_state())]
-    nodes, states, _ = walk_lib.expand_below(builder, root, depth, at_limit, max_nodes)
+    nodes, states, _ = walk_lib.expand_below(
+        builder, root, depth, at_limit=at_limit, max_nodes=max_nodes
+    )
     if not nodes:
         raise ValueError(f"game {game}: no state reaches the depth limit ({depth} moves)")
     histories = [list(s.history()) for s in states]

@@ -255,7 +255,7 @@ def local_game(
     first = builder.expand_chance(builder.add_root(), range(n), pc / pc.sum())
     starts = [(first + k, s) for k, s in enumerate(belief.states)]
     leaf_nodes, leaf_states, infoset_states = walk.expand_below(
-        builder, starts, depth, None, max_nodes
+        builder, starts, depth, max_nodes=max_nodes
     )
     for node in leaf_nodes:
         builder.set_leaf(node, 0.0, 0.0)  # placeholders: the gadget copy stops here

@@ -304,9 +304,9 @@ class ProductSequenceForm(SequenceForm):
             player,
             id_offset + np.arange(len(num_actions)),
             num_actions,
-            np.concatenate(first),
-            np.concatenate(parent),
-            np.concatenate(actions),
+            prov_first=np.concatenate(first),
+            prov_parent=np.concatenate(parent),
+            prov_actions=np.concatenate(actions),
         )
 
     def _payoff_matrix(

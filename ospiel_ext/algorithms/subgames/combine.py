@@ -358,7 +358,9 @@ def optimal_continuation(
     lower = np.zeros(tp.num_sequences)
     seqs = _infoset_sequences(tp.seq_start[fixed_inf], tp.num_actions[fixed_inf])
     lower[seqs] = q.blueprint[player][seqs]
-    solution = lp.solve(sf, player=player, own_constraints=sequence_lower_bounds(tp, lower))
+    solution = lp.solve(
+        sf, player=player, constraints=lp.LPConstraints(own=sequence_lower_bounds(tp, lower))
+    )
     v0 = evaluate.game_value(sf) if value0 is None else value0
     sign = 1.0 if player == 0 else -1.0
     out = [q.blueprint[0].copy(), q.blueprint[1].copy()]

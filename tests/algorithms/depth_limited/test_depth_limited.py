@@ -288,7 +288,9 @@ def _fixed_below_guarantee(sf, limit, blueprint, player):
     for local in np.flatnonzero(below).tolist():
         seqs = slice(int(tp.seq_start[local]), int(tp.seq_start[local] + tp.num_actions[local]))
         lower[seqs] = blueprint[player][seqs]
-    solution = lp.solve(sf, player=player, own_constraints=sequence_lower_bounds(tp, lower))
+    solution = lp.solve(
+        sf, player=player, constraints=lp.LPConstraints(own=sequence_lower_bounds(tp, lower))
+    )
     return solution.value if player == 0 else -solution.value
 
 

@@ -58,7 +58,7 @@ def _reduced_lp(sf, alive):
     )
     return lp.solve(
         sf,
-        own_constraints=LinearConstraints(rows, np.zeros(len(gone))),
+        constraints=lp.LPConstraints(own=LinearConstraints(rows, np.zeros(len(gone)))),
         excluded_opponent_sequences=~alive[1],
     )
 

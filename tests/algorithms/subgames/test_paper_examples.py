@@ -61,7 +61,7 @@ def _bounded_value(gadget, key, action, lower=None, upper=None):
     else:
         row, rhs = sp.csr_matrix(([-1.0], ([0], [seq])), shape=(1, n)), [-upper]
     cons = LinearConstraints(row, np.array(rhs))
-    return lp.solve(gadget.sf, player=0, own_constraints=cons).value
+    return lp.solve(gadget.sf, player=0, constraints=lp.LPConstraints(own=cons)).value
 
 
 # ---- Figure 1 (Section 3): forfeit matching pennies, blueprint (F, H, T) = (0.5, 0.5, 0) ----
@@ -269,7 +269,9 @@ def test_observation3_max_margin_loses_it(observation3):
     s = tp.seq_start[sf.infoset_keys(0).index(S2)]
     lower = np.zeros(tp.num_sequences)
     lower[s : s + 2] = 0.5
-    best = lp.solve(sf, player=0, own_constraints=sequence_lower_bounds(tp, lower)).value
+    best = lp.solve(
+        sf, player=0, constraints=lp.LPConstraints(own=sequence_lower_bounds(tp, lower))
+    ).value
     assert 5 / 6 - best == pytest.approx(1 / 18, abs=1e-12)
     for prior_kind in ("uniform", "blueprint"):
         sol = ggse.solve_lp(g, priors.gadget_prior(g, prior_kind))
