@@ -30,11 +30,12 @@ from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Tr
 
 __all__ = [
     "DEFAULT_MAX_TRUNK_NODES",
+    "ZERO_TOLERANCE",
     "Bounds",
     "Certificate",
     "CertificatePolicy",
-    "NatureSampling",
     "IterationCost",
+    "NatureSampling",
     "SearchResult",
     "SearchStop",
     "Trunk",
@@ -46,5 +47,4 @@ __all__ = [
     "verify",
     "verify_data",
     "verify_saved",
-    "ZERO_TOLERANCE",
 ]

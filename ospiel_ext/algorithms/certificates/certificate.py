@@ -78,7 +78,8 @@ class Certificate:
     def payoff_range(self) -> float:
         """Largest minus smallest finite bound on player 0's utility over the trunk's leaves (at
         least the payoff range of the game the trunk has seen). Infinite bounds (pseudo-leaves
-        of a game with unbounded utilities) are left out, so the range stays finite."""
+        of a game with unbounded utilities) are left out, so the range stays finite.
+        """
         leaves = self.trunk.is_leaf
         bounds = np.concatenate([self.trunk.lo[leaves], self.trunk.hi[leaves]])
         bounds = bounds[np.isfinite(bounds)]
@@ -89,13 +90,15 @@ class Certificate:
     @property
     def zero_tolerance(self) -> float:
         """`ZERO_TOLERANCE` times `payoff_range`: the epsilon up to which this is a
-        0-certificate."""
+        0-certificate.
+        """
         return ZERO_TOLERANCE * self.payoff_range
 
     @property
     def is_zero(self) -> bool:
         """A 0-certificate: epsilon is 0 up to `zero_tolerance` (an exact equilibrium of the
-        game, Theorem 6.8)."""
+        game, Theorem 6.8).
+        """
         return bool(np.isfinite(self.epsilon)) and self.epsilon <= self.zero_tolerance
 
     def size(self) -> tuple[int, int]:
@@ -104,7 +107,8 @@ class Certificate:
 
     def strategy_table(self) -> policies.Tables:
         """Per player, {information_state_string: {action: probability}} for the player's
-        infosets of the trunk (`policies.behavioural_to_table`)."""
+        infosets of the trunk (`policies.behavioural_to_table`).
+        """
         return policies.behavioural_to_table(self.sequence_form, self.behavioural)
 
 
@@ -125,7 +129,8 @@ def verify(sf: SequenceForm, behavioural: tuple[FloatArray, FloatArray]) -> tupl
 @dataclasses.dataclass(frozen=True)
 class _Side:
     """(G~, beta) solved for player 0, or (G~, alpha) for player 1: the game in which `player`
-    may win an unbounded amount (Section 6.4), solved from that player's side."""
+    may win an unbounded amount (Section 6.4), solved from that player's side.
+    """
 
     value: float  # player 0's value
     own_plan: FloatArray  # the solving player's plan (its optimistic strategy)
@@ -159,7 +164,8 @@ def _correct(
     """Algorithm 6.11 CORRECT at every opponent infoset I: where an action a is worth more to
     the opponent's unrestricted best response than I's value when avoiding bad sequences
     (V*(Ia) better than V(I)), the solving player's sequences that lead to an unbounded leaf
-    under Ia get an infinitesimal weight; returns the mask of those sequences."""
+    under Ia get an infinitesimal weight; returns the mask of those sequences.
+    """
     opp = 1 - player
     tp = sf.treeplexes[opp]
     g = sf.leaf_sequence_values(opp, plan, values)  # -inf where plan reaches an unbounded leaf
@@ -182,7 +188,8 @@ def _solve_side(
     budget: Budget | None = None,
 ) -> _Side | None:
     """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
-    avoid them (the value is unbounded). `budget`: HiGHS gets its remaining time."""
+    avoid them (the value is unbounded). `budget`: HiGHS gets its remaining time.
+    """
     opp = 1 - player
     z = sf.leaves
     values = sf.tree.hi[z] if player == 0 else sf.tree.lo[z]
@@ -236,7 +243,8 @@ def _solve_trunk(
     """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
     pessimistic equilibrium and the support of the corrected optimistic profile. `warm`:
     bases of the previous trunk's (beta, alpha) LPs; `budget`: the LPs get its remaining time
-    (`lp.LPError` with status kTimeLimit after it)."""
+    (`lp.LPError` with status kTimeLimit after it).
+    """
     beta = _solve_side(sf, 0, warm[0], method, budget)
     alpha = _solve_side(sf, 1, warm[1], method, budget)
     if beta is None or alpha is None:
@@ -337,7 +345,8 @@ def _support_leaves(
 
 def _uniform_certificate(sf: TreeSequenceForm) -> Certificate:
     """The uniform profile on a trunk with its (verified) epsilon: the certificate of a run
-    stopped before its first LP was solved."""
+    stopped before its first LP was solved.
+    """
     uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
     lower, upper = verify(sf, uniform)
     return Certificate(sf, uniform, upper - lower, lower, upper)
@@ -504,7 +513,8 @@ def _solve_within(
     budget: Budget,
 ) -> tuple[_Solves | None, SearchStop | None]:
     """(`_solve_trunk`'s solves, None), or (None, why the search stops) when the budget is
-    spent before or inside the LPs."""
+    spent before or inside the LPs.
+    """
     reason = budget.exceeded()
     if reason is not None:
         return None, reason
@@ -521,7 +531,8 @@ def _solve_within(
 def _nodes_to_expand(trunk: Trunk, solved: _Solves, expand_shallowest: bool) -> list[int]:
     """Algorithm 6.7's nodes to expand: the pseudoterminal leaves in the corrected optimistic
     profile's support (the shallowest level while a value is unbounded), and the shallowest
-    one with `expand_shallowest` (Section 6.3)."""
+    one with `expand_shallowest` (Section 6.3).
+    """
     if solved.optimistic_support is None:  # a value is unbounded: grow the top first
         depth = min(map(trunk.depth, trunk.frontier))
         to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
@@ -542,7 +553,8 @@ def _expand(
     """Expands `nodes`, then their new pseudoterminal children `below` levels deep (deeper
     levels only while they fit in `cap`), checking the budget at every node; returns how many
     nodes it expanded and why it stopped early (None if it did not: the first level is known
-    to fit in `cap`)."""
+    to fit in `cap`).
+    """
     count = 0
     for level in range(below + 1):
         children: list[int] = []
@@ -572,7 +584,8 @@ def _children_bound(trunk: Trunk, nodes: list[int]) -> int:
 def minimal_certificate(cert: Certificate) -> Certificate:
     """Prop. 4.1: the trunk cut down to the nodes some player reaches while the other follows
     the certificate (with chance), plus the children of those it keeps expanded; the cut-off
-    subtrees become leaves bounded by their descendants' bounds. Epsilon is unchanged."""
+    subtrees become leaves bounded by their descendants' bounds. Epsilon is unchanged.
+    """
     tree, sf = cert.trunk, cert.sequence_form
     x, y = (tp.realization_plan(b) for tp, b in zip(sf.treeplexes, cert.behavioural))
     keep = (sf.chance_reach * x[sf.node_seq[0]] > 0) | (sf.chance_reach * y[sf.node_seq[1]] > 0)

@@ -193,7 +193,8 @@ def _read_trunk(npz: str) -> dict[str, np.ndarray]:
 
 def _strategy_tables(strategy: list) -> tuple[dict[str, dict[int, float]], ...] | str:
     """The saved strategy with int actions and float probabilities, or why it is not one (a
-    probability that is not a finite number, an action that is not an integer)."""
+    probability that is not a finite number, an action that is not an integer).
+    """
     tables: list[dict[str, dict[int, float]]] = []
     for saved in strategy:
         table: dict[str, dict[int, float]] = {}
@@ -242,7 +243,8 @@ def verify_data(
     where: str = "the certificate",
 ) -> Verification:
     """Verifies a certificate given as its JSON document and trunk arrays (see the module
-    docstring); `where` names it in the reasons."""
+    docstring); `where` names it in the reasons.
+    """
     game = loading.load(game)
     try:
         _check_document(meta, game, where)
@@ -292,7 +294,8 @@ def verify_data(
 def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verification:
     """Re-verifies the certificate saved at `path` (and `path`.npz) against `game` (see the
     module docstring): rejected, with the reason, unless every field is what the game and the
-    saved strategy prove (figures to 1e-9)."""
+    saved strategy prove (figures to 1e-9).
+    """
     game = loading.load(game)
     try:
         meta = files.read_json(path, "certificate")

@@ -85,7 +85,8 @@ class Trunk:
 
     def expand(self, node: int) -> list[int]:
         """Replaces pseudoterminal leaf `node` by its children (each a leaf); returns the
-        children that are pseudoterminal (now in `frontier`)."""
+        children that are pseudoterminal (now in `frontier`).
+        """
         state = self.frontier.pop(node)
         first, actions = self.builder.expand_from_state(
             node, state, self.nature.outcomes if self.nature else None

@@ -101,7 +101,8 @@ def solve_cfr_batch(
     config: cfr.CFRConfig = cfr.CFR_PLUS,
 ) -> tuple[ggse.GadgetSolution, ...]:
     """`ggse.solve_cfr` of every gadget (with its prior, or None) by one run on their union:
-    the same solutions as separate runs up to floating-point rounding (module docstring)."""
+    the same solutions as separate runs up to floating-point rounding (module docstring).
+    """
     if len(priors) != len(gadgets):
         raise ValueError(f"{len(gadgets)} gadgets but {len(priors)} priors")
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:

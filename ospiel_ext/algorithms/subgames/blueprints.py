@@ -47,7 +47,8 @@ REACH_TOLERANCE = 1e-12  # the opponent's reach must be equal on all histories o
 
 def full_game(game: pyspiel.Game | str | SequenceForm) -> TreeSequenceForm:
     """The compiled full game; ValueError unless it is a two-player zero-sum game compiled
-    from pyspiel (the only kind the gadget games of Section 2.1 are built from)."""
+    from pyspiel (the only kind the gadget games of Section 2.1 are built from).
+    """
     sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game)
     if not isinstance(sf, TreeSequenceForm) or sf.tree.game is None:
         raise ValueError(f"{sf.name}: subgame solving needs a game tree compiled from pyspiel")
@@ -92,7 +93,8 @@ def cfr_checkpoints(
     game: pyspiel.Game | str, iterations: Sequence[int], config: cfr.CFRConfig = cfr.CFR
 ) -> list[policy_lib.TabularPolicy]:
     """Average policies of one CFR run at the given (strictly increasing) iteration counts
-    (Section 8: blueprints from checkpoints of CFR)."""
+    (Section 8: blueprints from checkpoints of CFR).
+    """
     sf = full_game(game)
     counts = [int(k) for k in iterations]
     if not counts or counts[0] < 1 or any(b <= a for a, b in zip(counts, counts[1:])):
@@ -112,7 +114,8 @@ def dirichlet_blueprints(
     game: pyspiel.Game | str, seeds: Sequence[int], alpha: float = 1.0
 ) -> list[policy_lib.TabularPolicy]:
     """One blueprint per seed, each information set's distribution drawn from a symmetric
-    Dirichlet(alpha) (Section 8)."""
+    Dirichlet(alpha) (Section 8).
+    """
     sf = full_game(game)
     if not alpha > 0:
         raise ValueError(f"game {sf.name}: the Dirichlet alpha must be positive, got {alpha}")
@@ -124,7 +127,8 @@ def make_blueprints(
 ) -> list[tuple[str, policies.Behavioural]]:
     """(label, behavioural arrays) of the CFR checkpoints at the iteration counts
     `checkpoints` (one vanilla CFR run; Section 8 does not name the variant) and of the
-    Dirichlet(1) blueprints of the given seeds (Section 8)."""
+    Dirichlet(1) blueprints of the given seeds (Section 8).
+    """
     sf = full_game(game)
     layout = policies.layout(sf)
     game_obj = sf.tree.game
@@ -144,7 +148,8 @@ def blueprint_file(spec: str) -> str | None:
 def blueprint_from_spec(game: str | SequenceForm, spec: str) -> tuple[str, policies.Behavioural]:
     """(label, behavioural arrays) of a blueprint spec: 'cfr:N' (N vanilla CFR iterations),
     'dirichlet:SEED' or a policy file (`load_blueprint`), for a game string or an already
-    compiled game."""
+    compiled game.
+    """
     kind, _, arg = spec.partition(":")
     if kind == "cfr" and arg.isdigit() and int(arg) >= 1:
         return make_blueprints(game, [int(arg)], [])[0]
@@ -217,7 +222,8 @@ class BlueprintQuantities:
         cls, game: pyspiel.Game | str | SequenceForm, blueprint: BlueprintSource
     ) -> BlueprintQuantities:
         """Reaches (one top-down pass) and, per player i, the opponent's best response and
-        the node values under (pi_bar_i, BR_o) (one bottom-up pass each)."""
+        the node values under (pi_bar_i, BR_o) (one bottom-up pass each).
+        """
         sf = full_game(game)
         b = load_blueprint(sf, blueprint)
         reaches = tree_values.reaches(sf.tree, sf.tree_profile(b))

@@ -59,7 +59,8 @@ def _sequence_map(
     sf: TreeSequenceForm, gadget: GadgetGame, player: int
 ) -> tuple[IntArray, IntArray]:
     """The sequences of `player`'s non-auxiliary gadget information sets and the same
-    sequences of the full game (matched by information state key; same action order)."""
+    sequences of the full game (matched by information state key; same action order).
+    """
     gtp, tp = gadget.sf.treeplexes[player], sf.treeplexes[player]
     local = np.flatnonzero(gadget.original_infosets(player))
     keys, index = gadget.sf.infoset_keys(player), _key_index(sf, player)
@@ -75,7 +76,8 @@ def splice(
     sf: TreeSequenceForm, blueprint: policies.Behavioural, solutions: Sequence[ggse.GadgetSolution]
 ) -> policies.Behavioural:
     """The blueprint with each solution's strategies at the gadget's non-auxiliary information
-    sets (the solved player's, both players' for the unsafe subgame); fresh arrays."""
+    sets (the solved player's, both players' for the unsafe subgame); fresh arrays.
+    """
     out = [np.array(blueprint[0], dtype=np.float64), np.array(blueprint[1], dtype=np.float64)]
     for sol in solutions:
         g = sol.gadget
@@ -92,7 +94,8 @@ def restrict(
 ) -> policies.Behavioural:
     """The inverse of `splice`: the gadget's strategies of a full-game profile at the
     gadget's non-auxiliary information sets (uniform at the auxiliary ones), e.g. to evaluate
-    the blueprint inside a gadget."""
+    the blueprint inside a gadget.
+    """
     if gadget.subgame.tree is not sf.tree:
         raise ValueError(f"game {sf.name}: {gadget.sf.name} was not built from this game")
     out = [tp.uniform.copy() for tp in gadget.sf.treeplexes]
@@ -148,7 +151,8 @@ def resolve(
     their union (`batch.solve_cfr_batch`), with the same result.
 
     Ctrl-C, SIGTERM or an enclosing `interrupts.deadline` stops it between gadgets and inside
-    a solve (`Resolution.stop_reason`): the result so far is returned."""
+    a solve (`Resolution.stop_reason`): the result so far is returned.
+    """
     if batch and method != "cfr":
         raise ValueError(f"game {q.sf.name}: batch=True needs method 'cfr', got {method!r}")
     solutions: list[ggse.GadgetSolution] = []
@@ -216,7 +220,8 @@ def root_improvements(
     before: BlueprintQuantities, after: BlueprintQuantities, subgame: Subgame, player: int
 ) -> RootImprovements:
     """Delta(s_o) of Theorem 1 between two profiles' quantities (e.g. the blueprint and the
-    spliced profile)."""
+    spliced profile).
+    """
     rv0, rv1 = before.root_values(subgame, player), after.root_values(subgame, player)
     if not np.allclose(rv0.weight, rv1.weight, atol=1e-12, rtol=1e-9):
         raise ValueError(
@@ -265,7 +270,8 @@ def safety_report(
     value0: float | None = None,
 ) -> SafetyReport:
     """Theorem 1 and the safety of player `player`'s new strategy (`after.blueprint`) against
-    the blueprint (`before.blueprint`), over the given subgames of one cut."""
+    the blueprint (`before.blueprint`), over the given subgames of one cut.
+    """
     sf = before.sf
     if after.sf is not sf:
         raise ValueError(f"game {sf.name}: the two profiles belong to different games")

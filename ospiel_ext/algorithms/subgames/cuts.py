@@ -91,7 +91,8 @@ class Cut:
         a depth limit (`depth_limited.depth_limit`) the chance node itself is the leaf, so the
         opponent picks its continuation once per history before the deal - the limits "at the
         end of the first betting round" of Brown, Sandholm & Amos (2018), "Depth-Limited
-        Solving for Imperfect-Information Games", Section 6."""
+        Solving for Imperfect-Information Games", Section 6.
+        """
         return cls("before_public_chance")
 
     @property
@@ -164,7 +165,8 @@ def _past_cut(tree: GameTree, cut: Cut) -> NDArray[np.bool_]:
 
 def _predicate_candidates(tree: GameTree, predicate: StatePredicate) -> IntArray:
     """The first nodes of each path whose pyspiel state satisfies `predicate` (one iterative
-    walk over the trunk only; node ids follow child_start + k)."""
+    walk over the trunk only; node ids follow child_start + k).
+    """
     if tree.game is None:
         raise ValueError(f"{tree.name}: a predicate cut needs a tree built from a pyspiel game")
     found = []
@@ -204,7 +206,8 @@ def _roots_from_candidates(tree: GameTree, candidates: IntArray) -> IntArray:
 
 def cut_nodes(tree: GameTree, cut: Cut) -> IntArray:
     """The first nodes of each path at or past `cut` (ascending; chance nodes and leaves
-    included, before `find_roots` replaces the one by its children and drops the other)."""
+    included, before `find_roots` replaces the one by its children and drops the other).
+    """
     if cut.kind == "predicate":
         assert cut.predicate is not None
         return _predicate_candidates(tree, cut.predicate)
@@ -249,7 +252,8 @@ def root_set(
     """The `RootSet` of given roots (ascending node ids, none below another) with both
     players' information states at them, after the checks of the module docstring; for trees
     without a pyspiel game behind them, e.g. a public state of a game too large to compile
-    (`depth_limited.large`)."""
+    (`depth_limited.large`).
+    """
     roots = np.asarray(roots, dtype=np.int64)
     if len(keys[0]) != len(roots) or len(keys[1]) != len(roots):
         raise ValueError(f"game {tree.name}: {len(roots)} roots but {len(keys[0])} / "
@@ -330,7 +334,8 @@ class Subgame:
 
     def root_infosets(self, player: int) -> tuple[tuple[str, ...], IntArray]:
         """(distinct root information states of `player` in order of first appearance, the
-        index of each root's one)."""
+        index of each root's one).
+        """
         keys = self.root_keys(player)
         ids = arrays.intern(list(keys))
         return tuple(dict.fromkeys(keys)), ids
@@ -404,7 +409,8 @@ def subgames(tree: GameTree, cut: Cut, public_key: PublicKey | None = None) -> t
 
 def parse_cut(spec: str) -> Cut:
     """'after_moves=K', 'public_chance', 'after_chance_events=K' or 'module:function' (a
-    predicate on pyspiel states) as a `Cut`."""
+    predicate on pyspiel states) as a `Cut`.
+    """
     if ":" in spec:
         module_name, _, function = spec.partition(":")
         try:

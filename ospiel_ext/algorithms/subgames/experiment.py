@@ -163,7 +163,8 @@ def resolve_profile(
 ) -> tuple[policies.Behavioural, combine.Resolution | None]:
     """The blueprint with every subgame in `subs` resolved by `technique` for both players
     (CFR+ in one batched run; `lp_vertex` as `combine.resolve`'s), and the `Resolution` (None
-    for the optimal continuation)."""
+    for the optimal continuation).
+    """
     kind, prior = parse_technique(technique)
     if kind == "optimal_continuation":
         oc = [combine.optimal_continuation(q, p, subs, value0=value0) for p in (0, 1)]
@@ -234,7 +235,8 @@ def grid(
     The optimal continuation is an LP whatever the solver: it appears once, with 'lp'. LP
     tasks of a technique without a prior (resolving/none, max_margin/none), whose gadget LP has
     many optimal solutions, are run once per `lp_vertices` (`ggse.LP_VERTICES`); the others
-    with the first."""
+    with the first.
+    """
     tasks = []
     for (game, cut), bps in zip(cases, blueprint_sets, strict=True):
         for (label, b), technique, solver in itertools.product(bps, techniques, solvers):
@@ -255,7 +257,8 @@ def sweep(
     stop: Callable[[], bool] | None = None,
 ) -> sweeps.SweepResult[Record]:
     """`run_task` over `tasks` on the executor (`sweeps.map_tasks`: Ctrl-C / stop() return the
-    finished records)."""
+    finished records).
+    """
     return sweeps.map_tasks(run_task, tasks, executor, stop=stop)
 
 
@@ -282,7 +285,8 @@ class TTest:
 def paired_t_tests(records: Sequence[Record], techniques: Sequence[str]) -> list[TTest]:
     """For every (game, cut, solver) and ordered pair of distinct techniques, the test over
     the blueprints both were run on (pairs with fewer than two blueprints are left out).
-    Optimal-continuation records (always LP) are matched to every solver."""
+    Optimal-continuation records (always LP) are matched to every solver.
+    """
     exp: dict[tuple[str, str, str, str], dict[str, float]] = {}
     solvers = sorted({r.solver for r in records if r.technique != "optimal_continuation"})
     for r in records:

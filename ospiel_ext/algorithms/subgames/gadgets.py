@@ -86,7 +86,8 @@ class DepthLimitLeaves(Protocol):
 
     def attach(self, builder: TreeBuilder, copy: SubtreeCopy, shift: float = 0.0) -> None:
         """Makes the leaf states among `copy`'s nodes multi-valued leaves, values minus
-        `shift` (player 0's utility)."""
+        `shift` (player 0's utility).
+        """
         ...
 
 
@@ -130,7 +131,8 @@ class GadgetGame:
 
     def original_infosets(self, player: int) -> NDArray[np.bool_]:
         """Mask over `player`'s treeplex information sets: True where the key is the full
-        game's (not auxiliary, not a depth-limit leaf)."""
+        game's (not auxiliary, not a depth-limit leaf).
+        """
         aux = set(self.aux_keys) | set(self.leaf_keys)
         return np.array([k not in aux for k in self.sf.infoset_keys(player)], dtype=bool)
 
@@ -230,7 +232,8 @@ def _copy(
 ) -> SubtreeCopy:
     """Copies `tree`'s subtree at `source` to `target`, leaf utilities minus `shift` (player
     0's); with depth-limit `leaves`, the copy stops at their nodes, which become multi-valued
-    leaves (values minus `shift`) of the leaves' opponent."""
+    leaves (values minus `shift`) of the leaves' opponent.
+    """
     shifted = tree.lo - shift if shift else None
     if leaves is None:
         return builder.copy_subtree(tree, source, target, leaf_lo=shifted, leaf_hi=shifted)
@@ -336,7 +339,8 @@ def unsafe_subgame(
 ) -> GadgetGame:
     """The unsafe subgame: chance over the roots proportional to P_0 P_1 P_c (Section 2.1).
     It solves both players; with depth-limit `leaves`, only the leaves' player (the other one
-    picks among the continuation values)."""
+    picks among the continuation values).
+    """
     player = None if leaves is None else leaves.player
     _check_leaves(q, subgame, leaves, player)
     builder = _builder(q, subgame, "unsafe", player)
@@ -366,7 +370,8 @@ def start_of_game(tree: GameTree, player: int, leaf_keys: tuple[str, ...] = ()) 
     2018, Proposition 1). For trees built without a compiled full game, e.g. a depth-limited
     game walked from pyspiel states (`depth_limited.from_states`), whose opponent picks among
     continuation values at `leaf_keys`; the gadget solvers (`ggse.solve`) then solve it like
-    any other gadget. The root's information states are the empty ones."""
+    any other gadget. The root's information states are the empty ones.
+    """
     _check_player_of(tree.name, player)
     tree.check_perfect_recall()
     root = np.zeros(1, dtype=np.int64)
@@ -395,7 +400,8 @@ def gadget_game(
     leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
     """`resolving_gadget`, `max_margin_gadget` or `unsafe_subgame` by name (`player` is
-    ignored by 'unsafe', which solves both players, or with `leaves` the leaves' player)."""
+    ignored by 'unsafe', which solves both players, or with `leaves` the leaves' player).
+    """
     if kind == "resolving" and player is not None:
         return resolving_gadget(q, subgame, player, leaves)
     if kind == "max_margin" and player is not None:
