@@ -26,11 +26,12 @@ from ospiel_ext.algorithms.certificates.certificate import (
     verify,
 )
 from ospiel_ext.algorithms.certificates.io import Verification, save, verify_data, verify_saved
-from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
+from ospiel_ext.algorithms.certificates.trunks import BlackBox, Bounds, NatureSampling, Trunk
 
 __all__ = [
     "DEFAULT_MAX_TRUNK_NODES",
     "ZERO_TOLERANCE",
+    "BlackBox",
     "Bounds",
     "Certificate",
     "CertificatePolicy",
