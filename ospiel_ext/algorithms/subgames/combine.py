@@ -202,7 +202,7 @@ def _gadgets(
     """The gadgets `resolve` solves, their priors, and the (subgame, player) pairs it skips.
 
     A pair is skipped when the player (for the unsafe subgame: the profile) never reaches the
-    subgame; on Ctrl-C the gadgets of the current subgame's remaining players are not built.
+    subgame. After Ctrl-C no further gadget is built (unreached pairs are still recorded).
     """
     gadgets: list[GadgetGame] = []
     gadget_priors: list[priors.Prior | None] = []

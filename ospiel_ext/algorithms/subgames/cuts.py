@@ -87,15 +87,14 @@ class Cut:
 
     @classmethod
     def before_public_chance(cls) -> Cut:
-        """The end of a betting round: the first chance node on each path with a move above it.
+        """The cut at the end of a betting round (Leduc: before the public card is dealt).
 
-        The chance node has a player move above it (Leduc: before the public card is dealt). As
-        subgame roots it selects what
-        `after_public_chance` selects (a chance node at a cut is replaced by its children); as
+        The first chance node on each path with a player move above it. As subgame roots it selects
+        what `after_public_chance` selects (a chance node at a cut is replaced by its children); as
         a depth limit (`depth_limited.depth_limit`) the chance node itself is the leaf, so the
-        opponent picks its continuation once per history before the deal - the limits "at the
-        end of the first betting round" of Brown, Sandholm & Amos (2018), "Depth-Limited
-        Solving for Imperfect-Information Games", Section 6.
+        opponent picks its continuation once per history before the deal - the limits "at the end of
+        the first betting round" of Brown, Sandholm & Amos (2018), "Depth-Limited Solving for
+        Imperfect-Information Games", Section 6.
         """
         return cls("before_public_chance")
 
