@@ -105,17 +105,24 @@ def _tasks(cases):
         cases,
         blueprint_sets,
         _TECHNIQUES.value,
-        _SOLVERS.value,
-        _ITERATIONS.value,
-        _EPSILON.value,
-        _LP_VERTICES.value,
+        solvers=_SOLVERS.value,
+        iterations=_ITERATIONS.value,
+        eps=_EPSILON.value,
+        lp_vertices=_LP_VERTICES.value,
     )
     counts = sorted({int(k) for k in _CONVERGENCE.value if int(k) < _ITERATIONS.value})
     if counts and "cfr_plus" in _SOLVERS.value:
         convergence = [bps[:1] for bps in blueprint_sets]
         techniques = [t for t in CONVERGENCE_TECHNIQUES if t in _TECHNIQUES.value]
         for k in counts:
-            tasks += ex.grid(cases, convergence, techniques, ["cfr_plus"], k, _EPSILON.value)
+            tasks += ex.grid(
+                cases,
+                convergence,
+                techniques,
+                solvers=["cfr_plus"],
+                iterations=k,
+                eps=_EPSILON.value,
+            )
     return tasks
 
 

@@ -182,7 +182,7 @@ def main(argv: list[str]) -> None:
                 _NATURE_EPSILON.value,
                 _NATURE_DELTA.value,
                 _NATURE_SUPPORT.value,
-                _MAX_NODES.value,
+                max_nodes=_MAX_NODES.value,
             )
     with cli_flags.refuse(ValueError), interrupts.graceful():
         result = certificates.search(
@@ -192,7 +192,7 @@ def main(argv: list[str]) -> None:
             time_limit=_TIME_LIMIT.value,
             max_memory=int(_MAX_MEMORY_GB.value * budget.GIB),
             expand_shallowest=_SHALLOWEST.value,
-            nature=nature,
+            black_box=certificates.BlackBox(nature=nature),
             warm_start=_WARM_START.value,
             expand_below=_EXPAND_BELOW.value,
             lp_method=_LP_METHOD.value,

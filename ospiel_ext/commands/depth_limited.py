@@ -174,7 +174,9 @@ def _solve_players(
                 f"{sum(s.gadget.tree.num_nodes for s in solution.solutions)} nodes"
             )
         if not interrupts.requested():
-            full = combine.resolve(q, subs, gadget, prior, method, iterations=_ITERATIONS.value)
+            full = combine.resolve(
+                q, subs, gadget, prior=prior, method=method, iterations=_ITERATIONS.value
+            )
             if full.stop_reason != "solved":
                 full = None
     return (profile[0], profile[1]), solved, leaves_of, sizes, stderr, full, stop.reason

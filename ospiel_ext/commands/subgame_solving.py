@@ -124,8 +124,8 @@ def _run(sf: TreeSequenceForm) -> None:
             before,
             subs,
             cast(gadgets.GadgetKind, _GADGET.value),  # DEFINE_enum checked the names
-            cast(priors.PriorKind, _PRIOR.value),
-            method,
+            prior=cast(priors.PriorKind, _PRIOR.value),
+            method=method,
             eps=_EPSILON.value,
             iterations=_ITERATIONS.value,
             batch=method == "cfr",

@@ -26,15 +26,17 @@ from ospiel_ext.algorithms.certificates.certificate import (
     verify,
 )
 from ospiel_ext.algorithms.certificates.io import Verification, save, verify_data, verify_saved
-from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
+from ospiel_ext.algorithms.certificates.trunks import BlackBox, Bounds, NatureSampling, Trunk
 
 __all__ = [
     "DEFAULT_MAX_TRUNK_NODES",
+    "ZERO_TOLERANCE",
+    "BlackBox",
     "Bounds",
     "Certificate",
     "CertificatePolicy",
-    "NatureSampling",
     "IterationCost",
+    "NatureSampling",
     "SearchResult",
     "SearchStop",
     "Trunk",
@@ -46,5 +48,4 @@ __all__ = [
     "verify",
     "verify_data",
     "verify_saved",
-    "ZERO_TOLERANCE",
 ]

@@ -1,5 +1,7 @@
-"""Certificates of equilibria in black-box games (Zhang & Sandholm, "Finding and Certifying
-(Near-)Optimal Strategies in Black-Box Extensive-Form Games", AAAI 2021).
+"""Certificates of equilibria in black-box games: verification, search, minimal certificates.
+
+Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box Extensive-Form
+Games", AAAI 2021.
 
 Trunks (Defs 3.1, 3.3; `trunks.Trunk`) are grown from the root on demand; their
 pseudoterminal leaves carry the bound oracle's interval [lo, hi] on player 0's utility.
@@ -39,7 +41,7 @@ from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import interrupts, loading, lp, policies, progress, stops
-from ospiel_ext.algorithms.certificates.trunks import Bounds, NatureSampling, Trunk
+from ospiel_ext.algorithms.certificates.trunks import BlackBox, Trunk
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.budget import Budget
 from ospiel_ext.sequence_form import SequenceForm, Treeplex, TreeSequenceForm
@@ -53,7 +55,7 @@ trunk's payoff range (`Certificate.payoff_range`): what is left of an exact 0 af
 and best responses in floating point, on the scale of the game's utilities."""
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Certificate:
     """A trunk with a profile on it (Def. 3.4) and its epsilon (Def. 6.2).
 
@@ -72,13 +74,17 @@ class Certificate:
 
     @property
     def trunk(self) -> GameTree:
+        """The trunk: the GameTree of `sequence_form`, leaves carrying [lo, hi]."""
         return self.sequence_form.tree
 
     @property
     def payoff_range(self) -> float:
-        """Largest minus smallest finite bound on player 0's utility over the trunk's leaves (at
-        least the payoff range of the game the trunk has seen). Infinite bounds (pseudo-leaves
-        of a game with unbounded utilities) are left out, so the range stays finite."""
+        """Largest minus smallest finite bound on player 0's utility over the trunk's leaves.
+
+        It is at least the payoff range of the game the trunk has seen. Infinite bounds
+        (pseudo-leaves of a game with unbounded utilities) are left out, so the range stays
+        finite.
+        """
         leaves = self.trunk.is_leaf
         bounds = np.concatenate([self.trunk.lo[leaves], self.trunk.hi[leaves]])
         bounds = bounds[np.isfinite(bounds)]
@@ -88,14 +94,18 @@ class Certificate:
 
     @property
     def zero_tolerance(self) -> float:
-        """`ZERO_TOLERANCE` times `payoff_range`: the epsilon up to which this is a
-        0-certificate."""
+        """`ZERO_TOLERANCE` times `payoff_range`.
+
+        The epsilon up to which this is a 0-certificate.
+        """
         return ZERO_TOLERANCE * self.payoff_range
 
     @property
     def is_zero(self) -> bool:
-        """A 0-certificate: epsilon is 0 up to `zero_tolerance` (an exact equilibrium of the
-        game, Theorem 6.8)."""
+        """Whether this is a 0-certificate: epsilon is 0 up to `zero_tolerance`.
+
+        A 0-certificate is an exact equilibrium of the game (Theorem 6.8).
+        """
         return bool(np.isfinite(self.epsilon)) and self.epsilon <= self.zero_tolerance
 
     def size(self) -> tuple[int, int]:
@@ -103,15 +113,17 @@ class Certificate:
         return self.trunk.num_nodes, self.trunk.num_infosets
 
     def strategy_table(self) -> policies.Tables:
-        """Per player, {information_state_string: {action: probability}} for the player's
-        infosets of the trunk (`policies.behavioural_to_table`)."""
+        """Per player, {information_state_string: {action: probability}}.
+
+        The tables cover the player's infosets of the trunk (`policies.behavioural_to_table`).
+        """
         return policies.behavioural_to_table(self.sequence_form, self.behavioural)
 
 
 def verify(sf: SequenceForm, behavioural: tuple[FloatArray, FloatArray]) -> tuple[float, float]:
-    """(alpha*(x), beta*(y)) of a profile on a trunk (Def. 6.2), or on any sequence form:
-    epsilon is their difference.
+    """(alpha*(x), beta*(y)) of a profile on a trunk (Def. 6.2), or on any sequence form.
 
+    Epsilon is their difference.
     alpha*(x) = min_y' x^T A_lo y' and beta*(y) = max_x' x'^T A_hi y, by one best-response pass
     per player; infinite bounds on leaves the fixed strategy never reaches do not count.
     """
@@ -122,10 +134,13 @@ def verify(sf: SequenceForm, behavioural: tuple[FloatArray, FloatArray]) -> tupl
     return -neg_alpha, beta
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _Side:
-    """(G~, beta) solved for player 0, or (G~, alpha) for player 1: the game in which `player`
-    may win an unbounded amount (Section 6.4), solved from that player's side."""
+    """(G~, beta) solved for player 0, or (G~, alpha) for player 1.
+
+    The game in which `player` may win an unbounded amount (Section 6.4), solved from that
+    player's side.
+    """
 
     value: float  # player 0's value
     own_plan: FloatArray  # the solving player's plan (its optimistic strategy)
@@ -152,14 +167,18 @@ def _correct(
     sf: TreeSequenceForm,
     player: int,
     plan: FloatArray,
+    *,
     values: FloatArray,
     unbounded: NDArray[np.bool_],
     bad: NDArray[np.bool_],
 ) -> NDArray[np.bool_]:
-    """Algorithm 6.11 CORRECT at every opponent infoset I: where an action a is worth more to
-    the opponent's unrestricted best response than I's value when avoiding bad sequences
-    (V*(Ia) better than V(I)), the solving player's sequences that lead to an unbounded leaf
-    under Ia get an infinitesimal weight; returns the mask of those sequences."""
+    """Algorithm 6.11 CORRECT at every opponent infoset I: the mask of the corrected sequences.
+
+    Where an action a is worth more to the opponent's unrestricted best response than I's value
+    when avoiding bad sequences (V*(Ia) better than V(I)), the solving player's sequences that
+    lead to an unbounded leaf under Ia get an infinitesimal weight; returns the mask of those
+    sequences.
+    """
     opp = 1 - player
     tp = sf.treeplexes[opp]
     g = sf.leaf_sequence_values(opp, plan, values)  # -inf where plan reaches an unbounded leaf
@@ -178,11 +197,15 @@ def _solve_side(
     sf: TreeSequenceForm,
     player: int,
     warm: lp.Basis | None,
+    *,
     method: str,
     budget: Budget | None = None,
 ) -> _Side | None:
-    """The LP (6.10) with the opponent's bad sequences removed; None if the opponent cannot
-    avoid them (the value is unbounded). `budget`: HiGHS gets its remaining time."""
+    """The LP (6.10) with the opponent's bad sequences removed.
+
+    None if the opponent cannot avoid them (the value is unbounded). `budget`: HiGHS gets its
+    remaining time.
+    """
     opp = 1 - player
     z = sf.leaves
     values = sf.tree.hi[z] if player == 0 else sf.tree.lo[z]
@@ -204,9 +227,15 @@ def _solve_side(
         time_limit=None if budget is None else budget.remaining(),
     )
     own = sol.plans[player]
-    marked = _correct(sf, player, own, values, unbounded, bad)
+    marked = _correct(sf, player, own, values=values, unbounded=unbounded, bad=bad)
     return _Side(
-        sol.value, own, sol.plans[opp], marked, sol.seconds, sol.simplex_iterations, sol.basis
+        value=sol.value,
+        own_plan=own,
+        opponent_plan=sol.plans[opp],
+        infinitesimal=marked,
+        lp_seconds=sol.seconds,
+        simplex_iterations=sol.simplex_iterations,
+        basis=sol.basis,
     )
 
 
@@ -233,20 +262,34 @@ def _solve_trunk(
     method: str = "simplex",
     budget: Budget | None = None,
 ) -> _Solves:
-    """Both games of Section 6.1 (with Section 6.4's corrections for unbounded payoffs): the
-    pessimistic equilibrium and the support of the corrected optimistic profile. `warm`:
-    bases of the previous trunk's (beta, alpha) LPs; `budget`: the LPs get its remaining time
-    (`lp.LPError` with status kTimeLimit after it)."""
-    beta = _solve_side(sf, 0, warm[0], method, budget)
-    alpha = _solve_side(sf, 1, warm[1], method, budget)
+    """Both games of Section 6.1, with Section 6.4's corrections for unbounded payoffs.
+
+    Gives the pessimistic equilibrium and the support of the corrected optimistic profile.
+    `warm`: bases of the previous trunk's (beta, alpha) LPs; `budget`: the LPs get its
+    remaining time (`lp.LPError` with status kTimeLimit after it).
+    """
+    beta = _solve_side(sf, 0, warm[0], method=method, budget=budget)
+    alpha = _solve_side(sf, 1, warm[1], method=method, budget=budget)
     if beta is None or alpha is None:
         uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
-        cert = Certificate(sf, uniform, np.inf, -np.inf, np.inf)
+        cert = Certificate(
+            sequence_form=sf,
+            behavioural=uniform,
+            epsilon=np.inf,
+            value_lower=-np.inf,
+            value_upper=np.inf,
+        )
         return _Solves(cert, None, (beta, alpha))
     plans = (alpha.opponent_plan, beta.opponent_plan)
     pessimistic = (sf.treeplexes[0].behavioural(plans[0]), sf.treeplexes[1].behavioural(plans[1]))
     value_lower, value_upper = verify(sf, pessimistic)
-    cert = Certificate(sf, pessimistic, value_upper - value_lower, value_lower, value_upper)
+    cert = Certificate(
+        sequence_form=sf,
+        behavioural=pessimistic,
+        epsilon=value_upper - value_lower,
+        value_lower=value_lower,
+        value_upper=value_upper,
+    )
     support = (
         (beta.own_plan > SUPPORT_TOLERANCE) | beta.infinitesimal,
         (alpha.own_plan > SUPPORT_TOLERANCE) | alpha.infinitesimal,
@@ -259,7 +302,7 @@ def best_certificate(trunk: GameTree) -> Certificate:
     return _solve_trunk(TreeSequenceForm(trunk)).certificate
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class IterationCost:
     """Where one iteration of Algorithm 6.7 spent its time, against the trunk it worked on.
 
@@ -336,21 +379,29 @@ def _support_leaves(
 
 
 def _uniform_certificate(sf: TreeSequenceForm) -> Certificate:
-    """The uniform profile on a trunk with its (verified) epsilon: the certificate of a run
-    stopped before its first LP was solved."""
+    """The uniform profile on a trunk with its (verified) epsilon.
+
+    The certificate of a run stopped before its first LP was solved.
+    """
     uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
     lower, upper = verify(sf, uniform)
-    return Certificate(sf, uniform, upper - lower, lower, upper)
+    return Certificate(
+        sequence_form=sf,
+        behavioural=uniform,
+        epsilon=upper - lower,
+        value_lower=lower,
+        value_upper=upper,
+    )
 
 
 def search(
     game: pyspiel.Game | str,
     epsilon: float = 0.0,
     max_nodes: int | float | None = None,
+    *,
     time_limit: float | None = None,
     expand_shallowest: bool = False,
-    bounds: Bounds | None = None,
-    nature: NatureSampling | None = None,
+    black_box: BlackBox | None = None,
     warm_start: bool = True,
     expand_below: int = 0,
     lp_method: str = "simplex",
@@ -376,8 +427,10 @@ def search(
     larger steps where each iteration's cost grows with the whole trunk).
     `lp_method` is HiGHS's algorithm for the trunk LPs (`highs.METHODS`: "simplex", warm-started
     as above, or "ipm", interior point with crossover, cold; faster on large trunks).
-    With `nature`, chance is sampled (Section 5): the certificate is exact for the sampled
-    trunk and worth epsilon + 2 nature.epsilon in the true game with probability 1 - 4 delta.
+    `black_box` is how the game is queried (Section 5; None: `BlackBox()`): its `bounds` oracle
+    (default `trunks.utility_bounds`) and, with `nature`, chance sampled: the certificate is
+    exact for the sampled trunk and worth epsilon + 2 nature.epsilon in the true game with
+    probability 1 - 4 delta.
 
     Raises:
       ValueError: the game is not two-player zero-sum, lacks perfect recall (seen on a
@@ -387,7 +440,8 @@ def search(
         raise ValueError(f"epsilon must be non-negative, got {epsilon}")
     if expand_below < 0:
         raise ValueError(f"expand_below must be non-negative, got {expand_below}")
-    trunk = Trunk(game, bounds, nature)
+    black_box = black_box or BlackBox()
+    trunk = Trunk(game, black_box.bounds, black_box.nature)
     cap = loading.node_cap(trunk.game, max_nodes, DEFAULT_MAX_TRUNK_NODES, walk_whole_game=False)
     budget = Budget(time_limit, max_memory)
     with interrupts.graceful():
@@ -463,17 +517,17 @@ def _search(
             expanding = time.perf_counter()
             expanded = 0
             if reason is None:
-                expanded, reason = _expand(trunk, to_expand, expand_below, cap, budget)
+                expanded, reason = _expand(trunk, to_expand, expand_below, cap=cap, budget=budget)
             done = time.perf_counter()
             trace.append(
                 IterationCost(
-                    sf.tree.num_nodes,
-                    sf.tree.num_infosets,
-                    built - began,
-                    solved.lp_seconds,
-                    done - expanding,
-                    expanding - built - solved.lp_seconds,
-                    expanded,
+                    nodes=sf.tree.num_nodes,
+                    infosets=sf.tree.num_infosets,
+                    build_seconds=built - began,
+                    lp_seconds=solved.lp_seconds,
+                    expand_seconds=done - expanding,
+                    other_seconds=expanding - built - solved.lp_seconds,
+                    expanded=expanded,
                 )
             )
     assert reason is not None
@@ -503,8 +557,10 @@ def _solve_within(
     method: str,
     budget: Budget,
 ) -> tuple[_Solves | None, SearchStop | None]:
-    """(`_solve_trunk`'s solves, None), or (None, why the search stops) when the budget is
-    spent before or inside the LPs."""
+    """(`_solve_trunk`'s solves, None), or (None, why the search stops).
+
+    The second form when the budget is spent before or inside the LPs.
+    """
     reason = budget.exceeded()
     if reason is not None:
         return None, reason
@@ -519,9 +575,12 @@ def _solve_within(
 
 
 def _nodes_to_expand(trunk: Trunk, solved: _Solves, expand_shallowest: bool) -> list[int]:
-    """Algorithm 6.7's nodes to expand: the pseudoterminal leaves in the corrected optimistic
-    profile's support (the shallowest level while a value is unbounded), and the shallowest
-    one with `expand_shallowest` (Section 6.3)."""
+    """Algorithm 6.7's nodes to expand.
+
+    The pseudoterminal leaves in the corrected optimistic profile's support (the shallowest
+    level while a value is unbounded), and the shallowest one with `expand_shallowest`
+    (Section 6.3).
+    """
     if solved.optimistic_support is None:  # a value is unbounded: grow the top first
         depth = min(map(trunk.depth, trunk.frontier))
         to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
@@ -537,12 +596,14 @@ def _nodes_to_expand(trunk: Trunk, solved: _Solves, expand_shallowest: bool) -> 
 
 
 def _expand(
-    trunk: Trunk, nodes: list[int], below: int, cap: int | float, budget: Budget
+    trunk: Trunk, nodes: list[int], below: int, *, cap: int | float, budget: Budget
 ) -> tuple[int, SearchStop | None]:
-    """Expands `nodes`, then their new pseudoterminal children `below` levels deep (deeper
-    levels only while they fit in `cap`), checking the budget at every node; returns how many
-    nodes it expanded and why it stopped early (None if it did not: the first level is known
-    to fit in `cap`)."""
+    """Expands `nodes`, then their new pseudoterminal children `below` levels deep.
+
+    Deeper levels only while they fit in `cap`, checking the budget at every node; returns how
+    many nodes it expanded and why it stopped early (None if it did not: the first level is
+    known to fit in `cap`).
+    """
     count = 0
     for level in range(below + 1):
         children: list[int] = []
@@ -570,9 +631,12 @@ def _children_bound(trunk: Trunk, nodes: list[int]) -> int:
 
 
 def minimal_certificate(cert: Certificate) -> Certificate:
-    """Prop. 4.1: the trunk cut down to the nodes some player reaches while the other follows
-    the certificate (with chance), plus the children of those it keeps expanded; the cut-off
-    subtrees become leaves bounded by their descendants' bounds. Epsilon is unchanged."""
+    """Prop. 4.1: the certificate on its trunk cut down to the nodes reached by one deviation.
+
+    The trunk is cut down to the nodes some player reaches while the other follows the
+    certificate (with chance), plus the children of those it keeps expanded; the cut-off
+    subtrees become leaves bounded by their descendants' bounds. Epsilon is unchanged.
+    """
     tree, sf = cert.trunk, cert.sequence_form
     x, y = (tp.realization_plan(b) for tp, b in zip(sf.treeplexes, cert.behavioural))
     keep = (sf.chance_reach * x[sf.node_seq[0]] > 0) | (sf.chance_reach * y[sf.node_seq[1]] > 0)
@@ -582,7 +646,13 @@ def minimal_certificate(cert: Certificate) -> Certificate:
     small = TreeSequenceForm(builder.freeze())
     behavioural = policies.behavioural_from_table(small, cert.strategy_table(), "uniform")
     value_lower, value_upper = verify(small, behavioural)
-    return Certificate(small, behavioural, value_upper - value_lower, value_lower, value_upper)
+    return Certificate(
+        sequence_form=small,
+        behavioural=behavioural,
+        epsilon=value_upper - value_lower,
+        value_lower=value_lower,
+        value_upper=value_upper,
+    )
 
 
 def _subtree_bounds(tree: GameTree) -> tuple[FloatArray, FloatArray]:
@@ -591,8 +661,9 @@ def _subtree_bounds(tree: GameTree) -> tuple[FloatArray, FloatArray]:
 
 
 class CertificatePolicy(policy_lib.Policy):
-    """The certified strategy as an OpenSpiel policy of the full game (Prop. 3.5): the
-    certificate's distribution at information states of the trunk, uniform elsewhere. Works
+    """The certified strategy as an OpenSpiel policy of the full game (Prop. 3.5).
+
+    The certificate's distribution at information states of the trunk, uniform elsewhere. Works
     for infinite games too; `to_tabular()` gives a TabularPolicy where the game is finite.
 
     Args:
@@ -607,6 +678,7 @@ class CertificatePolicy(policy_lib.Policy):
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
+        """OpenSpiel's `Policy.action_probabilities`: the certificate's row, else uniform."""
         player = state.current_player() if player_id is None else player_id
         row = self.tables[player].get(loading.infoset_key(state, player))
         legal = state.legal_actions(player)

@@ -88,7 +88,7 @@ def save(cert: certificate.Certificate, path: str | os.PathLike, game: pyspiel.G
         files.write_json(path, meta, indent=None)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Verification:
     """Outcome of re-verifying a saved certificate."""
 
@@ -192,8 +192,10 @@ def _read_trunk(npz: str) -> dict[str, np.ndarray]:
 
 
 def _strategy_tables(strategy: list) -> tuple[dict[str, dict[int, float]], ...] | str:
-    """The saved strategy with int actions and float probabilities, or why it is not one (a
-    probability that is not a finite number, an action that is not an integer)."""
+    """The saved strategy with int actions and float probabilities, or why it is not one.
+
+    Why not: a probability that is not a finite number, an action that is not an integer.
+    """
     tables: list[dict[str, dict[int, float]]] = []
     for saved in strategy:
         table: dict[str, dict[int, float]] = {}
@@ -241,8 +243,10 @@ def verify_data(
     arrays: dict[str, np.ndarray],
     where: str = "the certificate",
 ) -> Verification:
-    """Verifies a certificate given as its JSON document and trunk arrays (see the module
-    docstring); `where` names it in the reasons."""
+    """Verifies a certificate given as its JSON document and trunk arrays.
+
+    See the module docstring; `where` names it in the reasons.
+    """
     game = loading.load(game)
     try:
         _check_document(meta, game, where)
@@ -250,14 +254,14 @@ def verify_data(
         tree = trunk.tree()
         tree.check_perfect_recall()
     except ValueError as e:
-        return Verification(False, str(e))
+        return Verification(ok=False, reason=str(e))
     wrong = np.flatnonzero((tree.lo != arrays["lo"]) | (tree.hi != arrays["hi"]))
     if len(wrong):
         n = int(wrong[0])
         what = "utility bounds" if tree.is_leaf[n] else "the bounds of an expanded node"
         return Verification(
-            False,
-            f"{what} at node {n} (history {tree.history(n)}) are "
+            ok=False,
+            reason=f"{what} at node {n} (history {tree.history(n)}) are "
             f"[{arrays['lo'][n]}, {arrays['hi'][n]}] in the certificate but the game's oracle "
             f"gives [{tree.lo[n]}, {tree.hi[n]}]",
         )
@@ -265,13 +269,14 @@ def verify_data(
     for field, value in counts.items():
         if meta[field] != value:
             return Verification(
-                False, f"the certificate claims {field}={meta[field]} but its trunk has {value}"
+                ok=False,
+                reason=f"the certificate claims {field}={meta[field]} but its trunk has {value}",
             )
     sf = TreeSequenceForm(tree)
     tables = _strategy_tables(meta["strategy"])
     problem = f"{where}: {tables}" if isinstance(tables, str) else _strategy_problem(sf, tables)
     if problem:
-        return Verification(False, problem)
+        return Verification(ok=False, reason=problem)
     assert not isinstance(tables, str)
     lower, upper = certificate.verify(sf, policies.behavioural_from_table(sf, tables))
     proven = {"epsilon": upper - lower, "value_lower": lower, "value_upper": upper}
@@ -279,25 +284,29 @@ def verify_data(
         claimed = float(meta[field])
         if abs(claimed - proven[field]) > _TOLERANCE * max(1.0, abs(proven[field])):
             return Verification(
-                False,
-                f"the certificate claims {field}={claimed:.6g} but its strategy proves "
+                ok=False,
+                reason=f"the certificate claims {field}={claimed:.6g} but its strategy proves "
                 f"{proven[field]:.6g} (off by {claimed - proven[field]:+.3g})",
-                upper - lower,
-                lower,
-                upper,
+                epsilon=upper - lower,
+                value_lower=lower,
+                value_upper=upper,
             )
-    return Verification(True, "verified", upper - lower, lower, upper)
+    return Verification(
+        ok=True, reason="verified", epsilon=upper - lower, value_lower=lower, value_upper=upper
+    )
 
 
 def verify_saved(game: pyspiel.Game | str, path: str | os.PathLike) -> Verification:
-    """Re-verifies the certificate saved at `path` (and `path`.npz) against `game` (see the
-    module docstring): rejected, with the reason, unless every field is what the game and the
-    saved strategy prove (figures to 1e-9)."""
+    """Re-verifies the certificate saved at `path` (and `path`.npz) against `game`.
+
+    See the module docstring: rejected, with the reason, unless every field is what the game and
+    the saved strategy prove (figures to 1e-9).
+    """
     game = loading.load(game)
     try:
         meta = files.read_json(path, "certificate")
         _check_document(meta, game, os.fspath(path))
         arrays = _read_trunk(trunk_path(path))
     except ValueError as e:
-        return Verification(False, str(e))
+        return Verification(ok=False, reason=str(e))
     return verify_data(game, meta, arrays, where=os.fspath(path))

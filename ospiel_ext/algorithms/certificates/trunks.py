@@ -1,5 +1,7 @@
-"""Trunks of black-box games (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
-Black-Box Extensive-Form Games", AAAI 2021, Defs 3.1 and 3.3, Section 5).
+"""Trunks of black-box games, grown on demand, and nature sampling.
+
+Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box Extensive-Form
+Games", AAAI 2021, Defs 3.1 and 3.3, Section 5.
 
 A trunk is a GameTree grown from the root by expanding nodes on demand; a leaf that is not
 terminal is pseudoterminal and carries the bound oracle's interval [lo, hi] on player 0's
@@ -10,6 +12,7 @@ is_terminal, returns, information_state_string, and the oracle.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -68,6 +71,7 @@ class Trunk:
 
     @property
     def num_nodes(self) -> int:
+        """Number of nodes of the trunk so far."""
         return self.builder.num_nodes
 
     def _add_leaf(self, node: int, state: pyspiel.State) -> bool:
@@ -84,8 +88,10 @@ class Trunk:
         return lo < hi
 
     def expand(self, node: int) -> list[int]:
-        """Replaces pseudoterminal leaf `node` by its children (each a leaf); returns the
-        children that are pseudoterminal (now in `frontier`)."""
+        """Replaces pseudoterminal leaf `node` by its children (each a leaf).
+
+        Returns the children that are pseudoterminal (now in `frontier`).
+        """
         state = self.frontier.pop(node)
         first, actions = self.builder.expand_from_state(
             node, state, self.nature.outcomes if self.nature else None
@@ -95,9 +101,11 @@ class Trunk:
         ]
 
     def depth(self, node: int) -> int:
+        """Depth of `node` in the trunk (the root's is 0)."""
         return self.builder.depth(node)
 
     def tree(self) -> GameTree:
+        """The trunk as it stands, frozen into a GameTree."""
         return self.builder.freeze()
 
 
@@ -114,7 +122,9 @@ class NatureSampling:
     Outcomes never sampled are absent from the trunk, as in the black-box model.
     """
 
-    def __init__(self, epsilon: float, delta: float, support: int, max_nodes: int, seed: int = 0):
+    def __init__(
+        self, epsilon: float, delta: float, support: int, *, max_nodes: int, seed: int = 0
+    ):
         if epsilon <= 0 or not 0 < delta < 1 or support < 1 or max_nodes < 1:
             raise ValueError("nature sampling needs epsilon > 0, 0 < delta < 1, D >= 1, N >= 1")
         self.epsilon, self.delta = epsilon, delta
@@ -126,3 +136,18 @@ class NatureSampling:
         actions, probs = zip(*state.chance_outcomes())
         counts = self._rng.multinomial(self.samples, probs)
         return [(a, c / self.samples) for a, c in zip(actions, counts) if c > 0]
+
+
+@dataclasses.dataclass(frozen=True)
+class BlackBox:
+    """How a certificate search queries the black-box game (Section 5).
+
+    Attributes:
+      bounds: the bound oracle, (lo, hi) on player 0's utility below a state (None:
+        `utility_bounds`).
+      nature: chance replaced by sampled empirical distributions (None: chance's own
+        distributions).
+    """
+
+    bounds: Bounds | None = None
+    nature: NatureSampling | None = None

@@ -185,7 +185,7 @@ class NestedSolvingBot(ProfileBot):
             gadget: GadgetKind = "unsafe" if moves == 0 else self.gadget
             prior = "none" if gadget == "unsafe" else self.prior
             if limit is None or not np.any(limit.row[sub.nodes] >= 0):  # ends before it
-                game = ss.gadget_game(gadget, q, sub, self.player)
+                game = ss.gadget_game(gadget, q, sub, player=self.player)
             else:
                 values = strategy_sets.continuation_leaves(
                     q, [sub], limit, self.player, self.strategy_set, self.num_values, gadget,

@@ -437,7 +437,11 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         values[i][local.roots] = root_value
         unknown = np.empty(0)  # no best response is computed (only safety reports read it)
         return ss.BlueprintQuantities(
-            local.sf, b, reaches, (values[0], values[1]), (unknown, unknown)
+            sf=local.sf,
+            blueprint=b,
+            reaches=reaches,
+            values=(values[0], values[1]),
+            best_responses=(unknown, unknown),
         )
 
     def leaves(self, local: LocalGame) -> leaves_lib.MultiValuedLeaves:
@@ -461,7 +465,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         if len(local.leaf_nodes):
             game = solving.depth_limited_game(q, local.subgame, self.leaves(local), gadget)
         else:
-            game = ss.gadget_game(gadget, q, local.subgame, self.player)
+            game = ss.gadget_game(gadget, q, local.subgame, player=self.player)
         pi = priors.gadget_prior(game, prior)
         solution = ggse.solve(game, pi, self.method, eps=self.eps, iterations=self.iterations)
         self._adopt(solution)

@@ -323,7 +323,7 @@ def resolve_below(
         q = with_leaf_value_targets(q, leaves, off)
     below = subgames_after(off, cut)
     return ss.resolve(
-        q, below, gadget, "none", method, players=[off.player], iterations=iterations
+        q, below, gadget, prior="none", method=method, players=[off.player], iterations=iterations
     ).behavioural
 
 

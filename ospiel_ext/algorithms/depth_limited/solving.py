@@ -44,7 +44,7 @@ def depth_limited_game(
 ) -> ss.GadgetGame:
     """The depth-limited subgame of `subgame` for `leaves.player`, as a gadget game of kind
     `gadget` whose copy stops at the leaves (module docstring)."""
-    return ss.gadget_game(gadget, q, subgame, leaves.player, leaves)
+    return ss.gadget_game(gadget, q, subgame, player=leaves.player, leaves=leaves)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

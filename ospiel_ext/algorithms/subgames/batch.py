@@ -97,11 +97,14 @@ def solve_cfr_batch(
     gadgets: Sequence[GadgetGame],
     priors: Sequence[Mapping[str, ArrayLike] | None],
     eps: float = ggse.DEFAULT_EPS,
+    *,
     iterations: int = ggse.DEFAULT_ITERATIONS,
     config: cfr.CFRConfig = cfr.CFR_PLUS,
 ) -> tuple[ggse.GadgetSolution, ...]:
-    """`ggse.solve_cfr` of every gadget (with its prior, or None) by one run on their union:
-    the same solutions as separate runs up to floating-point rounding (module docstring)."""
+    """`ggse.solve_cfr` of every gadget (with its prior, or None) by one run on their union.
+
+    The same solutions as separate runs up to floating-point rounding (module docstring).
+    """
     if len(priors) != len(gadgets):
         raise ValueError(f"{len(gadgets)} gadgets but {len(priors)} priors")
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:

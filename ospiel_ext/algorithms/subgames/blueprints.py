@@ -25,6 +25,7 @@ best-response value. All values are player 0's utility; the games are zero-sum.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 from collections.abc import Sequence
 from typing import TypeAlias
@@ -46,8 +47,11 @@ REACH_TOLERANCE = 1e-12  # the opponent's reach must be equal on all histories o
 
 
 def full_game(game: pyspiel.Game | str | SequenceForm) -> TreeSequenceForm:
-    """The compiled full game; ValueError unless it is a two-player zero-sum game compiled
-    from pyspiel (the only kind the gadget games of Section 2.1 are built from)."""
+    """The compiled full game; ValueError unless it is a two-player zero-sum pyspiel game.
+
+    The game must be compiled from pyspiel: the only kind the gadget games of Section 2.1 are
+    built from.
+    """
     sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game)
     if not isinstance(sf, TreeSequenceForm) or sf.tree.game is None:
         raise ValueError(f"{sf.name}: subgame solving needs a game tree compiled from pyspiel")
@@ -61,8 +65,10 @@ def full_game(game: pyspiel.Game | str | SequenceForm) -> TreeSequenceForm:
 def load_blueprint(
     game: pyspiel.Game | str | SequenceForm, blueprint: BlueprintSource
 ) -> policies.Behavioural:
-    """Behavioural arrays of a blueprint given as a TabularPolicy of the game, a policy file
-    (`policies.load_policy`, which checks the game it names) or behavioural arrays.
+    """Behavioural arrays of a blueprint given as a policy, a policy file or behavioural arrays.
+
+    The policy is a TabularPolicy of the game; the policy file is read by
+    `policies.load_policy`, which checks the game it names.
 
     Raises:
       ValueError: the game is not two-player zero-sum, or the blueprint is not a profile of it.
@@ -91,11 +97,13 @@ def load_blueprint(
 def cfr_checkpoints(
     game: pyspiel.Game | str, iterations: Sequence[int], config: cfr.CFRConfig = cfr.CFR
 ) -> list[policy_lib.TabularPolicy]:
-    """Average policies of one CFR run at the given (strictly increasing) iteration counts
-    (Section 8: blueprints from checkpoints of CFR)."""
+    """Average policies of one CFR run at the given (strictly increasing) iteration counts.
+
+    Section 8: blueprints from checkpoints of CFR.
+    """
     sf = full_game(game)
     counts = [int(k) for k in iterations]
-    if not counts or counts[0] < 1 or any(b <= a for a, b in zip(counts, counts[1:])):
+    if not counts or counts[0] < 1 or any(b <= a for a, b in itertools.pairwise(counts)):
         raise ValueError(
             f"game {sf.name}: checkpoint iterations must be positive and strictly "
             f"increasing, got {list(iterations)}"
@@ -111,8 +119,10 @@ def cfr_checkpoints(
 def dirichlet_blueprints(
     game: pyspiel.Game | str, seeds: Sequence[int], alpha: float = 1.0
 ) -> list[policy_lib.TabularPolicy]:
-    """One blueprint per seed, each information set's distribution drawn from a symmetric
-    Dirichlet(alpha) (Section 8)."""
+    """One blueprint per seed, each information set's distribution drawn from a Dirichlet.
+
+    The Dirichlet(alpha) is symmetric (Section 8).
+    """
     sf = full_game(game)
     if not alpha > 0:
         raise ValueError(f"game {sf.name}: the Dirichlet alpha must be positive, got {alpha}")
@@ -122,9 +132,12 @@ def dirichlet_blueprints(
 def make_blueprints(
     game: str | SequenceForm, checkpoints: Sequence[int], seeds: Sequence[int]
 ) -> list[tuple[str, policies.Behavioural]]:
-    """(label, behavioural arrays) of the CFR checkpoints at the iteration counts
-    `checkpoints` (one vanilla CFR run; Section 8 does not name the variant) and of the
-    Dirichlet(1) blueprints of the given seeds (Section 8)."""
+    """(label, behavioural arrays) of the CFR checkpoints and of the Dirichlet blueprints.
+
+    The CFR checkpoints are at the iteration counts `checkpoints` (one vanilla CFR run;
+    Section 8 does not name the variant); the Dirichlet(1) blueprints are those of the given
+    seeds (Section 8).
+    """
     sf = full_game(game)
     layout = policies.layout(sf)
     game_obj = sf.tree.game
@@ -142,9 +155,11 @@ def blueprint_file(spec: str) -> str | None:
 
 
 def blueprint_from_spec(game: str | SequenceForm, spec: str) -> tuple[str, policies.Behavioural]:
-    """(label, behavioural arrays) of a blueprint spec: 'cfr:N' (N vanilla CFR iterations),
-    'dirichlet:SEED' or a policy file (`load_blueprint`), for a game string or an already
-    compiled game."""
+    """(label, behavioural arrays) of a blueprint spec.
+
+    The spec is 'cfr:N' (N vanilla CFR iterations), 'dirichlet:SEED' or a policy file
+    (`load_blueprint`), for a game string or an already compiled game.
+    """
     kind, _, arg = spec.partition(":")
     if kind == "cfr" and arg.isdigit() and int(arg) >= 1:
         return make_blueprints(game, [int(arg)], [])[0]
@@ -155,7 +170,7 @@ def blueprint_from_spec(game: str | SequenceForm, spec: str) -> tuple[str, polic
     return spec, load_blueprint(game, spec)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RootValues:
     """The blueprint quantities of one subgame for resolving player i (module docstring).
 
@@ -193,10 +208,11 @@ class RootValues:
         return 1.0 if self.player == 0 else -1.0
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class BlueprintQuantities:
-    """Node arrays of a blueprint, computed once per (game, blueprint); `root_values` reads
-    any subgame's quantities off them.
+    """Node arrays of a blueprint, computed once per (game, blueprint).
+
+    `root_values` reads any subgame's quantities off them.
 
     Attributes:
       sf: the full game.
@@ -216,8 +232,11 @@ class BlueprintQuantities:
     def compute(
         cls, game: pyspiel.Game | str | SequenceForm, blueprint: BlueprintSource
     ) -> BlueprintQuantities:
-        """Reaches (one top-down pass) and, per player i, the opponent's best response and
-        the node values under (pi_bar_i, BR_o) (one bottom-up pass each)."""
+        """Reaches, and per player i the opponent's best response and the node values.
+
+        Reaches in one top-down pass; per player i, the opponent's best response and the node
+        values under (pi_bar_i, BR_o) in one bottom-up pass each.
+        """
         sf = full_game(game)
         b = load_blueprint(sf, blueprint)
         reaches = tree_values.reaches(sf.tree, sf.tree_profile(b))
@@ -229,7 +248,13 @@ class BlueprintQuantities:
             profile = (b[0], br) if i == 0 else (br, b[1])
             values.append(tree_values.node_values(sf.tree, sf.tree_profile(profile)))
             brs.append(br)
-        return cls(sf, b, reaches, (values[0], values[1]), (brs[0], brs[1]))
+        return cls(
+            sf=sf,
+            blueprint=b,
+            reaches=reaches,
+            values=(values[0], values[1]),
+            best_responses=(brs[0], brs[1]),
+        )
 
     def root_values(self, subgame: Subgame, player: int) -> RootValues:
         """The quantities of `subgame` for resolving `player`."""
@@ -260,4 +285,14 @@ class BlueprintQuantities:
                 f"game {self.sf.name}: player {o}'s reach differs between the histories of its "
                 f"root information set {keys[k]!r} (imperfect recall at the cut?)"
             )
-        return RootValues(player, roots, reach, value, keys, index, weight, cfbr, opp_reach)
+        return RootValues(
+            player=player,
+            roots=roots,
+            reach=reach,
+            value=value,
+            keys=keys,
+            root_infoset=index,
+            weight=weight,
+            cfbr=cfbr,
+            opp_reach=opp_reach,
+        )

@@ -58,8 +58,10 @@ def _infoset_sequences(seq_start: IntArray, num_actions: IntArray) -> IntArray:
 def _sequence_map(
     sf: TreeSequenceForm, gadget: GadgetGame, player: int
 ) -> tuple[IntArray, IntArray]:
-    """The sequences of `player`'s non-auxiliary gadget information sets and the same
-    sequences of the full game (matched by information state key; same action order)."""
+    """The sequences of `player`'s non-auxiliary gadget information sets and of the full game.
+
+    The same sequences in both, matched by information state key (same action order).
+    """
     gtp, tp = gadget.sf.treeplexes[player], sf.treeplexes[player]
     local = np.flatnonzero(gadget.original_infosets(player))
     keys, index = gadget.sf.infoset_keys(player), _key_index(sf, player)
@@ -74,8 +76,11 @@ def _sequence_map(
 def splice(
     sf: TreeSequenceForm, blueprint: policies.Behavioural, solutions: Sequence[ggse.GadgetSolution]
 ) -> policies.Behavioural:
-    """The blueprint with each solution's strategies at the gadget's non-auxiliary information
-    sets (the solved player's, both players' for the unsafe subgame); fresh arrays."""
+    """The blueprint with each solution's strategies at its gadget's information sets.
+
+    The strategies at the gadget's non-auxiliary information sets (the solved player's, both
+    players' for the unsafe subgame) replace the blueprint's; fresh arrays.
+    """
     out = [np.array(blueprint[0], dtype=np.float64), np.array(blueprint[1], dtype=np.float64)]
     for sol in solutions:
         g = sol.gadget
@@ -90,9 +95,11 @@ def splice(
 def restrict(
     sf: TreeSequenceForm, behavioural: policies.Behavioural, gadget: GadgetGame
 ) -> policies.Behavioural:
-    """The inverse of `splice`: the gadget's strategies of a full-game profile at the
-    gadget's non-auxiliary information sets (uniform at the auxiliary ones), e.g. to evaluate
-    the blueprint inside a gadget."""
+    """The inverse of `splice`: the gadget's strategies of a full-game profile.
+
+    The profile's strategies at the gadget's non-auxiliary information sets (uniform at the
+    auxiliary ones), e.g. to evaluate the blueprint inside a gadget.
+    """
     if gadget.subgame.tree is not sf.tree:
         raise ValueError(f"game {sf.name}: {gadget.sf.name} was not built from this game")
     out = [tp.uniform.copy() for tp in gadget.sf.treeplexes]
@@ -102,7 +109,7 @@ def restrict(
     return out[0], out[1]
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class Resolution(stops.Stoppable):
     """Every subgame of a cut resolved with one technique.
 
@@ -133,6 +140,7 @@ def resolve(
     q: BlueprintQuantities,
     subgames: Sequence[Subgame],
     kind: GadgetKind,
+    *,
     prior: priors.PriorKind = "none",
     method: ggse.Method = "cfr",
     players: Sequence[int] = (0, 1),
@@ -141,56 +149,106 @@ def resolve(
     batch: bool = False,
     lp_vertex: str = "simplex",
 ) -> Resolution:
-    """Solves the `kind` gadget of every subgame for every player in `players` (once per
-    subgame for the unsafe subgame, which solves both) and splices the solutions into the
-    blueprint (`ggse.solve`; eps defaults to the method's; `lp_vertex` picks the LP's optimal
-    solution, `ggse.solve_lp`'s `vertex`). `batch` (CFR only) solves all gadgets by one run on
-    their union (`batch.solve_cfr_batch`), with the same result.
+    """Solves the `kind` gadget of every subgame and splices the solutions into the blueprint.
+
+    The gadget is solved for every player in `players` (once per subgame for the unsafe
+    subgame, which solves both) and the solutions are spliced into the blueprint (`ggse.solve`;
+    eps defaults to the method's; `lp_vertex` picks the LP's optimal solution,
+    `ggse.solve_lp`'s `vertex`). `batch` (CFR only) solves all gadgets by one run on their
+    union (`batch.solve_cfr_batch`), with the same result.
 
     Ctrl-C, SIGTERM or an enclosing `interrupts.deadline` stops it between gadgets and inside
-    a solve (`Resolution.stop_reason`): the result so far is returned."""
+    a solve (`Resolution.stop_reason`): the result so far is returned.
+    """
     if batch and method != "cfr":
         raise ValueError(f"game {q.sf.name}: batch=True needs method 'cfr', got {method!r}")
     solutions: list[ggse.GadgetSolution] = []
-    skipped: list[tuple[int, int | None]] = []
-    gadgets, gadget_priors = [], []
     with interrupts.graceful():
-        for sub in subgames:
-            for i in [None] if kind == "unsafe" else list(players):
-                rv = q.root_values(sub, 0 if i is None else i)
-                reached = rv.reach.prod(axis=0) if i is None else rv.w
-                if not np.any(reached > 0):
-                    skipped.append((sub.index, i))
-                    continue
-                if interrupts.requested():
-                    break
-                gadget = gadget_game(kind, q, sub, i)
-                gadgets.append(gadget)
-                gadget_priors.append(priors.gadget_prior(gadget, prior))
+        gadgets, gadget_priors, skipped = _gadgets(q, subgames, kind, prior=prior, players=players)
         if interrupts.requested():
             gadgets = []  # none solved: the blueprint everywhere
         if batch and gadgets:
             e = ggse.DEFAULT_EPS if eps is None else eps
-            solutions.extend(batch_lib.solve_cfr_batch(gadgets, gadget_priors, e, iterations))
+            solutions.extend(
+                batch_lib.solve_cfr_batch(gadgets, gadget_priors, e, iterations=iterations)
+            )
         else:
-            for gadget, pi in zip(gadgets, gadget_priors):
-                if interrupts.requested():
-                    break
-                try:
-                    solutions.append(
-                        ggse.solve(
-                            gadget, pi, method, eps=eps, iterations=iterations, lp_vertex=lp_vertex
-                        )
-                    )
-                except interrupts.Interrupted:  # an LP has no solution so far
-                    break
+            solutions = _solve_each(
+                gadgets,
+                gadget_priors,
+                method,
+                eps=eps,
+                iterations=iterations,
+                lp_vertex=lp_vertex,
+            )
     b = splice(q.sf, q.blueprint, solutions)
     return Resolution(
-        q.sf, b, tuple(solutions), tuple(skipped), interrupts.stop_reason() or "solved"
+        sf=q.sf,
+        behavioural=b,
+        solutions=tuple(solutions),
+        skipped=tuple(skipped),
+        stop_reason=interrupts.stop_reason() or "solved",
     )
 
 
-@dataclasses.dataclass(frozen=True)
+def _gadgets(
+    q: BlueprintQuantities,
+    subgames: Sequence[Subgame],
+    kind: GadgetKind,
+    *,
+    prior: priors.PriorKind,
+    players: Sequence[int],
+) -> tuple[list[GadgetGame], list[priors.Prior | None], list[tuple[int, int | None]]]:
+    """The gadgets `resolve` solves, their priors, and the (subgame, player) pairs it skips.
+
+    A pair is skipped when the player (for the unsafe subgame: the profile) never reaches the
+    subgame. After Ctrl-C no further gadget is built (unreached pairs are still recorded).
+    """
+    gadgets: list[GadgetGame] = []
+    gadget_priors: list[priors.Prior | None] = []
+    skipped: list[tuple[int, int | None]] = []
+    for sub in subgames:
+        for i in [None] if kind == "unsafe" else list(players):
+            rv = q.root_values(sub, 0 if i is None else i)
+            reached = rv.reach.prod(axis=0) if i is None else rv.w
+            if not np.any(reached > 0):
+                skipped.append((sub.index, i))
+                continue
+            if interrupts.requested():
+                break
+            gadget = gadget_game(kind, q, sub, player=i)
+            gadgets.append(gadget)
+            gadget_priors.append(priors.gadget_prior(gadget, prior))
+    return gadgets, gadget_priors, skipped
+
+
+def _solve_each(
+    gadgets: Sequence[GadgetGame],
+    gadget_priors: Sequence[priors.Prior | None],
+    method: ggse.Method,
+    *,
+    eps: float | None,
+    iterations: int,
+    lp_vertex: str,
+) -> list[ggse.GadgetSolution]:
+    """`ggse.solve` on each gadget in turn; stops before the next one on Ctrl-C.
+
+    An LP interrupted inside has no solution so far: the gadgets solved before it are returned.
+    """
+    solutions: list[ggse.GadgetSolution] = []
+    for gadget, pi in zip(gadgets, gadget_priors):
+        if interrupts.requested():
+            break
+        try:
+            solutions.append(
+                ggse.solve(gadget, pi, method, eps=eps, iterations=iterations, lp_vertex=lp_vertex)
+            )
+        except interrupts.Interrupted:  # an LP has no solution so far
+            break
+    return solutions
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RootImprovements:
     """Delta(s_o) per opponent root information set of one subgame (player i's utility).
 
@@ -209,24 +267,33 @@ class RootImprovements:
 
     @property
     def delta(self) -> FloatArray:
+        """Delta(s_o) = after - before per opponent root information set."""
         return self.after - self.before
 
 
 def root_improvements(
     before: BlueprintQuantities, after: BlueprintQuantities, subgame: Subgame, player: int
 ) -> RootImprovements:
-    """Delta(s_o) of Theorem 1 between two profiles' quantities (e.g. the blueprint and the
-    spliced profile)."""
+    """Delta(s_o) of Theorem 1 between two profiles' quantities.
+
+    E.g. between the blueprint and the spliced profile.
+    """
     rv0, rv1 = before.root_values(subgame, player), after.root_values(subgame, player)
     if not np.allclose(rv0.weight, rv1.weight, atol=1e-12, rtol=1e-9):
         raise ValueError(
             f"game {before.sf.name}: player {player}'s strategies differ above subgame "
             f"{subgame.index} (the weights W(s_o) differ)"
         )
-    return RootImprovements(player, rv0.keys, rv0.weight, rv0.sign * rv0.cfbr, rv1.sign * rv1.cfbr)
+    return RootImprovements(
+        player=player,
+        keys=rv0.keys,
+        weight=rv0.weight,
+        before=rv0.sign * rv0.cfbr,
+        after=rv1.sign * rv1.cfbr,
+    )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SafetyReport:
     """Safety of a resolved strategy of player i (module docstring).
 
@@ -250,10 +317,12 @@ class SafetyReport:
 
     @property
     def safe(self) -> bool:
+        """Whether E(pi_i) <= E(pi_bar_i) (up to `THEOREM_TOLERANCE`)."""
         return self.exploitability <= self.blueprint_exploitability + THEOREM_TOLERANCE
 
     @property
     def theorem1_holds(self) -> bool:
+        """Whether the gain is at least Theorem 1's bound (up to `THEOREM_TOLERANCE`)."""
         return self.gain >= self.theorem1_bound - THEOREM_TOLERANCE
 
 
@@ -261,11 +330,15 @@ def safety_report(
     before: BlueprintQuantities,
     after: BlueprintQuantities,
     subgames: Sequence[Subgame],
+    *,
     player: int,
     value0: float | None = None,
 ) -> SafetyReport:
-    """Theorem 1 and the safety of player `player`'s new strategy (`after.blueprint`) against
-    the blueprint (`before.blueprint`), over the given subgames of one cut."""
+    """Theorem 1 and the safety of player `player`'s new strategy against the blueprint.
+
+    The new strategy is `after.blueprint`, the blueprint `before.blueprint`, over the given
+    subgames of one cut.
+    """
     sf = before.sf
     if after.sf is not sf:
         raise ValueError(f"game {sf.name}: the two profiles belong to different games")
@@ -285,10 +358,18 @@ def safety_report(
     profile = evaluate.evaluate_profile(sf, after.blueprint).exploitability
     all_deltas = np.concatenate(deltas) if deltas else np.zeros(0)
     min_delta = float(all_deltas.min()) if len(all_deltas) else 0.0
-    return SafetyReport(player, min_delta, e_before, e_after, profile, e_before - e_after, bound)
+    return SafetyReport(
+        player=player,
+        min_delta=min_delta,
+        blueprint_exploitability=e_before,
+        exploitability=e_after,
+        profile_exploitability=profile,
+        gain=e_before - e_after,
+        theorem1_bound=bound,
+    )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class OptimalContinuation:
     """Definition 3's optimal continuation.
 
@@ -312,6 +393,7 @@ def optimal_continuation(
     q: BlueprintQuantities,
     player: int,
     subgames: Sequence[Subgame],
+    *,
     fixed: Literal["trunk", "ancestors"] = "trunk",
     value0: float | None = None,
 ) -> OptimalContinuation:
@@ -367,4 +449,10 @@ def optimal_continuation(
     seqs = _infoset_sequences(tp.seq_start[sub_inf], tp.num_actions[sub_inf])
     out[player][seqs] = solution.behavioural[player][seqs]
     value = sign * solution.value
-    return OptimalContinuation(player, value, sign * v0 - value, (out[0], out[1]), solution)
+    return OptimalContinuation(
+        player=player,
+        value=value,
+        exploitability=sign * v0 - value,
+        behavioural=(out[0], out[1]),
+        solution=solution,
+    )

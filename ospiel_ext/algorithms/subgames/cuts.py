@@ -77,21 +77,25 @@ class Cut:
 
     @classmethod
     def after_moves(cls, k: int) -> Cut:
+        """The cut after at least `k` player moves on the path (chance not counted)."""
         return cls("after_moves", k)
 
     @classmethod
     def after_public_chance(cls) -> Cut:
+        """The cut just after the first chance node with a player move above it."""
         return cls("after_public_chance")
 
     @classmethod
     def before_public_chance(cls) -> Cut:
-        """The end of a betting round: the first chance node on each path with a player move
-        above it (Leduc: before the public card is dealt). As subgame roots it selects what
-        `after_public_chance` selects (a chance node at a cut is replaced by its children); as
+        """The cut at the end of a betting round (Leduc: before the public card is dealt).
+
+        The first chance node on each path with a player move above it. As subgame roots it selects
+        what `after_public_chance` selects (a chance node at a cut is replaced by its children); as
         a depth limit (`depth_limited.depth_limit`) the chance node itself is the leaf, so the
-        opponent picks its continuation once per history before the deal - the limits "at the
-        end of the first betting round" of Brown, Sandholm & Amos (2018), "Depth-Limited
-        Solving for Imperfect-Information Games", Section 6."""
+        opponent picks its continuation once per history before the deal - the limits "at the end of
+        the first betting round" of Brown, Sandholm & Amos (2018), "Depth-Limited Solving for
+        Imperfect-Information Games", Section 6.
+        """
         return cls("before_public_chance")
 
     @property
@@ -101,6 +105,7 @@ class Cut:
 
     @classmethod
     def after_chance_events(cls, k: int) -> Cut:
+        """The cut after at least `k` chance events on the path."""
         return cls("after_chance_events", k)
 
     @classmethod
@@ -111,12 +116,13 @@ class Cut:
         return cls("predicate", 0, predicate)
 
     def describe(self) -> str:
+        """A short label of the cut: e.g. 'after_moves(2)', 'after_public_chance()', 'predicate'."""
         if self.kind in ("after_moves", "after_chance_events"):
             return f"{self.kind}({self.count})"
         return f"{self.kind}()" if self.kind != "predicate" else "predicate"
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class RootSet:
     """The roots of a cut of a tree.
 
@@ -139,6 +145,7 @@ class RootSet:
 
     @property
     def num_roots(self) -> int:
+        """Number of roots."""
         return len(self.roots)
 
 
@@ -163,8 +170,10 @@ def _past_cut(tree: GameTree, cut: Cut) -> NDArray[np.bool_]:
 
 
 def _predicate_candidates(tree: GameTree, predicate: StatePredicate) -> IntArray:
-    """The first nodes of each path whose pyspiel state satisfies `predicate` (one iterative
-    walk over the trunk only; node ids follow child_start + k)."""
+    """The first nodes of each path whose pyspiel state satisfies `predicate`.
+
+    One iterative walk over the trunk only; node ids follow child_start + k.
+    """
     if tree.game is None:
         raise ValueError(f"{tree.name}: a predicate cut needs a tree built from a pyspiel game")
     found = []
@@ -203,8 +212,11 @@ def _roots_from_candidates(tree: GameTree, candidates: IntArray) -> IntArray:
 
 
 def cut_nodes(tree: GameTree, cut: Cut) -> IntArray:
-    """The first nodes of each path at or past `cut` (ascending; chance nodes and leaves
-    included, before `find_roots` replaces the one by its children and drops the other)."""
+    """The first nodes of each path at or past `cut` (ascending).
+
+    Chance nodes and leaves are included, before `find_roots` replaces the one by its children
+    and drops the other.
+    """
     if cut.kind == "predicate":
         assert cut.predicate is not None
         return _predicate_candidates(tree, cut.predicate)
@@ -246,10 +258,12 @@ def find_roots(tree: GameTree, cut: Cut) -> RootSet:
 def root_set(
     tree: GameTree, cut: Cut, roots: ArrayLike, keys: tuple[Sequence[str], Sequence[str]]
 ) -> RootSet:
-    """The `RootSet` of given roots (ascending node ids, none below another) with both
-    players' information states at them, after the checks of the module docstring; for trees
-    without a pyspiel game behind them, e.g. a public state of a game too large to compile
-    (`depth_limited.large`)."""
+    """The `RootSet` of given roots with both players' information states at them.
+
+    The roots are ascending node ids, none below another; the result comes after the checks of
+    the module docstring. For trees without a pyspiel game behind them, e.g. a public state of a
+    game too large to compile (`depth_limited.large`).
+    """
     roots = np.asarray(roots, dtype=np.int64)
     if len(keys[0]) != len(roots) or len(keys[1]) != len(roots):
         raise ValueError(f"game {tree.name}: {len(roots)} roots but {len(keys[0])} / "
@@ -262,7 +276,14 @@ def root_set(
     if np.any(root_of[roots] != np.arange(len(roots))):
         raise ValueError(f"game {tree.name}: a root of the cut {cut.describe()} lies below another")
     key_ids = (arrays.intern(list(keys[0])), arrays.intern(list(keys[1])))
-    rs = RootSet(tree, cut, roots, root_of, (tuple(keys[0]), tuple(keys[1])), key_ids)
+    rs = RootSet(
+        tree=tree,
+        cut=cut,
+        roots=roots,
+        root_of=root_of,
+        keys=(tuple(keys[0]), tuple(keys[1])),
+        key_ids=key_ids,
+    )
     _check_cut(rs)
     return rs
 
@@ -313,14 +334,17 @@ class Subgame:
 
     @property
     def tree(self) -> GameTree:
+        """The full game tree."""
         return self.root_set.tree
 
     @property
     def roots(self) -> IntArray:
+        """This subgame's root node ids (ascending)."""
         return self.root_set.roots[self.root_indices]
 
     @property
     def num_roots(self) -> int:
+        """Number of this subgame's roots."""
         return len(self.root_indices)
 
     def root_keys(self, player: int) -> tuple[str, ...]:
@@ -329,8 +353,10 @@ class Subgame:
         return tuple(keys[k] for k in self.root_indices.tolist())
 
     def root_infosets(self, player: int) -> tuple[tuple[str, ...], IntArray]:
-        """(distinct root information states of `player` in order of first appearance, the
-        index of each root's one)."""
+        """`player`'s distinct root information states and the index of each root's one.
+
+        The distinct states come in order of first appearance.
+        """
         keys = self.root_keys(player)
         ids = arrays.intern(list(keys))
         return tuple(dict.fromkeys(keys)), ids
@@ -359,8 +385,10 @@ class Subgame:
 
 
 def public_states(root_set: RootSet, public_key: PublicKey | None = None) -> tuple[Subgame, ...]:
-    """The subgames of a cut: connected components of roots, root information states and the
-    decision information sets below the roots (see the module docstring).
+    """The subgames of a cut: connected components of its roots and information sets.
+
+    The components of the graph of roots, root information states and the decision information
+    sets below the roots (see the module docstring).
 
     Args:
       root_set: `find_roots`'s answer.
@@ -403,8 +431,11 @@ def subgames(tree: GameTree, cut: Cut, public_key: PublicKey | None = None) -> t
 
 
 def parse_cut(spec: str) -> Cut:
-    """'after_moves=K', 'public_chance', 'after_chance_events=K' or 'module:function' (a
-    predicate on pyspiel states) as a `Cut`."""
+    """A cut spec as a `Cut`.
+
+    The spec is 'after_moves=K', 'public_chance', 'after_chance_events=K' or 'module:function'
+    (a predicate on pyspiel states).
+    """
     if ":" in spec:
         module_name, _, function = spec.partition(":")
         try:

@@ -56,7 +56,7 @@ def parse_technique(technique: str) -> tuple[str, str]:
     return kind, prior or "none"
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class Task:
     """One solve of the grid.
 
@@ -90,7 +90,7 @@ class Task:
         )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Record:
     """The outcome of one `Task` (all exploitabilities in OpenSpiel's sense).
 
@@ -127,6 +127,7 @@ class Record:
     lp_vertex: str = "simplex"
 
     def as_dict(self) -> dict:
+        """The record as a dict of its fields (`dataclasses.asdict`)."""
         return dataclasses.asdict(self)
 
 
@@ -155,15 +156,18 @@ def resolve_profile(
     q: blueprints.BlueprintQuantities,
     subs: Sequence[cuts.Subgame],
     technique: str,
+    *,
     solver: str,
     iterations: int,
     eps: float,
     value0: float,
     lp_vertex: str = "simplex",
 ) -> tuple[policies.Behavioural, combine.Resolution | None]:
-    """The blueprint with every subgame in `subs` resolved by `technique` for both players
-    (CFR+ in one batched run; `lp_vertex` as `combine.resolve`'s), and the `Resolution` (None
-    for the optimal continuation)."""
+    """The blueprint with every subgame in `subs` resolved by `technique`, and the `Resolution`.
+
+    Every subgame is resolved for both players (CFR+ in one batched run; `lp_vertex` as
+    `combine.resolve`'s); the `Resolution` is None for the optimal continuation.
+    """
     kind, prior = parse_technique(technique)
     if kind == "optimal_continuation":
         oc = [combine.optimal_continuation(q, p, subs, value0=value0) for p in (0, 1)]
@@ -173,8 +177,8 @@ def resolve_profile(
         q,
         subs,
         cast(gadgets.GadgetKind, kind),  # parse_technique checked both names
-        cast(priors.PriorKind, prior),
-        method,
+        prior=cast(priors.PriorKind, prior),
+        method=method,
         eps=eps,
         iterations=iterations,
         batch=method == "cfr",
@@ -192,11 +196,17 @@ def run_task(task: Task) -> Record:
     before = blueprints.BlueprintQuantities.compute(sf, task.behavioural)
     value0 = evaluate.game_value(sf)
     profile, _ = resolve_profile(
-        before, subs, task.technique, task.solver, task.iterations, task.eps, value0,
-        task.lp_vertex,
-    )  # fmt: skip
+        before,
+        subs,
+        task.technique,
+        solver=task.solver,
+        iterations=task.iterations,
+        eps=task.eps,
+        value0=value0,
+        lp_vertex=task.lp_vertex,
+    )
     after = blueprints.BlueprintQuantities.compute(sf, profile)
-    reports = [combine.safety_report(before, after, subs, p, value0) for p in (0, 1)]
+    reports = [combine.safety_report(before, after, subs, player=p, value0=value0) for p in (0, 1)]
     return Record(
         game=task.game,
         cut=task.cut,
@@ -225,16 +235,19 @@ def grid(
     cases: Sequence[tuple[str, str]],
     blueprint_sets: Sequence[Sequence[tuple[str, policies.Behavioural]]],
     techniques: Sequence[str],
+    *,
     solvers: Sequence[str],
     iterations: int = ggse.DEFAULT_ITERATIONS,
     eps: float = ggse.DEFAULT_EPS,
     lp_vertices: Sequence[str] = ("simplex",),
 ) -> list[Task]:
     """Every (case, blueprint, technique, solver); `blueprint_sets[k]` are case k's blueprints.
+
     The optimal continuation is an LP whatever the solver: it appears once, with 'lp'. LP
     tasks of a technique without a prior (resolving/none, max_margin/none), whose gadget LP has
     many optimal solutions, are run once per `lp_vertices` (`ggse.LP_VERTICES`); the others
-    with the first."""
+    with the first.
+    """
     tasks = []
     for (game, cut), bps in zip(cases, blueprint_sets, strict=True):
         for (label, b), technique, solver in itertools.product(bps, techniques, solvers):
@@ -243,7 +256,19 @@ def grid(
             s = "lp" if technique == "optimal_continuation" else solver
             vertices = lp_vertices if s == "lp" and technique in NO_PRIOR else lp_vertices[:1]
             for v in vertices:
-                tasks.append(Task(game, cut, label, b, technique, s, iterations, eps, v))
+                tasks.append(
+                    Task(
+                        game=game,
+                        cut=cut,
+                        blueprint=label,
+                        behavioural=b,
+                        technique=technique,
+                        solver=s,
+                        iterations=iterations,
+                        eps=eps,
+                        lp_vertex=v,
+                    )
+                )
     for t in tasks:
         check_task(t)
     return tasks
@@ -254,12 +279,14 @@ def sweep(
     executor: cf.Executor,
     stop: Callable[[], bool] | None = None,
 ) -> sweeps.SweepResult[Record]:
-    """`run_task` over `tasks` on the executor (`sweeps.map_tasks`: Ctrl-C / stop() return the
-    finished records)."""
+    """`run_task` over `tasks` on the executor (`sweeps.map_tasks`).
+
+    Ctrl-C / stop() return the finished records.
+    """
     return sweeps.map_tasks(run_task, tasks, executor, stop=stop)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class TTest:
     """Appendix B.1's paired one-sided t-test of two techniques over matched blueprints.
 
@@ -280,9 +307,12 @@ class TTest:
 
 
 def paired_t_tests(records: Sequence[Record], techniques: Sequence[str]) -> list[TTest]:
-    """For every (game, cut, solver) and ordered pair of distinct techniques, the test over
-    the blueprints both were run on (pairs with fewer than two blueprints are left out).
-    Optimal-continuation records (always LP) are matched to every solver."""
+    """Appendix B.1's t-test for every (game, cut, solver) and ordered pair of techniques.
+
+    For every (game, cut, solver) and ordered pair of distinct techniques, the test over the
+    blueprints both were run on (pairs with fewer than two blueprints are left out).
+    Optimal-continuation records (always LP) are matched to every solver.
+    """
     exp: dict[tuple[str, str, str, str], dict[str, float]] = {}
     solvers = sorted({r.solver for r in records if r.technique != "optimal_continuation"})
     for r in records:
@@ -301,15 +331,15 @@ def paired_t_tests(records: Sequence[Record], techniques: Sequence[str]) -> list
                 test = scipy.stats.ttest_rel(x, y, alternative="less")
                 out.append(
                     TTest(
-                        game,
-                        cut,
-                        s,
-                        row,
-                        col,
-                        len(common),
-                        float(test.statistic),
-                        float(test.pvalue),
-                        float(np.mean(x - y)),
+                        game=game,
+                        cut=cut,
+                        solver=s,
+                        row=row,
+                        column=col,
+                        n=len(common),
+                        statistic=float(test.statistic),
+                        p_value=float(test.pvalue),
+                        mean_difference=float(np.mean(x - y)),
                     )
                 )
     return out

@@ -74,23 +74,39 @@ class DepthLimitLeaves(Protocol):
     """
 
     @property
-    def tree(self) -> GameTree: ...
+    def tree(self) -> GameTree:
+        """The full game tree they were found in."""
+        ...
+
     @property
-    def player(self) -> int: ...
+    def player(self) -> int:
+        """The solving player."""
+        ...
+
     @property
-    def row(self) -> IntArray: ...
+    def row(self) -> IntArray:
+        """For every node of `tree`, its index among the leaf states, or -1."""
+        ...
+
     @property
-    def expand(self) -> NDArray[np.bool_]: ...
+    def expand(self) -> NDArray[np.bool_]:
+        """True at the nodes strictly above the limit."""
+        ...
+
     @property
-    def leaf_keys(self) -> tuple[str, ...]: ...
+    def leaf_keys(self) -> tuple[str, ...]:
+        """The opponent's depth-limit information sets."""
+        ...
 
     def attach(self, builder: TreeBuilder, copy: SubtreeCopy, shift: float = 0.0) -> None:
-        """Makes the leaf states among `copy`'s nodes multi-valued leaves, values minus
-        `shift` (player 0's utility)."""
+        """Makes the leaf states among `copy`'s nodes multi-valued leaves, values minus `shift`.
+
+        The values are player 0's utility.
+        """
         ...
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class GadgetGame:
     """A gadget game (module docstring) compiled to a sequence form.
 
@@ -129,8 +145,10 @@ class GadgetGame:
         return (0, 1) if self.player is None else (self.player,)
 
     def original_infosets(self, player: int) -> NDArray[np.bool_]:
-        """Mask over `player`'s treeplex information sets: True where the key is the full
-        game's (not auxiliary, not a depth-limit leaf)."""
+        """Mask over `player`'s treeplex information sets: True where the key is the full game's.
+
+        False at the auxiliary information sets and the depth-limit leaves' ones.
+        """
         aux = set(self.aux_keys) | set(self.leaf_keys)
         return np.array([k not in aux for k in self.sf.infoset_keys(player)], dtype=bool)
 
@@ -171,6 +189,7 @@ def _finish(
     builder: TreeBuilder,
     kind: GadgetKind,
     player: int | None,
+    *,
     subgame: Subgame,
     rv: RootValues | None,
     aux: dict[str, tuple[str, ...]],
@@ -182,18 +201,18 @@ def _finish(
     tree = builder.freeze()
     tree.check_perfect_recall()
     return GadgetGame(
-        tree,
-        TreeSequenceForm(tree),
-        kind,
-        player,
-        subgame,
-        rv,
-        tuple(aux),
-        types.MappingProxyType(aux),
-        float(scale),
-        roots,
-        np.array(root_copy, dtype=np.int64),
-        () if leaves is None else leaves.leaf_keys,
+        tree=tree,
+        sf=TreeSequenceForm(tree),
+        kind=kind,
+        player=player,
+        subgame=subgame,
+        root_values=rv,
+        aux_keys=tuple(aux),
+        aux_targets=types.MappingProxyType(aux),
+        scale=float(scale),
+        roots=roots,
+        root_copy=np.array(root_copy, dtype=np.int64),
+        leaf_keys=() if leaves is None else leaves.leaf_keys,
     )
 
 
@@ -224,13 +243,16 @@ def _copy(
     builder: TreeBuilder,
     tree: GameTree,
     source: int,
+    *,
     target: int,
     leaves: DepthLimitLeaves | None,
     shift: float = 0.0,
 ) -> SubtreeCopy:
-    """Copies `tree`'s subtree at `source` to `target`, leaf utilities minus `shift` (player
-    0's); with depth-limit `leaves`, the copy stops at their nodes, which become multi-valued
-    leaves (values minus `shift`) of the leaves' opponent."""
+    """Copies `tree`'s subtree at `source` to `target`, leaf utilities minus `shift`.
+
+    The utilities are player 0's; with depth-limit `leaves`, the copy stops at their nodes,
+    which become multi-valued leaves (values minus `shift`) of the leaves' opponent.
+    """
     shifted = tree.lo - shift if shift else None
     if leaves is None:
         return builder.copy_subtree(tree, source, target, leaf_lo=shifted, leaf_hi=shifted)
@@ -272,13 +294,22 @@ def resolving_gadget(
         s = int(rv.root_infoset[j])
         terminate = builder.expand_decision(first + n, 1 - player, aux_of[n], (TERMINATE, CONTINUE))
         builder.set_leaf(terminate, float(rv.cfbr[s]), float(rv.cfbr[s]))
-        _copy(builder, tree, int(rv.roots[j]), terminate + 1, leaves)
+        _copy(builder, tree, int(rv.roots[j]), target=terminate + 1, leaves=leaves)
         root_copy.append(terminate + 1)
     aux: dict[str, tuple[str, ...]] = {
         key: (key[len(RESOLVE_PREFIX) :],) for key in dict.fromkeys(aux_of)
     }
     return _finish(
-        builder, "resolving", player, subgame, rv, aux, w.sum(), rv.roots[kept], root_copy, leaves
+        builder,
+        "resolving",
+        player,
+        subgame=subgame,
+        rv=rv,
+        aux=aux,
+        scale=w.sum(),
+        roots=rv.roots[kept],
+        root_copy=root_copy,
+        leaves=leaves,
     )
 
 
@@ -286,6 +317,7 @@ def max_margin_gadget(
     q: BlueprintQuantities,
     subgame: Subgame,
     player: int,
+    *,
     relax: Mapping[str, float] | None = None,
     leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
@@ -323,20 +355,40 @@ def max_margin_gadget(
         chance = builder.expand_chance(first + n, range(len(members)), w / w.sum())
         for m, j in enumerate(members.tolist()):
             # the margin u(z) - target(s_o), player 0's utility
-            _copy(builder, tree, int(rv.roots[j]), chance + m, leaves, float(shift[s]))
+            _copy(
+                builder,
+                tree,
+                int(rv.roots[j]),
+                target=chance + m,
+                leaves=leaves,
+                shift=float(shift[s]),
+            )
             roots.append(int(rv.roots[j]))
             root_copy.append(chance + m)
     aux = {MAX_MARGIN_KEY: tuple(rv.keys[s] for s in targets.tolist())}
     roots_array = np.array(roots, dtype=np.int64)
-    return _finish(builder, kind, player, subgame, rv, aux, 1.0, roots_array, root_copy, leaves)
+    return _finish(
+        builder,
+        kind,
+        player,
+        subgame=subgame,
+        rv=rv,
+        aux=aux,
+        scale=1.0,
+        roots=roots_array,
+        root_copy=root_copy,
+        leaves=leaves,
+    )
 
 
 def unsafe_subgame(
     q: BlueprintQuantities, subgame: Subgame, leaves: DepthLimitLeaves | None = None
 ) -> GadgetGame:
     """The unsafe subgame: chance over the roots proportional to P_0 P_1 P_c (Section 2.1).
+
     It solves both players; with depth-limit `leaves`, only the leaves' player (the other one
-    picks among the continuation values)."""
+    picks among the continuation values).
+    """
     player = None if leaves is None else leaves.player
     _check_leaves(q, subgame, leaves, player)
     builder = _builder(q, subgame, "unsafe", player)
@@ -352,21 +404,32 @@ def unsafe_subgame(
     first = builder.expand_chance(builder.add_root(), range(len(kept)), w / w.sum())
     tree = q.sf.tree
     for n, j in enumerate(kept.tolist()):
-        _copy(builder, tree, int(rv.roots[j]), first + n, leaves)
+        _copy(builder, tree, int(rv.roots[j]), target=first + n, leaves=leaves)
     root_copy = (first + np.arange(len(kept))).tolist()
     return _finish(
-        builder, "unsafe", player, subgame, None, {}, w.sum(), rv.roots[kept], root_copy, leaves
+        builder,
+        "unsafe",
+        player,
+        subgame=subgame,
+        rv=None,
+        aux={},
+        scale=w.sum(),
+        roots=rv.roots[kept],
+        root_copy=root_copy,
+        leaves=leaves,
     )
 
 
 def start_of_game(tree: GameTree, player: int, leaf_keys: tuple[str, ...] = ()) -> GadgetGame:
-    """`tree` itself as the gadget game of its one subgame, rooted at the start of the game,
-    solved for `player`: the unsafe subgame of the root (Section 2.1), whose chance weights are
-    the game's own, so no blueprint is needed, and no gadget either (Brown, Sandholm & Amos
-    2018, Proposition 1). For trees built without a compiled full game, e.g. a depth-limited
-    game walked from pyspiel states (`depth_limited.from_states`), whose opponent picks among
-    continuation values at `leaf_keys`; the gadget solvers (`ggse.solve`) then solve it like
-    any other gadget. The root's information states are the empty ones."""
+    """`tree` itself as the gadget game of its one subgame, rooted at the start of the game.
+
+    It is solved for `player`: the unsafe subgame of the root (Section 2.1), whose chance weights
+    are the game's own, so no blueprint is needed, and no gadget either (Brown, Sandholm & Amos
+    2018, Proposition 1). For trees built without a compiled full game, e.g. a depth-limited game
+    walked from pyspiel states (`depth_limited.from_states`), whose opponent picks among
+    continuation values at `leaf_keys`; the gadget solvers (`ggse.solve`) then solve it like any
+    other gadget. The root's information states are the empty ones.
+    """
     _check_player_of(tree.name, player)
     tree.check_perfect_recall()
     root = np.zeros(1, dtype=np.int64)
@@ -391,18 +454,22 @@ def gadget_game(
     kind: GadgetKind,
     q: BlueprintQuantities,
     subgame: Subgame,
+    *,
     player: int | None,
     leaves: DepthLimitLeaves | None = None,
 ) -> GadgetGame:
-    """`resolving_gadget`, `max_margin_gadget` or `unsafe_subgame` by name (`player` is
-    ignored by 'unsafe', which solves both players, or with `leaves` the leaves' player)."""
+    """`resolving_gadget`, `max_margin_gadget` or `unsafe_subgame` by name.
+
+    `player` is ignored by 'unsafe', which solves both players, or with `leaves` the leaves'
+    player.
+    """
     if kind == "resolving" and player is not None:
         return resolving_gadget(q, subgame, player, leaves)
     if kind == "max_margin" and player is not None:
         return max_margin_gadget(q, subgame, player, leaves=leaves)
     if kind == "reach_max_margin" and player is not None:
         relax = reach_margin.reach_gifts(q, subgame.root_set, player)
-        return max_margin_gadget(q, subgame, player, relax, leaves)
+        return max_margin_gadget(q, subgame, player, relax=relax, leaves=leaves)
     if kind == "unsafe":
         return unsafe_subgame(q, subgame, leaves)
     raise ValueError(

@@ -94,7 +94,7 @@ class GadgetSolution:
 
     @property
     def unnormalised_value(self) -> float:
-        """scale * value: the value with the chance weights of Section 3 (need not sum to 1)."""
+        """Scale * value: the value with the chance weights of Section 3 (need not sum to 1)."""
         return self.gadget.scale * self.value
 
 
@@ -105,9 +105,11 @@ def _solved_player(gadget: GadgetGame) -> int:
 def lower_bounds(
     gadget: GadgetGame, prior: Mapping[str, ArrayLike] | None, eps: float
 ) -> BehaviouralLowerBounds | None:
-    """The trembles of Definition 2, eps * prior at the auxiliary information sets, as the
-    bounds every solver takes; None without a prior. ValueError unless eps is in (0, 1) and
-    every key of the prior is an auxiliary information set of the gadget."""
+    """The trembles of Definition 2, eps * prior at the auxiliary information sets.
+
+    They are the bounds every solver takes; None without a prior. ValueError unless eps is in
+    (0, 1) and every key of the prior is an auxiliary information set of the gadget.
+    """
     if prior is None:
         return None
     if not (np.isfinite(eps) and 0 < eps < 1):
@@ -135,9 +137,11 @@ def solve_cfr(
     config: cfr.CFRConfig = cfr.CFR_PLUS,
     time_limit: float | None = None,
 ) -> GadgetSolution:
-    """GGSE by CFR+ with basis matrices at the auxiliary information sets (Section 7.2);
-    plain CFR+ without a prior. Runs through `solver.run` (Ctrl-C or `time_limit` seconds
-    return the average so far)."""
+    """GGSE by CFR+ with basis matrices at the auxiliary information sets (Section 7.2).
+
+    Plain CFR+ without a prior. Runs through `solver.run` (Ctrl-C or `time_limit` seconds
+    return the average so far).
+    """
     _check_iterations(gadget, iterations)
     bounds = lower_bounds(gadget, prior, eps)
     solver = cfr.CFRVariantSolver(gadget.sf, config, lower_bounds=bounds)
@@ -222,8 +226,11 @@ def _parse_vertex(gadget: GadgetGame, vertex: str) -> tuple[str, int | None]:
 def _random_optimal_plan(
     model: lp.SequenceFormLP, objective: float, tolerance: float, seed: int
 ) -> FloatArray:
-    """Player i's realization plan at the vertex of the LP's optimal face (objective within
-    `tolerance` of `objective`) that maximises a Gaussian random linear function."""
+    """Player i's realization plan at a random vertex of the LP's optimal face.
+
+    The optimal face is where the objective is within `tolerance` of `objective`; the vertex is
+    the one that maximises a Gaussian random linear function.
+    """
     n = model.program.column_range("x")
     costs = np.random.default_rng(seed).standard_normal(n.stop - n.start)
     face = model.program.optimal_face(objective, tolerance, lp.FIRST_FREE_KIND, {"x": costs})
@@ -242,8 +249,9 @@ def solve_lp(
     require_stable: bool = False,
     vertex: str = "simplex",
 ) -> GadgetSolution:
-    """GGSE by the perturbed sequence-form LP with the eps schedule of Section 7.1 (module
-    docstring); the plain LP (a vertex Nash equilibrium) without a prior.
+    """GGSE by the perturbed sequence-form LP with the eps schedule of Section 7.1.
+
+    See the module docstring; the plain LP (a vertex Nash equilibrium) without a prior.
 
     Args:
       gadget: the gadget game.
@@ -345,9 +353,11 @@ def solve(
     time_limit: float | None = None,
     lp_vertex: str = "simplex",
 ) -> GadgetSolution:
-    """`solve_cfr`, `solve_lp` or `solve_egt` by name; `eps` (default: `DEFAULT_EPS`, for the
-    LP `LP_EPS0`) is the LP's first eps; `time_limit` (seconds) bounds CFR+ and EGT;
-    `lp_vertex` is `solve_lp`'s `vertex`."""
+    """`solve_cfr`, `solve_lp` or `solve_egt` by name.
+
+    `eps` (default: `DEFAULT_EPS`, for the LP `LP_EPS0`) is the LP's first eps; `time_limit`
+    (seconds) bounds CFR+ and EGT; `lp_vertex` is `solve_lp`'s `vertex`.
+    """
     e = DEFAULT_EPS if eps is None else eps
     if method == "cfr":
         return solve_cfr(gadget, prior, e, iterations=iterations, time_limit=time_limit)

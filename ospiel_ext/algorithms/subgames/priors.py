@@ -57,8 +57,9 @@ def _normalised_reach(gadget: GadgetGame, targets: tuple[str, ...]) -> NDArray[n
 
 
 def gadget_prior(gadget: GadgetGame, kind: PriorKind, clip: float = DEFAULT_CLIP) -> Prior | None:
-    """The prior pi^P of the gadget's auxiliary information sets (module docstring), as
-    {auxiliary key: distribution over its legal actions}, or None for 'none'.
+    """The prior pi^P of the gadget's auxiliary information sets (module docstring).
+
+    As {auxiliary key: distribution over its legal actions}, or None for 'none'.
 
     Raises:
       ValueError: unknown kind, clip outside (0, 1/2), or a prior asked of the unsafe

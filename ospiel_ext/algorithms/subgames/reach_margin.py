@@ -33,8 +33,9 @@ from ospiel_ext.algorithms.subgames.cuts import RootSet
 
 
 def reach_gifts(q: BlueprintQuantities, root_set: RootSet, player: int) -> dict[str, float]:
-    """relax(s_o) >= 0 for every opponent root information set of the cut (module docstring),
-    keyed by the opponent's information state at the roots; for `max_margin_gadget(relax=)`.
+    """relax(s_o) >= 0 for every opponent root information set of the cut (module docstring).
+
+    Keyed by the opponent's information state at the roots; for `max_margin_gadget(relax=)`.
 
     Raises:
       ValueError: the cut's tree is not the quantities' game, or player is not 0 or 1.

@@ -217,7 +217,7 @@ def test_nature_sampling_certificate_holds_in_the_true_game():
     # equilibrium of the true game (each player's gain), with probability 1 - 4 delta.
     game = pyspiel.load_game("kuhn_poker")
     nature = certificates.NatureSampling(0.05, 1e-6, support=6, max_nodes=100, seed=3)
-    cert = certificates.search(game, nature=nature).certificate
+    cert = certificates.search(game, black_box=certificates.BlackBox(nature=nature)).certificate
     deal = cert.trunk.chance_prob[list(cert.trunk.children(0))]
     assert not np.allclose(deal, 1 / 3, atol=1e-12)  # the sampled distribution
     pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
@@ -299,7 +299,13 @@ def test_verification_refuses_imperfect_recall():
     sf = sequence_form.TreeSequenceForm(trunk.tree())
     uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
     lower, upper = certificates.verify(sf, uniform)
-    cert = certificates.Certificate(sf, uniform, upper - lower, lower, upper)
+    cert = certificates.Certificate(
+        sequence_form=sf,
+        behavioural=uniform,
+        epsilon=upper - lower,
+        value_lower=lower,
+        value_upper=upper,
+    )
     outcome = certificates.verify_data(
         IMPERFECT_RECALL, *certificate_io.to_data(cert, IMPERFECT_RECALL)
     )

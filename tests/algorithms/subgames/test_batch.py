@@ -28,7 +28,7 @@ def test_a_batched_run_equals_separate_runs(leduc):
         ("max_margin", subs[2], 1, "blueprint"),
         ("unsafe", subs[3], None, "none"),
     ]
-    games = [gadgets.gadget_game(kind, q, sub, i) for kind, sub, i, _ in cases]
+    games = [gadgets.gadget_game(kind, q, sub, player=i) for kind, sub, i, _ in cases]
     pis = [priors.gadget_prior(g, kind) for g, (_, _, _, kind) in zip(games, cases)]
     for iterations, tolerance in ((20, 1e-9), (1000, 1e-3)):
         joint = batch.solve_cfr_batch(games, pis, eps=1e-2, iterations=iterations)
@@ -47,11 +47,13 @@ def test_a_batched_run_equals_separate_runs(leduc):
 def test_resolve_in_one_batch(leduc):
     q, subs = leduc
     some = subs[:3]
-    one = combine.resolve(q, some, "resolving", "uniform", "cfr", iterations=20, batch=True)
-    many = combine.resolve(q, some, "resolving", "uniform", "cfr", iterations=20)
+    one = combine.resolve(
+        q, some, "resolving", prior="uniform", method="cfr", iterations=20, batch=True
+    )
+    many = combine.resolve(q, some, "resolving", prior="uniform", method="cfr", iterations=20)
     for p in (0, 1):
         np.testing.assert_allclose(one.behavioural[p], many.behavioural[p], atol=1e-9)
     with pytest.raises(ValueError, match="batch=True needs method 'cfr'"):
-        combine.resolve(q, some, "resolving", "uniform", "lp", batch=True)
+        combine.resolve(q, some, "resolving", prior="uniform", method="lp", batch=True)
     with pytest.raises(ValueError, match="priors"):
         batch.solve_cfr_batch([one.solutions[0].gadget], [], iterations=10)

@@ -49,11 +49,11 @@ def test_safe_resolving_never_hurts(game, cut, seed):
     best = [combine.optimal_continuation(q, i, subs, value0=value0) for i in (0, 1)]
     for kind in ("resolving", "max_margin"):
         for prior in ("none", "uniform", "blueprint"):
-            res = combine.resolve(q, subs, kind, prior, "lp")
+            res = combine.resolve(q, subs, kind, prior=prior, method="lp")
             assert not res.skipped and all(s.optimal_at_zero for s in res.solutions)
             after = blueprints.BlueprintQuantities.compute(sf, res.behavioural)
             for i in (0, 1):
-                report = combine.safety_report(q, after, subs, i, value0)
+                report = combine.safety_report(q, after, subs, player=i, value0=value0)
                 assert report.min_delta >= -TOLERANCE
                 assert report.safe and report.theorem1_holds
                 assert report.exploitability >= best[i].exploitability - TOLERANCE
@@ -76,13 +76,13 @@ def test_optimal_continuation_fixes_the_trunk_and_is_safe():
     for i in (0, 1):
         trunk = _trunk_sequences(sf, subs, i)
         for fixed in ("trunk", "ancestors"):
-            oc = combine.optimal_continuation(q, i, subs, fixed, value0)
+            oc = combine.optimal_continuation(q, i, subs, fixed=fixed, value0=value0)
             np.testing.assert_allclose(oc.behavioural[i][trunk], q.blueprint[i][trunk])
             e = evaluate.player_exploitability(sf, oc.behavioural[i], i, value0)
             assert e == pytest.approx(oc.exploitability, abs=1e-9)
             assert e <= evaluate.player_exploitability(sf, q.blueprint[i], i, value0) + TOLERANCE
     with pytest.raises(ValueError, match="fixed must be"):
-        combine.optimal_continuation(q, 0, subs, "everything")
+        combine.optimal_continuation(q, 0, subs, fixed="everything")
     with pytest.raises(ValueError, match="one cut"):
         combine.optimal_continuation(q, 0, [])
 
@@ -99,4 +99,4 @@ def test_unsafe_resolving_splices_both_players():
         for p in (0, 1):
             np.testing.assert_allclose(back[p], sol.behavioural[p], atol=1e-12)
     with pytest.raises(ValueError, match="no auxiliary"):
-        combine.resolve(q, subs, "unsafe", "uniform", "lp")
+        combine.resolve(q, subs, "unsafe", prior="uniform", method="lp")

@@ -27,7 +27,9 @@ TECHNIQUES = ("resolving/none", "resolving/blueprint", "max_margin/uniform", "un
 @pytest.fixture(scope="module")
 def tasks():
     bps = blueprints.make_blueprints(GAME, [3], [1])
-    return ex.grid([(GAME, "after_moves=1")], [bps], TECHNIQUES, ["cfr_plus", "lp"], 50)
+    return ex.grid(
+        [(GAME, "after_moves=1")], [bps], TECHNIQUES, solvers=["cfr_plus", "lp"], iterations=50
+    )
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +77,16 @@ def test_a_cfr_task_with_one_blueprint_resolved_by_hand():
     uniform = policies.layout_for_game(GAME).behavioural(policies.uniform_policy(GAME))
     for p in (0, 1):
         np.testing.assert_allclose(b[p], uniform[p])
-    task = ex.Task(GAME, "after_moves=1", label, b, "resolving/none", "lp", 1, 1e-3)
+    task = ex.Task(
+        game=GAME,
+        cut="after_moves=1",
+        blueprint=label,
+        behavioural=b,
+        technique="resolving/none",
+        solver="lp",
+        iterations=1,
+        eps=1e-3,
+    )
     r = ex.run_task(task)
     assert r.blueprint_exploitability == pytest.approx(11 / 24, abs=1e-12)
     assert r.subgames == 2
@@ -89,9 +100,17 @@ def test_bad_tasks_are_refused():
         ("eps", 1.0, "eps must be in"),
         ("cut", "after_moves=x", "unknown cut"),
     ]:
-        task = dataclasses.replace(
-            ex.Task(GAME, "after_moves=1", "d", b, "unsafe", "lp", 10, 1e-3), **{field: value}
+        task = ex.Task(
+            game=GAME,
+            cut="after_moves=1",
+            blueprint="d",
+            behavioural=b,
+            technique="unsafe",
+            solver="lp",
+            iterations=10,
+            eps=1e-3,
         )
+        task = dataclasses.replace(task, **{field: value})
         with pytest.raises(ValueError, match=message):
             ex.check_task(task)
 
@@ -99,7 +118,22 @@ def test_bad_tasks_are_refused():
 def _record(game, blueprint, technique, exploitability):
     z = (0.0, 0.0)
     return ex.Record(
-        game, "c", blueprint, technique, "lp", 1, 1e-3, 1, 1.0, exploitability, z, z, z, z, z, 0.0
+        game=game,
+        cut="c",
+        blueprint=blueprint,
+        technique=technique,
+        solver="lp",
+        iterations=1,
+        eps=1e-3,
+        subgames=1,
+        blueprint_exploitability=1.0,
+        exploitability=exploitability,
+        blueprint_player_exploitability=z,
+        player_exploitability=z,
+        gain=z,
+        theorem1_bound=z,
+        min_delta=z,
+        seconds=0.0,
     )
 
 

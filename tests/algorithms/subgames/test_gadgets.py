@@ -114,7 +114,7 @@ def test_bad_inputs_are_refused(case):
     with pytest.raises(ValueError, match="resolving player must be 0 or 1"):
         gadgets.resolving_gadget(q, subs[0], 2)
     with pytest.raises(ValueError, match="unknown gadget kind"):
-        gadgets.gadget_game("reach", q, subs[0], 0)
+        gadgets.gadget_game("reach", q, subs[0], player=0)
     g = gadgets.resolving_gadget(q, subs[0], 0)
     with pytest.raises(ValueError, match="unknown prior"):
         priors.gadget_prior(g, "optimistic")

@@ -42,7 +42,7 @@ def observation1():
 @pytest.mark.parametrize("player", [0, 1])
 def test_cfr_plus_and_lp_ggse_agree_on_kuhn(kuhn, kind, player):
     q, subs = kuhn
-    g = gadgets.gadget_game(kind, q, subs[0], player)
+    g = gadgets.gadget_game(kind, q, subs[0], player=player)
     prior = priors.gadget_prior(g, "uniform")
     exact = ggse.solve_lp(g, prior)
     assert exact.optimal_at_zero and exact.value == pytest.approx(exact.lp_value, abs=1e-9)
@@ -68,7 +68,7 @@ def observation1_paper():
 def test_the_three_solvers_agree_on_observation1(observation1_paper, kind):
     # each reaches the game's equilibrium (E = 0, App. A) up to its tolerance
     q, (sub,) = observation1_paper
-    g = gadgets.gadget_game(kind, q, sub, 0)
+    g = gadgets.gadget_game(kind, q, sub, player=0)
     prior = priors.gadget_prior(g, "uniform")
     exact = ggse.solve_lp(g, prior)
     value0 = evaluate.game_value(q.sf)

@@ -121,7 +121,7 @@ def test_figure1_resolving_gadget_has_many_optimal_vertices(figure1):
     for bad, message in (("random:x", "unknown LP vertex"), ("dual", "unknown LP vertex")):
         with pytest.raises(ValueError, match=message):
             ggse.solve_lp(g, None, vertex=bad)
-    unsafe = gadgets.gadget_game("unsafe", figure1[1], sub, None)
+    unsafe = gadgets.gadget_game("unsafe", figure1[1], sub, player=None)
     with pytest.raises(ValueError, match="applies to resolving and max-margin"):
         ggse.solve_lp(unsafe, None, vertex="random:0")
 
@@ -174,7 +174,7 @@ def test_observation1_gadgets_have_equilibria_of_different_exploitability(
     observation1, kind, value
 ):
     sf, q, sub = observation1
-    g = gadgets.gadget_game(kind, q, sub, 0)
+    g = gadgets.gadget_game(kind, q, sub, player=0)
     assert ggse.solve_lp(g, None).value == pytest.approx(value, abs=1e-12)
     # both the blueprint and the game's equilibrium guarantee the gadget's value ...
     star = _profile(sf, q, PI_STAR_1)
@@ -197,7 +197,7 @@ def test_observation1_gadgets_have_equilibria_of_different_exploitability(
 @pytest.mark.parametrize("kind", ["resolving", "max_margin"])
 def test_observation1_cfr_plus_ggse_converges_to_the_refined_equilibrium(observation1, kind):
     sf, q, sub = observation1
-    g = gadgets.gadget_game(kind, q, sub, 0)
+    g = gadgets.gadget_game(kind, q, sub, player=0)
     sol = ggse.solve_cfr(g, priors.gadget_prior(g, "uniform"), eps=1e-3, iterations=5000)
     assert _exploitability(sf, combine.splice(sf, q.blueprint, [sol])) <= 1e-3
 
@@ -209,7 +209,7 @@ def test_observation2_no_gadget_equilibrium_is_an_optimal_continuation():
     sf, q, sub = _setup("sequential_rps", Cut.after_moves(1), {S1: [1, 0, 0]})
     np.testing.assert_allclose(q.root_values(sub, 0).cfbr, [0, -1, 1], atol=1e-12)  # R, P, S
     for kind in ("resolving", "max_margin"):
-        g = gadgets.gadget_game(kind, q, sub, 0)
+        g = gadgets.gadget_game(kind, q, sub, player=0)
         sol = ggse.solve_lp(g, None)
         assert sol.value == pytest.approx(0.0, abs=1e-12)
         np.testing.assert_allclose(_strategy(g.sf, sol.behavioural, 0, S1), [1, 0, 0])

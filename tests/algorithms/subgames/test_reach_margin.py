@@ -59,10 +59,10 @@ def test_reach_max_margin_is_safe(game, cut, seed):
     q = blueprints.BlueprintQuantities.compute(sf, policies.random_policy(sf.tree.game, seed))
     value0 = evaluate.game_value(sf)
     for prior in ("none", "uniform"):
-        res = combine.resolve(q, subs, "reach_max_margin", prior, "lp")
+        res = combine.resolve(q, subs, "reach_max_margin", prior=prior, method="lp")
         after = blueprints.BlueprintQuantities.compute(sf, res.behavioural)
         for i in (0, 1):
-            report = combine.safety_report(q, after, subs, i, value0)
+            report = combine.safety_report(q, after, subs, player=i, value0=value0)
             assert report.safe and report.theorem1_holds
         for sol in res.solutions:
             g = sol.gadget
@@ -81,7 +81,7 @@ def test_relax_values_are_checked():
     (sub,) = subgames(sf.tree, Cut.after_moves(2))
     with pytest.raises(ValueError, match="relax needs a value >= 0"):
         gadgets.max_margin_gadget(q, sub, 0, relax={"0pb": -1.0, "1pb": 0.0, "2pb": 0.0})
-    g = gadgets.gadget_game("reach_max_margin", q, sub, 0)
+    g = gadgets.gadget_game("reach_max_margin", q, sub, player=0)
     assert g.kind == "reach_max_margin" and g.aux_keys == (gadgets.MAX_MARGIN_KEY,)
     assert priors.gadget_prior(g, "uniform") is not None
     with pytest.raises(ValueError, match="player must be 0 or 1"):
