@@ -33,7 +33,7 @@ SOLVERS = ("lp", "cfr_plus")  # of ggse.SOLVER_METHODS
 PROPOSITION1_TOLERANCE = 1e-7
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Settings:
     """What a run of benchmarks/mvs.py computes (its flags, checked).
 
@@ -64,7 +64,7 @@ class Settings:
         }
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Record:
     """Depth-limited solving of one (game, cut, blueprint, solver) with one set and K.
 
@@ -106,7 +106,7 @@ class Record:
         return str(self.K0) if self.K0 == self.K1 else f"{self.K0}/{self.K1}"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Reference:
     """What depth-limited solving of one (game, cut, blueprint, solver) is compared with.
 

@@ -20,7 +20,7 @@ GRID_STEP = 0.01
 OPTIMAL_TOLERANCE = 1e-9
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RpsRow:
     """Player 0's depth-limited solution of RPS+ with one set, K and solver.
 
