@@ -75,7 +75,7 @@ def _run_game(game, aggressive_xis):
     return weight, curves, False
 
 
-def _plot(path, title, curves, key, loglog):
+def _plot(path, title, curves, *, key, loglog):
     plt = cli_output.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     colours: dict[str, str] = {}  # one colour per run, dashed for the aggressive rule
@@ -131,8 +131,8 @@ def main(argv):
                     os.path.join(_OUT_DIR.value, f"efpe_{slug}{suffix}_fig{fig}.png"),
                     f"{game}\n({title})",
                     which,
-                    key,
-                    loglog,
+                    key=key,
+                    loglog=loglog,
                 )
         results[str(game)] = {"dgf_weight": weight, **{k: c.as_dict() for k, c in curves.items()}}
         print(f"\n{game}  (tuned DGF weight {weight})\n")

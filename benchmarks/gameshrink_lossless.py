@@ -90,7 +90,7 @@ def _suit_classes(st, suits: int) -> list[int]:
     return out
 
 
-def _describe(st, round_: int, view: int, suits: int, ranks: str) -> str:
+def _describe(st, round_: int, view: int, *, suits: int, ranks: str) -> str:
     cards = _view_cards(st, round_)[view]
     names = [f"{ranks[c // suits]}{_SUITS[c % suits]}" for c in cards]
     return f"{names[0]} | {' '.join(names[1:])}"
@@ -149,7 +149,7 @@ def _merge_rows(name: str) -> list[dict]:
             {
                 "game": name,
                 "join": [r, a, b],
-                "views": [_describe(st, r, v, suits, ranks) for v in (view_a, view_b)],
+                "views": [_describe(st, r, v, suits=suits, ranks=ranks) for v in (view_a, view_b)],
                 "abstract_lp_value": joined_value,
                 "value_change": joined_value - value,
                 "lifted_exploitability": joined_expl,

@@ -84,7 +84,7 @@ def _checkpoints(count, last):
     """`count` strictly increasing, roughly log-spaced CFR iteration counts ending at `last`."""
     out = []
     for v in np.geomspace(1, last, count) if count else []:
-        out.append(max(int(round(v)), out[-1] + 1 if out else 1))
+        out.append(max(round(v), out[-1] + 1 if out else 1))
     return out
 
 
@@ -230,7 +230,7 @@ def _vertex_comparison(records):
     return header, rows
 
 
-def _scatter(plt, path, records, solver, title):
+def _scatter(plt, path, records, *, solver, title):
     cases = list(dict.fromkeys(_name(r.game, r.cut) for r in records))
     fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 4.2), squeeze=False)
     for ax, case in zip(axes[0], cases):
@@ -270,8 +270,19 @@ def _plots(records, out_dir):
     for solver, fig_name in (("cfr_plus", "fig2"), ("lp", "fig19")):
         if any(r.solver == solver for r in records):
             path = f"{out_dir}/ggse_{fig_name}.png"
-            _scatter(plt, path, records, solver, f"resolved vs blueprint exploitability ({solver})")
+            title = f"resolved vs blueprint exploitability ({solver})"
+            _scatter(plt, path, records, solver=solver, title=title)
             paths.append(path)
+    for plot in (_convergence_plot, _fig18_plot):
+        path = plot(plt, records, out_dir)
+        if path is not None:
+            paths.append(path)
+    return paths
+
+
+def _convergence_plot(plt, records, out_dir):
+    """Figure 3 (CFR+ iterations against exploitability) if some case has several iteration
+    counts; returns its path or None."""
     runs = collections.defaultdict(set)
     for r in records:
         if r.solver == "cfr_plus":
@@ -280,41 +291,47 @@ def _plots(records, out_dir):
         r for r in records if r.solver == "cfr_plus" and len(runs[r.game, r.cut, r.blueprint]) > 1
     ]
     cases = list(dict.fromkeys(_name(r.game, r.cut) for r in curves))
-    if cases:
-        fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 4), squeeze=False)
-        for ax, case in zip(axes[0], cases):
-            for technique in CONVERGENCE_TECHNIQUES:
-                rs = sorted(
-                    (r.iterations, r.exploitability)
-                    for r in curves
-                    if _name(r.game, r.cut) == case and r.technique == technique
-                )
-                if len(rs) > 1:
-                    ax.loglog(*zip(*rs), marker=".", label=technique)
-            ax.set_xlabel("CFR+ iterations")
-            ax.set_ylabel(f"exploitability (blueprint {curves[0].blueprint})")
-            ax.set_title(case, fontsize=9)
-        axes[0][0].legend(fontsize=6)
-        fig.tight_layout()
-        path = f"{out_dir}/ggse_fig3.png"
-        cli_output.save_figure(fig, path, dpi=90)
-        plt.close(fig)
-        paths.append(path)
+    if not cases:
+        return None
+    fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 4), squeeze=False)
+    for ax, case in zip(axes[0], cases):
+        for technique in CONVERGENCE_TECHNIQUES:
+            rs = sorted(
+                (r.iterations, r.exploitability)
+                for r in curves
+                if _name(r.game, r.cut) == case and r.technique == technique
+            )
+            if len(rs) > 1:
+                ax.loglog(*zip(*rs), marker=".", label=technique)
+        ax.set_xlabel("CFR+ iterations")
+        ax.set_ylabel(f"exploitability (blueprint {curves[0].blueprint})")
+        ax.set_title(case, fontsize=9)
+    axes[0][0].legend(fontsize=6)
+    fig.tight_layout()
+    path = f"{out_dir}/ggse_fig3.png"
+    cli_output.save_figure(fig, path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def _fig18_plot(plt, records, out_dir):
+    """Figure 18 (unsafe minus resolving with the blueprint prior) if there are such pairs;
+    returns its path or None."""
     diffs = _fig18(records)
-    if diffs:
-        fig, axes = plt.subplots(1, len(diffs), figsize=(4.5 * len(diffs), 3.6), squeeze=False)
-        for ax, (key, rows) in zip(axes[0], diffs.items()):
-            ax.bar(range(len(rows)), [d for _, _, d in rows])
-            ax.axhline(0, color="k", lw=0.7)
-            ax.set_xlabel("blueprints by exploitability")
-            ax.set_ylabel("E(unsafe) - E(resolving+bp prior)")
-            ax.set_title(" ".join(key), fontsize=8)
-        fig.tight_layout()
-        path = f"{out_dir}/ggse_fig18.png"
-        cli_output.save_figure(fig, path, dpi=90)
-        plt.close(fig)
-        paths.append(path)
-    return paths
+    if not diffs:
+        return None
+    fig, axes = plt.subplots(1, len(diffs), figsize=(4.5 * len(diffs), 3.6), squeeze=False)
+    for ax, (key, rows) in zip(axes[0], diffs.items()):
+        ax.bar(range(len(rows)), [d for _, _, d in rows])
+        ax.axhline(0, color="k", lw=0.7)
+        ax.set_xlabel("blueprints by exploitability")
+        ax.set_ylabel("E(unsafe) - E(resolving+bp prior)")
+        ax.set_title(" ".join(key), fontsize=8)
+    fig.tight_layout()
+    path = f"{out_dir}/ggse_fig18.png"
+    cli_output.save_figure(fig, path, dpi=90)
+    plt.close(fig)
+    return path
 
 
 def _fig18(records):
@@ -365,8 +382,7 @@ def compact_json(result, tests):
     }
 
 
-def main(argv):
-    cli_flags.no_arguments(argv)
+def _check_flags():
     cli_flags.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
     cli_flags.require(set(_SOLVERS.value) <= {"cfr_plus", "lp"}, "--solvers: cfr_plus, lp")
     cli_flags.require(0 < _EPSILON.value < 1, f"--epsilon must be in (0, 1), got {_EPSILON.value}")
@@ -384,6 +400,20 @@ def main(argv):
             ggse.parse_vertex(v)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
+
+
+def _print_t_tests(tests):
+    print("\nApp. B.1 paired one-sided t-tests: p of H1 'row has lower exploitability'")
+    for (case, solver), cells in _t_matrices(tests).items():
+        techniques = [t for t in _TECHNIQUES.value]
+        rows = [[a] + [cells.get((a, b), "") for b in techniques] for a in techniques]
+        print(f"\n{case}, {solver}, n = {cells['n']}:")
+        print(cli_output.markdown(["row \\ column", *techniques], rows))
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    _check_flags()
     cases = [c for g in _GAMES.value for c in CASES[g]]
     tasks = _tasks(cases)
     print(f"{len(tasks)} tasks on {len(cases)} game/cut cases", flush=True)
@@ -400,12 +430,7 @@ def main(argv):
     header, rows = _summary(records)
     print(cli_output.markdown(header, rows))
     tests = ex.paired_t_tests([r for r in records if _in_grid(r)], _TECHNIQUES.value)
-    print("\nApp. B.1 paired one-sided t-tests: p of H1 'row has lower exploitability'")
-    for (case, solver), cells in _t_matrices(tests).items():
-        techniques = [t for t in _TECHNIQUES.value]
-        rows = [[a] + [cells.get((a, b), "") for b in techniques] for a in techniques]
-        print(f"\n{case}, {solver}, n = {cells['n']}:")
-        print(cli_output.markdown(["row \\ column"] + techniques, rows))
+    _print_t_tests(tests)
     if len(_LP_VERTICES.value) > 1:
         print("\nThe gadget LP's optimal solutions without a prior (--lp_vertices):")
         print(cli_output.markdown(*_vertex_spread(records)))

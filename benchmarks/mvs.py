@@ -40,6 +40,7 @@ Parts: `mvs_rps` (item 1), `mvs_games` (item 2: the settings, the records and re
 computes), `mvs_report` (item 2's tables and plots); this module reads the flags and writes.
 """
 
+import itertools
 import os
 import sys
 import time
@@ -99,7 +100,7 @@ def _settings():
     num_values = sorted(set(cli_flags.int_list(_NUM_VALUES)))
     blueprints = cli_flags.int_list(_BLUEPRINTS)
     cli_flags.require(
-        all(b > a for a, b in zip(blueprints, blueprints[1:])),
+        all(b > a for a, b in itertools.pairwise(blueprints)),
         "--blueprints must be strictly increasing",
     )
     cli_flags.positive(_ITERATIONS)
@@ -113,10 +114,63 @@ def _settings():
     )
 
 
+def _run_rps_plus(settings, checks, plt):
+    """Item 1: prints the RPS+ table (and plots it with --plots_dir); returns its JSON fields."""
+    start = time.perf_counter()
+    rows, optimal_sets = run_rps_plus(settings, checks)
+    seconds = round(time.perf_counter() - start, 2)
+    print(f"\nRPS+ (Figure 1), player 0, cut after_moves=1, LP blueprint ({seconds} s)\n")
+    print(rps_table(rows))
+    result = {
+        "rps_plus_equilibrium": list(RPS_EQUILIBRIUM),
+        "rps_plus_grid_step": GRID_STEP,
+        "rps_plus_rows": [r.as_json() for r in rows],
+        "rps_plus_seconds": seconds,
+    }
+    if _PLOTS_DIR.value:
+        path = os.path.join(_PLOTS_DIR.value, "depth_limited_rps_plus.png")
+        rps_plot(settings, plt, path, optimal_sets)
+        print("wrote", path)
+    return result
+
+
+def _run_cases(settings, checks):
+    """Item 2 on the --games among CASES: (records, references, {game: seconds})."""
+    records: list[Record] = []
+    references: list[Reference] = []
+    timings, blueprint_cache = {}, {}
+    for name in [g for g in _GAMES.value if g in CASES]:
+        start = time.perf_counter()
+        for game, cut in CASES[name]:
+            rec, ref = run_case(settings, game, cut, checks=checks, blueprint_cache=blueprint_cache)
+            records += rec
+            references += ref
+        timings[name] = round(time.perf_counter() - start, 1)
+        print(f"{name}: {timings[name]} s", flush=True)
+    return records, references, timings
+
+
+def _report_cases(settings, plt, records, references):
+    """Prints item 2's tables (and plots them with --plots_dir)."""
+    for solver in settings.solvers:
+        print(f"\nExploitability of the depth-limited profile, solver {solver}\n")
+        print(summary(settings, records, references, solver))
+    for title, table in case_tables(records, references):
+        print(f"\n{title}\n")
+        print(table)
+    if _PLOTS_DIR.value:
+        for name in [g for g in _GAMES.value if g in CASES]:
+            short = SHORT.get(CASES[name][0][0])
+            path = os.path.join(_PLOTS_DIR.value, f"depth_limited_{short}.png")
+            case_plot(settings, plt, path, short=short, records=records, references=references)
+            print("wrote", path)
+
+
 def main(argv):
     cli_flags.no_arguments(argv)
     settings = _settings()
     cli_flags.output_path(_OUTPUT_JSON)
+    plt = None
     if _PLOTS_DIR.value:
         cli_flags.output_dir(_PLOTS_DIR)
         plt = cli_output.pyplot()
@@ -124,43 +178,10 @@ def main(argv):
     result = {}
     checks: list[str] = []
     if "rps_plus" in _GAMES.value:
-        start = time.perf_counter()
-        rows, optimal_sets = run_rps_plus(settings, checks)
-        seconds = round(time.perf_counter() - start, 2)
-        print(f"\nRPS+ (Figure 1), player 0, cut after_moves=1, LP blueprint ({seconds} s)\n")
-        print(rps_table(rows))
-        result["rps_plus_equilibrium"] = list(RPS_EQUILIBRIUM)
-        result["rps_plus_grid_step"] = GRID_STEP
-        result["rps_plus_rows"] = [r.as_json() for r in rows]
-        result["rps_plus_seconds"] = seconds
-        if _PLOTS_DIR.value:
-            path = os.path.join(_PLOTS_DIR.value, "depth_limited_rps_plus.png")
-            rps_plot(settings, plt, path, optimal_sets)
-            print("wrote", path)
-    records: list[Record] = []
-    references: list[Reference] = []
-    timings, blueprint_cache = {}, {}
-    for name in [g for g in _GAMES.value if g in CASES]:
-        start = time.perf_counter()
-        for game, cut in CASES[name]:
-            rec, ref = run_case(settings, game, cut, checks, blueprint_cache)
-            records += rec
-            references += ref
-        timings[name] = round(time.perf_counter() - start, 1)
-        print(f"{name}: {timings[name]} s", flush=True)
+        result.update(_run_rps_plus(settings, checks, plt))
+    records, references, timings = _run_cases(settings, checks)
     if records:
-        for solver in settings.solvers:
-            print(f"\nExploitability of the depth-limited profile, solver {solver}\n")
-            print(summary(settings, records, references, solver))
-        for title, table in case_tables(records, references):
-            print(f"\n{title}\n")
-            print(table)
-        if _PLOTS_DIR.value:
-            for name in [g for g in _GAMES.value if g in CASES]:
-                short = SHORT.get(CASES[name][0][0])
-                path = os.path.join(_PLOTS_DIR.value, f"depth_limited_{short}.png")
-                case_plot(settings, plt, path, short, records, references)
-                print("wrote", path)
+        _report_cases(settings, plt, records, references)
     wall = time.perf_counter() - wall
     print(f"\nwall time {wall:.1f} s ({timings}); checks: {checks or 'all passed'}")
     if _OUTPUT_JSON.value:

@@ -33,7 +33,7 @@ SOLVERS = ("lp", "cfr_plus")  # of ggse.SOLVER_METHODS
 PROPOSITION1_TOLERANCE = 1e-7
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Settings:
     """What a run of benchmarks/mvs.py computes (its flags, checked).
 
@@ -64,7 +64,7 @@ class Settings:
         }
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Record:
     """Depth-limited solving of one (game, cut, blueprint, solver) with one set and K.
 
@@ -106,7 +106,7 @@ class Record:
         return str(self.K0) if self.K0 == self.K1 else f"{self.K0}/{self.K1}"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Reference:
     """What depth-limited solving of one (game, cut, blueprint, solver) is compared with.
 
@@ -154,7 +154,7 @@ def as_row(row):
     return [getattr(row, name) for name in columns(type(row))]
 
 
-def fixed_below_bound(sf, limit, blueprint, player, value0):
+def fixed_below_bound(sf, limit, blueprint, *, player, value0):
     """(E_i, strategy): the least exploitability of player i with its blueprint fixed at every
     information set at or below the depth limit (one sequence-form LP; fixing the lower bound
     of every action of an information set to the blueprint forces equality)."""
@@ -184,7 +184,7 @@ def _k_points(size, num_values):
     return sorted({k for k in num_values if k < size} | {size})
 
 
-def _leaf_sets(settings, sf, q, limit, subs, player, solver):
+def _leaf_sets(settings, sf, q, *, limit, subs, player, solver):
     """{set: (leaves of the largest K, generation seconds)} for solving `player`."""
     bp, opponent = q.blueprint, 1 - player
     out = {}
@@ -221,7 +221,55 @@ def _leaf_sets(settings, sf, q, limit, subs, player, solver):
     return out
 
 
-def run_case(settings, game_string, cut_spec, checks, blueprint_cache):
+def _points(settings, name, leaves):
+    """The K at which the set `name` is measured, given each player's `leaves` of it: every
+    --num_values for a self-generative set, `_k_points` for the bias set, the whole set else."""
+    sizes = [leaves[i].num_values for i in (0, 1)]
+    if name in SELF_GENERATIVE:
+        return list(settings.num_values)
+    if name == "bias":
+        return _k_points(max(sizes), settings.num_values)
+    return [max(sizes)]
+
+
+def _depth_limited_profile(settings, q, subs, *, blueprint, leaves, k, method):
+    """(profile, [K0, K1]): player i's strategy is its depth-limited solution with the first K
+    of `leaves[i]`'s values (at most its set's size); `blueprint` is the profile's template."""
+    profile, ks = list(blueprint), []
+    for i in (0, 1):
+        ki = min(k, leaves[i].num_values)
+        sol = dl.solve(
+            q,
+            subs,
+            leaves[i].select(range(ki)),
+            method=method,
+            iterations=settings.iterations,
+            lp_vertex=settings.lp_vertex,
+        )
+        profile[i] = sol.behavioural[i]
+        ks.append(ki)
+    return profile, ks
+
+
+def _check_record(checks, record, bound):
+    """Appends to `checks` what `record` fails: E = (E0 + E1) / 2, and for the pure set with
+    the LP, Proposition 1 against the fixed-below `bound` per player."""
+    e, total = (record.E0, record.E1), record.exploitability
+    if abs(total - (e[0] + e[1]) / 2) > 1e-9:
+        checks.append(f"{record.game} {record.cut}: E != (E0 + E1) / 2 ({total})")
+    # Proposition 1: with every pure continuation the depth-limited game is the full game with
+    # the blueprint fixed below the limit, so the LP solution meets the fixed-below bound
+    # (computed without this module).
+    if record.set == "pure" and record.solver == "lp":
+        for i in (0, 1):
+            if abs(e[i] - bound[i]) > PROPOSITION1_TOLERANCE:
+                checks.append(
+                    f"{record.game} {record.cut} CFR {record.blueprint}: pure-set E{i} {e[i]} != "
+                    f"fixed-below bound {bound[i]}"
+                )
+
+
+def run_case(settings, game_string, cut_spec, *, checks, blueprint_cache):
     """Records and references of one (game, cut) over blueprints x solvers (the CFR
     checkpoints of a game are computed once, in `blueprint_cache`); a failed check is
     appended to `checks`."""
@@ -240,7 +288,7 @@ def run_case(settings, game_string, cut_spec, checks, blueprint_cache):
         bp = ss.load_blueprint(sf, policy)
         q = ss.BlueprintQuantities.compute(sf, bp)
         bp_e = [evaluate.player_exploitability(sf, bp[i], i, v0) for i in (0, 1)]
-        bound = [fixed_below_bound(sf, limit, bp, i, v0)[0] for i in (0, 1)]
+        bound = [fixed_below_bound(sf, limit, bp, player=i, value0=v0)[0] for i in (0, 1)]
         for solver in settings.solvers:
             case_start = time.perf_counter()
             method = ggse.SOLVER_METHODS[solver]
@@ -248,68 +296,42 @@ def run_case(settings, game_string, cut_spec, checks, blueprint_cache):
                 q, subs, "unsafe", method=method, iterations=settings.iterations
             ).behavioural
             full_e = [evaluate.player_exploitability(sf, full[i], i, v0) for i in (0, 1)]
-            sets = [_leaf_sets(settings, sf, q, limit, subs, i, solver) for i in (0, 1)]
+            sets = [
+                _leaf_sets(settings, sf, q, limit=limit, subs=subs, player=i, solver=solver)
+                for i in (0, 1)
+            ]
             generation = {
                 name: sets[0][name][1] + sets[1][name][1] for name in sets[0] if name in sets[1]
             }
             distinct = {name: [_distinct(sets[i][name][0]) for i in (0, 1)] for name in generation}
             for name in generation:
-                sizes = [sets[i][name][0].num_values for i in (0, 1)]
-                if name in SELF_GENERATIVE:
-                    points = list(settings.num_values)
-                elif name == "bias":
-                    points = _k_points(max(sizes), settings.num_values)
-                else:
-                    points = [max(sizes)]
-                for k in points:
+                leaves = [sets[i][name][0] for i in (0, 1)]
+                for k in _points(settings, name, leaves):
                     start = time.perf_counter()
-                    profile, ks = list(bp), []
-                    for i in (0, 1):
-                        leaves = sets[i][name][0]
-                        ki = min(k, leaves.num_values)
-                        sol = dl.solve(
-                            q,
-                            subs,
-                            leaves.select(range(ki)),
-                            method=method,
-                            iterations=settings.iterations,
-                            lp_vertex=settings.lp_vertex,
-                        )
-                        profile[i] = sol.behavioural[i]
-                        ks.append(ki)
+                    profile, ks = _depth_limited_profile(
+                        settings, q, subs, blueprint=bp, leaves=leaves, k=k, method=method
+                    )
                     e = [evaluate.player_exploitability(sf, profile[i], i, v0) for i in (0, 1)]
                     total = evaluate.evaluate_profile(sf, (profile[0], profile[1])).exploitability
-                    if abs(total - (e[0] + e[1]) / 2) > 1e-9:
-                        checks.append(f"{short} {cut_spec}: E != (E0 + E1) / 2 ({total})")
-                    # Proposition 1: with every pure continuation the depth-limited game is
-                    # the full game with the blueprint fixed below the limit, so the LP
-                    # solution meets the fixed-below bound (computed without this module).
-                    if name == "pure" and solver == "lp":
-                        for i in (0, 1):
-                            if abs(e[i] - bound[i]) > PROPOSITION1_TOLERANCE:
-                                checks.append(
-                                    f"{short} {cut_spec} CFR {iters}: pure-set E{i} {e[i]} != "
-                                    f"fixed-below bound {bound[i]}"
-                                )
-                    records.append(
-                        Record(
-                            game=short,
-                            cut=cut_spec,
-                            blueprint=iters,
-                            solver=solver,
-                            set=name,
-                            K=k,
-                            K0=ks[0],
-                            K1=ks[1],
-                            E0=e[0],
-                            E1=e[1],
-                            exploitability=total,
-                            blueprint_exploitability=float(np.mean(bp_e)),
-                            full_depth_exploitability=float(np.mean(full_e)),
-                            fixed_below_bound=float(np.mean(bound)),
-                            seconds=time.perf_counter() - start,
-                        )
+                    record = Record(
+                        game=short,
+                        cut=cut_spec,
+                        blueprint=iters,
+                        solver=solver,
+                        set=name,
+                        K=k,
+                        K0=ks[0],
+                        K1=ks[1],
+                        E0=e[0],
+                        E1=e[1],
+                        exploitability=total,
+                        blueprint_exploitability=float(np.mean(bp_e)),
+                        full_depth_exploitability=float(np.mean(full_e)),
+                        fixed_below_bound=float(np.mean(bound)),
+                        seconds=time.perf_counter() - start,
                     )
+                    _check_record(checks, record, bound)
+                    records.append(record)
                     last_profile = (profile[0], profile[1])
             references.append(
                 Reference(

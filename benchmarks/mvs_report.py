@@ -111,7 +111,7 @@ def _panel(ax, records, refs, solver):
                    label=f"full-depth ({solver})")  # fmt: skip
 
 
-def case_plot(settings, plt, path, short, records, references):
+def case_plot(settings, plt, path, *, short, records, references):
     """Exploitability against K of the game `short`: one panel per (cut, blueprint)."""
     refs = [r for r in references if r.game == short]
     cuts = list(dict.fromkeys(r.cut for r in refs))

@@ -20,7 +20,7 @@ GRID_STEP = 0.01
 OPTIMAL_TOLERANCE = 1e-9
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RpsRow:
     """Player 0's depth-limited solution of RPS+ with one set, K and solver.
 
@@ -59,12 +59,12 @@ class RpsRow:
 
 
 def _simplex_grid(step):
-    n = int(round(1 / step))
+    n = round(1 / step)
     pts = [(a, b, n - a - b) for a in range(n + 1) for b in range(n + 1 - a)]
     return np.array(pts, dtype=np.float64) / n
 
 
-def _rps_sets(settings, sf, q, limit, subs, solver, checks):
+def _rps_sets(settings, sf, q, *, limit, subs, solver, checks):
     """{set: leaves with RPS_MAX_K values or fewer} for player 0. The blueprint is an exact
     equilibrium, so weakening changes nothing: the unweakened self-generative set is checked
     equal to the weakened one and not listed."""
@@ -117,7 +117,9 @@ def run_rps_plus(settings, checks):
     rows, optimal_sets = [], {}
     for solver in settings.solvers:
         method = ggse.SOLVER_METHODS[solver]
-        for name, leaves in _rps_sets(settings, sf, q, limit, subs, solver, checks).items():
+        for name, leaves in _rps_sets(
+            settings, sf, q, limit=limit, subs=subs, solver=solver, checks=checks
+        ).items():
             for k in range(1, min(RPS_MAX_K, leaves.num_values) + 1):
                 sub_leaves = leaves.select(range(k))
                 start = time.perf_counter()

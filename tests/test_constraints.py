@@ -184,7 +184,7 @@ def test_bad_bounds_are_refused_naming_the_key_and_the_game():
     with pytest.raises(ValueError, match="default lower bound must be"):
         BehaviouralLowerBounds(1.0)
     # 0.4 is feasible on two actions but not on Leduc's three.
-    three = [i for i, n in enumerate(sf.treeplexes[0].num_actions) if n == 3][0]
+    three = next(i for i, n in enumerate(sf.treeplexes[0].num_actions) if n == 3)
     with pytest.raises(
         ValueError, match=re.escape(f"{sf.infoset_keys(0)[three]!r} of leduc_poker()")
     ):

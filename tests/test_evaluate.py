@@ -49,12 +49,9 @@ def test_nash_conv_details():
     np.testing.assert_allclose(improvements, theirs.player_improvements, atol=1e-9)
 
 
-def _brute_force_infoset_regret(game, pol, player, key):
-    """Bayes-conditional regret at infoset `key`, by enumerating the player's pure strategies.
-
-    Independent of the array code: walks pyspiel states recursively.
-    """
-    nodes = []  # (state, opponent-and-chance reach)
+def _nodes_at_infoset(game, pol, player, key):
+    """The (state, opponent-and-chance reach) pairs of infoset `key`, walking pyspiel states."""
+    nodes = []
 
     def collect(state, reach):
         if state.is_terminal():
@@ -71,6 +68,15 @@ def _brute_force_infoset_regret(game, pol, player, key):
             collect(state.child(a), reach * (probs[a] if cur != player else 1.0))
 
     collect(game.new_initial_state(), 1.0)
+    return nodes
+
+
+def _brute_force_infoset_regret(game, pol, player, key):
+    """Bayes-conditional regret at infoset `key`, by enumerating the player's pure strategies.
+
+    Independent of the array code: walks pyspiel states recursively.
+    """
+    nodes = _nodes_at_infoset(game, pol, player, key)  # (state, opponent-and-chance reach)
     infosets = sorted(
         {k for k in pol.state_lookup if pol.states[pol.state_lookup[k]].current_player() == player}
     )

@@ -1,6 +1,8 @@
 """poker_hands: the standard hand order, checked against poker rules and against the showdowns
 of OpenSpiel's universal_poker (the ACPC evaluator)."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -51,7 +53,7 @@ ASCENDING = [
 
 def test_hands_in_poker_order():
     values = [_value(h) for h in ASCENDING]
-    assert all(a < b for a, b in zip(values, values[1:]))
+    assert all(a < b for a, b in itertools.pairwise(values))
     assert _value("2c 3d 4h 5s 7c 8d 9h") == _value("2d 3c 4s 5h 7d 8c 9s")  # suits never count
     assert _value("2c 2d 9h 9s Ac Kd 3h") == _value("2h 2s 9c 9d Ah Kc 4h")  # kicker is the A
 

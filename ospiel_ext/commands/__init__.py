@@ -1,5 +1,7 @@
-"""The `ospiel-ext` command: one subcommand per tool, the same absl flags and JSON as the
-`scripts/*.py` wrappers (`python scripts/solve.py ...` = `ospiel-ext solve ...`).
+"""The `ospiel-ext` command: one subcommand per tool, each with its script's flags and JSON.
+
+The subcommands take the same absl flags and write the same JSON as the `scripts/*.py` wrappers
+(`python scripts/solve.py ...` = `ospiel-ext solve ...`).
 
   ospiel-ext --help                  # the subcommands
   ospiel-ext solve --help            # one subcommand's flags
@@ -48,8 +50,11 @@ def usage() -> str:
 
 
 def run(argv: Sequence[str] | None = None) -> None:
-    """Entry point of `ospiel-ext` and `python -m ospiel_ext`: runs the subcommand named by
-    the first argument under `cli.main` (one-line errors, exit codes 2 / 130)."""
+    """Entry point of `ospiel-ext` and `python -m ospiel_ext`: runs the subcommand it names.
+
+    The subcommand is named by the first argument and runs under `cli.main` (one-line errors,
+    exit codes 2 / 130).
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())

@@ -133,8 +133,10 @@ def _row(
 
 
 def _verify(game: pyspiel.Game, cert: certificates.Certificate) -> None:
-    """Checks the certificate as it will be written, from the game alone (as `verify` will):
-    a certificate that fails its own verification is a bug, reported instead of written."""
+    """Checks the certificate as it will be written, from the game alone (as `verify` will).
+
+    A certificate that fails its own verification is a bug, reported instead of written.
+    """
     with cli.stage("verifying the certificate"):
         outcome = certificates.verify_data(game, *certificate_io.to_data(cert, game))
     if not outcome.ok:
@@ -146,6 +148,7 @@ def _verify(game: pyspiel.Game, cert: certificates.Certificate) -> None:
 
 
 def main(argv: list[str]) -> None:
+    """Searches --game for an epsilon-certificate; prints its figures and writes the files asked."""
     cli_flags.no_arguments(argv)
     for holder in (_MAX_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT, _MAX_MEMORY_GB):
         cli_flags.positive(holder)

@@ -137,8 +137,8 @@ def _plot(path: str, game: pyspiel.Game, curves: dict[str, dict[str, Any]]) -> N
     cli_output.save_figure(fig, path, dpi=100)
 
 
-def main(argv: list[str]) -> None:
-    cli_flags.no_arguments(argv)
+def _check_flags() -> None:
+    """Refuses bad flag values (one-line usage errors) before any work."""
     for holder in (_ITERATIONS, _TIME_LIMIT, _MAX_NODES):
         cli_flags.positive(holder)
     names = _SOLVERS.value
@@ -149,6 +149,13 @@ def main(argv: list[str]) -> None:
     for output in (_OUTPUT_JSON, _PLOT):
         cli_flags.output_path(output)
     cli_flags.distinct_files([_OUTPUT_JSON, _PLOT])
+
+
+def main(argv: list[str]) -> None:
+    """Runs --solvers on --game side by side; prints the table, writes the JSON and the plot."""
+    cli_flags.no_arguments(argv)
+    _check_flags()
+    names = _SOLVERS.value
     if _PLOT.value:
         cli_output.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)

@@ -1,5 +1,6 @@
-r"""Depth-limited solving with multi-valued states (Brown, Sandholm & Amos 2018,
-"Depth-Limited Solving for Imperfect-Information Games", Section 4).
+r"""Depth-limited solving with multi-valued states (Brown, Sandholm & Amos 2018, Section 4).
+
+The paper: "Depth-Limited Solving for Imperfect-Information Games".
 
   ospiel-ext depth-limited --game=leduc_poker --blueprint=cfr:100 \
       --limit=round_end --num_values=4 --strategy_set=bias --solver=lp \
@@ -101,8 +102,11 @@ def _rollout_samples(spec: str) -> int | None:
 
 
 def _limit(sf: TreeSequenceForm) -> tuple[str, dl.DepthLimit]:
-    """The depth limit of --limit / --depth; a game that ends before --depth moves (a
-    one-shot game) gets after_moves=1 when neither flag was set."""
+    """The depth limit of --limit / --depth.
+
+    A game that ends before --depth moves (a one-shot game) gets after_moves=1 when neither
+    flag was set.
+    """
     spec = _LIMIT.value or f"after_moves={_DEPTH.value}"
     try:
         return spec, dl.depth_limit(sf.tree, dl.parse_limit(spec))
@@ -123,6 +127,7 @@ def _solve_players(
     sf: TreeSequenceForm,
     q: ss.BlueprintQuantities,
     blueprint: policies.Behavioural,
+    *,
     subs: tuple[ss.Subgame, ...],
     limit: dl.DepthLimit,
     samples: int | None,
@@ -136,10 +141,13 @@ def _solve_players(
     combine.Resolution | None,
     str | None,
 ]:
-    """Solves each player in turn; returns, so far when stopped: (the profile, {player solved:
-    the most iterations one of its solves ran}, {player: its leaves}, the depth-limited games'
-    sizes, the largest rollout standard error, full-depth solving's resolution or None, the
-    stop reason or None)."""
+    """Solves each player in turn and returns what was solved, so far when stopped.
+
+    Returns:
+      (the profile, {player solved: the most iterations one of its solves ran}, {player: its
+      leaves}, the depth-limited games' sizes, the largest rollout standard error, full-depth
+      solving's resolution or None, the stop reason or None).
+    """
     at_start = _ROOT.value == "start"
     # DEFINE_enum checked the names
     gadget: gadgets.GadgetKind = "unsafe" if at_start else cast(gadgets.GadgetKind, _GADGET.value)
@@ -197,7 +205,7 @@ def _run(sf: TreeSequenceForm, samples: int | None) -> None:
     )
     start = time.perf_counter()
     behavioural, solved, leaves, sizes, stderr, full, stopped = _solve_players(
-        sf, q, blueprint, subs, limit, samples, k
+        sf, q, blueprint, subs=subs, limit=limit, samples=samples, k=k
     )
     seconds = time.perf_counter() - start
     stop_reason = stopped or "solved"
@@ -259,6 +267,7 @@ def _run(sf: TreeSequenceForm, samples: int | None) -> None:
 
 
 def main(argv: list[str]) -> None:
+    """Solves --game depth-limited for each player; prints and writes the profiles' figures."""
     cli_flags.no_arguments(argv)
     for holder in (_ITERATIONS, _NUM_VALUES, _DEPTH, _MAX_NODES, _TIME_LIMIT):
         cli_flags.positive(holder)

@@ -36,6 +36,7 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 
 def main(argv: list[str]) -> None:
+    """Evaluates --policy in --game (best responses, NashConv); prints and writes the figures."""
     cli_flags.no_arguments(argv)
     cli_flags.require(bool(_POLICY.value), "--policy is required")
     cli_flags.input_file(_POLICY)

@@ -61,6 +61,7 @@ def _counted(game: pyspiel.Game, note: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
+    """Prints the size of --game (compiled, or else counted) and writes it as JSON."""
     cli_flags.no_arguments(argv)
     cli_flags.positive(_MAX_NODES)
     cli_flags.output_path(_OUTPUT_JSON)

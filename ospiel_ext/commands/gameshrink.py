@@ -103,8 +103,11 @@ _Run = tuple[policies.Behavioural | None, float | None, int, float, str]
 def _original_size(
     abstraction: gameshrink.Abstraction,
 ) -> tuple[sf_lib.TreeSequenceForm | None, dict[str, Any]]:
-    """(compiled sequence form or None, sizes) of the original game: counted from the signal
-    tree first, compiled only when the count is within --max_nodes."""
+    """(compiled sequence form or None, sizes) of the original game.
+
+    The sizes are counted from the signal tree first; the game is compiled only when the count
+    is within --max_nodes.
+    """
     game = abstraction.og.game
     logging.info("counting %s from the signal tree (identity filter)", game)
     with cli.stage(f"counting {game}"):
@@ -129,9 +132,11 @@ def _original_size(
 
 
 def _solve(sf: sf_lib.SequenceForm) -> _Run:
-    """(behavioural or None, LP value or None, iterations, seconds, stop reason) of Γ_f's
-    sequence form `sf` by --solve; the behavioural strategy is None when the LP was stopped
-    before its solution."""
+    """(behavioural or None, LP value or None, iterations, seconds, stop reason) of Γ_f by --solve.
+
+    `sf` is Γ_f's sequence form; the behavioural strategy is None when the LP was stopped
+    before its solution.
+    """
     if _SOLVE.value == "lp":
         behavioural, value, seconds, reason = cli.run_lp(sf, _TIME_LIMIT.value)
         return behavioural, value, 0, seconds, reason
@@ -148,8 +153,10 @@ def _lift(
     behavioural: policies.Behavioural,
     original_sf: sf_lib.TreeSequenceForm | None,
 ) -> tuple[abstract_game.LiftedPolicy, policy_lib.TabularPolicy | None, float | None]:
-    """(the lifted policy, the TabularPolicy of the original game or None if it was not
-    compiled, its exploitability there or None)."""
+    """(the lifted policy, its TabularPolicy in the original game, its exploitability there).
+
+    The TabularPolicy and the exploitability are None if the original game was not compiled.
+    """
     lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
     if original_sf is None:
         return lifted, None, None
@@ -164,8 +171,52 @@ def _lift(
         return lifted, tabular, evaluate.exploitability(game, tabular)
 
 
-def main(argv: list[str]) -> None:
-    cli_flags.no_arguments(argv)
+def _solve_and_lift(
+    game: pyspiel.Game,
+    shrunk: abstract_game.AbstractGame,
+    size: dict[str, Any],
+    original_sf: sf_lib.TreeSequenceForm | None,
+) -> tuple[
+    dict[str, Any], tuple[abstract_game.LiftedPolicy, policy_lib.TabularPolicy | None] | None
+]:
+    """Solves Γ_f (`shrunk`, of `size`) by --solve and lifts the strategy into `game`.
+
+    Returns:
+      (the row's fields of the solve, (the lifted policy, its TabularPolicy in the original
+      game or None) or None when the solve gave no strategy).
+    """
+    cli_flags.require(
+        size["lp_nonzeros"] <= _MAX_ABSTRACT_NONZEROS.value,
+        f"the abstracted game's LP has {size['lp_nonzeros']} nonzeros > "
+        "--max_abstract_nonzeros; use --solve=none for its size only",
+    )
+    logging.info("building the sequence form of %s", shrunk.name)
+    with cli.stage(f"building the sequence form of {shrunk.name}"):
+        abstract_sf = shrunk.sequence_form
+    lifted = None
+    with interrupts.graceful():  # a Ctrl-C once solved lets the strategy be lifted
+        behavioural, value, iterations, seconds, reason = _solve(abstract_sf)
+        abstract_value = abstract_exploitability = exploitability = None
+        if behavioural is not None:
+            result = evaluate.evaluate_profile(abstract_sf, behavioural)
+            abstract_value = result.on_policy_values[0] if value is None else value
+            abstract_exploitability = result.exploitability
+            policy, tabular, exploitability = _lift(game, shrunk, behavioural, original_sf)
+            lifted = (policy, tabular)
+    fields = {
+        "solve_seconds": seconds,
+        "iterations": iterations,
+        "abstract_value": abstract_value,
+        "abstract_exploitability": cli_output.clip_rounding(abstract_exploitability),
+        "exploitability": cli_output.clip_rounding(exploitability),
+        "stopped_early": stops.stopped_early(reason),
+        "stop_reason": reason,
+    }
+    return fields, lifted
+
+
+def _check_flags() -> None:
+    """Refuses bad flag values (one-line usage errors) before any work."""
     cli_flags.non_negative(_THRESHOLD)
     cli_flags.require(
         _FILTER.value == "coarsest" or _THRESHOLD.value == 0,
@@ -182,6 +233,12 @@ def main(argv: list[str]) -> None:
     for output in (_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT):
         cli_flags.output_path(output)
     cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT])
+
+
+def main(argv: list[str]) -> None:
+    """Abstracts --game by GameShrink, solves Γ_f by --solve and lifts the strategy back."""
+    cli_flags.no_arguments(argv)
+    _check_flags()
     game = cli.load_game(_GAME.value)
     with cli.stage(f"abstracting {game}"), cli_flags.refuse(ValueError):
         abstraction = gameshrink.gameshrink(
@@ -218,37 +275,14 @@ def main(argv: list[str]) -> None:
         "abstracted": {k: size[k] for k in _SIZE_KEYS},
         "solve": _SOLVE.value,
     }
-    behavioural = None
+    lifted = None
     if _SOLVE.value == "none" or abstraction.stopped_early:
         if _SOLVE.value != "none":
             row.update(dict.fromkeys(_SOLVE_KEYS))
         row.update(stopped_early=abstraction.stopped_early, stop_reason=abstraction.stop_reason)
     else:
-        cli_flags.require(
-            size["lp_nonzeros"] <= _MAX_ABSTRACT_NONZEROS.value,
-            f"the abstracted game's LP has {size['lp_nonzeros']} nonzeros > "
-            "--max_abstract_nonzeros; use --solve=none for its size only",
-        )
-        logging.info("building the sequence form of %s", shrunk.name)
-        with cli.stage(f"building the sequence form of {shrunk.name}"):
-            abstract_sf = shrunk.sequence_form
-        with interrupts.graceful():  # a Ctrl-C once solved lets the strategy be lifted
-            behavioural, value, iterations, seconds, reason = _solve(abstract_sf)
-            abstract_value = abstract_exploitability = exploitability = None
-            if behavioural is not None:
-                result = evaluate.evaluate_profile(abstract_sf, behavioural)
-                abstract_value = result.on_policy_values[0] if value is None else value
-                abstract_exploitability = result.exploitability
-                lifted, tabular, exploitability = _lift(game, shrunk, behavioural, original_sf)
-        row.update(
-            solve_seconds=seconds,
-            iterations=iterations,
-            abstract_value=abstract_value,
-            abstract_exploitability=cli_output.clip_rounding(abstract_exploitability),
-            exploitability=cli_output.clip_rounding(exploitability),
-            stopped_early=stops.stopped_early(reason),
-            stop_reason=reason,
-        )
+        fields, lifted = _solve_and_lift(game, shrunk, size, original_sf)
+        row.update(fields)
     flat = {k: v for k, v in row.items() if not isinstance(v, dict)}
     for part in ("original", "abstracted"):
         sizes = row[part]  # None: the original when the filter stopped early
@@ -257,9 +291,10 @@ def main(argv: list[str]) -> None:
     print(format_table(["key", "value"], [[k, v] for k, v in flat.items()]))
     with cli.outputs():
         cli_output.write_json(_OUTPUT_JSON.value, row)
-        if behavioural is not None:
+        if lifted is not None:
+            policy, tabular = lifted
             if _ABSTRACT_POLICY_OUT.value:
-                abstract_game.save_lifted_policy(lifted, _ABSTRACT_POLICY_OUT.value)
+                abstract_game.save_lifted_policy(policy, _ABSTRACT_POLICY_OUT.value)
             if _POLICY_OUT.value:
                 policies.save_policy(tabular, _POLICY_OUT.value, game)
 

@@ -1,7 +1,9 @@
-r"""Head to head of bots: the nested depth-limited solving bot, the naive single-valued bot and
-the blueprint (Brown, Sandholm & Amos 2018, "Depth-Limited Solving for Imperfect-Information
-Games", Table 1; Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Improve Subgame
-Solving in Imperfect-Information Games", Section 8.1's round robin of gadget x prior).
+r"""Head to head of bots: the nested depth-limited solving bot, the naive bot and the blueprint.
+
+The naive bot is single-valued. Sources: Brown, Sandholm & Amos 2018, "Depth-Limited Solving
+for Imperfect-Information Games", Table 1; Kubíček, Lisý & Sandholm 2025, "Equilibrium
+Refinements Improve Subgame Solving in Imperfect-Information Games", Section 8.1's round robin
+of gadget x prior.
 
   ospiel-ext head-to-head --game=leduc_poker --blueprint=cfr:100 \
       --bots=nested,naive,blueprint --games=10000 --num_values=4 --workers=2
@@ -69,6 +71,7 @@ _WORKERS = sweeps.define_workers_flag()
 
 
 def main(argv: list[str]) -> None:
+    """Plays the pairs of --bots in --game; prints and writes each pair's mean return."""
     cli_flags.no_arguments(argv)
     cli_flags.require(len(set(_BOTS.value)) >= 2, "--bots needs at least two distinct bots")
     for holder in (_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS, _TIME_LIMIT, _SOLVE_TIME_LIMIT):

@@ -83,8 +83,10 @@ def _plot(path: str, title: str, curve: solver_lib.ConvergenceCurve) -> None:
 
 
 def _checkpoints(iterations: int) -> list[int]:
-    """The log-spaced checkpoints, then (with --epsilon) one every iterations / 10 steps up to
-    10 x iterations, where the gap is tested."""
+    """The log-spaced checkpoints, then (with --epsilon) the ones where the gap is tested.
+
+    Those are one every iterations / 10 steps up to 10 x iterations.
+    """
     points = set(solver_lib.log_spaced(iterations, _CHECKPOINTS.value))
     if _EPSILON.value is not None:
         points |= set(range(iterations, 10 * iterations + 1, max(iterations // 10, 1)))
@@ -92,12 +94,15 @@ def _checkpoints(iterations: int) -> list[int]:
 
 
 def _gap_at_most(epsilon: float, after: int) -> Callable[[Any], bool]:
-    """Algorithm 1's stopping rule, tested once the solver has made `after` steps (the run
-    loop passes the solver it runs, an `egt.EGTSolver`)."""
+    """Algorithm 1's stopping rule, tested once the solver has made `after` steps.
+
+    The run loop passes the solver it runs, an `egt.EGTSolver`.
+    """
     return lambda solver: solver.iteration >= after and solver.perturbed_gap() <= epsilon
 
 
 def main(argv: list[str]) -> None:
+    """Runs EGT with the perturbed dilated entropy on --game; prints and writes its curve."""
     cli_flags.no_arguments(argv)
     for holder in (_ITERATIONS, _CHECKPOINTS, _TIME_LIMIT, _MAX_NODES):
         cli_flags.positive(holder)

@@ -64,9 +64,10 @@ class HumanBot(pyspiel.Bot):
         self.player, self._read, self._write = player, read, write
 
     def restart_at(self, state: pyspiel.State) -> None:
-        pass
+        """Implements `pyspiel.Bot.restart_at` (nothing to reset)."""
 
     def step(self, state: pyspiel.State) -> int:
+        """Implements `pyspiel.Bot.step`: the action the human enters at `state`."""
         shown = (
             state.information_state_string(self.player)
             if state.get_game().get_type().provides_information_state_string
@@ -104,6 +105,7 @@ def _opponent(game: pyspiel.Game, spec: str, player: int, seed: int) -> pyspiel.
 
 
 def main(argv: list[str]) -> None:
+    """Plays --policy against --opponent in --game; prints and writes the mean return."""
     cli_flags.no_arguments(argv)
     cli_flags.require(bool(_POLICY.value), "--policy is required")
     cli_flags.input_file(_POLICY)

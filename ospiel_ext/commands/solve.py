@@ -66,6 +66,7 @@ def _run_lp(sf: TreeSequenceForm) -> _Run:
 
 
 def main(argv: list[str]) -> None:
+    """Solves --game by --solver; prints the value and exploitability, writes JSON and policy."""
     cli_flags.no_arguments(argv)
     for holder in (_ITERATIONS, _LOG_EVERY, _TIME_LIMIT, _MAX_NODES):
         cli_flags.positive(holder)

@@ -1,5 +1,6 @@
-r"""Safe subgame solving with gadget games and GGSE (Kubíček, Lisý & Sandholm 2025,
-"Equilibrium Refinements Improve Subgame Solving in Imperfect-Information Games").
+r"""Safe subgame solving with gadget games and GGSE (Kubíček, Lisý & Sandholm 2025).
+
+The paper: "Equilibrium Refinements Improve Subgame Solving in Imperfect-Information Games".
 
   ospiel-ext subgame --game=leduc_poker --cut=public_chance \
       --blueprint=cfr:100 --gadget=resolving --prior=blueprint --solver=cfr_plus \
@@ -73,6 +74,7 @@ def _per_subgame(
     sf: TreeSequenceForm,
     blueprint: policies.Behavioural,
     subs: tuple[cuts.Subgame, ...],
+    *,
     resolution: combine.Resolution,
     before: blueprints.BlueprintQuantities,
     after: blueprints.BlueprintQuantities,
@@ -133,7 +135,9 @@ def _run(sf: TreeSequenceForm) -> None:
     seconds = time.perf_counter() - start
     after = blueprints.BlueprintQuantities.compute(sf, resolution.behavioural)
     e_bp = evaluate.evaluate_profile(sf, blueprint).exploitability
-    rows, per_subgame = _per_subgame(sf, blueprint, subs, resolution, before, after, e_bp)
+    rows, per_subgame = _per_subgame(
+        sf, blueprint, subs, resolution=resolution, before=before, after=after, e_bp=e_bp
+    )
     value0 = cli.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
     guaranteed, players = evaluate.player_figures(sf, after.blueprint, value0)
     bp_guaranteed, bp_players = evaluate.player_figures(sf, blueprint, value0)
@@ -187,6 +191,7 @@ def _run(sf: TreeSequenceForm) -> None:
 
 
 def main(argv: list[str]) -> None:
+    """Resolves every subgame of --cut in --game; prints and writes the exploitabilities."""
     cli_flags.no_arguments(argv)
     cli_flags.require(
         bool(np.isfinite(_EPSILON.value)) and 0 < _EPSILON.value < 1,

@@ -28,6 +28,7 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the outcome here 
 
 
 def main(argv: list[str]) -> None:
+    """Re-verifies --certificate against --game alone; exits 1 if it is rejected."""
     cli_flags.no_arguments(argv)
     cli_flags.require(_GAME.value is not None, "--game is required")
     cli_flags.input_file(_CERTIFICATE)

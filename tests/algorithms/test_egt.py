@@ -1,5 +1,7 @@
 """Perturbed EGT: DGF conjugate / prox identities, convergence to LP values, EFPE behaviour."""
 
+import itertools
+
 import numpy as np
 import pyspiel
 import pytest
@@ -246,7 +248,7 @@ def test_aggressive_steps_balance_the_smoothing_and_shrink_tau_only_on_failure()
         mu0, mu1 = solver.stats().mu
         # a step shrinks the larger mu by (1 - tau): the two stay within a factor 1 / (1 - tau)
         assert max(mu0, mu1) <= min(mu0, mu1) / (1 - 0.5) + 1e-15
-    assert all(b <= a for a, b in zip(taus, taus[1:]))  # halved, never raised
+    assert all(b <= a for a, b in itertools.pairwise(taus))  # halved, never raised
     assert all(float(np.log2(0.5 / t)).is_integer() for t in taus)  # halvings of 0.5 only
     # each step made 4 traversals (two inside the step, two for the EGC check) per attempt
     assert solver.traversals >= 4 * solver.iteration

@@ -102,7 +102,7 @@ def test_example_equilibria(game, value, strategy0, strategy1):
 
 def test_three_state_matching_pennies_information_structure():
     tree = walk.game_tree("three_state_matching_pennies")
-    nodes, offsets = tree.infoset_nodes
+    _nodes, offsets = tree.infoset_nodes
     sizes = {
         tree.infoset_key[i]: int(offsets[i + 1] - offsets[i]) for i in range(tree.num_infosets)
     }

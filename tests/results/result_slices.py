@@ -239,7 +239,7 @@ SLICES: tuple[Slice, ...] = (
                 "iterations",
                 "lp_vertex",
             )
-        },  # fmt: skip
+        },
         tables={"records": "columns", "t_tests": "t_test_columns"},
         ignore=("tasks", "completed", "t_tests"),
         vertex=_lp_record,

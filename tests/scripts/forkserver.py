@@ -60,14 +60,14 @@ def _child(request: dict) -> None:
     except KeyboardInterrupt:
         traceback.print_exc()
         code = -signal.SIGINT
-    except BaseException:  # noqa: BLE001  (reported like the interpreter does)
+    except BaseException:  # reported like the interpreter does
         traceback.print_exc()
         code = 1
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
         if code < 0:  # die of the signal, as an interpreter that did not catch it
             signal.signal(-code, signal.SIG_DFL)

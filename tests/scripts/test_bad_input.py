@@ -72,7 +72,7 @@ GENERAL_SUM = "goofspiel(num_cards=3,returns_type=total_points)"
 LONG_LP = "limit_leduc_poker(num_ranks=13)"  # compiles in ~3 s, HiGHS needs ~8 s
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Case:
     script: str
     name: str
@@ -90,7 +90,9 @@ def _cases() -> list[Case]:
 
     def add(scripts, name, flags, code, message):
         for script in [scripts] if isinstance(scripts, str) else scripts:
-            cases.append(Case(script, name, tuple(flags), code, message))
+            cases.append(
+                Case(script=script, name=name, flags=tuple(flags), code=code, message=message)
+            )
 
     every = SCRIPTS
     with_max_nodes = [s for s in SCRIPTS if s not in ("verify_certificate.py", "head_to_head.py")]

@@ -74,7 +74,7 @@ def test_output_path(tmp_path):
         with pytest.raises(app.UsageError) as e:
             cli_flags.output_path(_flag("string", str(path)))
         assert message in str(e.value) and str(e.value).startswith(f"--f={path}: ")
-    with pytest.raises(app.UsageError, match="c.json.npz is a directory"):
+    with pytest.raises(app.UsageError, match=r"c\.json\.npz is a directory"):
         cli_flags.output_path(_flag("string", str(tmp_path / "c.json")), suffixes=("", ".npz"))
 
 
@@ -84,7 +84,7 @@ def test_distinct_files(tmp_path):
     b = flags.DEFINE_string("b", str(tmp_path / "." / "x.json"), "", flag_values=fv)
     c = flags.DEFINE_string("c", None, "", flag_values=fv)
     fv(["prog"])
-    with pytest.raises(app.UsageError, match="--b=.* is the output --a \\(the same file\\)"):
+    with pytest.raises(app.UsageError, match=r"--b=.* is the output --a \(the same file\)"):
         cli_flags.distinct_files([a, c, b])
     cli_flags.distinct_files([a, c])
     (tmp_path / "in.json").write_text("{}")
@@ -128,7 +128,7 @@ def test_float_list():
     fv(["prog", "--xs="])
     assert cli_flags.float_list(holder) == []  # an empty list is the caller's to refuse
     fv(["prog", "--xs=0.5,half"])
-    with pytest.raises(app.UsageError, match="^--xs takes numbers: could not convert"):
+    with pytest.raises(app.UsageError, match=r"^--xs takes numbers: could not convert"):
         cli_flags.float_list(holder)
 
 

@@ -138,7 +138,7 @@ def _same_file_cases(files):
                 f"--certificate={files}/cert.json",
                 f"--output_json={files}/cert.json",
             ],
-        ),  # fmt: skip
+        ),
         (
             "verify_certificate.py",
             [
@@ -146,19 +146,19 @@ def _same_file_cases(files):
                 f"--certificate={files}/cert.json",
                 f"--output_json={files}/cert.json.npz",
             ],
-        ),  # fmt: skip
+        ),
         (
             "subgame_solving.py",
             ["--game=leduc_poker", f"--blueprint={policy}", f"--policy_out={policy}"],
-        ),  # fmt: skip
+        ),
         (
             "depth_limited.py",
             ["--game=leduc_poker", f"--blueprint={policy}", f"--output_json={policy}"],
-        ),  # fmt: skip
+        ),
         (
             "head_to_head.py",
             ["--game=leduc_poker", f"--blueprint={policy}", f"--output_json={policy}"],
-        ),  # fmt: skip
+        ),
     ]
 
 
@@ -268,22 +268,22 @@ def test_play_writes_the_games_played(server, files, tmp_path, sig):
                 "--verbose",
             ],
             "nash_conv",
-        ),  # fmt: skip
+        ),
         (
             "perturbed_egt.py",
             ["--game=leduc_poker", "--iterations=100000000", "--dgf_weight=0.05", "--verbose"],
             "iteration 1 ",
-        ),  # fmt: skip
+        ),
         (
             "certificate_search.py",
             ["--game=sequential_goofspiel(num_cards=5)", "--verbose"],
             "iteration 1 ",
-        ),  # fmt: skip
+        ),
         (
             "gameshrink.py",
             ["--game=leduc_poker", "--solve=cfr_plus", "--iterations=100000000", "--verbose"],
             "iteration 100 ",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_sigterm_stops_like_ctrl_c(server, tmp_path, script, flags, wait_for):
@@ -357,7 +357,7 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
         if sig == signal.SIGINT:
             time.sleep(0.2)
             proc.send_signal(signal.SIGTERM)  # impatient: a second signal
-        stdout, stderr = proc.communicate(timeout=120)
+        _stdout, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -389,7 +389,7 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
             "head_to_head.py",
             ["--game=kuhn_poker", "--games=100000000", "--chunk=2", "--scheduler=local"],
             "stop_reason",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_time_limits_of_the_nested_commands(server, tmp_path, script, flags, key):
@@ -465,7 +465,7 @@ def test_help_lists_the_commands_own_flags_with_defaults(command):
             ["--game=kuhn_poker", "--games=2", "--scheduler=local", "--iterations=5"],
             0,
             "A's mean return",
-        ),  # fmt: skip
+        ),
         ("compare.py", ["--game=pig(winscore=6,horizon=6)"], 2, "need information_state_string"),
         (  # OpenSpiel's TabularPolicy would walk the whole game before any check
             "evaluate.py",

@@ -1,6 +1,7 @@
 """Certificate search and verification (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal
 Strategies in Black-Box Extensive-Form Games", AAAI 2021)."""
 
+import itertools
 import json
 
 import numpy as np
@@ -89,7 +90,7 @@ def test_search_traces_each_iteration_against_its_trunk():
     trace = result.trace
     assert len(trace) == result.iterations
     assert trace[-1].nodes == result.certificate.trunk.num_nodes  # the last trunk was the best
-    assert all(a.nodes < b.nodes for a, b in zip(trace, trace[1:]))  # each expansion grew it
+    assert all(a.nodes < b.nodes for a, b in itertools.pairwise(trace))  # each expansion grew it
     assert all(t.expanded > 0 for t in trace[:-1]) and trace[-1].expanded == 0
     assert sum(t.lp_seconds for t in trace) == pytest.approx(result.lp_seconds)
     spent = sum(t.build_seconds + t.lp_seconds + t.expand_seconds + t.other_seconds for t in trace)

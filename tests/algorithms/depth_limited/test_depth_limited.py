@@ -33,7 +33,7 @@ def _guaranteed(solution_game, strategy):
 
 
 def test_rps_plus_equilibrium_blueprint(rps):
-    sf, blueprint, _, _ = rps
+    _sf, blueprint, _, _ = rps
     np.testing.assert_allclose(blueprint[0][1:], RPS_EQUILIBRIUM, atol=1e-9)
 
 

@@ -5,6 +5,7 @@ that does not use the code under test (hand-worked bet sizes, histories looked u
 the blueprint's table, OpenSpiel states)."""
 
 import functools
+import itertools
 
 import numpy as np
 import pyspiel
@@ -61,7 +62,7 @@ def test_pseudo_harmonic_mapping():
     assert translation.pseudo_harmonic(0.5, 0.5, 1.0) == pytest.approx(1.0)
     assert translation.pseudo_harmonic(1.0, 0.5, 1.0) == pytest.approx(0.0)
     grid = [translation.pseudo_harmonic(x, 0.5, 1.0) for x in np.linspace(0.5, 1.0, 11)]
-    assert all(b < a for a, b in zip(grid, grid[1:]))
+    assert all(b < a for a, b in itertools.pairwise(grid))
     with pytest.raises(ValueError):
         translation.pseudo_harmonic(1.5, 0.5, 1.0)
 

@@ -128,7 +128,7 @@ def check(abstraction: shrink.Abstraction) -> Check:
     """Solves Γ_f of `abstraction` with OpenSpiel's sequence form and scipy's LP, lifts the
     profile to the original game and measures it with OpenSpiel (module docstring)."""
     filtered = FilteredGame(abstraction)
-    infosets, isa_to_seq, isa_maps, parents, payoff, _ = sfu.construct_vars(filtered)
+    _infosets, isa_to_seq, isa_maps, parents, payoff, _ = sfu.construct_vars(filtered)
     constraints = sfu.construct_constraint_vars(parents, isa_to_seq, isa_maps)
     (e, e_rhs), (f, f_rhs) = constraints[0], constraints[1]
     a = payoff[0]

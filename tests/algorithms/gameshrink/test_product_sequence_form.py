@@ -16,7 +16,7 @@ from ospiel_ext.algorithms.certificates import certificate
 RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Forms:
     """The product and the tree-built sequence form of one game's Γ_f, and the index maps from the
     product's sequences / infosets to the built form's (per player)."""
@@ -59,7 +59,7 @@ def forms(request, shrunk):
         index = {k: i for i, k in enumerate(built.infoset_keys(p))}
         inf.append(np.array([index[k] for k in product.infoset_keys(p)]))
         assert sorted(inf[-1].tolist()) == list(range(built.treeplexes[p].num_infosets))
-    return Forms(request.param, product, built, tuple(seq), tuple(inf))
+    return Forms(game=request.param, product=product, built=built, seq=tuple(seq), inf=tuple(inf))
 
 
 def _random_profile(sf, seed):

@@ -88,7 +88,7 @@ def test_blueprint_inputs_are_checked():
     leduc_policy = policies.uniform_policy("leduc_poker")
     with pytest.raises(ValueError, match="not a policy of game kuhn_poker"):
         blueprints.load_blueprint(sf, leduc_policy)
-    with pytest.raises(ValueError, match="kuhn_poker.*shape"):
+    with pytest.raises(ValueError, match=r"kuhn_poker.*shape"):
         blueprints.load_blueprint(sf, (sf.treeplexes[0].uniform[1:], sf.treeplexes[1].uniform))
     bad = sf.treeplexes[0].uniform.copy()
     bad[1] = 0.9

@@ -128,12 +128,12 @@ def test_a_cut_through_an_information_set_is_refused():
     tree = _tree("kuhn_poker")
     # deal (J, Q) only: player 0's information set "holding J" keeps (J, K) in the trunk
     cut = Cut.where(lambda state: state.history() == [0, 1])
-    with pytest.raises(ValueError, match="kuhn_poker.*splits information set"):
+    with pytest.raises(ValueError, match=r"kuhn_poker.*splits information set"):
         find_roots(tree, cut)
 
 
 def test_a_cut_that_selects_nothing_is_refused():
-    with pytest.raises(ValueError, match="kuhn_poker.*selects no"):
+    with pytest.raises(ValueError, match=r"kuhn_poker.*selects no"):
         find_roots(_tree("kuhn_poker"), Cut.after_moves(10))
     with pytest.raises(ValueError, match="count"):
         Cut.after_moves(-1)

@@ -110,7 +110,7 @@ def test_blueprint_prior_follows_the_opponent_reach():
 
 
 def test_bad_inputs_are_refused(case):
-    sf, q, subs = case
+    _sf, q, subs = case
     with pytest.raises(ValueError, match="resolving player must be 0 or 1"):
         gadgets.resolving_gadget(q, subs[0], 2)
     with pytest.raises(ValueError, match="unknown gadget kind"):
