@@ -80,7 +80,8 @@ LCFR = CFRConfig(linear_averaging=True, discount=(1.0, 1.0, 1.0))
 def _check_discount(config: CFRConfig, name: str) -> None:
     """ValueError unless DCFR's (alpha, beta, gamma) are finite numbers and gamma >= 0 (the
     average's factor ((t - 1) / t)^gamma is 0^gamma at t = 1: a negative gamma divides by
-    zero, and NaN would make every regret NaN, a solver that never learns)."""
+    zero, and NaN would make every regret NaN, a solver that never learns).
+    """
     if config.discount is None:
         return
     if len(config.discount) != 3 or not all(
@@ -183,7 +184,8 @@ class CFRVariantSolver:
         self, basis: Mapping[str, FloatArray], bounds: BehaviouralLowerBounds
     ) -> tuple[sp.csr_matrix | None, sp.csr_matrix | None]:
         """Per player, the block-diagonal basis: `basis` where given, the lower bounds' blocks
-        elsewhere, None when both leave the player unconstrained."""
+        elsewhere, None when both leave the player unconstrained.
+        """
         explicit: list[dict[int, FloatArray]] = [{}, {}]
         local = [
             dict(zip(self._sf.infoset_keys(p), range(tp.num_infosets))) if basis else {}
@@ -327,7 +329,8 @@ class _CFRSolver(CFRVariantSolver):
 
 class CFRSolver(_CFRSolver):
     """Vanilla CFR (Zinkevich et al. 2007) as OpenSpiel's `cfr.CFRSolver(game)`: alternating
-    updates by default; `alternating_updates=False` gives the paper's simultaneous updates."""
+    updates by default; `alternating_updates=False` gives the paper's simultaneous updates.
+    """
 
     def __init__(
         self,
@@ -353,7 +356,8 @@ class CFRSolver(_CFRSolver):
 
 class CFRPlusSolver(_CFRSolver):
     """CFR+ (Tammelin 2014) as OpenSpiel's `cfr.CFRPlusSolver(game)`: regret matching+,
-    alternating updates, linear averaging."""
+    alternating updates, linear averaging.
+    """
 
     def __init__(
         self,
@@ -419,7 +423,8 @@ class _DCFRSolver(CFRVariantSolver):
 
 class DCFRSolver(_DCFRSolver):
     """Discounted CFR as OpenSpiel's `discounted_cfr.DCFRSolver(game, alpha=3/2, beta=0,
-    gamma=2)`: alternating updates, average weighted by t^gamma, no RM+."""
+    gamma=2)`: alternating updates, average weighted by t^gamma, no RM+.
+    """
 
     def __init__(
         self,
@@ -450,7 +455,8 @@ class DCFRSolver(_DCFRSolver):
 
 class LCFRSolver(_DCFRSolver):
     """Linear CFR as OpenSpiel's `discounted_cfr.LCFRSolver(game)`: DCFR with
-    (alpha, beta, gamma) = (1, 1, 1), i.e. iteration t's regrets and strategy weighted by t."""
+    (alpha, beta, gamma) = (1, 1, 1), i.e. iteration t's regrets and strategy weighted by t.
+    """
 
     def __init__(
         self,

@@ -194,12 +194,12 @@ class DilatedEntropy:
         return b, float(v_seq[0])
 
     def log_center(self, b: FloatArray) -> FloatArray:
-        """log u_bar of a behavioural strategy in the perturbed simplexes (log 0 clipped)."""
+        """Log u_bar of a behavioural strategy in the perturbed simplexes (log 0 clipped)."""
         u = (b - self.xi_seq) / self.room_seq
         return np.log(np.maximum(u, 1e-300))
 
     def max_divergence(self, log_center: FloatArray) -> float:
-        """max over Q^xi of the DGF centred at q_bar, d(q) - <grad d(q_bar), q>, i.e. of
+        """Max over Q^xi of the DGF centred at q_bar, d(q) - <grad d(q_bar), q>, i.e. of
         sum_j beta_j q_pj KL(u_j || u_bar_j) (its minimum is 0, at q_bar).
 
         It is convex, so its maximum is at a vertex, where every u_j is pure: there it is
@@ -242,7 +242,8 @@ def perturbed_saddle_gap(
     sf: SequenceForm, dgfs: Sequence[DilatedEntropy], x: FloatArray, y: FloatArray
 ) -> float:
     """The saddle-point gap of realization plans (x, y) in the perturbed game: both players'
-    best responses within their perturbed strategy sets (`DilatedEntropy.best_response`)."""
+    best responses within their perturbed strategy sets (`DilatedEntropy.best_response`).
+    """
     return dgfs[0].best_response(sf.sequence_values(0, y)) + dgfs[1].best_response(
         sf.sequence_values(1, x)
     )
@@ -385,7 +386,8 @@ class EGTSolver:
 
     def _initialise(self, mu0: float) -> None:
         """Algorithm 1's start: the centre of player 1 (the paper's minimising x), player 0's
-        smoothed best response to it, and player 1's smoothed best response to that."""
+        smoothed best response to it, and player 1's smoothed best response to that.
+        """
         self._mu = [mu0, mu0]
         self._responses = None
         zero = np.zeros(self._tps[1].num_sequences)
@@ -418,7 +420,8 @@ class EGTSolver:
         """mu_0 D_0 + mu_1 D_1: the saddle-point gap is at most this while the EGC holds
         (always with stepping="aggressive" or "restarted"; with "theory" when
         dgf_weight >= 1). After a restart D_p is the centred DGF's maximum, which grows with
-        log(1 / the centre's smallest probability), so this bound is then loose."""
+        log(1 / the centre's smallest probability), so this bound is then loose.
+        """
         return self._mu[0] * self._spread[0] + self._mu[1] * self._spread[1]
 
     def _step(self, p: int, tau: float) -> None:
@@ -477,7 +480,8 @@ class EGTSolver:
     def _restart(self) -> None:
         """Gilpin, Pena & Sandholm's outer loop: EGT afresh with both DGFs centred at the
         current iterate (kept as it is if no smoothing up to 1024 x the theory scale lets the
-        new start satisfy the EGC)."""
+        new start satisfy the EGC).
+        """
         kept = (self._plans, self._mu, self._responses, self._centre)
         centres = [dgf.log_center(b) for dgf, b in zip(self._dgf, self.behavioural())]
         self._centre = list(centres)
@@ -520,7 +524,8 @@ class EGTSolver:
     ) -> solver_lib.RunResult:
         """Algorithm 1's loop through `solver.run`: step until epsilon_sad(z^t) <= epsilon
         (checked now and every `check_every` steps, where the curve is also measured), or
-        `max_iterations` steps in all, `time_limit` seconds or Ctrl-C."""
+        `max_iterations` steps in all, `time_limit` seconds or Ctrl-C.
+        """
         if check_every <= 0:
             raise ValueError(f"check_every must be positive, got {check_every}")
         budget = sys.maxsize if max_iterations is None else max(max_iterations - self._iteration, 0)
@@ -569,7 +574,8 @@ def tune_dgf_weight(
     iterations: int = 20,
 ) -> float:
     """The weight among `weights` whose EGT has the smallest gap after `iterations` steps
-    (Section 4: tuned with xi = 0 on the first 20 iterations)."""
+    (Section 4: tuned with xi = 0 on the first 20 iterations).
+    """
     best, best_gap = weights[0], np.inf
     for w in weights:
         solver = EGTSolver(game, xi=xi, dgf_weight=w)

@@ -27,7 +27,8 @@ def apply(
     history: str, pot: tuple[int, int], player: int, action: int, raise_amount: int
 ) -> tuple[str, tuple[int, int], bool]:
     """The round's new betting string, the new contributions, and whether the round is over
-    (a fold also ends it)."""
+    (a fold also ends it).
+    """
     history += ACTION_CHARS[action]
     if action == FOLD:
         return history, pot, True
@@ -58,5 +59,6 @@ def showdown_returns(pot: tuple[int, int], winner: int) -> list[float]:
 
 def stake_bound(pot: tuple[int, int], raises_left: list[tuple[int, int]]) -> float:
     """The largest contribution either player can reach: the current top plus every raise
-    still allowed, given as (raise amount, number of raises left) per remaining round."""
+    still allowed, given as (raise amount, number of raises left) per remaining round.
+    """
     return float(max(pot) + sum(amount * count for amount, count in raises_left))

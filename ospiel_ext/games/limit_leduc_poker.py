@@ -153,7 +153,8 @@ class LimitLeducPokerState(_common.State):
 
     def utility_bounds(self) -> tuple[float, float]:
         """A fold ends the hand with known money; otherwise each side's stake can only grow by the
-        raises still allowed (unbounded with unlimited raises)."""
+        raises still allowed (unbounded with unlimited raises).
+        """
         if self.is_terminal():
             r = self.returns()[0]
             return r, r
@@ -177,14 +178,16 @@ class LimitLeducPokerState(_common.State):
 
 def consecutive_raises(state: LimitLeducPokerState) -> int:
     """Raises in a row at the end of the current round's betting (certificates paper: none
-    beyond 12 is ever expanded)."""
+    beyond 12 is ever expanded).
+    """
     history = state.betting[state.round]
     return len(history) - len(history.rstrip("r"))
 
 
 def max_consecutive_raises(tree: GameTree) -> int:
     """The most consecutive raises at any expanded decision node of a limit Leduc GameTree
-    (e.g. a certificate's trunk)."""
+    (e.g. a certificate's trunk).
+    """
     internal = np.flatnonzero((tree.num_children > 0) & (tree.infoset >= 0))
     return max(consecutive_raises(tree.state(int(n))) for n in internal)
 

@@ -50,7 +50,8 @@ class PotFractionAbstraction:
     def labels(self, state: pyspiel.State) -> dict[str, int]:
         """{label: action} of the kept actions at a decision `state`. A bet that is all-in
         is labelled "all-in" whatever its pot fraction; a bet size below the minimum raise,
-        above the stack or equal to a smaller one is dropped."""
+        above the stack or equal to a smaller one is dropped.
+        """
         legal = set(state.legal_actions())
         kept: dict[str, int] = {}
         taken: set[int] = set()
@@ -91,7 +92,8 @@ def first_bet_extra(
     player: int, bets: dict[str, float]
 ) -> Callable[[pyspiel.State], dict[str, float]]:
     """An `extra` that adds `bets` ({label: pot fraction}) at `player`'s first decision of
-    the game only (no player action before it)."""
+    the game only (no player action before it).
+    """
 
     def extra(state: pyspiel.State) -> dict[str, float]:
         first = state.current_player() == player and not any(p >= 0 for p, _ in _moves(state))

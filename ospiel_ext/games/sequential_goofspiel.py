@@ -141,7 +141,8 @@ class SequentialGoofspielState(_common.State):
 
     def utility_bounds(self) -> tuple[float, float]:
         """Points already won, plus or minus the prizes not yet decided; exact in the last
-        round, where both bids and the prize are forced."""
+        round, where both bids and the prize are forced.
+        """
         if self.is_terminal():
             return self.diff, self.diff
         if self.round == self._k - 1:

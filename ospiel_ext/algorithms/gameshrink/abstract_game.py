@@ -143,7 +143,8 @@ class AbstractGame:
     def sequence_form(self) -> SequenceForm:
         """Γ_f's sequence form, built from the betting tree x the joint classes without the
         game tree (`ProductSequenceForm`); equal to TreeSequenceForm(self.tree) up to the order
-        of infosets within a treeplex level (tested)."""
+        of infosets within a treeplex level (tested).
+        """
         return ProductSequenceForm(self)
 
     def size(self) -> dict[str, int]:
@@ -151,7 +152,8 @@ class AbstractGame:
         Γ_f, counted from the betting tree and the joint classes without building the tree.
         `lp_nonzeros` counts every payoff entry of a (player 0 sequence, player 1 sequence)
         pair some leaf reaches, as `sequence_form` stores it; `payoff_zero_entries` how many
-        of them are 0 (a showdown between classes whose deals win as often as they lose)."""
+        of them are 0 (a showdown between classes whose deals win as often as they lose).
+        """
         joint, n_nodes, leaves = self.joint, 1, 0
         infosets, sequences, nnz, zeros = [0, 0], [1, 1], 0, 0
         entries: dict[tuple[int, tuple[int, int]], IntArray] = {}
@@ -194,7 +196,8 @@ class AbstractGame:
     def _payoff_entries(self, round_: int, last: tuple[int, int]) -> IntArray:
         """For a terminal of round `round_` whose players last acted in rounds `last` (-1:
         never), the payoff entry (a distinct pair of player 0's and player 1's sequences,
-        numbered 0..) of each joint class pair of `round_`."""
+        numbered 0..) of each joint class pair of `round_`.
+        """
         joint, cols = self.joint, []
         for seat, r in enumerate(last):
             if r < 0:
@@ -278,7 +281,8 @@ class ProductSequenceForm(SequenceForm):
         self, player: int, ref: tuple[int, int] | None, classes: IntArray, round_: int
     ) -> IntArray:
         """Provisional sequence of `player` after decision `ref` (None: the empty sequence)
-        for round `round_` classes."""
+        for round `round_` classes.
+        """
         if ref is None:
             return np.zeros(len(classes), dtype=np.int64)
         d = self._decisions[player][ref[0]]
@@ -333,7 +337,8 @@ class ProductSequenceForm(SequenceForm):
         of round j, in the infoset of the pair's class for `player`, reached by the opponent's
         sequence after its last decision on the betting path (at the pair's ancestor class)
         with chance reach = the pair's deals / all deals (the chance probabilities of
-        `AbstractGame.tree` telescope: a pair's children's deals are the pair's deals)."""
+        `AbstractGame.tree` telescope: a pair's children's deals are the pair's deals).
+        """
         joint, opp, tp = self._game.joint, 1 - player, self.treeplexes[player]
         total = joint.counts[0].sum()
         local = np.empty(tp.num_infosets, dtype=np.int64)  # provisional -> treeplex infoset
@@ -364,7 +369,8 @@ class ProductSequenceForm(SequenceForm):
 
 def game_size(sf: TreeSequenceForm) -> dict[str, int]:
     """Nodes, infosets and LP rows / columns / nonzeros of a compiled game, the keys of
-    `AbstractGame.size`."""
+    `AbstractGame.size`.
+    """
     tps = sf.treeplexes
     return {
         "nodes": sf.tree.num_nodes,

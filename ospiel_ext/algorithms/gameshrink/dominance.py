@@ -55,7 +55,8 @@ class Dominance:
 
     def lp_size(self, sf: SequenceForm) -> dict[str, int]:
         """Rows, columns and nonzeros of player 0's LP (`lp.lp_size`) without the eliminated
-        sequences: their variables and constraints are dropped, infosets stay."""
+        sequences: their variables and constraints are dropped, infosets stay.
+        """
         rows = np.flatnonzero(self.alive[0])
         cols = np.flatnonzero(self.alive[1])
         payoff_nonzeros = int(sf.payoff[rows][:, cols].nnz)
@@ -68,7 +69,8 @@ class Dominance:
 
 def terminal_sequences(tp: Treeplex) -> BoolArray:
     """Mask of the sequences with no own information set below them (the empty sequence is
-    never terminal here: it is no action)."""
+    never terminal here: it is no action).
+    """
     has_child = np.zeros(tp.num_sequences, dtype=bool)
     has_child[tp.parent_seq] = True
     terminal = ~has_child
@@ -104,7 +106,8 @@ def _dominated(
     matrix: sp.csr_matrix, tp: Treeplex, candidates: BoolArray, opponent_alive: BoolArray
 ) -> BoolArray:
     """Mask of the candidate sequences (rows of `matrix`, the player's own payoff, maximised)
-    weakly dominated by a candidate sibling over the opponent's alive columns."""
+    weakly dominated by a candidate sibling over the opponent's alive columns.
+    """
     sigma, other = _sibling_pairs(tp, candidates)
     dominated = np.zeros(tp.num_sequences, dtype=bool)
     if len(sigma) == 0:
@@ -127,7 +130,8 @@ def _dominated(
 
 def iterated_dominance(sf: SequenceForm, max_rounds: int = 1000) -> Dominance:
     """Iterated elimination of weakly dominated terminal sequences (module docstring) for
-    both players, until a round eliminates nothing or `max_rounds` rounds."""
+    both players, until a round eliminates nothing or `max_rounds` rounds.
+    """
     tps = sf.treeplexes
     own_payoff = (sf.payoff.tocsr(), (-sf.payoff.T).tocsr())  # rows: own sequences
     terminal = [terminal_sequences(tp) for tp in tps]

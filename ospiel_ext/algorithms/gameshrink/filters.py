@@ -68,14 +68,16 @@ def _to_views(st: SignalTree, round_: int, per_block: IntArray) -> IntArray:
 
 def _descendant_blocks(st: SignalTree, round_: int) -> IntArray:
     """The round-`round_` block of every last-round block (blocks nest: a view's deals are
-    consecutive rows, so are its descendants')."""
+    consecutive rows, so are its descendants').
+    """
     leaves = st.num_views[-1]
     return np.arange(leaves) // (leaves // st.num_views[round_])
 
 
 def _top_down(st: SignalTree, types: list[IntArray]) -> list[IntArray]:
     """Algorithm 2's top-down pass: views are merged when their parents share a class and
-    their types (view order) are equal; classes numbered in order of their first view."""
+    their types (view order) are equal; classes numbered in order of their first view.
+    """
     classes: list[IntArray] = []
     for r in range(st.num_rounds):
         classes.append(row_classes(np.column_stack([st.parent_classes(classes, r), types[r]])))
@@ -87,7 +89,8 @@ def _precheck_classes(st: SignalTree) -> list[IntArray]:
     lower (and by their parent's class). The paper reads them from a database indexed by the
     colex indices of the private and of the public set; the counts depend on those sets only,
     so views revealing the same cards in another order have equal counts, and counting per
-    view (player 0's seat; a view's counts are its descendants' sums) gives the same classes."""
+    view (player 0's seat; a view's counts are its descendants' sums) gives the same classes.
+    """
     size = st.view_blocks(st.num_rounds - 1)[1]
     result = st.result.reshape(-1, size)
     counts = np.column_stack([np.count_nonzero(result == x, axis=1) for x in (-1, 0, 1)])
@@ -105,7 +108,8 @@ def _multiset_classes(
     """Classes of `num_owners` owners: owners are split by `key` and by the multiset of `label`
     over the items they own (`owner[i]` owns item i). With few labels the multisets are
     counted in a dense (owners x labels) table, else found by sorting the items. Either way
-    classes are numbered in order of their first owner."""
+    classes are numbered in order of their first owner.
+    """
     owner = owner.astype(np.int64)
     if num_owners * num_labels <= max(4 * len(owner), 1 << 20):
         counts = np.bincount(owner * num_labels + label, minlength=num_owners * num_labels)
@@ -157,7 +161,8 @@ def lossless_filter(st: SignalTree, budget: Budget | None = None) -> FilterResul
     last complete pass (one class per round before the precheck), which the fixed point
     refines, since a pass only splits classes: views in different classes are never ordered
     game isomorphic, but views in one class need not be, so that filter is *not* lossless, and
-    its `stop_reason` says so."""
+    its `stop_reason` says so.
+    """
     budget = Budget() if budget is None else budget
     last = st.num_rounds - 1
     leaf_view, size = st.view_blocks(last)
@@ -281,7 +286,8 @@ class OrderedGameIsomorphism:
     def isomorphic_subtrees(self, round_: int, x: int, y: int) -> bool:
         """Algorithm 1 steps 2-5 (no sibling condition): a perfect matching of the children
         (leaves) over the edges of isomorphic (equal) pairs, by scipy's Hopcroft-Karp.
-        Memoised per pair of views, so it does not assume the filter it is checked against."""
+        Memoised per pair of views, so it does not assume the filter it is checked against.
+        """
         key = ("iso", round_, min(x, y), max(x, y))
         if key not in self._memo:
             edges = self._edge_costs(round_, x, y, exact=True) == 0
@@ -301,7 +307,8 @@ class OrderedGameIsomorphism:
 
     def cost(self, round_: int, x: int, y: int) -> float:
         """Min-cost perfect matching cost of the subtrees of views x and y (Section 6.2),
-        memoised per pair of (lossless) classes: views of one class have isomorphic subtrees."""
+        memoised per pair of (lossless) classes: views of one class have isomorphic subtrees.
+        """
         cx, cy = int(self.classes[round_][x]), int(self.classes[round_][y])
         key = ("cost", round_, min(cx, cy), max(cx, cy))
         if key not in self._memo:
@@ -317,7 +324,8 @@ class OrderedGameIsomorphism:
 def _set_labels(sets: DisjointSet, k: int) -> IntArray:
     """The set of each element 0 .. k - 1 as consecutive ids, sets numbered in order of their
     smallest element: classes of joined views stay numbered in order of their first view, like
-    the lossless filter's, whatever roots the disjoint-set forest picked."""
+    the lossless filter's, whatever roots the disjoint-set forest picked.
+    """
     roots = np.array([sets[a] for a in range(k)], dtype=np.int64)
     return row_classes(roots[:, None])
 
@@ -331,7 +339,8 @@ def approximate_filter(
     `budget` (a time limit; Ctrl-C and SIGTERM always) is checked before every pair of
     classes is compared. Stopped early, the result keeps the joins made so far (each of cost
     at most `threshold`) and the lossless classes of the rounds not reached: a filter between
-    the lossless one (which refines it) and the complete approximate one (which it refines)."""
+    the lossless one (which refines it) and the complete approximate one (which it refines).
+    """
     budget = Budget() if budget is None else budget
     iso = OrderedGameIsomorphism(st, lossless)
     merged: list[IntArray] = []

@@ -90,7 +90,8 @@ class OrderedGame:
 
     def view_columns(self, player: int, round_: int) -> tuple[list[int], list[int]]:
         """Deal columns of `player`'s own private cards and of the public cards revealed by the
-        end of round `round_`'s deal."""
+        end of round `round_`'s deal.
+        """
         own: list[int] = []
         public: list[int] = []
         for i in self.view_groups(player, round_):
@@ -100,7 +101,8 @@ class OrderedGame:
 
     def view_groups(self, player: int, round_: int) -> list[int]:
         """Indices of the groups player `player` has seen by the end of round `round_`'s deal:
-        its own and the public ones, in deal order (own private first within a round)."""
+        its own and the public ones, in deal order (own private first within a round).
+        """
         mine = [i for i, g in enumerate(self.groups) if g.round <= round_ and g.owner == player]
         public = [i for i, g in enumerate(self.groups) if g.round <= round_ and g.owner == PUBLIC]
         return sorted(mine + public, key=lambda i: (self.groups[i].round, self.groups[i].owner < 0))
@@ -113,7 +115,8 @@ def _check(condition: bool, game: pyspiel.Game | str, message: str) -> None:
 
 def validate(og: OrderedGame) -> None:
     """Checks the structural assumptions of Definition 1 on the description itself (run by
-    `signal_tree.SignalTree.build` on every description, ours or a user's)."""
+    `signal_tree.SignalTree.build` on every description, ours or a user's).
+    """
     game = og.name
     _check(og.num_slots <= og.num_cards, game, "more signals are revealed than the deck holds")
     for r in range(og.num_rounds):
@@ -154,7 +157,8 @@ def betting_tree(
 ) -> BettingNode:
     """The stage games G^1..G^r joined into one tree, walked once with one representative deal
     per showdown label (Definition 1: legal actions and the round structure must not depend on
-    the signals; every action must be observed by the other player)."""
+    the signals; every action must be observed by the other player).
+    """
     reps = {int(lab): deals[int(np.flatnonzero(labels == lab)[0])] for lab in np.unique(labels)}
     states = {}
     for lab, deal in reps.items():
@@ -219,7 +223,8 @@ def betting_tree(
 
 def betting_key(state: pyspiel.State) -> tuple[int, str]:
     """(round, betting key) of a state of the original game: player actions with "|" between
-    chance blocks, the same keys as `BettingNode.key`."""
+    chance blocks, the same keys as `BettingNode.key`.
+    """
     key, blocks, in_chance = "", 0, False
     for player, action in ((h.player, h.action) for h in state.full_history()):
         if player == CHANCE:
@@ -248,7 +253,8 @@ def check_against_game(
 ) -> None:
     """Plays `samples` random deals down random betting lines in the pyspiel game and checks that
     the description predicts every legal action set and every payoff (utility through the
-    showdown label only, Definition 1 (u))."""
+    showdown label only, Definition 1 (u)).
+    """
     rng = np.random.default_rng(seed)
     for i in rng.integers(len(deals), size=samples):
         deal, label = deals[i], int(labels[i])
@@ -280,7 +286,8 @@ def check_against_game(
 
 def _dealt_as_card_ids(groups: tuple[Group, ...]) -> dict[str, Callable]:
     """`chance_actions` and `deal_from_chance` of a game whose chance actions are the card ids,
-    dealt group by group in the order of `groups` (a group's cards in any order)."""
+    dealt group by group in the order of `groups` (a group's cards in any order).
+    """
     rounds = [g.round for g in groups for _ in range(g.size)]
     num_slots = len(rounds)
 
@@ -297,7 +304,8 @@ def _dealt_as_card_ids(groups: tuple[Group, ...]) -> dict[str, Callable]:
 class RankOutcome:
     """outcome(deals) = sign(strength(hand 0) - strength(hand 1)), each player's hand given by
     its deal columns: both players rank hands by one ordering, by construction (Definition 1's
-    common ordering, which `signal_tree.SignalTree.build` otherwise checks deal by deal)."""
+    common ordering, which `signal_tree.SignalTree.build` otherwise checks deal by deal).
+    """
 
     strength: Callable[[IntArray], NDArray[np.integer]]
     hands: tuple[list[int], list[int]]
@@ -379,7 +387,8 @@ def _binomials(n: int, k: int) -> IntArray:
 def colex_index(subsets: IntArray) -> IntArray:
     """Index of each ascending row (c_1 < ... < c_k) in the colexicographic order of k-subsets:
     sum_i C(c_i, i) (Gilpin & Sandholm 2006, Section 5.2), a bijection onto
-    [0, C(n, k))."""
+    [0, C(n, k)).
+    """
     subsets = np.asarray(subsets)
     k = subsets.shape[1]
     if not subsets.size:
@@ -425,7 +434,8 @@ def _universal_poker(game: pyspiel.Game) -> OrderedGame:
     """An ACPC game definition: `numHoleCards` private cards each in the first round, then
     `numBoardCards[g]` public cards at the start of betting round g; the showdown ranks the
     best five of hole and board cards (`poker_hands`). Betting rounds that deal no cards
-    continue the stage game of the round before."""
+    continue the stage game of the round before.
+    """
     p = game.get_parameters()
     for fixed in ("boardCards", "handReaches"):
         _check(not p.get(fixed), game, f"{fixed} fixes part of the deal; the deal must be random")

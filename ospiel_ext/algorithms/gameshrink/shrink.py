@@ -87,7 +87,8 @@ class Abstraction(stops.Stoppable):
     @functools.cached_property
     def class_parent(self) -> tuple[IntArray, ...]:
         """Per round j, the round j - 1 class of each class (a view's class fixes its parent
-        view's class); empty for round 0."""
+        view's class); empty for round 0.
+        """
         out = [np.zeros(0, dtype=np.int64)]
         for r in range(1, len(self.classes)):
             up = np.zeros(self.num_classes[r], dtype=np.int64)
@@ -110,7 +111,8 @@ class Abstraction(stops.Stoppable):
 def identity_filter(abstraction: Abstraction) -> Abstraction:
     """The identity filter of the same game: Γ_f is then the original game (up to how chance
     nodes are grouped), which lets `abstract_game` count games too large to walk. Complete
-    whether or not `abstraction` was (one view per class is a fixed point of any refinement)."""
+    whether or not `abstraction` was (one view per class is a fixed point of any refinement).
+    """
     views = abstraction.signal_tree.num_views
     classes = tuple(np.arange(v, dtype=np.int64) for v in views)
     return dataclasses.replace(
@@ -140,7 +142,8 @@ def join_classes(abstraction: Abstraction, round_: int, a: int, b: int) -> Abstr
 def sibling_joins(finer: Abstraction, coarser: Abstraction) -> list[tuple[int, int, int]]:
     """(round, a, b) for every pair a < b of sibling classes of `finer` (same parent class)
     that `coarser` puts in one class: the single merges `coarser` makes beyond `finer`, each
-    of which `join_classes` applies alone."""
+    of which `join_classes` applies alone.
+    """
     out: list[tuple[int, int, int]] = []
     for r in range(len(finer.classes)):
         rep = first_index(finer.classes[r], finer.num_classes[r])  # a view of each class

@@ -63,7 +63,8 @@ class SignalTree:
     ) -> IntArray:
         """A unique integer per view: the colex indices of the view's groups in mixed radix
         (the cards of each group ascending, as in `deals`). `earlier`: the same deals' codes
-        one round before, which this one extends (a round's groups follow the earlier ones)."""
+        one round before, which this one extends (a round's groups follow the earlier ones).
+        """
         og, radix = self.og, 1
         code, known = np.zeros(len(deals), dtype=np.int64), 0
         if earlier is not None:
@@ -89,14 +90,16 @@ class SignalTree:
 
     def parent_classes(self, classes: list[IntArray], round_: int) -> IntArray:
         """The round `round_` - 1 class (in `classes`) of every view's parent view; zeros in
-        round 0."""
+        round 0.
+        """
         if round_ == 0:
             return np.zeros(self.num_views[0], dtype=np.int64)
         return classes[round_ - 1][self.view_parent[round_]]
 
     def view_blocks(self, round_: int) -> tuple[IntArray, int]:
         """(player 0's round-`round_` view of each block, block size): the deals through one
-        view of player 0 are one block of consecutive rows (`build`'s enumeration order)."""
+        view of player 0 are one block of consecutive rows (`build`'s enumeration order).
+        """
         size = len(self.deals) // self.num_views[round_]
         return self.views[round_][0][::size].astype(np.int64), size
 
@@ -105,7 +108,8 @@ class SignalTree:
         """Enumerates the deals group by group (cards of a group as an ascending set): first
         the groups player 0 sees, in deal order, then player 1's private groups, so that the
         deals through each view of player 0 are consecutive rows (`view_blocks`); columns stay
-        in deal order (`OrderedGame.slots`)."""
+        in deal order (`OrderedGame.slots`).
+        """
         ordered_games.validate(og)
         if og.num_cards > _MAX_CARDS:
             raise ValueError(f"{og.name}: at most {_MAX_CARDS} cards are supported")
@@ -169,7 +173,8 @@ def _showdown(
 ) -> NDArray[np.int8]:
     """Player 0's showdown result of every deal. For an `ordered_games.RankOutcome` the hand
     strengths are evaluated once per last-round view (equal views are equal hands: the first
-    deal of each of player 0's blocks of `block` deals), not once per deal."""
+    deal of each of player 0's blocks of `block` deals), not once per deal.
+    """
     if not isinstance(og.outcome, ordered_games.RankOutcome):
         return og.outcome(deals.astype(np.int64))
     v0, v1 = last_views
@@ -185,7 +190,8 @@ def _number_codes(
     codes: tuple[IntArray, IntArray],
 ) -> tuple[IntArray, tuple[NDArray[np.int32], NDArray[np.int32]]]:
     """(the sorted distinct codes, each player's codes as indices into them): by a dense lookup
-    table when the codes are small (views of real decks), else np.unique + searchsorted."""
+    table when the codes are small (views of real decks), else np.unique + searchsorted.
+    """
     top = max(int(c.max()) for c in codes) + 1
     if top <= 4 * sum(len(c) for c in codes) + 1024:
         seen = np.zeros(top, dtype=bool)
@@ -204,7 +210,8 @@ def _number_codes(
 def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> None:
     """Definition 1 (u): payoffs increase in one ordering of hands shared by both players, so
     swapping the players' private cards must negate every showdown result (true by
-    construction, and not checked, for an `ordered_games.RankOutcome`)."""
+    construction, and not checked, for an `ordered_games.RankOutcome`).
+    """
     if isinstance(og.outcome, ordered_games.RankOutcome):
         return
     swapped = deals.astype(np.int64)
