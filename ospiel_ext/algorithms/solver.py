@@ -252,9 +252,7 @@ def run(
     Raises:
       ValueError: the solver does not satisfy `Solver`, or an argument is out of range.
     """
-    _check_arguments(
-        solver, iterations, time_limit, checkpoints=checkpoints, log_every=log_every
-    )
+    _check_arguments(solver, iterations, time_limit, checkpoints=checkpoints, log_every=log_every)
     points = checkpoints if isinstance(checkpoints, range) else frozenset(checkpoints)
     recorder = _CurveRecorder(solver, infoset_regrets)
     start = time.perf_counter()
