@@ -28,7 +28,7 @@ import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pyspiel
@@ -191,7 +191,7 @@ _States = dict[int, pyspiel.State]
 
 
 def _deal_round(
-    og: OrderedGame, reps: dict[int, NDArray[np.integer]], states: _States, round_: int
+    og: OrderedGame, reps: Mapping[int, Sequence[int]], states: _States, round_: int
 ) -> _States:
     """`states`, each after round `round_`'s chance actions of its label's representative deal."""
     for lab, s in states.items():
@@ -201,7 +201,7 @@ def _deal_round(
 
 
 def _next_round(
-    og: OrderedGame, node: BettingNode, states: _States, reps: dict[int, NDArray[np.integer]]
+    og: OrderedGame, node: BettingNode, states: _States, reps: Mapping[int, Sequence[int]]
 ) -> tuple[BettingNode, _States]:
     """The only child of the round end `node` (the next round's first node), and its states."""
     _check(
