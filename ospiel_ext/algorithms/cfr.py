@@ -78,9 +78,12 @@ LCFR = CFRConfig(linear_averaging=True, discount=(1.0, 1.0, 1.0))
 
 
 def _check_discount(config: CFRConfig, name: str) -> None:
-    """ValueError unless DCFR's (alpha, beta, gamma) are finite numbers and gamma >= 0 (the
-    average's factor ((t - 1) / t)^gamma is 0^gamma at t = 1: a negative gamma divides by
-    zero, and NaN would make every regret NaN, a solver that never learns)."""
+    """Raises ValueError unless DCFR's (alpha, beta, gamma) are finite and gamma >= 0.
+
+    The checks: three finite numbers, and gamma >= 0 (the average's factor ((t - 1) / t)^gamma
+    is 0^gamma at t = 1: a negative gamma divides by zero, and NaN would make every regret NaN,
+    a solver that never learns).
+    """
     if config.discount is None:
         return
     if len(config.discount) != 3 or not all(
@@ -182,8 +185,11 @@ class CFRVariantSolver:
     def _build_basis(
         self, basis: Mapping[str, FloatArray], bounds: BehaviouralLowerBounds
     ) -> tuple[sp.csr_matrix | None, sp.csr_matrix | None]:
-        """Per player, the block-diagonal basis: `basis` where given, the lower bounds' blocks
-        elsewhere, None when both leave the player unconstrained."""
+        """Per player, the block-diagonal basis (None for an unconstrained player).
+
+        The blocks are `basis` where given and the lower bounds' blocks elsewhere; None when
+        both leave the player unconstrained.
+        """
         explicit: list[dict[int, FloatArray]] = [{}, {}]
         local = [
             dict(zip(self._sf.infoset_keys(p), range(tp.num_infosets))) if basis else {}
@@ -213,10 +219,12 @@ class CFRVariantSolver:
 
     @property
     def sequence_form(self) -> SequenceForm:
+        """The compiled game the solver runs on."""
         return self._sf
 
     @property
     def iteration(self) -> int:
+        """Iterations performed so far."""
         return self._iteration
 
     @property
@@ -294,8 +302,10 @@ class CFRVariantSolver:
 
 
 class _CFRSolver(CFRVariantSolver):
-    """OpenSpiel's `cfr._CFRSolver(game, alternating_updates, linear_averaging,
-    regret_matching_plus)`, positional or keyword, on arrays.
+    """OpenSpiel's `cfr._CFRSolver`, its arguments positional or keyword, on arrays.
+
+    The signature is OpenSpiel's: `_CFRSolver(game, alternating_updates, linear_averaging,
+    regret_matching_plus)`.
 
     Args:
       game: a pyspiel game, load_game string or SequenceForm.
@@ -326,8 +336,11 @@ class _CFRSolver(CFRVariantSolver):
 
 
 class CFRSolver(_CFRSolver):
-    """Vanilla CFR (Zinkevich et al. 2007) as OpenSpiel's `cfr.CFRSolver(game)`: alternating
-    updates by default; `alternating_updates=False` gives the paper's simultaneous updates."""
+    """Vanilla CFR (Zinkevich et al. 2007) as OpenSpiel's `cfr.CFRSolver(game)`.
+
+    Alternating updates by default; `alternating_updates=False` gives the paper's simultaneous
+    updates.
+    """
 
     def __init__(
         self,
@@ -341,9 +354,9 @@ class CFRSolver(_CFRSolver):
     ):
         super().__init__(
             game,
-            alternating_updates,
-            False,
-            False,
+            alternating_updates=alternating_updates,
+            linear_averaging=False,
+            regret_matching_plus=False,
             basis=basis,
             xi=xi,
             lower_bounds=lower_bounds,
@@ -352,8 +365,10 @@ class CFRSolver(_CFRSolver):
 
 
 class CFRPlusSolver(_CFRSolver):
-    """CFR+ (Tammelin 2014) as OpenSpiel's `cfr.CFRPlusSolver(game)`: regret matching+,
-    alternating updates, linear averaging."""
+    """CFR+ (Tammelin 2014) as OpenSpiel's `cfr.CFRPlusSolver(game)`.
+
+    Regret matching+, alternating updates, linear averaging.
+    """
 
     def __init__(
         self,
@@ -366,9 +381,9 @@ class CFRPlusSolver(_CFRSolver):
     ):
         super().__init__(
             game,
-            True,
-            True,
-            True,
+            alternating_updates=True,
+            linear_averaging=True,
+            regret_matching_plus=True,
             basis=basis,
             xi=xi,
             lower_bounds=lower_bounds,
@@ -377,8 +392,11 @@ class CFRPlusSolver(_CFRSolver):
 
 
 class _DCFRSolver(CFRVariantSolver):
-    """OpenSpiel's `discounted_cfr._DCFRSolver(game, alternating_updates, linear_averaging,
-    regret_matching_plus, alpha, beta, gamma)` (Brown & Sandholm 2019), on arrays.
+    """OpenSpiel's `discounted_cfr._DCFRSolver` (Brown & Sandholm 2019), on arrays.
+
+    The signature is OpenSpiel's: `_DCFRSolver(game, alternating_updates, linear_averaging,
+    regret_matching_plus, alpha, beta, gamma)`, positional or keyword, which is why it keeps
+    seven positional parameters (a drop-in, tested positionally against OpenSpiel's).
 
     The same iterates as OpenSpiel's with alternating updates, with or without linear
     averaging (average weights t^gamma, or uniform). Two differences, both places where
@@ -389,7 +407,7 @@ class _DCFRSolver(CFRVariantSolver):
     clips the cumulative regrets at zero before discounting.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913, PLR0917 (OpenSpiel's positional signature)
         self,
         game: pyspiel.Game | str | SequenceForm,
         alternating_updates: bool,
@@ -418,8 +436,11 @@ class _DCFRSolver(CFRVariantSolver):
 
 
 class DCFRSolver(_DCFRSolver):
-    """Discounted CFR as OpenSpiel's `discounted_cfr.DCFRSolver(game, alpha=3/2, beta=0,
-    gamma=2)`: alternating updates, average weighted by t^gamma, no RM+."""
+    """Discounted CFR as OpenSpiel's `discounted_cfr.DCFRSolver`.
+
+    OpenSpiel's signature and defaults, `DCFRSolver(game, alpha=3/2, beta=0, gamma=2)`:
+    alternating updates, average weighted by t^gamma, no RM+.
+    """
 
     def __init__(
         self,
@@ -435,12 +456,12 @@ class DCFRSolver(_DCFRSolver):
     ):
         super().__init__(
             game,
-            True,
-            True,
-            False,
-            alpha,
-            beta,
-            gamma,
+            alternating_updates=True,
+            linear_averaging=True,
+            regret_matching_plus=False,
+            alpha=alpha,
+            beta=beta,
+            gamma=gamma,
             basis=basis,
             xi=xi,
             lower_bounds=lower_bounds,
@@ -449,8 +470,11 @@ class DCFRSolver(_DCFRSolver):
 
 
 class LCFRSolver(_DCFRSolver):
-    """Linear CFR as OpenSpiel's `discounted_cfr.LCFRSolver(game)`: DCFR with
-    (alpha, beta, gamma) = (1, 1, 1), i.e. iteration t's regrets and strategy weighted by t."""
+    """Linear CFR as OpenSpiel's `discounted_cfr.LCFRSolver(game)`.
+
+    DCFR with (alpha, beta, gamma) = (1, 1, 1), i.e. iteration t's regrets and strategy
+    weighted by t.
+    """
 
     def __init__(
         self,
@@ -463,12 +487,12 @@ class LCFRSolver(_DCFRSolver):
     ):
         super().__init__(
             game,
-            True,
-            True,
-            False,
-            1.0,
-            1.0,
-            1.0,
+            alternating_updates=True,
+            linear_averaging=True,
+            regret_matching_plus=False,
+            alpha=1.0,
+            beta=1.0,
+            gamma=1.0,
             basis=basis,
             xi=xi,
             lower_bounds=lower_bounds,

@@ -85,8 +85,9 @@ def treeplex_norm(tp: Treeplex) -> float:
 
 
 def _padded_segments(tp: Treeplex, lv: Level) -> IntArray | None:
-    """Indices that lay a level's infosets out as the columns of a (max actions) x (infosets)
-    array, short infosets padded with the index num_sequences; None where that padding would
+    """Indices that lay a level's infosets out as the columns of a (max actions) x (infosets) array.
+
+    Short infosets are padded with the index num_sequences; None where that padding would
     more than double the level or the level is small.
 
     `z_all.take(pad).max(0)`, with z_all[num_sequences] = -inf, is then every infoset's
@@ -105,8 +106,7 @@ def _padded_segments(tp: Treeplex, lv: Level) -> IntArray | None:
 
 
 class DilatedEntropy:
-    """The dilated (lower-bound perturbed) entropy DGF of one treeplex and its closed-form
-    argmax.
+    """The dilated (lower-bound perturbed) entropy DGF of one treeplex and its closed-form argmax.
 
     With behavioural lower bounds l (xi on every action in the paper; any l >= 0 with
     sum_a l(I, a) < 1, e.g. GGSE's eps * prior) the simplex of information set I is
@@ -194,13 +194,14 @@ class DilatedEntropy:
         return b, float(v_seq[0])
 
     def log_center(self, b: FloatArray) -> FloatArray:
-        """log u_bar of a behavioural strategy in the perturbed simplexes (log 0 clipped)."""
+        """Log u_bar of a behavioural strategy in the perturbed simplexes (log 0 clipped)."""
         u = (b - self.xi_seq) / self.room_seq
         return np.log(np.maximum(u, 1e-300))
 
     def max_divergence(self, log_center: FloatArray) -> float:
-        """max over Q^xi of the DGF centred at q_bar, d(q) - <grad d(q_bar), q>, i.e. of
-        sum_j beta_j q_pj KL(u_j || u_bar_j) (its minimum is 0, at q_bar).
+        """Max over Q^xi of the DGF centred at q_bar, d(q) - <grad d(q_bar), q>.
+
+        The centred DGF equals sum_j beta_j q_pj KL(u_j || u_bar_j) (its minimum is 0, at q_bar).
 
         It is convex, so its maximum is at a vertex, where every u_j is pure: there it is
         sum_j beta_j q_pj (-log u_bar_j,i(j)), which equals <h, q> with
@@ -241,14 +242,17 @@ class DilatedEntropy:
 def perturbed_saddle_gap(
     sf: SequenceForm, dgfs: Sequence[DilatedEntropy], x: FloatArray, y: FloatArray
 ) -> float:
-    """The saddle-point gap of realization plans (x, y) in the perturbed game: both players'
-    best responses within their perturbed strategy sets (`DilatedEntropy.best_response`)."""
+    """The saddle-point gap of realization plans (x, y) in the perturbed game.
+
+    It sums both players' best responses within their perturbed strategy sets
+    (`DilatedEntropy.best_response`).
+    """
     return dgfs[0].best_response(sf.sequence_values(0, y)) + dgfs[1].best_response(
         sf.sequence_values(1, x)
     )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class EGTStats:
     """Progress of an EGT run: iterations, tree traversals, smoothing, gaps."""
 
@@ -360,8 +364,9 @@ class EGTSolver:
             self._start_with_least_smoothing(self._theory_mu)
 
     def _start_with_least_smoothing(self, mu0: float) -> bool:
-        """Algorithm 1's start at the smallest mu (by halving from mu0) at which it satisfies
-        the EGC; False if there is none up to 1024 x the theory scale.
+        """Algorithm 1's start at the smallest mu (by halving from mu0) satisfying the EGC.
+
+        Returns False if there is none up to 1024 x the theory scale.
 
         At the theory scale the start satisfies the EGC (Nesterov's initialisation, as with
         stepping="theory"); a restart begins at the current smoothing, where it is checked
@@ -384,8 +389,11 @@ class EGTSolver:
         return True
 
     def _initialise(self, mu0: float) -> None:
-        """Algorithm 1's start: the centre of player 1 (the paper's minimising x), player 0's
-        smoothed best response to it, and player 1's smoothed best response to that."""
+        """Algorithm 1's start, with smoothing mu0 for both players.
+
+        The start is the centre of player 1 (the paper's minimising x), player 0's smoothed
+        best response to it, and player 1's smoothed best response to that.
+        """
         self._mu = [mu0, mu0]
         self._responses = None
         zero = np.zeros(self._tps[1].num_sequences)
@@ -402,9 +410,10 @@ class EGTSolver:
         return self._dgf[p].argmax(g, self._mu[p], log_center=self._centre[p])
 
     def _excessive_gap_holds(self) -> bool:
-        """The EGC f_mu(x) <= phi_mu(y) in our form: the two players' smoothed best-response
-        values, with d_p shifted to be 0 at its minimum (d_p + D_p, or d_p centred), sum to
-        at most 0.
+        """Whether the EGC f_mu(x) <= phi_mu(y) holds.
+
+        In our form: the two players' smoothed best-response values, with d_p shifted to be 0
+        at its minimum (d_p + D_p, or d_p centred), sum to at most 0.
 
         Keeps both smoothed best responses: the next step starts from one of them.
         """
@@ -415,10 +424,12 @@ class EGTSolver:
         return v0 + v1 <= shift + 1e-12 * max(1.0, abs(v0) + abs(v1))
 
     def gap_bound(self) -> float:
-        """mu_0 D_0 + mu_1 D_1: the saddle-point gap is at most this while the EGC holds
-        (always with stepping="aggressive" or "restarted"; with "theory" when
-        dgf_weight >= 1). After a restart D_p is the centred DGF's maximum, which grows with
-        log(1 / the centre's smallest probability), so this bound is then loose."""
+        """mu_0 D_0 + mu_1 D_1: the saddle-point gap is at most this while the EGC holds.
+
+        The EGC holds always with stepping="aggressive" or "restarted"; with "theory" when
+        dgf_weight >= 1. After a restart D_p is the centred DGF's maximum, which grows with
+        log(1 / the centre's smallest probability), so this bound is then loose.
+        """
         return self._mu[0] * self._spread[0] + self._mu[1] * self._spread[1]
 
     def _step(self, p: int, tau: float) -> None:
@@ -475,9 +486,11 @@ class EGTSolver:
                 )
 
     def _restart(self) -> None:
-        """Gilpin, Pena & Sandholm's outer loop: EGT afresh with both DGFs centred at the
-        current iterate (kept as it is if no smoothing up to 1024 x the theory scale lets the
-        new start satisfy the EGC)."""
+        """Gilpin, Pena & Sandholm's outer loop: EGT afresh, both DGFs centred at the iterate.
+
+        The current iterate is kept as it is if no smoothing up to 1024 x the theory scale lets
+        the new start satisfy the EGC.
+        """
         kept = (self._plans, self._mu, self._responses, self._centre)
         centres = [dgf.log_center(b) for dgf, b in zip(self._dgf, self.behavioural())]
         self._centre = list(centres)
@@ -496,10 +509,12 @@ class EGTSolver:
 
     @property
     def sequence_form(self) -> SequenceForm:
+        """The compiled game the solver runs on."""
         return self._sf
 
     @property
     def iteration(self) -> int:
+        """EGT steps performed so far."""
         return self._iteration
 
     @property
@@ -518,9 +533,12 @@ class EGTSolver:
         check_every: int = 10,
         time_limit: float | None = None,
     ) -> solver_lib.RunResult:
-        """Algorithm 1's loop through `solver.run`: step until epsilon_sad(z^t) <= epsilon
-        (checked now and every `check_every` steps, where the curve is also measured), or
-        `max_iterations` steps in all, `time_limit` seconds or Ctrl-C."""
+        """Algorithm 1's loop through `solver.run`: steps until epsilon_sad(z^t) <= epsilon.
+
+        The gap is checked now and every `check_every` steps, where the curve is also
+        measured; the run also stops after `max_iterations` steps in all, `time_limit` seconds
+        or Ctrl-C.
+        """
         if check_every <= 0:
             raise ValueError(f"check_every must be positive, got {check_every}")
         budget = sys.maxsize if max_iterations is None else max(max_iterations - self._iteration, 0)
@@ -533,12 +551,13 @@ class EGTSolver:
         )
 
     def stats(self) -> EGTStats:
+        """The progress so far: iterations, traversals, both mu, the perturbed gap and tau."""
         return EGTStats(
-            self._iteration,
-            self._traversals,
-            (float(self._mu[0]), float(self._mu[1])),
-            self.perturbed_gap(),
-            self._tau,
+            iteration=self._iteration,
+            traversals=self._traversals,
+            mu=(float(self._mu[0]), float(self._mu[1])),
+            perturbed_gap=self.perturbed_gap(),
+            tau=self._tau,
         )
 
     def behavioural(self) -> policies.Behavioural:
@@ -549,6 +568,7 @@ class EGTSolver:
     average_behavioural = behavioural  # the EGT iterate is what converges
 
     def plans(self) -> tuple[FloatArray, FloatArray]:
+        """Copies of the iterate's realization plans (x^t, y^t)."""
         return (self._plans[0].copy(), self._plans[1].copy())
 
     def current_policy(self) -> policy_lib.TabularPolicy:
@@ -568,8 +588,10 @@ def tune_dgf_weight(
     weights: tuple[float, ...] = DGF_WEIGHTS,
     iterations: int = 20,
 ) -> float:
-    """The weight among `weights` whose EGT has the smallest gap after `iterations` steps
-    (Section 4: tuned with xi = 0 on the first 20 iterations)."""
+    """The weight among `weights` whose EGT has the smallest gap after `iterations` steps.
+
+    Section 4: tuned with xi = 0 on the first 20 iterations.
+    """
     best, best_gap = weights[0], np.inf
     for w in weights:
         solver = EGTSolver(game, xi=xi, dgf_weight=w)

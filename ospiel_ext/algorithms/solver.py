@@ -53,30 +53,47 @@ class Solver(Protocol):
     """
 
     @property
-    def sequence_form(self) -> SequenceForm: ...
+    def sequence_form(self) -> SequenceForm:
+        """The compiled game the solver runs on."""
+        ...
 
     @property
-    def iteration(self) -> int: ...
+    def iteration(self) -> int:
+        """Iterations performed so far."""
+        ...
 
     @property
-    def traversals(self) -> int: ...
+    def traversals(self) -> int:
+        """Tree traversals (bottom-up treeplex passes) so far."""
+        ...
 
-    def evaluate_and_update_policy(self) -> None: ...
+    def evaluate_and_update_policy(self) -> None:
+        """One iteration (OpenSpiel's solver method)."""
+        ...
 
-    def current_policy(self) -> policy_lib.TabularPolicy: ...
+    def current_policy(self) -> policy_lib.TabularPolicy:
+        """A fresh TabularPolicy of the current strategies (OpenSpiel's solver method)."""
+        ...
 
-    def average_policy(self) -> policy_lib.TabularPolicy: ...
+    def average_policy(self) -> policy_lib.TabularPolicy:
+        """A fresh TabularPolicy of the profile that converges (OpenSpiel's solver method)."""
+        ...
 
-    def average_behavioural(self) -> policies.Behavioural: ...
+    def average_behavioural(self) -> policies.Behavioural:
+        """The profile that converges, one behavioural array per player."""
+        ...
 
-    def exploitability(self) -> float: ...
+    def exploitability(self) -> float:
+        """OpenSpiel exploitability of `average_behavioural()`."""
+        ...
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ConvergenceCurve:
-    """Quality of a solver's average profile at checkpoints (the measures of Kroer, Farina &
-    Sandholm 2017, "Smoothing method for approximate extensive-form perfect equilibrium",
-    Figures 2-3), one entry per checkpoint.
+    """Quality of a solver's average profile at checkpoints, one entry per checkpoint.
+
+    The measures of Kroer, Farina & Sandholm 2017, "Smoothing method for approximate
+    extensive-form perfect equilibrium", Figures 2-3.
 
     Attributes:
       iterations: the solver's iteration count.
@@ -106,7 +123,7 @@ class ConvergenceCurve:
         return {**fields, "exploitability": list(self.exploitability)}
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RunResult(stops.Stoppable):
     """What `run` did.
 
@@ -137,6 +154,7 @@ class _CurveRecorder:
         self.last_nash_conv = float("nan")
 
     def measure(self, seconds: float) -> None:
+        """Evaluates the solver's average profile now and keeps the row."""
         s = self._solver
         profile = s.average_behavioural()
         ev = evaluate.evaluate_profile(s.sequence_form, profile)
@@ -161,15 +179,16 @@ class _CurveRecorder:
         )
 
     def curve(self) -> ConvergenceCurve:
+        """The frozen curve of the rows measured so far."""
         cols = list(zip(*self._rows)) if self._rows else [()] * 6
         it, trav, sec, value, nash_conv, regret = cols
         return ConvergenceCurve(
-            tuple(int(i) for i in it),
-            tuple(int(t) for t in trav),
-            tuple(sec),
-            tuple(value),
-            tuple(nash_conv),
-            tuple(regret) if self._infoset_regrets else (),
+            iterations=tuple(int(i) for i in it),
+            traversals=tuple(int(t) for t in trav),
+            seconds=tuple(sec),
+            value=tuple(value),
+            nash_conv=tuple(nash_conv),
+            max_infoset_regret=tuple(regret) if self._infoset_regrets else (),
         )
 
 
@@ -177,6 +196,7 @@ def _check_arguments(
     solver: Solver,
     iterations: int,
     time_limit: float | None,
+    *,
     checkpoints: Collection[int],
     log_every: int | None,
 ) -> None:
@@ -232,7 +252,7 @@ def run(
     Raises:
       ValueError: the solver does not satisfy `Solver`, or an argument is out of range.
     """
-    _check_arguments(solver, iterations, time_limit, checkpoints, log_every)
+    _check_arguments(solver, iterations, time_limit, checkpoints=checkpoints, log_every=log_every)
     points = checkpoints if isinstance(checkpoints, range) else frozenset(checkpoints)
     recorder = _CurveRecorder(solver, infoset_regrets)
     start = time.perf_counter()
@@ -270,7 +290,13 @@ def run(
             recorder.measure(seconds)
     if reason != "iterations":
         logging.vlog(1, "stopped (%s) after %d iterations, %.2fs", reason, done, seconds)
-    return RunResult(done, seconds, time.perf_counter() - start, reason, recorder.curve())
+    return RunResult(
+        iterations=done,
+        seconds=seconds,
+        wall_seconds=time.perf_counter() - start,
+        stop_reason=reason,
+        curve=recorder.curve(),
+    )
 
 
 def log_spaced(iterations: int, count: int) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ ACTION_NAMES = ("fold", "call", "raise")
 
 
 def legal_actions(
-    history: str, pot: tuple[int, int], player: int, max_raises: int, fold_always: bool
+    history: str, pot: tuple[int, int], player: int, *, max_raises: int, fold_always: bool
 ) -> list[int]:
     """Fold (always, or only facing a bet), call, and raise while under the cap (-1: none)."""
     actions = [FOLD] if fold_always or pot[player] < pot[1 - player] else []
@@ -24,10 +24,12 @@ def legal_actions(
 
 
 def apply(
-    history: str, pot: tuple[int, int], player: int, action: int, raise_amount: int
+    history: str, pot: tuple[int, int], player: int, *, action: int, raise_amount: int
 ) -> tuple[str, tuple[int, int], bool]:
-    """The round's new betting string, the new contributions, and whether the round is over
-    (a fold also ends it)."""
+    """The round's new betting string, the new contributions, and whether the round is over.
+
+    A fold also ends the round.
+    """
     history += ACTION_CHARS[action]
     if action == FOLD:
         return history, pot, True
@@ -57,6 +59,9 @@ def showdown_returns(pot: tuple[int, int], winner: int) -> list[float]:
 
 
 def stake_bound(pot: tuple[int, int], raises_left: list[tuple[int, int]]) -> float:
-    """The largest contribution either player can reach: the current top plus every raise
-    still allowed, given as (raise amount, number of raises left) per remaining round."""
+    """The largest contribution either player can reach: the current top plus the raises left.
+
+    Every raise still allowed counts, given as (raise amount, number of raises left) per
+    remaining round.
+    """
     return float(max(pot) + sum(amount * count for amount, count in raises_left))

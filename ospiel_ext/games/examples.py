@@ -47,7 +47,7 @@ import pyspiel
 from ospiel_ext.games import _common
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class TwoStageSpec:
     """A hidden state, then two moves, the second made without seeing the first."""
 
@@ -67,37 +67,41 @@ _MP = np.array([[1.0, 0.0], [0.0, 1.0]])  # match pays 1 (Kubíček et al. 2025'
 
 SPECS = {
     "rps_plus": TwoStageSpec(
-        "rps_plus", "Rock-Paper-Scissors+", 0, (("R", "P", "S"), ("R", "P", "S")), _RPS_PLUS[None]
+        short_name="rps_plus",
+        long_name="Rock-Paper-Scissors+",
+        first_mover=0,
+        actions=(("R", "P", "S"), ("R", "P", "S")),
+        payoff=_RPS_PLUS[None],
     ),
     "forfeit_matching_pennies": TwoStageSpec(
-        "forfeit_matching_pennies",
-        "Forfeit matching pennies",
-        1,
-        (("F", "H", "T"), ("H", "T")),
-        np.array([[[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]]]),
+        short_name="forfeit_matching_pennies",
+        long_name="Forfeit matching pennies",
+        first_mover=1,
+        actions=(("F", "H", "T"), ("H", "T")),
+        payoff=np.array([[[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]]]),
     ),
     "sequential_rps": TwoStageSpec(
-        "sequential_rps",
-        "Sequential rock-paper-scissors",
-        1,
-        (("R", "P", "S"), ("R", "P", "S")),
-        _RPS[None],
+        short_name="sequential_rps",
+        long_name="Sequential rock-paper-scissors",
+        first_mover=1,
+        actions=(("R", "P", "S"), ("R", "P", "S")),
+        payoff=_RPS[None],
     ),
     "bonus_three_state_matching_pennies": TwoStageSpec(
-        "bonus_three_state_matching_pennies",
-        "Bonus three-state matching pennies",
-        0,
-        (("H", "T"), ("H", "T")),
-        np.array([[[2.0, 1.0], [0.0, 2.0]], _MP, _MP]),
+        short_name="bonus_three_state_matching_pennies",
+        long_name="Bonus three-state matching pennies",
+        first_mover=0,
+        actions=(("H", "T"), ("H", "T")),
+        payoff=np.array([[[2.0, 1.0], [0.0, 2.0]], _MP, _MP]),
         state_probs=(1 / 3, 1 / 3, 1 / 3),
         partitions=((0, 1, 1), (0, 0, 1)),
     ),
     "three_state_matching_pennies": TwoStageSpec(
-        "three_state_matching_pennies",
-        "Three-state matching pennies",
-        0,
-        (("H", "T"), ("H", "T")),
-        np.array([[[2.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 3.0]], _MP]),
+        short_name="three_state_matching_pennies",
+        long_name="Three-state matching pennies",
+        first_mover=0,
+        actions=(("H", "T"), ("H", "T")),
+        payoff=np.array([[[2.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 3.0]], _MP]),
         state_probs=(1 / 3, 1 / 3, 1 / 3),
         partitions=((0, 1, 1), (0, 0, 1)),
     ),
@@ -125,6 +129,7 @@ class TwoStageGame(_common.Game):
         )
 
     def new_initial_state(self) -> TwoStageState:
+        """The state before chance picks the hidden state (pyspiel `Game.new_initial_state`)."""
         return TwoStageState(self)
 
 
@@ -142,6 +147,7 @@ class TwoStageState(_common.State):
         return game.spec
 
     def current_player(self) -> int:
+        """Chance, the first mover, the second, or terminal (pyspiel `State.current_player`)."""
         if self.hidden < 0:
             return int(pyspiel.PlayerId.CHANCE)
         if len(self.moves) == 2:
@@ -153,6 +159,7 @@ class TwoStageState(_common.State):
         return list(range(len(self._spec.actions[player])))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Every hidden state with its probability (pyspiel `State.chance_outcomes`)."""
         return list(enumerate(self._spec.state_probs))
 
     def _apply_action(self, action: int) -> None:
@@ -167,9 +174,11 @@ class TwoStageState(_common.State):
         return self._spec.actions[player][action]
 
     def is_terminal(self) -> bool:
+        """True once both players have moved (pyspiel `State.is_terminal`)."""
         return len(self.moves) == 2
 
     def returns(self) -> list[float]:
+        """The spec's payoff to player 0, negated for 1, zeros before the end (`State.returns`)."""
         if not self.is_terminal():
             return [0.0, 0.0]
         first = self._spec.first_mover
@@ -178,6 +187,7 @@ class TwoStageState(_common.State):
         return [u, -u]
 
     def information_state(self, player: int) -> str:
+        """The player's cell of the hidden state and its own move."""
         cell = self._spec.partitions[player][self.hidden] if self.hidden >= 0 else "-"
         mine = "".join(
             self._spec.actions[player][a]
@@ -222,6 +232,7 @@ class RepeatedMatchingPenniesGame(_common.Game):
         super().__init__(_RMP_TYPE, info, p)
 
     def new_initial_state(self) -> RepeatedMatchingPenniesState:
+        """The state before the first round (pyspiel `Game.new_initial_state`)."""
         return RepeatedMatchingPenniesState(self)
 
 
@@ -234,6 +245,7 @@ class RepeatedMatchingPenniesState(_common.State):
         self.moves = ""
 
     def current_player(self) -> int:
+        """Player 0, player 1 in turn, then terminal (pyspiel `State.current_player`)."""
         if len(self.moves) == 2 * self._rounds:
             return int(pyspiel.PlayerId.TERMINAL)
         return len(self.moves) % 2
@@ -248,9 +260,11 @@ class RepeatedMatchingPenniesState(_common.State):
         return "HT"[action]
 
     def is_terminal(self) -> bool:
+        """True once every round is played (pyspiel `State.is_terminal`)."""
         return len(self.moves) == 2 * self._rounds
 
     def returns(self) -> list[float]:
+        """Player 0 wins 1/T per match, loses 1/T per mismatch (pyspiel `State.returns`)."""
         if not self.is_terminal():
             return [0.0, 0.0]
         u = (
@@ -273,6 +287,7 @@ class RepeatedMatchingPenniesState(_common.State):
         return settled - left, settled + left
 
     def information_state(self, player: int) -> str:
+        """Player 0's own moves; player 1's completed rounds and whether one is under way."""
         if player == 0:
             return "p0 own:" + self.moves[0::2]
         complete = len(self.moves) - len(self.moves) % 2

@@ -1,7 +1,8 @@
-"""k-rank limit Leduc poker (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
-Black-Box Extensive-Form Games", AAAI 2021, Section 7 (3); "Leduc 5" of
-Kroer, Farina & Sandholm, "Smoothing Method for Approximate Extensive-Form Perfect Equilibrium",
-IJCAI 2017 is num_ranks=5, max_raises=2).
+"""k-rank limit Leduc poker (Zhang & Sandholm 2021, Section 7 (3)).
+
+Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box Extensive-Form
+Games", AAAI 2021, Section 7 (3); "Leduc 5" of Kroer, Farina & Sandholm, "Smoothing Method for
+Approximate Extensive-Form Perfect Equilibrium", IJCAI 2017 is num_ranks=5, max_raises=2.
 
 Rules. The deck holds two cards of each of k ranks. Each player antes 1 and gets one private
 card; a betting round follows (raise amount 2), then one public card is dealt and a second
@@ -61,6 +62,7 @@ class LimitLeducPokerGame(_common.Game):
         super().__init__(_GAME_TYPE, info, p)
 
     def new_initial_state(self) -> LimitLeducPokerState:
+        """The state with antes paid, before the deal (pyspiel `Game.new_initial_state`)."""
         return LimitLeducPokerState(self)
 
 
@@ -80,20 +82,27 @@ class LimitLeducPokerState(_common.State):
 
     @property
     def round(self) -> int:
+        """The betting round: 0 before the public card, 1 after."""
         return 0 if self.public < 0 else 1
 
     def _raises(self) -> int:
         return self.betting[self.round].count("r")
 
     def current_player(self) -> int:
+        """Chance, the player to bet, or terminal (pyspiel `State.current_player`)."""
         return self._player
 
     def _legal_actions(self, player: int) -> list[int]:
         return _betting.legal_actions(
-            self.betting[self.round], self.pot, player, self._max_raises, fold_always=True
+            self.betting[self.round],
+            self.pot,
+            player,
+            max_raises=self._max_raises,
+            fold_always=True,
         )
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The (rank0, rank1) deal, then the public rank (pyspiel `State.chance_outcomes`)."""
         k = self._k
         if not self.private:
             norm = k * (2 * k - 1)
@@ -113,7 +122,7 @@ class LimitLeducPokerState(_common.State):
             return
         player, rnd = self._player, self.round
         history, self.pot, over = _betting.apply(
-            self.betting[rnd], self.pot, player, action, _RAISE_AMOUNTS[rnd]
+            self.betting[rnd], self.pot, player, action=action, raise_amount=_RAISE_AMOUNTS[rnd]
         )
         self.betting = (history, self.betting[1]) if rnd == 0 else (self.betting[0], history)
         if action == _betting.FOLD:
@@ -133,6 +142,7 @@ class LimitLeducPokerState(_common.State):
         return _betting.ACTION_NAMES[action]
 
     def is_terminal(self) -> bool:
+        """True after a fold or the second round's betting (pyspiel `State.is_terminal`)."""
         return self._player == int(pyspiel.PlayerId.TERMINAL)
 
     def _winner(self) -> int:
@@ -145,6 +155,7 @@ class LimitLeducPokerState(_common.State):
         return 0 if a > b else 1 if b > a else -1
 
     def returns(self) -> list[float]:
+        """The fold or showdown payoffs, zeros before the end (pyspiel `State.returns`)."""
         if not self.is_terminal():
             return [0.0, 0.0]
         if self.folded >= 0:
@@ -152,8 +163,11 @@ class LimitLeducPokerState(_common.State):
         return _betting.showdown_returns(self.pot, self._winner())
 
     def utility_bounds(self) -> tuple[float, float]:
-        """A fold ends the hand with known money; otherwise each side's stake can only grow by the
-        raises still allowed (unbounded with unlimited raises)."""
+        """Bounds on player 0's utility at any terminal descendant (`State.utility_bounds`).
+
+        A fold ends the hand with known money; otherwise each side's stake can only grow by the
+        raises still allowed (unbounded with unlimited raises).
+        """
         if self.is_terminal():
             r = self.returns()[0]
             return r, r
@@ -167,6 +181,7 @@ class LimitLeducPokerState(_common.State):
         return -top, top
 
     def information_state(self, player: int) -> str:
+        """The player's card, the public card and both rounds' betting."""
         own = self.private[player] if self.private else "-"
         public = self.public if self.public >= 0 else "-"
         return f"p{player} card:{own} public:{public} bets:{self.betting[0]}|{self.betting[1]}"
@@ -176,15 +191,19 @@ class LimitLeducPokerState(_common.State):
 
 
 def consecutive_raises(state: LimitLeducPokerState) -> int:
-    """Raises in a row at the end of the current round's betting (certificates paper: none
-    beyond 12 is ever expanded)."""
+    """Raises in a row at the end of the current round's betting.
+
+    In the certificates paper none beyond 12 is ever expanded.
+    """
     history = state.betting[state.round]
     return len(history) - len(history.rstrip("r"))
 
 
 def max_consecutive_raises(tree: GameTree) -> int:
-    """The most consecutive raises at any expanded decision node of a limit Leduc GameTree
-    (e.g. a certificate's trunk)."""
+    """The most consecutive raises at any expanded decision node of a limit Leduc GameTree.
+
+    The tree is e.g. a certificate's trunk.
+    """
     internal = np.flatnonzero((tree.num_children > 0) & (tree.infoset >= 0))
     return max(consecutive_raises(tree.state(int(n))) for n in internal)
 

@@ -48,9 +48,11 @@ class PotFractionAbstraction:
     extra: Callable[[pyspiel.State], dict[str, float]] | None = None
 
     def labels(self, state: pyspiel.State) -> dict[str, int]:
-        """{label: action} of the kept actions at a decision `state`. A bet that is all-in
-        is labelled "all-in" whatever its pot fraction; a bet size below the minimum raise,
-        above the stack or equal to a smaller one is dropped."""
+        """{label: action} of the kept actions at a decision `state`.
+
+        A bet that is all-in is labelled "all-in" whatever its pot fraction; a bet size below
+        the minimum raise, above the stack or equal to a smaller one is dropped.
+        """
         legal = set(state.legal_actions())
         kept: dict[str, int] = {}
         taken: set[int] = set()
@@ -72,6 +74,7 @@ class PotFractionAbstraction:
         return kept
 
     def __call__(self, state: pyspiel.State) -> Sequence[int]:
+        """`ActionFilter` API: the kept actions at `state`, ascending."""
         return sorted(self.labels(state).values())
 
     def label(self, state: pyspiel.State, action: int) -> str | None:
@@ -90,8 +93,10 @@ class PotFractionAbstraction:
 def first_bet_extra(
     player: int, bets: dict[str, float]
 ) -> Callable[[pyspiel.State], dict[str, float]]:
-    """An `extra` that adds `bets` ({label: pot fraction}) at `player`'s first decision of
-    the game only (no player action before it)."""
+    """An `extra` that adds `bets` ({label: pot fraction}) at `player`'s first decision only.
+
+    That is `player`'s first decision of the game, with no player action before it.
+    """
 
     def extra(state: pyspiel.State) -> dict[str, float]:
         first = state.current_player() == player and not any(p >= 0 for p, _ in _moves(state))

@@ -1,6 +1,7 @@
-"""Rhode Island Hold'em (Shi & Littman, "Abstraction Methods for Game Theoretic Poker", 2001),
-the benchmark of Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect
-Information", ACM EC 2006.
+"""Rhode Island Hold'em (Shi & Littman 2001), the benchmark of Gilpin & Sandholm (ACM EC 2006).
+
+Shi & Littman, "Abstraction Methods for Game Theoretic Poker", 2001; the benchmark of Gilpin &
+Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information", ACM EC 2006.
 
 Rules. A deck of num_ranks x num_suits cards (52 by default). Each player antes `ante` and is
 dealt one private card. Three limit betting rounds follow, with one public card dealt before
@@ -91,6 +92,7 @@ class RhodeIslandHoldemGame(_common.Game):
         super().__init__(_GAME_TYPE, info, p)
 
     def new_initial_state(self) -> RhodeIslandHoldemState:
+        """The state with antes paid, before the deal (pyspiel `Game.new_initial_state`)."""
         return RhodeIslandHoldemState(self)
 
 
@@ -112,17 +114,20 @@ class RhodeIslandHoldemState(_common.State):
 
     @property
     def round(self) -> int:
+        """The betting round, from 0 (the number of rounds started, minus one)."""
         return len(self.betting) - 1
 
     def current_player(self) -> int:
+        """Chance, the player to bet, or terminal (pyspiel `State.current_player`)."""
         return self._player
 
     def _legal_actions(self, player: int) -> list[int]:
         return _betting.legal_actions(
-            self.betting[-1], self.pot, player, self._max_raises, fold_always=False
+            self.betting[-1], self.pot, player, max_raises=self._max_raises, fold_always=False
         )
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Every card left, uniformly (pyspiel `State.chance_outcomes`)."""
         left = [c for c in range(self._deck) if c not in self.cards]
         return [(c, 1.0 / len(left)) for c in left]
 
@@ -133,9 +138,9 @@ class RhodeIslandHoldemState(_common.State):
             return
         player, rnd = self._player, self.round
         history, self.pot, over = _betting.apply(
-            self.betting[-1], self.pot, player, action, self._raise_amounts[rnd]
+            self.betting[-1], self.pot, player, action=action, raise_amount=self._raise_amounts[rnd]
         )
-        self.betting = self.betting[:-1] + (history,)
+        self.betting = (*self.betting[:-1], history)
         if action == _betting.FOLD:
             self.folded = player
         if not over:
@@ -152,9 +157,11 @@ class RhodeIslandHoldemState(_common.State):
         return _betting.ACTION_NAMES[action]
 
     def is_terminal(self) -> bool:
+        """True after a fold or the last round's betting (pyspiel `State.is_terminal`)."""
         return self._player == int(pyspiel.PlayerId.TERMINAL)
 
     def returns(self) -> list[float]:
+        """The fold or showdown payoffs, zeros before the end (pyspiel `State.returns`)."""
         if not self.is_terminal():
             return [0.0, 0.0]
         if self.folded >= 0:
@@ -180,6 +187,7 @@ class RhodeIslandHoldemState(_common.State):
         return -top, top
 
     def information_state(self, player: int) -> str:
+        """The player's card, the public cards and every round's betting."""
         own = self.cards[player] if len(self.cards) > player else "-"
         public = ",".join(map(str, self.cards[2:]))
         return f"p{player} card:{own} public:{public} bets:{'|'.join(self.betting)}"

@@ -1,5 +1,6 @@
-"""A zero-sum pursuit-evasion search game on a graph, in the style of Bosansky & Cermak
-(2015), as used in Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box
+"""A zero-sum pursuit-evasion search game on a graph, in the style of Bosansky & Cermak (2015).
+
+As used in Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box
 Extensive-Form Games", AAAI 2021, Section 7 (1).
 
 The paper gives no rules beyond the reference, so this module fixes its own; node counts are
@@ -65,9 +66,11 @@ class SearchGame(_common.Game):
         super().__init__(_GAME_TYPE, info, p)
 
     def cell(self, row: int, col: int) -> int:
+        """The node id of grid node (row, col): 1 + row cols + col."""
         return 1 + row * self.cols + col
 
     def is_grid(self, node: int) -> bool:
+        """Whether `node` is a grid node (neither S nor G)."""
         return 0 < node < self.goal
 
     def _build_graph(self) -> tuple[tuple[int, ...], ...]:
@@ -101,6 +104,7 @@ class SearchGame(_common.Game):
         return tuple(dist[n] for n in range(self.num_graph_nodes))
 
     def new_initial_state(self) -> SearchGameState:
+        """The first state: evader at S, unit at its start (pyspiel `Game.new_initial_state`)."""
         return SearchGameState(self)
 
 
@@ -124,9 +128,11 @@ class SearchGameState(_common.State):
 
     @property
     def step(self) -> int:
+        """Steps completed (the patroller's moves so far)."""
         return len(self.patrol) - 1
 
     def current_player(self) -> int:
+        """The evader, the patroller, or terminal (pyspiel `State.current_player`)."""
         return self._player
 
     def _legal_actions(self, player: int) -> list[int]:
@@ -157,9 +163,11 @@ class SearchGameState(_common.State):
         return f"{'evader' if player == 0 else 'unit'} to {action}"
 
     def is_terminal(self) -> bool:
+        """True on escape, capture or time up (pyspiel `State.is_terminal`)."""
         return self._player == int(pyspiel.PlayerId.TERMINAL)
 
     def returns(self) -> list[float]:
+        """The outcome for player 0 (0 while running), negated for 1 (pyspiel `State.returns`)."""
         return [float(self.outcome), -float(self.outcome)]
 
     def utility_bounds(self) -> tuple[float, float]:
@@ -171,6 +179,7 @@ class SearchGameState(_common.State):
         return -1.0, 1.0 if reachable else -1.0
 
     def information_state(self, player: int) -> str:
+        """The evader's path, or the patroller's moves and flag reports."""
         if player == 0:
             return "p0 path:" + ",".join(map(str, self.path))
         return f"p1 moves:{','.join(map(str, self.patrol))} reports:{self.reports}"

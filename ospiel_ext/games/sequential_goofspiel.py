@@ -1,5 +1,7 @@
-"""k-rank Goofspiel with sequentialised bids (Zhang & Sandholm, "Finding and Certifying
-(Near-)Optimal Strategies in Black-Box Extensive-Form Games", AAAI 2021, Section 7 (2)).
+"""k-rank Goofspiel with sequentialised bids (Zhang & Sandholm 2021, Section 7 (2)).
+
+Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box Extensive-Form
+Games", AAAI 2021, Section 7 (2).
 
 Rules. There are k rounds; in each a prize is auctioned. Each player holds the bids 1..k and
 must use each exactly once. Player 0 bids, then player 1; the higher bid wins the prize, equal
@@ -66,6 +68,7 @@ class SequentialGoofspielGame(_common.Game):
         super().__init__(gtype, info, p)
 
     def new_initial_state(self) -> SequentialGoofspielState:
+        """The state with no prize drawn and no bid made (pyspiel `Game.new_initial_state`)."""
         return SequentialGoofspielState(self)
 
 
@@ -87,6 +90,7 @@ class SequentialGoofspielState(_common.State):
 
     @property
     def round(self) -> int:
+        """The current round, from 0 (the number of rounds decided)."""
         return len(self.results)
 
     def _prize(self) -> int:
@@ -95,6 +99,7 @@ class SequentialGoofspielState(_common.State):
         return self._k - self.round if self._order == "descending" else self.round + 1
 
     def current_player(self) -> int:
+        """Chance (random order), a bidder, or terminal (pyspiel `State.current_player`)."""
         return self._player
 
     def _next_player(self) -> int:
@@ -109,6 +114,7 @@ class SequentialGoofspielState(_common.State):
         return [b - 1 for b in range(1, self._k + 1) if b not in used]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Every prize not yet drawn, uniformly (pyspiel `State.chance_outcomes`)."""
         left = [v for v in range(1, self._k + 1) if v not in self.prizes]
         return [(v - 1, 1.0 / len(left)) for v in left]
 
@@ -132,16 +138,20 @@ class SequentialGoofspielState(_common.State):
         return f"prize {action + 1}" if player == pyspiel.PlayerId.CHANCE else f"bid {action + 1}"
 
     def is_terminal(self) -> bool:
+        """True once all k rounds are decided (pyspiel `State.is_terminal`)."""
         return self._player == int(pyspiel.PlayerId.TERMINAL)
 
     def returns(self) -> list[float]:
+        """Player 0's points minus player 1's, zeros before the end (pyspiel `State.returns`)."""
         if not self.is_terminal():
             return [0.0, 0.0]
         return [self.diff, -self.diff]
 
     def utility_bounds(self) -> tuple[float, float]:
-        """Points already won, plus or minus the prizes not yet decided; exact in the last
-        round, where both bids and the prize are forced."""
+        """Points already won, plus or minus the prizes not yet decided (`State.utility_bounds`).
+
+        Exact in the last round, where both bids and the prize are forced.
+        """
         if self.is_terminal():
             return self.diff, self.diff
         if self.round == self._k - 1:
@@ -160,6 +170,7 @@ class SequentialGoofspielState(_common.State):
         return self.diff - remaining, self.diff + remaining
 
     def information_state(self, player: int) -> str:
+        """The prizes, then both players' bids (perfect info) or own bids and round results."""
         prizes = ",".join(map(str, self.prizes))
         if self._perfect:
             return (

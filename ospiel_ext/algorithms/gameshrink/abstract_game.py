@@ -1,6 +1,7 @@
-"""The game Γ_f induced by an information filter (Gilpin & Sandholm, "Finding Equilibria in Large
-Sequential Games of Imperfect Information", ACM EC 2006, Section 3.2),
-its size, and lifting its strategies back to the original game (Theorem 2).
+"""The game Γ_f induced by an information filter, its size, and lifting its strategies back.
+
+Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information",
+ACM EC 2006, Section 3.2; strategies are lifted back to the original game by Theorem 2.
 
 In Γ_f each player observes the class of its view instead of the view. Histories that no player
 can tell apart at any point (the same classes for both players in every round, the same
@@ -55,6 +56,7 @@ class JointClasses:
 
     @classmethod
     def of(cls, abstraction: Abstraction) -> JointClasses:
+        """The joint classes of every round of `abstraction`, read off its signal tree's deals."""
         st, classes = abstraction.signal_tree, abstraction.classes
         pairs, parent, counts, prev_index = [], [], [], None
         for r in range(st.num_rounds):
@@ -95,14 +97,17 @@ class AbstractGame:
 
     @classmethod
     def of(cls, abstraction: Abstraction) -> AbstractGame:
+        """Γ_f of `abstraction`, with its joint classes."""
         return cls(abstraction, JointClasses.of(abstraction))
 
     @property
     def betting(self) -> BettingNode:
+        """The stage games: the abstraction's betting tree."""
         return self.abstraction.betting
 
     @property
     def name(self) -> str:
+        """gameshrink(game, threshold=...), with a non-default transformation and an early stop."""
         a = self.abstraction
         kind = "" if a.transformation == "coarsest" else f", transformation={a.transformation}"
         stopped = f", stopped early: {a.stop_reason}" if a.stopped_early else ""
@@ -141,17 +146,21 @@ class AbstractGame:
 
     @functools.cached_property
     def sequence_form(self) -> SequenceForm:
-        """Γ_f's sequence form, built from the betting tree x the joint classes without the
-        game tree (`ProductSequenceForm`); equal to TreeSequenceForm(self.tree) up to the order
-        of infosets within a treeplex level (tested)."""
+        """Γ_f's sequence form, from the betting tree x the joint classes without the game tree.
+
+        Built by `ProductSequenceForm`; equal to TreeSequenceForm(self.tree) up to the order of
+        infosets within a treeplex level (tested).
+        """
         return ProductSequenceForm(self)
 
     def size(self) -> dict[str, int]:
-        """Nodes, infosets, sequences, leaves and sequence-form LP rows / columns / nonzeros of
-        Γ_f, counted from the betting tree and the joint classes without building the tree.
+        """Nodes, infosets, sequences, leaves and sequence-form LP rows / columns / nonzeros of Γ_f.
+
+        Counted from the betting tree and the joint classes without building the tree.
         `lp_nonzeros` counts every payoff entry of a (player 0 sequence, player 1 sequence)
         pair some leaf reaches, as `sequence_form` stores it; `payoff_zero_entries` how many
-        of them are 0 (a showdown between classes whose deals win as often as they lose)."""
+        of them are 0 (a showdown between classes whose deals win as often as they lose).
+        """
         joint, n_nodes, leaves = self.joint, 1, 0
         infosets, sequences, nnz, zeros = [0, 0], [1, 1], 0, 0
         entries: dict[tuple[int, tuple[int, int]], IntArray] = {}
@@ -192,9 +201,11 @@ class AbstractGame:
         }
 
     def _payoff_entries(self, round_: int, last: tuple[int, int]) -> IntArray:
-        """For a terminal of round `round_` whose players last acted in rounds `last` (-1:
-        never), the payoff entry (a distinct pair of player 0's and player 1's sequences,
-        numbered 0..) of each joint class pair of `round_`."""
+        """The payoff entry of each joint class pair of `round_`, at a terminal of that round.
+
+        The terminal's players last acted in rounds `last` (-1: never); a payoff entry is a
+        distinct pair of player 0's and player 1's sequences, numbered 0..
+        """
         joint, cols = self.joint, []
         for seat, r in enumerate(last):
             if r < 0:
@@ -207,7 +218,7 @@ class AbstractGame:
         return np.unique(np.column_stack(cols), axis=0, return_inverse=True)[1].ravel()
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _Decision:
     """A betting decision of one player, repeated once per class of its round in Γ_f."""
 
@@ -223,8 +234,10 @@ _Last = list[tuple[int, int] | None]
 
 
 class ProductSequenceForm(SequenceForm):
-    """The sequence form of Γ_f from its product structure: an infoset of player p is a betting
-    decision of p in round j times a class of round j; its parent sequence is p's previous
+    """The sequence form of Γ_f from its product structure, without a game tree.
+
+    An infoset of player p is a betting decision of p in round j times a class of round j; its
+    parent sequence is p's previous
     decision on the betting path times the ancestor class, with the action taken; a betting
     terminal of round j adds, for every joint class pair of round j, the pair's chance mass
     times its expected payoff to the entry (player 0's sequence, player 1's sequence). This is
@@ -248,7 +261,15 @@ class ProductSequenceForm(SequenceForm):
                 stack.append((bn.children[0], last))
             else:
                 p, mine = bn.player, decisions[bn.player]
-                mine.append(_Decision(bn, last[p], last[1 - p], next_seq[p], next_infoset[p]))
+                mine.append(
+                    _Decision(
+                        node=bn,
+                        parent=last[p],
+                        opponent=last[1 - p],
+                        first_seq=next_seq[p],
+                        first_infoset=next_infoset[p],
+                    )
+                )
                 next_seq[p] += num_classes[bn.round] * len(bn.actions)
                 next_infoset[p] += num_classes[bn.round]
                 for a, child in enumerate(bn.children):
@@ -277,8 +298,10 @@ class ProductSequenceForm(SequenceForm):
     def _sequence(
         self, player: int, ref: tuple[int, int] | None, classes: IntArray, round_: int
     ) -> IntArray:
-        """Provisional sequence of `player` after decision `ref` (None: the empty sequence)
-        for round `round_` classes."""
+        """Provisional sequence of `player` after decision `ref`, for round `round_` classes.
+
+        A `ref` of None is the empty sequence.
+        """
         if ref is None:
             return np.zeros(len(classes), dtype=np.int64)
         d = self._decisions[player][ref[0]]
@@ -329,11 +352,14 @@ class ProductSequenceForm(SequenceForm):
         return sp.csr_matrix((data, (rows, cols)), shape=shape)
 
     def _reach_matrix(self, player: int) -> sp.csr_matrix:
-        """R_player: a decision of `player` in round j is one node of Γ_f per joint class pair
-        of round j, in the infoset of the pair's class for `player`, reached by the opponent's
+        """R_player: the chance reach of each infoset of `player` through each opponent sequence.
+
+        A decision of `player` in round j is one node of Γ_f per joint class pair of round
+        j, in the infoset of the pair's class for `player`, reached by the opponent's
         sequence after its last decision on the betting path (at the pair's ancestor class)
         with chance reach = the pair's deals / all deals (the chance probabilities of
-        `AbstractGame.tree` telescope: a pair's children's deals are the pair's deals)."""
+        `AbstractGame.tree` telescope: a pair's children's deals are the pair's deals).
+        """
         joint, opp, tp = self._game.joint, 1 - player, self.treeplexes[player]
         total = joint.counts[0].sum()
         local = np.empty(tp.num_infosets, dtype=np.int64)  # provisional -> treeplex infoset
@@ -363,8 +389,10 @@ class ProductSequenceForm(SequenceForm):
 
 
 def game_size(sf: TreeSequenceForm) -> dict[str, int]:
-    """Nodes, infosets and LP rows / columns / nonzeros of a compiled game, the keys of
-    `AbstractGame.size`."""
+    """Nodes, infosets and LP rows / columns / nonzeros of a compiled game.
+
+    The keys are those of `AbstractGame.size`.
+    """
     tps = sf.treeplexes
     return {
         "nodes": sf.tree.num_nodes,
@@ -378,8 +406,9 @@ def game_size(sf: TreeSequenceForm) -> dict[str, int]:
 def lift_to_finer(
     game: AbstractGame, behavioural: policies.Behavioural, finer: AbstractGame
 ) -> policies.Behavioural:
-    """Theorem 2's lifted strategy as a strategy of Γ of a finer filter of the same game: at
-    the finer game's information set (round j, class c', betting) each player plays Γ_f's
+    """Theorem 2's lifted strategy as a strategy of Γ of a finer filter of the same game.
+
+    At the finer game's information set (round j, class c', betting) each player plays Γ_f's
     strategy at (round j, f^j of c''s views, betting). With `finer` the Γ of
     `shrink.identity_filter` (the original game, its sequence form counted from the signal
     tree) this is `LiftedPolicy` without compiling the original game.
@@ -409,7 +438,7 @@ def lift_to_finer(
 
 
 class LiftedPolicy(policy_lib.Policy):
-    """An abstract strategy played in the original game (Theorem 2's construction σ')."""
+    """An abstract strategy played in the original game (Theorem 2's construction σ')."""  # noqa: RUF002
 
     def __init__(self, game: AbstractGame, behavioural: policies.Behavioural):
         self.abstract = game
@@ -423,6 +452,7 @@ class LiftedPolicy(policy_lib.Policy):
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
+        """Γ_f's strategy at the class of the acting player's view (`Policy` API)."""
         a = self.abstract.abstraction
         player = state.current_player()
         round_, betting = ordered_games.betting_key(state)
@@ -442,10 +472,12 @@ def _keys_digest(sf: SequenceForm) -> str:
 
 
 def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
-    """Writes the abstract strategy behind `lifted` as .npz to `path` exactly (never pickle;
-    by `files.output`): the game, the threshold, the transformation, the classes per round, a
-    digest of Γ_f's infoset keys in treeplex order and each player's behavioural array. Small
-    for any game (Rhode Island: 2 x 3.9 M floats), unlike a policy file of the original game.
+    """Writes the abstract strategy behind `lifted` as .npz to `path` exactly.
+
+    Never pickle; by `files.output`. The file holds the game, the threshold, the
+    transformation, the classes per round, a digest of Γ_f's infoset keys in treeplex order
+    and each player's behavioural array. Small for any game (Rhode Island: 2 x 3.9 M
+    floats), unlike a policy file of the original game.
 
     Raises:
       ValueError: the abstraction was stopped before it was complete: `load_lifted_policy`
@@ -471,11 +503,13 @@ def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
 
 
 def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
-    """Reads `save_lifted_policy`'s file: checks that the saved game string still loads as
-    that game (a file written before a game gained a parameter, e.g. rhode_island_holdem's
-    ace_low, names the game without it, and the default may now be another game), recomputes
-    the abstraction of the saved game, threshold and transformation (deterministic; files
-    without one: "coarsest") and checks that it has the same classes and infoset keys.
+    """Reads `save_lifted_policy`'s file back as a LiftedPolicy.
+
+    It checks that the saved game string still loads as that game (a file written before a
+    game gained a parameter, e.g. rhode_island_holdem's ace_low, names the game without it,
+    and the default may now be another game), recomputes the abstraction of the saved game,
+    threshold and transformation (deterministic; files without one: "coarsest") and checks
+    that it has the same classes and infoset keys.
 
     Raises:
       ValueError: the file is not such a file, its game string loads as another game, or the

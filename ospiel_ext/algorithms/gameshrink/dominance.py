@@ -51,11 +51,14 @@ class Dominance:
 
     @property
     def eliminated(self) -> tuple[int, int]:
+        """(player 0's, player 1's) number of eliminated sequences."""
         return (int((~self.alive[0]).sum()), int((~self.alive[1]).sum()))
 
     def lp_size(self, sf: SequenceForm) -> dict[str, int]:
-        """Rows, columns and nonzeros of player 0's LP (`lp.lp_size`) without the eliminated
-        sequences: their variables and constraints are dropped, infosets stay."""
+        """Rows, columns and nonzeros of player 0's LP (`lp.lp_size`) after the elimination.
+
+        The eliminated sequences' variables and constraints are dropped; infosets stay.
+        """
         rows = np.flatnonzero(self.alive[0])
         cols = np.flatnonzero(self.alive[1])
         payoff_nonzeros = int(sf.payoff[rows][:, cols].nnz)
@@ -67,8 +70,10 @@ class Dominance:
 
 
 def terminal_sequences(tp: Treeplex) -> BoolArray:
-    """Mask of the sequences with no own information set below them (the empty sequence is
-    never terminal here: it is no action)."""
+    """Mask of the sequences with no own information set below them.
+
+    The empty sequence is never terminal here: it is no action.
+    """
     has_child = np.zeros(tp.num_sequences, dtype=bool)
     has_child[tp.parent_seq] = True
     terminal = ~has_child
@@ -103,8 +108,11 @@ def _sibling_pairs(tp: Treeplex, candidates: BoolArray) -> tuple[IntArray, IntAr
 def _dominated(
     matrix: sp.csr_matrix, tp: Treeplex, candidates: BoolArray, opponent_alive: BoolArray
 ) -> BoolArray:
-    """Mask of the candidate sequences (rows of `matrix`, the player's own payoff, maximised)
-    weakly dominated by a candidate sibling over the opponent's alive columns."""
+    """Mask of the candidate sequences weakly dominated by a candidate sibling.
+
+    The candidates are rows of `matrix`, the player's own payoff (maximised); dominance is
+    tested over the opponent's alive columns.
+    """
     sigma, other = _sibling_pairs(tp, candidates)
     dominated = np.zeros(tp.num_sequences, dtype=bool)
     if len(sigma) == 0:
@@ -126,8 +134,10 @@ def _dominated(
 
 
 def iterated_dominance(sf: SequenceForm, max_rounds: int = 1000) -> Dominance:
-    """Iterated elimination of weakly dominated terminal sequences (module docstring) for
-    both players, until a round eliminates nothing or `max_rounds` rounds."""
+    """Iterated elimination of weakly dominated terminal sequences for both players.
+
+    As the module docstring describes, until a round eliminates nothing or `max_rounds` rounds.
+    """
     tps = sf.treeplexes
     own_payoff = (sf.payoff.tocsr(), (-sf.payoff.T).tocsr())  # rows: own sequences
     terminal = [terminal_sequences(tp) for tp in tps]

@@ -1,6 +1,7 @@
-"""GameShrink's information filters on the signal tree: lossless, as the paper writes it, and
-approximate (Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect
-Information", ACM EC 2006).
+"""GameShrink's information filters: lossless, as the paper writes it, and approximate.
+
+All three on the signal tree (Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games
+of Imperfect Information", ACM EC 2006).
 
 Lossless abstraction (Section 4, Algorithm 2). Two views are merged when they are ordered game
 isomorphic (Definition 5): a bijection of their subtrees with equal weights whose leaves have
@@ -67,15 +68,20 @@ def _to_views(st: SignalTree, round_: int, per_block: IntArray) -> IntArray:
 
 
 def _descendant_blocks(st: SignalTree, round_: int) -> IntArray:
-    """The round-`round_` block of every last-round block (blocks nest: a view's deals are
-    consecutive rows, so are its descendants')."""
+    """The round-`round_` block of every last-round block.
+
+    Blocks nest: a view's deals are consecutive rows, so are its descendants'.
+    """
     leaves = st.num_views[-1]
     return np.arange(leaves) // (leaves // st.num_views[round_])
 
 
 def _top_down(st: SignalTree, types: list[IntArray]) -> list[IntArray]:
-    """Algorithm 2's top-down pass: views are merged when their parents share a class and
-    their types (view order) are equal; classes numbered in order of their first view."""
+    """Algorithm 2's top-down pass: the classes of every round from the views' types.
+
+    Views are merged when their parents share a class and their types (view order) are equal;
+    classes numbered in order of their first view.
+    """
     classes: list[IntArray] = []
     for r in range(st.num_rounds):
         classes.append(row_classes(np.column_stack([st.parent_classes(classes, r), types[r]])))
@@ -83,11 +89,14 @@ def _top_down(st: SignalTree, types: list[IntArray]) -> list[IntArray]:
 
 
 def _precheck_classes(st: SignalTree) -> list[IntArray]:
-    """Section 5.2's necessary condition: views split by their counts of rank higher / equal /
-    lower (and by their parent's class). The paper reads them from a database indexed by the
-    colex indices of the private and of the public set; the counts depend on those sets only,
-    so views revealing the same cards in another order have equal counts, and counting per
-    view (player 0's seat; a view's counts are its descendants' sums) gives the same classes."""
+    """Section 5.2's necessary condition: views split by their counts of rank higher/equal/lower.
+
+    Views are also split by their parent's class. The paper reads the counts from a database
+    indexed by the colex indices of the private and of the public set; the counts depend on
+    those sets only, so views revealing the same cards in another order have equal counts, and
+    counting per view (player 0's seat; a view's counts are its descendants' sums) gives the
+    same classes.
+    """
     size = st.view_blocks(st.num_rounds - 1)[1]
     result = st.result.reshape(-1, size)
     counts = np.column_stack([np.count_nonzero(result == x, axis=1) for x in (-1, 0, 1)])
@@ -100,12 +109,20 @@ def _precheck_classes(st: SignalTree) -> list[IntArray]:
 
 
 def _multiset_classes(
-    owner: NDArray[np.integer], num_owners: int, label: IntArray, num_labels: int, key: IntArray
+    owner: NDArray[np.integer],
+    num_owners: int,
+    label: IntArray,
+    *,
+    num_labels: int,
+    key: IntArray,
 ) -> IntArray:
-    """Classes of `num_owners` owners: owners are split by `key` and by the multiset of `label`
-    over the items they own (`owner[i]` owns item i). With few labels the multisets are
+    """Classes of `num_owners` owners, split by `key` and by the multiset of their items' labels.
+
+    An owner's multiset is of `label` over the items it owns (`owner[i]` owns item i). With few
+    labels the multisets are
     counted in a dense (owners x labels) table, else found by sorting the items. Either way
-    classes are numbered in order of their first owner."""
+    classes are numbered in order of their first owner.
+    """
     owner = owner.astype(np.int64)
     if num_owners * num_labels <= max(4 * len(owner), 1 << 20):
         counts = np.bincount(owner * num_labels + label, minlength=num_owners * num_labels)
@@ -124,8 +141,9 @@ def _multiset_classes(
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class FilterResult(stops.Stoppable):
-    """An information filter as computed so far: complete, or where a time limit or Ctrl-C
-    stopped it (`lossless_filter` and `approximate_filter` say which filter that is).
+    """An information filter so far: complete, or where a time limit or Ctrl-C stopped it.
+
+    `lossless_filter` and `approximate_filter` say which filter that is.
 
     Attributes:
       classes: per round, the class of each view (hierarchical: a view's class determines its
@@ -157,7 +175,8 @@ def lossless_filter(st: SignalTree, budget: Budget | None = None) -> FilterResul
     last complete pass (one class per round before the precheck), which the fixed point
     refines, since a pass only splits classes: views in different classes are never ordered
     game isomorphic, but views in one class need not be, so that filter is *not* lossless, and
-    its `stop_reason` says so."""
+    its `stop_reason` says so.
+    """
     budget = Budget() if budget is None else budget
     last = st.num_rounds - 1
     leaf_view, size = st.view_blocks(last)
@@ -179,9 +198,12 @@ def lossless_filter(st: SignalTree, budget: Budget | None = None) -> FilterResul
                     break
                 key = classes[r][st.view_blocks(r)[0]]
                 per_block = _multiset_classes(
-                    _descendant_blocks(st, r), st.num_views[r], leaf_type,
-                    int(leaf_type.max()) + 1, key,
-                )  # fmt: skip
+                    _descendant_blocks(st, r),
+                    st.num_views[r],
+                    leaf_type,
+                    num_labels=int(leaf_type.max()) + 1,
+                    key=key,
+                )
                 types[r] = _to_views(st, r, per_block)
             if stop:
                 break  # in the middle of a pass: the last complete pass stands
@@ -198,8 +220,10 @@ def lossless_filter(st: SignalTree, budget: Budget | None = None) -> FilterResul
 
 
 def paper_filter(st: SignalTree) -> list[IntArray]:
-    """Algorithm 2 with Definition 5's leaf test as the paper writes it: leaves are isomorphic
-    when their payoffs are equal for every betting history, u^r(z, theta) = u^r(z, theta').
+    """Algorithm 2 with Definition 5's leaf test as the paper writes it.
+
+    Leaves are isomorphic when their payoffs are equal for every betting history,
+    u^r(z, theta) = u^r(z, theta').
 
     The reading: a view's subtree holds the signals it has not seen, the opponent's private
     signals included (they are revealed at the showdown), so its leaves are the deals through
@@ -216,15 +240,21 @@ def paper_filter(st: SignalTree) -> list[IntArray]:
     types = [np.zeros(0, dtype=np.int64)] * st.num_rounds
     last = st.num_rounds - 1
     types[last] = _multiset_classes(
-        st.views[last][0], st.num_views[last], st.result.astype(np.int64) + 1, 3,
-        np.zeros(st.num_views[last], dtype=np.int64),
-    )  # fmt: skip
+        st.views[last][0],
+        st.num_views[last],
+        st.result.astype(np.int64) + 1,
+        num_labels=3,
+        key=np.zeros(st.num_views[last], dtype=np.int64),
+    )
     for r in range(last - 1, -1, -1):
         child = types[r + 1]
         types[r] = _multiset_classes(
-            st.view_parent[r + 1], st.num_views[r], child, int(child.max()) + 1,
-            np.zeros(st.num_views[r], dtype=np.int64),
-        )  # fmt: skip
+            st.view_parent[r + 1],
+            st.num_views[r],
+            child,
+            num_labels=int(child.max()) + 1,
+            key=np.zeros(st.num_views[r], dtype=np.int64),
+        )
     classes: list[IntArray] = []
     for r in range(st.num_rounds):
         rows = np.column_stack([st.parent_classes(classes, r), types[r]])
@@ -256,6 +286,7 @@ class OrderedGameIsomorphism:
         self._memo: dict[tuple[str, int, int, int], float | bool] = {}
 
     def children(self, round_: int, view: int) -> IntArray:
+        """The views one round later below view `view` of round `round_`."""
         order, bounds = self._children[round_]
         return order[bounds[view] : bounds[view + 1]]
 
@@ -279,9 +310,12 @@ class OrderedGameIsomorphism:
         )
 
     def isomorphic_subtrees(self, round_: int, x: int, y: int) -> bool:
-        """Algorithm 1 steps 2-5 (no sibling condition): a perfect matching of the children
-        (leaves) over the edges of isomorphic (equal) pairs, by scipy's Hopcroft-Karp.
-        Memoised per pair of views, so it does not assume the filter it is checked against."""
+        """Whether views x, y of round `round_` have isomorphic subtrees (Algorithm 1 steps 2-5).
+
+        No sibling condition: a perfect matching of the children (leaves) over the edges of
+        isomorphic (equal) pairs, by scipy's Hopcroft-Karp. Memoised per pair of views, so it
+        does not assume the filter it is checked against.
+        """
         key = ("iso", round_, min(x, y), max(x, y))
         if key not in self._memo:
             edges = self._edge_costs(round_, x, y, exact=True) == 0
@@ -300,8 +334,10 @@ class OrderedGameIsomorphism:
         return self.isomorphic_subtrees(round_, x, y)
 
     def cost(self, round_: int, x: int, y: int) -> float:
-        """Min-cost perfect matching cost of the subtrees of views x and y (Section 6.2),
-        memoised per pair of (lossless) classes: views of one class have isomorphic subtrees."""
+        """Min-cost perfect matching cost of the subtrees of views x and y (Section 6.2).
+
+        Memoised per pair of (lossless) classes: views of one class have isomorphic subtrees.
+        """
         cx, cy = int(self.classes[round_][x]), int(self.classes[round_][y])
         key = ("cost", round_, min(cx, cy), max(cx, cy))
         if key not in self._memo:
@@ -315,9 +351,12 @@ class OrderedGameIsomorphism:
 
 
 def _set_labels(sets: DisjointSet, k: int) -> IntArray:
-    """The set of each element 0 .. k - 1 as consecutive ids, sets numbered in order of their
-    smallest element: classes of joined views stay numbered in order of their first view, like
-    the lossless filter's, whatever roots the disjoint-set forest picked."""
+    """The set of each element 0 .. k - 1 as consecutive ids.
+
+    Sets are numbered in order of their smallest element: classes of joined views stay numbered
+    in order of their first view, like the lossless filter's, whatever roots the disjoint-set
+    forest picked.
+    """
     roots = np.array([sets[a] for a in range(k)], dtype=np.int64)
     return row_classes(roots[:, None])
 
@@ -325,13 +364,15 @@ def _set_labels(sets: DisjointSet, k: int) -> IntArray:
 def approximate_filter(
     st: SignalTree, lossless: list[IntArray], threshold: float, budget: Budget | None = None
 ) -> FilterResult:
-    """Section 6.2: join sibling classes whose matching cost is at most `threshold`, rounds in
-    order, so classes whose parents were joined become siblings in the next round.
+    """Section 6.2: join sibling classes whose matching cost is at most `threshold`.
+
+    Rounds in order, so classes whose parents were joined become siblings in the next round.
 
     `budget` (a time limit; Ctrl-C and SIGTERM always) is checked before every pair of
     classes is compared. Stopped early, the result keeps the joins made so far (each of cost
     at most `threshold`) and the lossless classes of the rounds not reached: a filter between
-    the lossless one (which refines it) and the complete approximate one (which it refines)."""
+    the lossless one (which refines it) and the complete approximate one (which it refines).
+    """
     budget = Budget() if budget is None else budget
     iso = OrderedGameIsomorphism(st, lossless)
     merged: list[IntArray] = []

@@ -1,5 +1,7 @@
-"""Games with ordered signals (Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of
-Imperfect Information", ACM EC 2006, Definition 1), read off pyspiel.
+"""Games with ordered signals (Gilpin & Sandholm 2006, Definition 1), read off pyspiel.
+
+Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information",
+ACM EC 2006, Definition 1.
 
 An `OrderedGame` describes a two-player poker-like game the way GameShrink needs it:
 
@@ -18,7 +20,7 @@ An `OrderedGame` describes a two-player poker-like game the way GameShrink needs
 game definitions, ranked by `poker_hands`) and our limit_leduc_poker and rhode_island_holdem,
 and refuses anything else with the reason. A deal is a row of card ids, one column per card,
 groups in order, cards of a group ascending (a group is a set).
-"""
+"""  # noqa: RUF002 (the paper's kappa_j and gamma_j)
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pyspiel
@@ -48,7 +50,7 @@ class Group:
     size: int = 1
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class OrderedGame:
     """A two-player game with ordered signals; see the module docstring.
 
@@ -72,10 +74,12 @@ class OrderedGame:
 
     @property
     def name(self) -> str:
+        """The pyspiel game as a string."""
         return str(self.game)
 
     @property
     def num_rounds(self) -> int:
+        """The number of rounds (one more than the last round of a group)."""
         return 1 + max(g.round for g in self.groups)
 
     @functools.cached_property
@@ -86,11 +90,14 @@ class OrderedGame:
 
     @property
     def num_slots(self) -> int:
+        """The number of deal columns: every card revealed, over all groups."""
         return sum(g.size for g in self.groups)
 
     def view_columns(self, player: int, round_: int) -> tuple[list[int], list[int]]:
-        """Deal columns of `player`'s own private cards and of the public cards revealed by the
-        end of round `round_`'s deal."""
+        """Deal columns of `player`'s own private cards and of the public cards, as (own, public).
+
+        Those revealed by the end of round `round_`'s deal.
+        """
         own: list[int] = []
         public: list[int] = []
         for i in self.view_groups(player, round_):
@@ -99,8 +106,10 @@ class OrderedGame:
         return own, public
 
     def view_groups(self, player: int, round_: int) -> list[int]:
-        """Indices of the groups player `player` has seen by the end of round `round_`'s deal:
-        its own and the public ones, in deal order (own private first within a round)."""
+        """Indices of the groups player `player` has seen by the end of round `round_`'s deal.
+
+        Its own and the public ones, in deal order (own private first within a round).
+        """
         mine = [i for i, g in enumerate(self.groups) if g.round <= round_ and g.owner == player]
         public = [i for i, g in enumerate(self.groups) if g.round <= round_ and g.owner == PUBLIC]
         return sorted(mine + public, key=lambda i: (self.groups[i].round, self.groups[i].owner < 0))
@@ -112,8 +121,10 @@ def _check(condition: bool, game: pyspiel.Game | str, message: str) -> None:
 
 
 def validate(og: OrderedGame) -> None:
-    """Checks the structural assumptions of Definition 1 on the description itself (run by
-    `signal_tree.SignalTree.build` on every description, ours or a user's)."""
+    """Checks the structural assumptions of Definition 1 on the description itself.
+
+    Run by `signal_tree.SignalTree.build` on every description, ours or a user's.
+    """
     game = og.name
     _check(og.num_slots <= og.num_cards, game, "more signals are revealed than the deck holds")
     for r in range(og.num_rounds):
@@ -130,7 +141,7 @@ def validate(og: OrderedGame) -> None:
 # Stage games (betting), read from the pyspiel game with representative deals.
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(kw_only=True)
 class BettingNode:
     """A node of the betting tree of all rounds: a decision, a terminal or a round's end.
 
@@ -152,16 +163,14 @@ class BettingNode:
 def betting_tree(
     og: OrderedGame, deals: NDArray[np.integer], labels: NDArray[np.int8]
 ) -> BettingNode:
-    """The stage games G^1..G^r joined into one tree, walked once with one representative deal
-    per showdown label (Definition 1: legal actions and the round structure must not depend on
-    the signals; every action must be observed by the other player)."""
+    """The stage games G^1..G^r joined into one tree, walked once per showdown label.
+
+    The walk follows one representative deal per showdown label (Definition 1: legal actions
+    and the round structure must not depend on the signals; every action must be observed by
+    the other player).
+    """
     reps = {int(lab): deals[int(np.flatnonzero(labels == lab)[0])] for lab in np.unique(labels)}
-    states = {}
-    for lab, deal in reps.items():
-        s = og.game.new_initial_state()
-        for a in og.chance_actions(deal, 0):
-            s.apply_action(a)
-        states[lab] = s
+    states = _deal_round(og, reps, {lab: og.game.new_initial_state() for lab in reps}, 0)
     root = BettingNode(key="", round=0)
     stack = [(root, states)]
     while stack:
@@ -170,56 +179,88 @@ def betting_tree(
         if first.is_terminal():
             _check(all(s.is_terminal() for s in sts.values()), og.name, "deals end differently")
             node.utility = {lab: float(s.returns()[0]) for lab, s in sts.items()}
-            continue
-        if first.current_player() == CHANCE:
-            _check(
-                all(s.current_player() == CHANCE for s in sts.values()),
-                og.name,
-                f"chance moves at betting {node.key!r} depend on the deal",
-            )
-            _check(node.round + 1 < og.num_rounds, og.name, "more chance rounds than described")
-            nxt = {}
-            for lab, s in sts.items():
-                s = s.clone()
-                for a in og.chance_actions(reps[lab], node.round + 1):
-                    s.apply_action(a)
-                nxt[lab] = s
-            node.next_round = True
-            child = BettingNode(key=node.key + "|", round=node.round + 1)
-            node.children.append(child)
-            stack.append((child, nxt))
-            continue
-        player = first.current_player()
-        actions = tuple(first.legal_actions())
-        for s in sts.values():
-            _check(
-                s.current_player() == player and tuple(s.legal_actions()) == actions,
-                og.name,
-                f"legal actions at betting {node.key!r} depend on the signals",
-            )
-        node.player, node.actions = player, actions
-        opponent_views, non_terminal = set(), 0
-        for a in actions:
-            nxt = {lab: s.child(a) for lab, s in sts.items()}
-            after = nxt[next(iter(nxt))]
-            if not after.is_terminal():
-                opponent_views.add(loading.infoset_key(after, 1 - player))
-                non_terminal += 1
-            child = BettingNode(key=f"{node.key}{a},", round=node.round)
-            node.children.append(child)
-            stack.append((child, nxt))
-        _check(
-            len(opponent_views) == non_terminal,
-            og.name,
-            f"player {1 - player} does not observe player {player}'s action at betting "
-            f"{node.key!r} (the paper's Section 3.4 shows abstraction then fails)",
-        )
+        elif first.current_player() == CHANCE:
+            stack.append(_next_round(og, node, sts, reps))
+        else:
+            stack.extend(_decision_children(og, node, sts))
     return root
 
 
+_States = dict[int, pyspiel.State]
+"""The state of each showdown label's representative deal at one betting node."""
+
+
+def _deal_round(
+    og: OrderedGame, reps: Mapping[int, Sequence[int]], states: _States, round_: int
+) -> _States:
+    """`states`, each after round `round_`'s chance actions of its label's representative deal."""
+    for lab, s in states.items():
+        for a in og.chance_actions(reps[lab], round_):
+            s.apply_action(a)
+    return states
+
+
+def _next_round(
+    og: OrderedGame, node: BettingNode, states: _States, reps: Mapping[int, Sequence[int]]
+) -> tuple[BettingNode, _States]:
+    """The only child of the round end `node` (the next round's first node), and its states."""
+    _check(
+        all(s.current_player() == CHANCE for s in states.values()),
+        og.name,
+        f"chance moves at betting {node.key!r} depend on the deal",
+    )
+    _check(node.round + 1 < og.num_rounds, og.name, "more chance rounds than described")
+    nxt = _deal_round(og, reps, {lab: s.clone() for lab, s in states.items()}, node.round + 1)
+    node.next_round = True
+    child = BettingNode(key=node.key + "|", round=node.round + 1)
+    node.children.append(child)
+    return child, nxt
+
+
+def _decision_children(
+    og: OrderedGame, node: BettingNode, states: _States
+) -> list[tuple[BettingNode, _States]]:
+    """The children of the decision `node` with their states, in action order.
+
+    Sets the node's player and actions, and checks that they do not depend on the signals and
+    that the opponent observes every action.
+    """
+    first = next(iter(states.values()))
+    player = first.current_player()
+    actions = tuple(first.legal_actions())
+    for s in states.values():
+        _check(
+            s.current_player() == player and tuple(s.legal_actions()) == actions,
+            og.name,
+            f"legal actions at betting {node.key!r} depend on the signals",
+        )
+    node.player, node.actions = player, actions
+    opponent_views, non_terminal = set(), 0
+    children = []
+    for a in actions:
+        nxt = {lab: s.child(a) for lab, s in states.items()}
+        after = nxt[next(iter(nxt))]
+        if not after.is_terminal():
+            opponent_views.add(loading.infoset_key(after, 1 - player))
+            non_terminal += 1
+        child = BettingNode(key=f"{node.key}{a},", round=node.round)
+        node.children.append(child)
+        children.append((child, nxt))
+    _check(
+        len(opponent_views) == non_terminal,
+        og.name,
+        f"player {1 - player} does not observe player {player}'s action at betting "
+        f"{node.key!r} (the paper's Section 3.4 shows abstraction then fails)",
+    )
+    return children
+
+
 def betting_key(state: pyspiel.State) -> tuple[int, str]:
-    """(round, betting key) of a state of the original game: player actions with "|" between
-    chance blocks, the same keys as `BettingNode.key`."""
+    """(round, betting key) of a state of the original game.
+
+    The key is the player actions with "|" between chance blocks, the same keys as
+    `BettingNode.key`.
+    """
     key, blocks, in_chance = "", 0, False
     for player, action in ((h.player, h.action) for h in state.full_history()):
         if player == CHANCE:
@@ -235,6 +276,7 @@ def betting_key(state: pyspiel.State) -> tuple[int, str]:
 
 
 def chance_actions_of(state: pyspiel.State) -> list[int]:
+    """The chance actions of the state's history, in order."""
     return [h.action for h in state.full_history() if h.player == CHANCE]
 
 
@@ -242,13 +284,17 @@ def check_against_game(
     og: OrderedGame,
     root: BettingNode,
     deals: NDArray[np.integer],
+    *,
     labels: NDArray[np.int8],
     samples: int,
     seed: int = 0,
 ) -> None:
-    """Plays `samples` random deals down random betting lines in the pyspiel game and checks that
+    """Checks the description against `samples` random plays of the pyspiel game.
+
+    Plays `samples` random deals down random betting lines in the pyspiel game and checks that
     the description predicts every legal action set and every payoff (utility through the
-    showdown label only, Definition 1 (u))."""
+    showdown label only, Definition 1 (u)).
+    """
     rng = np.random.default_rng(seed)
     for i in rng.integers(len(deals), size=samples):
         deal, label = deals[i], int(labels[i])
@@ -279,8 +325,10 @@ def check_against_game(
 
 
 def _dealt_as_card_ids(groups: tuple[Group, ...]) -> dict[str, Callable]:
-    """`chance_actions` and `deal_from_chance` of a game whose chance actions are the card ids,
-    dealt group by group in the order of `groups` (a group's cards in any order)."""
+    """`chance_actions` and `deal_from_chance` of a game whose chance actions are the card ids.
+
+    The cards are dealt group by group in the order of `groups` (a group's cards in any order).
+    """
     rounds = [g.round for g in groups for _ in range(g.size)]
     num_slots = len(rounds)
 
@@ -295,14 +343,18 @@ def _dealt_as_card_ids(groups: tuple[Group, ...]) -> dict[str, Callable]:
 
 @dataclasses.dataclass(frozen=True)
 class RankOutcome:
-    """outcome(deals) = sign(strength(hand 0) - strength(hand 1)), each player's hand given by
-    its deal columns: both players rank hands by one ordering, by construction (Definition 1's
-    common ordering, which `signal_tree.SignalTree.build` otherwise checks deal by deal)."""
+    """outcome(deals) = sign(strength(hand 0) - strength(hand 1)), hands given by deal columns.
+
+    Each player's hand is given by its deal columns: both players rank hands by one ordering,
+    by construction (Definition 1's common ordering, which `signal_tree.SignalTree.build`
+    otherwise checks deal by deal).
+    """
 
     strength: Callable[[IntArray], NDArray[np.integer]]
     hands: tuple[list[int], list[int]]
 
     def __call__(self, deals: IntArray) -> NDArray[np.int8]:
+        """Player 0's showdown result of each deal, in {-1, 0, 1}."""
         s0, s1 = (self.strength(deals[:, cols]) for cols in self.hands)
         result: NDArray[np.int8] = np.sign(s0 - s1).astype(np.int8)
         return result
@@ -377,9 +429,11 @@ def _binomials(n: int, k: int) -> IntArray:
 
 
 def colex_index(subsets: IntArray) -> IntArray:
-    """Index of each ascending row (c_1 < ... < c_k) in the colexicographic order of k-subsets:
-    sum_i C(c_i, i) (Gilpin & Sandholm 2006, Section 5.2), a bijection onto
-    [0, C(n, k))."""
+    """Index of each ascending row (c_1 < ... < c_k) in the colexicographic order of k-subsets.
+
+    The index is sum_i C(c_i, i) (Gilpin & Sandholm 2006, Section 5.2), a bijection onto
+    [0, C(n, k)).
+    """
     subsets = np.asarray(subsets)
     k = subsets.shape[1]
     if not subsets.size:
@@ -422,10 +476,13 @@ def _rhode_island(game: pyspiel.Game) -> OrderedGame:
 
 
 def _universal_poker(game: pyspiel.Game) -> OrderedGame:
-    """An ACPC game definition: `numHoleCards` private cards each in the first round, then
-    `numBoardCards[g]` public cards at the start of betting round g; the showdown ranks the
-    best five of hole and board cards (`poker_hands`). Betting rounds that deal no cards
-    continue the stage game of the round before."""
+    """The description of an ACPC game definition (`universal_poker`).
+
+    `numHoleCards` private cards each in the first round, then `numBoardCards[g]` public cards
+    at the start of betting round g; the showdown ranks the best five of hole and board cards
+    (`poker_hands`). Betting rounds that deal no cards continue the stage game of the round
+    before.
+    """
     p = game.get_parameters()
     for fixed in ("boardCards", "handReaches"):
         _check(not p.get(fixed), game, f"{fixed} fixes part of the deal; the deal must be random")

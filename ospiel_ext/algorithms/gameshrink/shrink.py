@@ -1,6 +1,7 @@
-"""GameShrink (Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect
-Information", ACM EC 2006, Algorithm 2): the information filter of a game with ordered
-signals, and the filters derived from one.
+"""GameShrink: the information filter of a game with ordered signals, and filters derived from one.
+
+Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information",
+ACM EC 2006, Algorithm 2.
 
 `gameshrink(game, threshold)` describes the game (`ordered_games`), builds its signal tree
 (`signal_tree`), computes the lossless filter (or the paper's transformation as written) and,
@@ -50,7 +51,7 @@ from ospiel_ext.budget import Budget
 TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class Abstraction(stops.Stoppable):
     """An information filter of an ordered game: the class of every view in every round.
 
@@ -78,16 +79,20 @@ class Abstraction(stops.Stoppable):
 
     @property
     def og(self) -> OrderedGame:
+        """The ordered game the filter is of."""
         return self.signal_tree.og
 
     @property
     def num_classes(self) -> list[int]:
+        """Per round, the number of classes."""
         return [int(c.max()) + 1 for c in self.classes]
 
     @functools.cached_property
     def class_parent(self) -> tuple[IntArray, ...]:
-        """Per round j, the round j - 1 class of each class (a view's class fixes its parent
-        view's class); empty for round 0."""
+        """Per round j, the round j - 1 class of each class; empty for round 0.
+
+        A view's class fixes its parent view's class, so each class has one parent class.
+        """
         out = [np.zeros(0, dtype=np.int64)]
         for r in range(1, len(self.classes)):
             up = np.zeros(self.num_classes[r], dtype=np.int64)
@@ -108,9 +113,12 @@ class Abstraction(stops.Stoppable):
 
 
 def identity_filter(abstraction: Abstraction) -> Abstraction:
-    """The identity filter of the same game: Γ_f is then the original game (up to how chance
-    nodes are grouped), which lets `abstract_game` count games too large to walk. Complete
-    whether or not `abstraction` was (one view per class is a fixed point of any refinement)."""
+    """The identity filter of the same game: one class per view.
+
+    Γ_f is then the original game (up to how chance nodes are grouped), which lets
+    `abstract_game` count games too large to walk. Complete whether or not `abstraction` was
+    (one view per class is a fixed point of any refinement).
+    """
     views = abstraction.signal_tree.num_views
     classes = tuple(np.arange(v, dtype=np.int64) for v in views)
     return dataclasses.replace(
@@ -119,9 +127,10 @@ def identity_filter(abstraction: Abstraction) -> Abstraction:
 
 
 def join_classes(abstraction: Abstraction, round_: int, a: int, b: int) -> Abstraction:
-    """The filter with the round `round_` classes `a` and `b` joined into one (Algorithm 2's
-    merge of two sibling classes, applied alone), classes renumbered in order; the views'
-    later classes are kept, so the filter stays hierarchical.
+    """The filter with the round `round_` classes `a` and `b` joined into one.
+
+    Algorithm 2's merge of two sibling classes, applied alone; the classes are renumbered in
+    order, and the views' later classes are kept, so the filter stays hierarchical.
 
     Raises:
       ValueError: a and b are not distinct siblings (their parent classes differ: the joined
@@ -138,9 +147,11 @@ def join_classes(abstraction: Abstraction, round_: int, a: int, b: int) -> Abstr
 
 
 def sibling_joins(finer: Abstraction, coarser: Abstraction) -> list[tuple[int, int, int]]:
-    """(round, a, b) for every pair a < b of sibling classes of `finer` (same parent class)
-    that `coarser` puts in one class: the single merges `coarser` makes beyond `finer`, each
-    of which `join_classes` applies alone."""
+    """The single merges `coarser` makes beyond `finer`, as sorted (round, a, b) triples.
+
+    One (round, a, b) for every pair a < b of sibling classes of `finer` (same parent class)
+    that `coarser` puts in one class; `join_classes` applies each of them alone.
+    """
     out: list[tuple[int, int, int]] = []
     for r in range(len(finer.classes)):
         rep = first_index(finer.classes[r], finer.num_classes[r])  # a view of each class
@@ -158,13 +169,15 @@ def gameshrink(
     game: OrderedGame | pyspiel.Game | str,
     threshold: float = 0.0,
     time_limit: float | None = None,
+    *,
     check_samples: int = 200,
     transformation: str = "coarsest",
 ) -> Abstraction:
-    """Algorithm 2: the coarsest ordered-game-isomorphic filter of `game` (an OrderedGame, a
-    pyspiel game or a load_game string), then the approximate joins for `threshold` > 0.
-    With `transformation="paper"`, Definition 5's leaf test as written instead
-    (`paper_filter`: payoffs only; not always lossless).
+    """Algorithm 2: the coarsest ordered-game-isomorphic filter of `game`, then approximate joins.
+
+    `game` is an OrderedGame, a pyspiel game or a load_game string; the approximate joins are
+    made for `threshold` > 0. With `transformation="paper"`, Definition 5's leaf test as
+    written instead (`paper_filter`: payoffs only; not always lossless).
 
     Before any work the description is checked against the game: the stage games are read off
     it and `check_samples` random plays must match the described payoffs.
@@ -189,7 +202,7 @@ def gameshrink(
     og = game if isinstance(game, OrderedGame) else ordered_games.describe(game)
     st = SignalTree.build(og)
     betting = ordered_games.betting_tree(og, st.deals, st.result)
-    ordered_games.check_against_game(og, betting, st.deals, st.result, check_samples)
+    ordered_games.check_against_game(og, betting, st.deals, labels=st.result, samples=check_samples)
     logging.info(
         "%s: signal tree of %d nodes, %d deals, views per round %s",
         og.name,

@@ -1,6 +1,7 @@
-"""The filtered signal tree of a game with ordered signals, as arrays (Gilpin & Sandholm,
-"Finding Equilibria in Large Sequential Games of Imperfect Information", ACM EC 2006,
-Definition 4).
+"""The filtered signal tree of a game with ordered signals, as arrays.
+
+Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information",
+ACM EC 2006, Definition 4.
 
 The signal tree holds every deal of the signals; it is enumerated into arrays without touching
 the game tree (`SignalTree`). A player's *view* at round j is the public signals and its own
@@ -27,7 +28,7 @@ from ospiel_ext.arrays import IntArray
 _MAX_CARDS = 64  # deals are enumerated with uint64 card masks
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class SignalTree:
     """Every deal of an ordered game, and every view of it, as arrays (Definition 4).
 
@@ -52,18 +53,22 @@ class SignalTree:
 
     @property
     def num_rounds(self) -> int:
+        """The number of rounds."""
         return len(self.view_codes)
 
     @property
     def num_views(self) -> list[int]:
+        """Per round, the number of distinct views."""
         return [len(c) for c in self.view_codes]
 
     def view_code(
         self, deals: NDArray, player: int, round_: int, earlier: IntArray | None = None
     ) -> IntArray:
-        """A unique integer per view: the colex indices of the view's groups in mixed radix
-        (the cards of each group ascending, as in `deals`). `earlier`: the same deals' codes
-        one round before, which this one extends (a round's groups follow the earlier ones)."""
+        """A unique integer per view: the colex indices of the view's groups in mixed radix.
+
+        The cards of each group are ascending, as in `deals`. `earlier`: the same deals' codes
+        one round before, which this one extends (a round's groups follow the earlier ones).
+        """
         og, radix = self.og, 1
         code, known = np.zeros(len(deals), dtype=np.int64), 0
         if earlier is not None:
@@ -88,24 +93,29 @@ class SignalTree:
         return idx
 
     def parent_classes(self, classes: list[IntArray], round_: int) -> IntArray:
-        """The round `round_` - 1 class (in `classes`) of every view's parent view; zeros in
-        round 0."""
+        """The round `round_` - 1 class (in `classes`) of every view's parent; zeros in round 0."""
         if round_ == 0:
             return np.zeros(self.num_views[0], dtype=np.int64)
         return classes[round_ - 1][self.view_parent[round_]]
 
     def view_blocks(self, round_: int) -> tuple[IntArray, int]:
-        """(player 0's round-`round_` view of each block, block size): the deals through one
-        view of player 0 are one block of consecutive rows (`build`'s enumeration order)."""
+        """(player 0's round-`round_` view of each block, block size).
+
+        The deals through one view of player 0 are one block of consecutive rows (`build`'s
+        enumeration order).
+        """
         size = len(self.deals) // self.num_views[round_]
         return self.views[round_][0][::size].astype(np.int64), size
 
     @classmethod
     def build(cls, og: OrderedGame) -> SignalTree:
-        """Enumerates the deals group by group (cards of a group as an ascending set): first
-        the groups player 0 sees, in deal order, then player 1's private groups, so that the
-        deals through each view of player 0 are consecutive rows (`view_blocks`); columns stay
-        in deal order (`OrderedGame.slots`)."""
+        """The signal tree of `og`, its deals enumerated group by group.
+
+        The cards of a group are enumerated as an ascending set: first the groups player 0
+        sees, in deal order, then player 1's private groups, so that the deals through each
+        view of player 0 are consecutive rows (`view_blocks`); columns stay in deal order
+        (`OrderedGame.slots`).
+        """
         ordered_games.validate(og)
         if og.num_cards > _MAX_CARDS:
             raise ValueError(f"{og.name}: at most {_MAX_CARDS} cards are supported")
@@ -134,7 +144,15 @@ class SignalTree:
         for g in og.groups:  # the paper's tree deals in game order
             prefixes *= math.comb(left, g.size)
             num_nodes, left = num_nodes + prefixes, left - g.size
-        tree = cls(og, deals, np.zeros(0, dtype=np.int8), (), (), (), num_nodes)
+        tree = cls(
+            og=og,
+            deals=deals,
+            result=np.zeros(0, dtype=np.int8),
+            view_codes=(),
+            views=(),
+            view_parent=(),
+            num_nodes=num_nodes,
+        )
         codes: list[IntArray] = []
         views: list[tuple[NDArray[np.int32], NDArray[np.int32]]] = []
         parents: list[IntArray] = []
@@ -167,9 +185,12 @@ class SignalTree:
 def _showdown(
     og: OrderedGame, deals: NDArray, last_views: tuple[NDArray, NDArray], block: int
 ) -> NDArray[np.int8]:
-    """Player 0's showdown result of every deal. For an `ordered_games.RankOutcome` the hand
-    strengths are evaluated once per last-round view (equal views are equal hands: the first
-    deal of each of player 0's blocks of `block` deals), not once per deal."""
+    """Player 0's showdown result of every deal.
+
+    For an `ordered_games.RankOutcome` the hand strengths are evaluated once per last-round
+    view (equal views are equal hands: the first deal of each of player 0's blocks of `block`
+    deals), not once per deal.
+    """
     if not isinstance(og.outcome, ordered_games.RankOutcome):
         return og.outcome(deals.astype(np.int64))
     v0, v1 = last_views
@@ -184,8 +205,11 @@ def _showdown(
 def _number_codes(
     codes: tuple[IntArray, IntArray],
 ) -> tuple[IntArray, tuple[NDArray[np.int32], NDArray[np.int32]]]:
-    """(the sorted distinct codes, each player's codes as indices into them): by a dense lookup
-    table when the codes are small (views of real decks), else np.unique + searchsorted."""
+    """(the sorted distinct codes, each player's codes as indices into them).
+
+    By a dense lookup table when the codes are small (views of real decks), else np.unique +
+    searchsorted.
+    """
     top = max(int(c.max()) for c in codes) + 1
     if top <= 4 * sum(len(c) for c in codes) + 1024:
         seen = np.zeros(top, dtype=bool)
@@ -202,9 +226,11 @@ def _number_codes(
 
 
 def _check_common_ordering(og: OrderedGame, deals: NDArray, result: NDArray) -> None:
-    """Definition 1 (u): payoffs increase in one ordering of hands shared by both players, so
-    swapping the players' private cards must negate every showdown result (true by
-    construction, and not checked, for an `ordered_games.RankOutcome`)."""
+    """Checks Definition 1 (u): payoffs increase in one ordering of hands shared by both players.
+
+    So swapping the players' private cards must negate every showdown result (true by
+    construction, and not checked, for an `ordered_games.RankOutcome`).
+    """
     if isinstance(og.outcome, ordered_games.RankOutcome):
         return
     swapped = deals.astype(np.int64)

@@ -150,7 +150,7 @@ def test_multiset_classes_by_counting_and_by_sorting(num_labels, spread):
     owner = rng.integers(0, 50, size=400)
     label = rng.integers(0, num_labels, size=400) * spread
     key = rng.integers(0, 2, size=50)
-    got = filters._multiset_classes(owner, 50, label, num_labels * spread, key)
+    got = filters._multiset_classes(owner, 50, label, num_labels=num_labels * spread, key=key)
     ids: dict = {}
     expected = [
         ids.setdefault((int(key[v]), tuple(sorted(label[owner == v].tolist()))), len(ids))
