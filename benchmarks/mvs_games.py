@@ -207,16 +207,16 @@ def _leaf_sets(settings, sf, q, *, limit, subs, player, solver):
     if "bias" in settings.sets:
         start = time.perf_counter()
         strategies, labels = dl.bias_strategies(sf, bp, opponent)
-        leaves = dl.exact_values(sf, limit, bp, player, strategies, labels)
+        leaves = dl.exact_values(sf, limit, bp, player=player, strategies=strategies, labels=labels)
         out["bias"] = (leaves, time.perf_counter() - start)
     if "pure" in settings.sets:
         start = time.perf_counter()
         try:
-            pure = dl.pure_continuations(sf, limit, bp[opponent], opponent)
+            pure = dl.pure_continuations(sf, limit, bp[opponent], player=opponent)
         except ValueError:  # too many pure continuations below a leaf information set
             pure = None
         if pure is not None:
-            leaves = dl.exact_values(sf, limit, bp, player, pure)
+            leaves = dl.exact_values(sf, limit, bp, player=player, strategies=pure)
             out["pure"] = (leaves, time.perf_counter() - start)
     return out
 

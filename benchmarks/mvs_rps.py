@@ -71,13 +71,13 @@ def _rps_sets(settings, sf, q, *, limit, subs, solver, checks):
     bp = q.blueprint
     out = {}
     if "pure" in settings.sets:
-        pure = dl.pure_continuations(sf, limit, bp[1], 1)
+        pure = dl.pure_continuations(sf, limit, bp[1], player=1)
         strings, _ = sequence_labels(sf, 1)
         labels = [f"P1 plays {strings[int(np.argmax(b[1:])) + 1]}" for b in pure]
-        out["pure"] = dl.exact_values(sf, limit, bp, 0, pure, labels)
+        out["pure"] = dl.exact_values(sf, limit, bp, player=0, strategies=pure, labels=labels)
     if "bias" in settings.sets:
         strategies, labels = dl.bias_strategies(sf, bp, 1)
-        out["bias"] = dl.exact_values(sf, limit, bp, 0, strategies, labels)
+        out["bias"] = dl.exact_values(sf, limit, bp, player=0, strategies=strategies, labels=labels)
 
     def generate(weaken):
         return dl.self_generative(

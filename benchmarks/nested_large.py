@@ -63,25 +63,34 @@ def main(argv):
     cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     settings = matches.LargeSettings(
-        _PUBLIC_KEY.value, _BLUEPRINT.value, 0, _DEPTH.value, _NUM_VALUES.value, "cfr",
-        _ITERATIONS.value, _SAMPLES.value, _EPS.value,
-    )  # fmt: skip
+        public_key=_PUBLIC_KEY.value,
+        blueprint_iterations=_BLUEPRINT.value,
+        blueprint_seed=0,
+        depth=_DEPTH.value,
+        num_values=_NUM_VALUES.value,
+        method="cfr",
+        iterations=_ITERATIONS.value,
+        samples=_SAMPLES.value,
+        eps=_EPS.value,
+    )
     try:
         for spec in bots:
             matches.parse_bot(spec)
             if spec != "blueprint":
                 large.LargeNestedSolvingBot(
-                    game, large.MCCFRPolicy(game, None), 0, public_key=_PUBLIC_KEY.value,
-                    depth=_DEPTH.value, num_values=_NUM_VALUES.value,
+                    game, large.MCCFRPolicy(game, None), 0,
+                    settings=large.LargeNestedSettings(
+                        public_key=_PUBLIC_KEY.value, depth=_DEPTH.value,
+                        num_values=_NUM_VALUES.value, samples=_SAMPLES.value,
+                    ),
                     gadget=matches.parse_bot(spec)[1], prior=matches.parse_bot(spec)[2],
-                    samples=_SAMPLES.value,
                 )  # fmt: skip
     except ValueError as e:
         raise app.UsageError(str(e).strip().splitlines()[0]) from None
     pairs = list(itertools.combinations(bots, 2))
     tasks = [
-        matches.LargeMatch(_GAME.value, a, b, settings, min(_CHUNK.value, _GAMES.value - s),
-                           _SEED.value + s)
+        matches.LargeMatch(game=_GAME.value, a=a, b=b, settings=settings,
+                           games=min(_CHUNK.value, _GAMES.value - s), seed=_SEED.value + s)
         for a, b in pairs
         for s in range(0, _GAMES.value, _CHUNK.value)
     ]  # fmt: skip

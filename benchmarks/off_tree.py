@@ -156,7 +156,12 @@ def main(argv):
     off = timed(
         "maps",
         lambda: off_tree.find_off_tree(
-            full, abstract, RESPONDER, replacements, (p, 1 - p), with_bet.translate
+            full,
+            abstract,
+            RESPONDER,
+            replacements=replacements,
+            weights=(p, 1 - p),
+            translate=with_bet.translate,
         ),
     )
 
@@ -190,23 +195,29 @@ def main(argv):
             q,
             solving.start_subgames(abstract.tree),
             limit,
-            RESPONDER,
-            ks[-1],
-            "unsafe",
-            method,
-            iters,
+            player=RESPONDER,
+            num_values=ks[-1],
+            gadget="unsafe",
+            method=method,
+            iterations=iters,
             weaken=_WEAKEN.value,
         ),
     )
     curve = []
     for k in ks:
         leaves = leaves_lib.MultiValuedLeaves(
-            limit, RESPONDER, values.values[:, :k], labels=values.labels[:k]
+            limit=limit, player=RESPONDER, values=values.values[:, :k], labels=values.labels[:k]
         )
         dl, moved = timed(
             f"solve_K{k}",
             lambda leaves=leaves: off_tree.solve_depth_limited(
-                off, blueprint, cut, leaves, method, iters, _GADGET.value
+                off,
+                blueprint,
+                cut,
+                abstract_leaves=leaves,
+                method=method,
+                iterations=iters,
+                gadget=_GADGET.value,
             ),
         )
         row = {"num_values": k, "depth_limited": expl(dl)}
@@ -214,7 +225,14 @@ def main(argv):
             resolved = timed(
                 f"{below}_K{k}",
                 lambda below=below, dl=dl, moved=moved: off_tree.resolve_below(
-                    off, dl, cut, moved, method, iters, below, _TARGETS.value
+                    off,
+                    dl,
+                    cut,
+                    leaves=moved,
+                    method=method,
+                    iterations=iters,
+                    gadget=below,
+                    targets=_TARGETS.value,
                 ),
             )
             row[f"then_{below}"] = expl(resolved)

@@ -161,15 +161,33 @@ def _solve_players(
             if interrupts.requested():
                 break
             leaves = dl.continuation_leaves(
-                q, subs, limit, i, kind, k, gadget, method, _ITERATIONS.value
+                q,
+                subs,
+                limit,
+                player=i,
+                kind=kind,
+                num_values=k,
+                gadget=gadget,
+                method=method,
+                iterations=_ITERATIONS.value,
             )
             if samples is not None:
-                leaves = dl.estimate_by_rollouts(sf, leaves, blueprint, samples, _SEED.value + i)
+                leaves = dl.estimate_by_rollouts(
+                    sf, leaves, blueprint, samples=samples, seed=_SEED.value + i
+                )
                 if _SET.value == "self_generative":
                     leaves = dl.weaken(leaves, dl.leaf_beliefs(sf, limit, blueprint, i))
                 assert leaves.stderr is not None
                 stderr = max(stderr, float(leaves.stderr.max(initial=0.0)))
-            solution = dl.solve(q, subs, leaves, gadget, prior, method, _ITERATIONS.value)
+            solution = dl.solve(
+                q,
+                subs,
+                leaves,
+                gadget=gadget,
+                prior=prior,
+                method=method,
+                iterations=_ITERATIONS.value,
+            )
             if not solution.solutions:  # stopped before its first solve
                 break
             profile[i] = solution.behavioural[i]

@@ -34,12 +34,13 @@ worst_matchups (round robin: bot, win_rate, opponent, mean_win_rate).
 import dataclasses
 import itertools
 import time
+from typing import cast
 
 from absl import app, flags, logging
 
 from ospiel_ext import cli, cli_flags, cli_output, sweeps
 from ospiel_ext.algorithms import depth_limited as dl
-from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited import matches, strategy_sets
 from ospiel_ext.algorithms.subgames import blueprints, ggse
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
@@ -88,7 +89,7 @@ def main(argv: list[str]) -> None:
     settings = matches.Settings(
         depth=_DEPTH.value,
         num_values=num_values,
-        strategy_set=_SET.value,
+        strategy_set=cast(strategy_sets.SetKind, _SET.value),
         method=ggse.SOLVER_METHODS[_SOLVER.value],
         iterations=_ITERATIONS.value,
         time_limit=_SOLVE_TIME_LIMIT.value,
@@ -103,8 +104,8 @@ def main(argv: list[str]) -> None:
             m
             for a, b in pairs
             for m in matches.chunks(
-                _GAME.value, _BLUEPRINT.value, a, b, settings, _GAMES.value, _SEED.value,
-                _CHUNK.value,
+                _GAME.value, _BLUEPRINT.value, a, b=b, settings=settings, games=_GAMES.value,
+                seed=_SEED.value, chunk=_CHUNK.value,
             )
         ]  # fmt: skip
     except ValueError as e:

@@ -141,7 +141,7 @@ def main(argv: list[str]) -> None:
                 if interrupts.requested():
                     break
                 n = min(2, _GAMES.value - k)
-                returns += matches.play_duplicate(game, ours, theirs, n, seed + k)
+                returns += matches.play_duplicate(game, ours, theirs, games=n, seed=seed + k)
     except EndOfInput:
         print("\nend of input: stopping", file=sys.stderr)
     stop_reason = stop.reason or ("games" if len(returns) == _GAMES.value else "end of input")

@@ -28,7 +28,7 @@ per step:
     >>> q = ss.BlueprintQuantities.compute(sf, blueprint)
     >>> limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
     >>> pure = dl.pure_continuations(sf, limit, blueprint[1], player=1)
-    >>> leaves = dl.exact_values(sf, limit, blueprint, 0, pure)
+    >>> leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=pure)
     >>> leaves.num_values
     3
     >>> solution = dl.solve(q, dl.start_subgames(sf.tree), leaves, method="lp")
@@ -37,7 +37,7 @@ per step:
 """
 
 from ospiel_ext.algorithms.depth_limited import off_tree, translation
-from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
+from ospiel_ext.algorithms.depth_limited.bot import NestedSettings, NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.depth_limited.leaves import (
     DepthLimit,
     MultiValuedLeaves,
@@ -74,6 +74,7 @@ __all__ = [
     "DepthLimit",
     "DepthLimitedSolution",
     "MultiValuedLeaves",
+    "NestedSettings",
     "NestedSolvingBot",
     "ProfileBot",
     "RolloutEstimate",

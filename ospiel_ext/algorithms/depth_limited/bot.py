@@ -28,6 +28,8 @@ play. `restart_at` starts a new game.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pyspiel
 
@@ -57,6 +59,7 @@ class ProfileBot(pyspiel.Bot):
         self._local[tp.infoset_ids] = np.arange(tp.num_infosets)
 
     def player_id(self) -> int:
+        """The pyspiel `Bot.player_id` API: the bot's player."""
         return self.player
 
     def restart(self) -> None:
@@ -64,7 +67,7 @@ class ProfileBot(pyspiel.Bot):
         self.restart_at(None)
 
     def restart_at(self, state: pyspiel.State | None) -> None:
-        pass
+        """The pyspiel `Bot.restart_at` API: nothing to forget."""
 
     def node(self, state: pyspiel.State) -> int:
         """The compiled tree's node of `state` (walks its history)."""
@@ -85,6 +88,7 @@ class ProfileBot(pyspiel.Bot):
         return self.behavioural[self.player][start : start + int(tp.num_actions[local])]
 
     def step(self, state: pyspiel.State) -> int:
+        """The pyspiel `Bot.step` API: an action sampled from the bot's strategy at `state`."""
         if state.current_player() != self.player:
             raise ValueError(
                 f"game {self.sf.name}: player {self.player}'s bot asked to move for "
@@ -96,6 +100,28 @@ class ProfileBot(pyspiel.Bot):
         return int(actions[self._rng.choice(len(actions), p=p / p.sum())])
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class NestedSettings:
+    """The settings of a `NestedSolvingBot` (a match's nested bots share them: `matches`).
+
+    Attributes:
+      depth: player moves from the current decision to the depth limit (>= 1).
+      num_values: K continuation values per leaf state (1: naive single-valued solving).
+      strategy_set: 'bias', 'self_generative' or 'blueprint' (K = 1).
+      method: 'cfr' (CFR+), 'lp' or 'egt'.
+      iterations: CFR+ / EGT iterations per solve.
+      time_limit: seconds per solve of the depth-limited game (CFR+ / EGT; the continuation
+        values of a self-generative set are not bounded); play then depends on the machine.
+    """
+
+    depth: int = 2
+    num_values: int = 4
+    strategy_set: strategy_sets.SetKind = "bias"
+    method: ggse.Method = "cfr"
+    iterations: int = 500
+    time_limit: float | None = None
+
+
 class NestedSolvingBot(ProfileBot):
     """Nested depth-limited solving (module docstring).
 
@@ -103,16 +129,11 @@ class NestedSolvingBot(ProfileBot):
       sf: the compiled game.
       blueprint: the blueprint's behavioural arrays.
       player: the bot's player.
-      depth: player moves from the current decision to the depth limit (>= 1).
-      num_values: K continuation values per leaf state (1: naive single-valued solving).
-      strategy_set: 'bias', 'self_generative' or 'blueprint' (K = 1).
+      settings: the depth, K, strategy set, solver, iterations and time limit
+        (`NestedSettings`; its defaults if None).
       gadget: the gadget below the start of the game ('resolving', 'max_margin',
         'reach_max_margin' or 'unsafe').
       prior: the GGSE prior ('none', 'uniform', 'blueprint').
-      method: 'cfr' (CFR+), 'lp' or 'egt'.
-      iterations: CFR+ / EGT iterations per solve.
-      time_limit: seconds per solve of the depth-limited game (CFR+ / EGT; the continuation
-        values of a self-generative set are not bounded); play then depends on the machine.
       seed: seeds the bot's action sampling.
     """
 
@@ -121,26 +142,29 @@ class NestedSolvingBot(ProfileBot):
         sf: TreeSequenceForm,
         blueprint: policies.Behavioural,
         player: int,
-        depth: int = 2,
-        num_values: int = 4,
-        strategy_set: strategy_sets.SetKind = "bias",
+        *,
+        settings: NestedSettings | None = None,
         gadget: GadgetKind = "resolving",
         prior: priors.PriorKind = "none",
-        method: ggse.Method = "cfr",
-        iterations: int = 500,
-        time_limit: float | None = None,
         seed: int = 0,
     ):
         super().__init__(sf, blueprint, player, seed)
+        s = NestedSettings() if settings is None else settings
+        depth, num_values = s.depth, s.num_values
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise ValueError(f"game {sf.name}: the depth must be an int >= 1, got {depth}")
-        strategy_sets.check_set(sf, strategy_set, num_values, 1 - player)
+        strategy_sets.check_set(sf, s.strategy_set, num_values, 1 - player)
         if gadget == "unsafe" and prior != "none":
             raise ValueError(f"game {sf.name}: the unsafe subgame takes no prior, got {prior!r}")
-        self.blueprint = blueprint
-        self.depth, self.num_values, self.strategy_set = depth, num_values, strategy_set
-        self.gadget, self.prior, self.method, self.iterations = gadget, prior, method, iterations
-        self.time_limit = time_limit
+        self.blueprint, self.settings = blueprint, s
+        self.depth, self.num_values, self.strategy_set = depth, num_values, s.strategy_set
+        self.gadget, self.prior, self.method, self.iterations = (
+            gadget,
+            prior,
+            s.method,
+            s.iterations,
+        )
+        self.time_limit = s.time_limit
         self.solves = 0
         self._subgames: dict[int, tuple[ss.Subgame, ...]] = {}
         self._limits: dict[int, leaves_lib.DepthLimit | None] = {}
@@ -153,6 +177,7 @@ class NestedSolvingBot(ProfileBot):
         self.restart_at(None)
 
     def restart_at(self, state: pyspiel.State | None) -> None:
+        """The pyspiel `Bot.restart_at` API: back to the blueprint, nothing solved."""
         self.behavioural = self.blueprint
         self._path: tuple[tuple[int, int], ...] = ()
         self._region: np.ndarray | None = None
@@ -188,9 +213,16 @@ class NestedSolvingBot(ProfileBot):
                 game = ss.gadget_game(gadget, q, sub, player=self.player)
             else:
                 values = strategy_sets.continuation_leaves(
-                    q, [sub], limit, self.player, self.strategy_set, self.num_values, gadget,
-                    self.method, self.iterations,
-                )  # fmt: skip
+                    q,
+                    [sub],
+                    limit,
+                    player=self.player,
+                    kind=self.strategy_set,
+                    num_values=self.num_values,
+                    gadget=gadget,
+                    method=self.method,
+                    iterations=self.iterations,
+                )
                 game = solving.depth_limited_game(q, sub, values, gadget)
             pi = priors.gadget_prior(game, prior)
             solution = ggse.solve(
@@ -207,6 +239,7 @@ class NestedSolvingBot(ProfileBot):
         self._region = region if limit is None else region & limit.expand
 
     def step(self, state: pyspiel.State) -> int:
+        """The pyspiel `Bot.step` API: solves if needed (module docstring), then samples."""
         node = self.node(state)
         history = state.full_history()
         opponent_moves = sum(1 for h in history if h.player == 1 - self.player)

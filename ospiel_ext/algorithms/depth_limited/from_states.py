@@ -1,5 +1,7 @@
-"""Depth-limited solving of games too large to compile: the tree is walked from pyspiel states
-down to the depth limit only, and the leaf values come from Monte Carlo rollouts.
+"""Depth-limited solving of games too large to compile, from pyspiel states and rollouts.
+
+The tree is walked from pyspiel states down to the depth limit only, and the leaf values come
+from Monte Carlo rollouts.
 
 Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games",
 Section 4: "one can use Monte Carlo simulations to approximate the values ... in real time,
@@ -65,11 +67,15 @@ def walk(
     game: pyspiel.Game,
     player: int,
     depth: int,
+    *,
     at_limit: Callable[[pyspiel.State], bool] | None = None,
     max_nodes: int = DEFAULT_MAX_NODES,
 ) -> Walk:
-    """Expands `game` breadth first down to `depth` player moves (or the first states where
-    `at_limit` holds); ValueError if more than `max_nodes` nodes or no state reaches the limit."""
+    """Expands `game` breadth first down to `depth` player moves.
+
+    Or down to the first states where `at_limit` holds; ValueError if more than `max_nodes`
+    nodes or no state reaches the limit.
+    """
     check_two_player_zero_sum(game)
     if player not in (0, 1) or depth < 1:
         raise ValueError(f"game {game}: player must be 0 or 1 and depth >= 1")
@@ -89,6 +95,7 @@ def rollout_value_function(
     game: pyspiel.Game,
     blueprint: policy_lib.Policy,
     player: int,
+    *,
     strategies: Sequence[policy_lib.Policy],
     samples: int,
     seed: int,
@@ -97,7 +104,13 @@ def rollout_value_function(
 
     def values(histories: Sequence[Sequence[int]]) -> tuple[FloatArray, FloatArray | None]:
         est = leaves_lib.rollout_values(
-            game, histories, blueprint, player, strategies, samples, seed
+            game,
+            histories,
+            blueprint,
+            player=player,
+            strategies=strategies,
+            samples=samples,
+            seed=seed,
         )
         return est.mean, est.stderr
 
@@ -105,17 +118,21 @@ def rollout_value_function(
 
 
 class BiasedPolicy(policy_lib.Policy):
-    """`policy` with the probability of `player`'s actions of one class multiplied by
-    `factor` and renormalised (Section 4's bias). The class: the actions whose lower-cased
-    action string contains one of `words`, the action ids in `actions`, and the legal actions
-    at `ranks` of the state's legal action ids in increasing order (0: the lowest, -1: the
-    highest - e.g. the smallest raise and the call of Liar's dice)."""
+    """`policy` with `player`'s actions of one class made more likely (Section 4's bias).
+
+    The probability of `player`'s actions of the class is multiplied by `factor` and
+    renormalised. The class: the actions whose lower-cased action string contains one of
+    `words`, the action ids in `actions`, and the legal actions at `ranks` of the state's
+    legal action ids in increasing order (0: the lowest, -1: the highest - e.g. the smallest
+    raise and the call of Liar's dice).
+    """
 
     def __init__(
         self,
         policy: policy_lib.Policy,
         player: int,
         words: Sequence[str] = (),
+        *,
         factor: float = 10.0,
         actions: Sequence[int] = (),
         ranks: Sequence[int] = (),
@@ -141,6 +158,7 @@ class BiasedPolicy(policy_lib.Policy):
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
+        """OpenSpiel's `Policy.action_probabilities`: {action: probability} at `state`."""
         probs = dict(self.policy.action_probabilities(state, player_id))
         if state.current_player() == self.player:
             for a in self._members(state, probs).intersection(probs):
@@ -150,7 +168,7 @@ class BiasedPolicy(policy_lib.Policy):
         return probs
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class LargeGameSolution:
     """A depth-limited game of a large game, solved.
 
@@ -172,8 +190,10 @@ class LargeGameSolution:
     value: float
 
     def table(self) -> policies.Table:
-        """{information state: {action: probability}} of the solving player
-        (`policies.behavioural_to_table`)."""
+        """{information state: {action: probability}} of the solving player.
+
+        The table of `policies.behavioural_to_table`.
+        """
         return policies.behavioural_to_table(self.sf, self.behavioural)[self.player]
 
 
@@ -181,34 +201,47 @@ def solve(
     w: Walk,
     player: int,
     values: LeafValueFunction,
+    *,
     method: ggse.Method = "cfr",
     iterations: int = 1000,
     time_limit: float | None = None,
 ) -> LargeGameSolution:
-    """Attaches the K leaf values of `values(w.histories)` to the walk's leaves and solves the
+    """Solves the walk's depth-limited game for `player` with the leaf values of `values`.
+
+    Attaches the K leaf values of `values(w.histories)` to the walk's leaves and solves the
     depth-limited game for `player` by the gadget solvers' one dispatch (`ggse.solve`: 'cfr'
     CFR+, 'lp' the LP, 'egt' EGT; `ggse.SOLVER_METHODS` maps the commands' names to these),
-    as the unsafe subgame at the start of the game (`gadgets.start_of_game`)."""
+    as the unsafe subgame at the start of the game (`gadgets.start_of_game`).
+    """
     v, stderr = values(w.histories)
     v = np.asarray(v, dtype=np.float64)
     if v.ndim != 2 or v.shape[0] != len(w.leaves) or v.shape[1] < 1:
         raise ValueError(f"leaf values have shape {v.shape}, expected ({len(w.leaves)}, K >= 1)")
     builder = w.builder
     for node, key, row in zip(w.leaves, w.keys, v):
-        leaves_lib.set_multi_valued_leaf(builder, node, 1 - player, key, row)
+        leaves_lib.set_multi_valued_leaf(builder, node, 1 - player, key=key, values=row)
     tree = builder.freeze()
     game = gadgets.start_of_game(tree, player, tuple(dict.fromkeys(w.keys)))
     solution = ggse.solve(game, None, method, iterations=iterations, time_limit=time_limit)
     behavioural = solution.behavioural
     root = tree_values.node_values(tree, game.sf.tree_profile(behavioural))[0]
     value = float(root if player == 0 else -root)
-    return LargeGameSolution(tree, game.sf, player, v, stderr, behavioural, value)
+    return LargeGameSolution(
+        tree=tree,
+        sf=game.sf,
+        player=player,
+        values=v,
+        stderr=stderr,
+        behavioural=behavioural,
+        value=value,
+    )
 
 
 class DepthLimitedPolicy(policy_lib.Policy):
-    """`fallback` (the blueprint: any OpenSpiel policy) with the solved information sets
-    overridden: an OpenSpiel policy of the full game that plays the depth-limited solutions
-    where they have a strategy and the blueprint everywhere else.
+    """`fallback` (the blueprint: any OpenSpiel policy) with the solved information sets overridden.
+
+    An OpenSpiel policy of the full game that plays the depth-limited solutions where they
+    have a strategy and the blueprint everywhere else.
 
     Args:
       fallback: the policy of every information set without an override.
@@ -236,6 +269,7 @@ class DepthLimitedPolicy(policy_lib.Policy):
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
+        """OpenSpiel's `Policy.action_probabilities`: {action: probability} at `state`."""
         player = state.current_player() if player_id is None else player_id
         row = self.tables.get(player, {}).get(self._key(state, player))
         if row is None:

@@ -63,15 +63,19 @@ LARGE_GADGETS = ("resolving", "max_margin", "unsafe")
 
 
 def player_actions_key(state: pyspiel.State) -> str:
-    """Public observation when every player action is public and chance is private (poker,
-    Liar's dice): the player to move and the players' actions so far."""
+    """Public observation when every player action is public and chance is private.
+
+    For poker and Liar's dice: the player to move and the players' actions so far.
+    """
     moves = ",".join(str(h.action) for h in state.full_history() if h.player >= 0)
     return f"{state.current_player()}|{moves}"
 
 
 def common_lines_key(state: pyspiel.State) -> str:
-    """Public observation as the lines both players' information states share (Goofspiel:
-    the point cards, the win sequence and the points, but neither hand)."""
+    """Public observation as the lines both players' information states share.
+
+    In Goofspiel: the point cards, the win sequence and the points, but neither hand.
+    """
     if state.is_terminal():
         return "terminal"
     theirs = set(loading.infoset_key(state, 1).splitlines())
@@ -79,15 +83,18 @@ def common_lines_key(state: pyspiel.State) -> str:
 
 
 def observer_key(game: pyspiel.Game) -> PublicKey:
-    """Public observation by OpenSpiel's public-information observer (perfect recall, no
-    private information: Kuhn, Leduc - with the public card); ValueError if the game has none."""
+    """Public observation by OpenSpiel's public-information observer.
+
+    Perfect recall, no private information: Kuhn, Leduc - with the public card; ValueError
+    if the game has none.
+    """
     kind = pyspiel.IIGObservationType(
         perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
     )
     try:
         observer = observation.make_observation(game, kind)
         observer.string_from(game.new_initial_state(), 0)
-    except Exception as e:  # noqa: BLE001 - pyspiel raises several kinds here
+    except Exception as e:  # pyspiel raises several kinds here
         raise ValueError(
             f"game {game}: OpenSpiel has no public observer for it; choose the public key "
             "'actions' (every player action public, chance private) or 'lines' (the lines both "
@@ -113,8 +120,10 @@ def make_public_key(game: pyspiel.Game, spec: str | PublicKey) -> PublicKey:
 
 
 class MCCFRPolicy(policy_lib.Policy):
-    """An OpenSpiel C++ policy (e.g. a Monte Carlo CFR average policy) as a Python policy;
-    information states it never visited play uniformly."""
+    """An OpenSpiel C++ policy (e.g. a Monte Carlo CFR average policy) as a Python policy.
+
+    Information states it never visited play uniformly.
+    """
 
     def __init__(self, game: pyspiel.Game, cpp_policy: Any, owner: Any = None):
         super().__init__(game, [0, 1])
@@ -124,9 +133,10 @@ class MCCFRPolicy(policy_lib.Policy):
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
+        """OpenSpiel's `Policy.action_probabilities`: {action: probability} at `state`."""
         try:
             probs = dict(self.cpp_policy.action_probabilities(state))
-        except Exception:  # noqa: BLE001 - pyspiel raises a bare RuntimeError when unvisited
+        except Exception:  # pyspiel raises a bare RuntimeError when unvisited
             probs = {}
         total = sum(probs.values())
         if not probs or not total > 0:
@@ -136,9 +146,11 @@ class MCCFRPolicy(policy_lib.Policy):
 
 
 def mccfr_blueprint(game: pyspiel.Game, iterations: int, seed: int = 0) -> MCCFRPolicy:
-    """OpenSpiel's external-sampling Monte Carlo CFR (C++) run for `iterations`: the
-    blueprint of a game too large to solve whole (Section 8.1 trained value functions
-    instead; any OpenSpiel policy will do)."""
+    """OpenSpiel's external-sampling Monte Carlo CFR (C++) run for `iterations`.
+
+    The blueprint of a game too large to solve whole (Section 8.1 trained value functions
+    instead; any OpenSpiel policy will do).
+    """
     if iterations < 1:
         raise ValueError(f"game {game}: MCCFR needs at least one iteration, got {iterations}")
     solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=seed)
@@ -168,11 +180,15 @@ class PublicBelief:
 
     @property
     def length(self) -> int:
+        """The histories' common length (actions from the root)."""
         return len(self.path)
 
     def advance(self, target: pyspiel.State, policy_of: Sequence[policy_lib.Policy]) -> None:
-        """Follows `target`'s history from where the belief stands (restarting if it is not
-        a continuation); histories the bot itself never reaches (P_i P_c = 0) are dropped."""
+        """Follows `target`'s history from where the belief stands.
+
+        Restarts if it is not a continuation; histories the bot itself never reaches
+        (P_i P_c = 0) are dropped.
+        """
         history = [int(a) for a in target.history()]
         if history[: len(self.path)] != self.path:
             self._reset()
@@ -212,7 +228,7 @@ def _same(a: pyspiel.State, b: pyspiel.State) -> bool:
     return bool(a.history() == b.history())
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class LocalGame:
     """A public state's histories compiled down to the depth limit (step 2).
 
@@ -246,8 +262,11 @@ class LocalGame:
 def local_game(
     belief: PublicBelief, actual: pyspiel.State, depth: int, max_nodes: int = DEFAULT_MAX_NODES
 ) -> LocalGame:
-    """The local game of `belief` (module docstring, step 2): `depth` player moves below its
-    histories; terminal states keep their returns, states at the limit are placeholder leaves."""
+    """The local game of `belief` (module docstring, step 2).
+
+    `depth` player moves below its histories; terminal states keep their returns, states at
+    the limit are placeholder leaves.
+    """
     n = len(belief.states)
     name = f"public state of {belief.game} after {belief.length} actions"
     builder = TreeBuilder(name=name, game=None)
@@ -269,20 +288,26 @@ def local_game(
     subgame = next(sub for sub in cuts.public_states(rs) if np.any(sub.roots == roots[k]))
     order = np.argsort(leaf_nodes, kind="stable")
     return LocalGame(
-        tree, TreeSequenceForm(tree), subgame, roots,
-        np.asarray(leaf_nodes, dtype=np.int64)[order], [leaf_states[j] for j in order],
-        infoset_states,
-    )  # fmt: skip
+        tree=tree,
+        sf=TreeSequenceForm(tree),
+        subgame=subgame,
+        roots=roots,
+        leaf_nodes=np.asarray(leaf_nodes, dtype=np.int64)[order],
+        leaf_states=[leaf_states[j] for j in order],
+        infoset_states=infoset_states,
+    )
 
 
 def bias_set(
     blueprint: policy_lib.Policy, opponent: int, num_values: int, game: pyspiel.Game
 ) -> tuple[list[policy_lib.Policy], list[str]]:
-    """The opponent's blueprint and K - 1 biased copies (Section 4's bias, factor 10), each
-    favouring the legal action of one rank at every decision: the lowest, the highest, the
-    second lowest, the second highest, ... Ranks rather than action ids:
-    in games whose legal actions move with the history (Liar's dice bids, Goofspiel cards)
-    a fixed id is soon illegal, and its copy would equal the blueprint."""
+    """The opponent's blueprint and K - 1 biased copies (Section 4's bias, factor 10).
+
+    Each copy favours the legal action of one rank at every decision: the lowest, the
+    highest, the second lowest, the second highest, ... Ranks rather than action ids: in
+    games whose legal actions move with the history (Liar's dice bids, Goofspiel cards) a
+    fixed id is soon illegal, and its copy would equal the blueprint.
+    """
     if num_values > 1 + game.num_distinct_actions():
         raise ValueError(
             f"game {game}: the bias set has {1 + game.num_distinct_actions()} strategies, "
@@ -296,6 +321,32 @@ def bias_set(
     return out, labels
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class LargeNestedSettings:
+    """The settings of a `LargeNestedSolvingBot`.
+
+    Attributes:
+      public_key: the public observation of a state ('observer', 'actions', 'lines' or a
+        function; `make_public_key`).
+      depth: player moves from the current public state to the depth limit (>= 1).
+      num_values: K continuation values (1: naive single-valued solving).
+      method: 'cfr' (CFR+), 'lp' or 'egt'.
+      iterations: solver iterations per decision.
+      samples: rollouts per leaf state and continuation (>= 2).
+      eps: the GGSE tremble (default `ggse.DEFAULT_EPS`).
+      max_nodes: the largest local game.
+    """
+
+    public_key: str | PublicKey = "observer"
+    depth: int = 1
+    num_values: int = 4
+    method: ggse.Method = "cfr"
+    iterations: int = 300
+    samples: int = 4
+    eps: float | None = None
+    max_nodes: int = DEFAULT_MAX_NODES
+
+
 class LargeNestedSolvingBot(pyspiel.Bot):
     """Nested depth-limited solving without compiling the game (module docstring).
 
@@ -303,18 +354,11 @@ class LargeNestedSolvingBot(pyspiel.Bot):
       game: the game (two players, zero-sum, sequential).
       blueprint: any OpenSpiel policy of both players (e.g. `mccfr_blueprint`).
       player: the bot's player.
-      public_key: the public observation of a state ('observer', 'actions', 'lines' or a
-        function; `make_public_key`).
-      depth: player moves from the current public state to the depth limit (>= 1).
-      num_values: K continuation values (1: naive single-valued solving).
+      settings: the public key, depth, K, solver, iterations, rollout samples, GGSE tremble
+        and largest local game (`LargeNestedSettings`; its defaults if None).
       gadget: 'resolving', 'max_margin' or 'unsafe' below the first public state.
       prior: the GGSE prior ('none', 'uniform', 'blueprint').
-      method: 'cfr' (CFR+), 'lp' or 'egt'.
-      iterations: solver iterations per decision.
-      samples: rollouts per leaf state and continuation (>= 2).
-      eps: the GGSE tremble (default `ggse.DEFAULT_EPS`).
       seed: seeds the rollouts and the bot's action sampling.
-      max_nodes: the largest local game.
     """
 
     def __init__(
@@ -322,19 +366,15 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         game: pyspiel.Game,
         blueprint: policy_lib.Policy,
         player: int,
-        public_key: str | PublicKey = "observer",
-        depth: int = 1,
-        num_values: int = 4,
+        *,
+        settings: LargeNestedSettings | None = None,
         gadget: GadgetKind = "resolving",
         prior: priors.PriorKind = "none",
-        method: ggse.Method = "cfr",
-        iterations: int = 300,
-        samples: int = 4,
-        eps: float | None = None,
         seed: int = 0,
-        max_nodes: int = DEFAULT_MAX_NODES,
     ):
         pyspiel.Bot.__init__(self)
+        s = LargeNestedSettings() if settings is None else settings
+        depth, num_values, samples = s.depth, s.num_values, s.samples
         check_two_player_zero_sum(game)
         if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
             raise ValueError(
@@ -350,14 +390,14 @@ class LargeNestedSolvingBot(pyspiel.Bot):
             raise ValueError(f"game {game}: prior {prior!r} with gadget {gadget!r}")
         if samples < 2 or num_values < 1:
             raise ValueError(f"game {game}: need samples >= 2 and K >= 1")
-        public_key = make_public_key(game, public_key)
-        self.game, self.blueprint, self.player = game, blueprint, player
-        self.depth, self.gadget, self.prior, self.method = depth, gadget, prior, method
+        public_key = make_public_key(game, s.public_key)
+        self.game, self.blueprint, self.player, self.settings = game, blueprint, player, s
+        self.depth, self.gadget, self.prior, self.method = depth, gadget, prior, s.method
         self.iterations, self.samples, self.eps, self.max_nodes = (
-            iterations,
+            s.iterations,
             samples,
-            eps,
-            max_nodes,
+            s.eps,
+            s.max_nodes,
         )
         self.continuations, self.labels = bias_set(blueprint, 1 - player, num_values, game)
         self.public_key = public_key
@@ -371,12 +411,14 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         self.restart_at(None)
 
     def restart_at(self, state: pyspiel.State | None) -> None:
+        """The pyspiel `Bot.restart_at` API: no overrides, the belief back at the root."""
         self.overrides: dict[str, dict[int, float]] = {}
         self.running = DepthLimitedPolicy(self.blueprint, {self.player: self.overrides})
         self.belief = PublicBelief(self.game, self.public_key, self.player)
         self._opponent_moves = -1
 
     def player_id(self) -> int:
+        """The pyspiel `Bot.player_id` API: the bot's player."""
         return self.player
 
     def _policy_of(self) -> list[policy_lib.Policy]:
@@ -387,24 +429,34 @@ class LargeNestedSolvingBot(pyspiel.Bot):
     def values(
         self, states: Sequence[pyspiel.State], own: policy_lib.Policy
     ) -> tuple[FloatArray, FloatArray]:
-        """(mean, stderr) arrays (states, K) of the K continuations from `states` under
-        <`own` for the bot, continuation n for the opponent>, cached per history."""
+        """(mean, stderr) arrays (states, K) of the K continuations from `states`.
+
+        Under <`own` for the bot, continuation n for the opponent>, cached per history.
+        """
         key_own = own is self.blueprint
         todo = [s for s in states if (tuple(s.history()), key_own) not in self._values]
         if todo:
             est = leaves_lib.rollout_values(
-                self.game, [s.history() for s in todo], own, self.player, self.continuations,
-                self.samples, int(self._rng.integers(2**31)),
-            )  # fmt: skip
+                self.game,
+                [s.history() for s in todo],
+                own,
+                player=self.player,
+                strategies=self.continuations,
+                samples=self.samples,
+                seed=int(self._rng.integers(2**31)),
+            )
             for s, m, e in zip(todo, est.mean, est.stderr):
                 self._values[tuple(s.history()), key_own] = (m, e)
         rows = [self._values[tuple(s.history()), key_own] for s in states]
         return np.array([m for m, _ in rows]), np.array([e for _, e in rows])
 
     def quantities(self, local: LocalGame) -> ss.BlueprintQuantities:
-        """`BlueprintQuantities` of the local game: the belief's reaches at the roots (scaled
-        down the subtrees), the running profile, and at the roots the value under <running,
-        the opponent's best of the K continuations per root information set> (step 3)."""
+        """`BlueprintQuantities` of the local game (step 3).
+
+        The belief's reaches at the roots (scaled down the subtrees), the running profile, and
+        at the roots the value under <running, the opponent's best of the K continuations per
+        root information set>.
+        """
         tree, belief, i = local.tree, self.belief, self.player
         b = local.behavioural(self._policy_of())
         inner = tree_values.reaches(tree, local.sf.tree_profile(b))
@@ -451,11 +503,15 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         cut = ss.Cut.after_moves(self.depth)  # below the public state; descriptive only
         limit = leaves_lib.DepthLimit(local.tree, cut, local.leaf_nodes, (keys0, keys1))
         mean, stderr = self.values(local.leaf_states, self.blueprint)
-        return leaves_lib.MultiValuedLeaves(limit, self.player, mean, stderr, tuple(self.labels))
+        return leaves_lib.MultiValuedLeaves(
+            limit=limit, player=self.player, values=mean, stderr=stderr, labels=tuple(self.labels)
+        )
 
     def solve(self, state: pyspiel.State) -> ggse.GadgetSolution:
-        """Steps 1-4 of the module docstring at `state`; the solution's strategy joins the
-        running policy."""
+        """Steps 1-4 of the module docstring at `state`.
+
+        The solution's strategy joins the running policy.
+        """
         self.belief.advance(state, self._policy_of())
         local = local_game(self.belief, state, self.depth, self.max_nodes)
         q = self.quantities(local)
@@ -479,6 +535,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
             self.overrides[keys[local]] = table[keys[local]]
 
     def step(self, state: pyspiel.State) -> int:
+        """The pyspiel `Bot.step` API: solves if needed (module docstring), then samples."""
         if state.current_player() != self.player:
             raise ValueError(
                 f"game {self.game}: player {self.player}'s bot asked to move for "

@@ -52,11 +52,14 @@ LEAF_PREFIX = "depth_limit:"
 
 
 def set_multi_valued_leaf(
-    builder: TreeBuilder, node: int, player: int, key: str, values: Sequence[float]
+    builder: TreeBuilder, node: int, player: int, *, key: str, values: Sequence[float]
 ) -> int:
-    """Makes the builder's unexpanded `node` a multi-valued leaf (Section 4): `player` (the
-    opponent) picks, in information set `key`, one of K continuation strategies; action n
-    leads to a terminal leaf worth `values[n]` to player 0. Returns the first of those leaves."""
+    """Makes the builder's unexpanded `node` a multi-valued leaf (Section 4).
+
+    `player` (the opponent) picks, in information set `key`, one of K continuation
+    strategies; action n leads to a terminal leaf worth `values[n]` to player 0. Returns the
+    first of those leaves.
+    """
     if len(values) == 0:
         raise ValueError(f"node {node}: a multi-valued leaf needs at least one value")
     first = builder.expand_decision(node, player, key, range(len(values)))
@@ -98,8 +101,10 @@ class DepthLimit:
 
 
 def depth_limit(tree: GameTree, cut: cuts.Cut) -> DepthLimit:
-    """The leaf states of `cut` in `tree` (ValueError, naming the game, if it selects none or
-    splits an information set)."""
+    """The leaf states of `cut` in `tree`.
+
+    ValueError, naming the game, if it selects none or splits an information set.
+    """
     rs = cuts.find_roots(tree, cut)  # the checks; below a chance node = below its children
     if not cut.leaves_at_chance:
         return DepthLimit(tree, cut, rs.roots, rs.keys)
@@ -114,9 +119,12 @@ ROUND_END = "round_end"
 
 
 def parse_limit(spec: str) -> cuts.Cut:
-    """A depth limit given as text: 'round_end' (`Cut.before_public_chance`: leaves at the
-    chance node that deals the next public card) or a cut of `cuts.parse_cut`
-    ('after_moves=K', 'public_chance', 'after_chance_events=K', 'module:function')."""
+    """A depth limit given as text.
+
+    'round_end' (`Cut.before_public_chance`: leaves at the chance node that deals the next
+    public card) or a cut of `cuts.parse_cut` ('after_moves=K', 'public_chance',
+    'after_chance_events=K', 'module:function').
+    """
     if spec == ROUND_END:
         return cuts.Cut.before_public_chance()
     try:
@@ -125,7 +133,7 @@ def parse_limit(spec: str) -> cuts.Cut:
         raise ValueError(f"{e}, or {ROUND_END} (a depth limit)") from None
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class MultiValuedLeaves:
     """K continuation values at every leaf state of a depth limit, for solving `player`.
 
@@ -160,26 +168,32 @@ class MultiValuedLeaves:
 
     @property
     def tree(self) -> GameTree:
+        """The full game tree (the depth limit's)."""
         return self.limit.tree
 
     @property
     def num_values(self) -> int:
+        """K, the number of continuation values per leaf state (0 if `values` is not 2-D)."""
         return int(self.values.shape[1]) if self.values.ndim == 2 else 0
 
     @property
     def opponent(self) -> int:
+        """The opponent o = 1 - i, who picks the continuation."""
         return 1 - self.player
 
     @property
     def nodes(self) -> IntArray:
+        """The leaf states (`DepthLimit.nodes`)."""
         return self.limit.nodes
 
     @property
     def row(self) -> IntArray:
+        """For every node of the tree, its index in `nodes`, or -1 (`DepthLimit.row`)."""
         return self.limit.row
 
     @property
     def expand(self) -> NDArray[np.bool_]:
+        """True at the nodes strictly above the limit (`DepthLimit.expand`)."""
         return self.limit.expand
 
     @functools.cached_property
@@ -200,15 +214,21 @@ class MultiValuedLeaves:
         }
 
     def attach(self, builder: TreeBuilder, copy: SubtreeCopy, shift: float = 0.0) -> None:
-        """Makes every leaf state that `copy` (a `TreeBuilder.copy_subtree` of this tree,
-        stopped at the limit: `expand`) copied a multi-valued leaf of the opponent, with the
-        values minus `shift` (player 0's utility): the gadget games of the subgame package
-        call this on their copies."""
+        """Makes every leaf state that `copy` copied a multi-valued leaf of the opponent.
+
+        `copy` is a `TreeBuilder.copy_subtree` of this tree, stopped at the limit (`expand`);
+        the leaves get the values minus `shift` (player 0's utility): the gadget games of the
+        subgame package call this on their copies.
+        """
         rows = self.row[copy.source_nodes]
         for k in np.flatnonzero(rows >= 0).tolist():
             r = int(rows[k])
             set_multi_valued_leaf(
-                builder, int(copy.nodes[k]), self.opponent, self.keys[r], self.values[r] - shift
+                builder,
+                int(copy.nodes[k]),
+                self.opponent,
+                key=self.keys[r],
+                values=self.values[r] - shift,
             )
 
     def select(self, columns: Sequence[int]) -> MultiValuedLeaves:
@@ -236,12 +256,15 @@ def exact_values(
     sf: TreeSequenceForm,
     limit: DepthLimit,
     blueprint: policies.Behavioural,
+    *,
     player: int,
     strategies: Sequence[ArrayLike],
     labels: Sequence[str] = (),
 ) -> MultiValuedLeaves:
-    """v(h, n) of every leaf state under <blueprint_i, strategies[n]> (opponent behavioural
-    arrays of `sf`), one bottom-up pass per strategy."""
+    """v(h, n) of every leaf state under <blueprint_i, strategies[n]>, computed exactly.
+
+    `strategies` are opponent behavioural arrays of `sf`; one bottom-up pass per strategy.
+    """
     if limit.tree is not sf.tree:
         raise ValueError(f"{sf.name}: the depth limit was found in another tree")
     if not len(strategies):
@@ -253,29 +276,34 @@ def exact_values(
         for s in strategies
     ]
     return MultiValuedLeaves(
-        limit,
-        player,
-        np.stack(columns, axis=1),
-        None,
-        tuple(labels),
-        tuple(np.asarray(s, dtype=np.float64) for s in strategies),
+        limit=limit,
+        player=player,
+        values=np.stack(columns, axis=1),
+        stderr=None,
+        labels=tuple(labels),
+        strategies=tuple(np.asarray(s, dtype=np.float64) for s in strategies),
     )
 
 
 def leaf_beliefs(
     sf: TreeSequenceForm, limit: DepthLimit, blueprint: policies.Behavioural, player: int
 ) -> FloatArray:
-    """The opponent's unnormalised belief over the states of each of its leaf information
-    sets: P_i(h) P_c(h) under the blueprint."""
+    """The opponent's unnormalised belief over the states of each of its leaf information sets.
+
+    The belief in h is P_i(h) P_c(h) under the blueprint.
+    """
     reach = tree_values.reaches(sf.tree, sf.tree_profile(blueprint))
     return reach.player(player)[limit.nodes] * reach.chance[limit.nodes]
 
 
 def weaken(leaves: MultiValuedLeaves, beliefs: ArrayLike, reference: int = 0) -> MultiValuedLeaves:
-    """Section 4's weakening: where continuation n gives the opponent a higher value than the
-    `reference` one (the blueprint's) at a leaf information set I, v_o(I) = sum_h p(h) v_o(h)
-    with p the opponent's belief, every v_o(h, n), h in I, is lowered by the difference. An
-    information set the blueprint never reaches (all beliefs 0) is weighted uniformly."""
+    """Section 4's weakening of continuations better for the opponent than the reference one.
+
+    Where continuation n gives the opponent a higher value than the `reference` one (the
+    blueprint's) at a leaf information set I, v_o(I) = sum_h p(h) v_o(h) with p the
+    opponent's belief, every v_o(h, n), h in I, is lowered by the difference. An information
+    set the blueprint never reaches (all beliefs 0) is weighted uniformly.
+    """
     p = np.asarray(beliefs, dtype=np.float64)
     ids = arrays.intern(leaves.keys)
     n_sets = int(ids.max()) + 1
@@ -307,14 +335,17 @@ def rollout_values(
     game: pyspiel.Game,
     histories: Sequence[Sequence[int]],
     blueprint: policy_lib.Policy,
+    *,
     player: int,
     strategies: Sequence[policy_lib.Policy],
     samples: int,
     seed: int,
 ) -> RolloutEstimate:
-    """v(h, n) estimated by `samples` playouts from each history under <blueprint for
-    `player`, strategies[n] for the opponent>, chance by its outcome probabilities; the
-    standard error is the sample standard deviation over sqrt(samples).
+    """v(h, n) estimated by `samples` playouts from each history.
+
+    The playouts are under <blueprint for `player`, strategies[n] for the opponent>, chance
+    by its outcome probabilities; the standard error is the sample standard deviation over
+    sqrt(samples).
 
     Raises:
       interrupts.Interrupted: Ctrl-C, SIGTERM or a deadline (checked per history and
@@ -341,11 +372,15 @@ def estimate_by_rollouts(
     sf: TreeSequenceForm,
     leaves: MultiValuedLeaves,
     blueprint: policies.Behavioural,
+    *,
     samples: int,
     seed: int,
 ) -> MultiValuedLeaves:
-    """`leaves` with every value replaced by its `rollout_values` estimate (same strategies:
-    the leaves must carry them), with standard errors."""
+    """`leaves` with every value replaced by its `rollout_values` estimate.
+
+    The same strategies are used (the leaves must carry them), and the estimates come with
+    standard errors.
+    """
     if len(leaves.strategies) != leaves.num_values:
         raise ValueError(f"{sf.name}: rollouts need the leaves' continuation strategies")
     layout = policies.layout(sf)
@@ -354,15 +389,19 @@ def estimate_by_rollouts(
     opponents = [layout.to_tabular(profile_with(blueprint, o, s)) for s in leaves.strategies]
     histories = [sf.tree.history(int(h)) for h in leaves.nodes]
     assert sf.tree.game is not None
-    est = rollout_values(sf.tree.game, histories, own, i, opponents, samples, seed)
+    est = rollout_values(
+        sf.tree.game, histories, own, player=i, strategies=opponents, samples=samples, seed=seed
+    )
     return dataclasses.replace(leaves, values=est.mean, stderr=est.stderr)
 
 
 def _playout(
     state: pyspiel.State, by_player: dict[int, policy_lib.Policy], rng: np.random.Generator
 ) -> float:
-    """Player 0's return of one playout from `state` (each action drawn in proportion to its
-    probability by one uniform number: `_draw`)."""
+    """Player 0's return of one playout from `state`.
+
+    Each action is drawn in proportion to its probability by one uniform number (`_draw`).
+    """
     while not state.is_terminal():
         if state.is_chance_node():
             actions, weights = zip(*state.chance_outcomes())
@@ -375,8 +414,11 @@ def _playout(
 
 
 def _draw(weights: Sequence[float], u: float) -> int:
-    """The index i with cumulative weight c_(i-1) <= u * total < c_i (never an index of weight
-    0); plain Python, since a playout step's few actions make numpy's per-call cost dominate."""
+    """The index i with cumulative weight c_(i-1) <= u * total < c_i.
+
+    Never an index of weight 0. Plain Python, since a playout step's few actions make
+    numpy's per-call cost dominate.
+    """
     cumulative = list(itertools.accumulate(weights))
     if not cumulative[-1] > 0:
         raise ValueError(f"a playout reached a state whose action weights {weights} sum to 0")

@@ -38,7 +38,7 @@ from open_spiel.python.bots import policy as policy_bot
 
 from ospiel_ext import interrupts, policies, sweeps, tables
 from ospiel_ext.algorithms.depth_limited import large
-from ospiel_ext.algorithms.depth_limited.bot import NestedSolvingBot, ProfileBot
+from ospiel_ext.algorithms.depth_limited.bot import NestedSettings, NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.subgames import blueprints, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -47,16 +47,7 @@ GADGETS = ("resolving", "max_margin", "reach_max_margin", "unsafe")
 Z_95 = 1.959963984540054  # two-sided 95 % normal quantile
 
 
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    """The nested bots' shared settings (see `NestedSolvingBot`)."""
-
-    depth: int = 2
-    num_values: int = 4
-    strategy_set: str = "bias"
-    method: ggse.Method = "cfr"
-    iterations: int = 500
-    time_limit: float | None = None
+Settings = NestedSettings  # the nested bots' shared settings (see `NestedSolvingBot`)
 
 
 def parse_bot(spec: str) -> tuple[str, GadgetKind, priors.PriorKind]:
@@ -81,9 +72,11 @@ def parse_bot(spec: str) -> tuple[str, GadgetKind, priors.PriorKind]:
 
 
 def bot_seed(seed: int, player: int, own: str, other: str) -> int:
-    """The seed of bot `own` as `player` against bot `other` in the match (chunk) of chance
-    seed `seed`: a function of the two names, not of their order in the match, and different
-    for every pair (the module docstring says why)."""
+    """The seed of bot `own` as `player` against bot `other` in the match (chunk) of seed `seed`.
+
+    `seed` is the chance seed. The bot's seed is a function of the two names, not of their
+    order in the match, and different for every pair (the module docstring says why).
+    """
     entropy = [seed & 0xFFFFFFFF, player, zlib.crc32(own.encode()), zlib.crc32(other.encode())]
     return int(np.random.SeedSequence(entropy).generate_state(1)[0])
 
@@ -104,6 +97,7 @@ def make_bot(
     spec: str,
     sf: TreeSequenceForm,
     blueprint: policies.Behavioural,
+    *,
     player: int,
     settings: Settings,
     seed: int,
@@ -112,24 +106,14 @@ def make_bot(
     kind, gadget, prior = parse_bot(spec)
     if kind == "blueprint":
         return ProfileBot(sf, blueprint, player, seed)
-    naive = kind == "naive"
+    if kind == "naive":
+        settings = dataclasses.replace(settings, num_values=1, strategy_set="blueprint")
     return NestedSolvingBot(
-        sf,
-        blueprint,
-        player,
-        depth=settings.depth,
-        num_values=1 if naive else settings.num_values,
-        strategy_set="blueprint" if naive else settings.strategy_set,  # type: ignore[arg-type]
-        gadget=gadget,
-        prior=prior,
-        method=settings.method,
-        iterations=settings.iterations,
-        time_limit=settings.time_limit,
-        seed=seed,
+        sf, blueprint, player, settings=settings, gadget=gadget, prior=prior, seed=seed
     )
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class Match:
     """`games` games of bot `a` against bot `b` (module docstring)."""
 
@@ -154,27 +138,35 @@ def play(match: Match) -> list[float]:
     sf = blueprints.full_game(match.game)
     assert sf.tree.game is not None
     a, b = _seats(
-        lambda spec, p, seed: make_bot(spec, sf, match.blueprint, p, match.settings, seed),
-        match.a, match.b, match.seed,
-    )  # fmt: skip
-    return play_duplicate(sf.tree.game, a, b, match.games, match.seed)
+        lambda spec, p, seed: make_bot(
+            spec, sf, match.blueprint, player=p, settings=match.settings, seed=seed
+        ),
+        match.a,
+        match.b,
+        match.seed,
+    )
+    return play_duplicate(sf.tree.game, a, b, games=match.games, seed=match.seed)
 
 
 def play_duplicate(
     game: pyspiel.Game,
     a: Sequence[pyspiel.Bot],
     b: Sequence[pyspiel.Bot],
+    *,
     games: int,
     seed: int,
 ) -> list[float]:
-    """Bot a's return in each of `games` games of `pyspiel.evaluate_bots` (a[p], b[p]: the
-    bots for seat p), in duplicate: a sits in seat g % 2 in game g, and games 2k and 2k + 1
-    share the chance seed seed + 2k, so every deal is played from both seats.
+    """Bot a's return in each of `games` games of `pyspiel.evaluate_bots`, in duplicate.
+
+    a[p], b[p] are the bots for seat p. In duplicate: a sits in seat g % 2 in game g, and
+    games 2k and 2k + 1 share the chance seed seed + 2k, so every deal is played from both
+    seats.
 
     Ctrl-C or SIGTERM (`ospiel_ext.interrupts`) ends the match: the deals finished before it
     are returned, both games of each; the game it fell in is not (its bots may have played
     interrupted solves, and a nested bot stops it at once by raising `interrupts.Interrupted`),
-    nor the other game of its deal (one seat of a deal would bias the mean)."""
+    nor the other game of its deal (one seat of a deal would bias the mean).
+    """
     out: list[float] = []
     with interrupts.graceful():
         for g in range(games):
@@ -200,8 +192,11 @@ a long head to head is a short list of tasks, not one per deal."""
 
 
 def chunk_size(games: int, chunk: int, max_tasks: int = MAX_TASKS_PER_PAIR) -> int:
-    """`chunk`, or the smallest even chunk that splits `games` into at most `max_tasks`
-    tasks if `chunk` would make more."""
+    """`chunk`, or a larger even chunk if `chunk` would make more than `max_tasks` tasks.
+
+    The larger chunk is the smallest even chunk that splits `games` into at most `max_tasks`
+    tasks.
+    """
     if math.ceil(games / chunk) <= max_tasks:
         return chunk
     needed = math.ceil(games / max_tasks)
@@ -209,11 +204,21 @@ def chunk_size(games: int, chunk: int, max_tasks: int = MAX_TASKS_PER_PAIR) -> i
 
 
 def chunks(
-    game: str, blueprint_spec: str, a: str, b: str, settings: Settings, games: int, seed: int,
+    game: str,
+    blueprint_spec: str,
+    a: str,
+    *,
+    b: str,
+    settings: Settings,
+    games: int,
+    seed: int,
     chunk: int,
-) -> list[Match]:  # fmt: skip
-    """The matches of one head to head of `games` games, `chunk` games per task (even, so
-    that every task swaps seats evenly; raised by `chunk_size` for very long matches)."""
+) -> list[Match]:
+    """The matches of one head to head of `games` games, `chunk` games per task.
+
+    `chunk` is even, so that every task swaps seats evenly; `chunk_size` raises it for very
+    long matches.
+    """
     parse_bot(a), parse_bot(b)
     if games < 1 or chunk < 2 or chunk % 2:
         raise ValueError(f"games must be >= 1 and the chunk an even number >= 2, got {chunk}")
@@ -222,14 +227,23 @@ def chunks(
     sf = blueprints.full_game(game)
     for spec in (a, b):
         for p in (0, 1):
-            make_bot(spec, sf, behavioural, p, settings, 0)  # checks the settings
+            make_bot(spec, sf, behavioural, player=p, settings=settings, seed=0)  # checks them
     return [
-        Match(game, label, behavioural, a, b, settings, min(chunk, games - start), seed + start)
+        Match(
+            game=game,
+            blueprint_label=label,
+            blueprint=behavioural,
+            a=a,
+            b=b,
+            settings=settings,
+            games=min(chunk, games - start),
+            seed=seed + start,
+        )
         for start in range(0, games, chunk)
     ]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Summary:
     """Bot a's mean return against bot b, with a 95 % normal confidence interval."""
 
@@ -241,9 +255,10 @@ class Summary:
 
     @classmethod
     def of(cls, a: str, b: str, returns: Sequence[float]) -> Summary:
+        """The summary of bot a's `returns` against bot b."""
         r = np.asarray(returns, dtype=np.float64)
         sd = float(r.std(ddof=1)) if len(r) > 1 else math.inf
-        return cls(a, b, len(r), float(r.mean()), Z_95 * sd / math.sqrt(len(r)))
+        return cls(a=a, b=b, games=len(r), mean=float(r.mean()), ci95=Z_95 * sd / math.sqrt(len(r)))
 
 
 def play_pairs(
@@ -252,9 +267,11 @@ def play_pairs(
     tasks: Sequence[Any],
     executor: cf.Executor,
 ) -> tuple[dict[tuple[str, str], list[float]], sweeps.SweepResult]:
-    """Runs the match `tasks` (each with bots `a`, `b`; chunks of a pair in game order)
-    through `sweeps.map_tasks` and gathers each pair's returns of bot a from the finished
-    tasks (all of them unless interrupted)."""
+    """Runs the match `tasks` through `sweeps.map_tasks` and gathers each pair's returns.
+
+    Each task has bots `a`, `b` (chunks of a pair in game order); each pair's returns of bot
+    a are gathered from the finished tasks (all of them unless interrupted).
+    """
     result = sweeps.map_tasks(fn, tasks, executor)
     returns: dict[tuple[str, str], list[float]] = {p: [] for p in pairs}
     for index, r in zip(result.task_indices, result.results):
@@ -263,9 +280,12 @@ def play_pairs(
 
 
 def duplicate_ci95(returns: Sequence[float]) -> float:
-    """The 95 % half-width of the mean return over deals rather than games: `play_duplicate`
-    plays each deal twice (games 2k, 2k + 1, seats swapped), so the deal's mean is the
-    independent unit; narrower than `Summary.ci95` when the deal decides most games."""
+    """The 95 % half-width of the mean return over deals rather than games.
+
+    `play_duplicate` plays each deal twice (games 2k, 2k + 1, seats swapped), so the deal's
+    mean is the independent unit; narrower than `Summary.ci95` when the deal decides most
+    games.
+    """
     r = np.asarray(returns, dtype=np.float64)
     deals = r[: len(r) // 2 * 2].reshape(-1, 2).mean(axis=1)
     if len(deals) < 2:
@@ -278,9 +298,12 @@ def report(
     returns: dict[tuple[str, str], Sequence[float]],
     round_robin: bool,
 ) -> tuple[str, dict[str, Any]]:
-    """The printed tables and the JSON fields of a head to head: per pair, bot A's mean return
-    with 95 % intervals over games and over deals (`duplicate_ci95`) and its win rate; for a
-    round robin also Figure 4's worst-matchup table (`worst_matchups`)."""
+    """The printed tables and the JSON fields of a head to head.
+
+    Per pair, bot A's mean return with 95 % intervals over games and over deals
+    (`duplicate_ci95`) and its win rate; for a round robin also Figure 4's worst-matchup
+    table (`worst_matchups`).
+    """
     summaries = [Summary.of(a, b, returns[a, b]) for a, b in pairs if returns[a, b]]
     rates = win_rates(summaries, returns)
     deals = {(s.a, s.b): duplicate_ci95(returns[s.a, s.b]) for s in summaries}
@@ -309,10 +332,12 @@ def report(
     return text, fields
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class LargeSettings:
-    """The settings of `large.LargeNestedSolvingBot`s in a match of a game too large to
-    compile; the blueprint is OpenSpiel's external-sampling MCCFR (`large.mccfr_blueprint`)."""
+    """The settings of `large.LargeNestedSolvingBot`s in a match of a game too large to compile.
+
+    The blueprint is OpenSpiel's external-sampling MCCFR (`large.mccfr_blueprint`).
+    """
 
     public_key: str = "observer"
     blueprint_iterations: int = 10_000
@@ -325,10 +350,12 @@ class LargeSettings:
     eps: float = 2e-2  # Kubíček, Lisý & Sandholm (2025), App. B.4 Table 1, nested solving
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class LargeMatch:
-    """`games` games of bot `a` against bot `b` ('blueprint' or 'nested/GADGET/PRIOR') in a
-    game too large to compile, in duplicate (`play_duplicate`)."""
+    """`games` games of bot `a` against bot `b` in a game too large to compile, in duplicate.
+
+    The bots are 'blueprint' or 'nested/GADGET/PRIOR'; duplicate as in `play_duplicate`.
+    """
 
     game: str
     a: str
@@ -345,7 +372,7 @@ def _large_blueprint(game_string: str, iterations: int, seed: int) -> large.MCCF
 
 
 def make_large_bot(
-    spec: str, game_string: str, player: int, settings: LargeSettings, seed: int
+    spec: str, game_string: str, player: int, *, settings: LargeSettings, seed: int
 ) -> pyspiel.Bot:
     """The bot of `spec` ('blueprint' samples the MCCFR blueprint) for `player`."""
     kind, gadget, prior = parse_bot(spec)
@@ -354,20 +381,31 @@ def make_large_bot(
     blueprint = _large_blueprint(game_string, s.blueprint_iterations, s.blueprint_seed)
     if kind == "blueprint":
         return policy_bot.PolicyBot(player, np.random.RandomState(seed), blueprint)
+    bot_settings = large.LargeNestedSettings(
+        public_key=s.public_key,
+        depth=s.depth,
+        num_values=1 if kind == "naive" else s.num_values,
+        method=s.method,
+        iterations=s.iterations,
+        samples=s.samples,
+        eps=s.eps,
+    )
     return large.LargeNestedSolvingBot(
-        game, blueprint, player, public_key=s.public_key, depth=s.depth,
-        num_values=1 if kind == "naive" else s.num_values, gadget=gadget, prior=prior,
-        method=s.method, iterations=s.iterations, samples=s.samples, eps=s.eps, seed=seed,
-    )  # fmt: skip
+        game, blueprint, player, settings=bot_settings, gadget=gadget, prior=prior, seed=seed
+    )
 
 
 def play_large(match: LargeMatch) -> list[float]:
     """Bot a's return in each game of `match` (module-level: any executor can run it)."""
     a, b = _seats(
-        lambda spec, p, seed: make_large_bot(spec, match.game, p, match.settings, seed),
-        match.a, match.b, match.seed,
-    )  # fmt: skip
-    return play_duplicate(pyspiel.load_game(match.game), a, b, match.games, match.seed)
+        lambda spec, p, seed: make_large_bot(
+            spec, match.game, p, settings=match.settings, seed=seed
+        ),
+        match.a,
+        match.b,
+        match.seed,
+    )
+    return play_duplicate(pyspiel.load_game(match.game), a, b, games=match.games, seed=match.seed)
 
 
 def win_rates(
@@ -383,8 +421,11 @@ def win_rates(
 
 
 def worst_matchups(rates: dict[tuple[str, str], float]) -> list[tuple[str, float, str, float]]:
-    """Kubíček, Lisý & Sandholm (2025), Figure 4: per bot (best first), its win rate against
-    its worst matchup, that opponent, and its mean win rate over all opponents."""
+    """Per bot (best first), its worst-matchup win rate, that opponent and its mean win rate.
+
+    Kubíček, Lisý & Sandholm (2025), Figure 4: per bot (best first), its win rate against its
+    worst matchup, that opponent, and its mean win rate over all opponents.
+    """
     bots = sorted({a for a, _ in rates})
     rows = []
     for a in bots:

@@ -60,7 +60,7 @@ from ospiel_ext.tree import GameTree
 FIXED = 1 - 1e-7  # lower bounds must sum below 1: a fixed strategy is bounded at this share
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class OffTree:
     """An off-tree action of player o and its in-abstraction counterparts.
 
@@ -87,6 +87,7 @@ class OffTree:
 
     @property
     def opponent(self) -> int:
+        """The opponent o = 1 - i, who takes the off-tree action."""
         return 1 - self.player
 
 
@@ -94,15 +95,19 @@ def find_off_tree(
     game: TreeSequenceForm,
     abstract: TreeSequenceForm,
     player: int,
+    *,
     replacements: Callable[[pyspiel.State], Sequence[int]],
     weights: Sequence[float],
     translate: translation.Translate,
 ) -> OffTree:
-    """The off-tree roots - children of the opponent's nodes by an action that `game` has at
-    an information set and `abstract` lacks at the same one - and the counterpart maps:
+    """The off-tree roots and their counterpart maps.
+
+    The off-tree roots are the children of the opponent's nodes by an action that `game` has
+    at an information set and `abstract` lacks at the same one. For the counterpart maps,
     `replacements(state)` gives the in-abstraction actions of `abstract` that stand for the
     off-tree action at its parent state (in `weights`' order), `translate` matches the
-    actions after it (`translation.map_region`)."""
+    actions after it (`translation.map_region`).
+    """
     tree, twin = game.tree, abstract.tree
     o = 1 - player
     if len(weights) < 1 or not np.isclose(sum(weights), 1.0) or min(weights) < 0:
@@ -134,13 +139,22 @@ def find_off_tree(
                 continue
             roots.append(c)
             for k, a in enumerate(actions):
-                m = translation.map_region(tree, c, twin, _child(twin, twin_parent, a), translate)
+                m = translation.map_region(
+                    tree, c, twin, target_root=_child(twin, twin_parent, a), translate=translate
+                )
                 maps[k] = np.maximum(maps[k], m)
     if not roots:
         raise ValueError(
             f"game {tree.name}: player {o} has no action outside the abstraction {twin.name}"
         )
-    return OffTree(game, abstract, player, np.array(roots), tuple(maps), tuple(weights))
+    return OffTree(
+        game=game,
+        abstract=abstract,
+        player=player,
+        roots=np.array(roots),
+        maps=tuple(maps),
+        weights=tuple(weights),
+    )
 
 
 def _node_of(tree: GameTree, history: Sequence[int]) -> int:
@@ -158,19 +172,31 @@ def _child(tree: GameTree, node: int, action: int) -> int:
 
 
 def lift(off: OffTree, blueprint: policies.Behavioural) -> policies.Behavioural:
-    """The abstraction's blueprint on `off.game` by information-set key: the off-tree action
-    gets probability 0; information sets after it play uniformly."""
+    """The abstraction's blueprint on `off.game` by information-set key.
+
+    The off-tree action gets probability 0; information sets after it play uniformly.
+    """
     tables = policies.behavioural_to_table(off.abstract, blueprint)
     return policies.behavioural_from_table(off.game, tables, missing="uniform")
 
 
 def rpat_profile(off: OffTree, blueprint: policies.Behavioural) -> policies.Behavioural:
-    """The lifted blueprint with the responder's strategy after the off-tree action given by
-    randomized pseudo-harmonic action translation (module docstring)."""
+    """The lifted blueprint with the responder's strategy after the off-tree action by RPAT.
+
+    The responder's strategy after the off-tree action is given by randomized pseudo-harmonic
+    action translation (module docstring).
+    """
     lifted = list(lift(off, blueprint))
     i = off.player
     lifted[i] = translation.translate_strategy(
-        off.game, lifted[i], i, off.inside, off.abstract, blueprint[i], off.maps, off.weights
+        off.game,
+        lifted[i],
+        i,
+        inside=off.inside,
+        target=off.abstract,
+        target_behavioural=blueprint[i],
+        maps=off.maps,
+        weights=off.weights,
     )
     return lifted[0], lifted[1]
 
@@ -178,10 +204,13 @@ def rpat_profile(off: OffTree, blueprint: policies.Behavioural) -> policies.Beha
 def transferred_leaves(
     off: OffTree, cut: ss.Cut, abstract_leaves: leaves_lib.MultiValuedLeaves
 ) -> leaves_lib.MultiValuedLeaves:
-    """The depth limit `cut` in `off.game` with the values of the leaf states after the
-    off-tree action averaged from their counterparts' in `abstract_leaves` (computed in the
-    abstraction for the same responder and depth limit); other leaf states get 0 (they are
-    outside every subgame `solve` builds)."""
+    """The depth limit `cut` in `off.game` with leaf values transferred from the abstraction.
+
+    The values of the leaf states after the off-tree action are averaged from their
+    counterparts' in `abstract_leaves` (computed in the abstraction for the same responder
+    and depth limit); other leaf states get 0 (they are outside every subgame `solve`
+    builds).
+    """
     if abstract_leaves.player != off.player:
         raise ValueError("the abstraction's leaves are for the other player")
     limit = leaves_lib.depth_limit(off.game.tree, cut)
@@ -190,15 +219,20 @@ def transferred_leaves(
     values[mine] = translation.transfer_leaf_values(
         abstract_leaves.values, limit.nodes[mine], off.maps, abstract_leaves.row
     )
-    return leaves_lib.MultiValuedLeaves(limit, off.player, values, labels=abstract_leaves.labels)
+    return leaves_lib.MultiValuedLeaves(
+        limit=limit, player=off.player, values=values, labels=abstract_leaves.labels
+    )
 
 
 def with_in_abstraction_alternatives(
     q: ss.BlueprintQuantities, off: OffTree
 ) -> ss.BlueprintQuantities:
-    """`q` with the responder's node values at the off-tree roots replaced by the opponent's
-    counterfactual best-response value of its best in-abstraction action at the root's
-    parent information set, so the resolving gadget's alternative payoff is that value."""
+    """`q` with the responder's node values at the off-tree roots set to in-abstraction values.
+
+    The values are replaced by the opponent's counterfactual best-response value of its best
+    in-abstraction action at the root's parent information set, so the resolving gadget's
+    alternative payoff is that value.
+    """
     tree, i, o = off.game.tree, off.player, off.opponent
     values = np.array(q.values[i], dtype=np.float64)
     parents = tree.parent[off.roots]
@@ -224,12 +258,15 @@ def with_in_abstraction_alternatives(
 def with_leaf_value_targets(
     q: ss.BlueprintQuantities, leaves: leaves_lib.MultiValuedLeaves, off: OffTree
 ) -> ss.BlueprintQuantities:
-    """`q` (of the depth-limited solution) with the responder's node values at the leaf
-    states after the off-tree action replaced by the values the depth-limited game promised
-    the opponent: at each of its leaf information sets J the continuation n* it would pick
+    """`q` with the values the depth-limited game promised the opponent at its leaf states.
+
+    `q` is of the depth-limited solution; the responder's node values at the leaf states
+    after the off-tree action are replaced by the values the depth-limited game promised the
+    opponent: at each of its leaf information sets J the continuation n* it would pick
     against the solution (the best of sum_h P_i(h) P_c(h) v(h, n) over n), v(h, n*) at every h
     in J. The resolving gadgets below the limit then keep the opponent at those values
-    (nested solving, Section 5) instead of at its best response to the translated strategy."""
+    (nested solving, Section 5) instead of at its best response to the translated strategy.
+    """
     i, o = off.player, off.opponent
     nodes = leaves.nodes
     mine = np.flatnonzero(off.inside[nodes])
@@ -273,14 +310,18 @@ def solve_depth_limited(
     off: OffTree,
     blueprint: policies.Behavioural,
     cut: ss.Cut,
+    *,
     abstract_leaves: leaves_lib.MultiValuedLeaves,
     method: ggse.Method = "lp",
     iterations: int = ggse.DEFAULT_ITERATIONS,
     gadget: GadgetKind = "resolving",
 ) -> tuple[policies.Behavioural, leaves_lib.MultiValuedLeaves]:
-    """The depth-limited subgame after the off-tree action (module docstring), solved and
-    spliced into the translated profile; also returns its transferred leaves. `gadget`:
-    'resolving' or 'max_margin', its alternatives the opponent's best in-abstraction values."""
+    """The depth-limited subgame after the off-tree action, solved, and its leaves.
+
+    The subgame (module docstring) is solved and spliced into the translated profile; its
+    transferred leaves are returned too. `gadget`: 'resolving' or 'max_margin', its
+    alternatives the opponent's best in-abstraction values.
+    """
     if gadget not in GADGETS:
         raise ValueError(f"game {off.game.name}: gadget must be one of {GADGETS}, got {gadget!r}")
     start = rpat_profile(off, blueprint)
@@ -290,7 +331,9 @@ def solve_depth_limited(
     if len(first) != 1 or set(first[0].roots.tolist()) != set(off.roots.tolist()):
         raise ValueError(f"game {tree.name}: the off-tree action does not start one public state")
     leaves = transferred_leaves(off, cut, abstract_leaves)
-    dl = solving.solve(q, first, leaves, gadget, "none", method, iterations).behavioural
+    dl = solving.solve(
+        q, first, leaves, gadget=gadget, prior="none", method=method, iterations=iterations
+    ).behavioural
     return dl, leaves
 
 
@@ -303,16 +346,19 @@ def resolve_below(
     off: OffTree,
     depth_limited: policies.Behavioural,
     cut: ss.Cut,
+    *,
     leaves: leaves_lib.MultiValuedLeaves,
     method: ggse.Method = "lp",
     iterations: int = ggse.DEFAULT_ITERATIONS,
     gadget: GadgetKind = "resolving",
     targets: Literal["promised", "translated"] = "promised",
 ) -> policies.Behavioural:
-    """Every subgame beyond the depth limit after the off-tree action resolved for the
-    responder with `gadget` ('resolving' or 'max_margin'), whose alternatives are `targets`:
-    'promised' (`with_leaf_value_targets`) or 'translated' (the opponent's best response to
-    the depth-limited solution with the translated strategy beyond)."""
+    """Every subgame beyond the depth limit after the off-tree action, resolved for the responder.
+
+    Each is resolved with `gadget` ('resolving' or 'max_margin'), whose alternatives are
+    `targets`: 'promised' (`with_leaf_value_targets`) or 'translated' (the opponent's best
+    response to the depth-limited solution with the translated strategy beyond).
+    """
     if gadget not in GADGETS or targets not in TARGETS:
         raise ValueError(
             f"game {off.game.name}: gadget must be one of {GADGETS} and targets one of "
@@ -331,6 +377,7 @@ def solve(
     off: OffTree,
     blueprint: policies.Behavioural,
     cut: ss.Cut,
+    *,
     abstract_leaves: leaves_lib.MultiValuedLeaves,
     method: ggse.Method = "lp",
     iterations: int = ggse.DEFAULT_ITERATIONS,
@@ -338,23 +385,43 @@ def solve(
     gadget_below: GadgetKind = "resolving",
     targets: Literal["promised", "translated"] = "promised",
 ) -> OffTreeSolution:
-    """Section 6.1's response to the off-tree action: `solve_depth_limited`, then
-    `resolve_below` (the paper's "safe subgame solving" of the rest of the game)."""
+    """Section 6.1's response to the off-tree action.
+
+    `solve_depth_limited`, then `resolve_below` (the paper's "safe subgame solving" of the
+    rest of the game).
+    """
     dl, leaves = solve_depth_limited(
-        off, blueprint, cut, abstract_leaves, method, iterations, gadget
+        off,
+        blueprint,
+        cut,
+        abstract_leaves=abstract_leaves,
+        method=method,
+        iterations=iterations,
+        gadget=gadget,
     )
-    resolved = resolve_below(off, dl, cut, leaves, method, iterations, gadget_below, targets)
+    resolved = resolve_below(
+        off,
+        dl,
+        cut,
+        leaves=leaves,
+        method=method,
+        iterations=iterations,
+        gadget=gadget_below,
+        targets=targets,
+    )
     return OffTreeSolution(dl, resolved)
 
 
 def best_continuation(
     off: OffTree, behavioural: policies.Behavioural, cut: ss.Cut, iterations: int = 3000
 ) -> policies.Behavioural:
-    """A bound on what any solving beyond the depth limit can reach: the responder's
-    strategy is fixed everywhere except in the subgames of `cut` after the off-tree action
-    (behavioural lower bounds of (1 - 1e-7) x its probabilities, `constraints`), and CFR+
-    (`iterations`) finds the best continuation there against a best-responding opponent.
-    Returns CFR+'s average profile."""
+    """A bound on what any solving beyond the depth limit can reach.
+
+    The responder's strategy is fixed everywhere except in the subgames of `cut` after the
+    off-tree action (behavioural lower bounds of (1 - 1e-7) x its probabilities,
+    `constraints`), and CFR+ (`iterations`) finds the best continuation there against a
+    best-responding opponent. Returns CFR+'s average profile.
+    """
     tree, sf = off.game.tree, off.game
     roots = np.concatenate([s.roots for s in subgames_after(off, cut)])
     free = translation.region(tree, roots)

@@ -31,8 +31,10 @@ from ospiel_ext.tree import GameTree
 
 
 def start_subgames(tree: GameTree) -> tuple[ss.Subgame, ...]:
-    """The public states at the start of the game (one for most games): depth-limited
-    solving "rooted at the start of the game" (Section 4)."""
+    """The public states at the start of the game (one for most games).
+
+    Depth-limited solving "rooted at the start of the game" (Section 4) solves these.
+    """
     return ss.subgames(tree, ss.Cut.after_moves(0))
 
 
@@ -42,8 +44,10 @@ def depth_limited_game(
     leaves: MultiValuedLeaves,
     gadget: GadgetKind = "unsafe",
 ) -> ss.GadgetGame:
-    """The depth-limited subgame of `subgame` for `leaves.player`, as a gadget game of kind
-    `gadget` whose copy stops at the leaves (module docstring)."""
+    """The depth-limited subgame of `subgame` for `leaves.player`, as a gadget game.
+
+    The gadget game is of kind `gadget`, and its copy stops at the leaves (module docstring).
+    """
     return ss.gadget_game(gadget, q, subgame, player=leaves.player, leaves=leaves)
 
 
@@ -64,6 +68,7 @@ class DepthLimitedSolution:
 
     @property
     def player(self) -> int:
+        """The solving player i (the leaves' player)."""
         return self.leaves.player
 
 
@@ -71,6 +76,7 @@ def solve(
     q: ss.BlueprintQuantities,
     subgames: Sequence[ss.Subgame],
     leaves: MultiValuedLeaves,
+    *,
     gadget: GadgetKind = "unsafe",
     prior: priors.PriorKind = "none",
     method: ggse.Method = "cfr",
@@ -78,11 +84,14 @@ def solve(
     eps: float | None = None,
     lp_vertex: str = "simplex",
 ) -> DepthLimitedSolution:
-    """Solves the depth-limited game of every subgame for `leaves.player` (CFR+, the LP or
-    EGT, GGSE with a prior) and splices the solutions into the blueprint. Ctrl-C, SIGTERM or
-    an enclosing `interrupts.deadline` stops it (the solve under way keeps its result so far,
-    the subgames not begun keep the blueprint). `lp_vertex` (`ggse.LP_VERTICES`) picks the
-    LP's optimal solution where it has many: a depth-limited game usually does."""
+    """Solves each subgame's depth-limited game and splices the solutions into the blueprint.
+
+    Each depth-limited game is solved for `leaves.player` (CFR+, the LP or EGT, GGSE with a
+    prior). Ctrl-C, SIGTERM or an enclosing `interrupts.deadline` stops it (the solve under
+    way keeps its result so far, the subgames not begun keep the blueprint). `lp_vertex`
+    (`ggse.LP_VERTICES`) picks the LP's optimal solution where it has many: a depth-limited
+    game usually does.
+    """
     solutions = []
     with interrupts.graceful():
         for sub in subgames:

@@ -36,7 +36,7 @@ from ospiel_ext.algorithms.depth_limited import solving
 from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray, IntArray
-from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.sequence_form import Treeplex, TreeSequenceForm
 
 BIAS_FACTOR = 10.0  # Section 4: "the probability of folding is multiplied by 10"
 MAX_PURE_CONTINUATIONS = 4096
@@ -87,8 +87,11 @@ def _is_action(action: int) -> Callable[[str, int], bool]:
 
 
 def default_classes(sf: TreeSequenceForm, player: int) -> ActionClasses:
-    """Poker's fold / check-call / bet-raise when every action string of the player matches
-    one of them, else one class per action id ('action <id>')."""
+    """The action classes of `player`'s bias set: poker's, else one per action id.
+
+    Poker's fold / check-call / bet-raise when every action string of the player matches one
+    of them, else one class per action id ('action <id>').
+    """
     strings, ids = sequence_labels(sf, player)
     found = [_poker_class(s) for s in strings[1:]]
     if None not in found:
@@ -100,11 +103,14 @@ def bias(
     sf: TreeSequenceForm,
     strategy: ArrayLike,
     player: int,
+    *,
     mask: ArrayLike,
     factor: float = BIAS_FACTOR,
 ) -> FloatArray:
-    """`strategy` with the probabilities of the masked sequences multiplied by `factor`,
-    renormalised at every information set."""
+    """`strategy` with the probabilities of the masked sequences multiplied by `factor`.
+
+    The result is renormalised at every information set.
+    """
     tp = sf.treeplexes[player]
     b = np.asarray(strategy, dtype=np.float64).copy()
     b[1:] *= np.where(np.asarray(mask)[1:], factor, 1.0)
@@ -115,8 +121,10 @@ def bias(
 
 @functools.lru_cache(maxsize=8)
 def _default_masks(sf: TreeSequenceForm, player: int) -> tuple[tuple[str, NDArray[np.bool_]], ...]:
-    """`default_classes` as sequence masks, computed once per compiled game and player (the
-    action strings come from replayed pyspiel states; a nested bot asks at every solve)."""
+    """`default_classes` as sequence masks, computed once per compiled game and player.
+
+    The action strings come from replayed pyspiel states; a nested bot asks at every solve.
+    """
     return _masks(sf, player, default_classes(sf, player))
 
 
@@ -134,18 +142,22 @@ def bias_strategies(
     sf: TreeSequenceForm,
     blueprint: policies.Behavioural,
     player: int,
+    *,
     classes: ActionClasses | None = None,
     factor: float = BIAS_FACTOR,
 ) -> tuple[list[FloatArray], list[str]]:
-    """The bias approach for opponent `player`: its blueprint, then one biased copy per
-    action class (`default_classes` if none given). Returns (strategies, labels)."""
+    """The bias approach for opponent `player`: its blueprint, then its biased copies.
+
+    One biased copy per action class (`default_classes` if none given). Returns (strategies,
+    labels).
+    """
     if not factor > 0:
         raise ValueError(f"{sf.name}: the bias factor must be positive, got {factor}")
     masks = _default_masks(sf, player) if classes is None else _masks(sf, player, classes)
     base = np.asarray(blueprint[player], dtype=np.float64)
     out, labels = [base], ["blueprint"]
     for name, mask in masks:
-        out.append(bias(sf, base, player, mask, factor))
+        out.append(bias(sf, base, player, mask=mask, factor=factor))
         labels.append(f"bias {name}")
     return out, labels
 
@@ -154,53 +166,29 @@ def pure_continuations(
     sf: TreeSequenceForm,
     limit: leaves_lib.DepthLimit,
     base: ArrayLike,
+    *,
     player: int,
     max_strategies: int = MAX_PURE_CONTINUATIONS,
 ) -> list[FloatArray]:
-    """Every reduced pure continuation of `player` below each of its leaf information sets
-    (Proposition 1). Strategy n plays, below every leaf information set I, I's n-th pure
-    continuation (its first when I has fewer, a duplicate value that changes nothing), and
-    `base` elsewhere."""
-    tree, tp = sf.tree, sf.treeplexes[player]
-    leaf_set = arrays.intern(limit.keys[player])
-    below = tree.top_down(
-        np.int64(-1),
-        lambda nodes, up: np.where(limit.row[nodes] >= 0, leaf_set[limit.row[nodes]], up),
-    )
-    nodes, offsets = tree.infoset_nodes
-    owner = below[nodes[offsets[tp.infoset_ids]]]  # leaf information set above each infoset
+    """Every reduced pure continuation of `player` below each of its leaf information sets.
+
+    The set of Proposition 1. Strategy n plays, below every leaf information set I, I's n-th
+    pure continuation (its first when I has fewer, a duplicate value that changes nothing),
+    and `base` elsewhere.
+    """
+    tp = sf.treeplexes[player]
+    owner = _leaf_set_above(sf, limit, player)
     children: dict[int, list[int]] = {}
-    for local in np.flatnonzero(owner >= 0).tolist():
-        children.setdefault(int(tp.parent_seq[local]), []).append(local)
-
-    def enumerate_from(infosets: list[int]) -> list[dict[int, int]]:
-        choices = []
-        for inf in infosets:
-            options = []
-            for k in range(int(tp.num_actions[inf])):
-                seq = int(tp.seq_start[inf]) + k
-                for rest in enumerate_from(children.get(seq, [])):
-                    options.append({inf: k, **rest})
-            choices.append(options)
-        out = []
-        for combo in itertools.product(*choices):
-            merged: dict[int, int] = {}
-            for c in combo:
-                merged.update(c)
-            out.append(merged)
-            if len(out) > max_strategies:
-                raise ValueError(
-                    f"{sf.name}: more than {max_strategies} pure continuations below a leaf "
-                    "information set"
-                )
-        return out
-
     tops: dict[int, list[int]] = {}
     for local in np.flatnonzero(owner >= 0).tolist():
         parent = int(tp.parent_seq[local])
+        children.setdefault(parent, []).append(local)
         if parent == 0 or owner[tp.seq_infoset[parent]] != owner[local]:
             tops.setdefault(int(owner[local]), []).append(local)
-    per_set = [enumerate_from(infs) for infs in tops.values()]
+    per_set = [
+        _pure_choices(tp, children, infs, max_strategies=max_strategies, name=sf.name)
+        for infs in tops.values()
+    ]
     k = max((len(p) for p in per_set), default=1)
     strategies = []
     for n in range(k):
@@ -212,6 +200,60 @@ def pure_continuations(
                 b[start + action] = 1.0
         strategies.append(b)
     return strategies
+
+
+def _leaf_set_above(sf: TreeSequenceForm, limit: leaves_lib.DepthLimit, player: int) -> IntArray:
+    """For each of `player`'s information sets, the leaf information set above it, or -1.
+
+    Leaf information sets are numbered in order of first appearance in `limit.keys[player]`.
+    """
+    tree, tp = sf.tree, sf.treeplexes[player]
+    leaf_set = arrays.intern(limit.keys[player])
+    below = tree.top_down(
+        np.int64(-1),
+        lambda nodes, up: np.where(limit.row[nodes] >= 0, leaf_set[limit.row[nodes]], up),
+    )
+    nodes, offsets = tree.infoset_nodes
+    owner: IntArray = below[nodes[offsets[tp.infoset_ids]]]
+    return owner
+
+
+def _pure_choices(
+    tp: Treeplex,
+    children: Mapping[int, list[int]],
+    infosets: list[int],
+    *,
+    max_strategies: int,
+    name: str,
+) -> list[dict[int, int]]:
+    """Every reduced pure choice {local information set: action} at `infosets` and below.
+
+    `children` maps a sequence to the information sets it leads to (below a leaf information
+    set); ValueError, naming game `name`, past `max_strategies` choices.
+    """
+    choices = []
+    for inf in infosets:
+        options = []
+        for k in range(int(tp.num_actions[inf])):
+            seq = int(tp.seq_start[inf]) + k
+            below = children.get(seq, [])
+            for rest in _pure_choices(
+                tp, children, below, max_strategies=max_strategies, name=name
+            ):
+                options.append({inf: k, **rest})
+        choices.append(options)
+    out = []
+    for combo in itertools.product(*choices):
+        merged: dict[int, int] = {}
+        for c in combo:
+            merged.update(c)
+        out.append(merged)
+        if len(out) > max_strategies:
+            raise ValueError(
+                f"{name}: more than {max_strategies} pure continuations below a leaf "
+                "information set"
+            )
+    return out
 
 
 def best_response(
@@ -228,6 +270,7 @@ def self_generative(
     q: BlueprintQuantities,
     subgames: Sequence[Subgame],
     limit: leaves_lib.DepthLimit,
+    *,
     player: int,
     num_values: int,
     gadget: GadgetKind = "unsafe",
@@ -236,9 +279,11 @@ def self_generative(
     weaken: bool = True,
     lp_vertex: str = "simplex",
 ) -> leaves_lib.MultiValuedLeaves:
-    """The self-generative approach (module docstring) for solving `player`: K = `num_values`
-    continuation values at the depth limit, weakened unless `weaken` is False (`lp_vertex`:
-    `solving.solve`'s)."""
+    """The self-generative approach (module docstring) for solving `player`.
+
+    K = `num_values` continuation values at the depth limit, weakened unless `weaken` is
+    False (`lp_vertex`: `solving.solve`'s).
+    """
     if num_values < 1:
         raise ValueError(f"{q.sf.name}: num_values must be >= 1, got {num_values}")
     sf, opponent = q.sf, 1 - player
@@ -247,12 +292,21 @@ def self_generative(
     labels = ["blueprint"]
 
     def values() -> leaves_lib.MultiValuedLeaves:
-        leaves = leaves_lib.exact_values(sf, limit, q.blueprint, player, strategies, labels)
+        leaves = leaves_lib.exact_values(
+            sf, limit, q.blueprint, player=player, strategies=strategies, labels=labels
+        )
         return leaves_lib.weaken(leaves, beliefs) if weaken else leaves
 
     while len(strategies) < num_values and not interrupts.requested():  # Ctrl-C: the set so far
         solution = solving.solve(
-            q, subgames, values(), gadget, "none", method, iterations, lp_vertex=lp_vertex
+            q,
+            subgames,
+            values(),
+            gadget=gadget,
+            prior="none",
+            method=method,
+            iterations=iterations,
+            lp_vertex=lp_vertex,
         )
         strategies.append(best_response(sf, solution.behavioural, opponent))
         labels.append(f"best response {len(strategies) - 1}")
@@ -262,8 +316,10 @@ def self_generative(
 def check_set(
     sf: TreeSequenceForm, kind: str, num_values: int, opponent: int | None = None
 ) -> None:
-    """ValueError unless `kind` is a set kind and `num_values` a K it can give (for 'bias',
-    checked against `opponent`'s action classes when given)."""
+    """ValueError unless `kind` is a set kind and `num_values` a K it can give.
+
+    For 'bias', K is checked against `opponent`'s action classes when given.
+    """
     if kind not in SET_KINDS:
         raise ValueError(f"{sf.name}: unknown strategy set {kind!r}; sets: {SET_KINDS}")
     if isinstance(num_values, bool) or not isinstance(num_values, int) or num_values < 1:
@@ -283,9 +339,12 @@ DEFAULT_NUM_VALUES = 4  # the paper's K in its poker experiments (Section 5)
 
 
 def default_num_values(sf: TreeSequenceForm, kind: str) -> int:
-    """The K to use when none is asked: `DEFAULT_NUM_VALUES`, or fewer where the set has fewer
-    strategies for either player (the bias set of Kuhn poker has 3: the blueprint, fold and
-    call), 1 for the 'blueprint' set (and for 'pure', whose K is its own count)."""
+    """The K to use when none is asked.
+
+    `DEFAULT_NUM_VALUES`, or fewer where the set has fewer strategies for either player (the
+    bias set of Kuhn poker has 3: the blueprint, fold and call), 1 for the 'blueprint' set
+    (and for 'pure', whose K is its own count).
+    """
     if kind in ("blueprint", "pure"):
         return 1
     if kind == "bias":
@@ -298,6 +357,7 @@ def continuation_leaves(
     q: BlueprintQuantities,
     subgames: Sequence[Subgame],
     limit: leaves_lib.DepthLimit,
+    *,
     player: int,
     kind: SetKind,
     num_values: int,
@@ -305,17 +365,28 @@ def continuation_leaves(
     method: ggse.Method = "cfr",
     iterations: int = ggse.DEFAULT_ITERATIONS,
 ) -> leaves_lib.MultiValuedLeaves:
-    """K = `num_values` continuation values of the opponent of `player` from the set `kind`:
-    'bias' (the blueprint and the first K - 1 biased copies), 'self_generative', 'blueprint'
-    (K = 1, the naive single-valued leaves) or 'pure' (every pure continuation; K is the
-    largest count, `num_values` is ignored)."""
+    """K = `num_values` continuation values of the opponent of `player` from the set `kind`.
+
+    `kind` is 'bias' (the blueprint and the first K - 1 biased copies), 'self_generative',
+    'blueprint' (K = 1, the naive single-valued leaves) or 'pure' (every pure continuation;
+    K is the largest count, `num_values` is ignored).
+    """
     sf = q.sf
     check_set(sf, kind, num_values)
     opponent = 1 - player
     if kind == "self_generative":
-        return self_generative(q, subgames, limit, player, num_values, gadget, method, iterations)
+        return self_generative(
+            q,
+            subgames,
+            limit,
+            player=player,
+            num_values=num_values,
+            gadget=gadget,
+            method=method,
+            iterations=iterations,
+        )
     if kind == "pure":
-        strategies = pure_continuations(sf, limit, q.blueprint[opponent], opponent)
+        strategies = pure_continuations(sf, limit, q.blueprint[opponent], player=opponent)
         labels = [f"pure {n}" for n in range(len(strategies))]
     else:
         strategies, labels = bias_strategies(sf, q.blueprint, opponent)
@@ -325,4 +396,6 @@ def continuation_leaves(
                 f"K = {num_values} asked"
             )
         strategies, labels = strategies[:num_values], labels[:num_values]
-    return leaves_lib.exact_values(sf, limit, q.blueprint, player, strategies, labels)
+    return leaves_lib.exact_values(
+        sf, limit, q.blueprint, player=player, strategies=strategies, labels=labels
+    )

@@ -38,8 +38,9 @@ Translate = Callable[[pyspiel.State, int, pyspiel.State], "int | None"]
 
 
 def pseudo_harmonic(x: float, a: float, b: float) -> float:
-    """The probability that RPAT maps a bet of x (a pot fraction) to the smaller bet a, for
-    a <= x <= b (Ganzfried & Sandholm 2013, the pseudo-harmonic mapping):
+    """The probability that RPAT maps a bet of x (a pot fraction) to the smaller bet a.
+
+    For a <= x <= b (Ganzfried & Sandholm 2013, the pseudo-harmonic mapping):
 
         f_{A,B}(x) = (B - x)(1 + A) / ((B - A)(1 + x)).
     """
@@ -51,12 +52,20 @@ def pseudo_harmonic(x: float, a: float, b: float) -> float:
 
 
 def map_region(
-    source: GameTree, source_root: int, target: GameTree, target_root: int, translate: Translate
+    source: GameTree,
+    source_root: int,
+    target: GameTree,
+    *,
+    target_root: int,
+    translate: Translate,
 ) -> IntArray:
-    """For every node of `source`, the node of `target` its history maps to when the history
-    from `source_root` down is replayed from `target_root` (chance outcomes by id, decisions
-    through `translate`); -1 outside the subtree of `source_root` and where an action has no
-    counterpart (then its whole subtree has none)."""
+    """For every node of `source`, the node of `target` its history maps to (-1 if none).
+
+    A history maps to the node reached when the history from `source_root` down is replayed
+    from `target_root` (chance outcomes by id, decisions through `translate`); -1 outside the
+    subtree of `source_root` and where an action has no counterpart (then its whole subtree
+    has none).
+    """
     mapped = np.full(source.num_nodes, -1, dtype=np.int64)
     mapped[source_root] = target_root
     stack = [(source_root, target_root, source.state(source_root), target.state(target_root))]
@@ -87,16 +96,19 @@ def translate_strategy(
     sf: TreeSequenceForm,
     behavioural: FloatArray,
     player: int,
+    *,
     inside: NDArray[np.bool_],
     target: TreeSequenceForm,
     target_behavioural: FloatArray,
     maps: Sequence[IntArray],
     weights: Sequence[float],
 ) -> FloatArray:
-    """`player`'s behavioural strategy of `sf` with its information sets inside the region
-    replaced by the randomized translation: the counterpart plays of `target_behavioural`
-    under each map, mixed with `weights` as realization plans (the translation is drawn once,
-    when the off-tree action is seen, and kept), i.e. at a node n with child c
+    """`player`'s behavioural strategy of `sf` with the region's information sets translated.
+
+    Its information sets inside the region are replaced by the randomized translation: the
+    counterpart plays of `target_behavioural` under each map, mixed with `weights` as
+    realization plans (the translation is drawn once, when the off-tree action is seen, and
+    kept), i.e. at a node n with child c
 
         b(c) = sum_k w_k r(m_k(n)) b_target(m_k(c)) / sum_k w_k r(m_k(n)),
 
@@ -104,7 +116,8 @@ def translate_strategy(
     abstract bet size that exists after one bet but not after the other, e.g. a pot raise
     that would be all-in), b_target is renormalised over those that do; information sets
     with no counterpart under any map stay as in `behavioural`. `inside` marks the region's
-    nodes (`region`)."""
+    nodes (`region`).
+    """
     tree, twin = sf.tree, target.tree
     profile = target.tree_profile(_with(target, player, target_behavioural))
     edge = tree_values.edge_probabilities(twin, profile)
@@ -139,10 +152,12 @@ def translate_strategy(
 def transfer_leaf_values(
     values: FloatArray, nodes: IntArray, maps: Sequence[IntArray], row: IntArray
 ) -> FloatArray:
-    """Leaf values of `nodes` (leaf states after the off-tree action) as the average of their
-    counterparts' values (Section 6.1): `values` (counterpart leaf states, K) indexed through
-    `row` (target node -> row of `values`, -1 if not a leaf state); a leaf with one
-    counterpart takes its values; ValueError if a leaf has none."""
+    """Leaf values of `nodes` (leaf states after the off-tree action): their counterparts' mean.
+
+    The average of their counterparts' values (Section 6.1): `values` (counterpart leaf
+    states, K) indexed through `row` (target node -> row of `values`, -1 if not a leaf
+    state); a leaf with one counterpart takes its values; ValueError if a leaf has none.
+    """
     out = np.zeros((len(nodes), values.shape[1]))
     count = np.zeros(len(nodes))
     for m in maps:
@@ -159,7 +174,10 @@ def transfer_leaf_values(
 
 
 def _with(sf: TreeSequenceForm, player: int, b: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """A profile with `player` playing b and the other player uniform (its probabilities do
-    not enter the player's own reaches or edge probabilities)."""
+    """A profile with `player` playing b and the other player uniform.
+
+    The other player's probabilities do not enter the player's own reaches or edge
+    probabilities.
+    """
     other = sf.treeplexes[1 - player].uniform
     return (b, other) if player == 0 else (other, b)

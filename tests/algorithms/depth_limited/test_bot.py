@@ -39,8 +39,13 @@ class _CheckingBot(pyspiel.Bot):
         return action
 
 
-def _play(sf, blueprint, seed, games=15, **kw):
-    nested = _CheckingBot(dl.NestedSolvingBot(sf, blueprint, 0, iterations=50, seed=seed, **kw))
+def _play(sf, blueprint, seed, games=15, gadget="resolving", prior="none", **kw):
+    settings = dl.NestedSettings(iterations=50, **kw)
+    nested = _CheckingBot(
+        dl.NestedSolvingBot(
+            sf, blueprint, 0, settings=settings, gadget=gadget, prior=prior, seed=seed
+        )
+    )
     other = _CheckingBot(dl.ProfileBot(sf, blueprint, 1, seed=seed + 1))
     returns = [
         pyspiel.evaluate_bots(sf.tree.game.new_initial_state(), [nested, other], g)[0]
@@ -54,7 +59,9 @@ def test_evaluate_bots_restarts_the_nested_bots(leduc):
     bots then forget the last game's solutions (a bot that kept them started the next game
     from the last game's spliced profile, its path and its opponent-move count)."""
     sf, blueprint = leduc
-    nested = dl.NestedSolvingBot(sf, blueprint, 0, iterations=20, seed=1)
+    nested = dl.NestedSolvingBot(
+        sf, blueprint, 0, settings=dl.NestedSettings(iterations=20), seed=1
+    )
     other = dl.ProfileBot(sf, blueprint, 1, seed=2)
     game = sf.tree.game
     pyspiel.evaluate_bots(game.new_initial_state(), [nested, other], 0)
@@ -70,7 +77,8 @@ def test_evaluate_bots_restarts_the_nested_bots(leduc):
     assert nested._path == () and nested.behavioural is nested.blueprint
 
     mccfr = large.mccfr_blueprint(game, 50, seed=0)
-    bots = [large.LargeNestedSolvingBot(game, mccfr, p, iterations=20, seed=p) for p in (0, 1)]
+    settings = large.LargeNestedSettings(iterations=20)
+    bots = [large.LargeNestedSolvingBot(game, mccfr, p, settings=settings, seed=p) for p in (0, 1)]
     pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
     assert any(b.overrides for b in bots)
     for b in bots:
@@ -112,9 +120,11 @@ def test_bot_checks():
     sf = sequence_form.for_game("kuhn_poker")
     b = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
     with pytest.raises(ValueError, match="depth must be"):
-        dl.NestedSolvingBot(sf, b, 0, depth=0)
+        dl.NestedSolvingBot(sf, b, 0, settings=dl.NestedSettings(depth=0))
     with pytest.raises(ValueError, match="K = 1"):
-        dl.NestedSolvingBot(sf, b, 0, strategy_set="blueprint", num_values=3)
+        dl.NestedSolvingBot(
+            sf, b, 0, settings=dl.NestedSettings(strategy_set="blueprint", num_values=3)
+        )
     with pytest.raises(ValueError, match="player must be 0 or 1"):
         dl.ProfileBot(sf, b, 2, seed=0)
     bot = dl.ProfileBot(sf, b, 1, seed=0)

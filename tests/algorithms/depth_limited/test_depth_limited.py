@@ -41,7 +41,7 @@ def test_rps_plus_single_value_cannot_tell_strategies_apart(rps):
     """Figure 1b: with the equilibrium's state values (all 0), every strategy of P1 is
     optimal in the depth-limited game, pure Rock included - whose real exploitability is 1."""
     sf, blueprint, q, limit = rps
-    leaves = dl.exact_values(sf, limit, blueprint, 0, [blueprint[1]])
+    leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=[blueprint[1]])
     np.testing.assert_allclose(leaves.values, 0.0, atol=1e-12)
     game = dl.depth_limited_game(q, dl.start_subgames(sf.tree)[0], leaves)
     for pure in np.eye(3):
@@ -55,9 +55,9 @@ def test_rps_plus_single_value_cannot_tell_strategies_apart(rps):
 @pytest.mark.parametrize("method", ["lp", "cfr"])
 def test_rps_plus_pure_continuations_recover_equilibrium(rps, method):
     sf, blueprint, q, limit = rps
-    pure = dl.pure_continuations(sf, limit, blueprint[1], 1)
+    pure = dl.pure_continuations(sf, limit, blueprint[1], player=1)
     assert len(pure) == 3
-    leaves = dl.exact_values(sf, limit, blueprint, 0, pure)
+    leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=pure)
     sol = dl.solve(q, dl.start_subgames(sf.tree), leaves, method=method, iterations=3000)
     np.testing.assert_allclose(sol.behavioural[0][1:], RPS_EQUILIBRIUM, atol=2e-3)
 
@@ -68,7 +68,7 @@ def test_rps_plus_self_generative_grows_until_it_recovers(rps):
     equilibrium is."""
     sf, _, q, limit = rps
     subs = dl.start_subgames(sf.tree)
-    leaves = dl.self_generative(q, subs, limit, 0, 4, method="lp")
+    leaves = dl.self_generative(q, subs, limit, player=0, num_values=4, method="lp")
     assert leaves.num_values == 4
     sol = dl.solve(q, subs, leaves, method="lp")
     np.testing.assert_allclose(sol.behavioural[0][1:], RPS_EQUILIBRIUM, atol=1e-9)
@@ -81,8 +81,8 @@ def _solve_both(game, cut, method="lp", iterations=1):
     limit = dl.depth_limit(sf.tree, cut)
     profile = list(blueprint)
     for i in (0, 1):
-        pure = dl.pure_continuations(sf, limit, blueprint[1 - i], 1 - i)
-        leaves = dl.exact_values(sf, limit, blueprint, i, pure)
+        pure = dl.pure_continuations(sf, limit, blueprint[1 - i], player=1 - i)
+        leaves = dl.exact_values(sf, limit, blueprint, player=i, strategies=pure)
         sol = dl.solve(q, dl.start_subgames(sf.tree), leaves, method=method, iterations=iterations)
         profile[i] = sol.behavioural[i]
     return sf, (profile[0], profile[1])
@@ -118,8 +118,8 @@ def test_safe_depth_limited_subgame_below_the_root_keeps_an_equilibrium():
     blueprint = lp.solve(sf).behavioural
     q = ss.BlueprintQuantities.compute(sf, blueprint)
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(2))
-    pure = dl.pure_continuations(sf, limit, blueprint[0], 0)
-    leaves = dl.exact_values(sf, limit, blueprint, 1, pure)
+    pure = dl.pure_continuations(sf, limit, blueprint[0], player=0)
+    leaves = dl.exact_values(sf, limit, blueprint, player=1, strategies=pure)
     subs = ss.subgames(sf.tree, ss.Cut.after_moves(1))
     assert len(subs) == 2
     for gadget in ("resolving", "max_margin"):
@@ -149,7 +149,7 @@ def test_exact_values_against_a_brute_force_walk(game):
     blueprint = ss.load_blueprint(sf, policies.random_policy(sf.tree.game, 5))
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(2))
     strategies, _ = dl.bias_strategies(sf, blueprint, 0)
-    leaves = dl.exact_values(sf, limit, blueprint, 1, strategies)
+    leaves = dl.exact_values(sf, limit, blueprint, player=1, strategies=strategies)
     for r in rng.choice(len(limit.nodes), size=min(12, len(limit.nodes)), replace=False):
         state = sf.tree.state(int(limit.nodes[r]))
         for n, s in enumerate(strategies):
@@ -162,18 +162,22 @@ def test_rollouts_within_four_standard_errors():
     sf = sequence_form.for_game("kuhn_poker")
     blueprint = lp.solve(sf).behavioural
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
-    strategies = dl.pure_continuations(sf, limit, blueprint[1], 1)
-    exact = dl.exact_values(sf, limit, blueprint, 0, strategies)
+    strategies = dl.pure_continuations(sf, limit, blueprint[1], player=1)
+    exact = dl.exact_values(sf, limit, blueprint, player=0, strategies=strategies)
     layout = policies.layout(sf)
     pols = [layout.to_tabular((blueprint[0], s)) for s in strategies]
     histories = [sf.tree.history(int(h)) for h in limit.nodes]
-    est = dl.rollout_values(sf.tree.game, histories, pols[0], 0, pols, samples=400, seed=1)
+    est = dl.rollout_values(
+        sf.tree.game, histories, pols[0], player=0, strategies=pols, samples=400, seed=1
+    )
     assert est.mean.shape == exact.values.shape
     z = np.abs(est.mean - exact.values) / np.maximum(est.stderr, 1e-12)
     assert np.all(z[est.stderr > 0] < 4)
     deterministic = est.stderr == 0
     np.testing.assert_allclose(est.mean[deterministic], exact.values[deterministic], atol=1e-12)
-    again = dl.rollout_values(sf.tree.game, histories, pols[0], 0, pols, samples=400, seed=1)
+    again = dl.rollout_values(
+        sf.tree.game, histories, pols[0], player=0, strategies=pols, samples=400, seed=1
+    )
     np.testing.assert_array_equal(again.mean, est.mean)
 
 
@@ -197,8 +201,8 @@ def test_weaken_lowers_only_what_beats_the_blueprint():
     sf = sequence_form.for_game("kuhn_poker")
     blueprint = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
-    strategies = dl.pure_continuations(sf, limit, blueprint[1], 1)
-    leaves = dl.exact_values(sf, limit, blueprint, 0, strategies)
+    strategies = dl.pure_continuations(sf, limit, blueprint[1], player=1)
+    leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=strategies)
     beliefs = dl.leaf_beliefs(sf, limit, blueprint, 0)
     weak = dl.weaken(leaves, beliefs)
     # Player 1's (the opponent's) value per leaf information set, by hand.
@@ -230,11 +234,11 @@ def test_leaves_checks():
     blueprint = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
     with pytest.raises(ValueError, match="leaf values have shape"):
-        dl.MultiValuedLeaves(limit, 0, np.zeros((2, 1)))
+        dl.MultiValuedLeaves(limit=limit, player=0, values=np.zeros((2, 1)))
     with pytest.raises(ValueError, match="at least one continuation"):
-        dl.exact_values(sf, limit, blueprint, 0, [])
+        dl.exact_values(sf, limit, blueprint, player=0, strategies=[])
     q = ss.BlueprintQuantities.compute(sf, blueprint)
-    leaves = dl.exact_values(sf, limit, blueprint, 1, [blueprint[0]])
+    leaves = dl.exact_values(sf, limit, blueprint, player=1, strategies=[blueprint[0]])
     (sub,) = ss.subgames(sf.tree, ss.Cut.after_moves(1))[:1]
     with pytest.raises(ValueError, match="strictly below"):
         dl.depth_limited_game(q, sub, leaves, "resolving")
@@ -265,7 +269,7 @@ def test_round_end_leaves_are_the_chance_nodes_with_values_from_a_walk():
     limit = dl.depth_limit(sf.tree, dl.parse_limit("round_end"))
     assert len(limit.nodes) == 150
     strategies, _ = dl.bias_strategies(sf, blueprint, 1)
-    leaves = dl.exact_values(sf, limit, blueprint, 0, strategies)
+    leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=strategies)
     rng = np.random.default_rng(0)
     for r in rng.choice(len(limit.nodes), size=12, replace=False):
         state = sf.tree.state(int(limit.nodes[r]))
@@ -307,8 +311,8 @@ def test_round_end_full_pure_set_meets_the_fixed_below_bound(limit_spec):
     blueprint = ss.load_blueprint(sf, policies.random_policy(sf.tree.game, 11))
     q = ss.BlueprintQuantities.compute(sf, blueprint)
     for i in (0, 1):
-        pure = dl.pure_continuations(sf, limit, blueprint[1 - i], 1 - i)
-        leaves = dl.exact_values(sf, limit, blueprint, i, pure)
+        pure = dl.pure_continuations(sf, limit, blueprint[1 - i], player=1 - i)
+        leaves = dl.exact_values(sf, limit, blueprint, player=i, strategies=pure)
         sol = dl.solve(q, subs, leaves, method="lp")
         guaranteed = evaluate.guaranteed_value(sf, sol.behavioural[i], i)
         bound = _fixed_below_guarantee(sf, limit, blueprint, i)
@@ -331,10 +335,18 @@ def test_round_end_opponent_chooses_before_the_public_card():
     subs = dl.start_subgames(tree)
     strategies, _ = dl.bias_strategies(sf, blueprint, 1)
     end = dl.exact_values(
-        sf, dl.depth_limit(tree, dl.parse_limit("round_end")), blueprint, 0, strategies
+        sf,
+        dl.depth_limit(tree, dl.parse_limit("round_end")),
+        blueprint,
+        player=0,
+        strategies=strategies,
     )
     after = dl.exact_values(
-        sf, dl.depth_limit(tree, ss.Cut.after_public_chance()), blueprint, 0, strategies
+        sf,
+        dl.depth_limit(tree, ss.Cut.after_public_chance()),
+        blueprint,
+        player=0,
+        strategies=strategies,
     )
     for r, h in enumerate(end.nodes.tolist()):
         children = tree.children(h)
@@ -355,7 +367,7 @@ def test_multi_valued_leaf_lets_the_opponent_choose():
     b = TreeBuilder(name="depth-limited")
     first = b.expand_decision(b.add_root(), 0, "root", [0, 1])
     b.set_leaf(first, 1.0, 1.0)
-    leaf = leaves_lib.set_multi_valued_leaf(b, first + 1, 1, "leaf", [3.0, -2.0, 0.5])
+    leaf = leaves_lib.set_multi_valued_leaf(b, first + 1, 1, key="leaf", values=[3.0, -2.0, 0.5])
     tree = b.freeze()
     assert list(tree.lo[leaf : leaf + 3]) == [3.0, -2.0, 0.5]
     profile = np.array([0.25, 0.75, 0.2, 0.5, 0.3])  # root (2 actions), leaf (3 values)

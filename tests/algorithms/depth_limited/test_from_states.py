@@ -19,8 +19,8 @@ def _compiled(game, depth, player):
     sf = sequence_form.for_game(game)
     blueprint = lp.solve(sf).behavioural
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(depth))
-    pure = dl.pure_continuations(sf, limit, blueprint[1 - player], 1 - player)
-    leaves = dl.exact_values(sf, limit, blueprint, player, pure)
+    pure = dl.pure_continuations(sf, limit, blueprint[1 - player], player=1 - player)
+    leaves = dl.exact_values(sf, limit, blueprint, player=player, strategies=pure)
     return sf, blueprint, leaves
 
 
@@ -57,7 +57,9 @@ def test_rollout_values_solve_rps_plus():
     fallback = layout.to_tabular(blueprint)
     pure = [np.array([1.0, *row]) for row in np.eye(3)]
     opponents = [layout.to_tabular((blueprint[0], p)) for p in pure]
-    values = from_states.rollout_value_function(sf.tree.game, fallback, 0, opponents, 5, seed=0)
+    values = from_states.rollout_value_function(
+        sf.tree.game, fallback, 0, strategies=opponents, samples=5, seed=0
+    )
     sol = from_states.solve(from_states.walk(sf.tree.game, 0, 1), 0, values, method="lp")
     np.testing.assert_allclose(sol.stderr, 0.0)
     (row,) = sol.table().values()

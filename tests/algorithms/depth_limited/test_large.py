@@ -95,9 +95,11 @@ def test_goofspiel_public_key_hides_the_cards_and_shows_the_outcomes():
 def _bots(game, blueprint, gadget, prior, seed):
     return [
         large.LargeNestedSolvingBot(
-            game, blueprint, p, public_key=KEYS[game.get_type().short_name],
-            depth=2, num_values=3, gadget=gadget, prior=prior, iterations=50, samples=2,
-            seed=seed + p,
+            game, blueprint, p, gadget=gadget, prior=prior, seed=seed + p,
+            settings=large.LargeNestedSettings(
+                public_key=KEYS[game.get_type().short_name], depth=2, num_values=3,
+                iterations=50, samples=2,
+            ),
         )
         for p in (0, 1)
     ]  # fmt: skip
@@ -161,8 +163,12 @@ def test_solution_strategies_are_distributions_over_legal_actions():
 def test_bad_settings_raise_one_clear_error(kwargs, match):
     game = pyspiel.load_game(LIARS_DICE)
     args = {"player": 0, "public_key": "actions", **kwargs}
+    bot_args = {k: args.pop(k) for k in ("player", "gadget", "prior") if k in args}
+    settings = large.LargeNestedSettings(**args)
     with pytest.raises(ValueError, match=match):
-        large.LargeNestedSolvingBot(game, policies.uniform_policy(game), **args)
+        large.LargeNestedSolvingBot(
+            game, policies.uniform_policy(game), settings=settings, **bot_args
+        )
 
 
 def test_simultaneous_and_three_player_games_are_refused():

@@ -34,18 +34,45 @@ def test_parse_bot():
 
 
 def test_chunks_cover_the_games_with_consecutive_seeds():
-    tasks = matches.chunks("kuhn_poker", "cfr:3", "nested", "blueprint", SETTINGS, 9, 100, 4)
+    tasks = matches.chunks(
+        "kuhn_poker",
+        "cfr:3",
+        "nested",
+        b="blueprint",
+        settings=SETTINGS,
+        games=9,
+        seed=100,
+        chunk=4,
+    )
     assert [(t.games, t.seed) for t in tasks] == [(4, 100), (4, 104), (1, 108)]
     with pytest.raises(ValueError, match="even"):
-        matches.chunks("kuhn_poker", "cfr:3", "nested", "blueprint", SETTINGS, 9, 0, 3)
+        matches.chunks(
+            "kuhn_poker",
+            "cfr:3",
+            "nested",
+            b="blueprint",
+            settings=SETTINGS,
+            games=9,
+            seed=0,
+            chunk=3,
+        )
     with pytest.raises(ValueError, match="bias set"):
         matches.chunks(
-            "kuhn_poker", "cfr:3", "nested", "blueprint", matches.Settings(num_values=5), 4, 0, 2
+            "kuhn_poker",
+            "cfr:3",
+            "nested",
+            b="blueprint",
+            settings=matches.Settings(num_values=5),
+            games=4,
+            seed=0,
+            chunk=2,
         )
 
 
 def test_play_is_deterministic():
-    (task,) = matches.chunks("kuhn_poker", "cfr:3", "naive", "blueprint", SETTINGS, 6, 5, 6)
+    (task,) = matches.chunks(
+        "kuhn_poker", "cfr:3", "naive", b="blueprint", settings=SETTINGS, games=6, seed=5, chunk=6
+    )
     a = matches.play(task)
     assert len(a) == 6 and a == matches.play(task)
     assert all(r in (-2.0, -1.0, 1.0, 2.0) for r in a)  # Kuhn's returns
@@ -60,12 +87,26 @@ def _swapped(r):
 def test_swapping_the_bots_replays_the_games():
     """Bots are seeded by name (`matches.bot_seed`), not by slot: which bot is listed first
     changes nothing (seeds by slot gave bot A the same luck in every pair of a round robin)."""
-    (ab,) = matches.chunks("leduc_poker", "cfr:3", "nested", "blueprint", SETTINGS, 24, 3, 24)
+    (ab,) = matches.chunks(
+        "leduc_poker",
+        "cfr:3",
+        "nested",
+        b="blueprint",
+        settings=SETTINGS,
+        games=24,
+        seed=3,
+        chunk=24,
+    )
     ba = dataclasses.replace(ab, a=ab.b, b=ab.a)
     assert matches.play(ba) == _swapped(matches.play(ab))
     settings = matches.LargeSettings(public_key="actions", blueprint_iterations=50, iterations=10)
     ab_large = matches.LargeMatch(
-        "liars_dice(numdice=1,dice_sides=3)", "nested/unsafe", "blueprint", settings, 20, 11
+        game="liars_dice(numdice=1,dice_sides=3)",
+        a="nested/unsafe",
+        b="blueprint",
+        settings=settings,
+        games=20,
+        seed=11,
     )
     ba_large = dataclasses.replace(ab_large, a=ab_large.b, b=ab_large.a)
     assert matches.play_large(ba_large) == _swapped(matches.play_large(ab_large))
@@ -92,7 +133,9 @@ def test_duplicate_deals(monkeypatch):
         return real(state, bots, seed)
 
     monkeypatch.setattr(matches.pyspiel, "evaluate_bots", recording)
-    (task,) = matches.chunks("kuhn_poker", "cfr:3", "blueprint", "naive", SETTINGS, 6, 10, 6)
+    (task,) = matches.chunks(
+        "kuhn_poker", "cfr:3", "blueprint", b="naive", settings=SETTINGS, games=6, seed=10, chunk=6
+    )
     matches.play(task)
     assert [seed for seed, _ in calls] == [10, 10, 12, 12, 14, 14]
     monkeypatch.undo()
@@ -192,5 +235,5 @@ def test_a_stopped_match_keeps_whole_deals_only():
     game = pyspiel.load_game("kuhn_poker")
     ctrl_c = _CtrlCInGame(at=4)  # restarted before each game: the 4th restart is game 3
     others = [pyspiel.make_uniform_random_bot(p, p) for p in (0, 1)]
-    returns = matches.play_duplicate(game, [ctrl_c, ctrl_c], others, 6, seed=0)
+    returns = matches.play_duplicate(game, [ctrl_c, ctrl_c], others, games=6, seed=0)
     assert len(returns) == 2

@@ -47,7 +47,12 @@ def _setup():
         return [labels["0.5p"], labels["1p"]]
 
     off = off_tree.find_off_tree(
-        full, abstract, 1, replacements, (P_LOW, 1 - P_LOW), WITH_BET.translate
+        full,
+        abstract,
+        1,
+        replacements=replacements,
+        weights=(P_LOW, 1 - P_LOW),
+        translate=WITH_BET.translate,
     )
     return game, abstract, full, blueprint, off
 
@@ -116,7 +121,7 @@ def test_leaf_values_are_the_average_of_the_counterparts():
     cut = ss.Cut.after_public_chance()
     limit = leaves_lib.depth_limit(abstract.tree, cut)
     strategies = [blueprint[0], abstract.treeplexes[0].uniform]
-    mine = leaves_lib.exact_values(abstract, limit, blueprint, 1, strategies)
+    mine = leaves_lib.exact_values(abstract, limit, blueprint, player=1, strategies=strategies)
     moved = off_tree.transferred_leaves(off, cut, mine)
     board = 4
     for history, counterparts in [
@@ -152,9 +157,13 @@ def test_solve_keeps_the_blueprint_outside_and_plays_distributions():
     cut = ss.Cut.after_public_chance()
     limit = leaves_lib.depth_limit(abstract.tree, cut)
     values = leaves_lib.exact_values(
-        abstract, limit, blueprint, 1, [blueprint[0], abstract.treeplexes[0].uniform]
+        abstract,
+        limit,
+        blueprint,
+        player=1,
+        strategies=[blueprint[0], abstract.treeplexes[0].uniform],
     )
-    sol = off_tree.solve(off, blueprint, cut, values, method="lp")
+    sol = off_tree.solve(off, blueprint, cut, abstract_leaves=values, method="lp")
     lifted = off_tree.lift(off, blueprint)
     tp = full.treeplexes[1]
     tree = full.tree
@@ -172,10 +181,14 @@ def test_solve_keeps_the_blueprint_outside_and_plays_distributions():
 def test_a_game_without_off_tree_actions_is_refused():
     _, abstract, _, _, _ = _setup()
     with pytest.raises(ValueError, match="no action outside the abstraction"):
-        off_tree.find_off_tree(abstract, abstract, 1, lambda s: [4, 6], (0.5, 0.5), None)
+        off_tree.find_off_tree(
+            abstract, abstract, 1, replacements=lambda s: [4, 6], weights=(0.5, 0.5), translate=None
+        )
     _, abstract, full, _, _ = _setup()
     with pytest.raises(ValueError, match="weights must be >= 0 and sum to 1"):
-        off_tree.find_off_tree(full, abstract, 1, lambda s: [4, 6], (0.5, 0.6), None)
+        off_tree.find_off_tree(
+            full, abstract, 1, replacements=lambda s: [4, 6], weights=(0.5, 0.6), translate=None
+        )
 
 
 def test_best_continuation_changes_only_the_play_beyond_the_limit():
