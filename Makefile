@@ -52,11 +52,14 @@ test-fast: $(VENV)/.installed-test
 results-check: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/results
 
-# Lint, format and type checks of the library (run by .ci/run before the tests).
+# Lint (docstrings, argument counts, complexity: ruff.toml), format and type checks (setup.cfg's
+# [mypy]), and the layers of the package (no library module imports the command line, no import
+# cycle, no game registered on import: tests/test_layers.py). Run by .ci/run before the tests.
 check: $(VENV)/.installed-check
 	$(BIN)/ruff check ospiel_ext scripts benchmarks tests
 	$(BIN)/ruff format --check ospiel_ext scripts benchmarks tests
 	$(BIN)/mypy ospiel_ext
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layers.py
 
 $(VENV)/.installed-docs: $(VENV)/.installed-test
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[docs]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)

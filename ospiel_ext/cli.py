@@ -69,8 +69,10 @@ def stage(what: str) -> Iterator[None]:
     """Names what the script is doing, for the line a Ctrl-C prints.
 
     E.g. "interrupted while compiling leduc_poker()": a KeyboardInterrupt leaving the block
-    carries it as a note (the innermost stage is the first note).
+    carries it as a note (the innermost stage is the first note). With --verbose, the stage's
+    start is logged too ("stage: compiling leduc_poker()").
     """
+    absl_logging.vlog(1, "stage: %s", what)
     try:
         yield
     except KeyboardInterrupt as e:

@@ -312,15 +312,18 @@ def liars_dice_policy(tmp_path_factory):
 def test_commands_without_a_result_so_far_stop_and_write_nothing(
     server, liars_dice_policy, tmp_path, sig
 ):
-    """OpenSpiel's best responses of Liar's dice take several seconds here."""
+    """OpenSpiel's best responses of Liar's dice take several seconds here: the signal comes a
+    second after the command logs that they began (a fixed delay from the start missed them on
+    a loaded machine, where reading the policy took longer)."""
     out = tmp_path / "r.json"
     result = server.interrupt(
         _script("evaluate.py"),
         "--game=liars_dice",
         f"--policy={liars_dice_policy}",
         f"--output_json={out}",
-        wait_for=None,
-        seconds=3.0,
+        "--verbose",
+        wait_for="stage: computing best responses",
+        seconds=1.0,
         sig=sig,
     )
     assert result.returncode == 130, result.stderr
