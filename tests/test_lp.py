@@ -14,7 +14,7 @@ from helpers import KUHN_VALUE, LEDUC_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, highs, highs_run, lp, policies, sequence_form
-from ospiel_ext.algorithms.certificates import certificate
+from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.constraints import BehaviouralLowerBounds
 from ospiel_ext.tree_builder import TreeBuilder
@@ -335,7 +335,7 @@ def test_warm_start_with_constraints_on_a_grown_trunk():
 def test_certificate_search_on_leduc_survives_a_failing_warm_start():
     """HiGHS 1.15's dual simplex stops with "HiGHS did not run" from the alien basis the
     search passes to iteration 15's LP (2050 trunk nodes); the LP must then solve cold."""
-    result = certificate.search("leduc_poker", max_nodes=2500)
+    result = certificates.search("leduc_poker", max_nodes=2500)
     cert = result.certificate
     assert result.iterations >= 15
     assert cert.value_lower - 1e-9 <= LEDUC_VALUE <= cert.value_upper + 1e-9

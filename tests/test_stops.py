@@ -7,8 +7,7 @@ import typing
 import pytest
 
 from ospiel_ext import stops, sweeps
-from ospiel_ext.algorithms import solver
-from ospiel_ext.algorithms.certificates import certificate
+from ospiel_ext.algorithms import certificates, solver
 from ospiel_ext.algorithms.gameshrink import filters, shrink
 from ospiel_ext.algorithms.subgames import combine
 
@@ -38,7 +37,7 @@ def _literals(annotation):
     "result_type",
     [
         solver.RunResult,
-        certificate.SearchResult,
+        certificates.SearchResult,
         sweeps.SweepResult,
         combine.Resolution,
         shrink.Abstraction,

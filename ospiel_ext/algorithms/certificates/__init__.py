@@ -4,8 +4,10 @@ Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box
 Games" (AAAI 2021). Modules:
 
 * `trunks`: trunks grown on demand from pyspiel states, nature sampling (Defs 3.1, 3.3; Section 5);
-* `certificate`: verification, best certificates, Algorithm 6.7's search, minimal certificates,
-  unbounded payoffs (Sections 3, 4, 6);
+* `certificate`: certificates, their verification, minimal certificates, the certified policy
+  (Sections 3, 4, Def. 6.2);
+* `trunk_lps`: the best certificate of a trunk, unbounded payoffs (Sections 6.1, 6.4);
+* `search`: Algorithm 6.7, the search that grows the trunk (Sections 6.3, 6.7);
 * `io`: certificate files, re-verified from the game alone.
 
 The names users call are re-exported here: `certificates.search(game, ...)`,
@@ -13,19 +15,21 @@ The names users call are re-exported here: `certificates.search(game, ...)`,
 """
 
 from ospiel_ext.algorithms.certificates.certificate import (
-    DEFAULT_MAX_TRUNK_NODES,
     ZERO_TOLERANCE,
     Certificate,
     CertificatePolicy,
-    IterationCost,
-    SearchResult,
-    SearchStop,
-    best_certificate,
     minimal_certificate,
-    search,
     verify,
 )
 from ospiel_ext.algorithms.certificates.io import Verification, save, verify_data, verify_saved
+from ospiel_ext.algorithms.certificates.search import (
+    DEFAULT_MAX_TRUNK_NODES,
+    IterationCost,
+    SearchResult,
+    SearchStop,
+    search,
+)
+from ospiel_ext.algorithms.certificates.trunk_lps import best_certificate
 from ospiel_ext.algorithms.certificates.trunks import BlackBox, Bounds, NatureSampling, Trunk
 
 __all__ = [

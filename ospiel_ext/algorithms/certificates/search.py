@@ -1,0 +1,356 @@
+"""Algorithm 6.7: grow a trunk until its best certificate is an epsilon-certificate.
+
+Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box Extensive-Form
+Games", AAAI 2021.
+
+`search` solves both LPs of the trunk (`trunk_lps`), expands the pseudoterminal nodes in the
+support of the optimistic profile, optionally also the shallowest pseudoterminal node (Section
+6.3), until epsilon <= target; nature sampling (Section 5, Theorem 5.1: `trunks.NatureSampling`)
+replaces chance distributions by empirical ones with the theorem's sample size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Literal
+
+import numpy as np
+import pyspiel
+from absl import logging
+from numpy.typing import NDArray
+
+from ospiel_ext import interrupts, loading, lp, progress, stops
+from ospiel_ext.algorithms.certificates.certificate import Certificate, verify
+from ospiel_ext.algorithms.certificates.trunk_lps import TrunkSolves, solve_trunk
+from ospiel_ext.algorithms.certificates.trunks import BlackBox, Trunk
+from ospiel_ext.budget import Budget
+from ospiel_ext.sequence_form import TreeSequenceForm
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class IterationCost:
+    """Where one iteration of Algorithm 6.7 spent its time, against the trunk it worked on.
+
+    Attributes:
+      nodes, infosets: the trunk's size when solved.
+      build_seconds: the trunk's arrays and sequence form (rebuilt every iteration).
+      lp_seconds: HiGHS on both sides.
+      expand_seconds: expanding the chosen frontier nodes (pyspiel states, tree surgery).
+      other_seconds: the rest (the LPs' matrices, the certificate, the support).
+      expanded: nodes expanded after the solve (support leaves, and with `expand_below`
+        their new children).
+    """
+
+    nodes: int
+    infosets: int
+    build_seconds: float
+    lp_seconds: float
+    expand_seconds: float
+    other_seconds: float
+    expanded: int
+
+
+SearchStop = Literal[
+    "epsilon",
+    "no pseudoterminal node in support",
+    "max_nodes",
+    "max_memory",
+    "time_limit",
+    "interrupted",
+]
+"""The `stops.StopReason`s of the certificate search."""
+DEFAULT_MAX_TRUNK_NODES = 5_000_000
+"""Trunk node cap of `search` when none is given (`loading.NO_NODE_CAP` removes it). A trunk
+node costs more than a compiled one (every pseudoterminal leaf keeps its pyspiel state):
+Goofspiel trunks of 1.7 million nodes took about 3 GB here."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchResult(stops.Stoppable):
+    """The best certificate found and the run's statistics.
+
+    Attributes:
+      certificate: the best certificate found (the first trunk's uniform profile, verified,
+        if the run stopped before any trunk LP was solved).
+      iterations: iterations of Algorithm 6.7 begun.
+      seconds, lp_seconds: wall-clock seconds of the run, and of HiGHS.
+      stop_reason: why the run ended (`SearchStop`).
+      simplex_iterations: HiGHS's, summed.
+      trace: one `IterationCost` per iteration.
+      peak_memory: the largest resident memory seen (bytes; 0 unless `max_memory` was set).
+    """
+
+    certificate: Certificate
+    iterations: int
+    seconds: float
+    lp_seconds: float
+    stop_reason: SearchStop
+    simplex_iterations: int = 0
+    trace: tuple[IterationCost, ...] = ()
+    peak_memory: int = 0
+
+
+def _support_leaves(
+    sf: TreeSequenceForm,
+    frontier: dict[int, pyspiel.State],
+    support: tuple[NDArray[np.bool_], NDArray[np.bool_]],
+) -> list[int]:
+    """Pseudoterminal leaves in the support of the corrected optimistic profile."""
+    z = sf.leaves
+    reached = (
+        (sf.chance_reach[z] > 0) & support[0][sf.node_seq[0][z]] & support[1][sf.node_seq[1][z]]
+    )
+    return [int(n) for n in z[reached] if int(n) in frontier]
+
+
+def _uniform_certificate(sf: TreeSequenceForm) -> Certificate:
+    """The uniform profile on a trunk with its (verified) epsilon.
+
+    The certificate of a run stopped before its first LP was solved.
+    """
+    uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
+    lower, upper = verify(sf, uniform)
+    return Certificate(
+        sequence_form=sf,
+        behavioural=uniform,
+        epsilon=upper - lower,
+        value_lower=lower,
+        value_upper=upper,
+    )
+
+
+def search(
+    game: pyspiel.Game | str,
+    epsilon: float = 0.0,
+    max_nodes: int | float | None = None,
+    *,
+    time_limit: float | None = None,
+    expand_shallowest: bool = False,
+    black_box: BlackBox | None = None,
+    warm_start: bool = True,
+    expand_below: int = 0,
+    lp_method: str = "simplex",
+    max_memory: int | None = None,
+) -> SearchResult:
+    """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
+
+    Stops at epsilon, when no pseudoterminal node is in the optimistic profile's support
+    (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes (None:
+    `DEFAULT_MAX_TRUNK_NODES`; `loading.NO_NODE_CAP`: no cap), when the resident memory passes
+    `max_memory` bytes, after `time_limit` seconds, or on Ctrl-C / SIGTERM
+    (`ospiel_ext.interrupts`); returns the best certificate so far. Time, memory and Ctrl-C are
+    checked between the phases of an iteration and at every node expanded, and HiGHS gets the
+    time left and stops on Ctrl-C, so the run ends within moments of its budget.
+
+    Every trunk is checked for perfect recall (the game's, on the part expanded so far):
+    imperfect recall is refused as `walk.game_tree` refuses it, since the sequence form
+    and its certificate assume it.
+
+    `warm_start` starts each LP from the previous trunk's final basis (HiGHS, alien basis).
+    `expand_below` also expands the new pseudoterminal children of the expanded nodes, that
+    many levels deeper, in the same iteration (Algorithm 6.7 may expand any nodes; fewer,
+    larger steps where each iteration's cost grows with the whole trunk).
+    `lp_method` is HiGHS's algorithm for the trunk LPs (`highs.METHODS`: "simplex", warm-started
+    as above, or "ipm", interior point with crossover, cold; faster on large trunks).
+    `black_box` is how the game is queried (Section 5; None: `BlackBox()`): its `bounds` oracle
+    (default `trunks.utility_bounds`) and, with `nature`, chance sampled: the certificate is
+    exact for the sampled trunk and worth epsilon + 2 nature.epsilon in the true game with
+    probability 1 - 4 delta.
+
+    Raises:
+      ValueError: the game is not two-player zero-sum, lacks perfect recall (seen on a
+        trunk), or an argument is out of range.
+    """
+    if not epsilon >= 0:
+        raise ValueError(f"epsilon must be non-negative, got {epsilon}")
+    if expand_below < 0:
+        raise ValueError(f"expand_below must be non-negative, got {expand_below}")
+    black_box = black_box or BlackBox()
+    trunk = Trunk(game, black_box.bounds, black_box.nature)
+    cap = loading.node_cap(trunk.game, max_nodes, DEFAULT_MAX_TRUNK_NODES, walk_whole_game=False)
+    budget = Budget(time_limit, max_memory)
+    with interrupts.graceful():
+        return _search(
+            trunk,
+            epsilon,
+            cap,
+            budget,
+            expand_shallowest=expand_shallowest,
+            warm_start=warm_start,
+            expand_below=expand_below,
+            lp_method=lp_method,
+        )
+
+
+def _search(
+    trunk: Trunk,
+    epsilon: float,
+    cap: int | float,
+    budget: Budget,
+    *,
+    expand_shallowest: bool,
+    warm_start: bool,
+    expand_below: int,
+    lp_method: str,
+) -> SearchResult:
+    """The loop of `search` (see there)."""
+    best: Certificate | None = None
+    lp_seconds, simplex, iteration = 0.0, 0, 0
+    reason: SearchStop | None = None
+    warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None)
+    trace: list[IterationCost] = []
+    with progress.bar(f"certifying {trunk.game}", unit="it") as bar:
+        while reason is None:
+            iteration += 1
+            began = time.perf_counter()
+            sf = TreeSequenceForm(trunk.tree())
+            sf.tree.check_perfect_recall()
+            built = time.perf_counter()
+            solved, reason = _solve_within(sf, warm, lp_method, budget)
+            if solved is None:
+                break
+            if warm_start:
+                beta_side, alpha_side = solved.sides
+                warm = (
+                    None if beta_side is None else beta_side.basis,
+                    None if alpha_side is None else alpha_side.basis,
+                )
+            simplex += solved.simplex_iterations
+            cert = solved.certificate
+            lp_seconds += solved.lp_seconds
+            if best is None or cert.epsilon < best.epsilon:
+                best = cert
+            bar.update()
+            bar.set_postfix(epsilon=f"{best.epsilon:.3g}", trunk_nodes=trunk.num_nodes)
+            logging.vlog(
+                1,
+                "iteration %d  trunk nodes %d  infosets %d  alpha* %.6g  beta* %.6g  epsilon %.3g",
+                iteration,
+                trunk.num_nodes,
+                cert.trunk.num_infosets,
+                cert.value_lower,
+                cert.value_upper,
+                cert.epsilon,
+            )
+            to_expand = _nodes_to_expand(trunk, solved, expand_shallowest)
+            if cert.epsilon <= epsilon + cert.zero_tolerance:
+                reason = "epsilon"
+            elif not to_expand:
+                reason = "no pseudoterminal node in support"
+            elif trunk.num_nodes + _children_bound(trunk, to_expand) > cap:
+                reason = "max_nodes"
+            expanding = time.perf_counter()
+            expanded = 0
+            if reason is None:
+                expanded, reason = _expand(trunk, to_expand, expand_below, cap=cap, budget=budget)
+            done = time.perf_counter()
+            trace.append(
+                IterationCost(
+                    nodes=sf.tree.num_nodes,
+                    infosets=sf.tree.num_infosets,
+                    build_seconds=built - began,
+                    lp_seconds=solved.lp_seconds,
+                    expand_seconds=done - expanding,
+                    other_seconds=expanding - built - solved.lp_seconds,
+                    expanded=expanded,
+                )
+            )
+    assert reason is not None
+    if best is None:  # stopped before the first trunk's LPs: its uniform profile
+        best = _uniform_certificate(sf)
+    logging.vlog(
+        1,
+        "certificate search stopped (%s) after %d iterations, %.1fs: epsilon %.3g, trunk of "
+        "%d nodes",
+        reason, iteration, budget.elapsed(), best.epsilon, best.trunk.num_nodes,
+    )  # fmt: skip
+    return SearchResult(
+        certificate=best,
+        iterations=iteration,
+        seconds=budget.elapsed(),
+        lp_seconds=lp_seconds,
+        stop_reason=reason,
+        simplex_iterations=simplex,
+        trace=tuple(trace),
+        peak_memory=budget.peak_memory,
+    )
+
+
+def _solve_within(
+    sf: TreeSequenceForm,
+    warm: tuple[lp.Basis | None, lp.Basis | None],
+    method: str,
+    budget: Budget,
+) -> tuple[TrunkSolves | None, SearchStop | None]:
+    """(`solve_trunk`'s solves, None), or (None, why the search stops).
+
+    The second form when the budget is spent before or inside the LPs.
+    """
+    reason = budget.exceeded()
+    if reason is not None:
+        return None, reason
+    try:
+        return solve_trunk(sf, warm, method, budget=budget), None
+    except interrupts.Interrupted:  # HiGHS stopped by Ctrl-C or a deadline
+        return None, interrupts.stop_reason() or "interrupted"
+    except lp.LPError as e:
+        if e.status != "kTimeLimit":
+            raise
+        return None, "time_limit"
+
+
+def _nodes_to_expand(trunk: Trunk, solved: TrunkSolves, expand_shallowest: bool) -> list[int]:
+    """Algorithm 6.7's nodes to expand.
+
+    The pseudoterminal leaves in the corrected optimistic profile's support (the shallowest
+    level while a value is unbounded), and the shallowest one with `expand_shallowest`
+    (Section 6.3).
+    """
+    if solved.optimistic_support is None:  # a value is unbounded: grow the top first
+        depth = min(map(trunk.depth, trunk.frontier))
+        to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
+    else:
+        to_expand = _support_leaves(
+            solved.certificate.sequence_form, trunk.frontier, solved.optimistic_support
+        )
+    if expand_shallowest and trunk.frontier:
+        shallowest = min(trunk.frontier, key=trunk.depth)
+        if shallowest not in to_expand:
+            to_expand.append(shallowest)
+    return to_expand
+
+
+def _expand(
+    trunk: Trunk, nodes: list[int], below: int, *, cap: int | float, budget: Budget
+) -> tuple[int, SearchStop | None]:
+    """Expands `nodes`, then their new pseudoterminal children `below` levels deep.
+
+    Deeper levels only while they fit in `cap`, checking the budget at every node; returns how
+    many nodes it expanded and why it stopped early (None if it did not: the first level is
+    known to fit in `cap`).
+    """
+    count = 0
+    for level in range(below + 1):
+        children: list[int] = []
+        for node in nodes:
+            if level and trunk.num_nodes + _children_bound(trunk, [node]) > cap:
+                return count, None
+            stop = budget.exceeded()
+            if stop is not None:
+                return count, stop
+            children += trunk.expand(node)
+            count += 1
+        nodes = children
+    return count, None
+
+
+def _children_bound(trunk: Trunk, nodes: list[int]) -> int:
+    """How many nodes expanding `nodes` adds."""
+    total = 0
+    for n in nodes:
+        state = trunk.frontier[n]
+        total += (
+            len(state.chance_outcomes()) if state.is_chance_node() else len(state.legal_actions())
+        )
+    return total

@@ -1,0 +1,210 @@
+"""The best certificate of a trunk: the two LPs of Section 6.1, with unbounded payoffs.
+
+Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in Black-Box Extensive-Form
+Games", AAAI 2021.
+
+* `best_certificate` (Section 6.1): the pessimistic equilibrium, x from the LP of (G~, alpha)
+  and y from the LP of (G~, beta); its epsilon is value(beta) - value(alpha). The same solves
+  give the optimistic profile (x from (G~, beta), y from (G~, alpha)) whose support
+  Algorithm 6.7 expands (`search`).
+* Unbounded payoffs (Section 6.4): in (G~, beta) the opponent's *bad* sequences (those with
+  an unbounded leaf right below) are removed from LP (6.10), and the optimistic strategy is
+  corrected by Algorithm 6.11 (infinitesimal weight on the sequences leading to unbounded
+  leaves where the opponent would otherwise profit from a bad sequence); Theorem 6.12 makes
+  the search stop exactly at a 0-certificate. While the opponent cannot avoid unbounded leaves
+  at all (the value is infinite), the search expands the shallowest pseudoterminal nodes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ospiel_ext import lp
+from ospiel_ext.algorithms.certificates.certificate import Certificate, verify
+from ospiel_ext.arrays import FloatArray
+from ospiel_ext.budget import Budget
+from ospiel_ext.sequence_form import Treeplex, TreeSequenceForm
+from ospiel_ext.tree import GameTree
+
+SUPPORT_TOLERANCE = 1e-9
+"""Plan entries above this are in a profile's support."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Side:
+    """(G~, beta) solved for player 0, or (G~, alpha) for player 1.
+
+    The game in which `player` may win an unbounded amount (Section 6.4), solved from that
+    player's side.
+    """
+
+    value: float  # player 0's value
+    own_plan: FloatArray  # the solving player's plan (its optimistic strategy)
+    opponent_plan: FloatArray  # the opponent's plan (its pessimistic strategy)
+    infinitesimal: NDArray[np.bool_]  # the solving player's sequences corrected (Alg. 6.11)
+    lp_seconds: float
+    simplex_iterations: int
+    basis: lp.Basis | None
+
+
+def _close_bad(tp: Treeplex, bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """An infoset all of whose actions are bad makes the sequence leading to it bad."""
+    while tp.num_infosets:
+        all_bad = np.minimum.reduceat(bad[1:].astype(np.int8), tp.seq_start - 1) == 1
+        parents = tp.parent_seq[all_bad]
+        if bad[parents].all():
+            return bad
+        bad = bad.copy()
+        bad[parents] = True
+    return bad
+
+
+def _correct(
+    sf: TreeSequenceForm,
+    player: int,
+    plan: FloatArray,
+    *,
+    values: FloatArray,
+    unbounded: NDArray[np.bool_],
+    bad: NDArray[np.bool_],
+) -> NDArray[np.bool_]:
+    """Algorithm 6.11 CORRECT at every opponent infoset I: the mask of the corrected sequences.
+
+    Where an action a is worth more to the opponent's unrestricted best response than I's value
+    when avoiding bad sequences (V*(Ia) better than V(I)), the solving player's sequences that
+    lead to an unbounded leaf under Ia get an infinitesimal weight; returns the mask of those
+    sequences.
+    """
+    opp = 1 - player
+    tp = sf.treeplexes[opp]
+    g = sf.leaf_sequence_values(opp, plan, values)  # -inf where plan reaches an unbounded leaf
+    v_star, _ = tp.infoset_values(g, None)
+    restricted = np.where(bad, -np.inf, g)
+    _, v_restricted = tp.infoset_values(restricted, None)
+    better = np.zeros(tp.num_sequences, dtype=bool)
+    better[1:] = v_star[1:] > tp.spread(v_restricted)[1:] + SUPPORT_TOLERANCE
+    z = sf.leaves[unbounded]
+    marked = np.zeros(sf.shape[player], dtype=bool)
+    marked[sf.node_seq[player][z[better[sf.node_seq[opp][z]]]]] = True
+    return marked
+
+
+def _solve_side(
+    sf: TreeSequenceForm,
+    player: int,
+    warm: lp.Basis | None,
+    *,
+    method: str,
+    budget: Budget | None = None,
+) -> _Side | None:
+    """The LP (6.10) with the opponent's bad sequences removed.
+
+    None if the opponent cannot avoid them (the value is unbounded). `budget`: HiGHS gets its
+    remaining time.
+    """
+    opp = 1 - player
+    z = sf.leaves
+    values = sf.tree.hi[z] if player == 0 else sf.tree.lo[z]
+    unbounded = np.isposinf(values) if player == 0 else np.isneginf(values)
+    bad = np.zeros(sf.shape[opp], dtype=bool)
+    bad[sf.node_seq[opp][z[unbounded]]] = True
+    bad = _close_bad(sf.treeplexes[opp], bad)
+    if bad[0]:
+        return None
+    finite = sf.leaf_matrix(np.where(unbounded, 0.0, values))
+    sol = lp.solve(
+        sf,
+        payoff=finite,
+        player=player,
+        excluded_opponent_sequences=bad if bad.any() else None,
+        warm_start=warm,
+        return_basis=True,
+        method=method,
+        time_limit=None if budget is None else budget.remaining(),
+    )
+    own = sol.plans[player]
+    marked = _correct(sf, player, own, values=values, unbounded=unbounded, bad=bad)
+    return _Side(
+        value=sol.value,
+        own_plan=own,
+        opponent_plan=sol.plans[opp],
+        infinitesimal=marked,
+        lp_seconds=sol.seconds,
+        simplex_iterations=sol.simplex_iterations,
+        basis=sol.basis,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class TrunkSolves:
+    """Both LPs of a trunk solved (`solve_trunk`): its best certificate and what the search needs.
+
+    Attributes:
+      certificate: the pessimistic equilibrium with its epsilon (the trunk's best certificate).
+      optimistic_support: per player, the corrected optimistic profile's support (plan > 0 or
+        corrected by Algorithm 6.11); None while some side's value is unbounded.
+      sides: the (beta side, alpha side) solves; None for a side whose value is unbounded.
+    """
+
+    certificate: Certificate
+    optimistic_support: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
+    sides: tuple[_Side | None, _Side | None]
+
+    @property
+    def lp_seconds(self) -> float:
+        """HiGHS's seconds on both sides."""
+        return sum(side.lp_seconds for side in self.sides if side is not None)
+
+    @property
+    def simplex_iterations(self) -> int:
+        """HiGHS's simplex iterations on both sides."""
+        return sum(side.simplex_iterations for side in self.sides if side is not None)
+
+
+def solve_trunk(
+    sf: TreeSequenceForm,
+    warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None),
+    method: str = "simplex",
+    budget: Budget | None = None,
+) -> TrunkSolves:
+    """Both games of Section 6.1, with Section 6.4's corrections for unbounded payoffs.
+
+    Gives the pessimistic equilibrium and the support of the corrected optimistic profile.
+    `warm`: bases of the previous trunk's (beta, alpha) LPs; `budget`: the LPs get its
+    remaining time (`lp.LPError` with status kTimeLimit after it).
+    """
+    beta = _solve_side(sf, 0, warm[0], method=method, budget=budget)
+    alpha = _solve_side(sf, 1, warm[1], method=method, budget=budget)
+    if beta is None or alpha is None:
+        uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
+        cert = Certificate(
+            sequence_form=sf,
+            behavioural=uniform,
+            epsilon=np.inf,
+            value_lower=-np.inf,
+            value_upper=np.inf,
+        )
+        return TrunkSolves(cert, None, (beta, alpha))
+    plans = (alpha.opponent_plan, beta.opponent_plan)
+    pessimistic = (sf.treeplexes[0].behavioural(plans[0]), sf.treeplexes[1].behavioural(plans[1]))
+    value_lower, value_upper = verify(sf, pessimistic)
+    cert = Certificate(
+        sequence_form=sf,
+        behavioural=pessimistic,
+        epsilon=value_upper - value_lower,
+        value_lower=value_lower,
+        value_upper=value_upper,
+    )
+    support = (
+        (beta.own_plan > SUPPORT_TOLERANCE) | beta.infinitesimal,
+        (alpha.own_plan > SUPPORT_TOLERANCE) | alpha.infinitesimal,
+    )
+    return TrunkSolves(cert, support, (beta, alpha))
+
+
+def best_certificate(trunk: GameTree) -> Certificate:
+    """The certificate with the smallest epsilon on a given trunk (Section 6.1)."""
+    return solve_trunk(TreeSequenceForm(trunk)).certificate
