@@ -39,7 +39,7 @@ import time
 from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, sequence_form
-from ospiel_ext.algorithms import cfr, egt
+from ospiel_ext.algorithms import cfr, dilated_entropy, egt
 from ospiel_ext.tables import format_table
 
 LEDUC_5 = "limit_leduc_poker(num_ranks=5,max_raises=2)"
@@ -209,7 +209,7 @@ def part3():
     xi, rows, out = _REFINE_XI.value, [], {}
     for name in _REFINE_GAMES.value:
         sf = sequence_form.for_game(cli.load_game(name))
-        dgfs = [egt.DilatedEntropy(tp, xi) for tp in sf.treeplexes]
+        dgfs = [dilated_entropy.DilatedEntropy(tp, xi) for tp in sf.treeplexes]
         out[name] = {}
         for algo, solver in _solvers(sf, egt.tune_dgf_weight(sf), xi).items():
             algo = "CFR+ (lower bounds)" if algo == "CFR+" else f"perturbed {algo}"
@@ -217,7 +217,7 @@ def part3():
             while solver.traversals < _MAX_TRAVERSALS.value:
                 behavioural = solver.average_behavioural()
                 plans = (tp.realization_plan(b) for tp, b in zip(sf.treeplexes, behavioural))
-                if egt.perturbed_saddle_gap(sf, dgfs, *plans) <= _REFINE_TARGET.value:
+                if dilated_entropy.perturbed_saddle_gap(sf, dgfs, *plans) <= _REFINE_TARGET.value:
                     hit = behavioural
                     break
                 start = time.perf_counter()

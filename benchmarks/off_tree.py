@@ -36,7 +36,7 @@ import time
 from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, walk
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
@@ -90,7 +90,7 @@ def game_string(num_ranks: int, stack: int) -> str:
 
 
 def cfr_plus(sf: TreeSequenceForm, iterations: int):
-    solver = cfr.CFRVariantSolver(sf, cfr.CFR_PLUS)
+    solver = cfr_variants.CFRVariantSolver(sf, cfr_variants.CFR_PLUS)
     solver_lib.run(solver, iterations)
     return solver.average_behavioural()
 

@@ -9,7 +9,7 @@ import scipy.optimize
 from helpers import KUHN_VALUE, perturbed_lp_value
 
 from ospiel_ext import constraints, lp, sequence_form
-from ospiel_ext.algorithms import cfr, egt
+from ospiel_ext.algorithms import cfr, dilated_entropy
 from ospiel_ext.constraints import BehaviouralLowerBounds
 
 TOL = 1e-9
@@ -79,7 +79,9 @@ def test_uniform_bounds_match_the_perturbed_lp_reference(game):
     assert value == pytest.approx(perturbed_lp_value(sf, xi), abs=1e-9)
     # EGT's perturbed dilated entropy sees the same per-sequence bounds.
     for p, tp in enumerate(sf.treeplexes):
-        np.testing.assert_array_equal(egt.DilatedEntropy(tp, xi).xi_seq, bounds.per_sequence(sf, p))
+        np.testing.assert_array_equal(
+            dilated_entropy.DilatedEntropy(tp, xi).xi_seq, bounds.per_sequence(sf, p)
+        )
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])

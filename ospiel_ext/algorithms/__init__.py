@@ -1,8 +1,11 @@
 """The papers' algorithms, one module or package each.
 
 * `solver`: the `Solver` protocol and the one run loop (budget, time limit, Ctrl-C);
-* `cfr`: vectorised CFR, CFR+, DCFR and LCFR on the sequence form (OpenSpiel drop-ins);
-* `egt`: the excessive gap technique with (perturbed) dilated entropy (approximate EFPE);
+* `cfr_variants`: vectorised CFR, CFR+, DCFR and LCFR on the sequence form, one update rule
+  configured by `CFRConfig`, with basis matrices;
+* `cfr`: the same as drop-ins for OpenSpiel's CFR solvers (its signatures);
+* `dilated_entropy`: the (perturbed) dilated entropy DGF of a treeplex and its closed-form argmax;
+* `egt`: the excessive gap technique with that DGF (approximate EFPE);
 * `gameshrink`: lossless and approximate abstraction of games with ordered signals;
 * `subgames`: safe subgame solving with gadget games and gadget game sequential equilibria;
 * `depth_limited`: depth-limited solving with multi-valued states;

@@ -11,7 +11,7 @@ from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import constraints, evaluate, policies, sequence_form
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr, cfr_variants
 
 PAIRS = [
     (cfr.CFRSolver, os_cfr.CFRSolver),
@@ -57,7 +57,7 @@ def test_cfr_flags_as_openspiel(alternating, linear, plus, keywords):
         alternating_updates=alternating, linear_averaging=linear, regret_matching_plus=plus
     )
     ours = cfr._CFRSolver(game, **flags) if keywords else cfr._CFRSolver(game, *flags.values())
-    assert ours.config == cfr.CFRConfig(plus, alternating, linear)
+    assert ours.config == cfr_variants.CFRConfig(plus, alternating, linear)
     theirs = os_cfr._CFRSolver(game, **flags)
     for _ in range(4):
         ours.evaluate_and_update_policy()
@@ -147,11 +147,11 @@ def test_cfr_solver_with_simultaneous_updates_is_openspiels():
 
 def test_presets_are_the_configs():
     game = "kuhn_poker"
-    assert cfr.CFRSolver(game).config == cfr.CFR
-    assert cfr.CFRPlusSolver(game).config == cfr.CFR_PLUS
-    assert cfr.DCFRSolver(game).config == cfr.DCFR
-    assert cfr.LCFRSolver(game).config == cfr.LCFR
-    a, b = cfr.CFRVariantSolver(game, cfr.LCFR), cfr.LCFRSolver(game)
+    assert cfr.CFRSolver(game).config == cfr_variants.CFR
+    assert cfr.CFRPlusSolver(game).config == cfr_variants.CFR_PLUS
+    assert cfr.DCFRSolver(game).config == cfr_variants.DCFR
+    assert cfr.LCFRSolver(game).config == cfr_variants.LCFR
+    a, b = cfr_variants.CFRVariantSolver(game, cfr_variants.LCFR), cfr.LCFRSolver(game)
     for _ in range(10):
         a.evaluate_and_update_policy()
         b.evaluate_and_update_policy()

@@ -8,7 +8,7 @@ import pytest
 from helpers import KUHN_VALUE, check_solver, perturbed_lp_value
 
 from ospiel_ext import evaluate, sequence_form
-from ospiel_ext.algorithms import egt
+from ospiel_ext.algorithms import dilated_entropy, egt
 from ospiel_ext.tree_builder import TreeBuilder
 
 
@@ -27,7 +27,7 @@ def _random_perturbed_behavioural(tp, xi, rng):
 @pytest.mark.parametrize("xi", [0.0, 0.1])
 def test_argmax_is_the_conjugate_gradient(game, xi):
     tp = sequence_form.for_game(game).treeplexes[0]
-    dgf = egt.DilatedEntropy(tp, xi)
+    dgf = dilated_entropy.DilatedEntropy(tp, xi)
     rng = np.random.default_rng(0)
     g, mu = rng.normal(size=tp.num_sequences), 0.7
     b, value = dgf.argmax(g, mu)
@@ -52,7 +52,7 @@ def test_argmax_is_the_conjugate_gradient(game, xi):
 @pytest.mark.parametrize("xi", [0.0, 0.1])
 def test_argmax_with_a_centre_is_the_prox_mapping(game, xi):
     tp = sequence_form.for_game(game).treeplexes[1]
-    dgf = egt.DilatedEntropy(tp, xi)
+    dgf = dilated_entropy.DilatedEntropy(tp, xi)
     rng = np.random.default_rng(1)
     b_bar = _random_perturbed_behavioural(tp, xi, rng)
     x_bar = tp.realization_plan(b_bar)
@@ -88,7 +88,7 @@ def test_padded_segment_maxima_are_the_infosets_maxima(game):
     z_all = np.append(rng.normal(size=tp.num_sequences), -np.inf)
     padded = 0
     for lv in tp.levels:
-        pad = egt._padded_segments(tp, lv)
+        pad = dilated_entropy._padded_segments(tp, lv)
         if pad is None:
             continue
         padded += 1
@@ -106,10 +106,10 @@ def test_weights_follow_theorem_4_on_kuhn():
     # Kuhn, player 0: root infosets (card) with one child infoset after (check, bet): d_j = 1,
     # M_{j,1} = 2, so beta = 2 + 2 (2 - 1) = 4; the leaves have beta = 2.
     tp = sequence_form.for_game("kuhn_poker").treeplexes[0]
-    beta = egt.dilated_entropy_weights(tp)
+    beta = dilated_entropy.dilated_entropy_weights(tp)
     roots = tp.parent_seq == 0
     assert np.all(beta[roots] == 4.0) and np.all(beta[~roots] == 2.0)
-    assert egt.treeplex_norm(tp) == 6.0  # 3 cards x (root + one follow-up)
+    assert dilated_entropy.treeplex_norm(tp) == 6.0  # 3 cards x (root + one follow-up)
 
 
 def test_solver_api(small_game):
@@ -277,7 +277,7 @@ def test_max_divergence_is_the_largest_divergence_from_the_centre(game, xi):
     """D of a DGF centred at q_bar: every point's divergence is at most D, and (Kuhn, all
     2^6 vertices enumerated) some vertex attains it."""
     tp = sequence_form.for_game(game).treeplexes[0]
-    dgf = egt.DilatedEntropy(tp, xi)
+    dgf = dilated_entropy.DilatedEntropy(tp, xi)
     rng = np.random.default_rng(2)
     log_center = dgf.log_center(_random_perturbed_behavioural(tp, xi, rng))
     top = dgf.max_divergence(log_center)

@@ -6,7 +6,7 @@ assertions, with `cfr` and `exploitability` bound to our modules instead of Open
 Adapted:
 - ModuleLevelFunctionTest.test__update_current_policy tests OpenSpiel's private per-infoset
   dict helpers (`_InfoStateNode`, `_update_current_policy`), which ours replaces with arrays;
-  the same cumulative regrets go through our `cfr.regret_matching` instead, with the same
+  the same cumulative regrets go through our `cfr_variants.regret_matching` instead, with the same
   expected policy and the same exact assertion.
 - test_cfr_cce_ce_dist_goofspiel uses goofspiel with returns_type=total_points, a general-sum
   game that ours refuses (two-player zero-sum only); it runs here on the zero-sum
@@ -27,7 +27,7 @@ from open_spiel.python.algorithms import expected_game_score
 
 from ospiel_ext import evaluate as exploitability
 from ospiel_ext import policies, sequence_form
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr, cfr_variants
 
 _KUHN_GAME = pyspiel.load_game("kuhn_poker")
 _LEDUC_GAME = pyspiel.load_game("leduc_poker")
@@ -62,7 +62,9 @@ class ModuleLevelFunctionTest(absltest.TestCase):
             for key, index in nodes_indices.items()
         }
         regrets = policies.behavioural_from_table(sf, table)
-        current = tuple(cfr.regret_matching(tp, r) for tp, r in zip(sf.treeplexes, regrets))
+        current = tuple(
+            cfr_variants.regret_matching(tp, r) for tp, r in zip(sf.treeplexes, regrets)
+        )
         tabular_policy = policies.layout(sf).to_tabular(current)
 
         np.testing.assert_array_equal(expected_policy, tabular_policy.action_probability_array)

@@ -46,7 +46,7 @@ import pyspiel
 from numpy.typing import NDArray
 
 from ospiel_ext import arrays, constraints, policies
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
@@ -433,8 +433,10 @@ def best_continuation(
         if infoset not in free_infosets:
             start, n = int(tp.seq_start[local]), int(tp.num_actions[local])
             fixed[tree.infoset_key[infoset]] = np.clip(b[start : start + n], 0, None) * FIXED
-    solver = cfr.CFRVariantSolver(
-        sf, cfr.CFR_PLUS, lower_bounds=constraints.BehaviouralLowerBounds(per_infoset=fixed)
+    solver = cfr_variants.CFRVariantSolver(
+        sf,
+        cfr_variants.CFR_PLUS,
+        lower_bounds=constraints.BehaviouralLowerBounds(per_infoset=fixed),
     )
     solver_lib.run(solver, iterations)
     return solver.average_behavioural()

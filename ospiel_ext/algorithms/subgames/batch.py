@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ospiel_ext import arrays, evaluate
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetGame
@@ -99,7 +99,7 @@ def solve_cfr_batch(
     eps: float = ggse.DEFAULT_EPS,
     *,
     iterations: int = ggse.DEFAULT_ITERATIONS,
-    config: cfr.CFRConfig = cfr.CFR_PLUS,
+    config: cfr_variants.CFRConfig = cfr_variants.CFR_PLUS,
 ) -> tuple[ggse.GadgetSolution, ...]:
     """`ggse.solve_cfr` of every gadget (with its prior, or None) by one run on their union.
 
@@ -115,7 +115,7 @@ def solve_cfr_batch(
         checked = ggse.lower_bounds(g, prior, eps)
         if checked is not None:
             bounds.update({union_key(k, key): v for key, v in checked.per_infoset.items()})
-    solver = cfr.CFRVariantSolver(
+    solver = cfr_variants.CFRVariantSolver(
         joint.sf, config, lower_bounds=BehaviouralLowerBounds(0.0, bounds) if bounds else None
     )
     result = solver_lib.run(solver, iterations)

@@ -36,7 +36,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import arrays, policies, tree_values
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames.cuts import Subgame
 from ospiel_ext.arrays import FloatArray, IntArray
@@ -95,7 +95,9 @@ def load_blueprint(
 
 
 def cfr_checkpoints(
-    game: pyspiel.Game | str, iterations: Sequence[int], config: cfr.CFRConfig = cfr.CFR
+    game: pyspiel.Game | str,
+    iterations: Sequence[int],
+    config: cfr_variants.CFRConfig = cfr_variants.CFR,
 ) -> list[policy_lib.TabularPolicy]:
     """Average policies of one CFR run at the given (strictly increasing) iteration counts.
 
@@ -108,7 +110,7 @@ def cfr_checkpoints(
             f"game {sf.name}: checkpoint iterations must be positive and strictly "
             f"increasing, got {list(iterations)}"
         )
-    solver = cfr.CFRVariantSolver(sf, config)
+    solver = cfr_variants.CFRVariantSolver(sf, config)
     out = []
     for k in counts:
         solver_lib.run(solver, k - solver.iteration)

@@ -43,7 +43,7 @@ from absl import logging
 from numpy.typing import ArrayLike
 
 from ospiel_ext import evaluate, lp, policies
-from ospiel_ext.algorithms import cfr, egt
+from ospiel_ext.algorithms import cfr_variants, egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames.gadgets import GadgetGame
 from ospiel_ext.arrays import FloatArray
@@ -134,7 +134,7 @@ def solve_cfr(
     eps: float = DEFAULT_EPS,
     *,
     iterations: int = DEFAULT_ITERATIONS,
-    config: cfr.CFRConfig = cfr.CFR_PLUS,
+    config: cfr_variants.CFRConfig = cfr_variants.CFR_PLUS,
     time_limit: float | None = None,
 ) -> GadgetSolution:
     """GGSE by CFR+ with basis matrices at the auxiliary information sets (Section 7.2).
@@ -144,7 +144,7 @@ def solve_cfr(
     """
     _check_iterations(gadget, iterations)
     bounds = lower_bounds(gadget, prior, eps)
-    solver = cfr.CFRVariantSolver(gadget.sf, config, lower_bounds=bounds)
+    solver = cfr_variants.CFRVariantSolver(gadget.sf, config, lower_bounds=bounds)
     e = eps if bounds else 0.0
     return _run_iterative(gadget, solver, "cfr", e, prior=prior, iterations=iterations,
                           time_limit=time_limit)  # fmt: skip

@@ -12,7 +12,7 @@ import pyspiel
 import pytest
 
 from ospiel_ext import evaluate, lp, policies, tree_values, walk
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
@@ -38,7 +38,7 @@ def _setup():
     game = pyspiel.load_game(NO_LIMIT)
     abstract = TreeSequenceForm(walk.game_tree(game, actions=ABSTRACTION))
     full = TreeSequenceForm(walk.game_tree(game, actions=WITH_BET))
-    solver = cfr.CFRVariantSolver(abstract, cfr.CFR_PLUS)
+    solver = cfr_variants.CFRVariantSolver(abstract, cfr_variants.CFR_PLUS)
     solver_lib.run(solver, 200)
     blueprint = solver.average_behavioural()
 
