@@ -43,7 +43,8 @@ from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.constraints import BehaviouralLowerBounds, LinearConstraints, sequence_lower_bounds
 from ospiel_ext.highs import Basis, Block, HighsResult, LinearProgram, LPError
-from ospiel_ext.sequence_form import SequenceForm, Treeplex
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.treeplex import Treeplex
 
 __all__ = [
     "Basis",

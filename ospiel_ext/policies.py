@@ -1,7 +1,7 @@
 """Behavioural arrays <-> OpenSpiel `TabularPolicy` and <-> tables, and the policy file format.
 
 A behavioural strategy of player p is a float array over p's sequences (see
-`sequence_form.Treeplex`): entry s is the probability of the sequence's last action at its
+`treeplex.Treeplex`): entry s is the probability of the sequence's last action at its
 infoset; entry 0 (the empty sequence) is 1. `PolicyLayout` maps those entries to rows and
 columns of `TabularPolicy.action_probability_array` once per game, so conversion in either
 direction is one fancy-indexing operation. A table ({information state: {action:

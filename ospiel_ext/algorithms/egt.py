@@ -37,7 +37,8 @@ from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.constraints import BehaviouralLowerBounds, resolve_lower_bounds
-from ospiel_ext.sequence_form import Level, SequenceForm, Treeplex
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.treeplex import Level, Treeplex
 
 # Step-size rules of `EGTSolver` (its docstring).
 STEPPINGS = ("theory", "aggressive", "restarted")
