@@ -8,7 +8,7 @@ Grows trunks of --game by Algorithm 6.7 of Zhang & Sandholm, "Finding and Certif
 (Near-)Optimal Strategies in Black-Box Extensive-Form Games" (AAAI 2021), with the settings that
 certify 6-rank Goofspiel (`expand_below`, HiGHS's interior point), up to each --trunk_nodes,
 and solves player 0's LP of that trunk (eq. 6.10 with every leaf at the upper end of its
-utility interval: `lp.sequence_form_lp(bound="hi")`) in a new HiGHS model each way:
+utility interval: `lp_model.sequence_form_lp(bound="hi")`) in a new HiGHS model each way:
 
 - dual simplex, cold; interior point with crossover (cold), as `--lp_method` offers;
 - CFR+ for N iterations (each --cfr_iterations entry) on the same bound game, then its average
@@ -28,7 +28,7 @@ import highspy
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, highs_run, lp
+from ospiel_ext import cli, cli_flags, cli_output, highs_run, lp_model
 from ospiel_ext.algorithms import certificates, cfr
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tables import format_table
@@ -106,7 +106,7 @@ def main(argv):
     results, table = [], []
     for size in sizes:
         sf = _trunk(game, size)
-        program = lp.sequence_form_lp(sf, 0, bound="hi").program
+        program = lp_model.sequence_form_lp(sf, 0, bound="hi").program
         rows, cols = program.matrix().shape
         nodes = sf.tree.num_nodes
         runs = []

@@ -11,7 +11,7 @@ CFR run at --cfr_blueprints log-spaced iterations up to --cfr_max_iterations, an
 --dirichlet_blueprints Dirichlet(1) strategies (seeds 0..). Every technique (resolving /
 max-margin x no / uniform / blueprint prior, unsafe, optimal continuation) resolves every
 subgame of the cut for both players, with each --solvers (CFR+ --iterations, eps --epsilon; the
-LP). The grid runs through `sweeps.executor` (local processes; --scheduler=HOST:PORT runs it on
+LP). The grid runs through `executors.executor` (local processes; --scheduler=HOST:PORT runs it on
 a Dask cluster). Writes Figure 2 (CFR+) / Figure 19 (LP) scatter plots, Figure 3 convergence
 curves (--convergence_iterations on the first CFR checkpoint of each case), Figure 18 (unsafe
 minus resolving with the blueprint prior), prints markdown tables (summary and Appendix B.1's
@@ -32,7 +32,7 @@ import numpy as np
 import scipy.stats
 from absl import app, flags
 
-from ospiel_ext import cli, cli_flags, cli_output, sweeps
+from ospiel_ext import cli, cli_flags, cli_output, executors
 from ospiel_ext.algorithms.subgames import blueprints, ggse
 from ospiel_ext.algorithms.subgames import experiment as ex
 
@@ -76,8 +76,8 @@ _LP_VERTICES = flags.DEFINE_list(
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the sweep after this many seconds.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the records here as JSON.")
 _PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write the PNGs here.")
-_SCHEDULER = sweeps.define_scheduler_flag()
-_WORKERS = sweeps.define_workers_flag()
+_SCHEDULER = executors.define_scheduler_flag()
+_WORKERS = executors.define_workers_flag()
 
 
 def _checkpoints(count, last):
@@ -419,7 +419,7 @@ def main(argv):
     print(f"{len(tasks)} tasks on {len(cases)} game/cut cases", flush=True)
     with (
         cli.stoppable(_TIME_LIMIT.value),  # Ctrl-C or the time limit: the records so far
-        sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor,
+        executors.executor(_SCHEDULER.value, _WORKERS.value) as executor,
     ):
         result = ex.sweep(tasks, executor)
     records = result.results

@@ -29,7 +29,7 @@ import highspy
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, lp
+from ospiel_ext import cli, cli_flags, cli_output, lp_model
 from ospiel_ext.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
@@ -88,7 +88,7 @@ def _run(h: highspy.Highs) -> tuple[float, int, float]:
 
 def _measure(game, rounds: int) -> dict:
     """Seconds and simplex iterations of the run after each change (module docstring)."""
-    program = lp.sequence_form_lp(cli.compile_game(game)).program
+    program = lp_model.sequence_form_lp(cli.compile_game(game)).program
     rows, cols = program.matrix().shape
     changes = _changes(program)
     kept = program.to_highs()

@@ -26,7 +26,7 @@ import time
 
 from absl import app, flags
 
-from ospiel_ext import cli, cli_flags, cli_output, sweeps
+from ospiel_ext import cli, cli_flags, cli_output, executors
 from ospiel_ext.algorithms.depth_limited import large, matches
 
 TECHNIQUES = [
@@ -47,8 +47,8 @@ _ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve
 _SAMPLES = flags.DEFINE_integer("samples", 2, "Rollouts per leaf state and continuation.")
 _EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior (paper: 2e-2).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
-_SCHEDULER = sweeps.define_scheduler_flag()
-_WORKERS = sweeps.define_workers_flag()
+_SCHEDULER = executors.define_scheduler_flag()
+_WORKERS = executors.define_workers_flag()
 
 
 def main(argv):
@@ -96,7 +96,7 @@ def main(argv):
     ]  # fmt: skip
     print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {_CHUNK.value} games", flush=True)
     start = time.perf_counter()
-    with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor:
+    with executors.executor(_SCHEDULER.value, _WORKERS.value) as executor:
         returns, result = matches.play_pairs(matches.play_large, pairs, tasks, executor)
     seconds = time.perf_counter() - start
     text, fields = matches.report(pairs, returns, round_robin=True)

@@ -129,7 +129,7 @@ def configure_output() -> None:
 
 _HELP_FLAGS = ("--help", "-h", "--helpshort", "-?", "--help=true")
 # Modules whose flags a command may have defined besides its own (shown by --help).
-_SHARED_FLAG_MODULES = ("ospiel_ext.sweeps", __name__)
+_SHARED_FLAG_MODULES = ("ospiel_ext.executors", __name__)
 
 
 def command_help(module_name: str) -> str:

@@ -35,7 +35,8 @@ from numpy.typing import ArrayLike
 
 from ospiel_ext import arrays
 from ospiel_ext.arrays import FloatArray, IntArray
-from ospiel_ext.sequence_form import SequenceForm, Treeplex
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.treeplex import Treeplex
 
 PRIOR_TOLERANCE = 1e-9  # |sum(prior) - 1| allowed in `from_prior`
 

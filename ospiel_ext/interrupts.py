@@ -30,7 +30,7 @@ why it stopped.
 
 Worker processes of a sweep call `install_in_worker()`: there every signal only sets the flag,
 which the task polls to return its result so far (`ospiel_ext.sweeps` forwards the parent's
-signal to its workers).
+signal to its workers: `executors.forward_signal`).
 
     >>> from ospiel_ext import interrupts
     >>> steps = []
@@ -265,8 +265,8 @@ def deadline(seconds: float | None) -> Iterator[Deadline]:
 def install_in_worker() -> None:
     """Makes this process a sweep worker: SIGINT and SIGTERM only set the flag.
 
-    The flag stays set for the rest of the sweep (`begin_task`; `ospiel_ext.sweeps` starts
-    its local workers with this and begins every task with that).
+    The flag stays set for the rest of the sweep (`begin_task`; `ospiel_ext.executors` starts
+    its local workers with this and `ospiel_ext.sweeps` begins every task with that).
     """
     _state.worker = True
     for signum in SIGNALS:

@@ -1,23 +1,20 @@
-"""Behavioural arrays <-> OpenSpiel `TabularPolicy` and <-> tables, and the policy file format.
+"""Behavioural arrays <-> OpenSpiel `TabularPolicy` and <-> tables; tabular policies of a game.
 
 A behavioural strategy of player p is a float array over p's sequences (see
-`sequence_form.Treeplex`): entry s is the probability of the sequence's last action at its
+`treeplex.Treeplex`): entry s is the probability of the sequence's last action at its
 infoset; entry 0 (the empty sequence) is 1. `PolicyLayout` maps those entries to rows and
 columns of `TabularPolicy.action_probability_array` once per game, so conversion in either
 direction is one fancy-indexing operation. A table ({information state: {action:
 probability}}, one per player: `Tables`) is the form of a strategy without a pyspiel game
 behind it (certificate trunks, depth-limited games, abstractions): `behavioural_to_table` and
 `behavioural_from_table` are the only conversions between it and the arrays, and
-`policy_to_dict` the only one from an OpenSpiel policy to the file's table.
-
-Policy file format (DESIGN.md): JSON `{"game": "<load_game string>", "policy":
-{"<information_state_string>": {"<action id>": probability, ...}, ...}}`.
+`policy_to_dict` the only one from an OpenSpiel policy to the table of a policy file
+(`policy_files`).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -326,7 +323,8 @@ def policy_to_dict(pol: policy_lib.Policy, game: pyspiel.Game) -> dict[str, dict
     """{policy key: {action id: probability}} for every information state of `game`.
 
     Keys as in `tabular_policy(game)` (the information_state_string almost always); action
-    ids as decimal strings: the "policy" object of a policy file (`save_policy`).
+    ids as decimal strings: the "policy" object of a policy file
+    (`policy_files.save_policy`).
 
     Raises:
       ValueError: `pol` is a policy of another game, or a TabularPolicy without a row for an
@@ -368,61 +366,3 @@ def _rows_of(pol: policy_lib.Policy, template: policy_lib.TabularPolicy) -> NDAr
         for a, p in action_probabilities(pol, state, state.current_player()).items():
             probs[row, a] = p
     return probs
-
-
-def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
-    """Writes `pol`, a policy of `game`, to `path` in the policy file format of DESIGN.md.
-
-    JSON, never pickle; `load_policy` reads it back.
-    """
-    game = loading.load(game)
-    files.write_json(path, {"game": str(game), "policy": policy_to_dict(pol, game)}, indent=0)
-
-
-def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib.TabularPolicy:
-    """Reads a policy file for `game` into its `tabular_policy`.
-
-    A file keyed as OpenSpiel's TabularPolicy of a game whose two players share an
-    information-state string (one row for both) loads with that row for both players.
-
-    Raises:
-      ValueError (one line, naming the file): not JSON, another game, a missing or unknown
-        information state, an illegal action, a probability that is not a finite number, or
-        a distribution that does not sum to one.
-    """
-    game = loading.load(game)
-    data = files.read_json(path, "policy file")
-    files.check_game(path, data, game, "policy")
-    table = data.get("policy")
-    if not isinstance(table, dict):
-        raise ValueError(f"{path} is not a policy file (needs a 'policy' object)")
-    pol = tabular_policy(game)
-    used = set()
-    for (key, row), state in zip(pol.state_lookup.items(), pol.states):
-        plain = loading.infoset_key(state, state.current_player())
-        entry_key = key if key in table else plain
-        entry = table.get(entry_key)
-        if not isinstance(entry, dict):
-            raise ValueError(f"{path} has no distribution for information state {key!r}")
-        used.add(entry_key)
-        probs = np.zeros(pol.action_probability_array.shape[1])
-        legal = pol.legal_actions_mask[row]
-        for a, p in entry.items():
-            if not (str(a).isdigit() and int(a) < len(legal) and legal[int(a)]):
-                raise ValueError(f"{path}: action {a} is not legal at information state {key!r}")
-            prob = files.probability(p)
-            if prob is None:
-                raise ValueError(
-                    f"{path}: probability {p!r} of action {a} at {key!r} is not a number"
-                )
-            probs[int(a)] = prob
-        if abs(probs.sum() - 1.0) > 1e-6 or probs.min() < 0:
-            raise ValueError(f"{path}: distribution at {key!r} is not a probability distribution")
-        pol.action_probability_array[row] = probs
-    unknown = [key for key in table if key not in used]
-    if unknown:
-        raise ValueError(
-            f"{path} has information state {unknown[0]!r}, which {game} does not have "
-            f"({len(unknown)} such)"
-        )
-    return pol

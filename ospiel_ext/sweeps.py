@@ -2,29 +2,8 @@
 
 A sweep (every blueprint x subgame x technique of a subgame-solving reproduction, every pair
 of a head-to-head match) is a list of tasks and one top-level function applied to each. The
-function runs wherever the executor puts it:
-
-- `executor()` (no scheduler): a `ProcessPoolExecutor` of local processes, started with the
-  'spawn' method. Fork is not needed: a child imports the task function's module (and so
-  ospiel_ext, pyspiel and numpy) afresh, and spawn avoids forking a parent whose C++
-  libraries may hold threads or locks. There are never more workers than usable cores (a
-  larger --workers is capped, with a warning). In a worker, Ctrl-C and SIGTERM only ask the
-  running task to stop (`interrupts.install_in_worker`); the parent stops the sweep (below),
-  passes its signal on, and terminates workers that do not end within moments; a worker dies
-  with its parent even if the parent is killed outright.
-- `executor("local")`: `SerialExecutor`, every submission runs at once in this process
-  (debugging with pdb, tests).
-- `executor("local-dask")`: a `dask.distributed.LocalCluster` of threads in this process
-  (tests of the Dask path without a cluster).
-- `executor("HOST:PORT")` (any other string): the Dask scheduler at that address; the tasks run
-  on its workers, which need ospiel_ext installed. The same sweep runs on a cluster without
-  code changes.
-
-`dask.distributed` is an optional extra (`pip install 'dask[distributed]'`; in a checkout
-`pip install -e '.[dask]'`), so it is imported inside the two Dask branches of `executor`,
-and only there; the project otherwise forbids
-function-local imports, but a module-level import would make dask a hard dependency of every
-user of this module.
+function runs wherever the executor puts it: local processes, this process, or a Dask cluster
+(`executors.executor`).
 
 `map_tasks(fn, tasks, executor)` submits `fn(task)` for every task, gathers the results in task
 order, logs progress (done / total, elapsed, ETA) through absl logging, stops cleanly on Ctrl-C
@@ -36,14 +15,14 @@ every option from its task, never from absl flags, which worker processes do not
 
 A script adds the flags and runs the sweep like this:
 
-    _SCHEDULER = sweeps.define_scheduler_flag()
-    _WORKERS = sweeps.define_workers_flag()
+    _SCHEDULER = executors.define_scheduler_flag()
+    _WORKERS = executors.define_workers_flag()
 
     def main(_):
-        with sweeps.executor(_SCHEDULER.value, _WORKERS.value) as ex:
+        with executors.executor(_SCHEDULER.value, _WORKERS.value) as ex:
             sweep = sweeps.map_tasks(solve_one, tasks, ex)
 
-    >>> with executor("local") as ex:
+    >>> with executors.executor("local") as ex:
     ...     sweep = map_tasks(abs, [-2, 3, -5], ex)
     >>> sweep.results, sweep.stop_reason
     ((2, 3, 5), 'completed')
@@ -52,232 +31,29 @@ A script adds the flags and runs the sweep like this:
 from __future__ import annotations
 
 import concurrent.futures as cf
-import contextlib
-import ctypes
 import dataclasses
-import multiprocessing
-import os
 import pickle
 import queue
-import signal
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, Literal, TypeVar
 
-from absl import flags, logging
+from absl import logging
 
-from ospiel_ext import interrupts, stops
+from ospiel_ext import executors, interrupts, stops
 from ospiel_ext import progress as progress_bars
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-SERIAL = "local"
-"""Scheduler value for the in-process serial executor."""
-
-LOCAL_DASK = "local-dask"
-"""Scheduler value for a Dask LocalCluster of threads in this process."""
-
-SCHEDULER_HELP = (
-    "Dask scheduler address (host:port) to run the sweep on a cluster; default: local "
-    f"processes. '{SERIAL}': run the tasks one by one in this process (debugging); "
-    f"'{LOCAL_DASK}': a Dask cluster of threads in this process."
-)
-
-_DASK_MISSING = (
-    "--scheduler needs dask.distributed: pip install 'dask[distributed]' (in a checkout of "
-    "ospiel_ext: pip install -e '.[dask]')"
-)
 _DESCRIPTION_CHARS = 200
-
-
-class SerialExecutor(cf.Executor):
-    """Runs every submission at once in the calling thread; its future is done on return.
-
-    An exception of the call is stored in the future (as every executor does); a
-    KeyboardInterrupt or SystemExit propagates.
-    """
-
-    def __init__(self) -> None:
-        self._shutdown = False
-
-    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> cf.Future[R]:
-        """Runs `fn(*args, **kwargs)` now (`concurrent.futures.Executor.submit`); a done future."""
-        if self._shutdown:
-            raise RuntimeError("cannot schedule new futures after shutdown")
-        future: cf.Future[R] = cf.Future()
-        future.set_running_or_notify_cancel()
-        try:
-            result = fn(*args, **kwargs)
-        except Exception as exc:
-            future.set_exception(exc)
-        else:
-            future.set_result(result)
-        return future
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Refuses later submissions (`concurrent.futures.Executor.shutdown`)."""
-        del wait, cancel_futures
-        self._shutdown = True
-
-
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def _start_worker(parent: int) -> None:
-    """Initializer of local worker processes.
-
-    The progress display is the parent's; Ctrl-C and SIGTERM only set the `interrupts` flag,
-    which the task polls to return its result so far (the parent forwards its first signal);
-    and the worker is killed if the parent (of pid `parent`) dies (Linux's parent-death
-    signal), so no worker outlives the command.
-    """
-    progress_bars.set_enabled(False)
-    interrupts.install_in_worker()
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
-    except (OSError, AttributeError):  # not Linux: the parent's shutdown still ends workers
-        return
-    if os.getppid() != parent:  # the parent died before prctl
-        os._exit(1)
 
 
 def _task(fn: Callable[[T], R], task: T, sweep: str) -> R:
     """Runs one task of sweep `sweep` where the executor puts it (`interrupts.begin_task`)."""
     interrupts.begin_task(sweep)
     return fn(task)
-
-
-def usable_cores() -> int:
-    """The CPUs this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-def _capped(max_workers: int | None, what: str) -> int:
-    """`max_workers` (default: the usable cores), at most the usable cores, said when capped.
-
-    More processes than cores only add memory (a few hundred MB each) and no speed.
-    """
-    cores = usable_cores()
-    if max_workers is None:
-        return cores
-    if max_workers > cores:
-        logging.warning(
-            "%d %s asked for, %d used: this machine has %d usable cores",
-            max_workers, what, cores, cores,
-        )  # fmt: skip
-        return cores
-    return max_workers
-
-
-@contextlib.contextmanager
-def executor(scheduler: str | None = None, max_workers: int | None = None) -> Iterator[cf.Executor]:
-    """An executor for `map_tasks`, shut down (waiting for its running tasks) on exit.
-
-    Args:
-      scheduler: None for local processes; 'local' for the in-process `SerialExecutor`;
-        'local-dask' for a Dask LocalCluster of threads in this process; any other string is
-        the address of a Dask scheduler ('host:port' or 'tcp://host:port').
-      max_workers: local processes or, for 'local-dask', threads (default: the usable cores,
-        and never more: a larger number is capped, with a warning); ignored by the serial
-        executor and a remote scheduler, whose cluster decides.
-
-    Yields:
-      A `concurrent.futures.Executor`.
-
-    Raises:
-      ValueError: max_workers is not positive, or scheduler is an empty string.
-      ImportError: a Dask scheduler is asked for and dask.distributed is not installed.
-    """
-    if max_workers is not None and max_workers < 1:
-        raise ValueError(f"max_workers must be positive, got {max_workers}")
-    if scheduler is not None and not scheduler.strip():
-        raise ValueError("scheduler must be None, 'local', 'local-dask' or a Dask address, got ''")
-    if scheduler is None:
-        context = multiprocessing.get_context("spawn")
-        workers = _capped(max_workers, "worker processes")
-        pool = cf.ProcessPoolExecutor(
-            workers, context, initializer=_start_worker, initargs=(os.getpid(),)
-        )
-        try:
-            yield pool
-        finally:
-            _stop_workers(pool)
-    elif scheduler == SERIAL:
-        with SerialExecutor() as serial:
-            yield serial
-    else:
-        try:
-            import dask.distributed as dd  # optional extra: see the module docstring
-        except ImportError:
-            raise ImportError(_DASK_MISSING) from None
-        with contextlib.ExitStack() as stack:
-            if scheduler == LOCAL_DASK:
-                cluster = stack.enter_context(
-                    dd.LocalCluster(
-                        n_workers=1,
-                        threads_per_worker=_capped(max_workers, "threads"),
-                        processes=False,
-                        dashboard_address=None,
-                    )
-                )
-                client = stack.enter_context(dd.Client(cluster))
-            else:
-                client = stack.enter_context(dd.Client(scheduler.strip()))
-            logging.info("sweep on Dask scheduler %s", client.scheduler.address)
-            # pure=False: two equal tasks are two runs, not one deduplicated key.
-            yield stack.enter_context(client.get_executor(pure=False))
-
-
-WORKER_GRACE_SECONDS = 2.0
-"""How long an interrupted sweep waits for its workers' tasks to return their results so far
-before it terminates the workers."""
-
-
-def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
-    """Shuts the pool down, waiting for its workers; none outlives the sweep.
-
-    After Ctrl-C, SIGTERM or a deadline (`interrupts.requested()`, when `map_tasks` has
-    already passed the signal on to the workers), it waits WORKER_GRACE_SECONDS for them to
-    end, then terminates and kills them.
-    """
-    if not interrupts.requested():
-        pool.shutdown(wait=True)
-        return
-    pool.shutdown(wait=False, cancel_futures=True)
-    processes = _workers(pool)
-    deadline = time.monotonic() + WORKER_GRACE_SECONDS
-    for process in processes:
-        process.join(max(deadline - time.monotonic(), 0.0))
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(1.0)
-        if process.is_alive():
-            process.kill()
-            process.join()
-
-
-def define_scheduler_flag(flag_values: flags.FlagValues = flags.FLAGS) -> flags.FlagHolder:
-    """Defines --scheduler (default None: local processes), the `scheduler` of `executor`."""
-    return flags.DEFINE_string("scheduler", None, SCHEDULER_HELP, flag_values=flag_values)
-
-
-def define_workers_flag(flag_values: flags.FlagValues = flags.FLAGS) -> flags.FlagHolder:
-    """Defines --workers (default None: one per CPU), the `max_workers` of `executor`."""
-    return flags.DEFINE_integer(
-        "workers",
-        None,
-        "Local worker processes of the sweep (threads with --scheduler=local-dask); "
-        "default: one per CPU. Ignored with a remote --scheduler.",
-        lower_bound=1,
-        flag_values=flag_values,
-    )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -374,27 +150,6 @@ class _Progress:
         )
 
 
-def _workers(executor: cf.Executor) -> list[multiprocessing.process.BaseProcess]:
-    """The local worker processes of a process pool (none for other executors)."""
-    if not isinstance(executor, cf.ProcessPoolExecutor):
-        return []
-    # the pool's own table (private, no public one exists): this process's other children,
-    # the user's or another pool's, are not the sweep's to signal or stop
-    processes = getattr(executor, "_processes", None) or {}
-    return list(processes.values())
-
-
-def _forward_signal(executor: cf.Executor) -> None:
-    """Sends SIGINT to the executor's local worker processes.
-
-    Their tasks then return their results so far (`interrupts.install_in_worker`).
-    """
-    for process in _workers(executor):
-        if process.pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(process.pid, signal.SIGINT)
-
-
 class _Sweep(Generic[T, R]):
     """The state of one `map_tasks` run: its tasks in flight and the results gathered so far.
 
@@ -472,9 +227,9 @@ class _Sweep(Generic[T, R]):
     def wind_down(self) -> None:
         """Stops a sweep asked to stop: cancels what has not started, asks the workers to stop.
 
-        The signal is passed on to the local worker processes (`_forward_signal`), and the
-        results of the running tasks are gathered for up to WORKER_GRACE_SECONDS; the workers
-        that did not answer in time are given up.
+        The signal is passed on to the local worker processes (`executors.forward_signal`), and
+        the results of the running tasks are gathered for up to
+        `executors.WORKER_GRACE_SECONDS`; the workers that did not answer in time are given up.
         """
         running = [f for f in self.in_flight if not f.cancel()]
         logging.warning(
@@ -482,8 +237,8 @@ class _Sweep(Generic[T, R]):
             len(self.in_flight) - len(running),
             len(running),
         )
-        _forward_signal(self.executor)
-        deadline = time.monotonic() + WORKER_GRACE_SECONDS
+        executors.forward_signal(self.executor)
+        deadline = time.monotonic() + executors.WORKER_GRACE_SECONDS
         while self.in_flight and time.monotonic() < deadline:
             self._drain(self.poll_seconds)
         for future in list(self.in_flight):  # workers that did not answer in time
@@ -513,14 +268,14 @@ def map_tasks(
     (`ospiel_ext.interrupts`; the first one, a second interrupts as usual) and `stop()`; when
     either holds, it cancels the tasks not yet started, passes the signal on to its local
     worker processes (their tasks poll it and return their results so far), waits up to
-    `WORKER_GRACE_SECONDS` for the running tasks and returns every finished result with
-    `stopped_early` True. On a serial executor, the check falls between tasks: `stop()` turning
-    True after k tasks returns exactly k results.
+    `executors.WORKER_GRACE_SECONDS` for the running tasks and returns every finished result
+    with `stopped_early` True. On a serial executor, the check falls between tasks: `stop()`
+    turning True after k tasks returns exactly k results.
 
     Args:
       fn: a module-level function of one task (picklable by reference).
       tasks: picklable task arguments.
-      executor: from `executor()`, or any `concurrent.futures.Executor`.
+      executor: from `executors.executor()`, or any `concurrent.futures.Executor`.
       describe: one-line description of a task, for progress and errors (default: repr).
       progress_every: seconds between two progress lines (absl logging.info).
       stop: polled; True ends the sweep early (e.g. a deadline or an outside signal).
@@ -545,8 +300,8 @@ def map_tasks(
     tasks = list(tasks)
     _check_picklable(fn, tasks)
     if max_in_flight is None:  # a remote cluster decides its own pace
-        local = isinstance(executor, (cf.ProcessPoolExecutor, SerialExecutor))
-        max_in_flight = 4 * usable_cores() if local else max(len(tasks), 1)
+        local = isinstance(executor, (cf.ProcessPoolExecutor, executors.SerialExecutor))
+        max_in_flight = 4 * executors.usable_cores() if local else max(len(tasks), 1)
     total = len(tasks)
     progress = _Progress(total, progress_every)
     name = getattr(fn, "__name__", repr(fn))  # a functools.partial has no __name__

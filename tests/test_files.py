@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from helpers import FULL, NULL, memory_device
 
-from ospiel_ext import files, policies
+from ospiel_ext import files, policies, policy_files
 from ospiel_ext.algorithms import certificates
 
 
 @pytest.fixture(scope="module")
 def kuhn_policy_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("policy") / "kuhn.json"
-    policies.save_policy(policies.uniform_policy("kuhn_poker"), path, "kuhn_poker")
+    policy_files.save_policy(policies.uniform_policy("kuhn_poker"), path, "kuhn_poker")
     return path
 
 
@@ -40,7 +40,7 @@ def test_policy_file_is_strict_json_ending_with_a_newline(kuhn_policy_file):
 
 def test_same_game_with_explicit_default_parameters_loads(kuhn_policy_file, tmp_path):
     path = _edited(tmp_path, kuhn_policy_file, lambda d: d.update(game="kuhn_poker(players=2)"))
-    pol = policies.load_policy("kuhn_poker", path)
+    pol = policy_files.load_policy("kuhn_poker", path)
     np.testing.assert_allclose(pol.action_probability_array.sum(axis=1), 1.0)
 
 
@@ -61,7 +61,7 @@ def _first_row(data):
 def test_bad_policy_files_are_refused(kuhn_policy_file, tmp_path, edit, reason):
     path = _edited(tmp_path, kuhn_policy_file, edit)
     with pytest.raises(ValueError, match=reason) as e:
-        policies.load_policy("kuhn_poker", path)
+        policy_files.load_policy("kuhn_poker", path)
     assert "\n" not in str(e.value) and str(path) in str(e.value)
 
 
@@ -73,13 +73,13 @@ def test_unreadable_policy_files_name_the_file(tmp_path, text, reason):
     path = tmp_path / "bad.json"
     path.write_text(text)
     with pytest.raises(ValueError, match=reason) as e:
-        policies.load_policy("kuhn_poker", path)
+        policy_files.load_policy("kuhn_poker", path)
     assert str(path) in str(e.value)
 
 
 def test_missing_policy_file_is_one_line(tmp_path):
     with pytest.raises(ValueError, match="cannot read policy file"):
-        policies.load_policy("kuhn_poker", tmp_path / "missing.json")
+        policy_files.load_policy("kuhn_poker", tmp_path / "missing.json")
 
 
 def test_write_json_writes_nan_as_null_and_leaves_no_temporary_file(tmp_path):

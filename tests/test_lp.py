@@ -13,7 +13,7 @@ from absl import logging
 from helpers import KUHN_VALUE, LEDUC_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, highs, highs_run, lp, policies, sequence_form
+from ospiel_ext import evaluate, highs, highs_run, lp, lp_model, policies, sequence_form
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.constraints import BehaviouralLowerBounds
@@ -42,7 +42,7 @@ def test_values_and_equilibria(game, value, tol, player, method):
         np.testing.assert_allclose(e_mat @ x, e, atol=1e-9)
     # Both methods end at a vertex with its basis (crossover after the interior point): as
     # many basic columns and rows as the LP has rows.
-    rows = lp.sequence_form_lp(sf, player).program.matrix().shape[0]
+    rows = lp_model.sequence_form_lp(sf, player).program.matrix().shape[0]
     assert solution.basis is not None
     assert np.count_nonzero(solution.basis.status == highs_run.BASIC) == rows
 
@@ -77,7 +77,7 @@ def test_basis_codes_are_highs_own_statuses(game, player, bound, method):
     # statuses inferred from the basic variables and the solution must be HiGHS's own, after
     # the simplex and after the interior point method's crossover alike
     sf = sequence_form.for_game(game)
-    program = lp.sequence_form_lp(sf, player, bound=bound).program
+    program = lp_model.sequence_form_lp(sf, player, bound=bound).program
     model = highs._arrays(program.matrix(), program.columns, program.rows)
     h = highs.new_highs()
     h.setOptionValue("output_flag", False)
@@ -97,7 +97,7 @@ def test_basis_codes_of_a_grown_trunk_are_highs_own_statuses():
             trunk.expand(node)
     sf = sequence_form.TreeSequenceForm(trunk.tree())
     for bound in ("lo", "hi"):
-        program = lp.sequence_form_lp(sf, 0, bound=bound).program
+        program = lp_model.sequence_form_lp(sf, 0, bound=bound).program
         model = highs._arrays(program.matrix(), program.columns, program.rows)
         h = highs.new_highs()
         h.setOptionValue("output_flag", False)
@@ -274,10 +274,10 @@ def test_lower_bounds_given_as_rows_or_as_an_added_block_agree():
     sf = _bounded_matching_pennies(0.0)
     bounds = BehaviouralLowerBounds(0.0, {"p0": [0.7, 0.0]})
     cons = bounds.linear_constraints(sf, 0)
-    model = lp.sequence_form_lp(sf)
+    model = lp_model.sequence_form_lp(sf)
     block = highs.Block(
         name="custom",
-        kind=lp.FIRST_FREE_KIND,
+        kind=lp_model.FIRST_FREE_KIND,
         ids=cons.row_ids,
         lower=cons.rhs,
         upper=np.full(len(cons.rhs), np.inf),
@@ -364,7 +364,7 @@ def test_a_failing_warm_start_falls_back_to_a_cold_solve(monkeypatch):
 
 def test_time_limit_is_honoured_and_reported():
     sf = sequence_form.for_game("leduc_poker")
-    result = lp.sequence_form_lp(sf).run(time_limit=1e-9)
+    result = lp_model.sequence_form_lp(sf).run(time_limit=1e-9)
     assert result.status == "kTimeLimit" and not result.optimal
     with pytest.raises(lp.LPError, match="time limit") as error:
         lp.solve(sf, time_limit=1e-9)

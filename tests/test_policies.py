@@ -9,7 +9,7 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 
-from ospiel_ext import evaluate, loading, policies, sequence_form, tree_values
+from ospiel_ext import evaluate, loading, policies, policy_files, sequence_form, tree_values
 from ospiel_ext.games import _common, examples
 
 
@@ -90,13 +90,13 @@ def test_save_and_load_follow_the_file_format(tmp_path):
     game = pyspiel.load_game("kuhn_poker")
     pol = policies.random_policy(game, seed=0)
     path = tmp_path / "p.json"
-    policies.save_policy(pol, path, game)
+    policy_files.save_policy(pol, path, game)
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["game"] == "kuhn_poker()"
     assert set(data["policy"]) == set(pol.state_lookup)
     row = data["policy"]["0"]
     assert set(row) == {"0", "1"} and sum(row.values()) == pytest.approx(1.0)
-    loaded = policies.load_policy(game, path)
+    loaded = policy_files.load_policy(game, path)
     np.testing.assert_allclose(loaded.action_probability_array, pol.action_probability_array)
 
 
@@ -118,26 +118,26 @@ def _write(path, data):
 def test_load_rejects_bad_files(tmp_path, mutate, message):
     game = pyspiel.load_game("kuhn_poker")
     path = tmp_path / "p.json"
-    policies.save_policy(policies.uniform_policy(game), path, game)
+    policy_files.save_policy(policies.uniform_policy(game), path, game)
     data = json.loads(path.read_text(encoding="utf-8"))
     mutate(data)
     with pytest.raises(ValueError, match=message):
-        policies.load_policy(game, _write(path, data))
+        policy_files.load_policy(game, _write(path, data))
 
 
 def test_policy_files_with_unknown_information_states_are_refused(tmp_path):
     path = tmp_path / "kuhn.json"
-    policies.save_policy(policies.uniform_policy("kuhn_poker"), path, "kuhn_poker")
+    policy_files.save_policy(policies.uniform_policy("kuhn_poker"), path, "kuhn_poker")
     data = json.loads(path.read_text())
     data["policy"]["no such state"] = {"0": 1.0}
     path.write_text(json.dumps(data))
     with pytest.raises(ValueError, match=r"has information state 'no such state', which kuhn"):
-        policies.load_policy("kuhn_poker", path)
+        policy_files.load_policy("kuhn_poker", path)
 
 
 def test_a_policy_of_another_game_is_not_saved(tmp_path):
     with pytest.raises(ValueError, match=r"a policy of leduc_poker\(\), not of kuhn_poker\(\)"):
-        policies.save_policy(
+        policy_files.save_policy(
             policies.uniform_policy("leduc_poker"), tmp_path / "p.json", "kuhn_poker"
         )
     assert list(tmp_path.iterdir()) == []
@@ -163,8 +163,8 @@ def test_games_without_information_state_strings_are_keyed_by_history(tmp_path):
     ours = evaluate.evaluate_profile(sf, behavioural).on_policy_values[0]
     theirs = expected_game_score.policy_value(game.new_initial_state(), [pol, pol])[0]
     assert theirs == pytest.approx(ours, abs=1e-12)
-    policies.save_policy(pol, tmp_path / "pig.json", game)
-    loaded = policies.load_policy(game, tmp_path / "pig.json")
+    policy_files.save_policy(pol, tmp_path / "pig.json", game)
+    loaded = policy_files.load_policy(game, tmp_path / "pig.json")
     np.testing.assert_allclose(loaded.action_probability_array, pol.action_probability_array)
     for a, b in zip(layout.from_tabular(loaded), behavioural):
         np.testing.assert_allclose(a, b, atol=1e-12)
@@ -204,13 +204,13 @@ def test_players_sharing_an_information_state_string_keep_their_own_rows(tmp_pat
     ours = evaluate.evaluate_profile(sf, behavioural).on_policy_values[0]
     theirs = expected_game_score.policy_value(game.new_initial_state(), [pol, pol])[0]
     assert theirs == pytest.approx(ours, abs=1e-12)
-    policies.save_policy(pol, tmp_path / "p.json", game)
+    policy_files.save_policy(pol, tmp_path / "p.json", game)
     for a, b in zip(
-        layout.from_tabular(policies.load_policy(game, tmp_path / "p.json")), behavioural
+        layout.from_tabular(policy_files.load_policy(game, tmp_path / "p.json")), behavioural
     ):
         np.testing.assert_allclose(a, b)
     # a file of OpenSpiel's one shared row gives both players that row, as OpenSpiel plays it
     data = {"game": str(game), "policy": {"own:": {"0": 0.2, "1": 0.3, "2": 0.5}}}
     (tmp_path / "openspiel.json").write_text(json.dumps(data))
-    loaded = policies.load_policy(game, tmp_path / "openspiel.json")
+    loaded = policy_files.load_policy(game, tmp_path / "openspiel.json")
     np.testing.assert_allclose(loaded.action_probability_array, [[0.2, 0.3, 0.5]] * 2)

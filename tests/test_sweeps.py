@@ -20,7 +20,7 @@ import pytest
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, interrupts, policies, sweeps
+from ospiel_ext import evaluate, executors, interrupts, policies, sweeps
 
 try:  # the optional extra; `make test` installs it
     import dask.distributed as dd
@@ -78,7 +78,7 @@ def clear_calls():
 
 @pytest.fixture(scope="module")
 def process_pool():
-    with sweeps.executor(max_workers=2) as pool:
+    with executors.executor(max_workers=2) as pool:
         yield pool
 
 
@@ -95,8 +95,8 @@ def check_kuhn_sweep(ex):
 
 
 def test_serial_matches_openspiel():
-    with sweeps.executor(sweeps.SERIAL) as ex:
-        assert isinstance(ex, sweeps.SerialExecutor)
+    with executors.executor(executors.SERIAL) as ex:
+        assert isinstance(ex, executors.SerialExecutor)
         check_kuhn_sweep(ex)
 
 
@@ -112,7 +112,7 @@ def test_process_pool_gathers_in_task_order(process_pool):
 
 
 def test_task_error_names_the_task():
-    with sweeps.executor(sweeps.SERIAL) as ex:
+    with executors.executor(executors.SERIAL) as ex:
         with pytest.raises(sweeps.TaskError) as info:
             sweeps.map_tasks(fail_on_three, range(6), ex, describe=lambda i: f"index={i}")
     message = str(info.value)
@@ -128,7 +128,7 @@ def test_task_error_from_a_process(process_pool):
 
 
 def test_stop_after_k_tasks_returns_them():
-    with sweeps.executor(sweeps.SERIAL) as ex:
+    with executors.executor(executors.SERIAL) as ex:
         sweep = sweeps.map_tasks(kuhn_exploitability, KUHN_SEEDS, ex, stop=lambda: True)
         assert sweep.interrupted and sweep.completed == 0
         stop_after_three = lambda: len(_CALLS) >= 3  # noqa: E731
@@ -149,7 +149,7 @@ def test_stop_cancels_process_tasks(process_pool):
 
 
 def test_ctrl_c_stops_after_the_running_task():
-    with sweeps.executor(sweeps.SERIAL) as ex:
+    with executors.executor(executors.SERIAL) as ex:
         sweep = sweeps.map_tasks(interrupt_on_two, range(6), ex)
     assert sweep.interrupted and sweep.results == (0, 1, 2) and _CALLS == [0, 1, 2]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
@@ -161,27 +161,30 @@ def test_partial_of_a_module_level_function(process_pool):
 
 
 def test_unpicklable_function_is_refused():
-    with sweeps.executor(sweeps.SERIAL) as ex, pytest.raises(ValueError, match="module-level"):
+    with (
+        executors.executor(executors.SERIAL) as ex,
+        pytest.raises(ValueError, match="module-level"),
+    ):
         sweeps.map_tasks(lambda t: t, [1, 2], ex)
 
 
-@pytest.mark.parametrize("scheduler, workers", [("", None), (None, 0), (sweeps.SERIAL, -1)])
+@pytest.mark.parametrize("scheduler, workers", [("", None), (None, 0), (executors.SERIAL, -1)])
 def test_bad_executor_arguments(scheduler, workers):
-    with pytest.raises(ValueError), sweeps.executor(scheduler, workers):
+    with pytest.raises(ValueError), executors.executor(scheduler, workers):
         pass
 
 
 def test_missing_dask_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[dask\]'"):
-        with sweeps.executor(sweeps.LOCAL_DASK):
+        with executors.executor(executors.LOCAL_DASK):
             pass
 
 
 def test_flags():
     fv = flags.FlagValues()
-    scheduler = sweeps.define_scheduler_flag(fv)
-    workers = sweeps.define_workers_flag(fv)
+    scheduler = executors.define_scheduler_flag(fv)
+    workers = executors.define_workers_flag(fv)
     fv(["prog", "--scheduler=tcp://10.0.0.1:8786", "--workers=3"])
     assert scheduler.value == "tcp://10.0.0.1:8786" and workers.value == 3
     assert "host:port" in fv["scheduler"].help
@@ -196,7 +199,7 @@ def test_docstring_examples():
 
 @needs_dask
 def test_local_dask_matches_openspiel():
-    with sweeps.executor(sweeps.LOCAL_DASK, max_workers=2) as ex:
+    with executors.executor(executors.LOCAL_DASK, max_workers=2) as ex:
         check_kuhn_sweep(ex)
         tasks = [(i, 0.05 * (5 - i)) for i in range(6)]
         assert sweeps.map_tasks(sleep_then_return, tasks, ex).results == tuple(range(6))
@@ -210,7 +213,7 @@ def test_dask_scheduler_address():
     with dd.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:
-        with sweeps.executor(cluster.scheduler_address) as ex:
+        with executors.executor(cluster.scheduler_address) as ex:
             _CALLS.clear()
             stop = lambda: len(_CALLS) >= 2  # noqa: E731
             tasks = [(i, 0.05) for i in range(20)]
@@ -221,11 +224,11 @@ def test_dask_scheduler_address():
 
 def test_workers_are_capped_at_the_usable_cores(caplog):
     """--workers=1000 used to start a process per task (1.9 GB for 12 of them)."""
-    cores = sweeps.usable_cores()
-    assert sweeps._capped(None, "worker processes") == cores
-    assert sweeps._capped(1, "worker processes") == 1
+    cores = executors.usable_cores()
+    assert executors._capped(None, "worker processes") == cores
+    assert executors._capped(1, "worker processes") == 1
     with caplog.at_level("WARNING"):
-        assert sweeps._capped(1000, "worker processes") == cores
+        assert executors._capped(1000, "worker processes") == cores
     assert f"1000 worker processes asked for, {cores} used" in caplog.text
 
 
@@ -269,7 +272,7 @@ def requested_after(seconds: float) -> bool:
 def test_a_reused_pool_forgets_the_stop_of_an_earlier_sweep():
     """A stopped sweep passes the stop on to its workers; the next sweep on the same pool
     must not find its tasks stopped before they begin."""
-    with sweeps.executor(max_workers=2) as pool:
+    with executors.executor(max_workers=2) as pool:
         start = time.monotonic()
         first = sweeps.map_tasks(
             requested_after, [30.0] * 4, pool, stop=lambda: time.monotonic() - start > 1.0

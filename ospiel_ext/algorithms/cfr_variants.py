@@ -45,7 +45,8 @@ from ospiel_ext.constraints import (
     BehaviouralLowerBounds,
     resolve_lower_bounds,
 )
-from ospiel_ext.sequence_form import SequenceForm, Treeplex
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.treeplex import Treeplex
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ospiel_ext.arrays import FloatArray, IntArray
-from ospiel_ext.sequence_form import Level, SequenceForm, Treeplex
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.treeplex import Level, Treeplex
 
 
 def dilated_entropy_weights(tp: Treeplex) -> FloatArray:

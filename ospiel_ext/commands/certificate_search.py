@@ -45,7 +45,7 @@ from typing import Any
 import pyspiel
 from absl import flags, logging
 
-from ospiel_ext import budget, cli, cli_flags, cli_output, highs, interrupts, policies
+from ospiel_ext import budget, cli, cli_flags, cli_output, highs, interrupts, policy_files
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import io as certificate_io
 from ospiel_ext.tables import format_table
@@ -215,7 +215,7 @@ def main(argv: list[str]) -> None:
             logging.info("writing the certified policy of every information state of %s", game)
             with cli.stage(f"writing the policy of {game}"):
                 pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
-                policies.save_policy(pol, _POLICY_OUT.value, game)
+                policy_files.save_policy(pol, _POLICY_OUT.value, game)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ from typing import cast
 
 from absl import app, flags, logging
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies, policy_files
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import strategy_sets
@@ -280,7 +280,7 @@ def _run(sf: TreeSequenceForm, samples: int | None) -> None:
     with cli.outputs():
         if _POLICY_OUT.value:
             policy = policies.layout(sf).to_tabular(behavioural)
-            policies.save_policy(policy, _POLICY_OUT.value, sf.tree.game)
+            policy_files.save_policy(policy, _POLICY_OUT.value, sf.tree.game)
         cli_output.write_json(_OUTPUT_JSON.value, row)
 
 

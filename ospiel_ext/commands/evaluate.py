@@ -23,7 +23,7 @@ from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, loading, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, loading, policy_files
 from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -49,8 +49,8 @@ def main(argv: list[str]) -> None:
     game = cli.load_game(_GAME.value)
     cli.walkable(game, _MAX_NODES.value)  # before a policy file makes OpenSpiel walk the game
     with cli.stage(f"reading {_POLICY.value}"), cli_flags.refuse(ValueError):
-        policy = policies.load_policy(game, _POLICY.value)
-        other = policies.load_policy(game, _AGAINST.value) if _AGAINST.value else None
+        policy = policy_files.load_policy(game, _POLICY.value)
+        other = policy_files.load_policy(game, _AGAINST.value) if _AGAINST.value else None
     root = game.new_initial_state()
     # OpenSpiel's best response needs information_state_string; games keyed by their
     # histories (perfect information without one, e.g. pig) are evaluated by ospiel_ext's,

@@ -42,7 +42,16 @@ import pyspiel
 from absl import flags, logging
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies, stops
+from ospiel_ext import (
+    cli,
+    cli_flags,
+    cli_output,
+    evaluate,
+    interrupts,
+    policies,
+    policy_files,
+    stops,
+)
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -296,7 +305,7 @@ def main(argv: list[str]) -> None:
             if _ABSTRACT_POLICY_OUT.value:
                 abstract_game.save_lifted_policy(policy, _ABSTRACT_POLICY_OUT.value)
             if _POLICY_OUT.value:
-                policies.save_policy(tabular, _POLICY_OUT.value, game)
+                policy_files.save_policy(tabular, _POLICY_OUT.value, game)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ from typing import cast
 
 from absl import app, flags, logging
 
-from ospiel_ext import cli, cli_flags, cli_output, sweeps
+from ospiel_ext import cli, cli_flags, cli_output, executors, sweeps
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import matches, strategy_sets
 from ospiel_ext.algorithms.subgames import blueprints, ggse
@@ -67,8 +67,8 @@ _SOLVE_TIME_LIMIT = flags.DEFINE_float(
     "solve_time_limit", None, "Seconds per solve of a nested bot (CFR+ / EGT)."
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
-_SCHEDULER = sweeps.define_scheduler_flag()
-_WORKERS = sweeps.define_workers_flag()
+_SCHEDULER = executors.define_scheduler_flag()
+_WORKERS = executors.define_workers_flag()
 
 
 def main(argv: list[str]) -> None:
@@ -121,7 +121,7 @@ def main(argv: list[str]) -> None:
     returns: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     with (
         cli.stoppable(_TIME_LIMIT.value) as stop,
-        sweeps.executor(_SCHEDULER.value, _WORKERS.value) as executor,
+        executors.executor(_SCHEDULER.value, _WORKERS.value) as executor,
     ):
         try:
             returns, _ = matches.play_pairs(matches.play, pairs, tasks, executor)

@@ -32,7 +32,7 @@ from typing import Any
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts, policies, stops
+from ospiel_ext import cli, cli_flags, cli_output, interrupts, policy_files, stops
 from ospiel_ext.algorithms import egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.tables import format_table
@@ -178,7 +178,7 @@ def main(argv: list[str]) -> None:
     with cli.outputs():
         cli_output.write_json(_OUTPUT_JSON.value, row)
         if _POLICY_OUT.value:
-            policies.save_policy(solver.current_policy(), _POLICY_OUT.value, game)
+            policy_files.save_policy(solver.current_policy(), _POLICY_OUT.value, game)
         if _PLOT.value:
             _plot(_PLOT.value, f"{game}, EGT xi={_XI.value}", curve)
 

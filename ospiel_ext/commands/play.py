@@ -29,7 +29,7 @@ import pyspiel
 from absl import flags, logging
 from open_spiel.python.bots.policy import PolicyBot
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts, loading, policies
+from ospiel_ext import cli, cli_flags, cli_output, interrupts, loading, policy_files
 from ospiel_ext.algorithms.depth_limited import matches
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -101,7 +101,7 @@ def _opponent(game: pyspiel.Game, spec: str, player: int, seed: int) -> pyspiel.
     if spec == "human":
         return HumanBot(player)
     path = spec.removeprefix("policy:")
-    return PolicyBot(player, np.random.RandomState(seed), policies.load_policy(game, path))
+    return PolicyBot(player, np.random.RandomState(seed), policy_files.load_policy(game, path))
 
 
 def main(argv: list[str]) -> None:
@@ -130,7 +130,7 @@ def main(argv: list[str]) -> None:
     seed = _SEED.value
     with cli_flags.refuse(ValueError):
         loading.check_two_player_zero_sum(game)
-        policy = policies.load_policy(game, _POLICY.value)
+        policy = policy_files.load_policy(game, _POLICY.value)
         ours = [PolicyBot(p, np.random.RandomState(seed + p), policy) for p in (0, 1)]
         theirs = [_opponent(game, spec, p, seed + 2 + p) for p in (0, 1)]
     returns = []

@@ -19,7 +19,16 @@ why (exit code 1).
 
 from absl import flags, logging
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies, stops
+from ospiel_ext import (
+    cli,
+    cli_flags,
+    cli_output,
+    evaluate,
+    interrupts,
+    policies,
+    policy_files,
+    stops,
+)
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -101,7 +110,7 @@ def main(argv: list[str]) -> None:
         cli_output.write_json(_OUTPUT_JSON.value, row)
         if _POLICY_OUT.value and behavioural is not None:
             policy = policies.layout(sf).to_tabular(behavioural)
-            policies.save_policy(policy, _POLICY_OUT.value, game)
+            policy_files.save_policy(policy, _POLICY_OUT.value, game)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ with every subgame resolved (written by --policy_out).
 
 --cut: after_moves=K, public_chance, after_chance_events=K or module:function (a predicate on
 pyspiel states; the cut is at the first states where it holds). --blueprint: a policy file
-(policies.save_policy), cfr:N (N vanilla CFR iterations) or dirichlet:SEED (Dirichlet(1)
+(policy_files.save_policy), cfr:N (N vanilla CFR iterations) or dirichlet:SEED (Dirichlet(1)
 strategies). Each player's guaranteed value u_i(pi_i, BR) is reported; with --game_value the
 game's LP is solved too and E(pi_i) = u_i^* - u_i(pi_i, BR) is reported.
 
@@ -37,7 +37,7 @@ from typing import Any, cast
 import numpy as np
 from absl import flags, logging
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, policies, policy_files
 from ospiel_ext.algorithms.subgames import (
     blueprints,
     combine,
@@ -186,7 +186,7 @@ def _run(sf: TreeSequenceForm) -> None:
     }
     with cli.outputs():
         if _POLICY_OUT.value:
-            policies.save_policy(resolution.policy(), _POLICY_OUT.value, sf.tree.game)
+            policy_files.save_policy(resolution.policy(), _POLICY_OUT.value, sf.tree.game)
         cli_output.write_json(_OUTPUT_JSON.value, row)
 
 

@@ -24,7 +24,7 @@ import tempfile
 import pytest
 from forkserver import ForkServer, Result
 
-from ospiel_ext import policies
+from ospiel_ext import policies, policy_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = [
@@ -464,7 +464,9 @@ def make_files(server: ForkServer, d: pathlib.Path) -> pathlib.Path:
     variant("no_trunk", lambda c: None, trunk=None)
     variant("garbage", lambda c: None, trunk=b"not an npz archive")
     (d / "corrupt.json").write_text("{not json")
-    policies.save_policy(policies.uniform_policy("leduc_poker"), d / "leduc.json", "leduc_poker")
+    policy_files.save_policy(
+        policies.uniform_policy("leduc_poker"), d / "leduc.json", "leduc_poker"
+    )
     return d
 
 
@@ -645,7 +647,7 @@ def test_sigint_gameshrink_cfr_plus(server, tmp_path):
     assert result.returncode == 130, result.stderr
     row = json.loads(out.read_text())
     assert row["stop_reason"] == "interrupted" and 100 <= row["iterations"] < 100000000
-    policies.load_policy("leduc_poker", pol)  # complete and valid
+    policy_files.load_policy("leduc_poker", pol)  # complete and valid
 
 
 # --- outputs of the fixed defects -------------------------------------------------------

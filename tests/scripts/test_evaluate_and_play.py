@@ -14,7 +14,7 @@ from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
-from ospiel_ext import lp, policies, sequence_form
+from ospiel_ext import lp, policies, policy_files, sequence_form
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -35,8 +35,8 @@ def files(tmp_path_factory):
     game = pyspiel.load_game("kuhn_poker")
     sf = sequence_form.for_game(game)
     equilibrium = policies.layout(sf).to_tabular(lp.solve(sf).behavioural)
-    policies.save_policy(equilibrium, d / "lp.json", game)
-    policies.save_policy(policies.uniform_policy(game), d / "uniform.json", game)
+    policy_files.save_policy(equilibrium, d / "lp.json", game)
+    policy_files.save_policy(policies.uniform_policy(game), d / "uniform.json", game)
     return d
 
 
@@ -96,7 +96,7 @@ def test_play_against_random_matches_the_exact_value(files, tmp_path):
     del row["provenance"]  # the command and its date differ between the two runs
     # The uniform random bot plays the uniform policy: the exact value from OpenSpiel.
     game = pyspiel.load_game("kuhn_poker")
-    lp_policy = policies.load_policy(game, files / "lp.json")
+    lp_policy = policy_files.load_policy(game, files / "lp.json")
     uniform = policies.uniform_policy(game)
     root = game.new_initial_state()
     exact = (

@@ -30,7 +30,7 @@ from test_bad_input import (
     fork_server,
 )
 
-from ospiel_ext import policies
+from ospiel_ext import policies, policy_files
 
 server = pytest.fixture(scope="module", name="server")(fork_server)
 files = pytest.fixture(scope="module", name="files")(certificate_files)
@@ -163,8 +163,12 @@ def _same_file_cases(files):
 
 
 def test_an_output_that_is_an_input_is_refused_before_any_work(server, files):
-    policies.save_policy(policies.uniform_policy("kuhn_poker"), files / "kuhn.json", "kuhn_poker")
-    policies.save_policy(policies.uniform_policy("kuhn_poker"), files / "kuhn2.json", "kuhn_poker")
+    policy_files.save_policy(
+        policies.uniform_policy("kuhn_poker"), files / "kuhn.json", "kuhn_poker"
+    )
+    policy_files.save_policy(
+        policies.uniform_policy("kuhn_poker"), files / "kuhn2.json", "kuhn_poker"
+    )
     link = files / "kl"
     if not link.exists():
         os.symlink(files / "kuhn.json", link)
@@ -211,7 +215,7 @@ def test_subgame_stops_with_the_iterations_that_ran(server, tmp_path, sig):
     assert "all 30 subgames resolved" not in result.stdout and "stopped (interrupted)" in (
         result.stdout
     )
-    policies.load_policy("leduc_poker", pol)
+    policy_files.load_policy("leduc_poker", pol)
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
@@ -304,7 +308,7 @@ def test_sigterm_stops_like_ctrl_c(server, tmp_path, script, flags, wait_for):
 @pytest.fixture(scope="module")
 def liars_dice_policy(tmp_path_factory):
     path = tmp_path_factory.mktemp("policy") / "liars_dice.json"
-    policies.save_policy(policies.uniform_policy("liars_dice"), path, "liars_dice")
+    policy_files.save_policy(policies.uniform_policy("liars_dice"), path, "liars_dice")
     return path
 
 

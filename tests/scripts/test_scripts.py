@@ -12,7 +12,7 @@ import pytest
 from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import policies
+from ospiel_ext import policy_files
 from ospiel_ext.algorithms.gameshrink import abstract_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -53,7 +53,7 @@ def test_solve_writes_result_and_policy(tmp_path, solver):
     result = json.loads(out.read_text())
     assert result["value"] == pytest.approx(KUHN_VALUE, abs=2e-3)
     game = pyspiel.load_game("kuhn_poker")
-    pol = policies.load_policy(game, pol_path)
+    pol = policy_files.load_policy(game, pol_path)
     assert os_exploitability.exploitability(game, pol) == pytest.approx(
         result["exploitability"], abs=1e-9
     )
@@ -98,7 +98,7 @@ def test_solve_stops_on_ctrl_c_and_writes_the_result_so_far(tmp_path):
     assert 0 < result["iterations"] < 100000000
     assert "interrupted" in stdout
     game = pyspiel.load_game("leduc_poker")
-    pol = policies.load_policy(game, pol_path)
+    pol = policy_files.load_policy(game, pol_path)
     assert os_exploitability.exploitability(game, pol) == pytest.approx(
         result["exploitability"], abs=1e-9
     )
@@ -179,7 +179,7 @@ def test_perturbed_egt_writes_curves_and_policy(tmp_path):
     assert result["iterations"][-1] == 200 and result["traversals"][-1] >= 600
     assert result["nash_conv"][-1] < result["nash_conv"][0]
     game = pyspiel.load_game("kuhn_poker")
-    pol = policies.load_policy(game, pol_path)
+    pol = policy_files.load_policy(game, pol_path)
     assert pol.action_probability_array[pol.legal_actions_mask == 1].min() >= 0.05 - 1e-9
 
 
@@ -310,7 +310,7 @@ def test_gameshrink_lifts_an_equilibrium(tmp_path):
     assert result["abstracted"]["nodes"] < result["original"]["nodes"]
     assert result["exploitability"] <= 1e-9
     game = pyspiel.load_game("leduc_poker")
-    loaded = policies.load_policy(game, pol)
+    loaded = policy_files.load_policy(game, pol)
     assert os_exploitability.exploitability(game, loaded) <= 1e-9
 
 

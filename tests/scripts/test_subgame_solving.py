@@ -10,7 +10,7 @@ import pyspiel
 import pytest
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import policies
+from ospiel_ext import policies, policy_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "subgame_solving.py")
@@ -51,7 +51,7 @@ def test_json_and_policy(tmp_path, gadget, prior, solver):
     assert result["blueprint_exploitability"] == pytest.approx(
         os_exploitability.exploitability(game, blueprint), abs=1e-9
     )
-    resolved = policies.load_policy(game, pol)
+    resolved = policy_files.load_policy(game, pol)
     assert result["exploitability"] == pytest.approx(
         os_exploitability.exploitability(game, resolved), abs=1e-9
     )
@@ -92,7 +92,7 @@ def test_predicate_cut_equals_after_moves(tmp_path):
 def test_bad_input_ends_with_one_line(tmp_path):
     pol = tmp_path / "kuhn.json"
     game = pyspiel.load_game("kuhn_poker")
-    policies.save_policy(policies.uniform_policy(game), pol, game)
+    policy_files.save_policy(policies.uniform_policy(game), pol, game)
     cases = [
         (["--cut=after_moves=9"], "selects no non-terminal state"),
         ([f"--blueprint={pol}", "--game=leduc_poker", "--cut=public_chance"], "not for leduc"),

@@ -26,8 +26,9 @@ from ospiel_ext import lp
 from ospiel_ext.algorithms.certificates.certificate import Certificate, verify
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.budget import Budget
-from ospiel_ext.sequence_form import Treeplex, TreeSequenceForm
+from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
+from ospiel_ext.treeplex import Treeplex
 
 SUPPORT_TOLERANCE = 1e-9
 """Plan entries above this are in a profile's support."""

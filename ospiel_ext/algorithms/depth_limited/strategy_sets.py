@@ -36,7 +36,8 @@ from ospiel_ext.algorithms.depth_limited import solving
 from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray, IntArray
-from ospiel_ext.sequence_form import Treeplex, TreeSequenceForm
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.treeplex import Treeplex
 
 BIAS_FACTOR = 10.0  # Section 4: "the probability of folding is multiplied by 10"
 MAX_PURE_CONTINUATIONS = 4096

@@ -35,9 +35,10 @@ from ospiel_ext.algorithms.gameshrink import ordered_games, shrink
 from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode
 from ospiel_ext.algorithms.gameshrink.shrink import Abstraction
 from ospiel_ext.arrays import IntArray, group_by
-from ospiel_ext.sequence_form import SequenceForm, Treeplex, TreeSequenceForm
+from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tree import GameTree
 from ospiel_ext.tree_builder import TreeBuilder
+from ospiel_ext.treeplex import Treeplex
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

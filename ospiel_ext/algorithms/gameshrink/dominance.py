@@ -32,7 +32,8 @@ import scipy.sparse as sp
 
 from ospiel_ext import lp
 from ospiel_ext.arrays import BoolArray, IntArray
-from ospiel_ext.sequence_form import SequenceForm, Treeplex
+from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.treeplex import Treeplex
 
 
 @dataclasses.dataclass(frozen=True)

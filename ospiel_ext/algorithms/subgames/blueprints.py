@@ -34,7 +34,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, policies, tree_values
+from ospiel_ext import arrays, policies, policy_files, tree_values
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
@@ -68,14 +68,14 @@ def load_blueprint(
     """Behavioural arrays of a blueprint given as a policy, a policy file or behavioural arrays.
 
     The policy is a TabularPolicy of the game; the policy file is read by
-    `policies.load_policy`, which checks the game it names.
+    `policy_files.load_policy`, which checks the game it names.
 
     Raises:
       ValueError: the game is not two-player zero-sum, or the blueprint is not a profile of it.
     """
     sf = full_game(game)
     if isinstance(blueprint, (str, os.PathLike)):
-        blueprint = policies.load_policy(sf.tree.game, blueprint)
+        blueprint = policy_files.load_policy(sf.tree.game, blueprint)
     if isinstance(blueprint, policy_lib.TabularPolicy):
         layout = policies.layout(sf)
         if blueprint.state_lookup.keys() != layout.template.state_lookup.keys():

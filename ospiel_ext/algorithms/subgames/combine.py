@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, evaluate, interrupts, lp, policies, stops
+from ospiel_ext import arrays, evaluate, interrupts, lp, lp_model, policies, stops
 from ospiel_ext.algorithms.subgames import batch as batch_lib
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities
@@ -386,7 +386,7 @@ class OptimalContinuation:
     value: float
     exploitability: float
     behavioural: policies.Behavioural
-    solution: lp.LPSolution
+    solution: lp_model.LPSolution
 
 
 def optimal_continuation(

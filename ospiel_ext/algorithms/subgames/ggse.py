@@ -42,7 +42,7 @@ import numpy as np
 from absl import logging
 from numpy.typing import ArrayLike
 
-from ospiel_ext import evaluate, lp, policies
+from ospiel_ext import evaluate, lp, lp_model, policies
 from ospiel_ext.algorithms import cfr_variants, egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.subgames.gadgets import GadgetGame
@@ -224,7 +224,7 @@ def _parse_vertex(gadget: GadgetGame, vertex: str) -> tuple[str, int | None]:
 
 
 def _random_optimal_plan(
-    model: lp.SequenceFormLP, objective: float, tolerance: float, seed: int
+    model: lp_model.SequenceFormLP, objective: float, tolerance: float, seed: int
 ) -> FloatArray:
     """Player i's realization plan at a random vertex of the LP's optimal face.
 
@@ -233,7 +233,7 @@ def _random_optimal_plan(
     """
     n = model.program.column_range("x")
     costs = np.random.default_rng(seed).standard_normal(n.stop - n.start)
-    face = model.program.optimal_face(objective, tolerance, lp.FIRST_FREE_KIND, {"x": costs})
+    face = model.program.optimal_face(objective, tolerance, lp_model.FIRST_FREE_KIND, {"x": costs})
     result = face.run()
     if not result.optimal:
         raise lp.LPError(f"{model.sequence_form.name}: optimal face: {result.message}")
@@ -268,7 +268,7 @@ def solve_lp(
     method, seed = _parse_vertex(gadget, vertex)
     i = _solved_player(gadget)
     sign = 1.0 if i == 0 else -1.0
-    model = lp.sequence_form_lp(gadget.sf, player=i)
+    model = lp_model.sequence_form_lp(gadget.sf, player=i)
     base = model.solution(model.run(method=method))
     v_star = sign * base.value
     iterations = base.simplex_iterations
@@ -295,7 +295,7 @@ def solve_lp(
     if isinstance(max_decreases, bool) or not isinstance(max_decreases, int) or max_decreases < 0:
         raise ValueError(f"{gadget.sf.name}: max_decreases must be an int >= 0")
 
-    def solve_at(eps: float) -> lp.LPSolution:
+    def solve_at(eps: float) -> lp_model.LPSolution:
         bounds = lower_bounds(gadget, prior, eps)
         assert bounds is not None
         perturbed = model.add_lower_bounds(bounds, own=False)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ospiel_ext import policies
+from ospiel_ext import policy_files
 from ospiel_ext.algorithms import certificates
 
 
@@ -23,6 +23,6 @@ def test_zero_certificate_of_goofspiel_4_survives_its_own_files(tmp_path):
     assert result.ok, result.reason
     assert result.epsilon == pytest.approx(0.0, abs=1e-9)
     pol = certificates.CertificatePolicy(cert.trunk.game, cert.strategy_table()).to_tabular()
-    policies.save_policy(pol, tmp_path / "policy.json", game)
-    loaded = policies.load_policy(game, tmp_path / "policy.json")
+    policy_files.save_policy(pol, tmp_path / "policy.json", game)
+    loaded = policy_files.load_policy(game, tmp_path / "policy.json")
     np.testing.assert_allclose(loaded.action_probability_array.sum(axis=1), 1.0)

@@ -8,7 +8,7 @@ import pyspiel
 import pytest
 from open_spiel.python.algorithms import best_response, exploitability
 
-from ospiel_ext import policies, sequence_form
+from ospiel_ext import policies, policy_files, sequence_form
 from ospiel_ext.algorithms.subgames import blueprints
 from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
 
@@ -73,7 +73,7 @@ def test_blueprints_load_from_policies_files_and_checkpoints(tmp_path):
     sf = sequence_form.for_game(game)
     pol = blueprints.dirichlet_blueprints(game, [3])[0]
     path = tmp_path / "blueprint.json"
-    policies.save_policy(pol, path, game)
+    policy_files.save_policy(pol, path, game)
     from_file = blueprints.load_blueprint(sf, str(path))
     direct = blueprints.load_blueprint(sf, pol)
     for a, b in zip(from_file, direct):
@@ -119,7 +119,7 @@ def test_blueprint_specs(tmp_path):
         np.testing.assert_array_equal(b[p], uniform[p])
     pol = policies.random_policy(game, seed=7)
     path = tmp_path / "bp.json"
-    policies.save_policy(pol, path, game)
+    policy_files.save_policy(pol, path, game)
     label, b = blueprints.blueprint_from_spec(game, str(path))
     assert label == str(path) and blueprints.blueprint_file(str(path)) == str(path)
     for got, want in zip(b, layout.from_tabular(pol)):

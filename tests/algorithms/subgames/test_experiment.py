@@ -11,7 +11,7 @@ import pytest
 import scipy.stats
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import policies, sweeps
+from ospiel_ext import executors, policies
 from ospiel_ext.algorithms.subgames import blueprints
 from ospiel_ext.algorithms.subgames import experiment as ex
 
@@ -34,7 +34,7 @@ def tasks():
 
 @pytest.fixture(scope="module")
 def serial(tasks):
-    with sweeps.executor("local") as e:
+    with executors.executor("local") as e:
         return ex.sweep(tasks, e).results
 
 
@@ -44,7 +44,7 @@ def _strip(record):
 
 @pytest.mark.skipif(dd is None, reason="dask.distributed not installed")
 def test_local_dask_gives_the_serial_records(tasks, serial):
-    with sweeps.executor("local-dask", 2) as e:
+    with executors.executor("local-dask", 2) as e:
         result = ex.sweep(tasks, e)
     assert not result.interrupted and len(result.results) == len(tasks) == 16
     for a, b in zip(serial, result.results):
