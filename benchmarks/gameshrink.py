@@ -28,7 +28,7 @@ from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, lp, pol
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.algorithms.gameshrink import abstract_game, ordered_games
+from ospiel_ext.algorithms.gameshrink import abstract_game, descriptions, lifting
 from ospiel_ext.tables import format_table
 
 _LOSSLESS = flags.DEFINE_multi_string(
@@ -40,7 +40,7 @@ _LOSSLESS = flags.DEFINE_multi_string(
         "limit_leduc_poker(num_ranks=13)",
         "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
         "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1)",
-        *ordered_games.UNIVERSAL_POKER_EXAMPLES,
+        *descriptions.UNIVERSAL_POKER_EXAMPLES,
     ],
     "Games for the lossless table; repeat the flag for more.",
 )
@@ -66,7 +66,7 @@ def _solve_and_lift(abstraction, original_sf):
     start = time.perf_counter()
     solution = lp.solve(game.sequence_form)
     lp_seconds = time.perf_counter() - start
-    lifted = abstract_game.LiftedPolicy(game, solution.behavioural)
+    lifted = lifting.LiftedPolicy(game, solution.behavioural)
     layout = policies.layout(original_sf)
     tabular = lifted.to_tabular()
     expl = evaluate.evaluate_profile(original_sf, layout.from_tabular(tabular)).exploitability

@@ -32,7 +32,14 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import cli, cli_flags, cli_output, interrupts, lp, poker_hands
 from ospiel_ext.algorithms import gameshrink
-from ospiel_ext.algorithms.gameshrink import abstract_game, filters, ordered_games, shrink
+from ospiel_ext.algorithms.gameshrink import (
+    abstract_game,
+    descriptions,
+    filters,
+    lifting,
+    ordered_games,
+    shrink,
+)
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.tables import format_table
 
@@ -47,7 +54,7 @@ _GAMES = flags.DEFINE_multi_string(
         "limit_leduc_poker(num_ranks=13)",
         "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
         "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1)",
-        *ordered_games.UNIVERSAL_POKER_EXAMPLES,
+        *descriptions.UNIVERSAL_POKER_EXAMPLES,
     ],
     "Games that compile; repeat the flag for more.",
 )
@@ -194,7 +201,7 @@ def _row(name: str, transformation: str, solve: bool) -> dict:
     }
     if solve:
         solution = lp.solve(shrunk.sequence_form)
-        tabular = abstract_game.LiftedPolicy(shrunk, solution.behavioural).to_tabular()
+        tabular = lifting.LiftedPolicy(shrunk, solution.behavioural).to_tabular()
         row["abstract_lp_value"] = solution.value
         row["lifted_exploitability"] = float(
             os_exploitability.exploitability(abstraction.og.game, tabular)

@@ -9,7 +9,7 @@ Theorem 2, Algorithm 2).
    classes of the suit symmetry alone (views equal up to a permutation of suits, counted by
    brute force over the permutations), Γ_f's LP value, and the exploitability of Γ_f's LP
    equilibrium lifted into the identity filter's Γ - the original game, its sequence form
-   counted from the signal tree, so no game is compiled (`abstract_game.lift_to_finer`; it
+   counted from the signal tree, so no game is compiled (`lifting.lift_to_finer`; it
    equals OpenSpiel's exploitability of the lifted policy in the compiled game, tested).
 2. Single merges (--merges_games): every join of two sibling classes of the coarsest filter
    that the paper's transformation makes (`gameshrink.sibling_joins`), applied alone to the
@@ -26,7 +26,7 @@ from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, lp
 from ospiel_ext.algorithms import gameshrink
-from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.algorithms.gameshrink import abstract_game, lifting
 from ospiel_ext.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
@@ -100,7 +100,7 @@ def _lifted(abstraction, identity):
     """(Γ_f's LP value, exploitability of its LP equilibrium lifted into `identity`)."""
     game = abstract_game.AbstractGame.of(abstraction)
     solution = lp.solve(game.sequence_form)
-    lifted = abstract_game.lift_to_finer(game, solution.behavioural, identity)
+    lifted = lifting.lift_to_finer(game, solution.behavioural, identity)
     return solution.value, evaluate.evaluate_profile(identity.sequence_form, lifted).exploitability
 
 

@@ -27,7 +27,7 @@ import time
 from absl import app, flags
 
 from ospiel_ext import cli, cli_flags, cli_output, executors
-from ospiel_ext.algorithms.depth_limited import large, matches
+from ospiel_ext.algorithms.depth_limited import large, matches, public_belief
 
 TECHNIQUES = [
     "nested/resolving/none", "nested/resolving/uniform", "nested/resolving/blueprint",
@@ -35,7 +35,9 @@ TECHNIQUES = [
     "nested/unsafe",
 ]  # fmt: skip
 _GAME = flags.DEFINE_string("game", "liars_dice(numdice=2,dice_sides=4)", "A load_game string.")
-_PUBLIC_KEY = flags.DEFINE_enum("public_key", "actions", list(large.PUBLIC_KEYS), "Public key.")
+_PUBLIC_KEY = flags.DEFINE_enum(
+    "public_key", "actions", list(public_belief.PUBLIC_KEYS), "Public key."
+)
 _BOTS = flags.DEFINE_list("bots", TECHNIQUES, "Bot specs: blueprint or nested/GADGET[/PRIOR].")
 _GAMES = flags.DEFINE_integer("games", 100, "Games per pair.")
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per task (even).")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ospiel_ext import poker_hands
-from ospiel_ext.algorithms.gameshrink import ordered_games as og_lib
+from ospiel_ext.algorithms.gameshrink import descriptions
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -75,7 +75,7 @@ def test_short_hands():
 def test_outcomes_match_universal_poker_showdowns(game):
     """Random deals, checked down to the showdown: the sign of universal_poker's payoff (ACPC's
     hand evaluator) is the described outcome."""
-    og = og_lib.describe(game)
+    og = descriptions.describe(game)
     rng = np.random.default_rng(0)
     for _ in range(500):
         cards = rng.permutation(og.num_cards)[: og.num_slots]

@@ -55,7 +55,7 @@ from ospiel_ext import (
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.algorithms.gameshrink import abstract_game, lifting
 from ospiel_ext.loading import GameTooLargeError
 from ospiel_ext.tables import format_table
 
@@ -92,7 +92,7 @@ _ABSTRACT_POLICY_OUT = flags.DEFINE_string(
     "abstract_policy_out",
     None,
     "Write the abstract strategy here (.npz, any game size); "
-    "abstract_game.load_lifted_policy(path) plays it in the original game.",
+    "lifting.load_lifted_policy(path) plays it in the original game.",
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
@@ -161,12 +161,12 @@ def _lift(
     shrunk: abstract_game.AbstractGame,
     behavioural: policies.Behavioural,
     original_sf: sf_lib.TreeSequenceForm | None,
-) -> tuple[abstract_game.LiftedPolicy, policy_lib.TabularPolicy | None, float | None]:
+) -> tuple[lifting.LiftedPolicy, policy_lib.TabularPolicy | None, float | None]:
     """(the lifted policy, its TabularPolicy in the original game, its exploitability there).
 
     The TabularPolicy and the exploitability are None if the original game was not compiled.
     """
-    lifted = abstract_game.LiftedPolicy(shrunk, behavioural)
+    lifted = lifting.LiftedPolicy(shrunk, behavioural)
     if original_sf is None:
         return lifted, None, None
     logging.info(
@@ -185,9 +185,7 @@ def _solve_and_lift(
     shrunk: abstract_game.AbstractGame,
     size: dict[str, Any],
     original_sf: sf_lib.TreeSequenceForm | None,
-) -> tuple[
-    dict[str, Any], tuple[abstract_game.LiftedPolicy, policy_lib.TabularPolicy | None] | None
-]:
+) -> tuple[dict[str, Any], tuple[lifting.LiftedPolicy, policy_lib.TabularPolicy | None] | None]:
     """Solves Γ_f (`shrunk`, of `size`) by --solve and lifts the strategy into `game`.
 
     Returns:
@@ -303,7 +301,7 @@ def main(argv: list[str]) -> None:
         if lifted is not None:
             policy, tabular = lifted
             if _ABSTRACT_POLICY_OUT.value:
-                abstract_game.save_lifted_policy(policy, _ABSTRACT_POLICY_OUT.value)
+                lifting.save_lifted_policy(policy, _ABSTRACT_POLICY_OUT.value)
             if _POLICY_OUT.value:
                 policy_files.save_policy(tabular, _POLICY_OUT.value, game)
 

@@ -13,7 +13,7 @@ from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policy_files
-from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.algorithms.gameshrink import lifting
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -401,7 +401,7 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     assert result["classes_per_round"] == [3, 9] and result["iterations"] == 30
     expl = result["exploitability"]
     assert 0 < expl == pytest.approx(result["abstract_exploitability"], abs=1e-9)
-    lifted = abstract_game.load_lifted_policy(saved)
+    lifted = lifting.load_lifted_policy(saved)
     reloaded = os_exploitability.exploitability(pyspiel.load_game(game), lifted.to_tabular())
     assert reloaded == pytest.approx(expl, abs=1e-12)
 

@@ -1,87 +1,39 @@
-"""The game Γ_f induced by an information filter, its size, and lifting its strategies back.
+"""The game Γ_f induced by an information filter, its size, and its sequence form.
 
 Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information",
-ACM EC 2006, Section 3.2; strategies are lifted back to the original game by Theorem 2.
+ACM EC 2006, Section 3.2.
 
 In Γ_f each player observes the class of its view instead of the view. Histories that no player
 can tell apart at any point (the same classes for both players in every round, the same
 betting) are one node: chance deals a pair of classes (player 0's, player 1's) per round with
-the total probability of the deals in it, and a showdown pays the expected payoff over those
-deals ("we take the average over all real signals in the filtered class weighted by the
-probability of each real signal occurring"). `AbstractGame.tree` is that game as a
-`GameTree`; solvers get `AbstractGame.sequence_form`, the same sequence form built from the
-product of the betting tree and the class pairs without the tree (`ProductSequenceForm`), which
-every ospiel_ext solver (LP, CFR+, EGT) and evaluator (exploitability, per-infoset regrets,
-certificate bounds) accepts and which fits Rhode Island Hold'em's 3.9 M sequences per player.
-`LiftedPolicy` turns a strategy of Γ_f into an OpenSpiel policy of the original game, played by
-looking up the class of the acting player's view.
+the total probability of the deals in it (`joint_classes.JointClasses`), and a showdown pays the
+expected payoff over those deals ("we take the average over all real signals in the filtered
+class weighted by the probability of each real signal occurring"). `AbstractGame.tree` is that
+game as a `GameTree`; solvers get `AbstractGame.sequence_form`, the same sequence form built
+from the product of the betting tree and the class pairs without the tree
+(`ProductSequenceForm`), which every ospiel_ext solver (LP, CFR+, EGT) and evaluator
+(exploitability, per-infoset regrets, certificate bounds) accepts and which fits Rhode Island
+Hold'em's 3.9 M sequences per player. Strategies of Γ_f are played in the original game by
+`lifting` (Theorem 2).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import os
 
 import numpy as np
-import pyspiel
 import scipy.sparse as sp
-from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import files, lp, policies
-from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms.gameshrink import ordered_games, shrink
-from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode
+from ospiel_ext import lp
+from ospiel_ext.algorithms.gameshrink.joint_classes import JointClasses
 from ospiel_ext.algorithms.gameshrink.shrink import Abstraction
-from ospiel_ext.arrays import IntArray, group_by
+from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
+from ospiel_ext.arrays import IntArray
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.tree import GameTree
 from ospiel_ext.tree_builder import TreeBuilder
 from ospiel_ext.treeplex import Treeplex
-
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class JointClasses:
-    """The pairs (player 0's class, player 1's class) of each round that some deal produces.
-
-    Attributes:
-      pairs: per round, (P_j, 2) class pairs.
-      parent: per round, the index of each pair's pair in the round before (0 in round 0).
-      counts: per round, (P_j, 3) number of deals of each showdown result (-1, 0, 1) in a pair.
-    """
-
-    pairs: tuple[IntArray, ...]
-    parent: tuple[IntArray, ...]
-    counts: tuple[IntArray, ...]
-
-    @classmethod
-    def of(cls, abstraction: Abstraction) -> JointClasses:
-        """The joint classes of every round of `abstraction`, read off its signal tree's deals."""
-        st, classes = abstraction.signal_tree, abstraction.classes
-        pairs, parent, counts, prev_index = [], [], [], None
-        for r in range(st.num_rounds):
-            # Each deal's pair of classes this round (a view's class fixes its parent's).
-            k = abstraction.num_classes[r]
-            code = classes[r][st.views[r][0]] * k + classes[r][st.views[r][1]]
-            uniq, index = np.unique(code, return_inverse=True)
-            index = index.ravel()
-            pairs.append(np.column_stack([uniq // k, uniq % k]))
-            cnt = np.bincount(index * 3 + st.result + 1, minlength=3 * len(uniq))
-            counts.append(cnt.reshape(-1, 3))
-            par = np.zeros(len(uniq), dtype=np.int64)
-            if prev_index is not None:
-                par[index] = prev_index
-            parent.append(par)
-            prev_index = index
-        return cls(tuple(pairs), tuple(parent), tuple(counts))
-
-    @functools.cached_property
-    def children(self) -> tuple[tuple[IntArray, IntArray], ...]:
-        """Per round j < last: (pairs of round j + 1 sorted by parent, offsets per pair of j)."""
-        return tuple(
-            group_by(self.parent[r], len(self.pairs[r - 1])) for r in range(1, len(self.pairs))
-        )
 
 
 def info_key(round_: int, cls: int, betting: str) -> str:
@@ -402,139 +354,3 @@ def game_size(sf: TreeSequenceForm) -> dict[str, int]:
             [tp.num_infosets for tp in tps], [tp.num_sequences for tp in tps], sf.payoff.nnz
         ),
     }
-
-
-def lift_to_finer(
-    game: AbstractGame, behavioural: policies.Behavioural, finer: AbstractGame
-) -> policies.Behavioural:
-    """Theorem 2's lifted strategy as a strategy of Γ of a finer filter of the same game.
-
-    At the finer game's information set (round j, class c', betting) each player plays Γ_f's
-    strategy at (round j, f^j of c''s views, betting). With `finer` the Γ of
-    `shrink.identity_filter` (the original game, its sequence form counted from the signal
-    tree) this is `LiftedPolicy` without compiling the original game.
-
-    Raises:
-      ValueError: the games differ, or `finer`'s filter does not refine `game`'s.
-    """
-    coarse, fine = game.abstraction, finer.abstraction
-    if coarse.og.name != fine.og.name or coarse.signal_tree.num_views != fine.signal_tree.num_views:
-        raise ValueError(f"{finer.name} is not a filter of the game of {game.name}")
-    to_coarse = []
-    for fc, cc, k in zip(fine.classes, coarse.classes, fine.num_classes):
-        up = np.zeros(k, dtype=np.int64)
-        up[fc] = cc
-        if np.any(up[fc] != cc):
-            raise ValueError(f"the filter of {finer.name} does not refine that of {game.name}")
-        to_coarse.append(up)
-    table = policies.behavioural_to_table(game.sequence_form, behavioural)
-    tables: policies.Tables = ({}, {})
-    for p in (0, 1):
-        for key in finer.sequence_form.infoset_keys(p):
-            r, c, betting = key.split(" ", 2)  # info_key's layout
-            round_ = int(r[1:])
-            coarse_key = info_key(round_, int(to_coarse[round_][int(c[1:])]), betting[1:])
-            tables[p][key] = table[p][coarse_key]
-    return policies.behavioural_from_table(finer.sequence_form, tables)
-
-
-class LiftedPolicy(policy_lib.Policy):
-    """An abstract strategy played in the original game (Theorem 2's construction σ')."""  # noqa: RUF002
-
-    def __init__(self, game: AbstractGame, behavioural: policies.Behavioural):
-        self.abstract = game
-        self.behavioural = behavioural
-        super().__init__(game.abstraction.og.game, [0, 1])
-
-    @functools.cached_property
-    def _table(self) -> policies.Tables:
-        return policies.behavioural_to_table(self.abstract.sequence_form, self.behavioural)
-
-    def action_probabilities(
-        self, state: pyspiel.State, player_id: int | None = None
-    ) -> dict[int, float]:
-        """Γ_f's strategy at the class of the acting player's view (`Policy` API)."""
-        a = self.abstract.abstraction
-        player = state.current_player()
-        round_, betting = ordered_games.betting_key(state)
-        deal = a.og.deal_from_chance(ordered_games.chance_actions_of(state))
-        cls = a.class_of(deal, player, round_)
-        return dict(self._table[player][info_key(round_, cls, betting)])
-
-    def to_tabular(self, max_nodes: int | None = None) -> policy_lib.TabularPolicy:
-        """The lifted policy as a TabularPolicy of the original game (compiles the game)."""
-        layout = policies.layout(sf_lib.for_game(self.game, max_nodes))
-        return layout.to_tabular(layout.from_policy(self))
-
-
-def _keys_digest(sf: SequenceForm) -> str:
-    keys = "\n".join(k for p in (0, 1) for k in sf.infoset_keys(p))
-    return hashlib.sha256(keys.encode()).hexdigest()
-
-
-def save_lifted_policy(lifted: LiftedPolicy, path: str | os.PathLike) -> None:
-    """Writes the abstract strategy behind `lifted` as .npz to `path` exactly.
-
-    Never pickle; by `files.output`. The file holds the game, the threshold, the
-    transformation, the classes per round, a digest of Γ_f's infoset keys in treeplex order
-    and each player's behavioural array. Small for any game (Rhode Island: 2 x 3.9 M
-    floats), unlike a policy file of the original game.
-
-    Raises:
-      ValueError: the abstraction was stopped before it was complete: `load_lifted_policy`
-        recomputes the complete one, so the strategy could not be read back.
-    """
-    a = lifted.abstract.abstraction
-    if a.stopped_early:
-        raise ValueError(
-            f"{lifted.abstract.name}: a strategy of a filter stopped before it was complete "
-            "cannot be saved (loading recomputes the complete filter)"
-        )
-    with files.output(path, binary=True) as f:
-        np.savez_compressed(
-            f,
-            game=str(a.og.game),
-            threshold=a.threshold,
-            transformation=a.transformation,
-            classes_per_round=np.array(a.num_classes),
-            keys_digest=_keys_digest(lifted.abstract.sequence_form),
-            behavioural_0=lifted.behavioural[0],
-            behavioural_1=lifted.behavioural[1],
-        )
-
-
-def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
-    """Reads `save_lifted_policy`'s file back as a LiftedPolicy.
-
-    It checks that the saved game string still loads as that game (a file written before a
-    game gained a parameter, e.g. rhode_island_holdem's ace_low, names the game without it,
-    and the default may now be another game), recomputes the abstraction of the saved game,
-    threshold and transformation (deterministic; files without one: "coarsest") and checks
-    that it has the same classes and infoset keys.
-
-    Raises:
-      ValueError: the file is not such a file, its game string loads as another game, or the
-        abstraction computed here differs.
-    """
-    with np.load(path, allow_pickle=False) as f:
-        missing = {"game", "threshold", "keys_digest", "behavioural_0", "behavioural_1"} - set(f)
-        if missing:
-            raise ValueError(f"{path} is not a lifted-policy file (missing {sorted(missing)})")
-        data = {k: f[k] for k in f.files}
-    saved = str(data["game"])
-    loaded = str(ordered_games.describe(saved).game)
-    if loaded != saved:
-        raise ValueError(
-            f"{path} was saved for {saved}, which now loads as {loaded} (a parameter was added "
-            "or its default changed): the strategy may be one of another game"
-        )
-    transformation = str(data["transformation"]) if "transformation" in data else "coarsest"
-    a = shrink.gameshrink(saved, float(data["threshold"]), transformation=transformation)
-    game = AbstractGame.of(a)
-    if a.num_classes != data["classes_per_round"].tolist() or _keys_digest(
-        game.sequence_form
-    ) != str(data["keys_digest"]):
-        raise ValueError(
-            f"{path}: the abstraction of {data['game']} computed here differs from the saved one"
-        )
-    return LiftedPolicy(game, (data["behavioural_0"], data["behavioural_1"]))

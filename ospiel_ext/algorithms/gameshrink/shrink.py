@@ -3,7 +3,7 @@
 Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information",
 ACM EC 2006, Algorithm 2.
 
-`gameshrink(game, threshold)` describes the game (`ordered_games`), builds its signal tree
+`gameshrink(game, threshold)` describes the game (`descriptions`), builds its signal tree
 (`signal_tree`), computes the lossless filter (or the paper's transformation as written) and,
 for `threshold` > 0, the approximate joins (`filters`); the result is an `Abstraction`, which
 `abstract_game` turns into the abstracted game Γ_f. `identity_filter`, `join_classes` and
@@ -35,7 +35,7 @@ import pyspiel
 from absl import logging
 
 from ospiel_ext import stops
-from ospiel_ext.algorithms.gameshrink import ordered_games
+from ospiel_ext.algorithms.gameshrink import descriptions, stage_games
 from ospiel_ext.algorithms.gameshrink.filters import (
     FilterResult,
     ShrinkStop,
@@ -43,8 +43,9 @@ from ospiel_ext.algorithms.gameshrink.filters import (
     lossless_filter,
     paper_filter,
 )
-from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedGame
+from ospiel_ext.algorithms.gameshrink.ordered_games import OrderedGame
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
+from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.arrays import IntArray, first_index, group_by, unique_rows
 from ospiel_ext.budget import Budget
 
@@ -62,7 +63,7 @@ class Abstraction(stops.Stoppable):
       threshold: 0 for the lossless filter, else the approximation knob of Section 6.2.
       passes: refinement passes until the fixed point (or until the filter was stopped).
       seconds: time to build the signal tree and the filter.
-      betting: the stage games, read off the pyspiel game (`ordered_games.betting_tree`).
+      betting: the stage games, read off the pyspiel game (`stage_games.betting_tree`).
       transformation: "coarsest" (`lossless_filter`) or "paper" (`paper_filter`).
       stop_reason: 'fixed_point' (the filter is complete) or why it stopped before (module
         docstring): a "coarsest" filter with threshold 0 is lossless only at its fixed point.
@@ -199,10 +200,10 @@ def gameshrink(
     if transformation == "paper" and threshold > 0:
         raise ValueError("the approximate filter (threshold > 0) starts from the coarsest one")
     start, budget = time.perf_counter(), Budget(time_limit)
-    og = game if isinstance(game, OrderedGame) else ordered_games.describe(game)
+    og = game if isinstance(game, OrderedGame) else descriptions.describe(game)
     st = SignalTree.build(og)
-    betting = ordered_games.betting_tree(og, st.deals, st.result)
-    ordered_games.check_against_game(og, betting, st.deals, labels=st.result, samples=check_samples)
+    betting = stage_games.betting_tree(og, st.deals, st.result)
+    stage_games.check_against_game(og, betting, st.deals, labels=st.result, samples=check_samples)
     logging.info(
         "%s: signal tree of %d nodes, %d deals, views per round %s",
         og.name,

@@ -1,4 +1,5 @@
-"""Nested depth-limited solving without compiling the game (`depth_limited.large`).
+"""Nested depth-limited solving without compiling the game (`depth_limited.large`,
+`depth_limited.public_belief`).
 
 Expected values come from the compiled path: the public state and reaches that the large bot
 finds by following pyspiel states must be the compiled tree's common-knowledge public state
@@ -11,7 +12,7 @@ import pytest
 
 from ospiel_ext import policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import large
+from ospiel_ext.algorithms.depth_limited import large, public_belief
 
 LEDUC = "leduc_poker"
 LIARS_DICE = "liars_dice(numdice=1,dice_sides=4)"
@@ -60,8 +61,8 @@ def test_public_belief_is_the_compiled_public_state_with_its_reaches(name, seed)
         if state is None:
             continue
         player = int(rng.integers(2))
-        key = large.make_public_key(game, "observer" if name == LEDUC else "actions")
-        belief = large.PublicBelief(game, key, player)
+        key = public_belief.make_public_key(game, "observer" if name == LEDUC else "actions")
+        belief = public_belief.PublicBelief(game, key, player)
         belief.advance(state, [profile, profile])
         sub = next(
             s for s in ss.subgames(sf.tree, ss.Cut.after_moves(moves))
@@ -86,10 +87,11 @@ def test_goofspiel_public_key_hides_the_cards_and_shows_the_outcomes():
             s.apply_action(a)
         return s
 
+    key = public_belief.common_lines_key
     # round 1: P0 bids 4 then P1 bids 1 or 2 (P0 wins either way) vs P1 bids 4 (a draw)
-    assert large.common_lines_key(after([3, 0])) == large.common_lines_key(after([3, 1]))
-    assert large.common_lines_key(after([3, 0])) != large.common_lines_key(after([3, 3]))
-    assert large.common_lines_key(after([3])) == large.common_lines_key(after([0]))
+    assert key(after([3, 0])) == key(after([3, 1]))
+    assert key(after([3, 0])) != key(after([3, 3]))
+    assert key(after([3])) == key(after([0]))
 
 
 def _bots(game, blueprint, gadget, prior, seed):

@@ -31,7 +31,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms import sequence_form_utils as sfu
 from scipy.optimize import linprog
 
-from ospiel_ext.algorithms.gameshrink import ordered_games, shrink
+from ospiel_ext.algorithms.gameshrink import shrink, stage_games
 
 
 class FilteredGame:
@@ -59,8 +59,8 @@ class FilteredGame:
 
     def filtered_key(self, state: pyspiel.State, player: int) -> str:
         """(round, the class of `player`'s view, betting) of a state of the original game."""
-        round_, betting = ordered_games.betting_key(state)
-        chance = tuple(ordered_games.chance_actions_of(state))
+        round_, betting = stage_games.betting_key(state)
+        chance = tuple(stage_games.chance_actions_of(state))
         return f"round {round_} class {self._class(chance, player, round_)} betting {betting}"
 
 

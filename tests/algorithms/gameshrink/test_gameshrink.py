@@ -16,7 +16,7 @@ from scipy.sparse.csgraph import connected_components
 from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
-from ospiel_ext.algorithms.gameshrink import filters
+from ospiel_ext.algorithms.gameshrink import descriptions, filters, lifting
 from ospiel_ext.algorithms.gameshrink import ordered_games as og_lib
 from ospiel_ext.algorithms.gameshrink import shrink as gs
 
@@ -48,7 +48,7 @@ LOSSLESS_GAMES = [
 def _lifted_lp(game):
     """Γ_f's LP equilibrium and OpenSpiel's exploitability of it lifted to the original game."""
     solution = lp.solve(game.sequence_form)
-    tabular = ag.LiftedPolicy(game, solution.behavioural).to_tabular()
+    tabular = lifting.LiftedPolicy(game, solution.behavioural).to_tabular()
     return solution, os_exploitability.exploitability(game.abstraction.og.game, tabular)
 
 
@@ -215,7 +215,7 @@ def test_abstract_exploitability_is_the_lifted_one(shrunk, game):
         solver.evaluate_and_update_policy()
     profile = solver.average_behavioural()
     in_abstract = evaluate.evaluate_profile(abstract.sequence_form, profile).exploitability
-    lifted = ag.LiftedPolicy(abstract, profile).to_tabular()
+    lifted = lifting.LiftedPolicy(abstract, profile).to_tabular()
     in_original = os_exploitability.exploitability(abstract.abstraction.og.game, lifted)
     assert in_abstract > 0.01  # not an equilibrium yet
     assert in_abstract == pytest.approx(in_original, abs=1e-9)
@@ -318,7 +318,7 @@ def test_size_counts_match_built_trees(shrunk, leduc):
 
 def test_lifted_policy_plays_in_pyspiel(shrunk):
     game = shrunk.abstract_game("leduc_poker")
-    lifted = ag.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural)
+    lifted = lifting.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural)
     state = pyspiel.load_game("leduc_poker").new_initial_state()
     for a in (0, 3):
         state.apply_action(a)
@@ -379,7 +379,7 @@ def test_approximate_classes_are_components_of_cheap_sibling_pairs(shrunk, game,
 
 
 def _kuhn_description(**changes):
-    base = og_lib.describe("kuhn_poker")
+    base = descriptions.describe("kuhn_poker")
     return dataclasses.replace(base, **changes)
 
 
@@ -438,28 +438,30 @@ def test_bad_threshold():
 
 def test_saved_abstract_strategy_is_checked_on_load(shrunk, tmp_path):
     game = shrunk.abstract_game("leduc_poker")
-    lifted = ag.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural)
+    lifted = lifting.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural)
     path = tmp_path / "leduc.npz"
-    ag.save_lifted_policy(lifted, path)
-    loaded = ag.load_lifted_policy(path)
+    lifting.save_lifted_policy(lifted, path)
+    loaded = lifting.load_lifted_policy(path)
     for p in (0, 1):
         np.testing.assert_array_equal(loaded.behavioural[p], lifted.behavioural[p])
     with np.load(path) as f:
         data = dict(f)
     np.savez(tmp_path / "other.npz", **{**data, "threshold": np.inf})  # one class per round
     with pytest.raises(ValueError, match="differs from the saved one"):
-        ag.load_lifted_policy(tmp_path / "other.npz")
+        lifting.load_lifted_policy(tmp_path / "other.npz")
     paper = ag.AbstractGame.of(gs.gameshrink("leduc_poker", transformation="paper"))
-    ag.save_lifted_policy(ag.LiftedPolicy(paper, lp.solve(paper.sequence_form).behavioural), path)
-    assert ag.load_lifted_policy(path).abstract.abstraction.transformation == "paper"
+    lifting.save_lifted_policy(
+        lifting.LiftedPolicy(paper, lp.solve(paper.sequence_form).behavioural), path
+    )
+    assert lifting.load_lifted_policy(path).abstract.abstraction.transformation == "paper"
     with np.load(path) as f:
         data = dict(f)
     np.savez(tmp_path / "other.npz", **{**data, "transformation": "coarsest"})
     with pytest.raises(ValueError, match="differs from the saved one"):
-        ag.load_lifted_policy(tmp_path / "other.npz")
+        lifting.load_lifted_policy(tmp_path / "other.npz")
     np.savez(tmp_path / "bad.npz", game=data["game"])
     with pytest.raises(ValueError, match="not a lifted-policy file"):
-        ag.load_lifted_policy(tmp_path / "bad.npz")
+        lifting.load_lifted_policy(tmp_path / "bad.npz")
 
 
 def test_a_strategy_saved_before_a_default_changed_is_refused(shrunk, tmp_path):
@@ -468,12 +470,14 @@ def test_a_strategy_saved_before_a_default_changed_is_refused(shrunk, tmp_path):
     may be the same, so the load refuses it by the game string."""
     game = shrunk.abstract_game(RI_SMALL)
     path = tmp_path / "ri.npz"
-    ag.save_lifted_policy(ag.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural), path)
+    lifting.save_lifted_policy(
+        lifting.LiftedPolicy(game, lp.solve(game.sequence_form).behavioural), path
+    )
     with np.load(path) as f:
         data = dict(f)
     assert "ace_low=True," in str(data["game"])
     old = str(data["game"]).replace("ace_low=True,", "")
     np.savez(tmp_path / "old.npz", **{**data, "game": old})
     with pytest.raises(ValueError, match="now loads as"):
-        ag.load_lifted_policy(tmp_path / "old.npz")
-    assert ag.load_lifted_policy(path).abstract.abstraction.num_classes == [3, 15, 60]
+        lifting.load_lifted_policy(tmp_path / "old.npz")
+    assert lifting.load_lifted_policy(path).abstract.abstraction.num_classes == [3, 15, 60]

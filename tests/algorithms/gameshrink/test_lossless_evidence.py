@@ -13,7 +13,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
-from ospiel_ext.algorithms.gameshrink import ordered_games, signal_tree
+from ospiel_ext.algorithms.gameshrink import descriptions, lifting, signal_tree
 from ospiel_ext.algorithms.gameshrink import shrink as gs
 
 from . import openspiel_reference
@@ -106,7 +106,7 @@ def test_lossless_equilibrium_lifted_into_the_identity_filter_is_exact(shrunk, g
     a = shrunk.abstraction(game)
     abstract, solution = _our_lp(a)
     identity = ag.AbstractGame.of(gs.identity_filter(a))
-    lifted = ag.lift_to_finer(abstract, solution.behavioural, identity)
+    lifted = lifting.lift_to_finer(abstract, solution.behavioural, identity)
     result = evaluate.evaluate_profile(identity.sequence_form, lifted)
     assert result.exploitability <= 1e-12
     assert result.on_policy_values[0] == pytest.approx(solution.value, abs=1e-12)
@@ -126,9 +126,9 @@ def test_lifting_into_the_identity_filter_is_lifting_into_the_game(shrunk, game)
     for a in (gs.gameshrink(game, transformation="paper"), shrunk.abstraction(game)):
         abstract, solution = _our_lp(a)
         identity = ag.AbstractGame.of(gs.identity_filter(a))
-        lifted = ag.lift_to_finer(abstract, solution.behavioural, identity)
+        lifted = lifting.lift_to_finer(abstract, solution.behavioural, identity)
         in_identity = evaluate.evaluate_profile(identity.sequence_form, lifted).exploitability
-        tabular = ag.LiftedPolicy(abstract, solution.behavioural).to_tabular()
+        tabular = lifting.LiftedPolicy(abstract, solution.behavioural).to_tabular()
         in_game = os_exploitability.exploitability(a.og.game, tabular)
         assert in_identity == pytest.approx(in_game, abs=1e-9)
 
@@ -138,7 +138,7 @@ def test_lift_to_finer_refuses_a_coarser_filter(leduc):
     paper = ag.AbstractGame.of(gs.gameshrink("leduc_poker", transformation="paper"))
     coarsest, solution = _our_lp(leduc)
     with pytest.raises(ValueError, match="does not refine"):
-        ag.lift_to_finer(coarsest, solution.behavioural, paper)
+        lifting.lift_to_finer(coarsest, solution.behavioural, paper)
 
 
 def test_payoff_zero_entries_are_the_stored_zeros(shrunk):
@@ -168,7 +168,7 @@ def test_the_signal_trees_showdowns_follow_the_games_ace_low():
     results, deals = {}, None
     for ace_low in ("true", "false"):
         game = f"rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1,ace_low={ace_low})"
-        st = signal_tree.SignalTree.build(ordered_games.describe(game))
+        st = signal_tree.SignalTree.build(descriptions.describe(game))
         returns = []
         for deal in st.deals.tolist():
             state = st.og.game.new_initial_state()

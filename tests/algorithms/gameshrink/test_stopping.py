@@ -13,7 +13,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import budget, lp
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
-from ospiel_ext.algorithms.gameshrink import filters
+from ospiel_ext.algorithms.gameshrink import filters, lifting
 from ospiel_ext.algorithms.gameshrink import shrink as gs
 
 RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
@@ -66,10 +66,10 @@ def test_a_tiny_time_limit_returns_a_filter_that_says_it_is_not_lossless(shrunk,
     # What it says is true: its Γ_f is a valid game, but its equilibrium lifted back is not
     # one of Leduc (OpenSpiel's exploitability).
     solution = lp.solve(game.sequence_form)
-    lifted = ag.LiftedPolicy(game, solution.behavioural)
+    lifted = lifting.LiftedPolicy(game, solution.behavioural)
     assert os_exploitability.exploitability(leduc.og.game, lifted.to_tabular()) > 0.1
     with pytest.raises(ValueError, match="stopped before it was complete"):
-        ag.save_lifted_policy(lifted, os.devnull)
+        lifting.save_lifted_policy(lifted, os.devnull)
 
 
 @pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL])

@@ -1,0 +1,234 @@
+"""The public state of a game too large to compile: its histories, their reach, their local game.
+
+Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
+Imperfect-Information Games", Section 8.1, on Brown, Sandholm & Amos (2018), "Depth-Limited
+Solving for Imperfect-Information Games", Sections 4-5: steps 1 and 2 of the nested solving of
+`large.LargeNestedSolvingBot`.
+
+* public keys (`make_public_key`: OpenSpiel's public observer, the players' actions, or the
+  lines both players' information states share): the public observation of a pyspiel state;
+* `PublicBelief.advance`: follows the actual history from the previous public state, keeping
+  every history whose public observation (`PublicKey`) matched the actual one at every step,
+  with its reach P_0, P_1, P_c (the bot's own as it played, the opponent's under the
+  blueprint, chance's) - the histories H(s0) of Section 2.1;
+* `local_game`: compiles the histories' subtrees down to `depth` player moves under a chance
+  node over them (a `GameTree` with no pyspiel game behind it, built by the core's
+  `walk.expand_below`); the subgame is its public state (`cuts.root_set`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyspiel
+from numpy.typing import NDArray
+from open_spiel.python import observation
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import loading, policies, walk
+from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.subgames import cuts
+from ospiel_ext.loading import DEFAULT_MAX_NODES
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_builder import TreeBuilder
+
+PublicKey = Callable[[pyspiel.State], str]
+
+
+def player_actions_key(state: pyspiel.State) -> str:
+    """Public observation when every player action is public and chance is private.
+
+    For poker and Liar's dice: the player to move and the players' actions so far.
+    """
+    moves = ",".join(str(h.action) for h in state.full_history() if h.player >= 0)
+    return f"{state.current_player()}|{moves}"
+
+
+def common_lines_key(state: pyspiel.State) -> str:
+    """Public observation as the lines both players' information states share.
+
+    In Goofspiel: the point cards, the win sequence and the points, but neither hand.
+    """
+    if state.is_terminal():
+        return "terminal"
+    theirs = set(loading.infoset_key(state, 1).splitlines())
+    return "\n".join(x for x in loading.infoset_key(state, 0).splitlines() if x in theirs)
+
+
+def observer_key(game: pyspiel.Game) -> PublicKey:
+    """Public observation by OpenSpiel's public-information observer.
+
+    Perfect recall, no private information: Kuhn, Leduc - with the public card; ValueError
+    if the game has none.
+    """
+    kind = pyspiel.IIGObservationType(
+        perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    try:
+        observer = observation.make_observation(game, kind)
+        observer.string_from(game.new_initial_state(), 0)
+    except Exception as e:  # pyspiel raises several kinds here
+        raise ValueError(
+            f"game {game}: OpenSpiel has no public observer for it; choose the public key "
+            "'actions' (every player action public, chance private) or 'lines' (the lines both "
+            "players' information states share), or pass a function of the state"
+        ) from e
+    return lambda state: f"{state.current_player()}|{observer.string_from(state, 0)}"
+
+
+PUBLIC_KEYS = ("observer", "actions", "lines")
+
+
+def make_public_key(game: pyspiel.Game, spec: str | PublicKey) -> PublicKey:
+    """The public key named `spec` ('observer', 'actions' or 'lines'), or `spec` itself."""
+    if callable(spec):
+        return spec
+    if spec == "observer":
+        return observer_key(game)
+    if spec == "actions":
+        return player_actions_key
+    if spec == "lines":
+        return common_lines_key
+    raise ValueError(f"game {game}: unknown public key {spec!r}; keys: {PUBLIC_KEYS}")
+
+
+class PublicBelief:
+    """The histories of the current public state and their reach (module docstring).
+
+    Attributes:
+      states: the histories (pyspiel states), the actual one among them.
+      reach: (3, histories): P_0, P_1, P_c.
+      length: their common history length.
+    """
+
+    def __init__(self, game: pyspiel.Game, public_key: PublicKey, player: int):
+        self.game, self.public_key, self.player = game, public_key, player
+        self._reset()
+
+    def _reset(self) -> None:
+        """Back to the root: one history, reach 1 for everyone."""
+        self.states = [self.game.new_initial_state()]
+        self.reach = np.ones((3, 1))
+        self.path: list[int] = []
+
+    @property
+    def length(self) -> int:
+        """The histories' common length (actions from the root)."""
+        return len(self.path)
+
+    def advance(self, target: pyspiel.State, policy_of: Sequence[policy_lib.Policy]) -> None:
+        """Follows `target`'s history from where the belief stands.
+
+        Restarts if it is not a continuation; histories the bot itself never reaches
+        (P_i P_c = 0) are dropped.
+        """
+        history = [int(a) for a in target.history()]
+        if history[: len(self.path)] != self.path:
+            self._reset()
+        actual = self.game.new_initial_state()
+        for a in self.path:
+            actual.apply_action(a)
+        for a in history[len(self.path) :]:
+            actual.apply_action(a)
+            want = self.public_key(actual)
+            states, reach = [], []
+            for s, r in zip(self.states, self.reach.T):
+                if s.is_chance_node():
+                    moves = [(a2, 2, p) for a2, p in s.chance_outcomes()]
+                else:
+                    p = s.current_player()
+                    probs = policy_of[p].action_probabilities(s, p)
+                    moves = [(a2, p, probs.get(a2, 0.0)) for a2 in s.legal_actions()]
+                for a2, who, prob in moves:
+                    child = s.child(a2)
+                    if self.public_key(child) != want:
+                        continue
+                    r2 = r.copy()
+                    r2[who] *= prob
+                    if r2[self.player] * r2[2] > 0 or (a2 == a and _same(child, actual)):
+                        states.append(child)
+                        reach.append(r2)
+            self.states, self.reach = states, np.array(reach).T.reshape(3, -1)
+            self.path.append(a)
+        if not any(_same(s, actual) for s in self.states):
+            raise ValueError(
+                f"game {self.game}: the public key does not match the actual history's own "
+                "public observation (is it a function of public information only?)"
+            )
+
+
+def _same(a: pyspiel.State, b: pyspiel.State) -> bool:
+    return bool(a.history() == b.history())
+
+
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
+class LocalGame:
+    """A public state's histories compiled down to the depth limit (module docstring).
+
+    Attributes:
+      tree: a chance node over the histories, then their subtrees to the limit.
+      sf: its sequence form.
+      subgame: the public state containing the actual history.
+      roots: the local node of each history (`PublicBelief.states` order).
+      leaf_nodes: the local nodes of the states at the depth limit (placeholder leaves).
+      leaf_states: those states.
+      infoset_states: one pyspiel state per local information set key.
+    """
+
+    tree: GameTree
+    sf: TreeSequenceForm
+    subgame: ss.Subgame
+    roots: NDArray[np.int64]
+    leaf_nodes: NDArray[np.int64]
+    leaf_states: list[pyspiel.State]
+    infoset_states: dict[str, pyspiel.State]
+
+    def behavioural(self, policy_of: Sequence[policy_lib.Policy]) -> policies.Behavioural:
+        """Both players' strategies of `policy_of` on the local sequence form."""
+        table = {}
+        for key, state in self.infoset_states.items():
+            p = state.current_player()
+            table[key] = policy_of[p].action_probabilities(state, p)
+        return policies.behavioural_from_table(self.sf, table)
+
+
+def local_game(
+    belief: PublicBelief, actual: pyspiel.State, depth: int, max_nodes: int = DEFAULT_MAX_NODES
+) -> LocalGame:
+    """The local game of `belief` (module docstring).
+
+    `depth` player moves below its histories; terminal states keep their returns, states at
+    the limit are placeholder leaves.
+    """
+    n = len(belief.states)
+    name = f"public state of {belief.game} after {belief.length} actions"
+    builder = TreeBuilder(name=name, game=None)
+    pc = belief.reach[2]
+    first = builder.expand_chance(builder.add_root(), range(n), pc / pc.sum())
+    starts = [(first + k, s) for k, s in enumerate(belief.states)]
+    leaf_nodes, leaf_states, infoset_states = walk.expand_below(
+        builder, starts, depth, max_nodes=max_nodes
+    )
+    for node in leaf_nodes:
+        builder.set_leaf(node, 0.0, 0.0)  # placeholders: the gadget copy stops here
+    tree = builder.freeze()
+    tree.check_perfect_recall()
+    roots = first + np.arange(n, dtype=np.int64)
+    keys = tuple([loading.infoset_key(s, p) for s in belief.states] for p in (0, 1))
+    rs = cuts.root_set(tree, ss.Cut.after_chance_events(1), roots, (keys[0], keys[1]))
+    actual_history = actual.history()
+    k = next(k for k, s in enumerate(belief.states) if s.history() == actual_history)
+    subgame = next(sub for sub in cuts.public_states(rs) if np.any(sub.roots == roots[k]))
+    order = np.argsort(leaf_nodes, kind="stable")
+    return LocalGame(
+        tree=tree,
+        sf=TreeSequenceForm(tree),
+        subgame=subgame,
+        roots=roots,
+        leaf_nodes=np.asarray(leaf_nodes, dtype=np.int64)[order],
+        leaf_states=[leaf_states[j] for j in order],
+        infoset_states=infoset_states,
+    )
