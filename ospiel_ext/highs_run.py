@@ -300,7 +300,10 @@ def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool =
                     h.cbSimplexInterrupt.unsubscribe(show)
     seconds = time.perf_counter() - begin
     status = _M.kNotset if rejected else h.getModelStatus()
-    if status == _M.kInterrupt:
+    # An interrupt can end a run as kTimeLimit (seen once with the interior point method on a
+    # loaded machine: a certificate search stopped by Ctrl-C reported 'time_limit'); with a
+    # signal or deadline pending, that is the stop the caller asked for.
+    if status == _M.kInterrupt or (status == _M.kTimeLimit and interrupts.requested()):
         raise interrupts.Interrupted
     message = "HiGHS rejected the start basis" if rejected else STATUS_MESSAGES.get(status, "")
     info, solution = h.getInfo(), h.getSolution()
