@@ -28,7 +28,7 @@ import ospiel_ext.games  # noqa: F401  (registers limit_leduc_poker and rhode_is
 from ospiel_ext import cli
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr
-from ospiel_ext.poker import range_form
+from ospiel_ext.algorithms.poker import range_form
 
 GAMES = [
     "leduc_poker",

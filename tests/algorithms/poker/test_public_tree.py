@@ -10,8 +10,8 @@ import pytest
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr
-from ospiel_ext.algorithms.gameshrink import ordered_games
-from ospiel_ext.poker import range_form
+from ospiel_ext.algorithms.gameshrink import descriptions
+from ospiel_ext.algorithms.poker import range_form
 
 TOL = 1e-12
 GAMES = [
@@ -22,7 +22,7 @@ GAMES = [
     "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
     "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1,ace_low=false)",
     "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1)",
-    ordered_games.UNIVERSAL_POKER_EXAMPLES[0],
+    descriptions.UNIVERSAL_POKER_EXAMPLES[0],
 ]
 TREEPLEX_FIELDS = (
     "infoset_ids",
@@ -183,7 +183,7 @@ def test_infoset_regrets(forms):
     "game, prop",
     [
         ("liars_dice", "no description of its deal and showdown"),
-        (ordered_games.UNIVERSAL_POKER_EXAMPLES[2], "one private card"),
+        (descriptions.UNIVERSAL_POKER_EXAMPLES[2], "one private card"),
         ("tic_tac_toe", "no description"),
     ],
 )

@@ -60,11 +60,12 @@ class StrengthOrder:
 def fold_values(y: FloatArray, m: FloatArray, scale: FloatArray) -> FloatArray:
     """scale[t, b] m[b, h] (sum_o m[b, o] y[t, b, o] - y[t, b, h]) for y (n, n_B, T)."""
     total = np.einsum("tbo,bo->tb", y, m)
-    return (scale[:, :, None] * m[None]) * (total[:, :, None] - y)
+    values: FloatArray = (scale[:, :, None] * m[None]) * (total[:, :, None] - y)
+    return values
 
 
 def showdown_values(
-    y: FloatArray, m: FloatArray, scale: FloatArray, order: StrengthOrder
+    y: FloatArray, m: FloatArray, scale: FloatArray, *, order: StrengthOrder
 ) -> FloatArray:
     """scale[t, b] m[b, h] (range weaker than h - range stronger than h) for y (n, n_B, T)."""
     n, n_b, t = y.shape
@@ -74,4 +75,5 @@ def showdown_values(
     flat = prefix.reshape(n, n_b * (t + 1))
     total = np.repeat(prefix[:, :, t], t, axis=1)
     net = flat[:, order.below] - (total - flat[:, order.above])
-    return (scale[:, :, None] * m[None]) * net.reshape(n, n_b, t)
+    values: FloatArray = (scale[:, :, None] * m[None]) * net.reshape(n, n_b, t)
+    return values

@@ -9,18 +9,19 @@ public-tree walk):
   *types* with `copies` each (cards of one type are told apart by nobody: limit Leduc deals
   ranks; the other games deal cards, one copy each);
 * every player action is public and the legal actions depend on the betting only (checked by
-  `ordered_games.betting_tree`, Gilpin & Sandholm 2006, Definition 1);
+  `stage_games.betting_tree`: Gilpin & Sandholm, "Finding Equilibria in Large Sequential
+  Games of Imperfect Information", ACM EC 2006, Definition 1, games with ordered signals);
 * a terminal pays either a fold, a payoff that depends on the betting only, or a showdown,
   pot x sign(strength(own card, board) - strength(opponent's card, board)) after the last
   round, with one strength function for both players.
 
-The description is GameShrink's ordered-signals description of the game
-(`ordered_games.describe`: kuhn_poker, leduc_poker, limit_leduc_poker, rhode_island_holdem,
-universal_poker); anything else, or a description that breaks a property above, is refused
-with a ValueError naming the game and the property. The structure is read from the
-description rather than the compiled game so that games far too large to compile (Rhode
-Island Hold'em) get a public tree too; the equality tests check it against the compiled game
-wherever one compiles.
+The description is GameShrink's ordered-signals description of the game (Gilpin & Sandholm
+2006, Definition 1; `descriptions.describe`: kuhn_poker, leduc_poker, limit_leduc_poker,
+rhode_island_holdem, universal_poker); anything else, or a description that breaks a
+property above, is refused with a ValueError naming the game and the property. The structure
+is read from the description rather than the compiled game so that games far too large to
+compile (Rhode Island Hold'em) get a public tree too; the equality tests check it against the
+compiled game wherever one compiles.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ import numpy as np
 import pyspiel
 from numpy.typing import NDArray
 
-from ospiel_ext import tree as tree_lib
-from ospiel_ext.algorithms.gameshrink import ordered_games
-from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode, OrderedGame, RankOutcome
+from ospiel_ext import loading
+from ospiel_ext.algorithms.gameshrink import descriptions, ordered_games, stage_games
+from ospiel_ext.algorithms.gameshrink.ordered_games import OrderedGame, RankOutcome
+from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.arrays import IntArray
 
 # Games whose chance actions name card types with several copies (limit Leduc deals ranks of
@@ -60,7 +62,7 @@ class PokerStructure:
         not two actions t0 then t1.
       public_cards: public cards dealt at the start of each betting round (0 or 1; 0 first).
       strength: (hand types (n,), board types (n, k)) -> comparable int strength of each hand.
-      betting: the betting tree of all rounds (`ordered_games.BettingNode`).
+      betting: the betting tree of all rounds (`stage_games.BettingNode`).
     """
 
     game: pyspiel.Game
@@ -73,14 +75,17 @@ class PokerStructure:
 
     @property
     def name(self) -> str:
+        """The game's load_game string."""
         return str(self.game)
 
     @property
     def num_rounds(self) -> int:
+        """Betting rounds."""
         return len(self.public_cards)
 
     @property
     def num_cards(self) -> int:
+        """Cards in the deck."""
         return int(self.copies.sum())
 
     def private_actions(self, t0: int, t1: int) -> list[int]:
@@ -112,12 +117,14 @@ def _strength_function(og: OrderedGame, copies: int) -> Callable[[IntArray, IntA
 
 
 def _representative_deals(
-    og: OrderedGame, strength, num_types: int, copies: IntArray, public: tuple[int, ...]
+    strength: Callable[[IntArray, IntArray], IntArray],
+    copies: IntArray,
+    public: tuple[int, ...],
 ) -> tuple[IntArray, NDArray[np.int8]]:
     """One card-level deal per showdown result (-1, 0, 1) that some deal produces."""
     rng = np.random.default_rng(0)
     k = sum(public)
-    deck = np.repeat(np.arange(num_types), copies)
+    deck = np.repeat(np.arange(len(copies)), copies)
     deals = np.array([rng.permutation(deck)[: 2 + k] for _ in range(4096)])
     labels = np.sign(strength(deals[:, 0], deals[:, 2:]) - strength(deals[:, 1], deals[:, 2:]))
     first = {int(lab): int(np.flatnonzero(labels == lab)[0]) for lab in np.unique(labels)}
@@ -152,9 +159,9 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
     Raises:
       ValueError: naming the game and the property it lacks.
     """
-    game = tree_lib.load(game)
+    game = loading.load(game)
     try:
-        og = ordered_games.describe(game)
+        og = descriptions.describe(game)
     except ValueError as e:
         raise refuse(game, f"no description of its deal and showdown ({e})") from None
     groups = og.groups
@@ -173,7 +180,7 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
     num_types = og.num_cards // c
     copies = np.full(num_types, c, dtype=np.int64)
     strength = _strength_function(og, c)
-    deals, labels = _representative_deals(og, strength, num_types, copies, tuple(public))
+    deals, labels = _representative_deals(strength, copies, tuple(public))
     # The chance actions must be the types (joint for the private pair, or one per card).
     d = deals[0] // c
     private = og.chance_actions(deals[0], 0)
@@ -184,7 +191,7 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
         got = og.chance_actions(deals[0], r)
         if got != [int(t) for t in d[2 + sum(public[:r]) : 2 + sum(public[: r + 1])]]:
             raise refuse(game, f"round {r}'s chance actions are not the public card types")
-    betting = ordered_games.betting_tree(og, deals, labels)
+    betting = stage_games.betting_tree(og, deals, labels)
     _check_terminals(str(game), betting, og.num_rounds - 1)
     return PokerStructure(
         game=game,
@@ -198,5 +205,5 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
 
 
 def falling(n: int, k: int) -> int:
-    """n (n - 1) ... (n - k + 1): ordered draws of k distinct cards from n."""
+    """N (n - 1) ... (n - k + 1): ordered draws of k distinct cards from n."""
     return math.perm(n, k)

@@ -11,9 +11,10 @@ block per (round, fold / showdown). Per call this is O(public terminals x T) for
 against O(nonzeros of A) = O(public terminals x T^2) for the explicit form.
 
 The treeplexes are numbered as `sequence_form.for_game(game)`'s (`public_tree`), so every
-solver, best response and behavioural strategy is interchangeable between the two forms, and a
-policy is made with the explicit form's `policies.layout` where the game compiles. The explicit
-A (LPs, EGT's step size) is built from the public tree on first use of `payoff`.
+solver, best response and behavioural strategy is interchangeable between the two forms. The
+form names its game and lists its infosets' keys (one pyspiel replay per infoset, on demand),
+so `policies.layout(form)` makes the game's TabularPolicy without compiling the game tree. The
+explicit A (LPs, EGT's step size) is built from the public tree on first use of `payoff`.
 """
 
 from __future__ import annotations
@@ -26,11 +27,10 @@ import numpy as np
 import pyspiel
 import scipy.sparse as sp
 
-from ospiel_ext import arrays
-from ospiel_ext import tree as tree_lib
+from ospiel_ext import arrays, loading
+from ospiel_ext.algorithms.poker import ranges, structure
+from ospiel_ext.algorithms.poker.public_tree import PublicTree
 from ospiel_ext.arrays import FloatArray, IntArray
-from ospiel_ext.poker import ranges, structure
-from ospiel_ext.poker.public_tree import PublicTree
 from ospiel_ext.sequence_form import SequenceForm
 
 
@@ -72,7 +72,12 @@ def _blocks(pt: PublicTree) -> list[TerminalBlock]:
         n_b, t = pt.boards[r].remaining.shape
         boards, hands = np.arange(n_b)[:, None], np.arange(t)[None, :]
         seqs = tuple(
-            np.stack([pt.sequences_at(p, tp.last[p], r, boards, hands) for tp in terms])
+            np.stack(
+                [
+                    pt.sequences_at(p, tp.last[p], round_=r, boards=boards, hands=hands)
+                    for tp in terms
+                ]
+            )
             for p in (0, 1)
         )
         payoff = np.array(
@@ -95,7 +100,6 @@ class PublicTreeSequenceForm(SequenceForm):
 
     def __init__(self, pt: PublicTree):
         self.public_tree = pt
-        self.game = pt.structure.game
         self.blocks = _blocks(pt)
         self._decisions_cache: dict[int, list[tuple[IntArray, IntArray, int]]] = {}
         self._m = [b.remaining.astype(np.float64) for b in pt.boards]
@@ -110,19 +114,21 @@ class PublicTreeSequenceForm(SequenceForm):
             payoff_hi=None,
             infoset_keys=self._infoset_keys,
             build_reach=self._reach_matrix,
-            utility_sum=float(self.game.utility_sum()),
+            utility_sum=float(pt.structure.game.utility_sum()),
+            game=pt.structure.game,
         )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """No payoff matrix to check: it is built on demand."""
 
     # --- the explicit payoff, on demand -----------------------------------------------------
     @property
     def payoff_lo(self) -> sp.csr_matrix:
+        """The explicit payoff matrix A, built from the public tree on first use."""
         return self._explicit_payoff
 
     @payoff_lo.setter
-    def payoff_lo(self, value) -> None:
+    def payoff_lo(self, value: sp.csr_matrix | None) -> None:
         if value is not None:
             raise ValueError("the public-tree form builds its payoff matrix itself")
 
@@ -130,6 +136,7 @@ class PublicTreeSequenceForm(SequenceForm):
 
     @functools.cached_property
     def has_bounds(self) -> bool:
+        """False: every terminal carries a value."""
         return False
 
     @functools.cached_property
@@ -157,8 +164,12 @@ class PublicTreeSequenceForm(SequenceForm):
     def sequence_values(
         self, player: int, opponent_plan: FloatArray, matrix: sp.csr_matrix | None = None
     ) -> FloatArray:
-        """Player's own (zero-sum) value of each of its sequences: A y for player 0, -A^T x for
-        player 1, by the fold and showdown rules of `ranges` over the public terminals."""
+        """Player's own (zero-sum) value of each of its sequences, without A.
+
+        A y for player 0, -A^T x for player 1, by the fold and showdown rules of `ranges` over
+        the public terminals (Johanson et al. 2011, Section 4); a given `matrix` is used as
+        SequenceForm's.
+        """
         if matrix is not None:
             return super().sequence_values(player, opponent_plan, matrix)
         sign = 1.0 if player == 0 else -1.0
@@ -168,7 +179,7 @@ class PublicTreeSequenceForm(SequenceForm):
             m, coef = self._m[blk.round], self._coef[blk.round]
             if blk.order is not None:  # a showdown: sign(own - opponent's strength), either player
                 scale = blk.payoff[:, None] * coef[None, :]
-                parts.append(ranges.showdown_values(y, m, scale, blk.order).ravel())
+                parts.append(ranges.showdown_values(y, m, scale, order=blk.order).ravel())
             else:
                 scale = sign * blk.payoff[:, None] * coef[None, :]
                 parts.append(ranges.fold_values(y, m, scale).ravel())
@@ -177,11 +188,14 @@ class PublicTreeSequenceForm(SequenceForm):
         )
 
     def expected_value(self, x0: FloatArray, x1: FloatArray) -> float:
+        """Player 0's expected utility x0^T A x1, by `sequence_values`."""
         return float(x0 @ self.sequence_values(0, x1))
 
     def opponent_reach(self, player: int, opponent_plan: FloatArray) -> FloatArray:
-        """Opponent-and-chance reach of each of player's infosets (R_player y) by the fold
-        rule with payoff 1 at every decision of the player."""
+        """Opponent-and-chance reach R_player y of each of player's infosets, without R.
+
+        The fold rule of `ranges` with payoff 1 at every decision of the player.
+        """
         pt = self.public_tree
         out = np.zeros(self.treeplexes[player].num_infosets)
         for rows, seqs, r in self._decision_blocks(player):
@@ -192,8 +206,10 @@ class PublicTreeSequenceForm(SequenceForm):
         return out
 
     def _decision_blocks(self, player: int) -> list[tuple[IntArray, IntArray, int]]:
-        """Per round: (rows (n, n_B, T) of player's decisions, opponent sequences there),
-        built on first use."""
+        """Per round, the rows of player's decisions and the opponent's sequences there.
+
+        (rows (n, n_B, T), opponent sequences (n, n_B, T), round), built on first use.
+        """
         if player not in self._decisions_cache:
             self._decisions_cache[player] = self._build_decision_blocks(player)
         return self._decisions_cache[player]
@@ -219,7 +235,13 @@ class PublicTreeSequenceForm(SequenceForm):
             )
             seqs = np.stack(
                 [
-                    pt.sequences_at(1 - player, pt.decisions[d].last[1 - player], r, boards, hands)
+                    pt.sequences_at(
+                        1 - player,
+                        pt.decisions[d].last[1 - player],
+                        round_=r,
+                        boards=boards,
+                        hands=hands,
+                    )
                     for d in ds
                 ]
             )
@@ -244,10 +266,12 @@ class PublicTreeSequenceForm(SequenceForm):
         )
 
     def _infoset_keys(self, player: int) -> list[str]:
-        """Each infoset's information-state key, from one pyspiel state replaying its first
-        history (built on demand: one replay per infoset)."""
+        """Each infoset's information-state key, built on demand.
+
+        One pyspiel state per infoset replays the infoset's first history.
+        """
         pt, ps = self.public_tree, self.public_tree.structure
-        key = tree_lib.key_function(self.game)
+        key = loading.key_function(ps.game)
         tp = self.treeplexes[player]
         row_of = np.empty(tp.num_infosets, dtype=np.int64)
         owner = np.repeat([bp.node.player for bp in pt.decisions], np.diff(pt.row_offset))
@@ -256,7 +280,7 @@ class PublicTreeSequenceForm(SequenceForm):
         keys = []
         for row in row_of:
             history = pt.first_history[row]
-            state = self.game.new_initial_state()
+            state = ps.game.new_initial_state()
             for a in ps.private_actions(int(history[0]), int(history[1])):
                 state.apply_action(a)
             for a in history[2:]:
@@ -276,7 +300,7 @@ def for_game(game: pyspiel.Game | str) -> PublicTreeSequenceForm:
     Raises:
       ValueError: the game lacks the poker structure (`structure.detect`), naming the property.
     """
-    game = tree_lib.load(game)
+    game = loading.load(game)
     key = str(game)
     if key not in _CACHE:
         _CACHE[key] = PublicTreeSequenceForm(PublicTree(structure.detect(game)))

@@ -1,6 +1,6 @@
 """The public tree of a poker game: betting sequences x public boards, with hand ranges.
 
-A *public state* is a betting node of round r (`ordered_games.BettingNode`) and a board, the
+A *public state* is a betting node of round r (`stage_games.BettingNode`) and a board, the
 public card types dealt so far (Johanson, Bowling, Waugh & Zinkevich, "Accelerating Best
 Response Calculation in Large Extensive Games", IJCAI 2011, Section 3; Johanson et al.,
 "Efficient Nash Equilibrium Approximation through Monte Carlo Counterfactual Regret
@@ -18,7 +18,7 @@ n_B the card-level ways to deal B and (N)_k the falling factorial: the card-remo
 W_B = m_B m_B^T - diag(m_B) of the inclusion-exclusion in Johanson et al. 2011, Section 4.2.
 
 Numbering. The treeplexes are those of `sequence_form.for_game(game)` exactly: its GameTree
-is walked depth first with the last child first (`GameTree.from_game`), so infosets are
+is walked depth first with the last child first (`walk.game_tree`), so infosets are
 numbered in the order of their first history in that walk, the lexicographically largest
 history (chance outcomes and legal actions are listed in increasing action id by every
 described game): the opponent's largest compatible card type. Sorting every infoset's first
@@ -34,18 +34,25 @@ import functools
 
 import numpy as np
 
-from ospiel_ext.algorithms.gameshrink.ordered_games import BettingNode
+from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
+from ospiel_ext.algorithms.poker.structure import PokerStructure, falling
 from ospiel_ext.arrays import FloatArray, IntArray
-from ospiel_ext.poker.structure import PokerStructure, falling
-from ospiel_ext.sequence_form import Treeplex
+from ospiel_ext.treeplex import Treeplex
 
 _PAD = -(2**40)  # history padding: sorts before every (negated) action
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Boards:
-    """The boards of one round: `types` (n_B, cards so far), `parent` (index of each board
-    without its last card in the round before), `remaining` m_B (n_B, T) and `coef` (n_B,)."""
+    """The boards of one round (public card types dealt so far) and their chance weights.
+
+    Attributes:
+      types: (n_B, cards so far) the card types of each board.
+      parent: (n_B,) index of each board without its last card, among the boards of the round
+        before.
+      remaining: (n_B, T) m_B, the copies of each type the board leaves in the deck.
+      coef: (n_B,) coef_B of the module docstring.
+    """
 
     types: IntArray
     parent: IntArray
@@ -163,6 +170,7 @@ class PublicTree:
 
     @property
     def name(self) -> str:
+        """The game's load_game string."""
         return self.structure.name
 
     def decision_rows(self, d: int) -> tuple[IntArray, IntArray]:
@@ -182,10 +190,19 @@ class PublicTree:
         return np.where(rank >= 0, self.row_offset[d] + rank, -1)
 
     def sequences_at(
-        self, player: int, last: tuple[int, int] | None, round_: int, boards: IntArray, hands
+        self,
+        player: int,
+        last: tuple[int, int] | None,
+        *,
+        round_: int,
+        boards: IntArray,
+        hands: IntArray,
     ) -> IntArray:
-        """`player`'s sequence after its decision-and-action `last` (None: the empty
-        sequence) at (boards of round `round_`, hands); 0 where incompatible."""
+        """`player`'s sequence after its decision-and-action `last` at (boards, hands).
+
+        `last` None is the empty sequence; `boards` are boards of round `round_`, broadcast
+        against `hands`; 0 where a hand is incompatible with its board.
+        """
         if last is None:
             return np.zeros(np.broadcast(boards, hands).shape, dtype=np.int64)
         d, a = last
@@ -194,9 +211,11 @@ class PublicTree:
         return np.where(rows >= 0, tp.seq_start[self.row_infoset[rows]] + a, 0)
 
     def _first_histories(self) -> IntArray:
-        """Per infoset row, the action ids of its first history in the GameTree walk: the two
-        private types (own, and the opponent's largest compatible one), then the path with each
-        public card; _PAD after its end."""
+        """Per infoset row, the action ids of its first history in the GameTree walk.
+
+        The two private types (own, and the opponent's largest compatible one), then the path
+        with each public card; _PAD after its end.
+        """
         T = self.structure.num_types
         length = 2 + max((len(bp.path) for bp in self.decisions), default=0)
         out = np.full((int(self.row_offset[-1]), length), _PAD, dtype=np.int64)
@@ -243,7 +262,12 @@ class PublicTree:
         per_row = table[self._row_decision[mine]]
         actions = per_row[np.arange(width)[None, :] < num_actions[mine][:, None]]
         tp, _ = Treeplex.from_provisional(
-            player, global_id[mine], num_actions[mine], row_first[mine], prov_parent[mine], actions
+            player,
+            global_id[mine],
+            num_actions[mine],
+            prov_first=row_first[mine],
+            prov_parent=prov_parent[mine],
+            prov_actions=actions,
         )
         return tp, mine
 
