@@ -10,6 +10,7 @@ import pytest
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import forms as forms_lib
 from ospiel_ext.algorithms.gameshrink import descriptions
 from ospiel_ext.algorithms.poker import range_form
 
@@ -120,10 +121,9 @@ def test_solver_iterates(game, solver_cls, tol):
     ):
         for p in (0, 1):
             np.testing.assert_allclose(got[p], want[p], rtol=0, atol=tol)
-    # the public form's strategy as a TabularPolicy, through the explicit form's layout
-    tabular = policies.layout(explicit).to_tabular(ours.average_behavioural())
+    # the public form's own TabularPolicy (its layout: no game tree compiled)
     np.testing.assert_allclose(
-        tabular.action_probability_array,
+        ours.average_policy().action_probability_array,
         theirs.average_policy().action_probability_array,
         rtol=0,
         atol=tol,
@@ -192,3 +192,29 @@ def test_games_without_the_structure_are_refused(game, prop):
         range_form.for_game(game)
     assert prop in str(info.value)
     assert game.split("(")[0] in str(info.value)
+
+
+def test_solvers_take_form_public_tree():
+    """`form="public_tree"` in Python: the solver runs on the public-tree form, and its
+    policies are the explicit solver's, keyed by the same information states."""
+    ours = cfr.CFRPlusSolver("leduc_poker", form="public_tree")
+    theirs = cfr.CFRPlusSolver("leduc_poker")
+    assert isinstance(ours.sequence_form, range_form.PublicTreeSequenceForm)
+    assert ours.sequence_form is forms_lib.sequence_form("leduc_poker", form="public_tree")
+    for _ in range(10):
+        ours.evaluate_and_update_policy()
+        theirs.evaluate_and_update_policy()
+    got, want = ours.current_policy(), theirs.current_policy()
+    assert got.state_lookup == want.state_lookup
+    np.testing.assert_allclose(
+        got.action_probability_array, want.action_probability_array, rtol=0, atol=TOL
+    )
+    layout = policies.layout(ours.sequence_form)
+    back = layout.from_policy(ours.average_policy())  # queried state by state
+    for b, want_b in zip(back, ours.average_behavioural()):
+        np.testing.assert_allclose(b, want_b, rtol=0, atol=TOL)
+
+
+def test_an_unknown_form_is_refused():
+    with pytest.raises(ValueError, match="form must be one of explicit, public_tree"):
+        cfr.DCFRSolver("kuhn_poker", form="implicit")
