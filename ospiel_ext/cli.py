@@ -45,6 +45,7 @@ import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel for loa
 from ospiel_ext import budget, cli_flags, files, interrupts, loading, lp, progress, provenance
 from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import forms
 
 USAGE_EXIT_CODE = 2
 """Exit code of a script refused because of its flags, its game or its input files."""
@@ -237,6 +238,23 @@ def compile_game(game: pyspiel.Game, max_nodes: int | None = None) -> sf_lib.Tre
     """
     with stage(f"compiling {game}"), cli_flags.refuse(ValueError):
         return sf_lib.for_game(game, max_nodes=max_nodes)
+
+
+def sequence_form(
+    game: pyspiel.Game, max_nodes: int | None = None, *, form: str = "explicit"
+) -> sf_lib.SequenceForm:
+    """`compile_game` for a `--form` flag: the explicit form or the public-tree poker form.
+
+    The public tree (`algorithms.forms`) compiles no game tree; a game without the poker
+    structure is refused with app.UsageError on one line naming the property it lacks.
+    """
+    if form == "explicit":
+        return compile_game(game, max_nodes)
+    with stage(f"building the public tree of {game}"), cli_flags.refuse(ValueError):
+        try:
+            return forms.sequence_form(game, form=form)
+        except ValueError as e:
+            raise ValueError(f"--form={form}: {e}; --form=explicit takes any game") from None
 
 
 def walkable(game: pyspiel.Game, max_nodes: int, flag: str = "--max_nodes") -> None:

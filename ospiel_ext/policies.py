@@ -26,7 +26,7 @@ from open_spiel.python.algorithms import get_all_states
 
 from ospiel_ext import files, loading
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
+from ospiel_ext.sequence_form import SequenceForm
 
 Behavioural = tuple[NDArray[np.float64], NDArray[np.float64]]
 Table = dict[str, dict[int, float]]
@@ -139,28 +139,33 @@ def row_key(pol: policy_lib.TabularPolicy, player: int, key: str) -> str:
 
 
 class PolicyLayout:
-    """Where each sequence of each player lives in the game's `TabularPolicy` arrays."""
+    """Where each sequence of each player lives in the game's `TabularPolicy` arrays.
+
+    Built from any SequenceForm that names its pyspiel game (`SequenceForm.game`) and lists
+    its infosets' keys (`infoset_keys`): the compiled game tree's, or the public-tree poker
+    form's, which numbers the same sequences without a tree.
+    """
 
     def __init__(self, sf: SequenceForm):
-        if not isinstance(sf, TreeSequenceForm):
+        if sf.game is None:
             raise ValueError(
-                f"a TabularPolicy needs a game tree; {sf.name} is a sequence form without one"
+                f"a TabularPolicy needs the pyspiel game; {sf.name} is a sequence form of none"
             )
-        tree = sf.tree
-        if tree.game is None:
-            raise ValueError(f"{tree.name} was not built from a pyspiel game")
         self.sf = sf
-        self.template = tabular_policy(tree.game)
-        self.rows, self.cols = [], []
+        self.template = tabular_policy(sf.game)
+        self.rows: list[NDArray[np.int64]] = []
+        self.cols: list[NDArray[np.int64]] = []
+        self.infoset_rows: list[NDArray[np.int64]] = []
         for p, tp in enumerate(sf.treeplexes):
             keys = [row_key(self.template, p, k) for k in sf.infoset_keys(p)]
             missing = [k for k in keys if k not in self.template.state_lookup]
             if missing:
                 raise ValueError(
-                    f"information state {missing[0]!r} of {tree.name} is not in "
+                    f"information state {missing[0]!r} of {sf.name} is not in "
                     "the game's TabularPolicy"
                 )
             inf_rows = np.array([self.template.state_lookup[k] for k in keys], dtype=np.int64)
+            self.infoset_rows.append(inf_rows)
             self.rows.append(np.repeat(inf_rows, tp.num_actions))
             self.cols.append(tp.seq_action[1:])
 
@@ -185,20 +190,19 @@ class PolicyLayout:
         )
 
     def from_policy(self, pol: policy_lib.Policy) -> Behavioural:
-        """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset."""
-        tree = self.sf.tree
-        nodes, offsets = tree.infoset_nodes
+        """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset.
+
+        The state is the TabularPolicy's of the infoset's row.
+        """
         tables: tuple[dict, dict] = ({}, {})
-        for p, tp in enumerate(self.sf.treeplexes):
-            for g in tp.infoset_ids:
+        states = self.template.states
+        for p in (0, 1):
+            for key, row in zip(self.sf.infoset_keys(p), self.infoset_rows[p]):
                 try:
-                    tables[p][tree.infoset_key[g]] = action_probabilities(
-                        pol, tree.state(int(nodes[offsets[g]])), p
-                    )
+                    tables[p][key] = action_probabilities(pol, states[row], p)
                 except (KeyError, IndexError):
                     raise ValueError(
-                        f"the policy does not cover information state "
-                        f"{tree.infoset_key[g]!r} of {tree.name}"
+                        f"the policy does not cover information state {key!r} of {self.sf.name}"
                     ) from None
         return behavioural_from_table(self.sf, tables)
 

@@ -53,6 +53,9 @@ class SequenceForm:
         opponent-and-chance reach of p's infosets under the opponent's realization plan y is
         R_p y. Called at most once per player, on first use (`reach_matrix`).
       utility_sum: u_0 + u_1 at every leaf (0 for zero-sum games).
+      game: the pyspiel game whose information sets the treeplexes number (their keys are
+        its `information_state_string`s), or None for a form of no pyspiel game (an
+        abstraction, a gadget game); `policies.layout` needs it to make a TabularPolicy.
     """
 
     name: str
@@ -62,6 +65,7 @@ class SequenceForm:
     infoset_keys: Callable[[int], list[str]]
     build_reach: Callable[[int], sp.csr_matrix]
     utility_sum: float = 0.0
+    game: pyspiel.Game | None = None
     _reach: dict[int, sp.csr_matrix] = dataclasses.field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
@@ -197,6 +201,7 @@ class TreeSequenceForm(SequenceForm):
             infoset_keys=self._infoset_keys,
             build_reach=self._reach_matrix,
             utility_sum=tree.utility_sum,
+            game=tree.game,
         )
 
     def _infoset_keys(self, player: int) -> list[str]:

@@ -241,3 +241,28 @@ def test_subgame_solving_does_not_import_depth_limited_solving():
     assert not any(bad.values()), {m: t for m, t in bad.items() if t}
     users = [m for m, t in IMPORTS.items() if _inside(m, DEPTH_LIMITED) and SUBGAMES in t]
     assert users, "depth_limited no longer builds on subgames: revisit this layering"
+
+
+POKER = "ospiel_ext.algorithms.poker"
+GAMESHRINK = "ospiel_ext.algorithms.gameshrink"
+
+
+def test_gameshrink_does_not_import_the_poker_form():
+    """The public-tree poker form (Johanson, Bowling, Waugh & Zinkevich 2011) reads the poker
+    structure from GameShrink's ordered-signals descriptions (Gilpin & Sandholm 2006), so
+    `poker` may import `gameshrink`, and no module of `gameshrink` imports `poker`; the core
+    modules import neither (the solvers reach the poker form through `algorithms.forms`)."""
+    bad = {
+        module: sorted(t for t in targets if t == POKER or _inside(t, POKER))
+        for module, targets in IMPORTS.items()
+        if module == GAMESHRINK
+        or _inside(module, GAMESHRINK)
+        or not module.startswith("ospiel_ext.algorithms")
+    }
+    assert not any(bad.values()), {m: t for m, t in bad.items() if t}
+    users = [
+        m
+        for m, t in IMPORTS.items()
+        if _inside(m, POKER) and any(x == GAMESHRINK or _inside(x, GAMESHRINK) for x in t)
+    ]
+    assert users, "poker no longer builds on gameshrink: revisit this layering"

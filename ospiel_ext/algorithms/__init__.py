@@ -6,7 +6,10 @@
 * `cfr`: the same as drop-ins for OpenSpiel's CFR solvers (its signatures);
 * `dilated_entropy`: the (perturbed) dilated entropy DGF of a treeplex and its closed-form argmax;
 * `egt`: the excessive gap technique with that DGF (approximate EFPE);
+* `forms`: the sequence form a solver runs on, by name (`form="explicit"` or `"public_tree"`);
 * `gameshrink`: lossless and approximate abstraction of games with ordered signals;
+* `poker`: the public tree x hand ranges sequence form of poker games (on gameshrink's
+  descriptions);
 * `subgames`: safe subgame solving with gadget games and gadget game sequential equilibria;
 * `depth_limited`: depth-limited solving with multi-valued states;
 * `certificates`: certificates of equilibria in black-box games.

@@ -32,7 +32,7 @@ class _CFRSolver(CFRVariantSolver):
     Args:
       game: a pyspiel game, load_game string or SequenceForm.
       alternating_updates, linear_averaging, regret_matching_plus: see `CFRConfig`.
-      basis, xi, lower_bounds, max_nodes: see `CFRVariantSolver`.
+      basis, xi, lower_bounds, max_nodes, form: see `CFRVariantSolver`.
     """
 
     def __init__(
@@ -46,6 +46,7 @@ class _CFRSolver(CFRVariantSolver):
         xi: float = 0.0,
         lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
+        form: str = "explicit",
     ):
         config = CFRConfig(
             regret_matching_plus=bool(regret_matching_plus),
@@ -53,7 +54,13 @@ class _CFRSolver(CFRVariantSolver):
             linear_averaging=bool(linear_averaging),
         )
         super().__init__(
-            game, config, basis=basis, xi=xi, lower_bounds=lower_bounds, max_nodes=max_nodes
+            game,
+            config,
+            basis=basis,
+            xi=xi,
+            lower_bounds=lower_bounds,
+            max_nodes=max_nodes,
+            form=form,
         )
 
 
@@ -73,6 +80,7 @@ class CFRSolver(_CFRSolver):
         xi: float = 0.0,
         lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
+        form: str = "explicit",
     ):
         super().__init__(
             game,
@@ -83,6 +91,7 @@ class CFRSolver(_CFRSolver):
             xi=xi,
             lower_bounds=lower_bounds,
             max_nodes=max_nodes,
+            form=form,
         )
 
 
@@ -100,6 +109,7 @@ class CFRPlusSolver(_CFRSolver):
         xi: float = 0.0,
         lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
+        form: str = "explicit",
     ):
         super().__init__(
             game,
@@ -110,6 +120,7 @@ class CFRPlusSolver(_CFRSolver):
             xi=xi,
             lower_bounds=lower_bounds,
             max_nodes=max_nodes,
+            form=form,
         )
 
 
@@ -143,6 +154,7 @@ class _DCFRSolver(CFRVariantSolver):
         xi: float = 0.0,
         lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
+        form: str = "explicit",
     ):
         discount = (float(alpha), float(beta), float(gamma))
         config = CFRConfig(
@@ -152,7 +164,13 @@ class _DCFRSolver(CFRVariantSolver):
             discount=discount,
         )
         super().__init__(
-            game, config, basis=basis, xi=xi, lower_bounds=lower_bounds, max_nodes=max_nodes
+            game,
+            config,
+            basis=basis,
+            xi=xi,
+            lower_bounds=lower_bounds,
+            max_nodes=max_nodes,
+            form=form,
         )
         self.alpha, self.beta, self.gamma = discount
 
@@ -175,6 +193,7 @@ class DCFRSolver(_DCFRSolver):
         xi: float = 0.0,
         lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
+        form: str = "explicit",
     ):
         super().__init__(
             game,
@@ -188,6 +207,7 @@ class DCFRSolver(_DCFRSolver):
             xi=xi,
             lower_bounds=lower_bounds,
             max_nodes=max_nodes,
+            form=form,
         )
 
 
@@ -206,6 +226,7 @@ class LCFRSolver(_DCFRSolver):
         xi: float = 0.0,
         lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
+        form: str = "explicit",
     ):
         super().__init__(
             game,
@@ -219,6 +240,7 @@ class LCFRSolver(_DCFRSolver):
             xi=xi,
             lower_bounds=lower_bounds,
             max_nodes=max_nodes,
+            form=form,
         )
 
 

@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate, policies
-from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import forms
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.constraints import (
     BehaviouralLowerBounds,
@@ -151,10 +151,13 @@ class CFRVariantSolver:
         (`constraints.BehaviouralLowerBounds`, the object the LP and EGT take too), run as
         basis matrices B = (1 - sum l) I + l 1^T; instead of `xi`.
       max_nodes: refuse games with more nodes.
+      form: the sequence form to build of a game (`forms.FORMS`: "explicit", the default, or
+        "public_tree" for poker games); unused when `game` is a SequenceForm.
 
     Raises:
       ValueError: the game is not two-player zero-sum with perfect recall, has more than
-        max_nodes nodes, or a basis / xi is invalid.
+        max_nodes nodes, lacks the poker structure `form="public_tree"` needs, or a basis /
+        xi is invalid.
     """
 
     def __init__(
@@ -166,11 +169,17 @@ class CFRVariantSolver:
         xi: float = 0.0,
         lower_bounds: BehaviouralLowerBounds | None = None,
         max_nodes: int | None = None,
+        form: str = "explicit",
     ):
         if not isinstance(config, CFRConfig):
             raise ValueError(f"config must be a CFRConfig, got {config!r}")
         _check_discount(config, game.name if isinstance(game, SequenceForm) else str(game))
-        self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
+        forms.check_form(form)
+        self._sf = (
+            game
+            if isinstance(game, SequenceForm)
+            else forms.sequence_form(game, form=form, max_nodes=max_nodes)
+        )
         self.config = config
         self._tps = self._sf.treeplexes
         self._basis = self._build_basis(basis or {}, resolve_lower_bounds(xi, lower_bounds))

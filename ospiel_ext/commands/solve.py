@@ -3,6 +3,15 @@ r"""Solve a two-player zero-sum game with the sequence-form LP or a CFR variant.
   ospiel-ext solve --game=leduc_poker --solver=cfr_plus --iterations=1000 \
       --policy_out=/tmp/leduc.json --output_json=/tmp/result.json
 
+--form chooses the sequence form the solver runs on: `explicit` (the default: the compiled
+game tree's sparse payoff matrix, any game) or `public_tree` (poker games: leduc_poker,
+limit_leduc_poker, rhode_island_holdem, kuhn_poker and universal_poker games with one private
+card; the public tree x hand ranges of Johanson, Bowling, Waugh & Zinkevich 2011, no game
+tree compiled). Both number the same sequences, so the iterates, the JSON and the policy file
+are the same (to rounding); a game without the poker structure is refused on one line. The
+policy file walks every state of the game either way (OpenSpiel's TabularPolicy), and
+--solver=lp builds the explicit payoff matrix from the public tree.
+
 JSON keys: game, solver, iterations (0 for lp), value (player 0's expected utility of the
 returned profile; the LP value for lp), exploitability, nash_conv (both >= 0; rounding errors
 above -1e-9 are written as 0), seconds (solver time, evaluation excluded), stopped_early
@@ -29,9 +38,9 @@ from ospiel_ext import (
     policy_files,
     stops,
 )
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr, forms
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.sequence_form import SequenceForm
 from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -44,6 +53,12 @@ _LOG_EVERY = flags.DEFINE_integer(
     "log_every", None, "Log the exploitability every N iterations (default: 100 with --verbose)."
 )
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
+_FORM = flags.DEFINE_enum(
+    "form",
+    "explicit",
+    list(forms.FORMS),
+    "The sequence form: explicit (compiled game tree, any game) or public_tree (poker games).",
+)
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the policy JSON here.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
@@ -52,7 +67,7 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 _Run = tuple[policies.Behavioural | None, float | None, int, float, str]
 
 
-def _run_cfr(sf: TreeSequenceForm) -> _Run:
+def _run_cfr(sf: SequenceForm) -> _Run:
     solver = cfr.SOLVERS[_SOLVER.value](sf)
     result = solver_lib.run(
         solver,
@@ -63,7 +78,7 @@ def _run_cfr(sf: TreeSequenceForm) -> _Run:
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
 
-def _run_lp(sf: TreeSequenceForm) -> _Run:
+def _run_lp(sf: SequenceForm) -> _Run:
     """(behavioural or None, LP value or None, 0, seconds, stop reason)."""
     logging.info(
         "solving the sequence-form LP of %s (%d x %d sequences) with HiGHS",
@@ -83,7 +98,7 @@ def main(argv: list[str]) -> None:
         cli_flags.output_path(output)
     cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT])
     game = cli.load_game(_GAME.value)
-    sf = cli.compile_game(game, _MAX_NODES.value)
+    sf = cli.sequence_form(game, _MAX_NODES.value, form=_FORM.value)
     run = _run_lp if _SOLVER.value == "lp" else _run_cfr
     with interrupts.graceful():  # a Ctrl-C once the solve is done lets the evaluation finish
         behavioural, lp_value, iterations, seconds, reason = run(sf)

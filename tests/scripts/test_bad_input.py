@@ -254,6 +254,20 @@ def _cases() -> list[Case]:
         2,
         "--abstract_policy_out needs a strategy",
     )
+    add(
+        "solve.py",
+        "public_tree_without_the_structure",
+        ["--game=liars_dice", "--form=public_tree"],
+        2,
+        "--form=public_tree: game liars_dice() has no public-tree poker structure",
+    )
+    add(
+        "solve.py",
+        "unknown_form",
+        ["--form=implicit"],
+        2,
+        "value should be one of <explicit|public_tree>",
+    )
     add("compare.py", "no_solvers", ["--solvers="], 2, "--solvers is empty")
     add("compare.py", "unknown_solver", ["--solvers=nope"], 2, "unknown solvers ['nope']")
     add("compare.py", "solver_twice", ["--solvers=cfr_plus,cfr_plus"], 2, "names a solver twice")

@@ -290,7 +290,7 @@ def test_product_sequence_form_is_the_trees(shrunk, game):
     moved = sp.csr_matrix((a.data, (maps[0][a.row], maps[1][a.col])), shape=built.shape)
     assert abs(moved - built.payoff).max() < 1e-15
     assert product.payoff.nnz == built.payoff.nnz
-    with pytest.raises(ValueError, match="TabularPolicy needs a game tree"):
+    with pytest.raises(ValueError, match="TabularPolicy needs the pyspiel game"):
         cfr.CFRPlusSolver(product).average_policy()  # lift with LiftedPolicy instead
 
 

@@ -1,0 +1,241 @@
+"""Poker at scale (issue 36): the public-tree sequence form against the explicit one.
+
+  python benchmarks/poker_scale.py --output_json=docs/results/poker_scale.json
+
+Part 1, per game of --games, in this one process: build each form (the explicit one walks
+the game into a GameTree and its sparse payoff matrix; the public tree reads the game's
+description and walks no tree), run a warm-up of CFR+ iterations on it, and read the peak
+resident set size of that phase (VmHWM, reset before the phase through /proc/self/clear_refs;
+the public form first, so the explicit phase's peak also holds the public form, a few MB);
+then time CFR+ iterations of both in interleaved rounds so that load on this shared machine
+hits both alike: `iteration_speedup` is the median over rounds of explicit / public seconds per
+iteration. The two solvers' average strategies are compared after the timing (their largest
+difference: the forms sum the same terms in different orders).
+
+Part 2, on --curve_game: CFR+ and DCFR on the public-tree form for --curve_seconds each, the
+exact exploitability (best responses on the same form) at geometrically spaced iterations.
+The explicit form's iterates are the same (tests/algorithms/poker), so its curve per
+iteration is this one; per second it is slower by the speed-up of part 1.
+
+JSON keys: games {game: {build_seconds {explicit, public_tree}, peak_rss_bytes {explicit,
+public_tree}, peak_rss_increase_bytes {explicit, public_tree} (VmHWM minus the RSS before the
+phase), explicit_seconds_per_iteration, public_tree_seconds_per_iteration, iteration_speedup,
+sequences (per player), payoff_nonzeros (explicit), public_terminals (betting terminals x
+boards), max_strategy_difference}}; for the largest game (the last of --games) the same
+iteration_speedup, explicit_seconds_per_iteration, public_tree_seconds_per_iteration and
+peak_rss_bytes at the top level, with largest_game; curve_game, and per solver (cfr_plus,
+dcfr) {curve [{iterations, seconds, exploitability}], exploitability (final), game_value
+(player 0's value of the final average profile), seconds (total, evaluations excluded),
+iterations, seconds_to_1e-3 (null when not reached)}; cfr_plus's also at the top level.
+"""
+
+import gc
+import statistics
+import time
+
+import numpy as np
+from absl import flags
+
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, walk
+from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms.poker import structure
+from ospiel_ext.algorithms.poker.public_tree import PublicTree
+from ospiel_ext.algorithms.poker.range_form import PublicTreeSequenceForm
+from ospiel_ext.sequence_form import TreeSequenceForm
+from ospiel_ext.tables import format_table
+
+GAMES = [
+    "limit_leduc_poker(num_ranks=13)",
+    "rhode_island_holdem(num_ranks=6,num_suits=2,max_raises=1)",
+    "rhode_island_holdem(num_ranks=6,num_suits=2)",
+]
+CURVE_GAME = "rhode_island_holdem(num_ranks=6,num_suits=2)"
+
+_GAMES = flags.DEFINE_multi_string("games", GAMES, "A game to measure; repeat the flag for more.")
+_ROUNDS = flags.DEFINE_integer("rounds", 3, "Interleaved timing rounds.")
+_CHUNK = flags.DEFINE_float("chunk_seconds", 1.0, "Seconds per form per round.")
+_WARMUP = flags.DEFINE_integer("warmup", 3, "CFR+ iterations in each form's memory phase.")
+_CURVE_GAME = flags.DEFINE_string("curve_game", CURVE_GAME, "The game of the convergence runs.")
+_CURVE_SECONDS = flags.DEFINE_float(
+    "curve_seconds", 45.0, "Seconds of each convergence run (CFR+, DCFR); 0: none."
+)
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
+
+TARGET = 1e-3
+
+
+def _status_bytes(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _phase(make, warmup):
+    """(form, solver, build seconds, peak RSS, peak RSS minus the RSS before)."""
+    gc.collect()
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+        f.write("5")  # resets VmHWM, the peak RSS, to the current RSS
+    before, start = _status_bytes("VmRSS"), time.perf_counter()
+    form = make()
+    seconds = time.perf_counter() - start
+    solver = cfr.CFRPlusSolver(form)
+    for _ in range(warmup):
+        solver.evaluate_and_update_policy()
+    peak = _status_bytes("VmHWM")
+    return form, solver, seconds, peak, peak - before
+
+
+def _per_call(step, seconds):
+    calls, start = 0, time.perf_counter()
+    while True:
+        step()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed / calls
+
+
+def _measure(game):
+    public, ours, public_build, public_peak, public_rise = _phase(
+        lambda: PublicTreeSequenceForm(PublicTree(structure.detect(game))), _WARMUP.value
+    )
+    explicit, theirs, explicit_build, explicit_peak, explicit_rise = _phase(
+        lambda: TreeSequenceForm(walk.game_tree(game)), _WARMUP.value
+    )
+    solvers = {"explicit": theirs, "public_tree": ours}
+    times: dict[str, list[float]] = {k: [] for k in solvers}
+    for _ in range(_ROUNDS.value):
+        for key, solver in solvers.items():
+            times[key].append(_per_call(solver.evaluate_and_update_policy, _CHUNK.value))
+    # the same number of iterations on both before comparing the strategies
+    while ours.iteration < theirs.iteration:
+        ours.evaluate_and_update_policy()
+    while theirs.iteration < ours.iteration:
+        theirs.evaluate_and_update_policy()
+    difference = max(
+        float(np.abs(a - b).max())
+        for a, b in zip(ours.average_behavioural(), theirs.average_behavioural())
+    )
+    return {
+        "build_seconds": {"explicit": explicit_build, "public_tree": public_build},
+        "peak_rss_bytes": {"explicit": explicit_peak, "public_tree": public_peak},
+        "peak_rss_increase_bytes": {"explicit": explicit_rise, "public_tree": public_rise},
+        "explicit_seconds_per_iteration": statistics.median(times["explicit"]),
+        "public_tree_seconds_per_iteration": statistics.median(times["public_tree"]),
+        "iteration_speedup": statistics.median(
+            e / p for e, p in zip(times["explicit"], times["public_tree"])
+        ),
+        "sequences": list(explicit.shape),
+        "payoff_nonzeros": int(explicit.payoff.nnz),
+        "public_terminals": int(
+            sum(b.sequences[0].shape[0] * b.sequences[0].shape[1] for b in public.blocks)
+        ),
+        "max_strategy_difference": difference,
+    }
+
+
+def _converge(form, solver_cls, seconds):
+    """CFR+ / DCFR on `form` for `seconds`, the exploitability at iterations 1, 2, 4, ..."""
+    solver = solver_cls(form)
+    curve, solving, next_check = [], 0.0, 1
+    while True:
+        start = time.perf_counter()
+        solver.evaluate_and_update_policy()
+        solving += time.perf_counter() - start
+        done = solving >= seconds
+        if solver.iteration >= next_check or done:
+            result = evaluate.evaluate_profile(form, solver.average_behavioural())
+            curve.append(
+                {
+                    "iterations": solver.iteration,
+                    "seconds": solving,
+                    "exploitability": result.exploitability,
+                }
+            )
+            next_check = max(next_check + 1, int(next_check * 1.25))
+        if done:
+            break
+    reached = [p["seconds"] for p in curve if p["exploitability"] <= TARGET]
+    return {
+        "curve": curve,
+        "exploitability": curve[-1]["exploitability"],
+        "game_value": float(result.on_policy_values[0]),
+        "seconds": solving,
+        "iterations": solver.iteration,
+        "seconds_to_1e-3": reached[0] if reached else None,
+    }
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_ROUNDS)
+    cli_flags.positive(_CHUNK)
+    cli_flags.output_path(_OUTPUT_JSON)
+    games = [cli.load_game(name) for name in _GAMES.value]  # every game checked before the work
+    curve_game = cli.load_game(_CURVE_GAME.value) if _CURVE_SECONDS.value > 0 else None
+    for game in [*games, *([curve_game] if curve_game else [])]:
+        with cli_flags.refuse(ValueError):
+            structure.detect(game)
+    results, rows = {}, []
+    for game in games:
+        r = results[str(game)] = _measure(game)
+        gc.collect()
+        rows.append(
+            (
+                str(game),
+                f"{r['sequences'][0]}",
+                f"{r['build_seconds']['explicit']:.1f} / {r['build_seconds']['public_tree']:.1f}",
+                f"{r['explicit_seconds_per_iteration'] * 1e3:.1f}",
+                f"{r['public_tree_seconds_per_iteration'] * 1e3:.1f}",
+                f"{r['iteration_speedup']:.2f}x",
+                f"{r['peak_rss_bytes']['explicit'] / 2**20:.0f} / "
+                f"{r['peak_rss_bytes']['public_tree'] / 2**20:.0f}",
+            )
+        )
+    header = ["game", "sequences", "build s (explicit / public)", "explicit ms/it"]
+    header += ["public ms/it", "speed-up", "peak RSS MB (explicit / public)"]
+    print(format_table(header, rows))
+    largest = results[str(games[-1])]
+    output = {
+        "games": results,
+        "largest_game": str(games[-1]),
+        **{
+            k: largest[k]
+            for k in (
+                "iteration_speedup",
+                "explicit_seconds_per_iteration",
+                "public_tree_seconds_per_iteration",
+                "peak_rss_bytes",
+            )
+        },
+    }
+    if curve_game is not None:
+        form = PublicTreeSequenceForm(PublicTree(structure.detect(curve_game)))
+        runs = {
+            name: _converge(form, solver_cls, _CURVE_SECONDS.value)
+            for name, solver_cls in (("cfr_plus", cfr.CFRPlusSolver), ("dcfr", cfr.DCFRSolver))
+        }
+        output.update(curve_game=str(curve_game), **runs, **runs["cfr_plus"])
+        print(
+            format_table(
+                ["solver", "iterations", "seconds", "exploitability", "seconds to 1e-3", "value"],
+                [
+                    (
+                        name,
+                        r["iterations"],
+                        f"{r['seconds']:.1f}",
+                        f"{r['exploitability']:.2e}",
+                        r["seconds_to_1e-3"],
+                        f"{r['game_value']:.6f}",
+                    )
+                    for name, r in runs.items()
+                ],
+            )
+        )
+    cli_output.write_json(_OUTPUT_JSON.value, output)
+
+
+if __name__ == "__main__":
+    cli.main(main)

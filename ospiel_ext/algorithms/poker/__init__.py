@@ -1,0 +1,23 @@
+"""Poker at scale: the public tree x hand ranges sequence form.
+
+Johanson, Bowling, Waugh & Zinkevich, "Accelerating Best Response Calculation in Large
+Extensive Games", IJCAI 2011, Sections 3-4: walk the public tree (betting sequences and public
+cards) with a vector over private hands at each node, and evaluate a fold or showdown against
+the opponent's range by range sums and strength-sorted prefix sums, card removal by
+inclusion-exclusion; Johanson et al., "Efficient Nash Equilibrium Approximation through Monte
+Carlo Counterfactual Regret Minimization", AAMAS 2012, Section 3, for the vector form. The
+poker structure is read from GameShrink's ordered-signals description of the game (Gilpin &
+Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information", ACM EC
+2006, Definition 1), which is why this package builds on `gameshrink` (and never the reverse).
+Modules:
+
+* `structure`: the poker structure of a game (`detect`), or a refusal naming what is missing;
+* `public_tree`: the public tree, boards and chance weights, and both players' treeplexes
+  numbered exactly as the compiled game tree's (no index map);
+* `ranges`: fold and showdown values against an opponent's range, vectorised;
+* `range_form`: `PublicTreeSequenceForm`, a `SequenceForm` whose payoff products walk the
+  public tree (`for_game`); every solver, best response and policy works on it unchanged.
+
+Ask for it by name: `CFRPlusSolver(game, form="public_tree")` (`algorithms.forms`), or
+`ospiel-ext solve --form=public_tree`.
+"""
