@@ -15,6 +15,7 @@ Modules:
 * `public_tree`: the public tree, boards and chance weights, and both players' treeplexes
   numbered exactly as the compiled game tree's (no index map);
 * `ranges`: fold and showdown values against an opponent's range, vectorised;
+* `products`: the per-call gather / kernel / scatter arrays of the form, precomputed;
 * `range_form`: `PublicTreeSequenceForm`, a `SequenceForm` whose payoff products walk the
   public tree (`for_game`); every solver, best response and policy works on it unchanged.
 

@@ -7,8 +7,11 @@ Bowling, Waugh & Zinkevich, "Accelerating Best Response Calculation in Large Ext
 Games", IJCAI 2011, Section 4): for every terminal public state (betting terminal x board) the
 opponent's range is gathered from its realization plan, each own hand's value is a fold or
 showdown rule (`ranges`), and the values are summed onto the own sequences, one vectorised
-block per (round, fold / showdown). Per call this is O(public terminals x T) for T card types,
-against O(nonzeros of A) = O(public terminals x T^2) for the explicit form.
+block per (round, fold / showdown). The rules are applied as one T x T kernel per board
+(`products`: a precomputed gather, a batched dense matmul per block, one precomputed CSR
+scatter), O(public terminals x T^2) per call like the nonzeros of A, but dense and without
+A's per-entry indices; `ranges` gives the O(public terminals x T) prefix-sum form of the
+showdown, slower in numpy up to T = 52 at least (`products`).
 
 The treeplexes are numbered as `sequence_form.for_game(game)`'s (`public_tree`), so every
 solver, best response and behavioural strategy is interchangeable between the two forms. The
@@ -27,8 +30,8 @@ import numpy as np
 import pyspiel
 import scipy.sparse as sp
 
-from ospiel_ext import arrays, loading
-from ospiel_ext.algorithms.poker import ranges, structure
+from ospiel_ext import loading
+from ospiel_ext.algorithms.poker import products, ranges, structure
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import SequenceForm
@@ -104,9 +107,8 @@ class PublicTreeSequenceForm(SequenceForm):
         self._decisions_cache: dict[int, list[tuple[IntArray, IntArray, int]]] = {}
         self._m = [b.remaining.astype(np.float64) for b in pt.boards]
         self._coef = [b.coef for b in pt.boards]
-        self._own_index = tuple(
-            np.concatenate([b.sequences[p].ravel() for b in self.blocks]) for p in (0, 1)
-        )
+        self._terminal_products = self._build_terminal_products()
+        self._reach_products: dict[int, products.Products] = {}
         super().__init__(
             name=pt.name,
             treeplexes=pt.treeplexes,
@@ -167,25 +169,12 @@ class PublicTreeSequenceForm(SequenceForm):
         """Player's own (zero-sum) value of each of its sequences, without A.
 
         A y for player 0, -A^T x for player 1, by the fold and showdown rules of `ranges` over
-        the public terminals (Johanson et al. 2011, Section 4); a given `matrix` is used as
-        SequenceForm's.
+        the public terminals (Johanson et al. 2011, Section 4), as precomputed `products`; a
+        given `matrix` is used as SequenceForm's. Not reentrant (shared buffers).
         """
         if matrix is not None:
             return super().sequence_values(player, opponent_plan, matrix)
-        sign = 1.0 if player == 0 else -1.0
-        parts = []
-        for blk in self.blocks:
-            y = opponent_plan[blk.sequences[1 - player]]
-            m, coef = self._m[blk.round], self._coef[blk.round]
-            if blk.order is not None:  # a showdown: sign(own - opponent's strength), either player
-                scale = blk.payoff[:, None] * coef[None, :]
-                parts.append(ranges.showdown_values(y, m, scale, order=blk.order).ravel())
-            else:
-                scale = sign * blk.payoff[:, None] * coef[None, :]
-                parts.append(ranges.fold_values(y, m, scale).ravel())
-        return arrays.weighted_bincount(
-            self._own_index[player], np.concatenate(parts), self.shape[player]
-        )
+        return self._terminal_products[player](opponent_plan)
 
     def expected_value(self, x0: FloatArray, x1: FloatArray) -> float:
         """Player 0's expected utility x0^T A x1, by `sequence_values`."""
@@ -194,16 +183,52 @@ class PublicTreeSequenceForm(SequenceForm):
     def opponent_reach(self, player: int, opponent_plan: FloatArray) -> FloatArray:
         """Opponent-and-chance reach R_player y of each of player's infosets, without R.
 
-        The fold rule of `ranges` with payoff 1 at every decision of the player.
+        The fold rule of `ranges` with payoff 1 at every decision of the player, as `products`
+        built on first use.
         """
+        if player not in self._reach_products:
+            self._reach_products[player] = self._build_reach_products(player)
+        return self._reach_products[player](opponent_plan)
+
+    def _build_terminal_products(self) -> tuple[products.Products, products.Products]:
+        """Per player, the terminal blocks' products onto the player's sequences."""
         pt = self.public_tree
-        out = np.zeros(self.treeplexes[player].num_infosets)
-        for rows, seqs, r in self._decision_blocks(player):
-            y = opponent_plan[seqs]
-            ones = np.ones((len(seqs), len(self._coef[r])))
-            reach = ranges.fold_values(y, self._m[r], ones * self._coef[r][None])
-            out[pt.row_infoset[rows[rows >= 0]]] = reach[rows >= 0]
-        return out
+        kernels = [
+            products.kernel(
+                self._m[b.round],
+                self._coef[b.round],
+                _strengths(pt, b.round) if b.showdown else None,
+            )
+            for b in self.blocks
+        ]
+        out = []
+        for p in (0, 1):
+            sign = 1.0 if p == 0 else -1.0  # a showdown pays sign(own - opponent's): either player
+            parts = [
+                products.BlockPart(
+                    kernel=k,
+                    gather=b.sequences[1 - p],
+                    target=np.where(self._m[b.round][None] > 0, b.sequences[p], -1),
+                    weight=b.payoff if b.showdown else sign * b.payoff,
+                )
+                for k, b in zip(kernels, self.blocks)
+            ]
+            out.append(products.Products(parts, pt.treeplexes[p].num_sequences))
+        return out[0], out[1]
+
+    def _build_reach_products(self, player: int) -> products.Products:
+        """The fold rule with payoff 1 at player's decisions, onto player's infosets."""
+        pt = self.public_tree
+        parts = [
+            products.BlockPart(
+                kernel=products.kernel(self._m[r], self._coef[r]),
+                gather=seqs,
+                target=np.where(rows >= 0, pt.row_infoset[rows], -1),
+                weight=np.ones(len(rows)),
+            )
+            for rows, seqs, r in self._decision_blocks(player)
+        ]
+        return products.Products(parts, self.treeplexes[player].num_infosets)
 
     def _decision_blocks(self, player: int) -> list[tuple[IntArray, IntArray, int]]:
         """Per round, the rows of player's decisions and the opponent's sequences there.
