@@ -20,6 +20,7 @@ gathers): measured about 20x at T = 13 and still 5x at T = 52 (2652 boards, 27 s
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,8 +57,8 @@ class BlockPart:
 class Products:
     """out = scatter @ (kernel_blocks @ plan[gather]), with every index array precomputed.
 
-    Not reentrant: the gather and value buffers are shared between calls (the result is a
-    fresh array).
+    The gather and value buffers are allocated once per thread (the form is cached and may be
+    shared by a sweep's threads) and reused by every call; the result is a fresh array.
     """
 
     def __init__(self, parts: list[BlockPart], size: int):
@@ -83,8 +84,8 @@ class Products:
             self._slices.append((slice(start, start + n * n_b * t), (n_b, t, n)))
             start += n * n_b * t
         self._gather = np.ascontiguousarray(np.concatenate(gathers), dtype=np.intp)
-        self._y = np.empty(start)
-        self._values = np.empty(start)
+        self._size = start
+        self._local = threading.local()
         self._scatter = sp.csr_matrix(
             (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
             shape=(size, start),
@@ -92,8 +93,17 @@ class Products:
 
     def __call__(self, plan: FloatArray) -> FloatArray:
         """Scatter @ (kernel @ plan[gather]), block by block."""
-        np.take(plan, self._gather, out=self._y, mode="clip")
+        y, values = self._buffers()
+        np.take(plan, self._gather, out=y, mode="clip")
         for k, (where, shape) in zip(self._kernels, self._slices):
-            np.matmul(k, self._y[where].reshape(shape), out=self._values[where].reshape(shape))
-        out: FloatArray = self._scatter @ self._values
+            np.matmul(k, y[where].reshape(shape), out=values[where].reshape(shape))
+        out: FloatArray = self._scatter @ values
         return out
+
+    def _buffers(self) -> tuple[FloatArray, FloatArray]:
+        """This thread's (gathered plan, values) buffers."""
+        buffers: tuple[FloatArray, FloatArray] | None = getattr(self._local, "buffers", None)
+        if buffers is None:
+            buffers = (np.empty(self._size), np.empty(self._size))
+            self._local.buffers = buffers
+        return buffers

@@ -170,7 +170,7 @@ class PublicTreeSequenceForm(SequenceForm):
 
         A y for player 0, -A^T x for player 1, by the fold and showdown rules of `ranges` over
         the public terminals (Johanson et al. 2011, Section 4), as precomputed `products`; a
-        given `matrix` is used as SequenceForm's. Not reentrant (shared buffers).
+        given `matrix` is used as SequenceForm's.
         """
         if matrix is not None:
             return super().sequence_values(player, opponent_plan, matrix)

@@ -4,6 +4,8 @@ exploitability equal to 1e-12 on every poker game that compiles both ways. The r
 always the explicit form (`sequence_form.for_game`, the compiled game tree's sparse payoff
 matrix), an independent computation."""
 
+import concurrent.futures
+
 import numpy as np
 import pytest
 
@@ -81,6 +83,23 @@ def test_sequence_values_and_expected_value(forms, seed):
         assert np.abs(expected).max() > 1e-3  # the check could fail
         np.testing.assert_allclose(public.sequence_values(p, x[1 - p]), expected, rtol=0, atol=TOL)
     assert public.expected_value(*x) == pytest.approx(explicit.expected_value(*x), abs=TOL)
+
+
+def test_sequence_values_from_several_threads(forms):
+    # the form keeps per-call buffers; threads sharing the cached form must not mix them
+    explicit, public = forms
+    plans = [_random_plans(explicit, seed) for seed in range(8)]
+
+    def values(x):
+        for _ in range(20):
+            got = [public.sequence_values(p, x[1 - p]) for p in (0, 1)]
+        return got
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(values, plans))
+    for x, got in zip(plans, results):
+        for p in (0, 1):
+            np.testing.assert_allclose(got[p], explicit.sequence_values(p, x[1 - p]), atol=TOL)
 
 
 def test_opponent_reach_and_explicit_matrices(forms):
