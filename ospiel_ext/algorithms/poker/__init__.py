@@ -14,8 +14,8 @@ Modules:
 * `structure`: the poker structure of a game (`detect`), or a refusal naming what is missing;
 * `public_tree`: the public tree, boards and chance weights, and both players' treeplexes
   numbered exactly as the compiled game tree's (no index map);
-* `ranges`: fold and showdown values against an opponent's range, vectorised;
-* `products`: the per-call gather / kernel / scatter arrays of the form, precomputed;
+* `products`: fold and showdown values against an opponent's range as precomputed gather /
+  kernel / scatter arrays (one T x T kernel per board, card removal included);
 * `range_form`: `PublicTreeSequenceForm`, a `SequenceForm` whose payoff products walk the
   public tree (`for_game`); every solver, best response and policy works on it unchanged.
 

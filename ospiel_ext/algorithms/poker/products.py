@@ -2,7 +2,7 @@
 
 A block of public states sharing a round (n states x n_B boards x T hands) maps the
 opponent's realization plan to chance-weighted values of own hands through one T x T kernel
-per board (`ranges` for the rules):
+per board:
 
     values[b, h, t] = sum_o kernel[b, h, o] plan[gather[b, o, t]],
 
@@ -12,9 +12,10 @@ Response Calculation in Large Extensive Games", IJCAI 2011, Section 4.2). The va
 then summed onto own sequences (or infosets) by one sparse matrix whose entries carry the
 per-state payoff. Per call that is one gather of the plan (`np.take` into a preallocated
 buffer), one batched matmul per block into a preallocated buffer and one CSR mat-vec. Numpy's
-batched matmul over T x T kernels is faster than the O(T) strength-sorted prefix sums of
-`ranges.showdown_values` (numpy's cumsum does not vectorise, and those need two more
-gathers): measured about 20x at T = 13 and still 5x at T = 52 (2652 boards, 27 states).
+batched matmul over T x T kernels is faster than the paper's O(T) strength-sorted prefix
+sums (Section 4.1; numpy's cumsum does not vectorise, and they need two more gathers), which
+an earlier version used: measured about 20x at T = 13 and still 5x at T = 52 (2652 boards,
+27 states).
 """
 
 from __future__ import annotations

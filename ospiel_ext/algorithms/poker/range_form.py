@@ -6,12 +6,12 @@ through `opponent_reach`. Here these are computed without the payoff matrix A (J
 Bowling, Waugh & Zinkevich, "Accelerating Best Response Calculation in Large Extensive
 Games", IJCAI 2011, Section 4): for every terminal public state (betting terminal x board) the
 opponent's range is gathered from its realization plan, each own hand's value is a fold or
-showdown rule (`ranges`), and the values are summed onto the own sequences, one vectorised
-block per (round, fold / showdown). The rules are applied as one T x T kernel per board
-(`products`: a precomputed gather, a batched dense matmul per block, one precomputed CSR
-scatter), O(public terminals x T^2) per call like the nonzeros of A, but dense and without
-A's per-entry indices; `ranges` gives the O(public terminals x T) prefix-sum form of the
-showdown, slower in numpy up to T = 52 at least (`products`).
+showdown rule against that range (with card removal), and the values are summed onto the own
+sequences, one vectorised block per (round, fold / showdown). The rules are applied as one
+T x T kernel per board (`products`: a precomputed gather, a batched dense matmul per block,
+one precomputed CSR scatter), O(public terminals x T^2) per call like the nonzeros of A, but
+dense and without A's per-entry indices; the paper's O(public terminals x T) strength-sorted
+prefix sums were slower in numpy up to T = 52 at least (`products`).
 
 The treeplexes are numbered as `sequence_form.for_game(game)`'s (`public_tree`), so every
 solver, best response and behavioural strategy is interchangeable between the two forms. The
@@ -31,7 +31,7 @@ import pyspiel
 import scipy.sparse as sp
 
 from ospiel_ext import loading
-from ospiel_ext.algorithms.poker import products, ranges, structure
+from ospiel_ext.algorithms.poker import products, structure
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import SequenceForm
@@ -46,14 +46,12 @@ class TerminalBlock:
       showdown: showdowns (payoff pot x sign) or folds (payoff fixed by the betting).
       sequences: per player, (n, n_B, T) the player's sequence (0: empty or incompatible).
       payoff: (n,) player 0's fold payoff, or the pot won at a showdown.
-      order: hands sorted by strength per board (showdowns only).
     """
 
     round: int
     showdown: bool
     sequences: tuple[IntArray, IntArray]
     payoff: FloatArray
-    order: ranges.StrengthOrder | None
 
 
 def _strengths(pt: PublicTree, round_: int) -> IntArray:
@@ -89,8 +87,7 @@ def _blocks(pt: PublicTree) -> list[TerminalBlock]:
                 for tp in terms
             ]
         )
-        order = ranges.StrengthOrder.of(_strengths(pt, r)) if showdown else None
-        blocks.append(TerminalBlock(r, showdown, (seqs[0], seqs[1]), payoff, order))
+        blocks.append(TerminalBlock(r, showdown, (seqs[0], seqs[1]), payoff))
     return blocks
 
 
@@ -168,7 +165,7 @@ class PublicTreeSequenceForm(SequenceForm):
     ) -> FloatArray:
         """Player's own (zero-sum) value of each of its sequences, without A.
 
-        A y for player 0, -A^T x for player 1, by the fold and showdown rules of `ranges` over
+        A y for player 0, -A^T x for player 1, by the fold and showdown rules over
         the public terminals (Johanson et al. 2011, Section 4), as precomputed `products`; a
         given `matrix` is used as SequenceForm's.
         """
@@ -183,7 +180,7 @@ class PublicTreeSequenceForm(SequenceForm):
     def opponent_reach(self, player: int, opponent_plan: FloatArray) -> FloatArray:
         """Opponent-and-chance reach R_player y of each of player's infosets, without R.
 
-        The fold rule of `ranges` with payoff 1 at every decision of the player, as `products`
+        The fold rule with payoff 1 at every decision of the player, as `products`
         built on first use.
         """
         if player not in self._reach_products:
