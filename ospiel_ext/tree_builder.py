@@ -6,8 +6,9 @@ Tree surgery, written once for every algorithm:
   of certificate search, depth-limited games walked from states: `walk.expand_below`);
 * `TreeBuilder.expand_chance` / `expand_decision` / `set_leaf`: nodes by hand (gadget games,
   abstracted games);
-* `TreeBuilder.copy_subtree` / `subgame`: a subtree of another tree under a node of a builder
-  (subgames and gadget games, minimal certificates), level by level in a few numpy calls.
+* `TreeBuilder.copy_subtree` / `copy_subtrees` / `subgame`: subtrees of another tree under
+  nodes of a builder (subgames and gadget games, minimal certificates), level by level in a
+  few numpy calls, many subtrees in one pass.
 """
 
 from __future__ import annotations
@@ -235,39 +236,129 @@ class TreeBuilder:
         Returns:
           The copied source nodes, their new ids, and the copied infosets' new and source ids.
         """
-        if self._num_children[target]:
-            raise ValueError(f"node {target} is already expanded")
-        lo = tree.lo if leaf_lo is None else np.asarray(leaf_lo, dtype=np.float64)
-        hi = tree.hi if leaf_hi is None else np.asarray(leaf_hi, dtype=np.float64)
+        copies = self.copy_subtrees(
+            tree,
+            [source],
+            [target],
+            expand=expand,
+            leaf_lo=leaf_lo,
+            leaf_hi=leaf_hi,
+            infoset_key=infoset_key,
+        )
+        return SubtreeCopy(
+            copies.source_nodes, copies.nodes, copies.infosets, copies.source_infosets
+        )
+
+    def copy_subtrees(
+        self,
+        tree: GameTree,
+        sources: ArrayLike,
+        targets: ArrayLike,
+        *,
+        expand: NDArray[np.bool_] | None = None,
+        leaf_lo: FloatArray | None = None,
+        leaf_hi: FloatArray | None = None,
+        infoset_key: Callable[[int], str] | None = None,
+    ) -> SubtreeCopies:
+        """Makes each unexpanded `targets[k]` a copy of `tree`'s subtree at `sources[k]`.
+
+        The same nodes, information sets, chance probabilities and leaf bounds, with the same
+        ids, as `copy_subtree(tree, sources[k], targets[k], ...)` called for k = 0, 1, ..
+        in turn, but in one breadth-first pass over all the subtrees at once (a handful of
+        numpy calls per level, not per subtree): copy k's appended nodes form one block, after
+        copy k - 1's, breadth first within it; infosets are interned in order of first
+        appearance over the blocks.
+
+        Args:
+          tree: the source tree.
+          sources: the roots of the copied subtrees (a source may repeat).
+          targets: distinct nodes of this builder, not yet expanded, one per source.
+          expand: a mask over `tree`'s nodes; internal nodes outside it are copied as leaves
+            (default: all internal nodes are expanded).
+          leaf_lo: player 0's utility lower bound of every node copied as a leaf, over
+            `tree`'s nodes (default `tree.lo`).
+          leaf_hi: the upper bound likewise (default `tree.hi`).
+          infoset_key: the key of the copy of each source infoset id (default: the same key).
+
+        Returns:
+          The copied source nodes and their new ids, block by block, and the copied infosets.
+        """
+        source_ids, target_ids = self._check_targets(sources, targets)
         internal = ~tree.is_leaf if expand is None else (~tree.is_leaf & expand)
-        # Breadth first: positions level_start[k] .. level_start[k + 1] - 1 hold level k.
-        src_parts, parent_pos, level_start = [np.array([source], dtype=np.int64)], [], [0, 1]
-        while True:
-            local = np.flatnonzero(internal[src_parts[-1]])
-            if not len(local):
-                break
-            parents = src_parts[-1][local]
-            sizes = tree.num_children[parents].astype(np.int64)
-            src_parts.append(arrays.segment_indices(tree.child_start[parents], sizes))
-            parent_pos.append(np.repeat(level_start[-2] + local, sizes))
-            level_start.append(level_start[-1] + int(sizes.sum()))
-        src = np.concatenate(src_parts)
-        base = self.num_nodes
-        new = np.concatenate([[target], base + np.arange(len(src) - 1)]).astype(np.int64)
-        # Fields of every copied node (position 0 is the target).
+        src, copy_of, parent_of = _breadth_first(tree, source_ids, internal)
+        # Block order: copy by copy, breadth first within each (a stable sort keeps levels).
+        order = np.argsort(copy_of, kind="stable")
+        src, copy_of = src[order], copy_of[order]
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        block_start = np.searchsorted(copy_of, np.arange(len(source_ids)))
+        is_target = np.zeros(len(src), dtype=bool)
+        is_target[block_start] = True
+        new = np.empty(len(src), dtype=np.int64)
+        new[block_start] = target_ids
+        new[~is_target] = self.num_nodes + np.arange(len(src) - len(source_ids))
         is_internal = internal[src]
         sizes = np.where(is_internal, tree.num_children[src], 0).astype(np.int64)
-        first_child_pos = 1 + np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        child_start = np.where(is_internal, new[np.minimum(first_child_pos, len(src) - 1)], 0)
+        before = np.cumsum(sizes) - sizes
+        first_child = block_start[copy_of] + 1 + before - before[block_start][copy_of]
+        child_start = np.where(is_internal, new[np.minimum(first_child, len(src) - 1)], 0)
         player = np.where(is_internal, tree.player[src], TERMINAL)
-        src_infoset = np.where(is_internal, tree.infoset[src], -1)
-        leaf_lo_values = np.where(is_internal, 0.0, lo[src])
-        leaf_hi_values = np.where(is_internal, 0.0, hi[src])
-        bad = np.flatnonzero(leaf_lo_values > leaf_hi_values)
-        if len(bad):
-            n = int(src[bad[0]])
-            raise ValueError(f"leaf bounds lo={lo[n]} > hi={hi[n]} at source node {n}")
-        # Infosets, interned in order of first appearance.
+        lo, hi = _leaf_bounds(tree, src, is_internal, leaf_lo=leaf_lo, leaf_hi=leaf_hi)
+        infoset, new_infosets, source_infosets = self._intern_copies(
+            tree, np.where(is_internal, tree.infoset[src], -1), infoset_key
+        )
+        _assign(self._player, target_ids, player[is_target])
+        _assign(self._infoset, target_ids, infoset[is_target])
+        _assign(self._child_start, target_ids, child_start[is_target])
+        _assign(self._num_children, target_ids, sizes[is_target])
+        _assign(self._lo, target_ids, lo[is_target])
+        _assign(self._hi, target_ids, hi[is_target])
+        rest = ~is_target
+        if rest.any():
+            depth_shift = np.frombuffer(self._depth, dtype=np.int32)[target_ids].astype(np.int64)
+            depth_shift -= tree.depth[source_ids]
+            parents = np.full(len(src), -1, dtype=np.int64)
+            has_parent = np.flatnonzero(parent_of >= 0)
+            parents[position[has_parent]] = position[parent_of[has_parent]]
+            _extend(self._parent, new[parents[rest]])
+            _extend(self._action, tree.action[src[rest]])
+            _extend(self._depth, tree.depth[src[rest]] + depth_shift[copy_of[rest]])
+            _extend(self._player, player[rest])
+            _extend(self._infoset, infoset[rest])
+            _extend(self._chance_prob, tree.chance_prob[src[rest]])
+            _extend(self._child_start, child_start[rest])
+            _extend(self._num_children, sizes[rest])
+            _extend(self._lo, lo[rest])
+            _extend(self._hi, hi[rest])
+        return SubtreeCopies(src, new, block_start, new_infosets, source_infosets)
+
+    def _check_targets(self, sources: ArrayLike, targets: ArrayLike) -> tuple[IntArray, IntArray]:
+        """The sources and targets as int64 arrays, after checking the targets."""
+        source_ids = np.asarray(sources, dtype=np.int64).reshape(-1)
+        target_ids = np.asarray(targets, dtype=np.int64).reshape(-1)
+        if source_ids.shape != target_ids.shape or not len(source_ids):
+            raise ValueError(f"{len(source_ids)} sources for {len(target_ids)} targets")
+        if len(np.unique(target_ids)) != len(target_ids):
+            raise ValueError(f"the targets {target_ids} are not distinct")
+        if np.any(target_ids < 0) or np.any(target_ids >= self.num_nodes):
+            raise ValueError(f"the targets {target_ids} are not all nodes of the builder")
+        expanded = np.frombuffer(self._num_children, dtype=np.int32)[target_ids] > 0
+        if expanded.any():
+            raise ValueError(f"node {int(target_ids[np.argmax(expanded)])} is already expanded")
+        return source_ids, target_ids
+
+    def _intern_copies(
+        self,
+        tree: GameTree,
+        src_infoset: IntArray,
+        infoset_key: Callable[[int], str] | None,
+    ) -> tuple[IntArray, IntArray, IntArray]:
+        """Interns the source infosets of copied nodes in order of first appearance.
+
+        Returns:
+          (the builder's infoset of every copied node or -1, the new infoset ids, the source
+          infoset ids aligned with them).
+        """
         decision = np.flatnonzero(src_infoset >= 0)
         uniq, first_seen = np.unique(src_infoset[decision], return_index=True)
         source_infosets = uniq[np.argsort(first_seen, kind="stable")]
@@ -278,32 +369,15 @@ class TreeBuilder:
                     tree.infoset_key[i] if infoset_key is None else infoset_key(int(i)),
                     tree.infoset_legal_actions[i],
                 )
-                for i in source_infosets
+                for i in source_infosets.tolist()
             ],
             dtype=np.int64,
         )
-        infoset = np.full(len(src), -1, dtype=np.int64)
+        infoset = np.full(len(src_infoset), -1, dtype=np.int64)
         if len(decision):
             remap = np.searchsorted(uniq, src_infoset[decision])
             infoset[decision] = new_infosets[np.argsort(source_infosets)][remap]
-        # Target (already in the builder), then the appended nodes.
-        self._player[target], self._infoset[target] = int(player[0]), int(infoset[0])
-        self._child_start[target], self._num_children[target] = int(child_start[0]), int(sizes[0])
-        self._lo[target], self._hi[target] = float(leaf_lo_values[0]), float(leaf_hi_values[0])
-        rest = src[1:]
-        if len(rest):
-            depth_shift = self._depth[target] - int(tree.depth[source])
-            _extend(self._parent, new[np.concatenate(parent_pos)])
-            _extend(self._action, tree.action[rest])
-            _extend(self._depth, tree.depth[rest] + depth_shift)
-            _extend(self._player, player[1:])
-            _extend(self._infoset, infoset[1:])
-            _extend(self._chance_prob, tree.chance_prob[rest])
-            _extend(self._child_start, child_start[1:])
-            _extend(self._num_children, sizes[1:])
-            _extend(self._lo, leaf_lo_values[1:])
-            _extend(self._hi, leaf_hi_values[1:])
-        return SubtreeCopy(src, new, new_infosets, source_infosets)
+        return infoset, new_infosets, source_infosets
 
     def freeze(self) -> GameTree:
         """Returns the arrays built so far as a GameTree (the builder may keep growing)."""
@@ -329,6 +403,59 @@ class TreeBuilder:
         )
 
 
+def _assign(buffer: array.array, index: IntArray, values: np.ndarray) -> None:
+    """Writes `values` at `index` of a typed buffer (through a numpy view, released after)."""
+    dtype = {"i": np.int32, "q": np.int64, "d": np.float64}[buffer.typecode]
+    view = np.frombuffer(buffer, dtype=dtype)
+    view[index] = values
+    del view
+
+
+def _breadth_first(
+    tree: GameTree, sources: IntArray, internal: NDArray[np.bool_]
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The nodes of the subtrees at `sources`, level by level, expanding `internal` nodes.
+
+    Returns:
+      (the source node at every position, the index of its subtree in `sources`, the position
+      of its parent, -1 at the roots).
+    """
+    src_parts, copy_parts = [sources], [np.arange(len(sources), dtype=np.int64)]
+    parent_parts = [np.full(len(sources), -1, dtype=np.int64)]
+    level_start = 0
+    while True:
+        local = np.flatnonzero(internal[src_parts[-1]])
+        if not len(local):
+            break
+        parents = src_parts[-1][local]
+        sizes = tree.num_children[parents].astype(np.int64)
+        src_parts.append(arrays.segment_indices(tree.child_start[parents], sizes))
+        copy_parts.append(np.repeat(copy_parts[-1][local], sizes))
+        parent_parts.append(np.repeat(level_start + local, sizes))
+        level_start += len(src_parts[-2])
+    return np.concatenate(src_parts), np.concatenate(copy_parts), np.concatenate(parent_parts)
+
+
+def _leaf_bounds(
+    tree: GameTree,
+    src: IntArray,
+    is_internal: NDArray[np.bool_],
+    *,
+    leaf_lo: FloatArray | None,
+    leaf_hi: FloatArray | None,
+) -> tuple[FloatArray, FloatArray]:
+    """The bounds of every copied node (0 at the internal ones); ValueError if lo > hi."""
+    lo = tree.lo if leaf_lo is None else np.asarray(leaf_lo, dtype=np.float64)
+    hi = tree.hi if leaf_hi is None else np.asarray(leaf_hi, dtype=np.float64)
+    lo_values = np.where(is_internal, 0.0, lo[src])
+    hi_values = np.where(is_internal, 0.0, hi[src])
+    bad = np.flatnonzero(lo_values > hi_values)
+    if len(bad):
+        n = int(src[bad[0]])
+        raise ValueError(f"leaf bounds lo={lo[n]} > hi={hi[n]} at source node {n}")
+    return lo_values, hi_values
+
+
 def _chance_outcomes(state: pyspiel.State) -> Sequence[tuple[int, float]]:
     outcomes: Sequence[tuple[int, float]] = state.chance_outcomes()
     return outcomes
@@ -349,6 +476,32 @@ class SubtreeCopy:
     nodes: IntArray
     infosets: IntArray
     source_infosets: IntArray
+
+
+@dataclasses.dataclass(frozen=True)
+class SubtreeCopies:
+    """What `TreeBuilder.copy_subtrees` copied: one block of nodes per subtree.
+
+    Attributes:
+      source_nodes: the copied nodes of the source tree, block by block (each breadth first,
+        its source first).
+      nodes: their ids in the builder, aligned with `source_nodes` (each block's target first).
+      block_start: the position in `nodes` where each subtree's block starts.
+      infosets: the builder's ids of the copied information sets (of all the blocks).
+      source_infosets: the source tree's ids of the same information sets, aligned.
+    """
+
+    source_nodes: IntArray
+    nodes: IntArray
+    block_start: IntArray
+    infosets: IntArray
+    source_infosets: IntArray
+
+    def block(self, k: int) -> tuple[IntArray, IntArray]:
+        """(source nodes, builder nodes) of the k-th subtree's copy."""
+        end = self.block_start[k + 1] if k + 1 < len(self.block_start) else len(self.nodes)
+        start = int(self.block_start[k])
+        return self.source_nodes[start:end], self.nodes[start:end]
 
 
 def subgame(

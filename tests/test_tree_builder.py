@@ -113,6 +113,58 @@ def test_copy_cuts_rekeys_and_keeps_the_callers_edge():
         b.set_chance_prob(0, 0.5)
 
 
+def _arrays(tree):
+    names = ("parent", "action", "depth", "player", "infoset", "chance_prob", "child_start")
+    names += ("num_children", "lo", "hi", "infoset_player", "infoset_key")
+    return {name: np.asarray(getattr(tree, name)) for name in names}
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", "liars_dice(numdice=1,dice_sides=4)"])
+@pytest.mark.parametrize("options", ["plain", "cut"])
+def test_batched_copies_equal_one_copy_at_a_time(game, options):
+    tree = walk.game_tree(game)
+    rng = np.random.default_rng(2)
+    sources = rng.choice(tree.num_nodes, 40, replace=False)
+    sources = np.concatenate([sources, sources[:3], [0]])  # repeated sources, the root
+    kwargs = {}
+    if options == "cut":
+        lo, hi = subtree_utility_range(tree)
+        kwargs = {
+            "expand": tree.depth < 4,
+            "leaf_lo": lo - 0.5,
+            "leaf_hi": hi,
+            "infoset_key": lambda i: "copy " + tree.infoset_key[i],
+        }
+    one, batched = TreeBuilder(name="copies"), TreeBuilder(name="copies")
+    targets = []
+    for b in (one, batched):
+        first = b.expand_chance(
+            b.add_root(), range(len(sources)), [1 / len(sources)] * len(sources)
+        )
+        b.set_leaf(first, -1.0, 1.0)  # a leaf before the targets; targets in shuffled order
+        targets = first + 1 + rng.permutation(len(sources) - 1)
+    singles = [one.copy_subtree(tree, int(s), int(t), **kwargs) for s, t in zip(sources, targets)]
+    copies = batched.copy_subtrees(tree, sources[: len(targets)], targets, **kwargs)
+    expected, actual = _arrays(one.freeze()), _arrays(batched.freeze())
+    for name, values in expected.items():
+        np.testing.assert_array_equal(actual[name], values, err_msg=name)
+    for k, single in enumerate(singles):
+        source_nodes, nodes = copies.block(k)
+        np.testing.assert_array_equal(source_nodes, single.source_nodes)
+        np.testing.assert_array_equal(nodes, single.nodes)
+    # every copied infoset once, in order of first appearance
+    pairs = [(int(n), int(o)) for c in singles for n, o in zip(c.infosets, c.source_infosets)]
+    assert list(zip(copies.infosets.tolist(), copies.source_infosets.tolist())) == list(
+        dict.fromkeys(pairs)
+    )
+    with pytest.raises(ValueError, match="already expanded"):
+        batched.copy_subtrees(tree, [0], [0])
+    with pytest.raises(ValueError, match="not distinct"):
+        batched.copy_subtrees(tree, [0, 0], [1, 1])
+    with pytest.raises(ValueError, match="sources for"):
+        batched.copy_subtrees(tree, [0, 0], [1])
+
+
 def test_subgame_roots_are_weighted_chance_outcomes():
     tree = walk.game_tree("leduc_poker")
     roots = np.flatnonzero((tree.player == CHANCE) & (tree.depth > 2))

@@ -23,7 +23,8 @@ P_i(h) P_c(h) and v_bar(s_o) the blueprint's counterfactual best-response values
 * unsafe (Section 2.1): chance picks h with probability proportional to P_0 P_1 P_c(h),
   assuming both players followed the blueprint; no auxiliary information set.
 
-Subtrees are copied with `TreeBuilder.copy_subtree`: every non-auxiliary information set of a
+Subtrees are copied with `TreeBuilder.copy_subtrees` (all the roots' subtrees in one pass, per
+opponent root information set in a max-margin gadget): every non-auxiliary information set of a
 gadget keeps its key in the full game, which is how solutions are spliced back
 (`combine.splice`). Roots with w_i = 0 are left out (player i never reaches them under the
 blueprint; its strategy there stays the blueprint's) and so are opponent root information sets
@@ -60,6 +61,10 @@ GadgetKind = Literal["resolving", "max_margin", "reach_max_margin", "unsafe"]
 RESOLVE_PREFIX = "gadget:resolve:"
 MAX_MARGIN_KEY = "gadget:max_margin"
 TERMINATE, CONTINUE = 0, 1  # actions of a resolving gadget's auxiliary information sets
+# True: the subtrees of a gadget are copied in one `TreeBuilder.copy_subtrees` pass (per
+# opponent root information set in a max-margin gadget); False: one `copy_subtree` per history,
+# the old way (kept to measure against: `benchmarks/gadget_copies.py`).
+BATCHED_COPIES = True
 
 
 class DepthLimitLeaves(Protocol):
@@ -263,6 +268,40 @@ def _copy(
     return copy
 
 
+def _copy_all(
+    builder: TreeBuilder,
+    tree: GameTree,
+    sources: IntArray,
+    *,
+    targets: IntArray,
+    leaves: DepthLimitLeaves | None,
+    shift: float = 0.0,
+) -> None:
+    """Copies `tree`'s subtrees at `sources` to `targets` like `_copy`, in one batched copy.
+
+    Or one `_copy` per history if `BATCHED_COPIES` is False (the same gadget, up to the
+    numbering of its nodes and information sets).
+    """
+    if not BATCHED_COPIES:
+        for source, target in zip(sources.tolist(), targets.tolist()):
+            _copy(builder, tree, source, target=target, leaves=leaves, shift=shift)
+        return
+    shifted = tree.lo - shift if shift else None
+    copies = builder.copy_subtrees(
+        tree,
+        sources,
+        targets,
+        expand=None if leaves is None else leaves.expand,
+        leaf_lo=shifted,
+        leaf_hi=shifted,
+    )
+    if leaves is not None:
+        copy = SubtreeCopy(
+            copies.source_nodes, copies.nodes, copies.infosets, copies.source_infosets
+        )
+        leaves.attach(builder, copy, shift)
+
+
 def _check_player(q: BlueprintQuantities, player: int) -> None:
     _check_player_of(q.sf.name, player)
 
@@ -294,8 +333,12 @@ def resolving_gadget(
         s = int(rv.root_infoset[j])
         terminate = builder.expand_decision(first + n, 1 - player, aux_of[n], (TERMINATE, CONTINUE))
         builder.set_leaf(terminate, float(rv.cfbr[s]), float(rv.cfbr[s]))
-        _copy(builder, tree, int(rv.roots[j]), target=terminate + 1, leaves=leaves)
+        if not BATCHED_COPIES:
+            _copy(builder, tree, int(rv.roots[j]), target=terminate + 1, leaves=leaves)
         root_copy.append(terminate + 1)
+    if BATCHED_COPIES:
+        targets = np.array(root_copy, dtype=np.int64)
+        _copy_all(builder, tree, rv.roots[kept], targets=targets, leaves=leaves)
     aux: dict[str, tuple[str, ...]] = {
         key: (key[len(RESOLVE_PREFIX) :],) for key in dict.fromkeys(aux_of)
     }
@@ -353,18 +396,13 @@ def max_margin_gadget(
         members = kept[rv.root_infoset[kept] == s]
         w = rv.w[members]
         chance = builder.expand_chance(first + n, range(len(members)), w / w.sum())
-        for m, j in enumerate(members.tolist()):
-            # the margin u(z) - target(s_o), player 0's utility
-            _copy(
-                builder,
-                tree,
-                int(rv.roots[j]),
-                target=chance + m,
-                leaves=leaves,
-                shift=float(shift[s]),
-            )
-            roots.append(int(rv.roots[j]))
-            root_copy.append(chance + m)
+        copies = chance + np.arange(len(members), dtype=np.int64)
+        # the margin u(z) - target(s_o), player 0's utility
+        _copy_all(
+            builder, tree, rv.roots[members], targets=copies, leaves=leaves, shift=float(shift[s])
+        )
+        roots.extend(rv.roots[members].tolist())
+        root_copy.extend(copies.tolist())
     aux = {MAX_MARGIN_KEY: tuple(rv.keys[s] for s in targets.tolist())}
     roots_array = np.array(roots, dtype=np.int64)
     return _finish(
@@ -403,9 +441,9 @@ def unsafe_subgame(
     w = joint[kept]
     first = builder.expand_chance(builder.add_root(), range(len(kept)), w / w.sum())
     tree = q.sf.tree
-    for n, j in enumerate(kept.tolist()):
-        _copy(builder, tree, int(rv.roots[j]), target=first + n, leaves=leaves)
-    root_copy = (first + np.arange(len(kept))).tolist()
+    targets = first + np.arange(len(kept), dtype=np.int64)
+    _copy_all(builder, tree, rv.roots[kept], targets=targets, leaves=leaves)
+    root_copy = targets.tolist()
     return _finish(
         builder,
         "unsafe",
