@@ -29,9 +29,22 @@ CASES = [
 KINDS = ("resolving", "max_margin", "unsafe")
 
 
-@pytest.fixture(scope="module", params=CASES, ids=["kuhn", "leduc", "gs4", "gs5", "ld13"])
+IDS = ["kuhn", "leduc", "gs4", "gs5", "ld13"]
+WITH_LIMIT = [(c, i) for c, i in zip(CASES, IDS) if c[2] is not None]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=IDS)
 def case(request):
-    game, cut, limit_cut = request.param
+    return _case(*request.param)
+
+
+@pytest.fixture(scope="module", params=[c for c, _ in WITH_LIMIT], ids=[i for _, i in WITH_LIMIT])
+def limited_case(request):
+    return _case(*request.param)
+
+
+def _case(game, cut, limit_cut):
+    """The sequence form, blueprint quantities, the largest 3 subgames and the limit's leaves."""
     sf = sequence_form.for_game(game)
     blueprint = blueprints.load_blueprint(sf, policies.random_policy(sf.tree.game, 5))
     q = blueprints.BlueprintQuantities.compute(sf, blueprint)
@@ -89,15 +102,24 @@ def _preorder(tree):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("with_leaves", [False, True], ids=["full", "leaves"])
-def test_the_batched_gadget_is_the_per_history_gadget(case, kind, with_leaves, monkeypatch):
-    _, q, subs, leaves = case
-    if with_leaves and leaves is None:
-        pytest.skip("no depth limit for this game")
-    leaves = leaves if with_leaves else None
+def test_the_batched_gadget_is_the_per_history_gadget(case, kind, monkeypatch):
+    _, q, subs, _ = case
+    _check_equal(monkeypatch, kind, q, subs, None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_batched_depth_limited_gadget_is_the_per_history_one(limited_case, kind, monkeypatch):
+    _, q, subs, leaves = limited_case
+    _check_equal(monkeypatch, kind, q, subs, leaves)
+
+
+def _check_equal(monkeypatch, kind, q, subs, leaves):
+    """Both constructions of every subgame's gadget: equal arrays or the same tree."""
+    compared = 0
     for sub in subs:
         if leaves is not None and np.any(leaves.row[sub.roots] >= 0):
             continue
+        compared += 1
         old = _build(monkeypatch, kind, q, sub, leaves=leaves, batched=False)
         new = _build(monkeypatch, kind, q, sub, leaves=leaves, batched=True)
         assert new.tree.num_nodes == old.tree.num_nodes
@@ -116,3 +138,4 @@ def test_the_batched_gadget_is_the_per_history_gadget(case, kind, with_leaves, m
         assert sorted(new.tree.infoset_key) == sorted(old.tree.infoset_key)
         if new.tree.num_nodes < 20_000:
             assert lp.solve(new.sf).value == pytest.approx(lp.solve(old.sf).value, abs=1e-12)
+    assert compared, "no subgame of the case was compared"
