@@ -34,6 +34,7 @@ import statistics
 import time
 
 import numpy as np
+import timing
 from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, walk
@@ -87,16 +88,6 @@ def _phase(make, warmup):
     return form, solver, seconds, peak, peak - before
 
 
-def _per_call(step, seconds):
-    calls, start = 0, time.perf_counter()
-    while True:
-        step()
-        calls += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return elapsed / calls
-
-
 def _measure(game):
     public, ours, public_build, public_peak, public_rise = _phase(
         lambda: PublicTreeSequenceForm(PublicTree(structure.detect(game))), _WARMUP.value
@@ -108,7 +99,9 @@ def _measure(game):
     times: dict[str, list[float]] = {k: [] for k in solvers}
     for _ in range(_ROUNDS.value):
         for key, solver in solvers.items():
-            times[key].append(_per_call(solver.evaluate_and_update_policy, _CHUNK.value))
+            times[key].append(
+                timing.seconds_per_call(solver.evaluate_and_update_policy, _CHUNK.value)
+            )
     # the same number of iterations on both before comparing the strategies
     while ours.iteration < theirs.iteration:
         ours.evaluate_and_update_policy()

@@ -19,6 +19,7 @@ import sys
 import time
 
 import pyspiel
+import timing
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
@@ -40,17 +41,6 @@ _LP_PEER = flags.DEFINE_boolean("lp_peer", True, "Also time OpenSpiel's cvxpy LP
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 
-def _chunk(step, seconds):
-    """Runs step() for about `seconds`; returns seconds per call."""
-    calls, start = 0, time.perf_counter()
-    while True:
-        step()
-        calls += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return elapsed / calls
-
-
 def interleaved(steps, rounds, seconds, warmup=3):
     """Per-call seconds of each step (median over rounds) and per-round ratios to the first."""
     for step in steps.values():
@@ -59,7 +49,7 @@ def interleaved(steps, rounds, seconds, warmup=3):
     per_round = {name: [] for name in steps}
     for _ in range(rounds):
         for name, step in steps.items():
-            per_round[name].append(_chunk(step, seconds))
+            per_round[name].append(timing.seconds_per_call(step, seconds))
     first = next(iter(steps))
     return {
         name: {

@@ -1,0 +1,15 @@
+"""Timing of the benchmarks that compare two implementations side by side in one process."""
+
+import time
+from collections.abc import Callable
+
+
+def seconds_per_call(step: Callable[[], object], seconds: float) -> float:
+    """Runs step() for about `seconds` (at least once); returns the seconds per call."""
+    calls, start = 0, time.perf_counter()
+    while True:
+        step()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed / calls
