@@ -56,6 +56,20 @@ class Certificate:
     value_lower: float
     value_upper: float
 
+    @classmethod
+    def verified(
+        cls, sf: TreeSequenceForm, behavioural: tuple[FloatArray, FloatArray]
+    ) -> Certificate:
+        """The certificate of a profile on a trunk, its value interval and epsilon by `verify`."""
+        value_lower, value_upper = verify(sf, behavioural)
+        return cls(
+            sequence_form=sf,
+            behavioural=behavioural,
+            epsilon=value_upper - value_lower,
+            value_lower=value_lower,
+            value_upper=value_upper,
+        )
+
     @property
     def trunk(self) -> GameTree:
         """The trunk: the GameTree of `sequence_form`, leaves carrying [lo, hi]."""
@@ -133,14 +147,7 @@ def minimal_certificate(cert: Certificate) -> Certificate:
     builder.copy_subtree(tree, 0, builder.add_root(), expand=keep, leaf_lo=lo, leaf_hi=hi)
     small = TreeSequenceForm(builder.freeze())
     behavioural = policies.behavioural_from_table(small, cert.strategy_table(), "uniform")
-    value_lower, value_upper = verify(small, behavioural)
-    return Certificate(
-        sequence_form=small,
-        behavioural=behavioural,
-        epsilon=value_upper - value_lower,
-        value_lower=value_lower,
-        value_upper=value_upper,
-    )
+    return Certificate.verified(small, behavioural)
 
 
 def _subtree_bounds(tree: GameTree) -> tuple[FloatArray, FloatArray]:

@@ -21,7 +21,7 @@ from absl import logging
 from numpy.typing import NDArray
 
 from ospiel_ext import interrupts, loading, lp, progress, stops
-from ospiel_ext.algorithms.certificates.certificate import Certificate, verify
+from ospiel_ext.algorithms.certificates.certificate import Certificate
 from ospiel_ext.algorithms.certificates.trunk_lps import TrunkSolves, solve_trunk
 from ospiel_ext.algorithms.certificates.trunks import BlackBox, Trunk
 from ospiel_ext.budget import Budget
@@ -109,15 +109,7 @@ def _uniform_certificate(sf: TreeSequenceForm) -> Certificate:
 
     The certificate of a run stopped before its first LP was solved.
     """
-    uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
-    lower, upper = verify(sf, uniform)
-    return Certificate(
-        sequence_form=sf,
-        behavioural=uniform,
-        epsilon=upper - lower,
-        value_lower=lower,
-        value_upper=upper,
-    )
+    return Certificate.verified(sf, (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform))
 
 
 def search(

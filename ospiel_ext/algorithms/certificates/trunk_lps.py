@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ospiel_ext import lp
-from ospiel_ext.algorithms.certificates.certificate import Certificate, verify
+from ospiel_ext.algorithms.certificates.certificate import Certificate
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.budget import Budget
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -191,14 +191,7 @@ def solve_trunk(
         return TrunkSolves(cert, None, (beta, alpha))
     plans = (alpha.opponent_plan, beta.opponent_plan)
     pessimistic = (sf.treeplexes[0].behavioural(plans[0]), sf.treeplexes[1].behavioural(plans[1]))
-    value_lower, value_upper = verify(sf, pessimistic)
-    cert = Certificate(
-        sequence_form=sf,
-        behavioural=pessimistic,
-        epsilon=value_upper - value_lower,
-        value_lower=value_lower,
-        value_upper=value_upper,
-    )
+    cert = Certificate.verified(sf, pessimistic)
     support = (
         (beta.own_plan > SUPPORT_TOLERANCE) | beta.infinitesimal,
         (alpha.own_plan > SUPPORT_TOLERANCE) | alpha.infinitesimal,
