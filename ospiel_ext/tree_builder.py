@@ -79,6 +79,13 @@ class TreeBuilder:
         """True once `node` has children."""
         return self._num_children[node] > 0
 
+    def node_infoset_key(self, node: int) -> str:
+        """The information set key of the decision node `node`."""
+        infoset = self._infoset[node]
+        if infoset < 0:
+            raise ValueError(f"node {node} is not a decision node")
+        return self.infoset_key[infoset]
+
     def add_root(self) -> int:
         """Adds the root node (id 0) and returns its id; ValueError if there is one."""
         if self._parent:

@@ -107,11 +107,15 @@ def expand_below(
     *,
     at_limit: Callable[[pyspiel.State], bool] | None = None,
     max_nodes: int = loading.DEFAULT_MAX_NODES,
+    max_nodes_per_root: int | None = None,
 ) -> tuple[list[int], list[pyspiel.State], dict[str, pyspiel.State]]:
     """Expands the builder's unexpanded `roots` (node, state) breadth first down to `depth`.
 
     Down to `depth` player moves below them (or the first states where `at_limit` holds);
-    terminal states become leaves with their returns.
+    terminal states become leaves with their returns. With `max_nodes_per_root`, a root whose
+    subtree has passed that many nodes is expanded no further: its unexpanded states are
+    returned with the limit's (a caller that compiles whole continuations, `depth` beyond the
+    game's length, tells the roots cut short by them).
 
     Returns:
       (the nodes at the limit, left unexpanded; their states; one state per decision
@@ -120,27 +124,33 @@ def expand_below(
     Raises:
       ValueError: more than `max_nodes` nodes.
     """
-    frontier = [(node, state, 0) for node, state in roots]
+    frontier = [(node, state, 0, k) for k, (node, state) in enumerate(roots)]
+    size = [1] * len(roots)
+    cap = max_nodes_per_root
     limit_nodes: list[int] = []
     limit_states: list[pyspiel.State] = []
     infoset_states: dict[str, pyspiel.State] = {}
     while frontier:
         next_frontier = []
-        for node, state, moves in frontier:
+        for node, state, moves, root in frontier:
             if state.is_terminal():
                 r = float(state.returns()[0])
                 builder.set_leaf(node, r, r)
-            elif moves >= depth or (at_limit is not None and at_limit(state)):
+            elif (
+                moves >= depth
+                or (cap is not None and size[root] > cap)
+                or (at_limit is not None and at_limit(state))
+            ):
                 limit_nodes.append(node)
                 limit_states.append(state)
             else:
                 first, actions = builder.expand_from_state(node, state)
+                size[root] += len(actions)
                 step = 0 if state.is_chance_node() else 1
                 if step:
-                    key = loading.infoset_key(state, state.current_player())
-                    infoset_states.setdefault(key, state)
+                    infoset_states.setdefault(builder.node_infoset_key(node), state)
                 for k, a in enumerate(actions):
-                    next_frontier.append((first + k, state.child(a), moves + step))
+                    next_frontier.append((first + k, state.child(a), moves + step, root))
             if builder.num_nodes > max_nodes:
                 raise ValueError(
                     f"{builder.name}: more than {max_nodes} nodes above the depth limit"

@@ -41,15 +41,14 @@ from ospiel_ext.algorithms.depth_limited.bot import NestedSettings, NestedSolvin
 from ospiel_ext.algorithms.depth_limited.leaves import (
     DepthLimit,
     MultiValuedLeaves,
-    RolloutEstimate,
     depth_limit,
     estimate_by_rollouts,
     exact_values,
     leaf_beliefs,
     parse_limit,
-    rollout_values,
     weaken,
 )
+from ospiel_ext.algorithms.depth_limited.rollouts import RolloutEstimate, rollout_values
 from ospiel_ext.algorithms.depth_limited.solving import (
     DepthLimitedSolution,
     depth_limited_game,

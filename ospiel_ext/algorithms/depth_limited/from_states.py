@@ -12,7 +12,7 @@ game (no gadget is needed there, Proposition 1), for solving player i:
    `depth` player moves (or a predicate on states); terminal states keep their returns, the
    states at the limit become multi-valued leaves of the opponent, keyed by its information
    state there (`leaves.LEAF_PREFIX`);
-2. each leaf state's K values are estimated by `leaves.rollout_values` under <blueprint
+2. each leaf state's K values are estimated by `rollouts.rollout_values` under <blueprint
    policy for i, continuation policy n for the opponent> (any OpenSpiel policies, e.g. an
    MCCFR average policy; `BiasedPolicy` gives the bias set of Section 4), with standard errors;
    `values` may instead be any function of the leaf histories (e.g. a trained value network);
@@ -35,6 +35,7 @@ from open_spiel.python import policy as policy_lib
 from ospiel_ext import loading, policies, tree_values
 from ospiel_ext import walk as walk_lib
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.depth_limited import rollouts
 from ospiel_ext.algorithms.subgames import gadgets, ggse
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.loading import DEFAULT_MAX_NODES, check_two_player_zero_sum
@@ -100,10 +101,10 @@ def rollout_value_function(
     samples: int,
     seed: int,
 ) -> LeafValueFunction:
-    """Leaf values by `leaves.rollout_values` (mean and standard error)."""
+    """Leaf values by `rollouts.rollout_values` (mean and standard error)."""
 
     def values(histories: Sequence[Sequence[int]]) -> tuple[FloatArray, FloatArray | None]:
-        est = leaves_lib.rollout_values(
+        est = rollouts.rollout_values(
             game,
             histories,
             blueprint,

@@ -28,7 +28,13 @@ opponent actions, `LargeNestedSolvingBot`:
    (`ggse.solve`), then plays the solution in the solved information sets and the blueprint
    elsewhere.
 
-Values are cached per leaf history, so a bot gets faster as it sees more games.
+Late in the game the rest below a leaf state can be small enough to compile: with
+`LargeNestedSettings.exact_leaf_nodes` > 0, states whose continuation has at most that many
+nodes get exact values (`continuation.continuation_values`, standard error 0) and only the
+others rollouts. The rollouts ask the blueprint and its biased copies once per information
+state for the bot's lifetime (`rollouts.CachedPolicy`; the same draws as asking at every step).
+Values are cached per leaf history, so a bot gets faster as it sees more games; the CPU
+seconds of each phase of its decisions add up in `seconds` (`PHASES`).
 
 Its blueprint can be any OpenSpiel policy; `mccfr_blueprint` trains OpenSpiel's
 external-sampling Monte Carlo CFR. `bias_set` is the opponent's K continuations of step 3.
@@ -36,8 +42,10 @@ external-sampling Monte Carlo CFR. `bias_set` is the opponent's K continuations 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,8 +54,8 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import interrupts, loading, policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited import continuation, rollouts, solving
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import solving
 from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, DepthLimitedPolicy
 from ospiel_ext.algorithms.depth_limited.public_belief import (
     LocalGame,
@@ -62,6 +70,9 @@ from ospiel_ext.arrays import FloatArray
 from ospiel_ext.loading import DEFAULT_MAX_NODES, check_two_player_zero_sum
 
 LARGE_GADGETS = ("resolving", "max_margin", "unsafe")
+PHASES = ("beliefs", "local_game", "values", "quantities", "gadget", "solve")
+"""The phases of a decision whose CPU seconds `LargeNestedSolvingBot.seconds` adds up: steps 1-4
+of the module docstring, with step 3's leaf and root values (rollouts or exact) apart."""
 
 
 class MCCFRPolicy(policy_lib.Policy):
@@ -141,6 +152,9 @@ class LargeNestedSettings:
       samples: rollouts per leaf state and continuation (>= 2).
       eps: the GGSE tremble (default `ggse.DEFAULT_EPS`).
       max_nodes: the largest local game.
+      exact_leaf_nodes: leaf states whose rest of the game has at most this many nodes get
+        exact values from a compiled continuation (`continuation.continuation_values`; 0:
+        rollouts everywhere).
     """
 
     public_key: str | PublicKey = "observer"
@@ -151,6 +165,7 @@ class LargeNestedSettings:
     samples: int = 4
     eps: float | None = None
     max_nodes: int = DEFAULT_MAX_NODES
+    exact_leaf_nodes: int = 0
 
 
 class LargeNestedSolvingBot(pyspiel.Bot):
@@ -196,6 +211,13 @@ class LargeNestedSolvingBot(pyspiel.Bot):
             raise ValueError(f"game {game}: prior {prior!r} with gadget {gadget!r}")
         if samples < 2 or num_values < 1:
             raise ValueError(f"game {game}: need samples >= 2 and K >= 1")
+        if isinstance(s.exact_leaf_nodes, bool) or not isinstance(s.exact_leaf_nodes, int):
+            raise ValueError(f"game {game}: exact_leaf_nodes must be an int >= 0")
+        if s.exact_leaf_nodes < 0:
+            raise ValueError(
+                f"game {game}: exact_leaf_nodes must be >= 0 (0: rollouts), "
+                f"got {s.exact_leaf_nodes}"
+            )
         public_key = make_public_key(game, s.public_key)
         self.game, self.blueprint, self.player, self.settings = game, blueprint, player, s
         self.depth, self.gadget, self.prior, self.method = depth, gadget, prior, s.method
@@ -206,11 +228,29 @@ class LargeNestedSolvingBot(pyspiel.Bot):
             s.max_nodes,
         )
         self.continuations, self.labels = bias_set(blueprint, 1 - player, num_values, game)
+        # The blueprint and its biased copies never change: their answers are kept for good.
+        self._cached_blueprint = rollouts.CachedPolicy(blueprint, game)
+        self._cached = [rollouts.CachedPolicy(c, game) for c in self.continuations]
         self.public_key = public_key
         self.seed, self.solves = seed, 0
         self._rng = np.random.default_rng(seed)
         self._values: dict[tuple[tuple[int, ...], bool], tuple[FloatArray, FloatArray]] = {}
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        self.valued = {"exact": 0, "rollouts": 0}  # states valued each way (cache misses)
         self.restart_at(None)
+
+    @contextlib.contextmanager
+    def _timed(self, phase: str) -> Iterator[None]:
+        """Adds the block's CPU seconds to `seconds[phase]` (`values` inside others is its own).
+
+        CPU time (`time.process_time`), not wall time: the phases of a bot sharing a machine.
+        """
+        start, values = time.process_time(), self.seconds["values"]
+        try:
+            yield
+        finally:
+            inner = self.seconds["values"] - values if phase != "values" else 0.0
+            self.seconds[phase] += time.process_time() - start - inner
 
     def restart(self) -> None:
         """A new game (`pyspiel.evaluate_bots` calls `restart`, not `restart_at`)."""
@@ -242,19 +282,50 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         key_own = own is self.blueprint
         todo = [s for s in states if (tuple(s.history()), key_own) not in self._values]
         if todo:
-            est = leaves_lib.rollout_values(
-                self.game,
-                [s.history() for s in todo],
-                own,
-                player=self.player,
-                strategies=self.continuations,
-                samples=self.samples,
-                seed=int(self._rng.integers(2**31)),
-            )
-            for s, m, e in zip(todo, est.mean, est.stderr):
-                self._values[tuple(s.history()), key_own] = (m, e)
+            with self._timed("values"):
+                self._estimate(todo, own, key_own)
         rows = [self._values[tuple(s.history()), key_own] for s in states]
         return np.array([m for m, _ in rows]), np.array([e for _, e in rows])
+
+    def _estimate(
+        self, todo: Sequence[pyspiel.State], own: policy_lib.Policy, key_own: bool
+    ) -> None:
+        """Fills the cache of `values` at the states `todo`.
+
+        Exact values where the rest of the game is at most `exact_leaf_nodes` nodes,
+        rollouts elsewhere (one rollout seed per call either way).
+        """
+        seed = int(self._rng.integers(2**31))
+        pol = self._cached_blueprint if key_own else own
+        mean = np.full((len(todo), len(self._cached)), np.nan)
+        stderr = np.zeros_like(mean)
+        rest = np.arange(len(todo))
+        if self.settings.exact_leaf_nodes:
+            exact = continuation.continuation_values(
+                self.game,
+                todo,
+                pol,
+                player=self.player,
+                strategies=self._cached,
+                max_nodes=self.settings.exact_leaf_nodes,
+            )
+            mean[exact.exact] = exact.values[exact.exact]
+            rest = np.flatnonzero(~exact.exact)
+        if len(rest):
+            est = rollouts.rollout_values(
+                self.game,
+                [todo[k].history() for k in rest.tolist()],
+                pol,
+                player=self.player,
+                strategies=self._cached,
+                samples=self.samples,
+                seed=seed,
+            )
+            mean[rest], stderr[rest] = est.mean, est.stderr
+        for s, m, e in zip(todo, mean, stderr):
+            self._values[tuple(s.history()), key_own] = (m, e)
+        self.valued["exact"] += len(todo) - len(rest)
+        self.valued["rollouts"] += len(rest)
 
     def quantities(self, local: LocalGame) -> ss.BlueprintQuantities:
         """`BlueprintQuantities` of the local game (step 3).
@@ -318,18 +389,23 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
         The solution's strategy joins the running policy.
         """
-        self.belief.advance(state, self._policy_of())
-        local = local_game(self.belief, state, self.depth, self.max_nodes)
-        q = self.quantities(local)
+        with self._timed("beliefs"):
+            self.belief.advance(state, self._policy_of())
+        with self._timed("local_game"):
+            local = local_game(self.belief, state, self.depth, self.max_nodes)
+        with self._timed("quantities"):
+            q = self.quantities(local)
         first = not any(h.player >= 0 for h in state.full_history())
         gadget: GadgetKind = "unsafe" if first else self.gadget
         prior = "none" if gadget == "unsafe" else self.prior
-        if len(local.leaf_nodes):
-            game = solving.depth_limited_game(q, local.subgame, self.leaves(local), gadget)
-        else:
-            game = ss.gadget_game(gadget, q, local.subgame, player=self.player)
-        pi = priors.gadget_prior(game, prior)
-        solution = ggse.solve(game, pi, self.method, eps=self.eps, iterations=self.iterations)
+        with self._timed("gadget"):
+            if len(local.leaf_nodes):
+                game = solving.depth_limited_game(q, local.subgame, self.leaves(local), gadget)
+            else:
+                game = ss.gadget_game(gadget, q, local.subgame, player=self.player)
+            pi = priors.gadget_prior(game, prior)
+        with self._timed("solve"):
+            solution = ggse.solve(game, pi, self.method, eps=self.eps, iterations=self.iterations)
         self._adopt(solution)
         self.solves += 1
         return solution

@@ -18,7 +18,7 @@ the naive single-valued baseline.
   for every public card at once, as at the limits of Section 6 ("leaf nodes at the end of the
   first betting round", Section 6.1; "solving to the end of that round", Section 6.2).
 * `exact_values` computes v(h, n) for a compiled game in one bottom-up pass per strategy
-  (`tree_values.node_values`); `rollout_values` estimates them by Monte Carlo rollouts of
+  (`tree_values.node_values`); `rollouts.rollout_values` estimates them by Monte Carlo rollouts of
   pyspiel states under OpenSpiel policies (with standard errors) when the rest of the game is
   too large - Section 4's "Monte Carlo simulations".
 * `weaken` is Section 4's correction: a continuation that does better than the blueprint
@@ -30,18 +30,15 @@ Values are player 0's utility (the tree's convention); the table is keyed by lea
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import functools
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
-import pyspiel
 from numpy.typing import ArrayLike, NDArray
-from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, interrupts, loading, policies, tree_values
+from ospiel_ext import arrays, loading, policies, tree_values
+from ospiel_ext.algorithms.depth_limited.rollouts import rollout_values
 from ospiel_ext.algorithms.subgames import cuts
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -322,52 +319,6 @@ def weaken(leaves: MultiValuedLeaves, beliefs: ArrayLike, reference: int = 0) ->
     return dataclasses.replace(leaves, values=values)
 
 
-@dataclasses.dataclass(frozen=True)
-class RolloutEstimate:
-    """Monte Carlo values of leaf states: mean and standard error per (state, strategy)."""
-
-    mean: FloatArray
-    stderr: FloatArray
-    samples: int
-
-
-def rollout_values(
-    game: pyspiel.Game,
-    histories: Sequence[Sequence[int]],
-    blueprint: policy_lib.Policy,
-    *,
-    player: int,
-    strategies: Sequence[policy_lib.Policy],
-    samples: int,
-    seed: int,
-) -> RolloutEstimate:
-    """v(h, n) estimated by `samples` playouts from each history.
-
-    The playouts are under <blueprint for `player`, strategies[n] for the opponent>, chance
-    by its outcome probabilities; the standard error is the sample standard deviation over
-    sqrt(samples).
-
-    Raises:
-      interrupts.Interrupted: Ctrl-C, SIGTERM or a deadline (checked per history and
-        strategy): estimates of part of the leaves are no result.
-    """
-    if samples < 2:
-        raise ValueError(f"game {game}: rollouts need at least 2 samples, got {samples}")
-    rng = np.random.default_rng(seed)
-    returns = np.zeros((len(histories), len(strategies), samples))
-    for r, history in enumerate(histories):
-        root = game.new_initial_state()
-        for a in history:
-            root.apply_action(int(a))
-        for n, strategy in enumerate(strategies):
-            interrupts.check()
-            by_player = {player: blueprint, 1 - player: strategy}
-            for k in range(samples):
-                returns[r, n, k] = _playout(root.clone(), by_player, rng)
-    stderr = returns.std(axis=2, ddof=1) / np.sqrt(samples)
-    return RolloutEstimate(returns.mean(axis=2), stderr, samples)
-
-
 def estimate_by_rollouts(
     sf: TreeSequenceForm,
     leaves: MultiValuedLeaves,
@@ -393,36 +344,3 @@ def estimate_by_rollouts(
         sf.tree.game, histories, own, player=i, strategies=opponents, samples=samples, seed=seed
     )
     return dataclasses.replace(leaves, values=est.mean, stderr=est.stderr)
-
-
-def _playout(
-    state: pyspiel.State, by_player: dict[int, policy_lib.Policy], rng: np.random.Generator
-) -> float:
-    """Player 0's return of one playout from `state`.
-
-    Each action is drawn in proportion to its probability by one uniform number (`_draw`).
-    """
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, weights = zip(*state.chance_outcomes())
-        else:
-            p = state.current_player()
-            table = by_player[p].action_probabilities(state, p)
-            actions, weights = tuple(table), tuple(table.values())
-        state.apply_action(int(actions[_draw(weights, rng.random())]))
-    return float(state.returns()[0])
-
-
-def _draw(weights: Sequence[float], u: float) -> int:
-    """The index i with cumulative weight c_(i-1) <= u * total < c_i.
-
-    Never an index of weight 0. Plain Python, since a playout step's few actions make
-    numpy's per-call cost dominate.
-    """
-    cumulative = list(itertools.accumulate(weights))
-    if not cumulative[-1] > 0:
-        raise ValueError(f"a playout reached a state whose action weights {weights} sum to 0")
-    i = bisect.bisect_right(cumulative, u * cumulative[-1])
-    while i == len(cumulative) or weights[i] <= 0:  # u * total rounded up to the total
-        i -= 1
-    return i

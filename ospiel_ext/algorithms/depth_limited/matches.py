@@ -348,6 +348,7 @@ class LargeSettings:
     iterations: int = 300
     samples: int = 2
     eps: float = 2e-2  # Kubíček, Lisý & Sandholm (2025), App. B.4 Table 1, nested solving
+    exact_leaf_nodes: int = 0
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -389,6 +390,7 @@ def make_large_bot(
         iterations=s.iterations,
         samples=s.samples,
         eps=s.eps,
+        exact_leaf_nodes=s.exact_leaf_nodes,
     )
     return large.LargeNestedSolvingBot(
         game, blueprint, player, settings=bot_settings, gadget=gadget, prior=prior, seed=seed

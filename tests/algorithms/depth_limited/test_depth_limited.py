@@ -182,10 +182,10 @@ def test_rollouts_within_four_standard_errors():
 
 
 def test_playout_draws_follow_the_weights():
-    """`leaves._draw` picks index i for u in [c_(i-1), c_i) / total: on a fine grid of u the
+    """`rollouts._draw` picks index i for u in [c_(i-1), c_i) / total: on a fine grid of u the
     share of each index is its weight's share, a zero weight is never drawn (not even at u = 0
     or u just below 1), and all-zero weights are refused."""
-    from ospiel_ext.algorithms.depth_limited.leaves import _draw
+    from ospiel_ext.algorithms.depth_limited.rollouts import _draw
 
     weights = (0.0, 0.2, 0.0, 0.5, 0.3, 0.0)
     grid = (np.arange(100_000) + 0.5) / 100_000
