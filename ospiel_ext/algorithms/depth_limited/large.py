@@ -259,7 +259,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
     def restart_at(self, state: pyspiel.State | None) -> None:
         """The pyspiel `Bot.restart_at` API: no overrides, the belief back at the root."""
         self.overrides: dict[str, dict[int, float]] = {}
-        self.running = DepthLimitedPolicy(self.blueprint, {self.player: self.overrides})
+        self.running = DepthLimitedPolicy(self._cached_blueprint, {self.player: self.overrides})
         self.belief = PublicBelief(self.game, self.public_key, self.player)
         self._opponent_moves = -1
 
@@ -268,7 +268,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         return self.player
 
     def _policy_of(self) -> list[policy_lib.Policy]:
-        out: list[policy_lib.Policy] = [self.blueprint, self.blueprint]
+        out: list[policy_lib.Policy] = [self._cached_blueprint, self._cached_blueprint]
         out[self.player] = self.running
         return out
 
