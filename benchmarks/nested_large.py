@@ -11,8 +11,10 @@ Every pair of --bots plays --games games in duplicate (each deal from both seats
 compiled beyond the current public state and the depth limit; the blueprint is OpenSpiel's
 external-sampling MCCFR (--blueprint_iterations, where the paper trained value functions), the
 K = --num_values leaf values (blueprint + biased copies) and the opponent's alternative values
-are Monte Carlo rollouts (--samples each, cached per history). Prints each pair's mean return
-and win rate, and Figure 4's measure: each bot's win rate against its worst matchup.
+are Monte Carlo rollouts (--samples each, cached per history; exact values from a compiled
+continuation where the rest of the game has at most --exact_leaf_nodes nodes). Prints each
+pair's mean return and win rate, and Figure 4's measure: each bot's win rate against its worst
+matchup.
 The 95 % interval is given over games and over deals (each deal is played from both seats and
 its two games are not independent: `matches.duplicate_ci95`).
 JSON keys: game, settings, seconds, interrupted, pairs (a, b, games, mean, ci95, ci95_deals,
@@ -48,6 +50,9 @@ _NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state (pa
 _ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve (paper: 3000).")
 _SAMPLES = flags.DEFINE_integer("samples", 2, "Rollouts per leaf state and continuation.")
 _EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior (paper: 2e-2).")
+_EXACT = flags.DEFINE_integer(
+    "exact_leaf_nodes", 0, "Exact leaf values where the rest has at most this many nodes."
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _SCHEDULER = executors.define_scheduler_flag()
 _WORKERS = executors.define_workers_flag()
@@ -74,6 +79,7 @@ def main(argv):
         iterations=_ITERATIONS.value,
         samples=_SAMPLES.value,
         eps=_EPS.value,
+        exact_leaf_nodes=_EXACT.value,
     )
     try:
         for spec in bots:
@@ -84,6 +90,7 @@ def main(argv):
                     settings=large.LargeNestedSettings(
                         public_key=_PUBLIC_KEY.value, depth=_DEPTH.value,
                         num_values=_NUM_VALUES.value, samples=_SAMPLES.value,
+                        exact_leaf_nodes=_EXACT.value,
                     ),
                     gadget=matches.parse_bot(spec)[1], prior=matches.parse_bot(spec)[2],
                 )  # fmt: skip

@@ -1,0 +1,176 @@
+r"""Nested solving at speed (issue 37): the same Goofspiel 7 games with the old and the new path.
+
+  python benchmarks/nested_speed.py --games=1 --output_json=docs/results/nested_speed.json
+
+Plays --games games (duplicate seats and chance seeds as `matches.play_duplicate`) of --bots
+(`depth_limited.large.LargeNestedSolvingBot`s, the settings of `benchmarks/nested_large.py`)
+twice in one process, with one MCCFR blueprint:
+
+* old: one `copy_subtree` per history in the gadgets (`gadgets.BATCHED_COPIES = False`), the
+  policies asked at every rollout step (`rollouts.CACHE_POLICIES = False`), rollouts at every
+  leaf (exact_leaf_nodes = 0);
+* new: batched subtree copies, cached policies, exact leaf values from a compiled continuation
+  wherever the rest of the game has at most --exact_leaf_nodes nodes.
+
+Prints the CPU seconds (`time.process_time`: the machine may be shared) of each game for both
+paths, the CPU seconds per phase of a decision
+(`large.PHASES`: beliefs, local game, leaf and root values, quantities, gadget, solve; both
+bots added), the states valued exactly and by rollouts, and the speed-up (old seconds over new).
+The bots' seeds are the same in both paths; the old path's decisions are those of the code
+before issue 37, the new path's differ where exact values replace rollout estimates.
+JSON keys: game, bots, settings, exact_leaf_nodes, games (per game: seed, a_seat, old_s,
+new_s, old_return, new_return, same_moves: the two paths' games had the same history up to the
+last decision), old / new (seconds, wall_seconds, phases, valued), speedup
+(of CPU seconds).
+"""
+
+import dataclasses
+import time
+
+import pyspiel
+from absl import app, flags
+
+from ospiel_ext import cli_flags, cli_output
+from ospiel_ext.algorithms.depth_limited import large, matches, public_belief, rollouts
+from ospiel_ext.algorithms.subgames import gadgets
+
+GOOFSPIEL7 = (
+    "turn_based_simultaneous_game(game=goofspiel(num_cards=7,imp_info=True,"
+    "points_order=descending))"
+)
+_GAME = flags.DEFINE_string("game", GOOFSPIEL7, "A load_game string.")
+_PUBLIC_KEY = flags.DEFINE_enum("public_key", "lines", list(public_belief.PUBLIC_KEYS), "Key.")
+_BOTS = flags.DEFINE_list(
+    "bots", ["nested/resolving/blueprint", "nested/unsafe"], "The two bots (nested/GADGET/PRIOR)."
+)
+_GAMES = flags.DEFINE_integer("games", 1, "Games per path.")
+_SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
+_BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 2000, "MCCFR iterations.")
+_DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit.")
+_NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve.")
+_SAMPLES = flags.DEFINE_integer("samples", 2, "Rollouts per leaf state and continuation.")
+_EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior.")
+_EXACT = flags.DEFINE_integer(
+    "exact_leaf_nodes", 0, "New path: exact leaf values up to this many nodes (0: rollouts)."
+)
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+
+
+def _play(game, settings, *, a, b, first_seed, games):
+    """Per game (CPU and wall seconds, bot a's return, the history at the last decision), and
+    the bots' phase seconds and valued states."""
+    bots_a, bots_b = matches._seats(
+        lambda spec, p, seed: matches.make_large_bot(
+            spec, _GAME.value, p, settings=settings, seed=seed
+        ),
+        a,
+        b,
+        first_seed,
+    )
+    rows = []
+    for g in range(games):
+        a_seat = g % 2
+        seats = [bots_a[0], bots_b[1]] if a_seat == 0 else [bots_b[0], bots_a[1]]
+        start, wall = time.process_time(), time.perf_counter()
+        returns = pyspiel.evaluate_bots(game.new_initial_state(), seats, first_seed + g - a_seat)
+        moves = max((bot.belief.path for bot in seats), key=len)  # the last decision's history
+        rows.append(
+            (time.process_time() - start, time.perf_counter() - wall, float(returns[a_seat]), moves)
+        )
+    bots = [*bots_a, *bots_b]
+    phases = {p: sum(bot.seconds[p] for bot in bots) for p in large.PHASES}
+    valued = {k: sum(bot.valued[k] for bot in bots) for k in ("exact", "rollouts")}
+    return rows, phases, valued
+
+
+def _path(old: bool) -> None:
+    """Switches the module-level flags between the old and the new path."""
+    gadgets.BATCHED_COPIES = not old
+    rollouts.CACHE_POLICIES = not old
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    for holder in (_GAMES, _BLUEPRINT, _DEPTH, _NUM_VALUES, _ITERATIONS):
+        cli_flags.positive(holder)
+    cli_flags.non_negative(_EXACT)
+    cli_flags.require(_SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
+    cli_flags.require(len(_BOTS.value) == 2, "--bots needs two bots")
+    for spec in _BOTS.value:
+        cli_flags.require(spec.startswith("nested/"), f"--bots: {spec} is not a nested bot")
+    cli_flags.output_path(_OUTPUT_JSON)
+    game = pyspiel.load_game(_GAME.value)
+    settings = matches.LargeSettings(
+        public_key=_PUBLIC_KEY.value,
+        blueprint_iterations=_BLUEPRINT.value,
+        depth=_DEPTH.value,
+        num_values=_NUM_VALUES.value,
+        iterations=_ITERATIONS.value,
+        samples=_SAMPLES.value,
+        eps=_EPS.value,
+    )
+    start = time.perf_counter()
+    matches._large_blueprint(_GAME.value, _BLUEPRINT.value, settings.blueprint_seed)
+    print(f"blueprint: {_BLUEPRINT.value} MCCFR iterations in {time.perf_counter() - start:.1f} s")
+    a, b = _BOTS.value
+    results = {}
+    for name, path_settings in (
+        ("old", settings),
+        ("new", dataclasses.replace(settings, exact_leaf_nodes=_EXACT.value)),
+    ):
+        _path(old=name == "old")
+        try:
+            rows, phases, valued = _play(
+                game, path_settings, a=a, b=b, first_seed=_SEED.value, games=_GAMES.value
+            )
+        finally:
+            _path(old=False)
+        results[name] = {
+            "seconds": sum(row[0] for row in rows),
+            "wall_seconds": sum(row[1] for row in rows),
+            "per_game_s": [row[0] for row in rows],
+            "returns": [row[2] for row in rows],
+            "moves": [row[3] for row in rows],
+            "phases": phases,
+            "valued": valued,
+        }
+        shown = ", ".join(f"{p} {v:.1f}" for p, v in phases.items())
+        print(
+            f"{name}: {results[name]['seconds']:.1f} s for {_GAMES.value} game(s) "
+            f"({', '.join(f'{row[0]:.1f}' for row in rows)} s CPU); phases (s): {shown}; "
+            f"states valued exactly {valued['exact']}, by rollouts {valued['rollouts']}",
+            flush=True,
+        )
+    old, new = results["old"], results["new"]
+    speedup = old["seconds"] / new["seconds"]
+    same = [a == b for a, b in zip(old["moves"], new["moves"])]
+    print(f"speed-up {speedup:.2f}x; the same moves on both paths in {sum(same)}/{len(same)} games")
+    cli_output.write_json(
+        _OUTPUT_JSON.value,
+        {
+            "game": _GAME.value,
+            "bots": [a, b],
+            "settings": dataclasses.asdict(settings),
+            "exact_leaf_nodes": _EXACT.value,
+            "games": [
+                {
+                    "seed": _SEED.value + g - g % 2,
+                    "a_seat": g % 2,
+                    "old_s": old["per_game_s"][g],
+                    "new_s": new["per_game_s"][g],
+                    "old_return": old["returns"][g],
+                    "new_return": new["returns"][g],
+                    "same_moves": old["moves"][g] == new["moves"][g],
+                }
+                for g in range(_GAMES.value)
+            ],
+            "old": {k: old[k] for k in ("seconds", "wall_seconds", "phases", "valued")},
+            "new": {k: new[k] for k in ("seconds", "wall_seconds", "phases", "valued")},
+            "speedup": speedup,
+        },
+    )
+
+
+if __name__ == "__main__":
+    app.run(main)
