@@ -28,9 +28,9 @@ import dataclasses
 import time
 
 import pyspiel
-from absl import app, flags
+from absl import flags
 
-from ospiel_ext import cli_flags, cli_output
+from ospiel_ext import cli, cli_flags, cli_output
 from ospiel_ext.algorithms.depth_limited import large, matches, public_belief, rollouts
 from ospiel_ext.algorithms.subgames import gadgets
 
@@ -173,4 +173,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.main(main)

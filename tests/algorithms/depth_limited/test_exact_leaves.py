@@ -1,9 +1,10 @@
 """Exact leaf values from a compiled continuation (issue 37) and the cached rollouts.
 
 The exact values are checked against OpenSpiel's `expected_game_score.policy_value` from each
-leaf state (an independent recursion over pyspiel states), the rollouts against the exact
-values within their standard errors, the cached rollouts against the uncached ones draw for
-draw, and the bot's switch between the two against the same references.
+leaf state (an independent recursion over pyspiel states; Goofspiel 4 and 5 with imperfect
+information, Liar's dice 1,4), the rollouts against the exact values within their standard
+errors, the cached rollouts against the uncached ones draw for draw, and the bot's switch
+between the two against the same references.
 """
 
 import numpy as np
@@ -20,6 +21,7 @@ GOOFSPIEL4 = (
     "turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=True,"
     "points_order=descending))"
 )
+GOOFSPIEL5 = GOOFSPIEL4.replace("num_cards=4", "num_cards=5")
 LIARS_DICE = "liars_dice(numdice=1,dice_sides=4)"
 
 
@@ -70,7 +72,8 @@ def _policy_values(state, own, strategies, player):
 
 
 @pytest.mark.parametrize(
-    "game_string, length, player", [(GOOFSPIEL4, 3, 0), (GOOFSPIEL4, 4, 1), (LIARS_DICE, 3, 1)]
+    "game_string, length, player",
+    [(GOOFSPIEL4, 3, 0), (GOOFSPIEL4, 4, 1), (GOOFSPIEL5, 4, 0), (LIARS_DICE, 3, 1)],
 )
 def test_exact_values_equal_openspiel_policy_value(game_string, length, player):
     game = pyspiel.load_game(game_string)
