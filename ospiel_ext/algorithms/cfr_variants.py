@@ -119,6 +119,33 @@ def _block_basis(tp: Treeplex, blocks: Mapping[int, FloatArray]) -> sp.csr_matri
     )
 
 
+def finish_regrets(config: CFRConfig, regrets: FloatArray, t: int) -> None:
+    """Iteration t's rule on cumulative regrets that already hold its instantaneous ones.
+
+    In place: RM+ clips them at zero (Tammelin 2014); DCFR multiplies positive ones by
+    t^alpha / (t^alpha + 1) and negative ones by t^beta / (t^beta + 1) (Brown & Sandholm
+    2019, Section 3).
+    """
+    if config.regret_matching_plus:
+        np.maximum(regrets, 0.0, out=regrets)
+    if config.discount is not None:
+        alpha, beta, _ = config.discount
+        regrets *= np.where(regrets > 0, t**alpha / (t**alpha + 1), t**beta / (t**beta + 1))
+
+
+def average_weights(config: CFRConfig, t: int) -> tuple[float, float]:
+    """(decay of the average so far, weight of iteration t's realization plan).
+
+    Uniform (1, 1); linear (1, t); DCFR's t^gamma as ((t - 1) / t)^gamma and 1, the weights
+    rescaled by t^-gamma to stay bounded.
+    """
+    if not config.linear_averaging:
+        return 1.0, 1.0
+    if config.discount is None:
+        return 1.0, float(t)
+    return ((t - 1) / t) ** config.discount[2], 1.0
+
+
 def regret_matching(tp: Treeplex, regrets: FloatArray) -> FloatArray:
     """Behavioural strategy proportional to positive regrets, uniform where none is positive."""
     pos = np.maximum(regrets, 0.0)
@@ -265,15 +292,10 @@ class CFRVariantSolver:
             inst = basis_t @ inst  # eq. (5): r = B^T r'
         regrets = self._regrets[p]
         regrets += inst
-        if cfg.regret_matching_plus:
-            np.maximum(regrets, 0.0, out=regrets)
-        weight = float(t) if cfg.linear_averaging else 1.0
-        if cfg.discount is not None:
-            alpha, beta, gamma = cfg.discount
-            regrets *= np.where(regrets > 0, t**alpha / (t**alpha + 1), t**beta / (t**beta + 1))
-            if cfg.linear_averaging:  # weights t^gamma, rescaled by t^-gamma to stay bounded
-                self._average[p] *= ((t - 1) / t) ** gamma
-                weight = 1.0
+        finish_regrets(cfg, regrets, t)
+        decay, weight = average_weights(cfg, t)
+        if decay != 1.0:
+            self._average[p] *= decay
         self._average[p] += weight * tp.realization_plan(played)
         self._policy[p] = regret_matching(tp, regrets)
         self._played[p] = self._apply_basis(p, self._policy[p])  # eq. (4): pi' = B pi
