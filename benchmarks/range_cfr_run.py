@@ -6,9 +6,10 @@ r"""Rhode Island Hold'em solved whole on the public tree (issue 36): CFR+ or DCF
 Builds the range layout of --game (`poker.range_tree.RangeTree`, one board per suit orbit
 with --suits) and runs `poker.range_cfr.RangeCFRSolver` (CFR+ or DCFR) until --seconds of
 solving have passed (the exact exploitability checks, by the best response on the same
-tree, are not counted), checking at iterations 1, 2, 3, ... growing by 25 %. The JSON is
-rewritten at every check, so a run cut short keeps its curve; Ctrl-C or SIGTERM stops at the
-next iteration and writes the result so far (`stop_reason`).
+tree, are not counted), checking at iterations 1, 2, 3, ... growing by 25 %, and when
+solving passes each of --marks seconds (the issue's 10 minutes). The JSON is rewritten at
+every check, so a run cut short keeps its curve; Ctrl-C or SIGTERM stops at the next
+iteration and writes the result so far (`stop_reason`).
 
 JSON keys: game, solver, suits, boards (per round), entries (regret entries, both players),
 build_seconds, seconds_per_iteration (median over the run), peak_rss_bytes (VmHWM),
@@ -31,6 +32,7 @@ _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A poker game (load_g
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", list(SOLVERS), "The CFR variant.")
 _SECONDS = flags.DEFINE_float("seconds", 600.0, "Seconds of solving.")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
+_MARKS = flags.DEFINE_list("marks", ["600"], "Also check when solving passes these seconds.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 TARGETS = (1e-3, 1e-4)
 
@@ -65,6 +67,8 @@ def _summary(output: dict, curve: list[dict], times: list[float], stop: str | No
 def main(argv):
     cli_flags.no_arguments(argv)
     cli_flags.positive(_SECONDS)
+    with cli_flags.refuse(ValueError):
+        marks = sorted(float(m) for m in _MARKS.value)
     cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     with cli_flags.refuse(ValueError):
@@ -93,7 +97,10 @@ def main(argv):
                 stop = interrupts.stop_reason()
             elif solving >= _SECONDS.value:
                 stop = "time_limit"
-            if solver.iteration >= next_check or stop is not None:
+            passed = bool(marks) and solving >= marks[0]
+            while marks and solving >= marks[0]:
+                marks.pop(0)
+            if solver.iteration >= next_check or stop is not None or passed:
                 average = solver.average_strategy()
                 br0, br1 = solver.best_response_values(average)
                 point = {
@@ -109,7 +116,8 @@ def main(argv):
                     f"value {point['game_value']:.6f}",
                     flush=True,
                 )
-                next_check = max(next_check + 1, int(next_check * 1.25))
+                if solver.iteration >= next_check:
+                    next_check = max(next_check + 1, int(next_check * 1.25))
                 cli_output.write_json(_OUTPUT_JSON.value, _summary(output, curve, times, stop))
 
 

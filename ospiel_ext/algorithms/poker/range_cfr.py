@@ -26,6 +26,8 @@ same walk with a maximum at the responder's decisions, an exact exploitability.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ospiel_ext import interrupts
@@ -40,10 +42,12 @@ Arrays = list[list[FloatArray]]
 
 def regret_matching(regrets: FloatArray) -> FloatArray:
     """Strategies proportional to positive regrets over axis 1, uniform where none is."""
-    pos = np.maximum(regrets, 0.0)
-    total = pos.sum(axis=1, keepdims=True)
-    out = np.full_like(pos, 1.0 / pos.shape[1])
-    np.divide(pos, total, out=out, where=total > 0)
+    out = np.maximum(regrets, 0.0)
+    total = out.sum(axis=1)
+    none = total <= 0
+    np.divide(1.0, total, out=total, where=~none)
+    out *= total[:, None]
+    np.copyto(out, 1.0 / out.shape[1], where=none[:, None])
     return out
 
 
@@ -84,12 +88,19 @@ class RangeWalker:
             reach = np.empty(lay.shape)
             if prev is None:
                 reach[0] = 1.0
-            else:
+            else:  # the round's first rows, in the order of the ends before
                 before, prev_reach = prev
-                reach[before.starts] = prev_reach[before.ends][:, lay.deals.parent, :]
+                np.take(
+                    prev_reach[before.ends], lay.deals.parent, axis=1, out=reach[: len(before.ends)]
+                )
             for g, s in zip(lay.groups, strat):
-                here = reach[g.nodes][:, None]
-                reach[g.children] = here * s if g.player == player else here
+                here = reach[g.nodes]
+                for a in range(g.num_actions):
+                    rows = reach[g.child_rows(a)]
+                    if g.player == player:
+                        np.multiply(here, s[:, a], out=rows)
+                    else:
+                        rows[...] = here
             out.append(reach)
             prev = (lay, reach)
         return out
@@ -112,7 +123,7 @@ class RangeWalker:
         below: tuple[RoundLayout, FloatArray] | None = None
         for r in range(len(self.tree.rounds) - 1, -1, -1):
             lay = self.tree.rounds[r]
-            v = np.zeros(lay.shape)
+            v = np.empty(lay.shape)
             rho = opponent_reach[r]
             if len(lay.folds):
                 sign = 1.0 if player == 0 else -1.0
@@ -121,28 +132,41 @@ class RangeWalker:
                 v[lay.showdowns] = range_tree.showdown_values(lay, rho[lay.showdowns])
             if below is not None:
                 dl, v_next = below[0].deals, below[1]
-                dealt = v_next[lay.starts][:, dl.deal_child[:, None], dl.deal_perm]
+                dealt = v_next[: len(lay.ends)][:, dl.deal_child[:, None], dl.deal_perm]
                 v[lay.ends] = np.add.reduceat(dealt, dl.deal_starts, axis=1)
             for k in range(len(lay.groups) - 1, -1, -1):
                 g = lay.groups[k]
-                children = v[g.children]
+                children = [v[g.child_rows(a)] for a in range(g.num_actions)]
                 if g.player != player:
-                    v[g.nodes] = children.sum(axis=1)
+                    v[g.nodes] = functools.reduce(np.add, children)
                 elif strategy is None:
-                    v[g.nodes] = children.max(axis=1)
+                    v[g.nodes] = functools.reduce(np.maximum, children)
                 else:
-                    mixed = np.einsum("nabt,nabt->nbt", strategy[r][k], children)
+                    s = strategy[r][k]
+                    mixed = children[0] * s[:, 0]
+                    for a in range(1, g.num_actions):
+                        mixed += children[a] * s[:, a]
                     v[g.nodes] = mixed
                     if regrets is not None:
-                        inst = children - mixed[:, None]
-                        if lay.symmetrise is not None:  # suit-symmetric regrets, bit for bit
-                            flat = inst.reshape(-1, lay.symmetrise.shape[0])
-                            inst = np.asarray(flat @ lay.symmetrise).reshape(inst.shape)
-                        regrets[r][k] += inst
+                        self._add_regrets(lay, regrets[r][k], children, mixed)
                 interrupts.check()
             below = (lay, v)
         assert below is not None
         return float(below[1][0].sum())
+
+    @staticmethod
+    def _add_regrets(
+        lay: RoundLayout, regrets: FloatArray, children: list[FloatArray], mixed: FloatArray
+    ) -> None:
+        """regrets[:, a] += children[a] - mixed, suit-symmetrised where the round needs it."""
+        if lay.symmetrise is None:
+            for a, child in enumerate(children):
+                regrets[:, a] += child
+                regrets[:, a] -= mixed
+            return
+        inst = np.stack([child - mixed for child in children], axis=1)
+        flat = inst.reshape(-1, lay.symmetrise.shape[0])  # bit for bit equal on each orbit
+        regrets += np.asarray(flat @ lay.symmetrise).reshape(inst.shape)
 
 
 class RangeCFRSolver:
@@ -187,7 +211,10 @@ class RangeCFRSolver:
             g, average = self.tree.rounds[r].groups[k], self._average[r][k]
             if decay != 1.0:
                 average *= decay
-            average += weight * own[r][g.nodes][:, None] * self._strategy[r][k]
+            plan = self._strategy[r][k] * own[r][g.nodes][:, None]
+            if weight != 1.0:
+                plan *= weight
+            average += plan
         self.walker.values(p, opponent, self._strategy, self._regrets)
         for r, k in self._groups_of(p):
             finish_regrets(cfg, self._regrets[r][k], t)

@@ -57,6 +57,11 @@ class DecisionGroup:
         """A."""
         return int(self.children.shape[1])
 
+    def child_rows(self, action: int) -> slice:
+        """The rows of the children by `action`: consecutive, in the group's order (`_rows`)."""
+        first = int(self.children[0, action])
+        return slice(first, first + len(self.nodes))
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class RoundLayout:
@@ -139,7 +144,7 @@ class RangeTree:
                 ends.append(row)
                 starts.append(rows[id(node.children[0])][1])
             else:
-                by_key[_depth(node), node.player, len(node.actions)].append(node)
+                by_key[_depth(node), *_group_key(node)].append(node)
         groups = tuple(
             DecisionGroup(
                 player=player,
@@ -151,6 +156,9 @@ class RangeTree:
             )
             for (_, player, _), nodes in sorted(by_key.items())
         )
+        for g in groups:  # the layout the passes rely on (`_rows`)
+            n = np.arange(len(g.nodes))[:, None]
+            assert np.array_equal(g.children, g.children[0] + n), "children not consecutive"
         m = dl.remaining.astype(np.float64)
         kernel_t = None
         if showdowns:
@@ -204,25 +212,53 @@ def _depth(node: BettingNode) -> int:
 
 
 def _rows(root: BettingNode) -> dict[int, tuple[int, int, BettingNode]]:
-    """id(node) -> (round, row, node): rows breadth first inside each round."""
+    """id(node) -> (round, row, node): rows level by level inside each round.
+
+    A level's decisions are taken group by group (`_group_key`, nodes in row order) and each
+    group's children action by action, so the children of one group and action are
+    consecutive rows in the group's order: a pass reads and writes them as slices. A round
+    begins with the nodes its deal leads to, in the order of the round ends before it.
+    """
     out: dict[int, tuple[int, int, BettingNode]] = {}
-    count: collections.Counter[int] = collections.Counter()
-    queue = collections.deque([root])
-    while queue:
-        node = queue.popleft()
-        out[id(node)] = (node.round, count[node.round], node)
-        count[node.round] += 1
-        queue.extend(node.children)
+    level, r = [root], 0
+    while level:
+        count, ends = 0, []
+        while level:
+            for node in level:
+                out[id(node)] = (r, count, node)
+                count += 1
+            groups: dict[tuple[int, int], list[BettingNode]] = collections.defaultdict(list)
+            for node in level:
+                if node.next_round:
+                    ends.append(node)
+                elif node.utility is None:
+                    groups[_group_key(node)].append(node)
+            level = [
+                nodes[i].children[a]
+                for key in sorted(groups)
+                for nodes in [groups[key]]
+                for a in range(key[1])
+                for i in range(len(nodes))
+            ]
+        level, r = [end.children[0] for end in ends], r + 1
     return out
+
+
+def _group_key(node: BettingNode) -> tuple[int, int]:
+    """(player, actions): decisions of one level with the same key form a group."""
+    return node.player, len(node.actions)
 
 
 def fold_values(layout: RoundLayout, rho: FloatArray, payoff: FloatArray) -> FloatArray:
-    """(n, n_B, T) own values at folds against the opponent's reach rho (n, n_B, T)."""
-    m = layout.deals.remaining
-    total = np.einsum("nbt,bt->nb", rho, m.astype(np.float64))
-    out: FloatArray = (total[:, :, None] - rho) * layout.fold_weight
-    out *= payoff[:, None, None]
-    return out
+    """(n, n_B, T) own values at folds against the opponent's reach rho (n, n_B, T).
+
+    Overwrites rho (a gathered copy) with the result.
+    """
+    total = np.einsum("nbt,bt->nb", rho, layout.deals.remaining.astype(np.float64))
+    np.subtract(total[:, :, None], rho, out=rho)
+    rho *= layout.fold_weight
+    rho *= payoff[:, None, None]
+    return rho
 
 
 def showdown_values(layout: RoundLayout, rho: FloatArray) -> FloatArray:
