@@ -46,6 +46,7 @@ class RoundDeals:
       coef: (n_B,) coef_B: the chance weight of one actual board (module docstring).
       parent: (n_B,) the board of the round before that each board extends.
       deal_parent: (E,) per dealt card of the round before's boards, sorted: its parent board.
+      deal_card: (E,) the card it deals, in the parent's frame.
       deal_child: (E,) the (canonical) board it deals.
       deal_perm: (E, T) pi_c: the hand relabelling into the child's frame (identity without
         suit isomorphism).
@@ -59,6 +60,7 @@ class RoundDeals:
     coef: FloatArray
     parent: IntArray
     deal_parent: IntArray
+    deal_card: IntArray
     deal_child: IntArray
     deal_perm: IntArray
     deal_starts: IntArray
@@ -129,7 +131,7 @@ def deals(ps: PokerStructure, *, suits: bool = False) -> tuple[RoundDeals, ...]:
             ps,
             boards,
             [0],
-            ([], [], [], np.zeros(1, dtype=np.int64)),
+            ([], [], [], [], np.zeros(1, dtype=np.int64)),
             perms=perms,
             stabilisers=stabilisers,
         )
@@ -137,7 +139,7 @@ def deals(ps: PokerStructure, *, suits: bool = False) -> tuple[RoundDeals, ...]:
     for k in ps.public_cards[1:]:
         if not k:
             n = len(boards)
-            entries = (list(range(n)), list(range(n)), [identity] * n, np.arange(n))
+            entries = (list(range(n)), [-1] * n, list(range(n)), [identity] * n, np.arange(n))
             out.append(
                 _round(ps, boards, list(range(n)), entries, perms=perms, stabilisers=stabilisers)
             )
@@ -145,7 +147,7 @@ def deals(ps: PokerStructure, *, suits: bool = False) -> tuple[RoundDeals, ...]:
         new_boards: list[tuple[int, ...]] = []
         new_stab: list[IntArray] = []
         index: dict[tuple[int, ...], int] = {}
-        parents, e_parent, e_child, e_perm = [], [], [], []
+        parents, e_parent, e_card, e_child, e_perm = [], [], [], [], []
         for b, board in enumerate(boards):
             left = ps.copies - np.bincount(np.asarray(board, dtype=np.int64), minlength=t_count)
             for c in np.flatnonzero(left > 0).tolist():
@@ -159,10 +161,11 @@ def deals(ps: PokerStructure, *, suits: bool = False) -> tuple[RoundDeals, ...]:
                     stab = stabilisers[b]
                     new_stab.append(stab[perms[stab, images[j]] == images[j]])
                 e_parent.append(b)
+                e_card.append(c)
                 e_child.append(index[child])
                 e_perm.append(perms[stabilisers[b][j]])
         starts = np.searchsorted(np.asarray(e_parent), np.arange(len(boards)))
-        entries = (e_parent, e_child, e_perm, starts)
+        entries = (e_parent, e_card, e_child, e_perm, starts)
         out.append(_round(ps, new_boards, parents, entries, perms=perms, stabilisers=new_stab))
         boards, stabilisers = new_boards, new_stab
     return tuple(out)
@@ -172,7 +175,7 @@ def _round(
     ps: PokerStructure,
     boards: list[tuple[int, ...]],
     parents: list[int],
-    entries: tuple[list[int], list[int], list[IntArray], IntArray],
+    entries: tuple[list[int], list[int], list[int], list[IntArray], IntArray],
     *,
     perms: IntArray,
     stabilisers: list[IntArray],
@@ -189,15 +192,41 @@ def _round(
         before = (types[:, :j] == types[:, j : j + 1]).sum(axis=1)
         ways *= ps.copies[types[:, j]] - before
     coef = ways / float(falling(ps.num_cards, 2 + types.shape[1]))
-    e_parent, e_child, e_perm, starts = entries
+    e_parent, e_card, e_child, e_perm, starts = entries
     return RoundDeals(
         types=types,
         remaining=remaining,
         coef=coef,
         parent=np.asarray(parents, dtype=np.int64),
         deal_parent=np.asarray(e_parent, dtype=np.int64),
+        deal_card=np.asarray(e_card, dtype=np.int64),
         deal_child=np.asarray(e_child, dtype=np.int64),
         deal_perm=np.asarray(e_perm, dtype=np.int64).reshape(len(e_child), t_count),
         deal_starts=np.asarray(starts, dtype=np.int64),
         hand_orbit=np.array([perms[stab].min(axis=0) for stab in stabilisers], dtype=np.int64),
     )
+
+
+def canonical_of(
+    canonical: tuple[RoundDeals, ...], actual: tuple[RoundDeals, ...]
+) -> list[tuple[IntArray, IntArray]]:
+    """Per round, each actual board's canonical board and card relabelling g (n_B, T).
+
+    `actual` is `deals(ps)`, `canonical` is `deals(ps, suits=True)`: an actual information set
+    (board B, hand h) is the canonical one (canonical board of B, g_B(h)); g composes the
+    relabellings pi_c of the cards dealt (module docstring).
+    """
+    t_count = actual[0].remaining.shape[1]
+    board, relabel = np.zeros(1, dtype=np.int64), np.arange(t_count)[None, :]
+    out = [(board, relabel)]
+    for r in range(1, len(actual)):
+        canon, act = canonical[r], actual[r]
+        board, relabel = board[act.parent], relabel[act.parent]
+        if act.types.shape[1] > actual[r - 1].types.shape[1]:  # the round deals a card
+            entry = np.full((len(canon.deal_starts), t_count), -1, dtype=np.int64)
+            entry[canon.deal_parent, canon.deal_card] = np.arange(len(canon.deal_parent))
+            e = entry[board, relabel[np.arange(len(board)), act.types[:, -1]]]
+            board = canon.deal_child[e]
+            relabel = np.take_along_axis(canon.deal_perm[e], relabel, axis=1)
+        out.append((board, relabel))
+    return out

@@ -14,7 +14,7 @@ iteration is, for the updating player p,
    T x T kernel per board), and bottom up: p's decisions mix their children by the strategy
    and take the instantaneous regrets, the opponent's sum them, a round's end sums its
    dealt boards (`deals`: with suit isomorphism, relabelled hands);
-3. the update rule of `cfr_variants.CFRConfig` (regret matching, RM+, DCFR discounting,
+3. the update rule of `cfr_rules.CFRConfig` (regret matching, RM+, DCFR discounting,
    linear or t^gamma averaging) on whole arrays.
 
 These are the sequence-form solver's iterates (`cfr_variants.CFRVariantSolver`) in another
@@ -31,7 +31,7 @@ import functools
 import numpy as np
 
 from ospiel_ext import interrupts
-from ospiel_ext.algorithms.cfr_variants import CFR_PLUS, CFRConfig, average_weights, finish_regrets
+from ospiel_ext.algorithms.cfr_rules import CFR_PLUS, CFRConfig, average_weights, finish_regrets
 from ospiel_ext.algorithms.poker import range_tree
 from ospiel_ext.algorithms.poker.range_tree import RangeTree, RoundLayout
 from ospiel_ext.arrays import FloatArray
@@ -170,7 +170,7 @@ class RangeWalker:
 
 
 class RangeCFRSolver:
-    """A CFR variant (`cfr_variants.CFRConfig`) on a `RangeTree` (module docstring).
+    """A CFR variant (`cfr_rules.CFRConfig`) on a `RangeTree` (module docstring).
 
     Args:
       tree: the laid-out public tree (`RangeTree(structure.detect(game), suits=...)`).
