@@ -17,6 +17,18 @@ exact exploitability (best responses on the same form) at geometrically spaced i
 The explicit form's iterates are the same (tests/algorithms/poker), so its curve per
 iteration is this one; per second it is slower by the speed-up of part 1.
 
+Part 3, on --lossless_game (Rhode Island Hold'em): the issue's own comparison. CFR+ on
+GameShrink's lossless abstraction, the explicit product sequence form of Γ_f (5.5 M LP rows,
+133 M nonzeros), against CFR+ on the range layout of the whole game with suit isomorphism
+(`poker.range_cfr`, 13 / 325 boards per later round), each built and warmed up in its own
+memory phase, timed in interleaved rounds: `lossless` {game, build_and_warmup_seconds
+{explicit, range}, peak_rss_bytes {explicit, range}, peak_rss_increase_bytes,
+explicit_seconds_per_iteration, range_seconds_per_iteration, iteration_speedup,
+explicit_sequences, explicit_payoff_nonzeros, range_boards, range_entries}.
+
+On the public-tree form the pack's CFR solvers run the range layout from
+`cfr_variants.RANGE_MIN_SEQUENCES` sequences up, the sequence-form passes below.
+
 JSON keys: games {game: {build_seconds {explicit, public_tree}, peak_rss_bytes {explicit,
 public_tree}, peak_rss_increase_bytes {explicit, public_tree} (VmHWM minus the RSS before the
 phase), explicit_seconds_per_iteration, public_tree_seconds_per_iteration, iteration_speedup,
@@ -38,8 +50,9 @@ import timing
 from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, walk
-from ospiel_ext.algorithms import cfr
-from ospiel_ext.algorithms.poker import structure
+from ospiel_ext.algorithms import cfr, cfr_rules, gameshrink
+from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
 from ospiel_ext.algorithms.poker.range_form import PublicTreeSequenceForm
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -59,6 +72,12 @@ _WARMUP = flags.DEFINE_integer("warmup", 3, "CFR+ iterations in each form's memo
 _CURVE_GAME = flags.DEFINE_string("curve_game", CURVE_GAME, "The game of the convergence runs.")
 _CURVE_SECONDS = flags.DEFINE_float(
     "curve_seconds", 45.0, "Seconds of each convergence run (CFR+, DCFR); 0: none."
+)
+_LOSSLESS = flags.DEFINE_string(
+    "lossless_game",
+    "rhode_island_holdem",
+    "Part 3's game: its GameShrink lossless abstraction (explicit) against the range layout "
+    "with suit isomorphism; empty: no part 3.",
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
@@ -86,6 +105,63 @@ def _phase(make, warmup):
         solver.evaluate_and_update_policy()
     peak = _status_bytes("VmHWM")
     return form, solver, seconds, peak, peak - before
+
+
+def _peak_phase(make):
+    """(made, seconds, peak RSS over the phase, peak minus the RSS before)."""
+    gc.collect()
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+        f.write("5")
+    before, start = _status_bytes("VmRSS"), time.perf_counter()
+    made = make()
+    seconds = time.perf_counter() - start
+    peak = _status_bytes("VmHWM")
+    return made, seconds, peak, peak - before
+
+
+def _lossless(game):
+    """Part 3: CFR+ on GameShrink's lossless abstraction (the explicit product sequence form
+    of Γ_f) against CFR+ on the range layout of the whole game with suit isomorphism, each
+    built and run for the warm-up in its own memory phase, then timed in interleaved rounds."""
+
+    def explicit():
+        sf = abstract_game.AbstractGame.of(gameshrink.gameshrink(game)).sequence_form
+        solver = cfr.CFRPlusSolver(sf)
+        for _ in range(_WARMUP.value):
+            solver.evaluate_and_update_policy()
+        return sf, solver
+
+    def ranged():
+        tree = range_tree.RangeTree(structure.detect(game), suits=True)
+        solver = range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS)
+        for _ in range(_WARMUP.value):
+            solver.evaluate_and_update_policy()
+        return tree, solver
+
+    (tree, ours), range_seconds, range_peak, range_rise = _peak_phase(ranged)
+    (sf, theirs), explicit_seconds, explicit_peak, explicit_rise = _peak_phase(explicit)
+    solvers = {"explicit": theirs, "range": ours}
+    times: dict[str, list[float]] = {k: [] for k in solvers}
+    for _ in range(_ROUNDS.value):
+        for key, solver in solvers.items():
+            times[key].append(
+                timing.seconds_per_call(solver.evaluate_and_update_policy, _CHUNK.value)
+            )
+    return {
+        "game": str(game),
+        "build_and_warmup_seconds": {"explicit": explicit_seconds, "range": range_seconds},
+        "peak_rss_bytes": {"explicit": explicit_peak, "range": range_peak},
+        "peak_rss_increase_bytes": {"explicit": explicit_rise, "range": range_rise},
+        "explicit_seconds_per_iteration": statistics.median(times["explicit"]),
+        "range_seconds_per_iteration": statistics.median(times["range"]),
+        "iteration_speedup": statistics.median(
+            e / r for e, r in zip(times["explicit"], times["range"])
+        ),
+        "explicit_sequences": list(sf.shape),
+        "explicit_payoff_nonzeros": int(sf.payoff.nnz),
+        "range_boards": [lay.deals.num_boards for lay in tree.rounds],
+        "range_entries": int(sum(s.size for r in ours.current_strategy() for s in r)),
+    }
 
 
 def _measure(game):
@@ -224,6 +300,24 @@ def main(argv):
                         f"{r['game_value']:.6f}",
                     )
                     for name, r in runs.items()
+                ],
+            )
+        )
+    if _LOSSLESS.value:
+        lossless = _lossless(_LOSSLESS.value)
+        output["lossless"] = lossless
+        print(
+            format_table(
+                ["game", "explicit Γ_f s/it", "range s/it", "speed-up", "peak RSS MB"],
+                [
+                    (
+                        lossless["game"],
+                        f"{lossless['explicit_seconds_per_iteration']:.3f}",
+                        f"{lossless['range_seconds_per_iteration']:.3f}",
+                        f"{lossless['iteration_speedup']:.2f}x",
+                        f"{lossless['peak_rss_bytes']['explicit'] / 2**20:.0f} / "
+                        f"{lossless['peak_rss_bytes']['range'] / 2**20:.0f}",
+                    )
                 ],
             )
         )
