@@ -13,9 +13,9 @@ iteration and writes the result so far (`stop_reason`).
 
 JSON keys: game, solver, suits, boards (per round), entries (regret entries, both players),
 build_seconds, seconds_per_iteration (median over the run), peak_rss_bytes (VmHWM),
-curve [{iterations, seconds, exploitability, game_value}], exploitability (final),
-game_value (player 0's value of the final average profile), seconds (solving), iterations,
-seconds_to_1e-3, seconds_to_1e-4 (null when not reached), stop_reason.
+curve [{iterations, seconds, exploitability, game_value}] (game_value: player 0's value of
+the average profile), final (the last check and the stop_reason), seconds_to_1e-3,
+seconds_to_1e-4 (solving seconds at the first check at or below; null when not reached).
 """
 
 import statistics
@@ -46,17 +46,12 @@ def _peak_rss() -> int:
 
 
 def _summary(output: dict, curve: list[dict], times: list[float], stop: str | None) -> dict:
-    last = curve[-1] if curve else {}
     out = {
         **output,
         "curve": curve,
-        "exploitability": last.get("exploitability"),
-        "game_value": last.get("game_value"),
-        "seconds": last.get("seconds", 0.0),
-        "iterations": last.get("iterations", 0),
+        "final": {**(curve[-1] if curve else {}), "stop_reason": stop},
         "seconds_per_iteration": statistics.median(times) if times else None,
         "peak_rss_bytes": _peak_rss(),
-        "stop_reason": stop,
     }
     for target in TARGETS:
         reached = [p["seconds"] for p in curve if p["exploitability"] <= target]

@@ -403,6 +403,25 @@ SLICES: tuple[Slice, ...] = (
         ),
         "gameshrink.md: dominance after the paper's transformation on Leduc",
     ),
+    *(
+        Slice(
+            f"rhode_island_{solver}",
+            f"docs/results/rhode_island_{solver}.json",
+            (
+                "benchmarks/range_cfr_run.py",
+                f"--solver={solver}",
+                "--seconds=6",
+                "--marks=",
+                "--output_json={out}",
+            ),
+            "poker_scale.md: the first iterations of the one-hour Rhode Island run (the curve "
+            "at fixed iteration counts; the budget decides only where it ends)",
+            keys={"curve": ("iterations",)},
+            drop_last={"curve": 1},  # the check where the budget stopped, off the grid
+            ignore=("final",),
+        )
+        for solver in ("cfr_plus", "dcfr")
+    ),
 )
 
 NOT_COVERED: Mapping[str, str] = {
