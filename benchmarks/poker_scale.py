@@ -26,6 +26,12 @@ memory phase, timed in interleaved rounds: `lossless` {game, build_and_warmup_se
 explicit_seconds_per_iteration, range_seconds_per_iteration, iteration_speedup,
 explicit_sequences, explicit_payoff_nonzeros, range_boards, range_entries}.
 
+Part 4, on each of --lp_games: the game value of the sequence-form LP (HiGHS) against
+--lp_iterations of CFR+ on the range layout with suits: `lp_check` [{game, lp_value,
+iterations, cfr_plus_value, exploitability, value_interval [-br_1, br_0] (holds the game
+value), lp_value_in_interval}]. Rhode Island's own LP (91 M rows; Γ_f's 5.5 M) is out of
+reach; these are the largest variants whose LP solves in about a minute.
+
 On the public-tree form the pack's CFR solvers run the range layout from
 `cfr_variants.RANGE_MIN_SEQUENCES` sequences up, the sequence-form passes below.
 
@@ -49,7 +55,8 @@ import numpy as np
 import timing
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, walk
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, lp, walk
+from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, cfr_rules, gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
@@ -79,6 +86,15 @@ _LOSSLESS = flags.DEFINE_string(
     "Part 3's game: its GameShrink lossless abstraction (explicit) against the range layout "
     "with suit isomorphism; empty: no part 3.",
 )
+_LP_GAMES = flags.DEFINE_multi_string(
+    "lp_games",
+    [
+        "rhode_island_holdem(num_ranks=3,num_suits=2)",
+        "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1)",
+    ],
+    "Part 4: games whose LP value is compared with the range layout's CFR+ (with suits).",
+)
+_LP_ITERATIONS = flags.DEFINE_integer("lp_iterations", 2000, "Part 4's CFR+ iterations.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 TARGET = 1e-3
@@ -161,6 +177,29 @@ def _lossless(game):
         "explicit_payoff_nonzeros": int(sf.payoff.nnz),
         "range_boards": [lay.deals.num_boards for lay in tree.rounds],
         "range_entries": int(sum(s.size for r in ours.current_strategy() for s in r)),
+    }
+
+
+def _lp_check(game):
+    """Part 4: the LP's game value against CFR+ on the range layout (suits), which brackets
+    it: the value of any profile and the game's lie in [-br_1, br_0], an interval of width
+    twice the exploitability."""
+    value = lp.solve(sf_lib.for_game(game)).value
+    solver = range_cfr.RangeCFRSolver(
+        range_tree.RangeTree(structure.detect(game), suits=True), cfr_rules.CFR_PLUS
+    )
+    for _ in range(_LP_ITERATIONS.value):
+        solver.evaluate_and_update_policy()
+    average = solver.average_strategy()
+    br0, br1 = solver.best_response_values(average)
+    return {
+        "game": str(game),
+        "lp_value": value,
+        "iterations": solver.iteration,
+        "cfr_plus_value": solver.game_value(average),
+        "exploitability": (br0 + br1) / 2,
+        "value_interval": [-br1, br0],
+        "lp_value_in_interval": bool(-br1 - 1e-12 <= value <= br0 + 1e-12),
     }
 
 
@@ -318,6 +357,23 @@ def main(argv):
                         f"{lossless['peak_rss_bytes']['explicit'] / 2**20:.0f} / "
                         f"{lossless['peak_rss_bytes']['range'] / 2**20:.0f}",
                     )
+                ],
+            )
+        )
+    if _LP_GAMES.value:
+        output["lp_check"] = [_lp_check(g) for g in _LP_GAMES.value]
+        print(
+            format_table(
+                ["game", "LP value", "CFR+ value", "exploitability", "LP in [-br1, br0]"],
+                [
+                    (
+                        r["game"],
+                        f"{r['lp_value']:.6f}",
+                        f"{r['cfr_plus_value']:.6f}",
+                        f"{r['exploitability']:.2e}",
+                        r["lp_value_in_interval"],
+                    )
+                    for r in output["lp_check"]
                 ],
             )
         )
