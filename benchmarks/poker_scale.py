@@ -55,9 +55,10 @@ import numpy as np
 import timing
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, lp, walk
+from ospiel_ext import cli, cli_flags, cli_output, lp, walk
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, cfr_rules, gameshrink
+from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
@@ -109,18 +110,41 @@ def _status_bytes(field: str) -> int:
 
 
 def _phase(make, warmup):
-    """(form, solver, build seconds, peak RSS, peak RSS minus the RSS before)."""
-    gc.collect()
-    with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
-        f.write("5")  # resets VmHWM, the peak RSS, to the current RSS
-    before, start = _status_bytes("VmRSS"), time.perf_counter()
-    form = make()
-    seconds = time.perf_counter() - start
-    solver = cfr.CFRPlusSolver(form)
-    for _ in range(warmup):
-        solver.evaluate_and_update_policy()
-    peak = _status_bytes("VmHWM")
-    return form, solver, seconds, peak, peak - before
+    """(form, CFR+ solver after `warmup` iterations, build seconds, peak RSS, its rise)."""
+
+    def build():
+        start = time.perf_counter()
+        form = make()
+        seconds = time.perf_counter() - start
+        solver = cfr.CFRPlusSolver(form)
+        for _ in range(warmup):
+            solver.evaluate_and_update_policy()
+        return form, solver, seconds
+
+    (form, solver, seconds), _, peak, rise = _peak_phase(build)
+    return form, solver, seconds, peak, rise
+
+
+def _interleaved(explicit, other, name):
+    """Seconds per iteration of two solvers timed in interleaved rounds, and their ratio.
+
+    {explicit_seconds_per_iteration, <name>_seconds_per_iteration, iteration_speedup: the
+    median over rounds of explicit / other}.
+    """
+    solvers = {"explicit": explicit, name: other}
+    times: dict[str, list[float]] = {k: [] for k in solvers}
+    for _ in range(_ROUNDS.value):
+        for key, solver in solvers.items():
+            times[key].append(
+                timing.seconds_per_call(solver.evaluate_and_update_policy, _CHUNK.value)
+            )
+    return {
+        "explicit_seconds_per_iteration": statistics.median(times["explicit"]),
+        f"{name}_seconds_per_iteration": statistics.median(times[name]),
+        "iteration_speedup": statistics.median(
+            e / o for e, o in zip(times["explicit"], times[name])
+        ),
+    }
 
 
 def _peak_phase(make):
@@ -156,23 +180,12 @@ def _lossless(game):
 
     (tree, ours), range_seconds, range_peak, range_rise = _peak_phase(ranged)
     (sf, theirs), explicit_seconds, explicit_peak, explicit_rise = _peak_phase(explicit)
-    solvers = {"explicit": theirs, "range": ours}
-    times: dict[str, list[float]] = {k: [] for k in solvers}
-    for _ in range(_ROUNDS.value):
-        for key, solver in solvers.items():
-            times[key].append(
-                timing.seconds_per_call(solver.evaluate_and_update_policy, _CHUNK.value)
-            )
     return {
         "game": str(game),
         "build_and_warmup_seconds": {"explicit": explicit_seconds, "range": range_seconds},
         "peak_rss_bytes": {"explicit": explicit_peak, "range": range_peak},
         "peak_rss_increase_bytes": {"explicit": explicit_rise, "range": range_rise},
-        "explicit_seconds_per_iteration": statistics.median(times["explicit"]),
-        "range_seconds_per_iteration": statistics.median(times["range"]),
-        "iteration_speedup": statistics.median(
-            e / r for e, r in zip(times["explicit"], times["range"])
-        ),
+        **_interleaved(theirs, ours, "range"),
         "explicit_sequences": list(sf.shape),
         "explicit_payoff_nonzeros": int(sf.payoff.nnz),
         "range_boards": [lay.deals.num_boards for lay in tree.rounds],
@@ -210,13 +223,7 @@ def _measure(game):
     explicit, theirs, explicit_build, explicit_peak, explicit_rise = _phase(
         lambda: TreeSequenceForm(walk.game_tree(game)), _WARMUP.value
     )
-    solvers = {"explicit": theirs, "public_tree": ours}
-    times: dict[str, list[float]] = {k: [] for k in solvers}
-    for _ in range(_ROUNDS.value):
-        for key, solver in solvers.items():
-            times[key].append(
-                timing.seconds_per_call(solver.evaluate_and_update_policy, _CHUNK.value)
-            )
+    timings = _interleaved(theirs, ours, "public_tree")
     # the same number of iterations on both before comparing the strategies
     while ours.iteration < theirs.iteration:
         ours.evaluate_and_update_policy()
@@ -230,11 +237,7 @@ def _measure(game):
         "build_seconds": {"explicit": explicit_build, "public_tree": public_build},
         "peak_rss_bytes": {"explicit": explicit_peak, "public_tree": public_peak},
         "peak_rss_increase_bytes": {"explicit": explicit_rise, "public_tree": public_rise},
-        "explicit_seconds_per_iteration": statistics.median(times["explicit"]),
-        "public_tree_seconds_per_iteration": statistics.median(times["public_tree"]),
-        "iteration_speedup": statistics.median(
-            e / p for e, p in zip(times["explicit"], times["public_tree"])
-        ),
+        **timings,
         "sequences": list(explicit.shape),
         "payoff_nonzeros": int(explicit.payoff.nnz),
         "public_terminals": int(
@@ -245,33 +248,23 @@ def _measure(game):
 
 
 def _converge(form, solver_cls, seconds):
-    """CFR+ / DCFR on `form` for `seconds`, the exploitability at iterations 1, 2, 4, ..."""
-    solver = solver_cls(form)
-    curve, solving, next_check = [], 0.0, 1
-    while True:
-        start = time.perf_counter()
-        solver.evaluate_and_update_policy()
-        solving += time.perf_counter() - start
-        done = solving >= seconds
-        if solver.iteration >= next_check or done:
-            result = evaluate.evaluate_profile(form, solver.average_behavioural())
-            curve.append(
-                {
-                    "iterations": solver.iteration,
-                    "seconds": solving,
-                    "exploitability": result.exploitability,
-                }
-            )
-            next_check = max(next_check + 1, int(next_check * 1.25))
-        if done:
-            break
+    """CFR+ / DCFR on `form` for `seconds` of wall-clock time (the pack's run loop), the exact
+    exploitability at iterations 1, 2, ... growing by about 25 % (`solver.log_spaced`)."""
+    result = solver_lib.run(
+        solver_cls(form), 10**6, time_limit=seconds, checkpoints=solver_lib.log_spaced(10**6, 62)
+    )
+    c = result.curve
+    curve = [
+        {"iterations": i, "seconds": s, "exploitability": e}
+        for i, s, e in zip(c.iterations, c.seconds, c.exploitability)
+    ]
     reached = [p["seconds"] for p in curve if p["exploitability"] <= TARGET]
     return {
         "curve": curve,
         "exploitability": curve[-1]["exploitability"],
-        "game_value": float(result.on_policy_values[0]),
-        "seconds": solving,
-        "iterations": solver.iteration,
+        "game_value": c.value[-1],
+        "seconds": result.seconds,
+        "iterations": result.iterations,
         "seconds_to_1e-3": reached[0] if reached else None,
     }
 

@@ -30,7 +30,7 @@ import functools
 
 import numpy as np
 
-from ospiel_ext import interrupts
+from ospiel_ext import evaluate, interrupts
 from ospiel_ext.algorithms.cfr_rules import CFR_PLUS, CFRConfig, average_weights, finish_regrets
 from ospiel_ext.algorithms.poker import range_tree
 from ospiel_ext.algorithms.poker.range_tree import RangeTree, RoundLayout
@@ -186,9 +186,19 @@ class RangeCFRSolver:
         self._iteration = 0
 
     @property
+    def name(self) -> str:
+        """The game's load_game string."""
+        return self.tree.name
+
+    @property
     def iteration(self) -> int:
         """Iterations performed so far."""
         return self._iteration
+
+    @property
+    def traversals(self) -> int:
+        """Tree traversals so far: one per player per iteration."""
+        return 2 * self._iteration
 
     def evaluate_and_update_policy(self) -> None:
         """One iteration: both players, in turn with alternating updates.
@@ -248,7 +258,17 @@ class RangeCFRSolver:
         """Player 0's expected value of the profile `strategy`."""
         return self.walker.values(0, self.walker.reaches(1, strategy), strategy)
 
+    def evaluate_average(self) -> evaluate.ProfileEvaluation:
+        """Values and best-response values of the average profile, as `evaluate`'s.
+
+        Makes the solver a `solver.SelfEvaluatingSolver`, which the run loop measures.
+        """
+        average = self.average_strategy()
+        c = float(self.tree.structure.game.utility_sum())
+        value = self.game_value(average)
+        br0, br1 = self.best_response_values(average)
+        return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
+
     def exploitability(self) -> float:
         """OpenSpiel's exploitability of the average profile, (br_0 + br_1) / 2 (zero-sum)."""
-        br0, br1 = self.best_response_values(self.average_strategy())
-        return (br0 + br1) / 2
+        return self.evaluate_average().exploitability

@@ -14,6 +14,7 @@ import pytest
 from ospiel_ext import evaluate
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, cfr_rules, cfr_variants
+from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import descriptions
 from ospiel_ext.algorithms.poker import deals, range_cfr, range_form, range_tree, structure
 from ospiel_ext.algorithms.poker.range_numbering import SequenceIndex
@@ -179,3 +180,17 @@ def test_the_solvers_run_the_range_layout_on_a_public_tree_form(game, monkeypatc
         atol=TOL,
     )
     assert abs(ours.exploitability() - theirs.exploitability()) < TOL
+
+
+def test_the_run_loop_runs_and_measures_the_range_solver():
+    """`solver.run` takes the range solver (a `SelfEvaluatingSolver`): its curve is the
+    explicit form's evaluation of the lifted average profile."""
+    explicit, tree, index = _layouts("leduc_poker", suits=True)
+    ours = range_cfr.RangeCFRSolver(tree)
+    result = solver_lib.run(ours, 12, checkpoints=[4, 12])
+    assert result.stop_reason == "iterations" and result.curve.iterations == (4, 12)
+    lifted = evaluate.evaluate_profile(explicit, index.behavioural(ours.average_strategy()))
+    assert abs(result.curve.exploitability[-1] - lifted.exploitability) < TOL
+    assert abs(result.curve.value[-1] - lifted.on_policy_values[0]) < TOL
+    with pytest.raises(ValueError, match="infoset regrets need a sequence form"):
+        solver_lib.run(ours, 1, checkpoints=[1], infoset_regrets=True)
