@@ -40,6 +40,10 @@ from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.treeplex import Treeplex
 
 _PAD = -(2**40)  # history padding: sorts before every (negated) action
+# The most information sets a PublicTree numbers: its first-history array takes about 100
+# bytes per information set (Rhode Island Hold'em's 52 M would be 7 GB), and a TabularPolicy
+# of them far more.
+MAX_INFOSETS = 10_000_000
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -132,6 +136,11 @@ class PublicTree:
     Infoset *rows* number every (decision d, board b, hand h) with m_b(h) > 0, decision-major:
     row = row_offset[d] + compatible_rank[round of d][b, h].
 
+    Args:
+      structure: the poker structure.
+      max_infosets: refuse (ValueError, naming the game and the way to solve it) a tree with
+        more information sets; None: no limit.
+
     Attributes:
       structure: the PokerStructure.
       boards: `Boards` of each round.
@@ -142,7 +151,7 @@ class PublicTree:
       first_history: every row's first history in the GameTree walk (pyspiel action ids).
     """
 
-    def __init__(self, structure: PokerStructure):
+    def __init__(self, structure: PokerStructure, max_infosets: int | None = MAX_INFOSETS):
         self.structure = structure
         self.boards = _boards(structure)
         self.decisions, self.terminals = _flatten(structure.betting)
@@ -152,6 +161,15 @@ class PublicTree:
         )
         sizes = [int((self.boards[bp.round].remaining > 0).sum()) for bp in self.decisions]
         self.row_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        if max_infosets is not None and self.row_offset[-1] > max_infosets:
+            raise ValueError(
+                f"game {structure.name}: its public tree has {int(self.row_offset[-1]):,} "
+                f"information sets, more than {max_infosets:,} (the numbering and "
+                "TabularPolicy of every one would not fit); solve it on the range layout "
+                "with suit isomorphism: poker.range_cfr.RangeCFRSolver("
+                "range_tree.RangeTree(structure.detect(game), suits=True)), as "
+                "benchmarks/range_cfr_run.py does"
+            )
         self.first_history = self._first_histories()
         keys = np.where(self.first_history == _PAD, _PAD, -self.first_history)
         order = np.lexsort(keys.T[::-1])  # last child first, a prefix before its extensions

@@ -194,3 +194,17 @@ def test_the_run_loop_runs_and_measures_the_range_solver():
     assert abs(result.curve.value[-1] - lifted.on_policy_values[0]) < TOL
     with pytest.raises(ValueError, match="infoset regrets need a sequence form"):
         solver_lib.run(ours, 1, checkpoints=[1], infoset_regrets=True)
+
+
+def test_a_public_tree_too_large_to_number_is_refused_with_the_way_out():
+    """Rhode Island's 52,128,128 information sets (gameshrink.md counts the same) exceed the
+    numbering's limit: refused at once, naming the range layout."""
+    from ospiel_ext.algorithms.poker.public_tree import PublicTree
+
+    with pytest.raises(ValueError, match=r"52,128,128 information sets.*RangeCFRSolver"):
+        PublicTree(structure.detect("rhode_island_holdem"))
+    ps = structure.detect("leduc_poker")
+    with pytest.raises(ValueError, match="information sets, more than 10"):
+        PublicTree(ps, max_infosets=10)
+    explicit = sf_lib.for_game("leduc_poker")  # rows: both players' information sets
+    assert PublicTree(ps).row_offset[-1] == sum(tp.num_infosets for tp in explicit.treeplexes)
