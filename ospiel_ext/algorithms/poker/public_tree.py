@@ -35,8 +35,9 @@ import functools
 import numpy as np
 
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
-from ospiel_ext.algorithms.poker.structure import PokerStructure, falling
-from ospiel_ext.arrays import FloatArray, IntArray
+from ospiel_ext.algorithms.poker import deals
+from ospiel_ext.algorithms.poker.structure import PokerStructure
+from ospiel_ext.arrays import IntArray
 from ospiel_ext.treeplex import Treeplex
 
 _PAD = -(2**40)  # history padding: sorts before every (negated) action
@@ -44,50 +45,6 @@ _PAD = -(2**40)  # history padding: sorts before every (negated) action
 # bytes per information set (Rhode Island Hold'em's 52 M would be 7 GB), and a TabularPolicy
 # of them far more.
 MAX_INFOSETS = 10_000_000
-
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class Boards:
-    """The boards of one round (public card types dealt so far) and their chance weights.
-
-    Attributes:
-      types: (n_B, cards so far) the card types of each board.
-      parent: (n_B,) index of each board without its last card, among the boards of the round
-        before.
-      remaining: (n_B, T) m_B, the copies of each type the board leaves in the deck.
-      coef: (n_B,) coef_B of the module docstring.
-    """
-
-    types: IntArray
-    parent: IntArray
-    remaining: IntArray
-    coef: FloatArray
-
-
-def _boards(ps: PokerStructure) -> tuple[Boards, ...]:
-    T, n = ps.num_types, ps.num_cards
-    types = np.zeros((1, 0), dtype=np.int64)
-    parent = np.zeros(1, dtype=np.int64)
-    ways = np.ones(1, dtype=np.int64)
-    out = []
-    for r, k in enumerate(ps.public_cards):
-        if k:
-            left = ps.copies[None, :] - _counts(types, T)
-            prev, t = np.nonzero(left > 0)
-            ways = ways[prev] * left[prev, t]
-            types = np.column_stack([types[prev], t])
-            parent = prev
-        remaining = ps.copies[None, :] - _counts(types, T)
-        coef = ways / float(falling(n, 2 + types.shape[1]))
-        out.append(Boards(types, parent if r else np.zeros(1, dtype=np.int64), remaining, coef))
-    return tuple(out)
-
-
-def _counts(types: IntArray, num_types: int) -> IntArray:
-    counts = np.zeros((len(types), num_types), dtype=np.int64)
-    for j in range(types.shape[1]):
-        counts[np.arange(len(types)), types[:, j]] += 1
-    return counts
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -143,7 +100,7 @@ class PublicTree:
 
     Attributes:
       structure: the PokerStructure.
-      boards: `Boards` of each round.
+      boards: each round's boards and chance weights (`deals.RoundDeals`).
       decisions, terminals: the flattened betting tree.
       treeplexes: the two treeplexes, numbered as `sequence_form.for_game`'s.
       row_offset, compatible_rank: the row numbering above (rank -1: incompatible).
@@ -153,7 +110,7 @@ class PublicTree:
 
     def __init__(self, structure: PokerStructure, max_infosets: int | None = MAX_INFOSETS):
         self.structure = structure
-        self.boards = _boards(structure)
+        self.boards = deals.deals(structure)
         self.decisions, self.terminals = _flatten(structure.betting)
         self.compatible_rank = tuple(
             np.where(b.remaining > 0, np.cumsum(b.remaining > 0).reshape(b.remaining.shape) - 1, -1)
