@@ -17,6 +17,24 @@ exact exploitability (best responses on the same form) at geometrically spaced i
 The explicit form's iterates are the same (tests/algorithms/poker), so its curve per
 iteration is this one; per second it is slower by the speed-up of part 1.
 
+Part 3, on --lossless_game (Rhode Island Hold'em): the issue's own comparison. CFR+ on
+GameShrink's lossless abstraction, the explicit product sequence form of Γ_f (5.5 M LP rows,
+133 M nonzeros), against CFR+ on the range layout of the whole game with suit isomorphism
+(`poker.range_cfr`, 13 / 325 boards per later round), each built and warmed up in its own
+memory phase, timed in interleaved rounds: `lossless` {game, build_and_warmup_seconds
+{explicit, range}, peak_rss_bytes {explicit, range}, peak_rss_increase_bytes,
+explicit_seconds_per_iteration, range_seconds_per_iteration, iteration_speedup,
+explicit_sequences, explicit_payoff_nonzeros, range_boards, range_entries}.
+
+Part 4, on each of --lp_games: the game value of the sequence-form LP (HiGHS) against
+--lp_iterations of CFR+ on the range layout with suits: `lp_check` [{game, lp_value,
+iterations, cfr_plus_value, exploitability, value_interval [-br_1, br_0] (holds the game
+value), lp_value_in_interval}]. Rhode Island's own LP (91 M rows; Γ_f's 5.5 M) is out of
+reach; these are the largest variants whose LP solves in about a minute.
+
+On the public-tree form the pack's CFR solvers run the range layout from
+`cfr_variants.RANGE_MIN_SEQUENCES` sequences up, the sequence-form passes below.
+
 JSON keys: games {game: {build_seconds {explicit, public_tree}, peak_rss_bytes {explicit,
 public_tree}, peak_rss_increase_bytes {explicit, public_tree} (VmHWM minus the RSS before the
 phase), explicit_seconds_per_iteration, public_tree_seconds_per_iteration, iteration_speedup,
@@ -37,9 +55,12 @@ import numpy as np
 import timing
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, walk
-from ospiel_ext.algorithms import cfr
-from ospiel_ext.algorithms.poker import structure
+from ospiel_ext import cli, cli_flags, cli_output, lp, walk
+from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import cfr, cfr_rules, gameshrink
+from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
 from ospiel_ext.algorithms.poker.range_form import PublicTreeSequenceForm
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -60,6 +81,21 @@ _CURVE_GAME = flags.DEFINE_string("curve_game", CURVE_GAME, "The game of the con
 _CURVE_SECONDS = flags.DEFINE_float(
     "curve_seconds", 45.0, "Seconds of each convergence run (CFR+, DCFR); 0: none."
 )
+_LOSSLESS = flags.DEFINE_string(
+    "lossless_game",
+    "rhode_island_holdem",
+    "Part 3's game: its GameShrink lossless abstraction (explicit) against the range layout "
+    "with suit isomorphism; empty: no part 3.",
+)
+_LP_GAMES = flags.DEFINE_multi_string(
+    "lp_games",
+    [
+        "rhode_island_holdem(num_ranks=3,num_suits=2)",
+        "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1)",
+    ],
+    "Part 4: games whose LP value is compared with the range layout's CFR+ (with suits).",
+)
+_LP_ITERATIONS = flags.DEFINE_integer("lp_iterations", 2000, "Part 4's CFR+ iterations.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 TARGET = 1e-3
@@ -74,18 +110,110 @@ def _status_bytes(field: str) -> int:
 
 
 def _phase(make, warmup):
-    """(form, solver, build seconds, peak RSS, peak RSS minus the RSS before)."""
+    """(form, CFR+ solver after `warmup` iterations, build seconds, peak RSS, its rise)."""
+
+    def build():
+        start = time.perf_counter()
+        form = make()
+        seconds = time.perf_counter() - start
+        solver = cfr.CFRPlusSolver(form)
+        for _ in range(warmup):
+            solver.evaluate_and_update_policy()
+        return form, solver, seconds
+
+    (form, solver, seconds), _, peak, rise = _peak_phase(build)
+    return form, solver, seconds, peak, rise
+
+
+def _interleaved(explicit, other, name):
+    """Seconds per iteration of two solvers timed in interleaved rounds, and their ratio.
+
+    {explicit_seconds_per_iteration, <name>_seconds_per_iteration, iteration_speedup: the
+    median over rounds of explicit / other}.
+    """
+    solvers = {"explicit": explicit, name: other}
+    times: dict[str, list[float]] = {k: [] for k in solvers}
+    for _ in range(_ROUNDS.value):
+        for key, solver in solvers.items():
+            times[key].append(
+                timing.seconds_per_call(solver.evaluate_and_update_policy, _CHUNK.value)
+            )
+    return {
+        "explicit_seconds_per_iteration": statistics.median(times["explicit"]),
+        f"{name}_seconds_per_iteration": statistics.median(times[name]),
+        "iteration_speedup": statistics.median(
+            e / o for e, o in zip(times["explicit"], times[name])
+        ),
+    }
+
+
+def _peak_phase(make):
+    """(made, seconds, peak RSS over the phase, peak minus the RSS before)."""
     gc.collect()
     with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
-        f.write("5")  # resets VmHWM, the peak RSS, to the current RSS
+        f.write("5")
     before, start = _status_bytes("VmRSS"), time.perf_counter()
-    form = make()
+    made = make()
     seconds = time.perf_counter() - start
-    solver = cfr.CFRPlusSolver(form)
-    for _ in range(warmup):
-        solver.evaluate_and_update_policy()
     peak = _status_bytes("VmHWM")
-    return form, solver, seconds, peak, peak - before
+    return made, seconds, peak, peak - before
+
+
+def _lossless(game):
+    """Part 3: CFR+ on GameShrink's lossless abstraction (the explicit product sequence form
+    of Γ_f) against CFR+ on the range layout of the whole game with suit isomorphism, each
+    built and run for the warm-up in its own memory phase, then timed in interleaved rounds."""
+
+    def explicit():
+        sf = abstract_game.AbstractGame.of(gameshrink.gameshrink(game)).sequence_form
+        solver = cfr.CFRPlusSolver(sf)
+        for _ in range(_WARMUP.value):
+            solver.evaluate_and_update_policy()
+        return sf, solver
+
+    def ranged():
+        tree = range_tree.RangeTree(structure.detect(game), suits=True)
+        solver = range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS)
+        for _ in range(_WARMUP.value):
+            solver.evaluate_and_update_policy()
+        return tree, solver
+
+    (tree, ours), range_seconds, range_peak, range_rise = _peak_phase(ranged)
+    (sf, theirs), explicit_seconds, explicit_peak, explicit_rise = _peak_phase(explicit)
+    return {
+        "game": str(game),
+        "build_and_warmup_seconds": {"explicit": explicit_seconds, "range": range_seconds},
+        "peak_rss_bytes": {"explicit": explicit_peak, "range": range_peak},
+        "peak_rss_increase_bytes": {"explicit": explicit_rise, "range": range_rise},
+        **_interleaved(theirs, ours, "range"),
+        "explicit_sequences": list(sf.shape),
+        "explicit_payoff_nonzeros": int(sf.payoff.nnz),
+        "range_boards": [lay.deals.num_boards for lay in tree.rounds],
+        "range_entries": int(sum(s.size for r in ours.current_strategy() for s in r)),
+    }
+
+
+def _lp_check(game):
+    """Part 4: the LP's game value against CFR+ on the range layout (suits), which brackets
+    it: the value of any profile and the game's lie in [-br_1, br_0], an interval of width
+    twice the exploitability."""
+    value = lp.solve(sf_lib.for_game(game)).value
+    solver = range_cfr.RangeCFRSolver(
+        range_tree.RangeTree(structure.detect(game), suits=True), cfr_rules.CFR_PLUS
+    )
+    for _ in range(_LP_ITERATIONS.value):
+        solver.evaluate_and_update_policy()
+    average = solver.average_strategy()
+    br0, br1 = solver.best_response_values(average)
+    return {
+        "game": str(game),
+        "lp_value": value,
+        "iterations": solver.iteration,
+        "cfr_plus_value": solver.game_value(average),
+        "exploitability": (br0 + br1) / 2,
+        "value_interval": [-br1, br0],
+        "lp_value_in_interval": bool(-br1 - 1e-12 <= value <= br0 + 1e-12),
+    }
 
 
 def _measure(game):
@@ -95,13 +223,7 @@ def _measure(game):
     explicit, theirs, explicit_build, explicit_peak, explicit_rise = _phase(
         lambda: TreeSequenceForm(walk.game_tree(game)), _WARMUP.value
     )
-    solvers = {"explicit": theirs, "public_tree": ours}
-    times: dict[str, list[float]] = {k: [] for k in solvers}
-    for _ in range(_ROUNDS.value):
-        for key, solver in solvers.items():
-            times[key].append(
-                timing.seconds_per_call(solver.evaluate_and_update_policy, _CHUNK.value)
-            )
+    timings = _interleaved(theirs, ours, "public_tree")
     # the same number of iterations on both before comparing the strategies
     while ours.iteration < theirs.iteration:
         ours.evaluate_and_update_policy()
@@ -115,11 +237,7 @@ def _measure(game):
         "build_seconds": {"explicit": explicit_build, "public_tree": public_build},
         "peak_rss_bytes": {"explicit": explicit_peak, "public_tree": public_peak},
         "peak_rss_increase_bytes": {"explicit": explicit_rise, "public_tree": public_rise},
-        "explicit_seconds_per_iteration": statistics.median(times["explicit"]),
-        "public_tree_seconds_per_iteration": statistics.median(times["public_tree"]),
-        "iteration_speedup": statistics.median(
-            e / p for e, p in zip(times["explicit"], times["public_tree"])
-        ),
+        **timings,
         "sequences": list(explicit.shape),
         "payoff_nonzeros": int(explicit.payoff.nnz),
         "public_terminals": int(
@@ -130,33 +248,23 @@ def _measure(game):
 
 
 def _converge(form, solver_cls, seconds):
-    """CFR+ / DCFR on `form` for `seconds`, the exploitability at iterations 1, 2, 4, ..."""
-    solver = solver_cls(form)
-    curve, solving, next_check = [], 0.0, 1
-    while True:
-        start = time.perf_counter()
-        solver.evaluate_and_update_policy()
-        solving += time.perf_counter() - start
-        done = solving >= seconds
-        if solver.iteration >= next_check or done:
-            result = evaluate.evaluate_profile(form, solver.average_behavioural())
-            curve.append(
-                {
-                    "iterations": solver.iteration,
-                    "seconds": solving,
-                    "exploitability": result.exploitability,
-                }
-            )
-            next_check = max(next_check + 1, int(next_check * 1.25))
-        if done:
-            break
+    """CFR+ / DCFR on `form` for `seconds` of wall-clock time (the pack's run loop), the exact
+    exploitability at iterations 1, 2, ... growing by about 25 % (`solver.log_spaced`)."""
+    result = solver_lib.run(
+        solver_cls(form), 10**6, time_limit=seconds, checkpoints=solver_lib.log_spaced(10**6, 62)
+    )
+    c = result.curve
+    curve = [
+        {"iterations": i, "seconds": s, "exploitability": e}
+        for i, s, e in zip(c.iterations, c.seconds, c.exploitability)
+    ]
     reached = [p["seconds"] for p in curve if p["exploitability"] <= TARGET]
     return {
         "curve": curve,
         "exploitability": curve[-1]["exploitability"],
-        "game_value": float(result.on_policy_values[0]),
-        "seconds": solving,
-        "iterations": solver.iteration,
+        "game_value": c.value[-1],
+        "seconds": result.seconds,
+        "iterations": result.iterations,
         "seconds_to_1e-3": reached[0] if reached else None,
     }
 
@@ -224,6 +332,41 @@ def main(argv):
                         f"{r['game_value']:.6f}",
                     )
                     for name, r in runs.items()
+                ],
+            )
+        )
+    if _LOSSLESS.value:
+        lossless = _lossless(_LOSSLESS.value)
+        output["lossless"] = lossless
+        print(
+            format_table(
+                ["game", "explicit Γ_f s/it", "range s/it", "speed-up", "peak RSS MB"],
+                [
+                    (
+                        lossless["game"],
+                        f"{lossless['explicit_seconds_per_iteration']:.3f}",
+                        f"{lossless['range_seconds_per_iteration']:.3f}",
+                        f"{lossless['iteration_speedup']:.2f}x",
+                        f"{lossless['peak_rss_bytes']['explicit'] / 2**20:.0f} / "
+                        f"{lossless['peak_rss_bytes']['range'] / 2**20:.0f}",
+                    )
+                ],
+            )
+        )
+    if _LP_GAMES.value:
+        output["lp_check"] = [_lp_check(g) for g in _LP_GAMES.value]
+        print(
+            format_table(
+                ["game", "LP value", "CFR+ value", "exploitability", "LP in [-br1, br0]"],
+                [
+                    (
+                        r["game"],
+                        f"{r['lp_value']:.6f}",
+                        f"{r['cfr_plus_value']:.6f}",
+                        f"{r['exploitability']:.2e}",
+                        r["lp_value_in_interval"],
+                    )
+                    for r in output["lp_check"]
                 ],
             )
         )

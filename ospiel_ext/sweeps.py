@@ -174,12 +174,25 @@ class _Sweep(Generic[T, R]):
         self.in_flight: dict[cf.Future[R], int] = {}
         self.results: dict[int, R] = {}
 
-    def _collect(self, future: cf.Future[R]) -> None:
-        """Keeps a finished future's result; TaskError (the others cancelled) if it raised."""
+    def _collect(self, future: cf.Future[R], *, stopping: bool = False) -> None:
+        """Keeps a finished future's result; TaskError (the others cancelled) if it raised.
+
+        While the sweep stops (`stopping`), a task that raised is dropped with a warning
+        instead: the stop reaches workers anywhere, even while they import, and a worker it
+        ends breaks the process pool (BrokenProcessPool); the results so far stand.
+        """
         index = self.in_flight.pop(future)
         if future.cancelled():
             return
         exc = future.exception()
+        if exc is not None and stopping:
+            logging.warning(
+                "sweep stopping: task %d of %d ended by the stop (%s)",
+                index + 1,
+                len(self.tasks),
+                type(exc).__name__,
+            )
+            return
         if exc is not None:
             for other in self.in_flight:
                 other.cancel()
@@ -187,16 +200,16 @@ class _Sweep(Generic[T, R]):
             raise TaskError(index, total, _one_line(self.describe(self.tasks[index])), exc) from exc
         self.results[index] = future.result()
 
-    def _drain(self, timeout: float | None) -> None:
+    def _drain(self, timeout: float | None, *, stopping: bool = False) -> None:
         """Collects the finished futures, waiting up to `timeout` for the first (None: none)."""
         try:
             future = self.finished.get(timeout=timeout) if timeout else self.finished.get_nowait()
         except queue.Empty:
             return
-        self._collect(future)
+        self._collect(future, stopping=stopping)
         while True:
             try:
-                self._collect(self.finished.get_nowait())
+                self._collect(self.finished.get_nowait(), stopping=stopping)
             except queue.Empty:
                 return
 
@@ -240,7 +253,7 @@ class _Sweep(Generic[T, R]):
         executors.forward_signal(self.executor)
         deadline = time.monotonic() + executors.WORKER_GRACE_SECONDS
         while self.in_flight and time.monotonic() < deadline:
-            self._drain(self.poll_seconds)
+            self._drain(self.poll_seconds, stopping=True)
         for future in list(self.in_flight):  # workers that did not answer in time
             self.in_flight.pop(future)
 

@@ -155,6 +155,35 @@ def test_ctrl_c_stops_after_the_running_task():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
 
 
+_STOPPED = threading.Event()
+
+
+def fail_once_stopped(index: int) -> int:
+    """Task 0 returns; the others raise when the sweep stops (a worker the stop ended)."""
+    if index == 0:
+        return 0
+    _STOPPED.wait(10)
+    raise RuntimeError("a worker ended by the stop")
+
+
+def test_a_task_ended_by_the_stop_is_dropped_not_raised():
+    """A stop reaches workers anywhere (even importing, on a loaded machine) and a worker it
+    ends breaks its task; that is not a task error: the results so far stand (it was an error
+    exit where an interrupted run must exit 130)."""
+    _STOPPED.clear()
+    start = time.monotonic()
+
+    def stop():
+        if time.monotonic() - start > 0.3:
+            _STOPPED.set()
+            return True
+        return False
+
+    with cf.ThreadPoolExecutor(2) as ex:
+        sweep = sweeps.map_tasks(fail_once_stopped, range(3), ex, stop=stop, max_in_flight=3)
+    assert sweep.interrupted and sweep.results == (0,) and sweep.task_indices == (0,)
+
+
 def test_partial_of_a_module_level_function(process_pool):
     fn = functools.partial(fail_on_three)  # picklable; has no __name__
     assert sweeps.map_tasks(fn, [0, 1, 2], process_pool).results == (0, 1, 2)

@@ -1,7 +1,9 @@
 """The solver interface and the one run loop: budget, time limit, Ctrl-C, checkpoints.
 
 Every iterative solver of ospiel_ext (the CFR family of `cfr`, `egt.EGTSolver`) satisfies the
-`Solver` protocol, OpenSpiel's solver shape plus what array code needs, and every long run goes
+`Solver` protocol, OpenSpiel's solver shape plus what array code needs; a solver on a game too
+large for a sequence form and TabularPolicy (`poker.range_cfr` on Rhode Island Hold'em)
+satisfies `SelfEvaluatingSolver`, evaluating its own average profile. Every long run goes
 through `run`, which checks after EVERY iteration
 
 1. the measurement checkpoints (the average profile's value, NashConv and, on request, maximum
@@ -88,6 +90,57 @@ class Solver(Protocol):
         ...
 
 
+@runtime_checkable
+class SelfEvaluatingSolver(Protocol):
+    """An iterative solver that measures its own average profile (no SequenceForm needed).
+
+    For games whose sequence form or TabularPolicy would not fit (`poker.range_cfr`).
+    """
+
+    @property
+    def name(self) -> str:
+        """The game's load_game string."""
+        ...
+
+    @property
+    def iteration(self) -> int:
+        """Iterations performed so far."""
+        ...
+
+    @property
+    def traversals(self) -> int:
+        """Tree traversals so far."""
+        ...
+
+    def evaluate_and_update_policy(self) -> None:
+        """One iteration."""
+        ...
+
+    def evaluate_average(self) -> evaluate.ProfileEvaluation:
+        """Values and best-response values of the average profile."""
+        ...
+
+    def exploitability(self) -> float:
+        """OpenSpiel exploitability of the average profile."""
+        ...
+
+
+AnySolver = Solver | SelfEvaluatingSolver
+"""What `run` runs."""
+
+
+def solver_name(solver: AnySolver) -> str:
+    """The name of the game a solver runs on."""
+    return solver.sequence_form.name if isinstance(solver, Solver) else solver.name
+
+
+def evaluate_average(solver: AnySolver) -> evaluate.ProfileEvaluation:
+    """Values and best-response values of a solver's average profile."""
+    if isinstance(solver, Solver):
+        return evaluate.evaluate_profile(solver.sequence_form, solver.average_behavioural())
+    return solver.evaluate_average()
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ConvergenceCurve:
     """Quality of a solver's average profile at checkpoints, one entry per checkpoint.
@@ -146,7 +199,7 @@ class RunResult(stops.Stoppable):
 class _CurveRecorder:
     """Measures the average profile of a solver; builds the frozen curve at the end."""
 
-    def __init__(self, solver: Solver, infoset_regrets: bool):
+    def __init__(self, solver: AnySolver, infoset_regrets: bool):
         self._solver = solver
         self._infoset_regrets = infoset_regrets
         self._rows: list[tuple[float, ...]] = []
@@ -156,11 +209,10 @@ class _CurveRecorder:
     def measure(self, seconds: float) -> None:
         """Evaluates the solver's average profile now and keeps the row."""
         s = self._solver
-        profile = s.average_behavioural()
-        ev = evaluate.evaluate_profile(s.sequence_form, profile)
+        ev = evaluate_average(s)
         regret = (
-            evaluate.max_infoset_regret(s.sequence_form, profile)
-            if self._infoset_regrets
+            evaluate.max_infoset_regret(s.sequence_form, s.average_behavioural())
+            if self._infoset_regrets and isinstance(s, Solver)
             else np.nan
         )
         self._rows.append(
@@ -193,16 +245,19 @@ class _CurveRecorder:
 
 
 def _check_arguments(
-    solver: Solver,
+    solver: AnySolver,
     iterations: int,
     time_limit: float | None,
     *,
     checkpoints: Collection[int],
     log_every: int | None,
+    infoset_regrets: bool = False,
 ) -> None:
-    if not isinstance(solver, Solver):
+    if not isinstance(solver, Solver | SelfEvaluatingSolver):
         raise ValueError(f"{type(solver).__name__} does not satisfy the Solver protocol")
-    name = solver.sequence_form.name
+    name = solver_name(solver)
+    if infoset_regrets and not isinstance(solver, Solver):
+        raise ValueError(f"infoset regrets need a sequence form (game {name})")
     if iterations < 0:
         raise ValueError(f"iterations must be non-negative, got {iterations} (game {name})")
     if time_limit is not None and not time_limit > 0:
@@ -218,13 +273,13 @@ def _check_arguments(
 
 
 def run(
-    solver: Solver,
+    solver: AnySolver,
     iterations: int,
     *,
     time_limit: float | None = None,
     checkpoints: Collection[int] = (),
     infoset_regrets: bool = False,
-    target: Callable[[Solver], bool] | None = None,
+    target: Callable[[AnySolver], bool] | None = None,
     log_every: int | None = None,
 ) -> RunResult:
     """Runs `solver.evaluate_and_update_policy()` until a stop condition holds.
@@ -233,14 +288,14 @@ def run(
     docstring for the order).
 
     Args:
-      solver: any `Solver`.
+      solver: any `Solver` or `SelfEvaluatingSolver`.
       iterations: the most iterations this run performs.
       time_limit: stop once this many wall-clock seconds have passed since the run started.
       checkpoints: numbers of iterations of this run (0: before the first) after which the
         average profile is measured into the curve; when any is given, the profile is also
         measured where the run stops, so the curve ends at the returned profile.
       infoset_regrets: also measure the maximum per-infoset regret at checkpoints (needs a
-        tree-backed sequence form).
+        `Solver` with a tree-backed sequence form).
       target: evaluated on the solver at every checkpoint; the run stops with reason 'target'
         when it returns True (e.g. `lambda s: s.perturbed_gap() <= 1e-3`).
       log_every: log the iteration, the exploitability and the solver seconds every this many
@@ -252,13 +307,20 @@ def run(
     Raises:
       ValueError: the solver does not satisfy `Solver`, or an argument is out of range.
     """
-    _check_arguments(solver, iterations, time_limit, checkpoints=checkpoints, log_every=log_every)
+    _check_arguments(
+        solver,
+        iterations,
+        time_limit,
+        checkpoints=checkpoints,
+        log_every=log_every,
+        infoset_regrets=infoset_regrets,
+    )
     points = checkpoints if isinstance(checkpoints, range) else frozenset(checkpoints)
     recorder = _CurveRecorder(solver, infoset_regrets)
     start = time.perf_counter()
     seconds, done = 0.0, 0
     reason: StopReason | None = None
-    name = solver.sequence_form.name
+    name = solver_name(solver)
     with interrupts.graceful(), progress.bar(name, total=iterations, unit="it") as bar:
         while reason is None:
             if done in points:

@@ -25,6 +25,10 @@ SMALL_CERTIFICATE_GAMES = (
 )
 
 
+CURVE_LISTS = ("iterations", "traversals", "value", "nash_conv", "exploitability")
+"""The lists of a `solver.ConvergenceCurve.as_dict()` that a slice compares."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Slice:
     """One quick rerun (module docstring).
@@ -402,6 +406,24 @@ SLICES: tuple[Slice, ...] = (
             "--output_json={out}",
         ),
         "gameshrink.md: dominance after the paper's transformation on Leduc",
+    ),
+    *(
+        Slice(
+            f"rhode_island_{solver}",
+            f"docs/results/rhode_island_{solver}.json",
+            (
+                "benchmarks/range_cfr_run.py",
+                f"--solver={solver}",
+                "--seconds=8",
+                "--output_json={out}",
+            ),
+            "poker_scale.md: the first iterations of the one-hour Rhode Island run (the curve "
+            "at fixed iteration counts; the budget decides only where it ends)",
+            # the measurement where the budget stopped is off the grid of iteration counts
+            drop_last=dict.fromkeys(CURVE_LISTS, 1),
+            ignore=("final", "at_600_seconds", "stop_reason"),
+        )
+        for solver in ("cfr_plus", "dcfr")
     ),
 )
 

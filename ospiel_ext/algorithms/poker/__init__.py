@@ -17,8 +17,18 @@ Modules:
 * `products`: fold and showdown values against an opponent's range as precomputed gather /
   kernel / scatter arrays (one T x T kernel per board, card removal included);
 * `range_form`: `PublicTreeSequenceForm`, a `SequenceForm` whose payoff products walk the
-  public tree (`for_game`); every solver, best response and policy works on it unchanged.
+  public tree (`for_game`); every solver, best response and policy works on it unchanged;
+* `deals`: the boards of each round, optionally one per suit orbit (suit isomorphism);
+* `range_tree`: the public tree laid out as (node x board x hand) arrays per round, decisions
+  in groups whose children are consecutive rows;
+* `range_cfr`: CFR / CFR+ / DCFR and exact best responses on that layout (Johanson et al.
+  2012, Section 3), the CFR family's engine on a public-tree form; with suit isomorphism it
+  solves Rhode Island Hold'em whole;
+* `range_numbering`: the map between that layout and the treeplexes' sequence numbering
+  (policies, lifted strategies, the equality tests).
 
 Ask for it by name: `CFRPlusSolver(game, form="public_tree")` (`algorithms.forms`), or
-`ospiel-ext solve --form=public_tree`.
+`ospiel-ext solve --form=public_tree`; for games too large for a TabularPolicy (Rhode Island
+Hold'em), `range_cfr.RangeCFRSolver(range_tree.RangeTree(structure.detect(game),
+suits=True))` (`benchmarks/range_cfr_run.py`).
 """

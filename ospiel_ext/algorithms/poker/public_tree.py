@@ -35,55 +35,16 @@ import functools
 import numpy as np
 
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
-from ospiel_ext.algorithms.poker.structure import PokerStructure, falling
-from ospiel_ext.arrays import FloatArray, IntArray
+from ospiel_ext.algorithms.poker import deals
+from ospiel_ext.algorithms.poker.structure import PokerStructure
+from ospiel_ext.arrays import IntArray
 from ospiel_ext.treeplex import Treeplex
 
 _PAD = -(2**40)  # history padding: sorts before every (negated) action
-
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class Boards:
-    """The boards of one round (public card types dealt so far) and their chance weights.
-
-    Attributes:
-      types: (n_B, cards so far) the card types of each board.
-      parent: (n_B,) index of each board without its last card, among the boards of the round
-        before.
-      remaining: (n_B, T) m_B, the copies of each type the board leaves in the deck.
-      coef: (n_B,) coef_B of the module docstring.
-    """
-
-    types: IntArray
-    parent: IntArray
-    remaining: IntArray
-    coef: FloatArray
-
-
-def _boards(ps: PokerStructure) -> tuple[Boards, ...]:
-    T, n = ps.num_types, ps.num_cards
-    types = np.zeros((1, 0), dtype=np.int64)
-    parent = np.zeros(1, dtype=np.int64)
-    ways = np.ones(1, dtype=np.int64)
-    out = []
-    for r, k in enumerate(ps.public_cards):
-        if k:
-            left = ps.copies[None, :] - _counts(types, T)
-            prev, t = np.nonzero(left > 0)
-            ways = ways[prev] * left[prev, t]
-            types = np.column_stack([types[prev], t])
-            parent = prev
-        remaining = ps.copies[None, :] - _counts(types, T)
-        coef = ways / float(falling(n, 2 + types.shape[1]))
-        out.append(Boards(types, parent if r else np.zeros(1, dtype=np.int64), remaining, coef))
-    return tuple(out)
-
-
-def _counts(types: IntArray, num_types: int) -> IntArray:
-    counts = np.zeros((len(types), num_types), dtype=np.int64)
-    for j in range(types.shape[1]):
-        counts[np.arange(len(types)), types[:, j]] += 1
-    return counts
+# The most information sets a PublicTree numbers: its first-history array takes about 100
+# bytes per information set (Rhode Island Hold'em's 52 M would be 7 GB), and a TabularPolicy
+# of them far more.
+MAX_INFOSETS = 10_000_000
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -132,9 +93,14 @@ class PublicTree:
     Infoset *rows* number every (decision d, board b, hand h) with m_b(h) > 0, decision-major:
     row = row_offset[d] + compatible_rank[round of d][b, h].
 
+    Args:
+      structure: the poker structure.
+      max_infosets: refuse (ValueError, naming the game and the way to solve it) a tree with
+        more information sets; None: no limit.
+
     Attributes:
       structure: the PokerStructure.
-      boards: `Boards` of each round.
+      boards: each round's boards and chance weights (`deals.RoundDeals`).
       decisions, terminals: the flattened betting tree.
       treeplexes: the two treeplexes, numbered as `sequence_form.for_game`'s.
       row_offset, compatible_rank: the row numbering above (rank -1: incompatible).
@@ -142,9 +108,9 @@ class PublicTree:
       first_history: every row's first history in the GameTree walk (pyspiel action ids).
     """
 
-    def __init__(self, structure: PokerStructure):
+    def __init__(self, structure: PokerStructure, max_infosets: int | None = MAX_INFOSETS):
         self.structure = structure
-        self.boards = _boards(structure)
+        self.boards = deals.deals(structure)
         self.decisions, self.terminals = _flatten(structure.betting)
         self.compatible_rank = tuple(
             np.where(b.remaining > 0, np.cumsum(b.remaining > 0).reshape(b.remaining.shape) - 1, -1)
@@ -152,6 +118,15 @@ class PublicTree:
         )
         sizes = [int((self.boards[bp.round].remaining > 0).sum()) for bp in self.decisions]
         self.row_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        if max_infosets is not None and self.row_offset[-1] > max_infosets:
+            raise ValueError(
+                f"game {structure.name}: its public tree has {int(self.row_offset[-1]):,} "
+                f"information sets, more than {max_infosets:,} (the numbering and "
+                "TabularPolicy of every one would not fit); solve it on the range layout "
+                "with suit isomorphism: poker.range_cfr.RangeCFRSolver("
+                "range_tree.RangeTree(structure.detect(game), suits=True)), as "
+                "benchmarks/range_cfr_run.py does"
+            )
         self.first_history = self._first_histories()
         keys = np.where(self.first_history == _PAD, _PAD, -self.first_history)
         order = np.lexsort(keys.T[::-1])  # last child first, a prefix before its extensions

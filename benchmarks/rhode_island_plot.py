@@ -1,0 +1,64 @@
+r"""The Rhode Island convergence plot of poker_scale.md (issue 36), from the runs' JSONs.
+
+  python benchmarks/rhode_island_plot.py --output=docs/results/rhode_island.png
+
+Exploitability (chips per hand, exact best responses) against solving seconds and against
+iterations: CFR+ and DCFR on the whole game's range layout with suit isomorphism
+(`range_cfr_run.py`'s JSONs, --runs) beside CFR+ on GameShrink's lossless abstraction with
+the explicit sequence form (the `rhode_island` curve of `gameshrink.py`'s JSON, --explicit).
+Reads JSONs only; runs nothing.
+"""
+
+import json
+
+from absl import flags
+
+from ospiel_ext import cli, cli_flags, cli_output
+
+_RUNS = flags.DEFINE_list(
+    "runs",
+    ["docs/results/rhode_island_cfr_plus.json", "docs/results/rhode_island_dcfr.json"],
+    "range_cfr_run.py JSONs.",
+)
+_EXPLICIT = flags.DEFINE_string(
+    "explicit", "docs/results/gameshrink.json", "gameshrink.py's JSON (its rhode_island curve)."
+)
+_OUTPUT = flags.DEFINE_string("output", "docs/results/rhode_island.png", "The PNG to write.")
+
+
+def _load(path):
+    with cli_flags.refuse(OSError, ValueError), open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    cli_flags.output_path(_OUTPUT)
+    runs = [_load(p) for p in _RUNS.value]
+    explicit = _load(_EXPLICIT.value)["rhode_island"]["cfr_plus"]
+    curves = [
+        (f"{r['solver'].replace('_plus', '+').upper()}, range layout (suits)", r["curve"])
+        for r in runs
+    ]
+    curves.append(("CFR+, explicit Γ_f (GameShrink lossless)", explicit))
+    plt = cli_output.pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for label, curve in curves:
+        for ax, x in zip(axes, ("seconds", "iterations")):
+            ax.loglog([p[x] for p in curve], [p["exploitability"] for p in curve], label=label)
+    for ax, x in zip(axes, ("solving seconds", "iterations")):
+        ax.set_xlabel(x)
+        ax.set_ylabel("exploitability (chips per hand)")
+        for target in (1e-3, 1e-4):
+            ax.axhline(target, color="grey", lw=0.6, ls="--")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].axvline(600, color="grey", lw=0.6, ls=":")
+    axes[0].axvline(3600, color="grey", lw=0.6, ls=":")
+    fig.suptitle("Rhode Island Hold'em (52 cards): exact exploitability of the average strategy")
+    fig.tight_layout()
+    cli_output.save_figure(fig, _OUTPUT.value)
+
+
+if __name__ == "__main__":
+    cli.main(main)

@@ -1,0 +1,210 @@
+"""CFR on the range layout (`poker.range_cfr`) against the explicit sequence form (issue 36).
+
+The reference is always the compiled game's sequence form (`sequence_form.for_game`) and the
+pack's sequence-form solver, an independent computation: one pass (values, best responses,
+instantaneous regrets) against random profiles, solver iterates, and with suit isomorphism
+the exploitability and value of the lifted strategy in the unabstracted game."""
+
+import dataclasses
+import itertools
+
+import numpy as np
+import pytest
+
+from ospiel_ext import evaluate
+from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import cfr, cfr_rules, cfr_variants
+from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms.gameshrink import descriptions
+from ospiel_ext.algorithms.poker import deals, range_cfr, range_form, range_tree, structure
+from ospiel_ext.algorithms.poker.range_numbering import SequenceIndex
+
+TOL = 1e-12
+GAMES = [
+    "kuhn_poker",
+    "leduc_poker",
+    "limit_leduc_poker(num_ranks=3)",
+    "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
+    "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1,ace_low=false)",
+    descriptions.UNIVERSAL_POKER_EXAMPLES[0],
+]
+SUIT_GAMES = [
+    "leduc_poker",
+    "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
+    "rhode_island_holdem(num_ranks=3,num_suits=3,max_raises=1)",
+]
+
+
+def _layouts(game, suits=False):
+    explicit, public = sf_lib.for_game(game), range_form.for_game(game)
+    tree = range_tree.RangeTree(public.public_tree.structure, suits=suits)
+    return explicit, tree, SequenceIndex(public.public_tree, tree)
+
+
+def _random_profile(sf, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for tp in sf.treeplexes:
+        b = rng.random(tp.num_sequences) ** 3  # uneven, some actions nearly never played
+        b[0] = 1.0
+        b[1:] /= np.repeat(tp.segment_sum(b), tp.num_actions)
+        out.append(b)
+    return tuple(out)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_one_pass_equals_the_explicit_form(game):
+    """Value, best responses and each player's instantaneous regrets of a random profile."""
+    explicit, tree, index = _layouts(game)
+    b = _random_profile(explicit, 0)
+    arrays = index.to_arrays(b)
+    walker = range_cfr.RangeWalker(tree)
+    want = evaluate.evaluate_profile(explicit, b)
+    solver = range_cfr.RangeCFRSolver(tree)
+    assert abs(solver.game_value(arrays) - want.on_policy_values[0]) < TOL
+    np.testing.assert_allclose(
+        solver.best_response_values(arrays), want.best_response_values, rtol=0, atol=TOL
+    )
+    for p in (0, 1):
+        regrets = walker.zeros()
+        walker.values(p, walker.reaches(1 - p, arrays), arrays, regrets)
+        tp = explicit.treeplexes[p]
+        g = explicit.sequence_values(p, explicit.treeplexes[1 - p].realization_plan(b[1 - p]))
+        v_seq, v_inf = tp.infoset_values(g, b[p])
+        expected = v_seq - tp.spread(v_inf)
+        expected[0] = 0.0
+        np.testing.assert_allclose(index.to_sequences(regrets, p), expected, rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker", "limit_leduc_poker(num_ranks=3)"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        cfr_rules.CFR_PLUS,
+        cfr_rules.CFRConfig(alternating_updates=False),
+        cfr_rules.LCFR,
+        cfr_rules.DCFR,
+    ],
+)
+def test_iterates_equal_the_sequence_form_solver(game, config):
+    explicit, tree, index = _layouts(game)
+    ours = range_cfr.RangeCFRSolver(tree, config)
+    theirs = cfr_variants.CFRVariantSolver(explicit, config)
+    for _ in range(15):
+        ours.evaluate_and_update_policy()
+        theirs.evaluate_and_update_policy()
+    tol = 1e-9 if config.discount else TOL  # DCFR's discounting amplifies rounding
+    for got, want in (
+        (index.behavioural(ours.current_strategy()), theirs.current_behavioural()),
+        (index.behavioural(ours.average_strategy()), theirs.average_behavioural()),
+    ):
+        for p in (0, 1):
+            np.testing.assert_allclose(got[p], want[p], rtol=0, atol=tol)
+    assert abs(ours.exploitability() - theirs.exploitability()) < tol
+
+
+@pytest.mark.parametrize("game", SUIT_GAMES)
+def test_suit_isomorphism_gives_the_lifted_strategy_exactly(game):
+    """The exploitability and value the suit-isomorphic tree reports are those of its lifted
+    strategy evaluated in the unabstracted game by the explicit form."""
+    explicit, tree, index = _layouts(game, suits=True)
+    assert tree.rounds[-1].deals.num_boards < len(deals.deals(tree.structure)[-1].types)
+    solver = range_cfr.RangeCFRSolver(tree)
+    for _ in range(20):
+        solver.evaluate_and_update_policy()
+    average = solver.average_strategy()
+    lifted = evaluate.evaluate_profile(explicit, index.behavioural(average))
+    assert lifted.exploitability > 1e-3  # not yet converged: the check has something to see
+    assert abs(solver.exploitability() - lifted.exploitability) < TOL
+    assert abs(solver.game_value(average) - lifted.on_policy_values[0]) < TOL
+
+
+def test_suit_isomorphism_keeps_the_iterates_of_leduc():
+    """Leduc has no rounding-level ties: with and without suits the same exploitabilities."""
+    ps = structure.detect("leduc_poker")
+    full = range_cfr.RangeCFRSolver(range_tree.RangeTree(ps))
+    suits = range_cfr.RangeCFRSolver(range_tree.RangeTree(ps, suits=True))
+    for _ in range(20):
+        full.evaluate_and_update_policy()
+        suits.evaluate_and_update_policy()
+        assert abs(full.exploitability() - suits.exploitability()) < TOL
+
+
+def _orbits(num_ranks, num_suits, length):
+    """Ordered tuples of distinct cards (rank * suits + suit) up to suit permutation."""
+    cards = range(num_ranks * num_suits)
+    perms = list(itertools.permutations(range(num_suits)))
+    seen = set()
+    for board in itertools.permutations(cards, length):
+        seen.add(min(tuple((c // num_suits) * num_suits + pi[c % num_suits] for c in board)
+                     for pi in perms))  # fmt: skip
+    return len(seen)
+
+
+@pytest.mark.parametrize("ranks, suits", [(4, 4), (13, 4), (5, 3)])
+def test_canonical_boards_are_the_suit_orbits(ranks, suits):
+    """Boards per round = orbits of ordered boards under suit permutations (brute force)."""
+    ps = structure.detect(f"rhode_island_holdem(num_ranks={ranks},num_suits={suits})")
+    got = [len(r.types) for r in deals.deals(ps, suits=True)]
+    assert got == [1, _orbits(ranks, suits, 1), _orbits(ranks, suits, 2)]
+    if (ranks, suits) == (13, 4):
+        assert got == [1, 13, 325]  # 13 flop ranks; a turn of the flop's suit (12) or not (13)
+
+
+def test_suit_isomorphism_is_refused_where_the_showdown_sees_suits():
+    ps = structure.detect("leduc_poker")
+    suit_blind = ps.strength
+    seeing = dataclasses.replace(ps, strength=lambda h, b: suit_blind(h, b) * 2 + h % 2)
+    with pytest.raises(ValueError, match="not symmetric in the suits"):
+        deals.deals(seeing, suits=True)
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", "limit_leduc_poker(num_ranks=3)"])
+def test_the_solvers_run_the_range_layout_on_a_public_tree_form(game, monkeypatch):
+    """`CFRPlusSolver(form="public_tree")` on a game above `RANGE_MIN_SEQUENCES` runs the range
+    layout (lowered here so that a small game qualifies): the explicit solver's iterates,
+    policies in the form's numbering."""
+    monkeypatch.setattr(cfr_variants, "RANGE_MIN_SEQUENCES", 0)
+    ours = cfr.CFRPlusSolver(game, form="public_tree")
+    assert ours._range is not None
+    theirs = cfr.CFRPlusSolver(game)
+    for _ in range(15):  # CFR+ amplifies rounding tenfold per ten iterations (limit Leduc 3:
+        ours.evaluate_and_update_policy()  # 1.1e-12 after 25): the layouts sum in other orders
+        theirs.evaluate_and_update_policy()
+    for got, want in zip(ours.average_behavioural(), theirs.average_behavioural()):
+        np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
+    np.testing.assert_allclose(
+        ours.average_policy().action_probability_array,
+        theirs.average_policy().action_probability_array,
+        rtol=0,
+        atol=TOL,
+    )
+    assert abs(ours.exploitability() - theirs.exploitability()) < TOL
+
+
+def test_the_run_loop_runs_and_measures_the_range_solver():
+    """`solver.run` takes the range solver (a `SelfEvaluatingSolver`): its curve is the
+    explicit form's evaluation of the lifted average profile."""
+    explicit, tree, index = _layouts("leduc_poker", suits=True)
+    ours = range_cfr.RangeCFRSolver(tree)
+    result = solver_lib.run(ours, 12, checkpoints=[4, 12])
+    assert result.stop_reason == "iterations" and result.curve.iterations == (4, 12)
+    lifted = evaluate.evaluate_profile(explicit, index.behavioural(ours.average_strategy()))
+    assert abs(result.curve.exploitability[-1] - lifted.exploitability) < TOL
+    assert abs(result.curve.value[-1] - lifted.on_policy_values[0]) < TOL
+    with pytest.raises(ValueError, match="infoset regrets need a sequence form"):
+        solver_lib.run(ours, 1, checkpoints=[1], infoset_regrets=True)
+
+
+def test_a_public_tree_too_large_to_number_is_refused_with_the_way_out():
+    """Rhode Island's 52,128,128 information sets (gameshrink.md counts the same) exceed the
+    numbering's limit: refused at once, naming the range layout."""
+    from ospiel_ext.algorithms.poker.public_tree import PublicTree
+
+    with pytest.raises(ValueError, match=r"52,128,128 information sets.*RangeCFRSolver"):
+        PublicTree(structure.detect("rhode_island_holdem"))
+    ps = structure.detect("leduc_poker")
+    with pytest.raises(ValueError, match="information sets, more than 10"):
+        PublicTree(ps, max_infosets=10)
+    explicit = sf_lib.for_game("leduc_poker")  # rows: both players' information sets
+    assert PublicTree(ps).row_offset[-1] == sum(tp.num_infosets for tp in explicit.treeplexes)
