@@ -26,6 +26,9 @@ _EXPLICIT = flags.DEFINE_string(
 _OUTPUT = flags.DEFINE_string("output", "docs/results/rhode_island.png", "The PNG to write.")
 
 
+KEYS = ("iterations", "seconds", "exploitability")
+
+
 def _load(path):
     with cli_flags.refuse(OSError, ValueError), open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -37,7 +40,13 @@ def main(argv):
     runs = [_load(p) for p in _RUNS.value]
     explicit = _load(_EXPLICIT.value)["rhode_island"]["cfr_plus"]
     curves = [
-        (f"{r['solver'].replace('_plus', '+').upper()}, range layout (suits)", r["curve"])
+        (
+            f"{r['solver'].replace('_plus', '+').upper()}, range layout (suits)",
+            [
+                {"iterations": i, "seconds": t, "exploitability": e}
+                for i, t, e in zip(*(r["curve"][k] for k in KEYS))
+            ],
+        )
         for r in runs
     ]
     curves.append(("CFR+, explicit Γ_f (GameShrink lossless)", explicit))
