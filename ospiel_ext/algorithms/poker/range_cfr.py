@@ -13,7 +13,9 @@ iteration is, for the updating player p,
 2. the values at terminals against the opponent's reach (folds in O(T), showdowns by one
    T x T kernel per board), and bottom up: p's decisions mix their children by the strategy
    and take the instantaneous regrets, the opponent's sum them, a round's end sums its
-   dealt boards (`deals`: with suit isomorphism, relabelled hands);
+   dealt boards (`deals`: with suit isomorphism, relabelled hands; in the rounds before a
+   deal the instantaneous regrets are averaged over each board's hand orbits, so that
+   isomorphic hands keep equal strategies bit for bit, which the relabelling assumes);
 3. the update rule of `cfr_rules.CFRConfig` (regret matching, RM+, DCFR discounting,
    linear or t^gamma averaging) on whole arrays.
 
