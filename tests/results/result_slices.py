@@ -409,21 +409,21 @@ SLICES: tuple[Slice, ...] = (
     ),
     *(
         Slice(
-            f"rhode_island_{solver}",
-            f"docs/results/rhode_island_{solver}.json",
+            f"rhode_island_{run}",
+            f"docs/results/rhode_island_{run}.json",
             (
                 "benchmarks/range_cfr_run.py",
                 f"--solver={solver}",
                 "--seconds=8",
                 "--output_json={out}",
             ),
-            "poker_scale.md: the first iterations of the one-hour Rhode Island run (the curve "
-            "at fixed iteration counts; the budget decides only where it ends)",
+            "poker_scale.md: the first iterations of the Rhode Island runs (the curve at fixed "
+            "iteration counts; the budget decides only where it ends)",
             # the measurement where the budget stopped is off the grid of iteration counts
             drop_last=dict.fromkeys(CURVE_LISTS, 1),
             ignore=("final", "at_600_seconds", "stop_reason"),
         )
-        for solver in ("cfr_plus", "dcfr")
+        for run, solver in (("cfr_plus", "cfr_plus"), ("dcfr", "dcfr"), ("dcfr_alone", "dcfr"))
     ),
 )
 
