@@ -100,7 +100,7 @@ def main(argv):
     for spec in _BOTS.value:
         cli_flags.require(spec.startswith("nested/"), f"--bots: {spec} is not a nested bot")
     cli_flags.output_path(_OUTPUT_JSON)
-    game = pyspiel.load_game(_GAME.value)
+    game = cli.load_game(_GAME.value)
     settings = matches.LargeSettings(
         public_key=_PUBLIC_KEY.value,
         blueprint_iterations=_BLUEPRINT.value,
