@@ -101,14 +101,6 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here 
 TARGET = 1e-3
 
 
-def _status_bytes(field: str) -> int:
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
 def _phase(make, warmup):
     """(form, CFR+ solver after `warmup` iterations, build seconds, peak RSS, its rise)."""
 
@@ -152,10 +144,10 @@ def _peak_phase(make):
     gc.collect()
     with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
         f.write("5")
-    before, start = _status_bytes("VmRSS"), time.perf_counter()
+    before, start = timing.status_bytes("VmRSS"), time.perf_counter()
     made = make()
     seconds = time.perf_counter() - start
-    peak = _status_bytes("VmHWM")
+    peak = timing.status_bytes("VmHWM")
     return made, seconds, peak, peak - before
 
 

@@ -23,6 +23,7 @@ when not reached).
 import time
 
 import numpy as np
+import timing
 from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output
@@ -38,14 +39,6 @@ _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 TARGETS = {"seconds_to_1e-3": 1e-3, "seconds_to_1e-4": 1e-4}
 MAX_ITERATIONS = 10**6
-
-
-def _peak_rss() -> int:
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def main(argv):
@@ -78,7 +71,7 @@ def main(argv):
         "entries": int(sum(s.size for r in solver.current_strategy() for s in r)),
         "build_seconds": build_seconds,
         "seconds_per_iteration": result.seconds / max(result.iterations, 1),
-        "peak_rss_bytes": _peak_rss(),
+        "peak_rss_bytes": timing.status_bytes("VmHWM"),
         "curve": curve,
         "final": last,
         "stop_reason": result.stop_reason,
