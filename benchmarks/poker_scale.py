@@ -268,7 +268,9 @@ def main(argv):
     cli_flags.output_path(_OUTPUT_JSON)
     games = [cli.load_game(name) for name in _GAMES.value]  # every game checked before the work
     curve_game = cli.load_game(_CURVE_GAME.value) if _CURVE_SECONDS.value > 0 else None
-    for game in [*games, *([curve_game] if curve_game else [])]:
+    lp_games = [g for g in _LP_GAMES.value if g]  # --lp_games= : none
+    later = [cli.load_game(g) for g in [_LOSSLESS.value, *lp_games] if g]
+    for game in [*games, *([curve_game] if curve_game else []), *later]:
         with cli_flags.refuse(ValueError):
             structure.detect(game)
     results, rows = {}, []
@@ -345,8 +347,8 @@ def main(argv):
                 ],
             )
         )
-    if _LP_GAMES.value:
-        output["lp_check"] = [_lp_check(g) for g in _LP_GAMES.value]
+    if lp_games:
+        output["lp_check"] = [_lp_check(g) for g in lp_games]
         print(
             format_table(
                 ["game", "LP value", "CFR+ value", "exploitability", "LP in [-br1, br0]"],
