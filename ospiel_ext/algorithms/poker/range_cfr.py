@@ -24,6 +24,10 @@ layout: the infoset (decision, board, hand) is one array entry, its sequences th
 Nothing of size sequences x sequences and no tree of histories is built, so Rhode Island
 Hold'em runs whole (with `suits=True`, one board per suit orbit). The best response is the
 same walk with a maximum at the responder's decisions, an exact exploitability.
+
+A pass is not cut short by Ctrl-C (an iteration of the 52-card game takes about 0.4 s): the
+run loop (`algorithms.solver.run`) stops after the current iteration and keeps the result so
+far; an exception from inside a pass would lose it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import functools
 
 import numpy as np
 
-from ospiel_ext import evaluate, interrupts
+from ospiel_ext import evaluate
 from ospiel_ext.algorithms.cfr_rules import CFR_PLUS, CFRConfig, average_weights, finish_regrets
 from ospiel_ext.algorithms.poker import range_tree
 from ospiel_ext.algorithms.poker.range_tree import RangeTree, RoundLayout
@@ -151,7 +155,6 @@ class RangeWalker:
                     v[g.nodes] = mixed
                     if regrets is not None:
                         self._add_regrets(lay, regrets[r][k], children, mixed)
-                interrupts.check()
             below = (lay, v)
         assert below is not None
         return float(below[1][0].sum())

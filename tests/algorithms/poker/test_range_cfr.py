@@ -208,3 +208,22 @@ def test_a_public_tree_too_large_to_number_is_refused_with_the_way_out():
         PublicTree(ps, max_infosets=10)
     explicit = sf_lib.for_game("leduc_poker")  # rows: both players' information sets
     assert PublicTree(ps).row_offset[-1] == sum(tp.num_infosets for tp in explicit.treeplexes)
+
+
+def test_a_signal_ends_the_run_after_the_current_iteration_with_its_result():
+    """SIGTERM during a run: the run loop stops after the iteration in progress and returns the
+    result so far (a pass that raised would lose it: the script then wrote no JSON)."""
+    import os
+    import signal
+    import threading
+
+    tree = range_tree.RangeTree(structure.detect("rhode_island_holdem(num_ranks=4,num_suits=2)"))
+    ours = range_cfr.RangeCFRSolver(tree)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        result = solver_lib.run(ours, 10**6, checkpoints=[1])
+    finally:
+        timer.cancel()
+    assert result.stop_reason == "interrupted" and 0 < result.iterations < 10**6
+    assert result.curve.iterations[-1] == ours.iteration == result.iterations
