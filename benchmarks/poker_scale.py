@@ -195,14 +195,14 @@ def _lp_check(game):
     )
     for _ in range(_LP_ITERATIONS.value):
         solver.evaluate_and_update_policy()
-    average = solver.average_strategy()
-    br0, br1 = solver.best_response_values(average)
+    evaluation = solver.evaluate_average()
+    br0, br1 = evaluation.best_response_values
     return {
         "game": str(game),
         "lp_value": value,
         "iterations": solver.iteration,
-        "cfr_plus_value": solver.game_value(average),
-        "exploitability": (br0 + br1) / 2,
+        "cfr_plus_value": evaluation.on_policy_values[0],
+        "exploitability": evaluation.exploitability,
         "value_interval": [-br1, br0],
         "lp_value_in_interval": bool(-br1 - 1e-12 <= value <= br0 + 1e-12),
     }

@@ -159,6 +159,19 @@ class RangeWalker:
         assert below is not None
         return float(below[1][0].sum())
 
+    def evaluate(self, strategy: Arrays) -> evaluate.ProfileEvaluation:
+        """The profile's values and best-response values, as `evaluate.evaluate_profile`'s.
+
+        Exact in the game the tree lays out (with suit isomorphism, for suit-symmetric
+        profiles: `deals`).
+        """
+        c = float(self.tree.structure.game.utility_sum())
+        reach1 = self.reaches(1, strategy)
+        value = self.values(0, reach1, strategy)
+        br0 = self.values(0, reach1, None)
+        br1 = self.values(1, self.reaches(0, strategy), None)
+        return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
+
     @staticmethod
     def _add_regrets(
         lay: RoundLayout, regrets: FloatArray, children: list[FloatArray], mixed: FloatArray
@@ -251,28 +264,12 @@ class RangeCFRSolver:
         """The average strategies (uniform before the first iteration)."""
         return normalise(self._average)
 
-    def best_response_values(self, strategy: Arrays) -> tuple[float, float]:
-        """Each player's best-response value against the other's `strategy`."""
-        w = self.walker
-        return (
-            w.values(0, w.reaches(1, strategy), None),
-            w.values(1, w.reaches(0, strategy), None),
-        )
-
-    def game_value(self, strategy: Arrays) -> float:
-        """Player 0's expected value of the profile `strategy`."""
-        return self.walker.values(0, self.walker.reaches(1, strategy), strategy)
-
     def evaluate_average(self) -> evaluate.ProfileEvaluation:
-        """Values and best-response values of the average profile, as `evaluate`'s.
+        """Values and best-response values of the average profile (`RangeWalker.evaluate`).
 
         Makes the solver a `solver.SelfEvaluatingSolver`, which the run loop measures.
         """
-        average = self.average_strategy()
-        c = float(self.tree.structure.game.utility_sum())
-        value = self.game_value(average)
-        br0, br1 = self.best_response_values(average)
-        return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
+        return self.walker.evaluate(self.average_strategy())
 
     def exploitability(self) -> float:
         """OpenSpiel's exploitability of the average profile, (br_0 + br_1) / 2 (zero-sum)."""

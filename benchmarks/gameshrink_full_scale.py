@@ -1,0 +1,143 @@
+r"""GameShrink's losslessness tested on the whole of Rhode Island Hold'em (issue 36).
+
+  python benchmarks/gameshrink_full_scale.py \
+      --output_json=docs/results/gameshrink_full_scale.json
+
+Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information",
+ACM EC 2006: Theorems 2-3 (an equilibrium of Γ_f lifted to the original game is one there)
+and Section 1's claim that Rhode Island Hold'em was solved through a lossless abstraction.
+
+For each of --transformations ('coarsest': the coarsest ordered-game-isomorphic filter, our
+lossless one; 'paper': Definition 5 as written, which reproduces the published abstraction's
+size) it builds Γ_f and runs CFR+ on Γ_f's sequence form (`cfr_variants.CFRVariantSolver`
+through the run loop) up to each of --checkpoints iterations, and at each measures the average
+profile twice:
+
+* in Γ_f (`evaluate.evaluate_profile` on Γ_f's sequence form): what a user of the abstraction
+  sees;
+* lifted into the original 52-card game (Theorem 2's construction) on the range layout with
+  suit isomorphism (`poker.abstract_ranges.RangeLift`, `range_cfr.RangeWalker.evaluate`): the
+  game's own exact best responses, which no compiled form of its 52 M information sets reaches.
+
+For a lossless filter the two exploitabilities and values are equal at every checkpoint (up to
+rounding); any gap is value the abstraction loses. --seconds bounds each transformation's
+CFR+; Ctrl-C or SIGTERM stops after the current iteration, measures there, and writes the JSON.
+
+JSON keys: game, checkpoints, transformations {name: {classes (per round),
+abstraction_seconds, sequences (Γ_f's, per player), points [{iterations, seconds (CFR+
+solving), abstract_value, abstract_exploitability, lifted_value, lifted_exploitability, gap
+(lifted minus abstract exploitability)}], stop_reason}}, range_boards (per round),
+peak_rss_bytes.
+"""
+
+import time
+
+import timing
+from absl import flags
+
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts
+from ospiel_ext.algorithms import cfr_variants, gameshrink
+from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms.gameshrink import abstract_game
+from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
+from ospiel_ext.algorithms.poker.abstract_ranges import RangeLift
+
+_GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A Rhode Island or Leduc game.")
+_TRANSFORMATIONS = flags.DEFINE_list(
+    "transformations", ["coarsest", "paper"], "GameShrink transformations (coarsest, paper)."
+)
+_CHECKPOINTS = flags.DEFINE_list(
+    "checkpoints", ["30", "100", "300", "1000"], "CFR+ iterations at which to measure."
+)
+_SECONDS = flags.DEFINE_float("seconds", 1800.0, "Most CFR+ seconds per transformation.")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
+
+
+def _checkpoints() -> list[int]:
+    try:
+        points = sorted({int(x) for x in _CHECKPOINTS.value})
+    except ValueError:
+        cli.fail(f"--checkpoints must be integers, got {_CHECKPOINTS.value}")
+    if not points or points[0] < 1:
+        cli.fail(f"--checkpoints must be positive integers, got {_CHECKPOINTS.value}")
+    return points
+
+
+def _measure(solver, seconds: float, walker, lift) -> dict:
+    b = solver.average_behavioural()
+    inside = evaluate.evaluate_profile(solver.sequence_form, b)
+    lifted = walker.evaluate(lift.strategy(b))
+    point = {
+        "iterations": solver.iteration,
+        "seconds": seconds,
+        "abstract_value": inside.on_policy_values[0],
+        "abstract_exploitability": inside.exploitability,
+        "lifted_value": lifted.on_policy_values[0],
+        "lifted_exploitability": lifted.exploitability,
+        "gap": lifted.exploitability - inside.exploitability,
+    }
+    print(
+        f"  {point['iterations']:>6} iterations ({seconds:.0f} s): Γ_f exploitability "
+        f"{inside.exploitability:.6e}, lifted {lifted.exploitability:.6e} "
+        f"(gap {point['gap']:.3e}); values {inside.on_policy_values[0]:.9f} / "
+        f"{lifted.on_policy_values[0]:.9f}"
+    )
+    return point
+
+
+def _transformation(game, name: str, walker, points: list[int]) -> dict:
+    abstraction = gameshrink.gameshrink(game, transformation=name)
+    out = {
+        "classes": list(abstraction.num_classes),
+        "abstraction_seconds": abstraction.seconds,
+        "stop_reason": abstraction.stop_reason,
+    }
+    if abstraction.stopped_early:
+        return out
+    shrunk = abstract_game.AbstractGame.of(abstraction)
+    solver = cfr_variants.CFRVariantSolver(shrunk.sequence_form)
+    out["sequences"] = [tp.num_sequences for tp in shrunk.sequence_form.treeplexes]
+    lift = RangeLift(walker.tree, shrunk)
+    print(f"{name}: classes {out['classes']}, Γ_f sequences {out['sequences']}")
+    out["points"], seconds, start = [], 0.0, time.perf_counter()
+    for target in points:
+        left = _SECONDS.value - (time.perf_counter() - start)
+        result = solver_lib.run(solver, target - solver.iteration, time_limit=max(left, 0.0))
+        seconds += result.seconds
+        out["points"].append(_measure(solver, seconds, walker, lift))
+        out["stop_reason"] = result.stop_reason
+        if result.stop_reason != "iterations":
+            break
+    return out
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_SECONDS)
+    cli_flags.output_path(_OUTPUT_JSON)
+    points = _checkpoints()
+    unknown = set(_TRANSFORMATIONS.value) - set(gameshrink.TRANSFORMATIONS)
+    if unknown:
+        cli.fail(
+            f"unknown --transformations {sorted(unknown)}; known: {gameshrink.TRANSFORMATIONS}"
+        )
+    game = cli.load_game(_GAME.value)
+    with cli_flags.refuse(ValueError):
+        ps = structure.detect(game)
+    walker = range_cfr.RangeWalker(range_tree.RangeTree(ps, suits=True))
+    output = {
+        "game": str(game),
+        "checkpoints": points,
+        "range_boards": [lay.deals.num_boards for lay in walker.tree.rounds],
+        "transformations": {},
+    }
+    for name in _TRANSFORMATIONS.value:
+        output["transformations"][name] = _transformation(game, name, walker, points)
+        if interrupts.requested():
+            break
+    output["peak_rss_bytes"] = timing.status_bytes("VmHWM")
+    cli_output.write_json(_OUTPUT_JSON.value, output)
+
+
+if __name__ == "__main__":
+    cli.main(main)
