@@ -9,7 +9,7 @@ and Section 1's claim that Rhode Island Hold'em was solved through a lossless ab
 
 For each of --transformations ('coarsest': the coarsest ordered-game-isomorphic filter, our
 lossless one; 'paper': Definition 5 as written, which reproduces the published abstraction's
-size) it builds Γ_f and runs CFR+ on Γ_f's sequence form (`cfr_variants.CFRVariantSolver`
+size) it builds Γ_f and runs CFR+ on Γ_f's sequence form (`cfr.CFRPlusSolver`
 through the run loop) up to each of --checkpoints iterations, and at each measures the average
 profile twice:
 
@@ -36,7 +36,7 @@ import timing
 from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts
-from ospiel_ext.algorithms import cfr_variants, gameshrink
+from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
@@ -95,7 +95,7 @@ def _transformation(game, name: str, walker, points: list[int]) -> dict:
     if abstraction.stopped_early:
         return out
     shrunk = abstract_game.AbstractGame.of(abstraction)
-    solver = cfr_variants.CFRVariantSolver(shrunk.sequence_form)
+    solver = cfr.CFRPlusSolver(shrunk.sequence_form)
     out["sequences"] = [tp.num_sequences for tp in shrunk.sequence_form.treeplexes]
     lift = RangeLift(walker.tree, shrunk)
     print(f"{name}: classes {out['classes']}, Γ_f sequences {out['sequences']}")
