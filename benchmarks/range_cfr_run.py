@@ -17,7 +17,8 @@ nash_conv, exploitability, max_infoset_regret (empty)}, final {iterations, secon
 exploitability, value} (the last measurement, where the run stopped), stop_reason,
 wall_seconds, at_600_seconds (the last measurement within 600 solving seconds),
 seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first measurement at or below; null
-when not reached).
+when not reached). --policy_out writes the average strategy (`poker.range_policy`: an OpenSpiel
+policy of the whole game once loaded; Rhode Island's is about 100 MB).
 """
 
 import time
@@ -29,7 +30,7 @@ from absl import flags
 from ospiel_ext import cli, cli_flags, cli_output
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
+from ospiel_ext.algorithms.poker import range_cfr, range_policy, range_tree, structure
 
 SOLVERS = {"cfr_plus": cfr_rules.CFR_PLUS, "dcfr": cfr_rules.DCFR}
 _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A poker game (load_game string).")
@@ -37,6 +38,9 @@ _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", list(SOLVERS), "The CFR varian
 _SECONDS = flags.DEFINE_float("seconds", 600.0, "Wall-clock seconds of the run.")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
+_POLICY_OUT = flags.DEFINE_string(
+    "policy_out", None, "Write the average strategy here (.npz, `range_policy.load_range_policy`)."
+)
 TARGETS = {"seconds_to_1e-3": 1e-3, "seconds_to_1e-4": 1e-4}
 MAX_ITERATIONS = 10**6
 
@@ -44,7 +48,8 @@ MAX_ITERATIONS = 10**6
 def main(argv):
     cli_flags.no_arguments(argv)
     cli_flags.positive(_SECONDS)
-    cli_flags.output_path(_OUTPUT_JSON)
+    for output in (_OUTPUT_JSON, _POLICY_OUT):
+        cli_flags.output_path(output)
     game = cli.load_game(_GAME.value)
     with cli_flags.refuse(ValueError):
         ps = structure.detect(game)
@@ -93,7 +98,10 @@ def main(argv):
         f"to 1e-4 {output['seconds_to_1e-4']}; "
         f"{np.mean(np.diff(curve['seconds'])) if len(points) > 1 else 0:.1f} s between checks"
     )
-    cli_output.write_json(_OUTPUT_JSON.value, output)
+    with cli.outputs():
+        cli_output.write_json(_OUTPUT_JSON.value, output)
+        if _POLICY_OUT.value:
+            range_policy.save_range_policy(solver.average_policy(), _POLICY_OUT.value)
 
 
 if __name__ == "__main__":

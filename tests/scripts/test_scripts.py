@@ -14,6 +14,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policy_files
 from ospiel_ext.algorithms.gameshrink import lifting
+from ospiel_ext.algorithms.poker import range_policy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -572,3 +573,23 @@ def test_certificate_lp_starts_benchmark_agrees_on_the_optimum(tmp_path):
         assert len(objectives) == 1
         # CFR+'s average guarantees at most the LP's optimum (the LP maximises it)
         assert all(r["cfr_value"] <= r["objective"] + 1e-9 for r in t["runs"][2:])
+
+
+def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path):
+    """The saved strategy, loaded as an OpenSpiel policy, has the exploitability the JSON
+    reports (OpenSpiel's own best response against the range walker's)."""
+    out, policy = tmp_path / "r.json", tmp_path / "p.npz"
+    proc = run(
+        "range_cfr_run.py",
+        "--game=leduc_poker",
+        "--seconds=1",
+        f"--output_json={out}",
+        f"--policy_out={policy}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    final = json.loads(out.read_text())["final"]
+    loaded = range_policy.load_range_policy(policy)
+    assert os_exploitability.exploitability(loaded.game, loaded) == pytest.approx(
+        final["exploitability"], abs=1e-9
+    )

@@ -25,10 +25,15 @@ Modules:
   2012, Section 3), the CFR family's engine on a public-tree form; with suit isomorphism it
   solves Rhode Island Hold'em whole;
 * `range_numbering`: the map between that layout and the treeplexes' sequence numbering
-  (policies, lifted strategies, the equality tests).
+  (policies, lifted strategies, the equality tests);
+* `range_policy`: a strategy on that layout as an OpenSpiel policy of the whole game
+  (`RangeCFRSolver.average_policy`), saved and loaded as .npz;
+* `abstract_ranges`: a strategy of GameShrink's Γ_f on that layout, evaluated exactly in the
+  original game (Theorems 2-3 tested on Rhode Island Hold'em itself).
 
 Ask for it by name: `CFRPlusSolver(game, form="public_tree")` (`algorithms.forms`), or
 `ospiel-ext solve --form=public_tree`; for games too large for a TabularPolicy (Rhode Island
 Hold'em), `range_cfr.RangeCFRSolver(range_tree.RangeTree(structure.detect(game),
-suits=True))` (`benchmarks/range_cfr_run.py`).
+suits=True))`, whose `average_policy()` is an OpenSpiel policy (`benchmarks/range_cfr_run.py
+--policy_out`).
 """

@@ -25,8 +25,7 @@ import numpy as np
 from ospiel_ext.algorithms.gameshrink.abstract_game import AbstractGame
 from ospiel_ext.algorithms.poker import deals
 from ospiel_ext.algorithms.poker.deals import RoundDeals
-from ospiel_ext.algorithms.poker.range_cfr import Arrays
-from ospiel_ext.algorithms.poker.range_tree import DecisionGroup, RangeTree
+from ospiel_ext.algorithms.poker.range_tree import Arrays, DecisionGroup, RangeTree
 from ospiel_ext.arrays import FloatArray, IntArray
 
 _KEY = re.compile(r"r(\d+) c(\d+) b(.*)", re.DOTALL)

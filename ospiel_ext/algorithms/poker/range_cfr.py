@@ -39,11 +39,9 @@ import numpy as np
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms.cfr_rules import CFR_PLUS, CFRConfig, average_weights, finish_regrets
 from ospiel_ext.algorithms.poker import range_tree
-from ospiel_ext.algorithms.poker.range_tree import RangeTree, RoundLayout
+from ospiel_ext.algorithms.poker.range_policy import RangePolicy
+from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree, RoundLayout
 from ospiel_ext.arrays import FloatArray
-
-Arrays = list[list[FloatArray]]
-"""Per round, per decision group, an array (n, A, n_B, T)."""
 
 
 def regret_matching(regrets: FloatArray) -> FloatArray:
@@ -263,6 +261,10 @@ class RangeCFRSolver:
     def average_strategy(self) -> Arrays:
         """The average strategies (uniform before the first iteration)."""
         return normalise(self._average)
+
+    def average_policy(self) -> RangePolicy:
+        """The average strategies as an OpenSpiel policy (a new object on every call)."""
+        return RangePolicy(self.tree, self.average_strategy())
 
     def evaluate_average(self) -> evaluate.ProfileEvaluation:
         """Values and best-response values of the average profile (`RangeWalker.evaluate`).

@@ -15,8 +15,7 @@ import numpy as np
 
 from ospiel_ext.algorithms.poker import deals
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
-from ospiel_ext.algorithms.poker.range_cfr import Arrays
-from ospiel_ext.algorithms.poker.range_tree import RangeTree
+from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.arrays import FloatArray, IntArray
 
 

@@ -35,6 +35,9 @@ from ospiel_ext.algorithms.poker.deals import RoundDeals, deals
 from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
 
+Arrays = list[list[FloatArray]]
+"""Per round, per decision group, an array (n, A, n_B, T): strategies, regrets, averages."""
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class DecisionGroup:

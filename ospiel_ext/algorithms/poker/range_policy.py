@@ -1,0 +1,125 @@
+"""A range-layout strategy as an OpenSpiel policy, and its file.
+
+The range solver (`range_cfr.RangeCFRSolver`) solves games whose information sets no tabular
+policy can list (Rhode Island Hold'em: 52 M; with suit isomorphism 16.7 M array entries).
+`RangePolicy` is the solver's strategy as an ordinary `open_spiel.python.policy.Policy`: at a
+state it reads the entry (betting decision, board, hand) of the acting player - through the
+canonical board and relabelled hand with suit isomorphism (`deals.canonical_of`; Johanson,
+Bowling, Waugh & Zinkevich, "Accelerating Best Response Calculation in Large Extensive
+Games", IJCAI 2011, Section 3, for the public tree x hand vectors) - so OpenSpiel's
+evaluators, bots and `expected_game_score` take it as they take any policy, and
+`to_tabular` lists it where the game compiles.
+
+`save_range_policy` writes the arrays as .npz (never pickle); `load_range_policy` lays the
+same tree out again and checks the shapes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import files, loading, policies
+from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms.gameshrink import stage_games
+from ospiel_ext.algorithms.poker import deals, structure
+from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
+
+_FORMAT = "ospiel_ext range policy 1"
+
+
+class RangePolicy(policy_lib.Policy):
+    """Behavioural strategies on a `RangeTree` as an OpenSpiel policy of both players.
+
+    Args:
+      tree: the laid-out public tree.
+      strategy: per round and decision group, arrays (n, A, n_B, T) of action probabilities
+        (`range_cfr.RangeCFRSolver.average_strategy`).
+
+    Raises:
+      ValueError: the arrays do not have the tree's shapes.
+    """
+
+    def __init__(self, tree: RangeTree, strategy: Arrays):
+        super().__init__(tree.structure.game, [0, 1])
+        _check_shapes(tree, strategy)
+        self.tree, self.strategy = tree, strategy
+        actual = deals.deals(tree.structure)
+        self._canonical = deals.canonical_of(tree.deals, actual)
+        self._board = [{tuple(row): b for b, row in enumerate(dl.types.tolist())} for dl in actual]
+        self._decision = [
+            {node.key: (k, i) for k, g in enumerate(lay.groups) for i, node in enumerate(g.betting)}
+            for lay in tree.rounds
+        ]
+
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
+        """`Policy.action_probabilities`: the acting player's entry at `state`."""
+        ps, player = self.tree.structure, state.current_player()
+        r, key = stage_games.betting_key(state)
+        k, i = self._decision[r][key]
+        chance = stage_games.chance_actions_of(state)
+        if ps.joint_private_deal:
+            hands, public = divmod(chance[0], ps.num_types), chance[1:]
+        else:
+            hands, public = (chance[0], chance[1]), chance[2:]
+        board, relabel = self._canonical[r]
+        b = self._board[r][tuple(public)]
+        probs = self.strategy[r][k][i, :, board[b], relabel[b, hands[player]]]
+        node = self.tree.rounds[r].groups[k].betting[i]
+        return dict(zip(node.actions, probs.tolist()))
+
+    def to_tabular(self, max_nodes: int | None = None) -> policy_lib.TabularPolicy:
+        """The policy as a TabularPolicy (compiles the game: small games only)."""
+        layout = policies.layout(sf_lib.for_game(self.game, max_nodes))
+        return layout.to_tabular(layout.from_policy(self))
+
+
+def _check_shapes(tree: RangeTree, strategy: Arrays) -> None:
+    want = [
+        [(len(g.nodes), g.num_actions, *lay.shape[1:]) for g in lay.groups] for lay in tree.rounds
+    ]
+    got = [[tuple(np.shape(a)) for a in per_round] for per_round in strategy]
+    if got != want:
+        raise ValueError(f"game {tree.name}: strategy arrays of shapes {got}, the tree's {want}")
+
+
+def save_range_policy(policy: RangePolicy, path: str | os.PathLike) -> None:
+    """Writes the policy's game, suit flag and arrays as .npz to `path` (by `files.output`)."""
+    contents: dict[str, Any] = {"format": _FORMAT, "game": policy.tree.name}
+    contents["suits"] = policy.tree.suits
+    for r, per_round in enumerate(policy.strategy):
+        for k, a in enumerate(per_round):
+            contents[f"strategy_{r}_{k}"] = a
+    with files.output(path, binary=True) as f:
+        np.savez_compressed(f, **contents)
+
+
+def load_range_policy(path: str | os.PathLike) -> RangePolicy:
+    """Reads `save_range_policy`'s file back, laying the game's tree out again.
+
+    Raises:
+      ValueError: not such a file, its game string now loads as another game, or its arrays
+        do not fit the tree laid out here.
+    """
+    with np.load(path, allow_pickle=False) as f:
+        if "format" not in f.files or str(f["format"]) != _FORMAT:
+            raise ValueError(f"{path} is not a range-policy file")
+        data = {k: f[k] for k in f.files}
+    saved = str(data["game"])
+    game = loading.load(saved)
+    if str(game) != saved:
+        raise ValueError(f"{path} was saved for {saved}, which now loads as {game}")
+    tree = RangeTree(structure.detect(game), suits=bool(data["suits"]))
+    names = [
+        [f"strategy_{r}_{k}" for k in range(len(lay.groups))] for r, lay in enumerate(tree.rounds)
+    ]
+    missing = [n for per_round in names for n in per_round if n not in data]
+    if missing:
+        raise ValueError(f"{path}: the tree of {saved} has arrays the file lacks: {missing}")
+    return RangePolicy(tree, [[data[n] for n in per_round] for per_round in names])
