@@ -23,9 +23,10 @@ import re
 import numpy as np
 
 from ospiel_ext.algorithms.gameshrink.abstract_game import AbstractGame
-from ospiel_ext.algorithms.poker import deals
+from ospiel_ext.algorithms.poker import deals, structure
 from ospiel_ext.algorithms.poker.deals import RoundDeals
 from ospiel_ext.algorithms.poker.range_tree import Arrays, DecisionGroup, RangeTree
+from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
 
 _KEY = re.compile(r"r(\d+) c(\d+) b(.*)", re.DOTALL)
@@ -45,10 +46,12 @@ def _infosets_by_betting(shrunk: AbstractGame, player: int) -> dict[tuple[int, s
     return out
 
 
-def _classes(shrunk: AbstractGame, dl: RoundDeals, player: int, r: int) -> IntArray:
+def _classes(
+    shrunk: AbstractGame, ps: PokerStructure, dl: RoundDeals, *, player: int, r: int
+) -> IntArray:
     """(n_B, T) the class f^r of `player`'s view (hand, board) of round r at `dl`'s boards.
 
-    -1 where the hand shares a card with the board.
+    -1 where the deck has no card of the hand's type left beside the board.
     """
     a = shrunk.abstraction
     og = a.og
@@ -69,8 +72,9 @@ def _classes(shrunk: AbstractGame, dl: RoundDeals, player: int, r: int) -> IntAr
             f"round's board in the view; round {r} of player {player} sees {len(own)} private "
             f"and {len(public)} public cards against a board of {dl.types.shape[1]}"
         )
-    deal[:, own[0]] = hands
-    deal[:, public] = dl.types[boards]
+    cards = structure.card_ids(np.column_stack([hands, dl.types[boards]]), int(ps.copies[0]))
+    deal[:, own[0]] = cards[:, 0]
+    deal[:, public] = cards[:, 1:]
     out = np.full((n_b, t), -1, dtype=np.int64)
     out[boards, hands] = a.classes[r][a.signal_tree.view_index(deal, player, r)]
     return out
@@ -99,9 +103,14 @@ class RangeLift:
         canonical = deals.canonical_of(tree.deals, actual)
         self.sequences: list[list[IntArray]] = []  # per round and group: (n, A, n_B, T), -1
         for r, lay in enumerate(tree.rounds):
-            classes = [_classes(shrunk, lay.deals, p, r) for p in (0, 1)]
+            classes = [_classes(shrunk, tree.structure, lay.deals, player=p, r=r) for p in (0, 1)]
             if tree.suits and not all(
-                _suit_invariant(c, _classes(shrunk, actual[r], p, r), lay.deals, canonical[r])
+                _suit_invariant(
+                    c,
+                    _classes(shrunk, tree.structure, actual[r], player=p, r=r),
+                    lay.deals,
+                    canonical[r],
+                )
                 for p, c in enumerate(classes)
             ):
                 raise ValueError(
