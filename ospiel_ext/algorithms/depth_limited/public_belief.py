@@ -170,7 +170,7 @@ def _same(a: pyspiel.State, b: pyspiel.State) -> bool:
 def sample_histories(
     belief: PublicBelief, budget: int, rng: np.random.Generator, keep: NDArray[np.bool_]
 ) -> PublicBelief:
-    """At most about `budget` of `belief`'s histories, with importance weights (a new belief).
+    """At most `budget` of `belief`'s histories with importance weights (a new belief).
 
     The solve of a decision in a public state of many histories (late in imperfect-information
     Goofspiel 7, ~10^5) works on a sample of them: Monte Carlo estimation of the public belief,
@@ -180,43 +180,53 @@ def sample_histories(
     Subgame Solving in Imperfect-Information Games", Section 2.1, contrast with the
     common-knowledge public state they solve.
 
-    Estimator. The histories with `keep` (the bot's own information set: it must play there)
-    are kept with weight 1. Of the others, with reach w_h = P_0(h) P_1(h) P_c(h) and total
-    W > 0, m = max(budget - #keep, 0) draws are made with replacement with probability
-    p_h = w_h / W; a history drawn N_h times (N_h ~ Binomial(m, p_h)) is kept once with its
-    chance reach scaled by N_h / (m p_h), so its estimated reach is
-        P_c^(h) = P_c(h) N_h / (m p_h),   E[P_c^(h)] = P_c(h)   (0 if not drawn).
-    Every sum over histories linear in the reach - the belief's total and its weight on an
-    information set, the gadget's P_i P_c weights and the counterfactual values - is then an
-    unbiased estimate of the exact one over the histories of positive reach; the total reach is
-    even exact (sum_h w_h N_h / (m p_h) = W sum_h N_h / m = W). Histories of zero
-    reach (the opponent's blueprint never goes there: P_o = 0 while P_i P_c > 0) are never
-    drawn: they add nothing to the reach-weighted sums, but a safe gadget (resolving,
-    max-margin) loses the opponent's information sets that only they and unsampled histories
-    make up, with their alternative values - the sample trades safety against deviations the
-    blueprint deems unlikely for fewer histories. The bot's own P_i, and P_o, are left as they
-    are, so the strategies the solve reads and writes are unchanged.
+    Estimator: priority sampling (Duffield, Lund & Thorup (2007), "Priority sampling for
+    estimation of arbitrary subset sums", J. ACM 54(6), Section 2). The histories with `keep`
+    (the bot's own information set: it must play there) are kept with weight 1. Of the others,
+    with reach w_h = P_0(h) P_1(h) P_c(h) > 0, each gets the priority q_h = w_h / u_h,
+    u_h ~ U(0, 1] from `rng`; the k = budget - #keep of highest priority are kept, and with tau
+    the (k + 1)-th highest priority, a kept history's chance reach is scaled so that its reach
+    becomes max(w_h, tau):
+        P_c^(h) = P_c(h) max(1, tau / w_h),   E[P_c^(h)] = P_c(h)   (0 if not kept),
+    (Duffield et al., Theorem 1). Every sum over histories linear in the reach - the belief's
+    total and its weight on an information set, the gadget's P_i P_c weights and counterfactual
+    values - is then an unbiased estimate of the exact one over the histories of positive
+    reach. Without replacement, histories of reach above tau are kept exactly and only the tail
+    is sampled: near the budget almost nothing changes, where draws with replacement
+    (multinomial, p_h = w_h / W) leave out a third of the histories even at m = n.
+
+    Histories of zero reach (the opponent's blueprint never goes there: P_o = 0 while
+    P_i P_c > 0) are dropped: they add nothing to the reach-weighted sums, but a safe gadget
+    (resolving, max-margin) loses the opponent's information sets that only they and unsampled
+    histories make up, with their alternative values - the sample trades safety against
+    deviations the blueprint deems unlikely for fewer histories. If the kept histories alone
+    exceed the budget, only they are used. P_0 and P_1 are left as they are, so the strategies
+    the solve reads and writes are unchanged.
 
     Args:
       belief: the exact public belief.
-      budget: the number of histories above which to sample (>= 1).
-      rng: the draws' generator (the bot's seeded one); not touched if no sampling happens.
+      budget: the most histories to keep, if `keep` has no more (>= 1).
+      rng: the generator of the priorities (the bot's seeded one); not touched unless the
+        histories of positive reach outside `keep` exceed the room left.
       keep: (histories,) the histories to keep for certain.
 
     Returns:
       `belief` itself when it has at most `budget` histories; otherwise a new `PublicBelief`
-      on the same path with the kept and the drawn histories (belief order) and their reaches.
+      on the same path with the kept and the sampled histories (belief order) and their reaches.
     """
-    n = len(belief.states)
-    if n <= budget:
+    if len(belief.states) <= budget:
         return belief
     weights = np.where(keep, 0.0, np.prod(belief.reach, axis=0))
-    total, draws = float(weights.sum()), max(budget - int(keep.sum()), 0)
+    others = np.flatnonzero(weights > 0)
+    room = max(budget - int(keep.sum()), 0)
     scale = keep.astype(np.float64)
-    if draws and total > 0:
-        counts = rng.multinomial(draws, weights / total)
-        drawn = counts > 0
-        scale[drawn] = counts[drawn] * total / (draws * weights[drawn])
+    if len(others) <= room:
+        scale[others] = 1.0
+    elif room > 0:
+        priority = weights[others] / (1.0 - rng.random(len(others)))  # u in (0, 1]
+        order = np.argsort(-priority, kind="stable")
+        top, tau = others[order[:room]], priority[order[room]]
+        scale[top] = np.maximum(1.0, tau / weights[top])
     chosen = np.flatnonzero(scale > 0)
     out = copy.copy(belief)
     out.states = [belief.states[k] for k in chosen.tolist()]
