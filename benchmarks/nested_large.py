@@ -12,7 +12,8 @@ compiled beyond the current public state and the depth limit; the blueprint is O
 external-sampling MCCFR (--blueprint_iterations, where the paper trained value functions), the
 K = --num_values leaf values (blueprint + biased copies) and the opponent's alternative values
 are Monte Carlo rollouts (--samples each, cached per history; exact values from a compiled
-continuation where the rest of the game has at most --exact_leaf_nodes nodes). Prints each
+continuation where the rest of the game has at most --exact_leaf_nodes nodes; solves on a
+sample of a public state's histories above --max_histories, `LargeNestedSettings`). Prints each
 pair's mean return and win rate, and Figure 4's measure: each bot's win rate against its worst
 matchup.
 The 95 % interval is given over games and over deals (each deal is played from both seats and
@@ -26,6 +27,7 @@ import dataclasses
 import itertools
 import time
 
+import nested_flags
 from absl import app, flags
 
 from ospiel_ext import cli, cli_flags, cli_output, executors
@@ -45,14 +47,6 @@ _GAMES = flags.DEFINE_integer("games", 100, "Games per pair.")
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per task (even).")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
 _BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 50_000, "MCCFR iterations.")
-_DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit (paper: 1).")
-_NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state (paper: 10).")
-_ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve (paper: 3000).")
-_SAMPLES = flags.DEFINE_integer("samples", 2, "Rollouts per leaf state and continuation.")
-_EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior (paper: 2e-2).")
-_EXACT = flags.DEFINE_integer(
-    "exact_leaf_nodes", 0, "Exact leaf values where the rest has at most this many nodes."
-)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _SCHEDULER = executors.define_scheduler_flag()
 _WORKERS = executors.define_workers_flag()
@@ -62,25 +56,13 @@ def main(argv):
     cli_flags.no_arguments(argv)
     bots = list(dict.fromkeys(_BOTS.value))
     cli_flags.require(len(bots) >= 2, "--bots needs at least two distinct bots")
-    for holder in (_GAMES, _BLUEPRINT, _DEPTH, _NUM_VALUES, _ITERATIONS):
+    for holder in (_GAMES, _BLUEPRINT):
         cli_flags.positive(holder)
-    cli_flags.require(0 < _EPS.value < 0.5, "--eps must be in (0, 1/2)")
-    cli_flags.require(_SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
+    nested_flags.check()
     cli_flags.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
     cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
-    settings = matches.LargeSettings(
-        public_key=_PUBLIC_KEY.value,
-        blueprint_iterations=_BLUEPRINT.value,
-        blueprint_seed=0,
-        depth=_DEPTH.value,
-        num_values=_NUM_VALUES.value,
-        method="cfr",
-        iterations=_ITERATIONS.value,
-        samples=_SAMPLES.value,
-        eps=_EPS.value,
-        exact_leaf_nodes=_EXACT.value,
-    )
+    settings = nested_flags.settings(_PUBLIC_KEY.value, _BLUEPRINT.value)
     try:
         for spec in bots:
             matches.parse_bot(spec)
@@ -88,9 +70,10 @@ def main(argv):
                 large.LargeNestedSolvingBot(
                     game, large.MCCFRPolicy(game, None), 0,
                     settings=large.LargeNestedSettings(
-                        public_key=_PUBLIC_KEY.value, depth=_DEPTH.value,
-                        num_values=_NUM_VALUES.value, samples=_SAMPLES.value,
-                        exact_leaf_nodes=_EXACT.value,
+                        public_key=settings.public_key, depth=settings.depth,
+                        num_values=settings.num_values, samples=settings.samples,
+                        exact_leaf_nodes=settings.exact_leaf_nodes,
+                        max_histories=settings.max_histories,
                     ),
                     gadget=matches.parse_bot(spec)[1], prior=matches.parse_bot(spec)[2],
                 )  # fmt: skip

@@ -10,23 +10,26 @@ twice in one process, with one MCCFR blueprint:
   policies asked at every rollout step (`rollouts.CACHE_POLICIES = False`), rollouts at every
   leaf (exact_leaf_nodes = 0);
 * new: batched subtree copies, cached policies, exact leaf values from a compiled continuation
-  wherever the rest of the game has at most --exact_leaf_nodes nodes.
+  wherever the rest of the game has at most --exact_leaf_nodes nodes, and solves on a sample of
+  the public state's histories above --max_histories (`LargeNestedSettings.max_histories`).
 
 Prints the CPU seconds (`time.process_time`: the machine may be shared) of each game for both
 paths, the CPU seconds per phase of a decision
 (`large.PHASES`: beliefs, local game, leaf and root values, quantities, gadget, solve; both
 bots added), the states valued exactly and by rollouts, and the speed-up (old seconds over new).
 The bots' seeds are the same in both paths; the old path's decisions are those of the code
-before issue 37, the new path's differ where exact values replace rollout estimates.
-JSON keys: game, bots, settings, exact_leaf_nodes, games (per game: seed, a_seat, old_s,
-new_s, old_return, new_return, same_moves: the two paths' games had the same history up to the
-last decision), old / new (seconds, wall_seconds, phases, valued), speedup
-(of CPU seconds).
+before issue 37, the new path's differ where exact values replace rollout estimates or the
+histories are sampled.
+JSON keys: game, bots, settings (the old path's), exact_leaf_nodes, max_histories, games (per
+game: seed, a_seat, old_s, new_s, old_return, new_return, same_moves: the two paths' games had
+the same history up to the last decision), old / new (seconds, wall_seconds, phases, valued),
+speedup (of CPU seconds).
 """
 
 import dataclasses
 import time
 
+import nested_flags
 import pyspiel
 from absl import flags
 
@@ -46,21 +49,13 @@ _BOTS = flags.DEFINE_list(
 _GAMES = flags.DEFINE_integer("games", 1, "Games per path.")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
 _BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 2000, "MCCFR iterations.")
-_DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit.")
-_NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state.")
-_ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve.")
-_SAMPLES = flags.DEFINE_integer("samples", 2, "Rollouts per leaf state and continuation.")
-_EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior.")
-_EXACT = flags.DEFINE_integer(
-    "exact_leaf_nodes", 0, "New path: exact leaf values up to this many nodes (0: rollouts)."
-)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
 def _play(game, settings, *, a, b, first_seed, games):
     """Per game (CPU and wall seconds, bot a's return, the history at the last decision), and
     the bots' phase seconds and valued states."""
-    bots_a, bots_b = matches._seats(
+    bots_a, bots_b = matches.seats(
         lambda spec, p, seed: matches.make_large_bot(
             spec, _GAME.value, p, settings=settings, seed=seed
         ),
@@ -92,32 +87,24 @@ def _path(old: bool) -> None:
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    for holder in (_GAMES, _BLUEPRINT, _DEPTH, _NUM_VALUES, _ITERATIONS):
+    for holder in (_GAMES, _BLUEPRINT):
         cli_flags.positive(holder)
-    cli_flags.non_negative(_EXACT)
-    cli_flags.require(_SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
+    nested_flags.check()
     cli_flags.require(len(_BOTS.value) == 2, "--bots needs two bots")
     for spec in _BOTS.value:
         cli_flags.require(spec.startswith("nested/"), f"--bots: {spec} is not a nested bot")
     cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
-    settings = matches.LargeSettings(
-        public_key=_PUBLIC_KEY.value,
-        blueprint_iterations=_BLUEPRINT.value,
-        depth=_DEPTH.value,
-        num_values=_NUM_VALUES.value,
-        iterations=_ITERATIONS.value,
-        samples=_SAMPLES.value,
-        eps=_EPS.value,
-    )
+    new_settings = nested_flags.settings(_PUBLIC_KEY.value, _BLUEPRINT.value)
+    settings = dataclasses.replace(new_settings, exact_leaf_nodes=0, max_histories=0)
     start = time.perf_counter()
-    matches._large_blueprint(_GAME.value, _BLUEPRINT.value, settings.blueprint_seed)
+    matches.large_blueprint(_GAME.value, _BLUEPRINT.value, settings.blueprint_seed)
     print(f"blueprint: {_BLUEPRINT.value} MCCFR iterations in {time.perf_counter() - start:.1f} s")
     a, b = _BOTS.value
     results = {}
     for name, path_settings in (
         ("old", settings),
-        ("new", dataclasses.replace(settings, exact_leaf_nodes=_EXACT.value)),
+        ("new", new_settings),
     ):
         _path(old=name == "old")
         try:
@@ -152,7 +139,8 @@ def main(argv):
             "game": _GAME.value,
             "bots": [a, b],
             "settings": dataclasses.asdict(settings),
-            "exact_leaf_nodes": _EXACT.value,
+            "exact_leaf_nodes": new_settings.exact_leaf_nodes,
+            "max_histories": new_settings.max_histories,
             "games": [
                 {
                     "seed": _SEED.value + g - g % 2,

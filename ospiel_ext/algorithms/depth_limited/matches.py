@@ -81,7 +81,7 @@ def bot_seed(seed: int, player: int, own: str, other: str) -> int:
     return int(np.random.SeedSequence(entropy).generate_state(1)[0])
 
 
-def _seats(
+def seats(
     make: Callable[[str, int, int], pyspiel.Bot], a: str, b: str, seed: int
 ) -> tuple[tuple[pyspiel.Bot, pyspiel.Bot], tuple[pyspiel.Bot, pyspiel.Bot]]:
     """(a's bots, b's bots) for seats 0 and 1, `make(spec, player, seed)` seeded by `bot_seed`."""
@@ -137,7 +137,7 @@ def play(match: Match) -> list[float]:
     """Bot a's return in each game of `match` (module-level: any executor can run it)."""
     sf = blueprints.full_game(match.game)
     assert sf.tree.game is not None
-    a, b = _seats(
+    a, b = seats(
         lambda spec, p, seed: make_bot(
             spec, sf, match.blueprint, player=p, settings=match.settings, seed=seed
         ),
@@ -349,6 +349,7 @@ class LargeSettings:
     samples: int = 2
     eps: float = 2e-2  # Kubíček, Lisý & Sandholm (2025), App. B.4 Table 1, nested solving
     exact_leaf_nodes: int = 0
+    max_histories: int = 0
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -367,7 +368,7 @@ class LargeMatch:
 
 
 @functools.lru_cache(maxsize=2)
-def _large_blueprint(game_string: str, iterations: int, seed: int) -> large.MCCFRPolicy:
+def large_blueprint(game_string: str, iterations: int, seed: int) -> large.MCCFRPolicy:
     """The MCCFR blueprint, computed once per process (deterministic for the seed)."""
     return large.mccfr_blueprint(pyspiel.load_game(game_string), iterations, seed)
 
@@ -379,7 +380,7 @@ def make_large_bot(
     kind, gadget, prior = parse_bot(spec)
     game = pyspiel.load_game(game_string)
     s = settings
-    blueprint = _large_blueprint(game_string, s.blueprint_iterations, s.blueprint_seed)
+    blueprint = large_blueprint(game_string, s.blueprint_iterations, s.blueprint_seed)
     if kind == "blueprint":
         return policy_bot.PolicyBot(player, np.random.RandomState(seed), blueprint)
     bot_settings = large.LargeNestedSettings(
@@ -391,6 +392,7 @@ def make_large_bot(
         samples=s.samples,
         eps=s.eps,
         exact_leaf_nodes=s.exact_leaf_nodes,
+        max_histories=s.max_histories,
     )
     return large.LargeNestedSolvingBot(
         game, blueprint, player, settings=bot_settings, gadget=gadget, prior=prior, seed=seed
@@ -399,7 +401,7 @@ def make_large_bot(
 
 def play_large(match: LargeMatch) -> list[float]:
     """Bot a's return in each game of `match` (module-level: any executor can run it)."""
-    a, b = _seats(
+    a, b = seats(
         lambda spec, p, seed: make_large_bot(
             spec, match.game, p, settings=match.settings, seed=seed
         ),

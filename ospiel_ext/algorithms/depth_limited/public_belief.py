@@ -11,6 +11,8 @@ Solving for Imperfect-Information Games", Sections 4-5: steps 1 and 2 of the nes
   every history whose public observation (`PublicKey`) matched the actual one at every step,
   with its reach P_0, P_1, P_c (the bot's own as it played, the opponent's under the
   blueprint, chance's) - the histories H(s0) of Section 2.1;
+* `sample_histories`: above a budget, an importance-weighted sample of those histories (the
+  bot's own information set always kept) for the solve of one decision;
 * `local_game`: compiles the histories' subtrees down to `depth` player moves under a chance
   node over them (a `GameTree` with no pyspiel game behind it, built by the core's
   `walk.expand_below`); the subgame is its public state (`cuts.root_set`).
@@ -18,6 +20,7 @@ Solving for Imperfect-Information Games", Sections 4-5: steps 1 and 2 of the nes
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Sequence
 
@@ -164,6 +167,75 @@ def _same(a: pyspiel.State, b: pyspiel.State) -> bool:
     return bool(a.history() == b.history())
 
 
+def sample_histories(
+    belief: PublicBelief, budget: int, rng: np.random.Generator, keep: NDArray[np.bool_]
+) -> PublicBelief:
+    """At most `budget` of `belief`'s histories with importance weights (a new belief).
+
+    The solve of a decision in a public state of many histories (late in imperfect-information
+    Goofspiel 7, ~10^5) works on a sample of them: Monte Carlo estimation of the public belief,
+    as Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games",
+    Section 5, estimate leaf values by sampling, and in the spirit of the knowledge-limited
+    subgame solving that Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve
+    Subgame Solving in Imperfect-Information Games", Section 2.1, contrast with the
+    common-knowledge public state they solve.
+
+    Estimator: priority sampling (Duffield, Lund & Thorup (2007), "Priority sampling for
+    estimation of arbitrary subset sums", J. ACM 54(6), Section 2). The histories with `keep`
+    (the bot's own information set: it must play there) are kept with weight 1. Of the others,
+    with reach w_h = P_0(h) P_1(h) P_c(h) > 0, each gets the priority q_h = w_h / u_h,
+    u_h ~ U(0, 1] from `rng`; the k = budget - #keep of highest priority are kept, and with tau
+    the (k + 1)-th highest priority, a kept history's chance reach is scaled so that its reach
+    becomes max(w_h, tau):
+        P_c^(h) = P_c(h) max(1, tau / w_h),   E[P_c^(h)] = P_c(h)   (0 if not kept),
+    (Duffield et al., Theorem 1). Every sum over histories linear in the reach - the belief's
+    total and its weight on an information set, the gadget's P_i P_c weights and counterfactual
+    values - is then an unbiased estimate of the exact one over the histories of positive
+    reach. Without replacement, histories of reach above tau are kept exactly and only the tail
+    is sampled: near the budget almost nothing changes, where draws with replacement
+    (multinomial, p_h = w_h / W) leave out a third of the histories even at m = n.
+
+    Histories of zero reach (the opponent's blueprint never goes there: P_o = 0 while
+    P_i P_c > 0) are dropped: they add nothing to the reach-weighted sums, but a safe gadget
+    (resolving, max-margin) loses the opponent's information sets that only they and unsampled
+    histories make up, with their alternative values - the sample trades safety against
+    deviations the blueprint deems unlikely for fewer histories. If the kept histories alone
+    exceed the budget, only they are used. P_0 and P_1 are left as they are, so the strategies
+    the solve reads and writes are unchanged.
+
+    Args:
+      belief: the exact public belief.
+      budget: the most histories to keep, if `keep` has no more (>= 1).
+      rng: the generator of the priorities (the bot's seeded one); not touched unless the
+        histories of positive reach outside `keep` exceed the room left.
+      keep: (histories,) the histories to keep for certain.
+
+    Returns:
+      `belief` itself when it has at most `budget` histories; otherwise a new `PublicBelief`
+      on the same path with the kept and the sampled histories (belief order) and their reaches.
+    """
+    if len(belief.states) <= budget:
+        return belief
+    weights = np.where(keep, 0.0, np.prod(belief.reach, axis=0))
+    others = np.flatnonzero(weights > 0)
+    room = max(budget - int(keep.sum()), 0)
+    scale = keep.astype(np.float64)
+    if len(others) <= room:
+        scale[others] = 1.0
+    elif room > 0:
+        priority = weights[others] / (1.0 - rng.random(len(others)))  # u in (0, 1]
+        order = np.argsort(-priority, kind="stable")
+        top, tau = others[order[:room]], priority[order[room]]
+        scale[top] = np.maximum(1.0, tau / weights[top])
+    chosen = np.flatnonzero(scale > 0)
+    out = copy.copy(belief)
+    out.states = [belief.states[k] for k in chosen.tolist()]
+    out.reach = belief.reach[:, chosen].copy()
+    out.reach[2] *= scale[chosen]
+    out.path = list(belief.path)
+    return out
+
+
 @dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class LocalGame:
     """A public state's histories compiled down to the depth limit (module docstring).
@@ -176,6 +248,8 @@ class LocalGame:
       leaf_nodes: the local nodes of the states at the depth limit (placeholder leaves).
       leaf_states: those states.
       infoset_states: one pyspiel state per local information set key.
+      belief: the histories and reaches it was compiled from (the public state's, or a
+        `sample_histories` of them).
     """
 
     tree: GameTree
@@ -185,6 +259,7 @@ class LocalGame:
     leaf_nodes: NDArray[np.int64]
     leaf_states: list[pyspiel.State]
     infoset_states: dict[str, pyspiel.State]
+    belief: PublicBelief
 
     def behavioural(self, policy_of: Sequence[policy_lib.Policy]) -> policies.Behavioural:
         """Both players' strategies of `policy_of` on the local sequence form."""
@@ -231,4 +306,5 @@ def local_game(
         leaf_nodes=np.asarray(leaf_nodes, dtype=np.int64)[order],
         leaf_states=[leaf_states[j] for j in order],
         infoset_states=infoset_states,
+        belief=belief,
     )

@@ -199,3 +199,115 @@ def test_bias_set_favours_legal_ranks_wherever_the_legal_actions_are():
         assert probs[favoured] == pytest.approx(10 / (n + 9))  # uniform, one action x 10
         others = [a for a in legal if a != favoured]
         assert all(probs[a] == pytest.approx(1 / (n + 9)) for a in others)
+
+
+def _belief_after(game, key, seed, moves, player):
+    """The exact public belief of `player` after `moves` random player moves, and the state."""
+    state = _play(game, seed, moves)
+    belief = public_belief.PublicBelief(game, public_belief.make_public_key(game, key), player)
+    profile = policies.random_policy(game, seed, 1.0)
+    belief.advance(state, [profile, profile])
+    return belief, state
+
+
+def test_sampled_reaches_are_unbiased_and_keep_the_kept_histories():
+    game = pyspiel.load_game(GOOFSPIEL)
+    belief, state = _belief_after(game, "lines", 4, 4, 0)
+    n = len(belief.states)
+    assert n > 12  # the budget below makes it sample
+    own = state.information_state_string(0)
+    keep = np.array([s.information_state_string(0) == own for s in belief.states])
+    index = {tuple(s.history()): k for k, s in enumerate(belief.states)}
+    seeds = 4000
+    samples = np.zeros((seeds, n))
+    for seed in range(seeds):
+        sample = public_belief.sample_histories(belief, 12, np.random.default_rng(seed), keep)
+        rows = [index[tuple(s.history())] for s in sample.states]
+        assert set(np.flatnonzero(keep)) <= set(rows) and len(rows) <= 12
+        np.testing.assert_array_equal(sample.reach[:2], belief.reach[:2, rows])  # P_0, P_1 kept
+        samples[seed, rows] = sample.reach[2]
+    # Each history's chance reach (and the total reach, the sum every solve normalises by):
+    # unbiased (Duffield, Lund & Thorup 2007, Theorem 1), so the mean over seeds is within 5
+    # standard errors of the exact value.
+    se = samples.std(axis=0) / np.sqrt(seeds)
+    err = np.abs(samples.mean(axis=0) - belief.reach[2])
+    assert np.all(err <= 5 * se + 1e-12)
+    assert np.any(se > 0)  # some histories were sampled
+    total = (np.prod(belief.reach[:2], axis=0) * samples).sum(axis=1)
+    want = np.prod(belief.reach, axis=0).sum()
+    assert abs(total.mean() - want) <= 5 * total.std() / np.sqrt(seeds) + 1e-12
+
+
+def test_sampling_at_or_under_the_budget_is_the_belief_and_leaves_the_rng():
+    game = pyspiel.load_game(GOOFSPIEL)
+    belief, _ = _belief_after(game, "lines", 4, 4, 0)
+    rng = np.random.default_rng(0)
+    keep = np.zeros(len(belief.states), dtype=bool)
+    assert public_belief.sample_histories(belief, len(belief.states), rng, keep) is belief
+    assert rng.integers(2**31) == np.random.default_rng(0).integers(2**31)
+
+
+def _game_with(bot_settings, game, blueprint, seed=3):
+    """The histories of two games between bots with these settings, and their solutions' values."""
+    bots = [
+        large.LargeNestedSolvingBot(
+            game, blueprint, p, settings=bot_settings, gadget="resolving", prior="blueprint",
+            seed=seed + p,
+        )
+        for p in (0, 1)
+    ]  # fmt: skip
+    out = []
+    for g in range(2):
+        state, rng = game.new_initial_state(), np.random.default_rng(g)
+        for b in bots:
+            b.restart()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(actions, p=probs)))
+                continue
+            state.apply_action(bots[state.current_player()].step(state))
+        out.append(state.history())
+    return out, [sorted(b.overrides.items()) for b in bots]
+
+
+def test_a_budget_of_every_history_changes_no_decision():
+    game = pyspiel.load_game(GOOFSPIEL)
+    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    base = dict(public_key="lines", depth=1, num_values=3, iterations=50, samples=2)
+    want = _game_with(large.LargeNestedSettings(**base), game, blueprint)
+    for budget in (0, 10_000):  # Goofspiel 4's public states have far fewer histories
+        got = _game_with(large.LargeNestedSettings(**base, max_histories=budget), game, blueprint)
+        assert got == want
+
+
+def test_the_bots_own_information_set_is_always_in_the_solve():
+    game = pyspiel.load_game(GOOFSPIEL)
+    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    settings = large.LargeNestedSettings(
+        public_key="lines", depth=1, num_values=3, iterations=20, samples=2, max_histories=2
+    )
+    sampled = 0
+    for seed in range(6):
+        bot = large.LargeNestedSolvingBot(game, blueprint, 1, settings=settings, seed=seed)
+        state = _play(game, seed, 5)
+        bot.belief.advance(state, bot._policy_of())
+        sample = bot.solve_belief(state)
+        own = state.information_state_string(1)
+        want = {
+            tuple(s.history()) for s in bot.belief.states if s.information_state_string(1) == own
+        }
+        got = {tuple(s.history()) for s in sample.states}
+        assert want <= got
+        sampled += len(bot.belief.states) > 2
+        bot.step(state)  # plays: its information set is solved
+        assert own in bot.overrides
+    assert sampled
+
+
+@pytest.mark.parametrize("bad", [-1, True, 2.5, "10"])
+def test_a_bad_history_budget_raises_naming_the_game(bad):
+    game = pyspiel.load_game(LIARS_DICE)
+    settings = large.LargeNestedSettings(public_key="actions", max_histories=bad)
+    with pytest.raises(ValueError, match=r"liars_dice.*max_histories"):
+        large.LargeNestedSolvingBot(game, policies.uniform_policy(game), 0, settings=settings)

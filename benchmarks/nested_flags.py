@@ -1,0 +1,50 @@
+"""The nested bots' flags that `nested_large.py` and `nested_speed.py` share.
+
+Importing this module defines them (each script defines its own --game, --public_key, --bots
+and --blueprint_iterations, whose defaults differ); `check` validates them and `settings`
+makes the `matches.LargeSettings` of the bots.
+"""
+
+from absl import flags
+
+from ospiel_ext import cli_flags
+from ospiel_ext.algorithms.depth_limited import matches
+
+DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit (paper: 1).")
+NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state (paper: 10).")
+ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve (paper: 3000).")
+SAMPLES = flags.DEFINE_integer("samples", 2, "Rollouts per leaf state and continuation.")
+EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior (paper: 2e-2).")
+EXACT = flags.DEFINE_integer(
+    "exact_leaf_nodes", 0, "Exact leaf values where the rest has at most this many nodes."
+)
+MAX_HISTORIES = flags.DEFINE_integer(
+    "max_histories", 0, "Solve on a sample of a public state's histories above this (0: all)."
+)
+
+
+def check() -> None:
+    """UsageError for a bad value of the shared flags."""
+    for holder in (DEPTH, NUM_VALUES, ITERATIONS):
+        cli_flags.positive(holder)
+    cli_flags.non_negative(EXACT)
+    cli_flags.non_negative(MAX_HISTORIES)
+    cli_flags.require(0 < EPS.value < 0.5, "--eps must be in (0, 1/2)")
+    cli_flags.require(SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
+
+
+def settings(public_key: str, blueprint_iterations: int) -> matches.LargeSettings:
+    """The bots' settings from the shared flags (MCCFR blueprint seed 0, CFR+)."""
+    return matches.LargeSettings(
+        public_key=public_key,
+        blueprint_iterations=blueprint_iterations,
+        blueprint_seed=0,
+        depth=DEPTH.value,
+        num_values=NUM_VALUES.value,
+        method="cfr",
+        iterations=ITERATIONS.value,
+        samples=SAMPLES.value,
+        eps=EPS.value,
+        exact_leaf_nodes=EXACT.value,
+        max_histories=MAX_HISTORIES.value,
+    )
