@@ -18,9 +18,25 @@ pair's mean return and win rate, and Figure 4's measure: each bot's win rate aga
 matchup.
 The 95 % interval is given over games and over deals (each deal is played from both seats and
 its two games are not independent: `matches.duplicate_ci95`).
-JSON keys: game, settings, seconds, interrupted, pairs (a, b, games, mean, ci95, ci95_deals,
-win_rate),
-worst_matchups (bot, win_rate, opponent, mean_win_rate).
+
+The tasks (--chunk games of one pair) go round the pairs, so that --seconds (a wall-clock
+budget: no task starts after it, running ones stop at their current game), Ctrl-C or SIGTERM
+leave every pair with about as many games; the JSON is written either way (exit 130 when
+interrupted). The Goofspiel 7 round robin of issue 37:
+
+  python benchmarks/nested_large.py --game="turn_based_simultaneous_game(game=goofspiel(\
+num_cards=7,imp_info=True,points_order=descending))" --public_key=lines \
+      --blueprint_iterations=2000 --max_histories=2000 --games=30 --chunk=2 --workers=2 \
+      --output_json=docs/results/depth_limited_goofspiel7_round_robin.json
+
+On a Dask cluster add --scheduler=HOST:PORT; the JSON's `projection` gives the hours that
+--projected_games games per pair would take on N workers at the measured cost per game.
+JSON keys: game, settings, seconds, interrupted, stop_reason ('games', 'time_limit' or
+'interrupted'), games_asked, games_per_pair (the fewest games
+any pair played), pairs (a, b, games, mean, ci95, ci95_deals, win_rate), worst_matchups (bot,
+win_rate, opponent, mean_win_rate), workers (null on a Dask cluster),
+worker_seconds_per_game (wall seconds x workers / games played; null on a cluster),
+projection {games_per_pair, hours_by_workers {N: hours}}.
 """
 
 import dataclasses
@@ -30,7 +46,7 @@ import time
 import nested_flags
 from absl import app, flags
 
-from ospiel_ext import cli, cli_flags, cli_output, executors
+from ospiel_ext import cli, cli_flags, cli_output, executors, interrupts
 from ospiel_ext.algorithms.depth_limited import large, matches, public_belief
 
 TECHNIQUES = [
@@ -47,6 +63,8 @@ _GAMES = flags.DEFINE_integer("games", 100, "Games per pair.")
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per task (even).")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
 _BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 50_000, "MCCFR iterations.")
+_SECONDS = flags.DEFINE_float("seconds", None, "Wall-clock budget (no limit by default).")
+_PROJECTED = flags.DEFINE_integer("projected_games", 100, "Games per pair of the projection.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _SCHEDULER = executors.define_scheduler_flag()
 _WORKERS = executors.define_workers_flag()
@@ -56,7 +74,7 @@ def main(argv):
     cli_flags.no_arguments(argv)
     bots = list(dict.fromkeys(_BOTS.value))
     cli_flags.require(len(bots) >= 2, "--bots needs at least two distinct bots")
-    for holder in (_GAMES, _BLUEPRINT):
+    for holder in (_GAMES, _BLUEPRINT, _SECONDS, _PROJECTED):
         cli_flags.positive(holder)
     nested_flags.check()
     cli_flags.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
@@ -83,27 +101,62 @@ def main(argv):
     tasks = [
         matches.LargeMatch(game=_GAME.value, a=a, b=b, settings=settings,
                            games=min(_CHUNK.value, _GAMES.value - s), seed=_SEED.value + s)
-        for a, b in pairs
         for s in range(0, _GAMES.value, _CHUNK.value)
+        for a, b in pairs
     ]  # fmt: skip
     print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {_CHUNK.value} games", flush=True)
     start = time.perf_counter()
+    deadline = None if _SECONDS.value is None else start + _SECONDS.value
+    workers = executors.parallelism(_SCHEDULER.value, _WORKERS.value)
     with executors.executor(_SCHEDULER.value, _WORKERS.value) as executor:
-        returns, result = matches.play_pairs(matches.play_large, pairs, tasks, executor)
+        returns, result = matches.play_pairs(
+            matches.play_large,
+            pairs,
+            tasks,
+            executor,
+            stop=None if deadline is None else lambda: time.perf_counter() > deadline,
+        )
     seconds = time.perf_counter() - start
+    interrupted = interrupts.requested()
     text, fields = matches.report(pairs, returns, round_robin=True)
-    print(f"{text} in {seconds:.1f} s")
+    played = sum(len(r) for r in returns.values())
+    per_game = seconds * workers / played if played and workers else None
+    projection = {
+        "games_per_pair": _PROJECTED.value,
+        "hours_by_workers": {
+            n: None if per_game is None else len(pairs) * _PROJECTED.value * per_game / n / 3600
+            for n in (2, 8, 32, 128)
+        },
+    }
+    where = f"{workers} worker{'s' if workers > 1 else ''}" if workers else "the cluster"
+    print(f"{text} in {seconds:.1f} s on {where}")
+    if per_game is not None:
+        hours = ", ".join(f"{n}: {h:.3g}" for n, h in projection["hours_by_workers"].items())
+        print(
+            f"{per_game:.1f} worker-seconds per game; {_PROJECTED.value} games per pair "
+            f"would take, in hours by workers, {hours}"
+        )
     cli_output.write_json(
         _OUTPUT_JSON.value,
         {
             "game": _GAME.value,
             "settings": dataclasses.asdict(settings),
             "seconds": seconds,
-            "interrupted": result.stopped_early,
+            "interrupted": interrupted,
+            "stop_reason": "interrupted"
+            if interrupted
+            else "time_limit"
+            if result.stopped_early
+            else "games",
+            "games_asked": _GAMES.value,
+            "games_per_pair": min(len(r) for r in returns.values()),
             **fields,
+            "workers": workers,
+            "worker_seconds_per_game": per_game,
+            "projection": projection,
         },
     )
-    if result.stopped_early:
+    if interrupted:
         raise SystemExit(cli.INTERRUPTED_EXIT_CODE)
 
 

@@ -143,6 +143,19 @@ def _capped(max_workers: int | None, what: str) -> int:
     return max_workers
 
 
+def parallelism(scheduler: str | None = None, max_workers: int | None = None) -> int | None:
+    """How many tasks `executor(scheduler, max_workers)` runs at once; None on a Dask cluster.
+
+    Local processes and 'local-dask' threads: `max_workers` capped at the usable cores; the
+    serial executor: 1; a remote scheduler: None (its cluster decides).
+    """
+    if scheduler == SERIAL:
+        return 1
+    if scheduler is None or scheduler == LOCAL_DASK:
+        return min(max_workers or usable_cores(), usable_cores())
+    return None
+
+
 @contextlib.contextmanager
 def executor(scheduler: str | None = None, max_workers: int | None = None) -> Iterator[cf.Executor]:
     """An executor for `map_tasks`, shut down (waiting for its running tasks) on exit.

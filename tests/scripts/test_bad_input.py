@@ -817,6 +817,8 @@ BENCHMARK_CASES = [
     ("gameshrink.py", ["--rhode_island=no_such_game"], "unknown game 'no_such_game'"),
     ("dominance.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("nested_large.py", ["--chunk=3"], "--chunk must be even and >= 2"),
+    ("nested_large.py", ["--seconds=0"], "--seconds must be positive"),
+    ("nested_large.py", ["--projected_games=0"], "--projected_games must be positive"),
     ("nested_large.py", ["--bots=blueprint"], "--bots needs at least two distinct bots"),
     ("nested_large.py", ["--eps=0.7"], "--eps must be in (0, 1/2)"),
     ("nested_large.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),

@@ -593,3 +593,29 @@ def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path):
     assert os_exploitability.exploitability(loaded.game, loaded) == pytest.approx(
         final["exploitability"], abs=1e-9
     )
+
+
+def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
+    """--seconds ends the round robin with its JSON and exit 0; the tasks go round the pairs,
+    so the pairs' games differ by at most one chunk."""
+    out = tmp_path / "rr.json"
+    proc = run(
+        "nested_large.py",
+        "--game=liars_dice(numdice=1,dice_sides=4)",
+        "--bots=nested/resolving/blueprint,nested/unsafe,nested/max_margin/none",
+        "--blueprint_iterations=200",
+        "--games=1000",
+        "--chunk=2",
+        "--workers=1",
+        "--seconds=4",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    games = [p["games"] for p in result["pairs"]]
+    assert result["stop_reason"] == "time_limit" and not result["interrupted"]
+    assert result["games_per_pair"] == min(games) and max(games) - min(games) <= 2
+    assert sum(games) < 3 * 1000
+    hours = result["projection"]["hours_by_workers"]
+    assert hours["8"] == pytest.approx(hours["2"] / 4)

@@ -266,13 +266,16 @@ def play_pairs(
     pairs: Sequence[tuple[str, str]],
     tasks: Sequence[Any],
     executor: cf.Executor,
+    *,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[dict[tuple[str, str], list[float]], sweeps.SweepResult]:
     """Runs the match `tasks` through `sweeps.map_tasks` and gathers each pair's returns.
 
     Each task has bots `a`, `b` (chunks of a pair in game order); each pair's returns of bot
-    a are gathered from the finished tasks (all of them unless interrupted).
+    a are gathered from the finished tasks (all of them unless interrupted, or `stop`, polled
+    as by `sweeps.map_tasks`, ended the sweep early).
     """
-    result = sweeps.map_tasks(fn, tasks, executor)
+    result = sweeps.map_tasks(fn, tasks, executor, stop=stop)
     returns: dict[tuple[str, str], list[float]] = {p: [] for p in pairs}
     for index, r in zip(result.task_indices, result.results):
         returns[tasks[index].a, tasks[index].b].extend(r)
