@@ -1,6 +1,7 @@
 r"""The error of sampling a public state's histories (issue 37), measured where the game compiles.
 
-  python benchmarks/nested_sampling.py --budgets=64,14,8 --seeds=3 --exact_seeds=1 \
+  python benchmarks/nested_sampling.py --game="liars_dice(numdice=1,dice_sides=4)=actions" \
+      --budgets=14 --seeds=3 --exact_seeds=1 --bots=nested/resolving/blueprint \
       --output_json=docs/results/nested_sampling.json
 
 For each --game (imperfect-information Goofspiel 5 with the public key 'lines',
@@ -11,10 +12,12 @@ compiled game and measures the exploitability of the strategy it plays
 (`ospiel_ext.evaluate.exploitability`, the mean of the two players' best-response gains).
 
 The strategy a bot plays at an information state is what it plays on reaching it: the bot
-restarts, is shown each prefix of one history of the information state where it moves (solving
-there as in a game: `step`), and its probabilities at the information state are read from its
-running policy. The bot of a seed visits the information states in one order and is not
-reseeded between them, so each seed gives one draw of the strategy a sampling bot plays. The
+restarts (or goes on, if the information state's history continues the last one it was shown),
+is shown each prefix of one history of the information state where it moves (solving there as
+in a game: `step`), and its probabilities at the information state are read from its running
+policy. A bot's samples are seeded by its seed and the public state
+(`LargeNestedSolvingBot.solve_belief`), so each seed gives one draw of the strategy a sampling
+bot plays. The
 leaf and root values are exact (--exact_leaf_nodes, large enough for every continuation of
 these games), so the bot with every history is deterministic and the only randomness is the
 sample's: the exact bot's exploitability is one number (--exact_seeds seeds show it), the
@@ -25,9 +28,10 @@ exact bot).
 Also prints the histories per public state the bots met (at their decisions, budget 0): the
 budgets that make sampling trigger.
 
-JSON keys: blueprint_iterations, blueprint_exploitability (per game), settings, rows (game, bot, budget, seeds, exploitability
-(per seed), mean, ci95, sampled_decisions, decisions, max_histories_seen, seconds),
-histories (game: [histories, solves] per size of the public states the exact bot solved in).
+JSON keys: blueprint_iterations, blueprint_exploitability (per game), settings, rows (game,
+bot, budget, seeds, exploitability (per seed), mean, ci95, sampled_decisions, decisions,
+max_histories_seen, seconds), histories (game: [histories, solves] per size of the public
+states the exact bot solved in).
 """
 
 import collections

@@ -460,6 +460,8 @@ NOT_COVERED: Mapping[str, str] = {
     "Liar's dice 2,4 takes minutes",
     "docs/results/nested_sampling.json": "each row replays a nested bot at every information "
     "state of the compiled game for several seeds (minutes per row)",
+    "docs/results/nested_sampling_goofspiel5.json": "the same as nested_sampling.json on "
+    "Goofspiel 5 (minutes per seed)",
     "docs/results/nested_speed.json": "timings only (its games' moves are in no other JSON; "
     "a Goofspiel 7 game of nested solving takes a minute per path)",
     "docs/results/poker_scale.json": "timings and memory only: its other figures (sizes, the "

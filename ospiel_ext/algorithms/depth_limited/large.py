@@ -14,8 +14,8 @@ opponent actions, `LargeNestedSolvingBot`:
    state, keeping every history whose public observation (a public key) matched the actual
    one, with its reach P_0, P_1, P_c; with `LargeNestedSettings.max_histories` > 0 and more
    histories than that, the solve of steps 2-4 works on `public_belief.sample_histories` of
-   them (the bot's own information set and about max_histories others drawn by reach, with
-   importance weights that keep the reaches unbiased);
+   them (the bot's own information set and up to max_histories others, priority-sampled by
+   reach with importance weights that keep the reaches unbiased);
 2. `public_belief.local_game`: compiles the histories' subtrees down to `depth` player moves;
    the subgame is its public state;
 3. estimates by Monte Carlo rollouts (`leaves.rollout_values`) the K continuation values at
@@ -193,7 +193,8 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         and largest local game (`LargeNestedSettings`; its defaults if None).
       gadget: 'resolving', 'max_margin' or 'unsafe' below the first public state.
       prior: the GGSE prior ('none', 'uniform', 'blueprint').
-      seed: seeds the rollouts and the bot's action sampling.
+      seed: seeds the rollouts, the bot's action sampling and (with the public state) the
+        samples of histories (`solve_belief`).
     """
 
     def __init__(
@@ -430,10 +431,9 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         bot's seed and the public state (its public key), not from the bot's running stream:
         at every one of its information sets in a public state the bot draws the same
         priorities, so the strategies it plays there come from nearly the same sample, as in
-        the exact solve they come from one belief. (Drawn from the running stream, each
-        information set had its own sample: on Liar's dice 1,4 with 14 of 16 histories the
-        strategy so played was exploitable by 0.39 against 0.041 exact -
-        docs/results/depth_limited.md.) At or below the budget: the belief itself.
+        the exact solve they come from one belief. (Either way a sample costs exploitability
+        where it could be measured: docs/results/depth_limited.md, "Sampling the public
+        state's histories".) At or below the budget: the belief itself.
         """
         belief, budget = self.belief, self.settings.max_histories
         if not budget or len(belief.states) <= budget:
