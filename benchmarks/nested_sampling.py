@@ -70,22 +70,6 @@ _EXACT = flags.DEFINE_integer(
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
-def information_states(game: pyspiel.Game) -> list[tuple[str, pyspiel.State]]:
-    """(information state string, one of its states) of every decision, in a depth-first order."""
-    out, seen, stack = [], set(), [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if not state.is_chance_node():
-            key = state.information_state_string()
-            if key not in seen:
-                seen.add(key)
-                out.append((key, state))
-        stack.extend(state.child(a) for a in reversed(state.legal_actions()))
-    return out
-
-
 def played_policy(
     game: pyspiel.Game, bots: list[large.LargeNestedSolvingBot]
 ) -> tuple[policy_lib.TabularPolicy, collections.Counter, int, int]:
@@ -99,7 +83,8 @@ def played_policy(
     sizes: collections.Counter = collections.Counter()
     sampled = solves = 0
     shown: list[list[int] | None] = [None, None]
-    for key, target in information_states(game):
+    for key, row in policy.state_lookup.items():  # OpenSpiel's states, depth first per player
+        target = policy.states[row]
         p = target.current_player()
         bot, history = bots[p], target.history()
         seen = shown[p]
