@@ -456,6 +456,8 @@ NOT_COVERED: Mapping[str, str] = {
     "(over a minute)",
     "docs/results/depth_limited_nested_goofspiel7.json": "a game of nested solving on Goofspiel 7 "
     "takes minutes",
+    "docs/results/depth_limited_goofspiel7_round_robin.json": "its games end at a wall-clock "
+    "budget, so how many each pair played depends on the machine; a game takes about a minute",
     "docs/results/depth_limited_nested_liars_dice_2_4.json": "a game of nested solving on "
     "Liar's dice 2,4 takes minutes",
     "docs/results/nested_sampling.json": "each row replays a nested bot at every information "
