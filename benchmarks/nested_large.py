@@ -82,18 +82,12 @@ def main(argv):
     game = cli.load_game(_GAME.value)
     settings = nested_flags.settings(_PUBLIC_KEY.value, _BLUEPRINT.value)
     try:
-        for spec in bots:
-            matches.parse_bot(spec)
-            if spec != "blueprint":
+        for spec in bots:  # each bot checked before any work (no blueprint yet)
+            kind, gadget, prior = matches.parse_bot(spec)
+            if kind != "blueprint":
                 large.LargeNestedSolvingBot(
                     game, large.MCCFRPolicy(game, None), 0,
-                    settings=large.LargeNestedSettings(
-                        public_key=settings.public_key, depth=settings.depth,
-                        num_values=settings.num_values, samples=settings.samples,
-                        exact_leaf_nodes=settings.exact_leaf_nodes,
-                        max_histories=settings.max_histories,
-                    ),
-                    gadget=matches.parse_bot(spec)[1], prior=matches.parse_bot(spec)[2],
+                    settings=settings.bot_settings(kind), gadget=gadget, prior=prior,
                 )  # fmt: skip
     except ValueError as e:
         raise app.UsageError(str(e).strip().splitlines()[0]) from None

@@ -354,6 +354,20 @@ class LargeSettings:
     exact_leaf_nodes: int = 0
     max_histories: int = 0
 
+    def bot_settings(self, kind: str = "nested") -> large.LargeNestedSettings:
+        """The `LargeNestedSettings` of a bot of `kind` ('nested'; 'naive': K = 1)."""
+        return large.LargeNestedSettings(
+            public_key=self.public_key,
+            depth=self.depth,
+            num_values=1 if kind == "naive" else self.num_values,
+            method=self.method,
+            iterations=self.iterations,
+            samples=self.samples,
+            eps=self.eps,
+            exact_leaf_nodes=self.exact_leaf_nodes,
+            max_histories=self.max_histories,
+        )
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class LargeMatch:
@@ -382,23 +396,17 @@ def make_large_bot(
     """The bot of `spec` ('blueprint' samples the MCCFR blueprint) for `player`."""
     kind, gadget, prior = parse_bot(spec)
     game = pyspiel.load_game(game_string)
-    s = settings
-    blueprint = large_blueprint(game_string, s.blueprint_iterations, s.blueprint_seed)
+    blueprint = large_blueprint(game_string, settings.blueprint_iterations, settings.blueprint_seed)
     if kind == "blueprint":
         return policy_bot.PolicyBot(player, np.random.RandomState(seed), blueprint)
-    bot_settings = large.LargeNestedSettings(
-        public_key=s.public_key,
-        depth=s.depth,
-        num_values=1 if kind == "naive" else s.num_values,
-        method=s.method,
-        iterations=s.iterations,
-        samples=s.samples,
-        eps=s.eps,
-        exact_leaf_nodes=s.exact_leaf_nodes,
-        max_histories=s.max_histories,
-    )
     return large.LargeNestedSolvingBot(
-        game, blueprint, player, settings=bot_settings, gadget=gadget, prior=prior, seed=seed
+        game,
+        blueprint,
+        player,
+        settings=settings.bot_settings(kind),
+        gadget=gadget,
+        prior=prior,
+        seed=seed,
     )
 
 
