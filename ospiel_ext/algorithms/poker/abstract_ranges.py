@@ -23,7 +23,7 @@ import re
 import numpy as np
 
 from ospiel_ext.algorithms.gameshrink.abstract_game import AbstractGame
-from ospiel_ext.algorithms.poker import deals, structure
+from ospiel_ext.algorithms.poker import structure
 from ospiel_ext.algorithms.poker.deals import RoundDeals
 from ospiel_ext.algorithms.poker.range_tree import Arrays, DecisionGroup, RangeTree
 from ospiel_ext.algorithms.poker.structure import PokerStructure
@@ -99,8 +99,7 @@ class RangeLift:
             )
         self.tree, self.shrunk = tree, shrunk
         tables = [_infosets_by_betting(shrunk, p) for p in (0, 1)]
-        actual = deals.deals(tree.structure)
-        canonical = deals.canonical_of(tree.deals, actual)
+        actual, canonical = tree.actual_deals, tree.canonical
         self.sequences: list[list[IntArray]] = []  # per round and group: (n, A, n_B, T), -1
         for r, lay in enumerate(tree.rounds):
             classes = [_classes(shrunk, tree.structure, lay.deals, player=p, r=r) for p in (0, 1)]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ospiel_ext.algorithms.poker import deals
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.arrays import FloatArray, IntArray
@@ -35,8 +34,7 @@ class SequenceIndex:
             raise ValueError(
                 f"game {tree.name}: the range tree must be built on the public tree's own structure"
             )
-        actual = deals.deals(tree.structure)
-        canonical = deals.canonical_of(tree.deals, actual)
+        actual, canonical = tree.actual_deals, tree.canonical
         decision_of = {id(bp.node): d for d, bp in enumerate(public_tree.decisions)}
         self.sizes = tuple(tp.num_sequences for tp in public_tree.treeplexes)
         self.players = [[g.player for g in lay.groups] for lay in tree.rounds]

@@ -26,7 +26,7 @@ from open_spiel.python import policy as policy_lib
 from ospiel_ext import files, loading, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms.gameshrink import stage_games
-from ospiel_ext.algorithms.poker import deals, structure
+from ospiel_ext.algorithms.poker import structure
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 
 _FORMAT = "ospiel_ext range policy 1"
@@ -48,9 +48,9 @@ class RangePolicy(policy_lib.Policy):
         super().__init__(tree.structure.game, [0, 1])
         _check_shapes(tree, strategy)
         self.tree, self.strategy = tree, strategy
-        actual = deals.deals(tree.structure)
-        self._canonical = deals.canonical_of(tree.deals, actual)
-        self._board = [{tuple(row): b for b, row in enumerate(dl.types.tolist())} for dl in actual]
+        self._board = [
+            {tuple(row): b for b, row in enumerate(dl.types.tolist())} for dl in tree.actual_deals
+        ]
         self._decision = [
             {node.key: (k, i) for k, g in enumerate(lay.groups) for i, node in enumerate(g.betting)}
             for lay in tree.rounds
@@ -68,7 +68,7 @@ class RangePolicy(policy_lib.Policy):
             hands, public = divmod(chance[0], ps.num_types), chance[1:]
         else:
             hands, public = (chance[0], chance[1]), chance[2:]
-        board, relabel = self._canonical[r]
+        board, relabel = self.tree.canonical[r]
         b = self._board[r][tuple(public)]
         probs = self.strategy[r][k][i, :, board[b], relabel[b, hands[player]]]
         node = self.tree.rounds[r].groups[k].betting[i]

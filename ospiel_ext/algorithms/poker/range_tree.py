@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 
 import numpy as np
 import scipy.sparse as sp
 
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.algorithms.poker import products
-from ospiel_ext.algorithms.poker.deals import RoundDeals, deals
+from ospiel_ext.algorithms.poker.deals import RoundDeals, canonical_of, deals
 from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
 
@@ -120,6 +121,19 @@ class RangeTree:
         self.rounds = tuple(
             self._round(r, rows, self.deals[r]) for r in range(len(structure.public_cards))
         )
+
+    @functools.cached_property
+    def actual_deals(self) -> tuple[RoundDeals, ...]:
+        """Every actual board of each round (`deals.deals`; `deals` itself without suits)."""
+        return deals(self.structure) if self.suits else self.deals
+
+    @functools.cached_property
+    def canonical(self) -> list[tuple[IntArray, IntArray]]:
+        """Per round, each actual board's laid-out board and hand relabelling.
+
+        `deals.canonical_of`: where an actual information set's entry is.
+        """
+        return canonical_of(self.deals, self.actual_deals)
 
     @property
     def name(self) -> str:
