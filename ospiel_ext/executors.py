@@ -132,15 +132,18 @@ def _capped(max_workers: int | None, what: str) -> int:
     More processes than cores only add memory (a few hundred MB each) and no speed.
     """
     cores = usable_cores()
-    if max_workers is None:
-        return cores
-    if max_workers > cores:
+    if max_workers is not None and max_workers > cores:
         logging.warning(
             "%d %s asked for, %d used: this machine has %d usable cores",
             max_workers, what, cores, cores,
         )  # fmt: skip
-        return cores
-    return max_workers
+    return _within_cores(max_workers)
+
+
+def _within_cores(max_workers: int | None) -> int:
+    """`max_workers` (default: the usable cores), at most the usable cores."""
+    cores = usable_cores()
+    return cores if max_workers is None else min(max_workers, cores)
 
 
 def parallelism(scheduler: str | None = None, max_workers: int | None = None) -> int | None:
@@ -152,7 +155,7 @@ def parallelism(scheduler: str | None = None, max_workers: int | None = None) ->
     if scheduler == SERIAL:
         return 1
     if scheduler is None or scheduler == LOCAL_DASK:
-        return min(max_workers or usable_cores(), usable_cores())
+        return _within_cores(max_workers)
     return None
 
 

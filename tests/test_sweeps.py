@@ -309,3 +309,12 @@ def test_a_reused_pool_forgets_the_stop_of_an_earlier_sweep():
         assert first.interrupted and all(first.results)  # the running tasks were told
         second = sweeps.map_tasks(requested_after, [0.05] * 4, pool)
     assert second.results == (False,) * 4
+
+
+def test_parallelism_is_the_tasks_an_executor_runs_at_once():
+    cores = executors.usable_cores()
+    assert executors.parallelism() == cores
+    assert executors.parallelism(None, 1) == 1
+    assert executors.parallelism(None, cores + 5) == cores  # capped like the pool itself
+    assert executors.parallelism("local") == 1
+    assert executors.parallelism("tcp://scheduler:8786") is None  # the cluster decides
