@@ -21,7 +21,8 @@ profile twice:
 
 For a lossless filter the two exploitabilities and values are equal at every checkpoint (up to
 rounding); any gap is value the abstraction loses. --seconds bounds each transformation's
-CFR+; Ctrl-C or SIGTERM stops after the current iteration, measures there, and writes the JSON.
+CFR+; Ctrl-C or SIGTERM stops after the current iteration, measures there, and writes the JSON
+(exit 130); one while Γ_f or the lift is built writes the transformations measured before.
 
 JSON keys: game, checkpoints, transformations {name: {classes (per round),
 abstraction_seconds, sequences (Γ_f's, per player), points [{iterations, seconds (CFR+
@@ -131,12 +132,18 @@ def main(argv):
         "range_boards": [lay.deals.num_boards for lay in walker.tree.rounds],
         "transformations": {},
     }
-    for name in _TRANSFORMATIONS.value:
-        output["transformations"][name] = _transformation(game, name, walker, points)
-        if interrupts.requested():
-            break
+    try:
+        for name in _TRANSFORMATIONS.value:
+            output["transformations"][name] = _transformation(game, name, walker, points)
+            if interrupts.requested():
+                break
+    except KeyboardInterrupt:  # while building Γ_f or the lift: the transformations done stand
+        print("interrupted: the transformations measured so far are written")
     output["peak_rss_bytes"] = timing.status_bytes("VmHWM")
-    cli_output.write_json(_OUTPUT_JSON.value, output)
+    with cli.outputs():
+        cli_output.write_json(_OUTPUT_JSON.value, output)
+    if interrupts.requested():
+        raise SystemExit(cli.INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":
