@@ -244,6 +244,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         self._cached_blueprint = rollouts.CachedPolicy(blueprint, game)
         self._cached = [rollouts.CachedPolicy(c, game) for c in self.continuations]
         self.public_key = public_key
+        self._infoset_key = loading.key_function(game)
         self.seed, self.solves = seed, 0
         self._rng = np.random.default_rng(seed)
         self._values: dict[tuple[tuple[int, ...], bool], tuple[FloatArray, FloatArray]] = {}
@@ -366,7 +367,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         v, _ = self.values(belief.states, self.running)
         sign = 1.0 if i == 0 else -1.0
         w = belief.reach[i] * belief.reach[2]
-        keys = [loading.infoset_key(s, 1 - i) for s in belief.states]
+        keys = [self._infoset_key(s, 1 - i) for s in belief.states]
         groups: dict[str, list[int]] = {}
         for k, key in enumerate(keys):
             groups.setdefault(key, []).append(k)
@@ -387,8 +388,8 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
     def leaves(self, local: LocalGame) -> leaves_lib.MultiValuedLeaves:
         """The K values at the local game's depth limit (blueprint beyond it, Section 4)."""
-        keys0 = tuple(loading.infoset_key(s, 0) for s in local.leaf_states)
-        keys1 = tuple(loading.infoset_key(s, 1) for s in local.leaf_states)
+        keys0 = tuple(self._infoset_key(s, 0) for s in local.leaf_states)
+        keys1 = tuple(self._infoset_key(s, 1) for s in local.leaf_states)
         cut = ss.Cut.after_moves(self.depth)  # below the public state; descriptive only
         limit = leaves_lib.DepthLimit(local.tree, cut, local.leaf_nodes, (keys0, keys1))
         mean, stderr = self.values(local.leaf_states, self.blueprint)
@@ -438,8 +439,8 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         belief, budget = self.belief, self.settings.max_histories
         if not budget or len(belief.states) <= budget:
             return belief
-        own = loading.infoset_key(state, self.player)
-        keep = np.array([loading.infoset_key(s, self.player) == own for s in belief.states])
+        own = self._infoset_key(state, self.player)
+        keep = np.array([self._infoset_key(s, self.player) == own for s in belief.states])
         public = zlib.crc32(self.public_key(state).encode())
         return sample_histories(belief, budget, np.random.default_rng([self.seed, public]), keep)
 
@@ -457,7 +458,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
                 f"player {state.current_player()}"
             )
         opponent_moves = sum(1 for h in state.full_history() if h.player == 1 - self.player)
-        key = loading.infoset_key(state, self.player)
+        key = self._infoset_key(state, self.player)
         if opponent_moves != self._opponent_moves or key not in self.overrides:
             self.solve(state)
             interrupts.check()  # a solve cut short by Ctrl-C ends the game, unplayed

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -50,15 +51,18 @@ def player_actions_key(state: pyspiel.State) -> str:
     return f"{state.current_player()}|{moves}"
 
 
-def common_lines_key(state: pyspiel.State) -> str:
+def common_lines_key(
+    state: pyspiel.State, infoset_key: Callable[[pyspiel.State, int], str] = loading.infoset_key
+) -> str:
     """Public observation as the lines both players' information states share.
 
     In Goofspiel: the point cards, the win sequence and the points, but neither hand.
+    `infoset_key`: `loading.key_function(game)` in loops over one game's states.
     """
     if state.is_terminal():
         return "terminal"
-    theirs = set(loading.infoset_key(state, 1).splitlines())
-    return "\n".join(x for x in loading.infoset_key(state, 0).splitlines() if x in theirs)
+    theirs = set(infoset_key(state, 1).splitlines())
+    return "\n".join([x for x in infoset_key(state, 0).splitlines() if x in theirs])
 
 
 def observer_key(game: pyspiel.Game) -> PublicKey:
@@ -94,7 +98,7 @@ def make_public_key(game: pyspiel.Game, spec: str | PublicKey) -> PublicKey:
     if spec == "actions":
         return player_actions_key
     if spec == "lines":
-        return common_lines_key
+        return functools.partial(common_lines_key, infoset_key=loading.key_function(game))
     raise ValueError(f"game {game}: unknown public key {spec!r}; keys: {PUBLIC_KEYS}")
 
 
@@ -138,20 +142,21 @@ class PublicBelief:
             actual.apply_action(a)
             want = self.public_key(actual)
             states, reach = [], []
-            for s, r in zip(self.states, self.reach.T):
+            for s, r in zip(self.states, self.reach.T.tolist()):
                 if s.is_chance_node():
-                    moves = [(a2, 2, p) for a2, p in s.chance_outcomes()]
+                    who, moves = 2, s.chance_outcomes()
                 else:
-                    p = s.current_player()
-                    probs = policy_of[p].action_probabilities(s, p)
-                    moves = [(a2, p, probs.get(a2, 0.0)) for a2 in s.legal_actions()]
-                for a2, who, prob in moves:
-                    child = s.child(a2)
-                    if self.public_key(child) != want:
-                        continue
-                    r2 = r.copy()
+                    who = s.current_player()
+                    probs = policy_of[who].action_probabilities(s, who)
+                    moves = [(a2, probs.get(a2, 0.0)) for a2 in s.legal_actions()]
+                for a2, prob in moves:
+                    r2 = list(r)
                     r2[who] *= prob
-                    if r2[self.player] * r2[2] > 0 or (a2 == a and _same(child, actual)):
+                    live = r2[self.player] * r2[2] > 0
+                    if not live and a2 != a:
+                        continue  # dropped whatever its public observation: no child built
+                    child = s.child(a2)
+                    if self.public_key(child) == want and (live or _same(child, actual)):
                         states.append(child)
                         reach.append(r2)
             self.states, self.reach = states, np.array(reach).T.reshape(3, -1)
@@ -292,7 +297,8 @@ def local_game(
     tree = builder.freeze()
     tree.check_perfect_recall()
     roots = first + np.arange(n, dtype=np.int64)
-    keys = tuple([loading.infoset_key(s, p) for s in belief.states] for p in (0, 1))
+    infoset_key = loading.key_function(belief.game)
+    keys = tuple([infoset_key(s, p) for s in belief.states] for p in (0, 1))
     rs = cuts.root_set(tree, ss.Cut.after_chance_events(1), roots, (keys[0], keys[1]))
     actual_history = actual.history()
     k = next(k for k, s in enumerate(belief.states) if s.history() == actual_history)

@@ -61,7 +61,7 @@ def test_public_belief_is_the_compiled_public_state_with_its_reaches(name, seed)
         if state is None:
             continue
         player = int(rng.integers(2))
-        key = public_belief.make_public_key(game, "observer" if name == LEDUC else "actions")
+        key = public_belief.make_public_key(game, KEYS[game.get_type().short_name])
         belief = public_belief.PublicBelief(game, key, player)
         belief.advance(state, [profile, profile])
         sub = next(
@@ -72,6 +72,41 @@ def test_public_belief_is_the_compiled_public_state_with_its_reaches(name, seed)
         got = {tuple(s.history()): k for k, s in enumerate(belief.states)}
         assert set(got) == set(want)
         r = tree_values.reaches(sf.tree, sf.tree_profile(behavioural))
+        for h, k in got.items():
+            node = want[h]
+            expected = [r.player0[node], r.player1[node], r.chance[node]]
+            np.testing.assert_allclose(belief.reach[:, k], expected, rtol=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_goofspiel_belief_is_every_history_with_the_public_lines_and_their_reaches(seed):
+    # 'lines' is coarser than the common-knowledge public state (a draw 0-0 and a draw 1-1
+    # look alike but share no information set), so the reference is the compiled tree's
+    # histories of the actual one's length and public key that the bot itself reaches.
+    sf = ss.blueprints.full_game(GOOFSPIEL)
+    tree, game = sf.tree, sf.tree.game
+    profile = policies.random_policy(game, seed, 1.0)
+    probs = profile.action_probability_array  # every other information state never plays
+    rows = np.flatnonzero(profile.legal_actions_mask.sum(axis=1) > 1)[::2]  # its first action
+    probs[rows, np.argmax(profile.legal_actions_mask[rows], axis=1)] = 0.0
+    probs /= probs.sum(axis=1, keepdims=True)
+    r = tree_values.reaches(tree, sf.tree_profile(policies.layout(sf).from_tabular(profile)))
+    key = public_belief.make_public_key(game, "lines")
+    for moves in (1, 2, 3, 4):
+        state = _play(game, seed + 10 * moves, moves)
+        player = (seed + moves) % 2
+        belief = public_belief.PublicBelief(game, key, player)
+        belief.advance(state, [profile, profile])
+        own = (r.player0, r.player1)[player]
+        want = {}
+        for node in range(tree.num_nodes):
+            history = tree.history(node)
+            if len(history) != len(state.history()) or key(tree.state(node)) != key(state):
+                continue
+            if own[node] * r.chance[node] > 0 or history == state.history():  # actual: kept
+                want[tuple(history)] = node
+        got = {tuple(s.history()): k for k, s in enumerate(belief.states)}
+        assert set(got) == set(want) and len(got) > 1
         for h, k in got.items():
             node = want[h]
             expected = [r.player0[node], r.player1[node], r.chance[node]]
