@@ -1,8 +1,10 @@
-"""The nested bots' flags that `nested_large.py` and `nested_speed.py` share.
+"""The nested bots' flags that `nested_large.py`, `nested_speed.py` and `nested_sampling.py`
+share.
 
 Importing this module defines them (each script defines its own --game, --public_key, --bots
-and --blueprint_iterations, whose defaults differ); `check` validates them and `settings`
-makes the `matches.LargeSettings` of the bots.
+and --blueprint_iterations, whose defaults differ, and may change a default here with
+`flags.set_default`); `check` validates them and `settings` makes the `matches.LargeSettings`
+of the bots.
 """
 
 from absl import flags

@@ -39,6 +39,7 @@ import dataclasses
 import math
 import time
 
+import nested_flags
 import numpy as np
 import pyspiel
 from absl import flags
@@ -60,13 +61,7 @@ _BUDGETS = flags.DEFINE_list("budgets", ["64", "14", "8"], "max_histories values
 _SEEDS = flags.DEFINE_integer("seeds", 10, "Seeds per sampling budget.")
 _EXACT_SEEDS = flags.DEFINE_integer("exact_seeds", 2, "Seeds of the exact bot (deterministic).")
 _BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 2000, "MCCFR iterations.")
-_DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit.")
-_NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state.")
-_ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve.")
-_EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior.")
-_EXACT = flags.DEFINE_integer(
-    "exact_leaf_nodes", 1_000_000, "Exact leaf and root values up to this many nodes."
-)
+flags.set_default(nested_flags.EXACT, 1_000_000)  # exact leaf and root values: no rollouts
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
@@ -118,15 +113,9 @@ def played_policy(
 
 
 def _settings(key: str, budget: int) -> large.LargeNestedSettings:
-    return large.LargeNestedSettings(
-        public_key=key,
-        depth=_DEPTH.value,
-        num_values=_NUM_VALUES.value,
-        iterations=_ITERATIONS.value,
-        eps=_EPS.value,
-        exact_leaf_nodes=_EXACT.value,
-        max_histories=budget,
-    )
+    """The bots' settings (`nested_flags`) with `budget` histories."""
+    shared = nested_flags.settings(key, _BLUEPRINT.value).bot_settings()
+    return dataclasses.replace(shared, max_histories=budget)
 
 
 def _row(game, name, key, *, spec, blueprint, budget):
@@ -174,8 +163,10 @@ def _row(game, name, key, *, spec, blueprint, budget):
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    for holder in (_SEEDS, _EXACT_SEEDS, _BLUEPRINT, _DEPTH, _NUM_VALUES, _ITERATIONS, _EXACT):
+    for holder in (_SEEDS, _EXACT_SEEDS, _BLUEPRINT, nested_flags.EXACT):
         cli_flags.positive(holder)
+    nested_flags.check()
+    cli_flags.require(not nested_flags.MAX_HISTORIES.value, "--max_histories: give --budgets")
     budgets = sorted(set(cli_flags.int_list(_BUDGETS, minimum=0)) | {0})
     for spec in _BOTS.value:
         cli_flags.require(spec.startswith("nested/"), f"--bots: {spec} is not a nested bot")
