@@ -4,13 +4,14 @@ r"""Rhode Island Hold'em solved whole on the public tree (issue 36): CFR+ or DCF
       --output_json=docs/results/rhode_island_cfr_plus.json
 
 Builds the range layout of --game (`poker.range_tree.RangeTree`, one board per suit orbit
-with --suits) and runs `poker.range_cfr.RangeCFRSolver` (CFR+ or DCFR) through the pack's run
+with --suits) and runs `poker.range_cfr.RangeCFRSolver` (CFR+ or DCFR; its regrets, strategies,
+reaches and values in --dtype, the average always in float64) through the pack's run
 loop (`algorithms.solver.run`) until --seconds of wall-clock time have passed, measuring the
 average profile exactly (best responses on the same tree; not counted as solving seconds) at
 iterations 1, 2, 3, ... growing by about 12 % (`solver.log_spaced`). Ctrl-C or SIGTERM stops
 after the current iteration and writes the result so far (`stop_reason`).
 
-JSON keys: game, solver, suits, boards (per round), entries (regret entries, both players),
+JSON keys: game, solver, suits, dtype, boards (per round), entries (regret entries, both players),
 build_seconds, seconds_per_iteration (solving seconds / iterations), peak_rss_bytes (VmHWM),
 curve {iterations, traversals, seconds (solving), value (player 0's, of the average profile),
 nash_conv, exploitability, max_infoset_regret (empty)}, final {iterations, seconds,
@@ -37,6 +38,9 @@ _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A poker game (load_g
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", list(SOLVERS), "The CFR variant.")
 _SECONDS = flags.DEFINE_float("seconds", 600.0, "Wall-clock seconds of the run.")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
+_DTYPE = flags.DEFINE_enum(
+    "dtype", "float64", ["float64", "float32"], "The iteration's floating-point type."
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 _POLICY_OUT = flags.DEFINE_string(
     "policy_out", None, "Write the average strategy here (.npz, `range_policy.load_range_policy`)."
@@ -55,7 +59,7 @@ def main(argv):
         ps = structure.detect(game)
     start = time.perf_counter()
     tree = range_tree.RangeTree(ps, suits=_SUITS.value)
-    solver = range_cfr.RangeCFRSolver(tree, SOLVERS[_SOLVER.value])
+    solver = range_cfr.RangeCFRSolver(tree, SOLVERS[_SOLVER.value], dtype=_DTYPE.value)
     build_seconds = time.perf_counter() - start
     result = solver_lib.run(
         solver,
@@ -72,6 +76,7 @@ def main(argv):
         "game": str(game),
         "solver": _SOLVER.value,
         "suits": _SUITS.value,
+        "dtype": _DTYPE.value,
         "boards": [lay.deals.num_boards for lay in tree.rounds],
         "entries": int(sum(s.size for r in solver.current_strategy() for s in r)),
         "build_seconds": build_seconds,

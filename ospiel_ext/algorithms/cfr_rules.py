@@ -88,7 +88,10 @@ def finish_regrets(config: CFRConfig, regrets: FloatArray, t: int) -> None:
         np.maximum(regrets, 0.0, out=regrets)
     if config.discount is not None:
         alpha, beta, _ = config.discount
-        regrets *= np.where(regrets > 0, t**alpha / (t**alpha + 1), t**beta / (t**beta + 1))
+        kind = regrets.dtype.type  # factors of the regrets' own type: no float64 temporary
+        regrets *= np.where(
+            regrets > 0, kind(t**alpha / (t**alpha + 1)), kind(t**beta / (t**beta + 1))
+        )
 
 
 def average_weights(config: CFRConfig, t: int) -> tuple[float, float]:

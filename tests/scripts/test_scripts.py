@@ -575,20 +575,24 @@ def test_certificate_lp_starts_benchmark_agrees_on_the_optimum(tmp_path):
         assert all(r["cfr_value"] <= r["objective"] + 1e-9 for r in t["runs"][2:])
 
 
-def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path):
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path, dtype):
     """The saved strategy, loaded as an OpenSpiel policy, has the exploitability the JSON
-    reports (OpenSpiel's own best response against the range walker's)."""
+    reports (OpenSpiel's own best response against the range walker's), in either dtype."""
     out, policy = tmp_path / "r.json", tmp_path / "p.npz"
     proc = run(
         "range_cfr_run.py",
         "--game=leduc_poker",
         "--seconds=1",
+        f"--dtype={dtype}",
         f"--output_json={out}",
         f"--policy_out={policy}",
         folder="benchmarks",
     )
     assert proc.returncode == 0, proc.stderr
-    final = json.loads(out.read_text())["final"]
+    result = json.loads(out.read_text())
+    final = result["final"]
+    assert result["dtype"] == dtype and final["iterations"] > 10
     loaded = range_policy.load_range_policy(policy)
     assert os_exploitability.exploitability(loaded.game, loaded) == pytest.approx(
         final["exploitability"], abs=1e-9

@@ -269,18 +269,26 @@ def _group_key(node: BettingNode) -> tuple[int, int]:
 def fold_values(layout: RoundLayout, rho: FloatArray, payoff: FloatArray) -> FloatArray:
     """(n, n_B, T) own values at folds against the opponent's reach rho (n, n_B, T).
 
+    In rho's floating-point type.
+
     Overwrites rho (a gathered copy) with the result.
     """
-    total = np.einsum("nbt,bt->nb", rho, layout.deals.remaining.astype(np.float64))
+    total = np.einsum("nbt,bt->nb", rho, layout.deals.remaining.astype(rho.dtype))
     np.subtract(total[:, :, None], rho, out=rho)
-    rho *= layout.fold_weight
-    rho *= payoff[:, None, None]
+    rho *= layout.fold_weight.astype(rho.dtype, copy=False)
+    rho *= payoff.astype(rho.dtype, copy=False)[:, None, None]
     return rho
 
 
 def showdown_values(layout: RoundLayout, rho: FloatArray) -> FloatArray:
-    """(n, n_B, T) own values at showdowns against the opponent's reach rho (n, n_B, T)."""
+    """(n, n_B, T) own values at showdowns against the opponent's reach rho (n, n_B, T).
+
+    In rho's floating-point type.
+    """
     assert layout.kernel_t is not None
-    per_board = np.matmul(rho.transpose(1, 0, 2), layout.kernel_t)  # (n_B, n, T)
-    out: FloatArray = per_board.transpose(1, 0, 2) * layout.pot[:, None, None]
+    kernel_t = layout.kernel_t.astype(rho.dtype, copy=False)
+    per_board = np.matmul(rho.transpose(1, 0, 2), kernel_t)  # (n_B, n, T)
+    out: FloatArray = (
+        per_board.transpose(1, 0, 2) * layout.pot.astype(rho.dtype, copy=False)[:, None, None]
+    )
     return out
