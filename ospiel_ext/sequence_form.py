@@ -101,6 +101,14 @@ class SequenceForm:
             )
         return self.payoff_lo
 
+    def max_abs_payoff(self) -> float:
+        """The payoff matrix's largest entry in absolute value, max |A_ij| (0 without entries).
+
+        EGT's smoothing scale (Kroer, Farina & Sandholm, "Smoothing Method for Approximate
+        Extensive-Form Perfect Equilibrium", IJCAI 2017, Theorem 4) is proportional to it.
+        """
+        return float(np.abs(self.payoff.data).max()) if self.payoff.nnz else 0.0
+
     @functools.cached_property
     def payoff_t(self) -> sp.csr_matrix:
         """A^T in CSR, for fast A^T x."""

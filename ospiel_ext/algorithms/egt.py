@@ -22,7 +22,7 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate, policies
-from ospiel_ext import sequence_form as sf_lib
+from ospiel_ext.algorithms import forms
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.dilated_entropy import (
     DilatedEntropy,
@@ -109,6 +109,10 @@ class EGTSolver:
       tau: the aggressive rule's first step size (halved at every EGC failure; a restart
         starts from it again).
       max_nodes: refuse games with more nodes.
+      form: the sequence form to build of a game (`forms.FORMS`: "explicit", the default, or
+        "public_tree" for poker games, whose products walk the public tree and which builds
+        no payoff matrix: EGT reads its scale from `max_abs_payoff`); unused when `game` is a
+        SequenceForm.
     """
 
     def __init__(
@@ -121,8 +125,14 @@ class EGTSolver:
         stepping: str = "theory",
         tau: float = 0.5,
         max_nodes: int | None = None,
+        form: str = "explicit",
     ):
-        self._sf = game if isinstance(game, SequenceForm) else sf_lib.for_game(game, max_nodes)
+        forms.check_form(form)
+        self._sf = (
+            game
+            if isinstance(game, SequenceForm)
+            else forms.sequence_form(game, form=form, max_nodes=max_nodes)
+        )
         if dgf_weight <= 0:
             raise ValueError(f"dgf_weight must be positive, got {dgf_weight}")
         bounds = resolve_lower_bounds(xi, lower_bounds)
@@ -136,7 +146,7 @@ class EGTSolver:
             raise ValueError(f"tau must lie in (0, 1), got {tau}")
         self.stepping = stepping
         self._tau0 = self._tau = tau
-        norm_a = float(np.abs(self._sf.payoff.data).max()) if self._sf.payoff.nnz else 1.0
+        norm_a = self._sf.max_abs_payoff() or 1.0  # the public-tree form: without building A
         m = [treeplex_norm(tp) for tp in self._tps]
         self._theory_mu = norm_a * np.sqrt(m[0] * m[1])
         # D_p = -min d_p >= max d_p - min d_p, as d_p <= 0 (0 at pure strategies); the minimum

@@ -23,6 +23,10 @@ epsilon (null without --epsilon), epsilon_reached (perturbed_gap <= epsilon; nul
 With --epsilon, one run of up to 10 x --iterations steps: the --checkpoints log-spaced points
 up to --iterations, then a checkpoint every --iterations / 10 steps where the gap is tested.
 
+--form=public_tree runs on the poker games' public tree x hand ranges (`algorithms.forms`;
+poker games only): the same iterates, JSON and policy file as the explicit form's, with no
+game tree compiled and no payoff matrix built.
+
 Ctrl-C or SIGTERM stops after the current step; the table, JSON, policy and plot so far are
 written (all of them or none) and the command exits with code 130.
 """
@@ -33,7 +37,7 @@ from typing import Any
 from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, interrupts, policy_files, stops
-from ospiel_ext.algorithms import egt
+from ospiel_ext.algorithms import egt, forms
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.tables import format_table
 
@@ -62,6 +66,12 @@ _EPSILON = flags.DEFINE_float(
 )
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop after this many seconds.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
+_FORM = flags.DEFINE_enum(
+    "form",
+    "explicit",
+    list(forms.FORMS),
+    "The sequence form: explicit (compiled game tree, any game) or public_tree (poker games).",
+)
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the final iterate's policy here.")
 _PLOT = flags.DEFINE_string("plot", None, "Write a PNG of both measures (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
@@ -118,7 +128,7 @@ def main(argv: list[str]) -> None:
     if _PLOT.value:
         cli_output.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
-    sf = cli.compile_game(game, _MAX_NODES.value)
+    sf = cli.sequence_form(game, _MAX_NODES.value, form=_FORM.value)
     with cli_flags.refuse(ValueError):  # an infeasible xi, before tuning
         solver = egt.EGTSolver(
             sf, xi=_XI.value, dgf_weight=_DGF_WEIGHT.value or 1.0, stepping=_STEPPING.value

@@ -255,6 +255,13 @@ def _cases() -> list[Case]:
         "--abstract_policy_out needs a strategy",
     )
     add(
+        "perturbed_egt.py",
+        "public_tree_without_the_structure",
+        ["--game=liars_dice", "--form=public_tree"],
+        2,
+        "--form=public_tree: game liars_dice() has no public-tree poker structure",
+    )
+    add(
         "solve.py",
         "public_tree_without_the_structure",
         ["--game=liars_dice", "--form=public_tree"],

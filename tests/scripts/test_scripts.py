@@ -91,6 +91,34 @@ def test_solve_public_tree_form_writes_the_explicit_forms_policy_and_json(tmp_pa
         assert result[k] == pytest.approx(want_result[k], abs=1e-12)
 
 
+def test_egt_public_tree_form_writes_the_explicit_forms_policy_and_json(tmp_path):
+    """`ospiel-ext egt --form=public_tree` (issue 36): the explicit form's curve and policy
+    file after the same EGT steps on Leduc, without a game tree or payoff matrix (EGT's scale
+    is `max_abs_payoff`, read from the public tree)."""
+    outputs = {}
+    for form in ("explicit", "public_tree"):
+        out, pol_path = tmp_path / f"{form}.json", tmp_path / f"{form}_policy.json"
+        proc = run(
+            "perturbed_egt.py",
+            "--game=leduc_poker",
+            "--iterations=30",
+            "--dgf_weight=0.001",
+            f"--form={form}",
+            f"--output_json={out}",
+            f"--policy_out={pol_path}",
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs[form] = json.loads(out.read_text()), json.loads(pol_path.read_text())
+    (result, pol), (want_result, want_pol) = outputs["public_tree"], outputs["explicit"]
+    assert pol["policy"].keys() == want_pol["policy"].keys()
+    for key, row in want_pol["policy"].items():
+        for action, p in row.items():
+            assert pol["policy"][key][action] == pytest.approx(p, abs=1e-9)
+    assert result["iterations"] == want_result["iterations"]
+    for k in ("value", "nash_conv", "exploitability", "perturbed_gap"):
+        assert result[k] == pytest.approx(want_result[k], abs=1e-9)
+
+
 def _interrupt(script, *flags, wait_for, seconds=2.0):
     """Runs a script, sends SIGINT `seconds` after its log shows `wait_for` (its loop runs)."""
     proc = subprocess.Popen(

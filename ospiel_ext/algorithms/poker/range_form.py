@@ -17,7 +17,8 @@ The treeplexes are numbered as `sequence_form.for_game(game)`'s (`public_tree`),
 solver, best response and behavioural strategy is interchangeable between the two forms. The
 form names its game and lists its infosets' keys (one pyspiel replay per infoset, on demand),
 so `policies.layout(form)` makes the game's TabularPolicy without compiling the game tree. The
-explicit A (LPs, EGT's step size) is built from the public tree on first use of `payoff`.
+explicit A (for the LP) is built from the public tree on first use of `payoff`; EGT reads its
+scale, max |A_ij|, from the terminal blocks (`max_abs_payoff`).
 """
 
 from __future__ import annotations
@@ -158,6 +159,34 @@ class PublicTreeSequenceForm(SequenceForm):
         return sp.csr_matrix(
             (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=self.shape
         )
+
+    def max_abs_payoff(self) -> float:
+        """The largest |A_ij|, read from the terminal blocks without building A.
+
+        An entry of A sums the terminal deals that its two sequences share. A player who acted
+        has its hand in its sequence, and the player who acted last also the betting (so the
+        terminal) and the board: where both acted, an entry is one deal, and the largest is a
+        block's largest |payoff| times its largest chance weight coef_B W_B[h0, h1] (at a
+        showdown, over hand pairs that do not tie). Where one player never acted (a fold
+        before its first decision) its empty sequence sums the deal over its hands.
+        """
+        best = 0.0
+        for blk in self.blocks:
+            m, coef = self._m[blk.round], self._coef[blk.round]
+            w = coef[:, None, None] * m[:, :, None] * (m[:, None, :] - np.eye(m.shape[1])[None])
+            if blk.showdown:
+                s = _strengths(self.public_tree, blk.round)
+                w = w * np.sign(s[:, :, None] - s[:, None, :])
+            u = np.abs(blk.payoff)
+            acted = [np.any(blk.sequences[p] > 0, axis=(1, 2)) for p in (0, 1)]
+            for terminals, weight in (
+                (acted[0] & acted[1], np.abs(w)),
+                (acted[0] & ~acted[1], np.abs(w.sum(axis=2))),  # summed over player 1's hands
+                (~acted[0] & acted[1], np.abs(w.sum(axis=1))),
+            ):
+                if terminals.any():
+                    best = max(best, float(u[terminals].max() * weight.max()))
+        return best
 
     # --- what solvers and evaluators call ---------------------------------------------------
     def sequence_values(

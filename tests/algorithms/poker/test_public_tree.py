@@ -11,7 +11,7 @@ import pytest
 
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import cfr, egt
 from ospiel_ext.algorithms import forms as forms_lib
 from ospiel_ext.algorithms.gameshrink import descriptions
 from ospiel_ext.algorithms.poker import range_form
@@ -237,3 +237,30 @@ def test_solvers_take_form_public_tree():
 def test_an_unknown_form_is_refused():
     with pytest.raises(ValueError, match="form must be one of explicit, public_tree"):
         cfr.DCFRSolver("kuhn_poker", form="implicit")
+
+
+def test_max_abs_payoff_without_the_matrix(forms):
+    """max |A_ij| (EGT's scale) read from the public tree equals the explicit matrix's, and
+    reading it builds no payoff matrix."""
+    explicit, public = forms
+    fresh = range_form.PublicTreeSequenceForm(public.public_tree)  # A never built
+    assert fresh.max_abs_payoff() == explicit.max_abs_payoff() > 0
+    assert "_explicit_payoff" not in vars(fresh)
+
+
+def test_egt_runs_on_the_public_tree_form_as_on_the_explicit_one():
+    """EGT's iterates on the public-tree form equal the explicit form's, with no payoff matrix
+    built (its products walk the public tree; its scale is `max_abs_payoff`)."""
+    game = "leduc_poker"
+    public = range_form.PublicTreeSequenceForm(range_form.for_game(game).public_tree)
+    ours, theirs = egt.EGTSolver(public), egt.EGTSolver(sf_lib.for_game(game))
+    for _ in range(20):
+        ours.evaluate_and_update_policy()
+        theirs.evaluate_and_update_policy()
+    for got, want in zip(ours.behavioural(), theirs.behavioural()):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    assert "_explicit_payoff" not in vars(public)
+    by_name = egt.EGTSolver(game, form="public_tree").sequence_form
+    assert isinstance(by_name, range_form.PublicTreeSequenceForm)
+    with pytest.raises(ValueError, match="form must be one of"):
+        egt.EGTSolver(game, form="compiled")
