@@ -240,6 +240,16 @@ def compile_game(game: pyspiel.Game, max_nodes: int | None = None) -> sf_lib.Tre
         return sf_lib.for_game(game, max_nodes=max_nodes)
 
 
+def define_form_flag() -> flags.FlagHolder[str]:
+    """The --form flag of a command that runs on either sequence form (`sequence_form`)."""
+    return flags.DEFINE_enum(
+        "form",
+        "explicit",
+        list(forms.FORMS),
+        "The sequence form: explicit (compiled game tree, any game) or public_tree (poker games).",
+    )
+
+
 def sequence_form(
     game: pyspiel.Game, max_nodes: int | None = None, *, form: str = "explicit"
 ) -> sf_lib.SequenceForm:

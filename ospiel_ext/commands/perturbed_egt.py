@@ -37,7 +37,7 @@ from typing import Any
 from absl import flags
 
 from ospiel_ext import cli, cli_flags, cli_output, interrupts, policy_files, stops
-from ospiel_ext.algorithms import egt, forms
+from ospiel_ext.algorithms import egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.tables import format_table
 
@@ -66,12 +66,7 @@ _EPSILON = flags.DEFINE_float(
 )
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop after this many seconds.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
-_FORM = flags.DEFINE_enum(
-    "form",
-    "explicit",
-    list(forms.FORMS),
-    "The sequence form: explicit (compiled game tree, any game) or public_tree (poker games).",
-)
+_FORM = cli.define_form_flag()
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the final iterate's policy here.")
 _PLOT = flags.DEFINE_string("plot", None, "Write a PNG of both measures (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")

@@ -38,7 +38,7 @@ from ospiel_ext import (
     policy_files,
     stops,
 )
-from ospiel_ext.algorithms import cfr, forms
+from ospiel_ext.algorithms import cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.sequence_form import SequenceForm
 from ospiel_ext.tables import format_table
@@ -53,12 +53,7 @@ _LOG_EVERY = flags.DEFINE_integer(
     "log_every", None, "Log the exploitability every N iterations (default: 100 with --verbose)."
 )
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
-_FORM = flags.DEFINE_enum(
-    "form",
-    "explicit",
-    list(forms.FORMS),
-    "The sequence form: explicit (compiled game tree, any game) or public_tree (poker games).",
-)
+_FORM = cli.define_form_flag()
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the policy JSON here.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
