@@ -426,17 +426,23 @@ SLICES: tuple[Slice, ...] = (
             (
                 "benchmarks/range_cfr_run.py",
                 f"--solver={solver}",
+                f"--dtype={dtype}",
                 "--seconds=8",
                 "--output_json={out}",
             ),
             "poker_scale.md: the first iterations of the Rhode Island runs (the curve at fixed "
             "iteration counts; the budget decides only where it ends)",
             # the measurement where the budget stopped is off the grid of iteration counts;
-            # the committed runs predate --dtype (float64, its default, which the slice runs)
+            # the float64 runs predate the dtype key (float64 is what they ran)
             drop_last=dict.fromkeys(CURVE_LISTS, 1),
             ignore=("final", "at_600_seconds", "stop_reason", "dtype"),
         )
-        for run, solver in (("cfr_plus", "cfr_plus"), ("dcfr", "dcfr"), ("dcfr_alone", "dcfr"))
+        for run, solver, dtype in (
+            ("cfr_plus", "cfr_plus", "float64"),
+            ("dcfr", "dcfr", "float64"),
+            ("dcfr_alone", "dcfr", "float64"),
+            ("dcfr_float32", "dcfr", "float32"),
+        )
     ),
 )
 
