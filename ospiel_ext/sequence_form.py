@@ -107,7 +107,7 @@ class SequenceForm:
         EGT's smoothing scale (Kroer, Farina & Sandholm, "Smoothing Method for Approximate
         Extensive-Form Perfect Equilibrium", IJCAI 2017, Theorem 4) is proportional to it.
         """
-        return float(np.abs(self.payoff.data).max()) if self.payoff.nnz else 0.0
+        return float(np.abs(self.payoff.data).max(initial=0.0))
 
     @functools.cached_property
     def payoff_t(self) -> sp.csr_matrix:

@@ -272,7 +272,7 @@ def solve_lp(
     base = model.solution(model.run(method=method))
     v_star = sign * base.value
     iterations = base.simplex_iterations
-    scale = 1.0 + float(np.abs(gadget.sf.payoff.data).max(initial=0.0))
+    scale = 1.0 + gadget.sf.max_abs_payoff()
     tolerance = OPTIMALITY_TOLERANCE * scale
     if prior is None:
         behavioural, value = base.behavioural, v_star
