@@ -15,8 +15,8 @@ Prints and writes the CPU seconds per iteration of each (`time.process_time`), t
 (float64's over float32's), and each profile's exploitability and value: the float32 run's
 iterates part from the float64 run's at rounding level and both are CFR iterates; whether
 float32's rounding stops the convergence early is what `range_cfr_run.py --dtype=float32`
-measures over an hour. Ctrl-C or SIGTERM stops after the current block and writes the figures
-so far (exit 130).
+measures over an hour. Ctrl-C or SIGTERM stops after the current iteration and writes the
+figures so far (exit 130).
 
 JSON keys: game, solver, block, iterations {float64, float32}, seconds_per_iteration {...},
 speedup, exploitability {...}, value {...}, strategy_bytes {...} (regrets and current
@@ -60,12 +60,15 @@ def main(argv):
             for d, solver in solvers.items():
                 start = time.process_time()
                 for _ in range(block):
+                    if interrupts.requested():  # within an iteration (under a second)
+                        break
                     solver.evaluate_and_update_policy()
                 seconds[d] += time.process_time() - start
-            done = solvers["float32"].iteration
             print(
-                f"{done}/{_ITERATIONS.value} iterations: "
-                + ", ".join(f"{d} {seconds[d] / done:.3f} s" for d in DTYPES),
+                f"{solvers['float32'].iteration}/{_ITERATIONS.value} iterations: "
+                + ", ".join(
+                    f"{d} {seconds[d] / max(solvers[d].iteration, 1):.3f} s" for d in DTYPES
+                ),
                 flush=True,
             )
     interrupted = interrupts.requested()
