@@ -5,21 +5,22 @@ r"""Rhode Island Hold'em solved whole on the public tree (issue 36): CFR+ or DCF
 
 Builds the range layout of --game (`poker.range_tree.RangeTree`, one board per suit orbit
 with --suits) and runs `poker.range_cfr.RangeCFRSolver` (CFR+ or DCFR; its regrets, strategies,
-reaches and values in --dtype, the average always in float64) through the pack's run
+reaches and values in --dtype, the average always in float64; each pass on --threads threads,
+one block of boards each) through the pack's run
 loop (`algorithms.solver.run`) until --seconds of wall-clock time have passed, measuring the
 average profile exactly (best responses on the same tree; not counted as solving seconds) at
 iterations 1, 2, 3, ... growing by about 12 % (`solver.log_spaced`). Ctrl-C or SIGTERM stops
 after the current iteration and writes the result so far (`stop_reason`).
 
-JSON keys: game, solver, suits, dtype, boards (per round), entries (regret entries, both players),
-build_seconds, seconds_per_iteration (solving seconds / iterations), peak_rss_bytes (VmHWM),
-curve {iterations, traversals, seconds (solving), value (player 0's, of the average profile),
-nash_conv, exploitability, max_infoset_regret (empty)}, final {iterations, seconds,
-exploitability, value} (the last measurement, where the run stopped), stop_reason,
-wall_seconds, at_600_seconds (the last measurement within 600 solving seconds),
+JSON keys: game, solver, suits, dtype, threads, boards (per round), entries (regret entries,
+both players), build_seconds, seconds_per_iteration (solving seconds / iterations),
+peak_rss_bytes (VmHWM), curve {iterations, traversals, seconds (solving), value (player 0's,
+of the average profile), nash_conv, exploitability, max_infoset_regret (empty)}, final
+{iterations, seconds, exploitability, value} (the last measurement, where the run stopped),
+stop_reason, wall_seconds, at_600_seconds (the last measurement within 600 solving seconds),
 seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first measurement at or below; null
-when not reached). --policy_out writes the average strategy (`poker.range_policy`: an OpenSpiel
-policy of the whole game once loaded; Rhode Island's is about 100 MB).
+when not reached). --policy_out writes the average strategy (`poker.range_policy`: an
+OpenSpiel policy of the whole game once loaded; Rhode Island's is about 100 MB).
 """
 
 import time
@@ -41,6 +42,12 @@ _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _DTYPE = flags.DEFINE_enum(
     "dtype", "float64", ["float64", "float32"], "The iteration's floating-point type."
 )
+_THREADS = flags.DEFINE_integer(
+    "threads",
+    1,
+    "Threads each pass runs on, one block of boards each (the iterates do not depend on it).",
+    lower_bound=1,
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 _POLICY_OUT = flags.DEFINE_string(
     "policy_out", None, "Write the average strategy here (.npz, `range_policy.load_range_policy`)."
@@ -59,7 +66,9 @@ def main(argv):
         ps = structure.detect(game)
     start = time.perf_counter()
     tree = range_tree.RangeTree(ps, suits=_SUITS.value)
-    solver = range_cfr.RangeCFRSolver(tree, SOLVERS[_SOLVER.value], dtype=_DTYPE.value)
+    solver = range_cfr.RangeCFRSolver(
+        tree, SOLVERS[_SOLVER.value], dtype=_DTYPE.value, threads=_THREADS.value
+    )
     build_seconds = time.perf_counter() - start
     result = solver_lib.run(
         solver,
@@ -77,6 +86,7 @@ def main(argv):
         "solver": _SOLVER.value,
         "suits": _SUITS.value,
         "dtype": _DTYPE.value,
+        "threads": _THREADS.value,
         "boards": [lay.deals.num_boards for lay in tree.rounds],
         "entries": int(sum(s.size for r in solver.current_strategy() for s in r)),
         "build_seconds": build_seconds,

@@ -772,6 +772,7 @@ BENCHMARK_CASES = [
     ("range_cfr_run.py", ["--seconds=0"], "--seconds must be positive"),
     ("range_cfr_run.py", ["--game=chess"], "no public-tree poker structure"),
     ("range_cfr_run.py", ["--dtype=float16"], "--dtype"),
+    ("range_cfr_run.py", ["--threads=0"], "--threads"),
     ("range_dtype.py", ["--iterations=0"], "--iterations must be positive"),
     ("range_dtype.py", ["--game=chess"], "no public-tree poker structure"),
     ("gameshrink_full_scale.py", ["--checkpoints=10,x"], "--checkpoints must be integers"),

@@ -19,6 +19,12 @@ iteration is, for the updating player p,
 3. the update rule of `cfr_rules.CFRConfig` (regret matching, RM+, DCFR discounting,
    linear or t^gamma averaging) on whole arrays.
 
+Everything a pass does below a round's first rows is independent board by board (a deal
+joins the boards only at the round's ends), so with `threads` > 1 each round's boards are
+cut into that many consecutive blocks, one per thread (numpy releases the GIL inside its
+loops and BLAS calls). Every entry is computed by the same operations in the same order as
+in one block, so the iterates do not depend on the number of threads.
+
 These are the sequence-form solver's iterates (`cfr_variants.CFRVariantSolver`) in another
 layout: the infoset (decision, board, hand) is one array entry, its sequences the A actions.
 Nothing of size sequences x sequences and no tree of histories is built, so Rhode Island
@@ -32,9 +38,13 @@ far; an exception from inside a pass would lose it.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import functools
+import itertools
+from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import DTypeLike
 
 from ospiel_ext import evaluate
@@ -48,13 +58,23 @@ DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 """The floating-point types `RangeCFRSolver` iterates in."""
 
 
-def regret_matching(regrets: FloatArray) -> FloatArray:
-    """Strategies proportional to positive regrets over axis 1, uniform where none is."""
-    out = np.maximum(regrets, 0.0)
-    total = out.sum(axis=1)
+def regret_matching(
+    regrets: FloatArray, out: FloatArray | None = None, *, nonnegative: bool = False
+) -> FloatArray:
+    """Strategies proportional to positive regrets over axis 1, uniform where none is.
+
+    Args:
+      regrets: (n, A, ...) cumulative regrets.
+      out: where to write the strategies (a new array if None).
+      nonnegative: the regrets are known to be >= 0 (RM+), so none is clipped.
+    """
+    if out is None:
+        out = np.empty_like(regrets)
+    positive = regrets if nonnegative else np.maximum(regrets, 0.0, out=out)
+    total = positive.sum(axis=1)
     none = total <= 0
     np.divide(1.0, total, out=total, where=~none)
-    out *= total[:, None]
+    np.multiply(positive, total[:, None], out=out)
     np.copyto(out, 1.0 / out.shape[1], where=none[:, None])
     return out
 
@@ -69,10 +89,30 @@ class RangeWalker:
 
     Args:
       tree: the laid-out public tree.
+      threads: threads a pass runs on, each on its own block of every round's boards
+        (module docstring); at most as many blocks as a round has boards.
     """
 
-    def __init__(self, tree: RangeTree):
-        self.tree = tree
+    def __init__(self, tree: RangeTree, *, threads: int = 1):
+        if threads < 1:
+            raise ValueError(f"game {tree.name}: threads must be at least 1, got {threads}")
+        self.tree, self.threads = tree, threads
+        self.blocks = [board_blocks(lay.deals.num_boards, threads) for lay in tree.rounds]
+        self._symmetrise = [
+            [_block_matrix(lay, b) for b in blocks] for lay, blocks in zip(tree.rounds, self.blocks)
+        ]
+        self._pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
+        self._values: dict[np.dtype, list[FloatArray]] = {}
+
+    def each_block(self, r: int, work: Callable[[int, slice], None]) -> None:
+        """work(i, boards) for every block i of round r's boards, on the walker's threads."""
+        blocks = self.blocks[r]
+        if self._pool is None or len(blocks) == 1:
+            for i, b in enumerate(blocks):
+                work(i, b)
+            return
+        for future in [self._pool.submit(work, i, b) for i, b in enumerate(blocks)]:
+            future.result()
 
     def uniform(self, dtype: DTypeLike = np.float64) -> Arrays:
         """Uniform strategies of both players."""
@@ -90,34 +130,59 @@ class RangeWalker:
         """Zero arrays shaped as the strategies."""
         return [[np.zeros_like(s) for s in per_round] for per_round in self.uniform(dtype)]
 
-    def reaches(self, player: int, strategy: Arrays) -> list[FloatArray]:
+    def reaches(
+        self, player: int, strategy: Arrays, out: list[FloatArray] | None = None
+    ) -> list[FloatArray]:
         """`player`'s reach vectors at every node, per round (nodes, n_B, T), top down.
 
         In the strategies' floating-point type.
+
+        Args:
+          player: whose reaches.
+          strategy: both players' strategies.
+          out: arrays to write them into (an earlier result, reused: a pass that writes
+            fresh memory spends much of its time on the kernel's page faults).
         """
         dtype = next(s.dtype for per_round in strategy for s in per_round)
-        out = []
-        prev: tuple[RoundLayout, FloatArray] | None = None
-        for lay, strat in zip(self.tree.rounds, strategy):
-            reach = np.empty(lay.shape, dtype=dtype)
-            if prev is None:
-                reach[0] = 1.0
-            else:  # the round's first rows, in the order of the ends before
-                before, prev_reach = prev
-                np.take(
-                    prev_reach[before.ends], lay.deals.parent, axis=1, out=reach[: len(before.ends)]
-                )
-            for g, s in zip(lay.groups, strat):
-                here = reach[g.nodes]
-                for a in range(g.num_actions):
-                    rows = reach[g.child_rows(a)]
-                    if g.player == player:
-                        np.multiply(here, s[:, a], out=rows)
-                    else:
-                        rows[...] = here
-            out.append(reach)
-            prev = (lay, reach)
+        if out is None:
+            out = [np.empty(lay.shape, dtype=dtype) for lay in self.tree.rounds]
+        for r, reach in enumerate(out):
+            # the round's first rows, in the order of the ends before
+            first = out[r - 1][self.tree.rounds[r - 1].ends] if r else None
+            self.each_block(
+                r,
+                functools.partial(
+                    self._reach_block, player=player, r=r, strategy=strategy, reach=reach,
+                    first=first,
+                ),
+            )  # fmt: skip
         return out
+
+    def _reach_block(
+        self,
+        _: int,
+        b: slice,
+        *,
+        player: int,
+        r: int,
+        strategy: Arrays,
+        reach: FloatArray,
+        first: FloatArray | None,
+    ) -> None:
+        """`reaches` of round r on boards b."""
+        lay = self.tree.rounds[r]
+        if first is None:
+            reach[0, b] = 1.0
+        else:
+            reach[: len(first), b] = np.take(first, lay.deals.parent[b], axis=1)
+        for g, s in zip(lay.groups, strategy[r]):
+            here = reach[g.rows, b]
+            for a in range(g.num_actions):
+                rows = reach[g.child_rows(a), b]
+                if g.player == player:
+                    np.multiply(here, s[:, a, b], out=rows)
+                else:
+                    rows[...] = here
 
     def values(
         self,
@@ -136,38 +201,67 @@ class RangeWalker:
           strategy: the strategies the player's decisions mix by; None for the maximum.
           regrets: if given, receives the player's instantaneous regrets (added in place).
         """
-        below: tuple[RoundLayout, FloatArray] | None = None
+        below: FloatArray | None = None
+        dtype = opponent_reach[0].dtype
+        if dtype not in self._values:  # reused (`reaches`: page faults)
+            self._values[dtype] = [np.empty(lay.shape, dtype=dtype) for lay in self.tree.rounds]
         for r in range(len(self.tree.rounds) - 1, -1, -1):
-            lay = self.tree.rounds[r]
-            v = np.empty(lay.shape, dtype=opponent_reach[r].dtype)
-            rho = opponent_reach[r]
-            if len(lay.folds):
-                sign = 1.0 if player == 0 else -1.0
-                v[lay.folds] = range_tree.fold_values(lay, rho[lay.folds], sign * lay.fold_payoff)
-            if len(lay.showdowns):
-                v[lay.showdowns] = range_tree.showdown_values(lay, rho[lay.showdowns])
-            if below is not None:
-                dl, v_next = below[0].deals, below[1]
-                dealt = v_next[: len(lay.ends)][:, dl.deal_child[:, None], dl.deal_perm]
-                v[lay.ends] = np.add.reduceat(dealt, dl.deal_starts, axis=1)
-            for k in range(len(lay.groups) - 1, -1, -1):
-                g = lay.groups[k]
-                children = [v[g.child_rows(a)] for a in range(g.num_actions)]
-                if g.player != player:
-                    v[g.nodes] = functools.reduce(np.add, children)
-                elif strategy is None:
-                    v[g.nodes] = functools.reduce(np.maximum, children)
-                else:
-                    s = strategy[r][k]
-                    mixed = children[0] * s[:, 0]
-                    for a in range(1, g.num_actions):
-                        mixed += children[a] * s[:, a]
-                    v[g.nodes] = mixed
-                    if regrets is not None:
-                        self._add_regrets(lay, regrets[r][k], children, mixed)
-            below = (lay, v)
+            v = self._values[dtype][r]
+            self.each_block(
+                r,
+                functools.partial(
+                    self._value_block, player=player, r=r, v=v, rho=opponent_reach[r],
+                    below=below, strategy=strategy, regrets=regrets,
+                ),
+            )  # fmt: skip
+            below = v
         assert below is not None
-        return float(below[1][0].sum())
+        return float(below[0].sum())
+
+    def _value_block(
+        self,
+        i: int,
+        b: slice,
+        *,
+        player: int,
+        r: int,
+        v: FloatArray,
+        rho: FloatArray,
+        below: FloatArray | None,
+        strategy: Arrays | None,
+        regrets: Arrays | None,
+    ) -> None:
+        """`values` of round r on boards b (block i): terminals, round ends, decisions."""
+        lay = self.tree.rounds[r]
+        if len(lay.folds):
+            sign = 1.0 if player == 0 else -1.0
+            v[lay.folds, b] = range_tree.fold_values(
+                lay, rho[lay.folds, b], sign * lay.fold_payoff, b
+            )
+        if len(lay.showdowns):
+            v[lay.showdowns, b] = range_tree.showdown_values(lay, rho[lay.showdowns, b], b)
+        if below is not None:
+            v[lay.ends, b] = range_tree.dealt_values(
+                self.tree.rounds[r + 1].deals, below, lay.ends, b
+            )
+        for k in range(len(lay.groups) - 1, -1, -1):
+            g = lay.groups[k]
+            children = [v[g.child_rows(a), b] for a in range(g.num_actions)]
+            if g.player != player:
+                v[g.rows, b] = functools.reduce(np.add, children)
+            elif strategy is None:
+                v[g.rows, b] = functools.reduce(np.maximum, children)
+            else:
+                s = strategy[r][k][:, :, b]
+                # in place where the rows are a view (`DecisionGroup.rows`)
+                mixed = v[g.rows, b] if isinstance(g.rows, slice) else np.empty_like(children[0])
+                np.multiply(children[0], s[:, 0], out=mixed)
+                for a in range(1, g.num_actions):
+                    mixed += children[a] * s[:, a]
+                if not isinstance(g.rows, slice):
+                    v[g.rows, b] = mixed
+                if regrets is not None:
+                    _add_regrets(self._symmetrise[r][i], regrets[r][k][:, :, b], children, mixed)
 
     def evaluate(self, strategy: Arrays) -> evaluate.ProfileEvaluation:
         """The profile's values and best-response values, as `evaluate.evaluate_profile`'s.
@@ -182,19 +276,40 @@ class RangeWalker:
         br1 = self.values(1, self.reaches(0, strategy), None)
         return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
 
-    @staticmethod
-    def _add_regrets(
-        lay: RoundLayout, regrets: FloatArray, children: list[FloatArray], mixed: FloatArray
-    ) -> None:
-        """regrets[:, a] += children[a] - mixed, suit-symmetrised where the round needs it."""
-        if lay.symmetrise is None:
-            for a, child in enumerate(children):
-                regrets[:, a] += child
-                regrets[:, a] -= mixed
-            return
-        inst = np.stack([child - mixed for child in children], axis=1)
-        flat = inst.reshape(-1, lay.symmetrise.shape[0])  # bit for bit equal on each orbit
-        regrets += np.asarray(flat @ lay.symmetrise).reshape(inst.shape)
+
+def board_blocks(num_boards: int, threads: int) -> list[slice]:
+    """min(threads, num_boards) consecutive blocks of boards, as equal as can be."""
+    edges = np.linspace(0, num_boards, min(threads, num_boards) + 1).round().astype(int)
+    return [slice(int(a), int(b)) for a, b in itertools.pairwise(edges)]
+
+
+def _block_matrix(lay: RoundLayout, boards: slice) -> sp.csr_matrix | None:
+    """The round's orbit-averaging matrix (`RoundLayout.symmetrise`) restricted to `boards`.
+
+    It is block diagonal by board, so the restriction averages the block's entries alone.
+    """
+    if lay.symmetrise is None:
+        return None
+    t = lay.shape[2]
+    rows = slice(boards.start * t, boards.stop * t)
+    return lay.symmetrise[rows][:, rows].tocsr()
+
+
+def _add_regrets(
+    symmetrise: sp.csr_matrix | None,
+    regrets: FloatArray,
+    children: list[FloatArray],
+    mixed: FloatArray,
+) -> None:
+    """regrets[:, a] += children[a] - mixed, averaged over hand orbits by `symmetrise`."""
+    if symmetrise is None:
+        for a, child in enumerate(children):
+            regrets[:, a] += child
+            regrets[:, a] -= mixed
+        return
+    inst = np.stack([child - mixed for child in children], axis=1)
+    flat = inst.reshape(-1, symmetrise.shape[0])  # bit for bit equal on each orbit
+    regrets += np.asarray(flat @ symmetrise).reshape(inst.shape)
 
 
 class RangeCFRSolver:
@@ -210,21 +325,30 @@ class RangeCFRSolver:
         the regrets. The average strategy is accumulated in float64 either way, and it is
         evaluated in float64 (`evaluate_average`), so the exploitability reported is exact
         for the strategy returned.
+      threads: threads each pass runs on (`RangeWalker`); the iterates are the same for any
+        number.
     """
 
     def __init__(
-        self, tree: RangeTree, config: CFRConfig = CFR_PLUS, *, dtype: DTypeLike = np.float64
+        self,
+        tree: RangeTree,
+        config: CFRConfig = CFR_PLUS,
+        *,
+        dtype: DTypeLike = np.float64,
+        threads: int = 1,
     ):
         if np.dtype(dtype) not in DTYPES:
             raise ValueError(
                 f"game {tree.name}: the range solver iterates in float64 or float32, got {dtype}"
             )
         self.tree, self.config, self.dtype = tree, config, np.dtype(dtype)
-        self.walker = RangeWalker(tree)
+        self.walker = RangeWalker(tree, threads=threads)
         self._strategy = self.walker.uniform(self.dtype)
         self._regrets = self.walker.zeros(self.dtype)
         self._average = self.walker.zeros(np.float64)
         self._iteration = 0
+        self._reach: list[list[FloatArray] | None] = [None, None]  # reused buffers
+        self._reach0_current = False  # reach[0] holds player 0's reach of its strategy
 
     @property
     def name(self) -> str:
@@ -244,40 +368,56 @@ class RangeCFRSolver:
     def evaluate_and_update_policy(self) -> None:
         """One iteration: both players, in turn with alternating updates.
 
-        Three reach passes (two without alternation): player 1's serves as player 0's
-        opponent and as its own reach for the average, its strategy unchanged until its turn.
+        Two reach passes: player 1's serves as player 0's opponent and as its own reach for
+        the average, its strategy unchanged until its turn; player 0's, taken after its
+        update, serves as player 1's opponent and, with alternating updates, as player 0's
+        own reach in the next iteration (nothing changes player 0's strategy in between).
+        Without alternation player 0's is taken before either update.
         """
         self._iteration += 1
         w = self.walker
-        reach1, reach0 = w.reaches(1, self._strategy), w.reaches(0, self._strategy)
+        reach1 = self._reach[1] = w.reaches(1, self._strategy, self._reach[1])
+        reach0 = self._reach[0]
+        if reach0 is None or not self._reach0_current:
+            reach0 = self._reach[0] = w.reaches(0, self._strategy, reach0)
         self._update(0, opponent=reach1, own=reach0)
         if self.config.alternating_updates:
-            reach0 = w.reaches(0, self._strategy)
+            reach0 = self._reach[0] = w.reaches(0, self._strategy, reach0)
         self._update(1, opponent=reach0, own=reach1)
+        self._reach0_current = self.config.alternating_updates
 
     def _update(self, p: int, *, opponent: list[FloatArray], own: list[FloatArray]) -> None:
-        t, cfg = self._iteration, self.config
-        decay, weight = average_weights(cfg, t)
-        for r, k in self._groups_of(p):
-            g, average = self.tree.rounds[r].groups[k], self._average[r][k]
+        for r in range(len(self.tree.rounds)):
+            self.walker.each_block(r, functools.partial(self._accumulate, p=p, r=r, own=own[r]))
+        self.walker.values(p, opponent, self._strategy, self._regrets)
+        for r in range(len(self.tree.rounds)):
+            self.walker.each_block(r, functools.partial(self._match, p=p, r=r))
+
+    def _accumulate(self, _: int, b: slice, *, p: int, r: int, own: FloatArray) -> None:
+        """Adds iteration t's realization plans of p's decisions in round r, boards b."""
+        decay, weight = average_weights(self.config, self._iteration)
+        for k in self._groups_of(p, r):
+            g, average = self.tree.rounds[r].groups[k], self._average[r][k][:, :, b]
             if decay != 1.0:
                 average *= decay
-            plan = self._strategy[r][k] * own[r][g.nodes][:, None]
+            reach = own[g.rows, b]
             if weight != 1.0:
-                plan *= weight
-            average += plan
-        self.walker.values(p, opponent, self._strategy, self._regrets)
-        for r, k in self._groups_of(p):
-            finish_regrets(cfg, self._regrets[r][k], t)
-            self._strategy[r][k] = regret_matching(self._regrets[r][k])
+                reach = reach * weight
+            average += self._strategy[r][k][:, :, b] * reach[:, None]
 
-    def _groups_of(self, player: int) -> list[tuple[int, int]]:
-        return [
-            (r, k)
-            for r, lay in enumerate(self.tree.rounds)
-            for k, g in enumerate(lay.groups)
-            if g.player == player
-        ]
+    def _match(self, _: int, b: slice, *, p: int, r: int) -> None:
+        """The update rule on p's regrets in round r, boards b, and the next strategies."""
+        for k in self._groups_of(p, r):
+            regrets = self._regrets[r][k][:, :, b]
+            finish_regrets(self.config, regrets, self._iteration)
+            regret_matching(
+                regrets,
+                out=self._strategy[r][k][:, :, b],
+                nonnegative=self.config.regret_matching_plus,
+            )
+
+    def _groups_of(self, player: int, r: int) -> list[int]:
+        return [k for k, g in enumerate(self.tree.rounds[r].groups) if g.player == player]
 
     def current_strategy(self) -> Arrays:
         """The strategies of this iteration (copies)."""

@@ -61,6 +61,14 @@ class DecisionGroup:
         """A."""
         return int(self.children.shape[1])
 
+    @functools.cached_property
+    def rows(self) -> slice | IntArray:
+        """`nodes` as a slice where they are consecutive (a view, not a copy), else `nodes`."""
+        first = int(self.nodes[0])
+        if np.array_equal(self.nodes, np.arange(first, first + len(self.nodes))):
+            return slice(first, first + len(self.nodes))
+        return self.nodes
+
     def child_rows(self, action: int) -> slice:
         """The rows of the children by `action`: consecutive, in the group's order (`_rows`)."""
         first = int(self.children[0, action])
@@ -266,29 +274,52 @@ def _group_key(node: BettingNode) -> tuple[int, int]:
     return node.player, len(node.actions)
 
 
-def fold_values(layout: RoundLayout, rho: FloatArray, payoff: FloatArray) -> FloatArray:
+def fold_values(
+    layout: RoundLayout, rho: FloatArray, payoff: FloatArray, boards: slice = slice(None)
+) -> FloatArray:
     """(n, n_B, T) own values at folds against the opponent's reach rho (n, n_B, T).
 
-    In rho's floating-point type.
+    In rho's floating-point type; rho and the result cover the round's `boards`.
 
     Overwrites rho (a gathered copy) with the result.
     """
-    total = np.einsum("nbt,bt->nb", rho, layout.deals.remaining.astype(rho.dtype))
+    total = np.einsum("nbt,bt->nb", rho, layout.deals.remaining[boards].astype(rho.dtype))
     np.subtract(total[:, :, None], rho, out=rho)
-    rho *= layout.fold_weight.astype(rho.dtype, copy=False)
+    rho *= layout.fold_weight[boards].astype(rho.dtype, copy=False)
     rho *= payoff.astype(rho.dtype, copy=False)[:, None, None]
     return rho
 
 
-def showdown_values(layout: RoundLayout, rho: FloatArray) -> FloatArray:
+def showdown_values(
+    layout: RoundLayout, rho: FloatArray, boards: slice = slice(None)
+) -> FloatArray:
     """(n, n_B, T) own values at showdowns against the opponent's reach rho (n, n_B, T).
 
-    In rho's floating-point type.
+    In rho's floating-point type; rho and the result cover the round's `boards`.
     """
     assert layout.kernel_t is not None
-    kernel_t = layout.kernel_t.astype(rho.dtype, copy=False)
+    kernel_t = layout.kernel_t[boards].astype(rho.dtype, copy=False)
     per_board = np.matmul(rho.transpose(1, 0, 2), kernel_t)  # (n_B, n, T)
     out: FloatArray = (
         per_board.transpose(1, 0, 2) * layout.pot.astype(rho.dtype, copy=False)[:, None, None]
     )
+    return out
+
+
+def dealt_values(
+    dealt: RoundDeals, v_next: FloatArray, ends: IntArray, boards: slice = slice(None)
+) -> FloatArray:
+    """(len(ends), n_B, T) values at a round's ends: the next round's first rows, summed.
+
+    v_B(h) = sum_c v_canon(B + c)(pi_c(h)) over the cards c dealt to each of the round's
+    `boards` (`deals` module docstring); `dealt` is the next round's `RoundDeals`, v_next its
+    values, whose first rows follow `ends`.
+    """
+    n_b = len(dealt.deal_starts)
+    first, stop, _ = boards.indices(n_b)
+    starts = dealt.deal_starts[first:stop]
+    end = dealt.deal_starts[stop] if stop < n_b else len(dealt.deal_child)
+    e = slice(int(starts[0]), int(end))
+    values = v_next[: len(ends)][:, dealt.deal_child[e, None], dealt.deal_perm[e]]
+    out: FloatArray = np.add.reduceat(values, starts - starts[0], axis=1)
     return out

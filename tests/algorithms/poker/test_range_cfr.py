@@ -272,3 +272,59 @@ def test_a_signal_ends_the_run_after_the_current_iteration_with_its_result():
         timer.cancel()
     assert result.stop_reason == "interrupted" and 0 < result.iterations < 10**6
     assert result.curve.iterations[-1] == ours.iteration == result.iterations
+
+
+@pytest.mark.parametrize("config", [cfr_rules.CFR_PLUS, cfr_rules.DCFR], ids=["cfr+", "dcfr"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_threads_give_the_same_iterates_bit_for_bit(config, dtype):
+    """Each block of boards is computed by the same operations as in one block, so the
+    iterates, averages and exploitabilities are equal exactly, with suits (whose round before
+    the last deal averages hand orbits per block) and without."""
+    game = "rhode_island_holdem(num_ranks=3,num_suits=3,max_raises=1)"
+    for suits in (False, True):
+        tree = range_tree.RangeTree(structure.detect(game), suits=suits)
+        solvers = [
+            range_cfr.RangeCFRSolver(tree, config, dtype=dtype, threads=n) for n in (1, 2, 3)
+        ]
+        assert [len(s.walker.blocks[-1]) for s in solvers] == [1, 2, 3]
+        for _ in range(8):
+            for s in solvers:
+                s.evaluate_and_update_policy()
+        one, *more = solvers
+        for s in more:
+            for a, b in zip(itertools.chain(*one.current_strategy()),
+                            itertools.chain(*s.current_strategy())):  # fmt: skip
+                assert np.array_equal(a, b)
+            for a, b in zip(itertools.chain(*one.average_strategy()),
+                            itertools.chain(*s.average_strategy())):  # fmt: skip
+                assert np.array_equal(a, b)
+            assert s.exploitability() == one.exploitability()
+
+
+@pytest.mark.parametrize("boards, threads", [(1, 2), (13, 2), (325, 2), (10, 3), (7, 7)])
+def test_board_blocks_cut_the_boards_into_near_equal_consecutive_blocks(boards, threads):
+    blocks = range_cfr.board_blocks(boards, threads)
+    assert len(blocks) == min(boards, threads)
+    covered = np.concatenate([np.arange(boards)[b] for b in blocks])
+    assert np.array_equal(covered, np.arange(boards))
+    sizes = [b.stop - b.start for b in blocks]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_fewer_than_one_thread_is_refused():
+    tree = range_tree.RangeTree(structure.detect("kuhn_poker"))
+    with pytest.raises(ValueError, match=r"kuhn_poker.*threads must be at least 1"):
+        range_cfr.RangeCFRSolver(tree, threads=0)
+
+
+def test_reach_buffers_are_rewritten_whole():
+    """`reaches` into an earlier result (garbage-filled) equals a fresh pass."""
+    tree = range_tree.RangeTree(structure.detect("leduc_poker"))
+    walker = range_cfr.RangeWalker(tree)
+    rng = np.random.default_rng(1)
+    strategy = [[rng.random(s.shape) for s in per_round] for per_round in walker.uniform()]
+    for p in (0, 1):
+        fresh = walker.reaches(p, strategy)
+        reused = walker.reaches(p, strategy, out=[np.full_like(r, np.nan) for r in fresh])
+        for a, b in zip(fresh, reused):
+            assert np.array_equal(a, b)
