@@ -20,11 +20,16 @@ iteration is this one; per second it is slower by the speed-up of part 1.
 Part 3, on --lossless_game (Rhode Island Hold'em): the issue's own comparison. CFR+ on
 GameShrink's lossless abstraction, the explicit product sequence form of Γ_f (5.5 M LP rows,
 133 M nonzeros), against CFR+ on the range layout of the whole game with suit isomorphism
-(`poker.range_cfr`, 13 / 325 boards per later round), each built and warmed up in its own
-memory phase, timed in interleaved rounds: `lossless` {game, build_and_warmup_seconds
-{explicit, range}, peak_rss_bytes {explicit, range}, peak_rss_increase_bytes,
-explicit_seconds_per_iteration, range_seconds_per_iteration, iteration_speedup,
-explicit_sequences, explicit_payoff_nonzeros, range_boards, range_entries}.
+(`poker.range_cfr`, 13 / 325 boards per later round) in three variants: float64 on one
+thread (the explicit form's arithmetic on its one core), float32 on one thread, and float32
+on --range_threads threads. Each is built and warmed up in its own memory phase, and all are
+timed in interleaved rounds: `lossless` {game, build_and_warmup_seconds {explicit, range},
+peak_rss_bytes {explicit, range}, peak_rss_increase_bytes, explicit_seconds_per_iteration,
+range_seconds_per_iteration, iteration_speedup (these of the float64 one-thread variant),
+range_variants [{dtype, threads, seconds_per_iteration, iteration_speedup,
+build_and_warmup_seconds, peak_rss_increase_bytes}], explicit_sequences,
+explicit_payoff_nonzeros, range_boards, range_entries}. The variants share one layout, so a
+later variant's peak RSS holds the earlier solvers: its memory is its rise.
 
 Part 4, on each of --lp_games: the game value of the sequence-form LP (HiGHS) against
 --lp_iterations of CFR+ on the range layout with suits: `lp_check` [{game, lp_value,
@@ -47,6 +52,7 @@ dcfr) {curve [{iterations, seconds, exploitability}], exploitability (final), ga
 iterations, seconds_to_1e-3 (null when not reached)}; cfr_plus's also at the top level.
 """
 
+import functools
 import gc
 import statistics
 import time
@@ -87,6 +93,12 @@ _LOSSLESS = flags.DEFINE_string(
     "Part 3's game: its GameShrink lossless abstraction (explicit) against the range layout "
     "with suit isomorphism; empty: no part 3.",
 )
+_RANGE_THREADS = flags.DEFINE_integer(
+    "range_threads",
+    2,
+    "Part 3: the threads of the last range variant (float32; `range_cfr.RangeWalker`).",
+    lower_bound=1,
+)
 _LP_GAMES = flags.DEFINE_multi_string(
     "lp_games",
     [
@@ -117,25 +129,30 @@ def _phase(make, warmup):
     return form, solver, seconds, peak, rise
 
 
-def _interleaved(explicit, other, name):
-    """Seconds per iteration of two solvers timed in interleaved rounds, and their ratio.
-
-    {explicit_seconds_per_iteration, <name>_seconds_per_iteration, iteration_speedup: the
-    median over rounds of explicit / other}.
-    """
-    solvers = {"explicit": explicit, name: other}
+def _interleaved(solvers):
+    """Seconds per iteration of solvers {name: solver} (one named 'explicit') timed in
+    interleaved rounds: ({name: median seconds per iteration}, {name: median over rounds of
+    explicit / name})."""
     times: dict[str, list[float]] = {k: [] for k in solvers}
     for _ in range(_ROUNDS.value):
         for key, solver in solvers.items():
             times[key].append(
                 timing.seconds_per_call(solver.evaluate_and_update_policy, _CHUNK.value)
             )
+    seconds = {k: statistics.median(t) for k, t in times.items()}
+    speedups = {
+        k: statistics.median(e / o for e, o in zip(times["explicit"], t)) for k, t in times.items()
+    }
+    return seconds, speedups
+
+
+def _versus_explicit(explicit, other, name):
+    """{explicit_seconds_per_iteration, <name>_seconds_per_iteration, iteration_speedup}."""
+    seconds, speedups = _interleaved({"explicit": explicit, name: other})
     return {
-        "explicit_seconds_per_iteration": statistics.median(times["explicit"]),
-        f"{name}_seconds_per_iteration": statistics.median(times[name]),
-        "iteration_speedup": statistics.median(
-            e / o for e, o in zip(times["explicit"], times[name])
-        ),
+        "explicit_seconds_per_iteration": seconds["explicit"],
+        f"{name}_seconds_per_iteration": seconds[name],
+        "iteration_speedup": speedups[name],
     }
 
 
@@ -153,8 +170,9 @@ def _peak_phase(make):
 
 def _lossless(game):
     """Part 3: CFR+ on GameShrink's lossless abstraction (the explicit product sequence form
-    of Γ_f) against CFR+ on the range layout of the whole game with suit isomorphism, each
-    built and run for the warm-up in its own memory phase, then timed in interleaved rounds."""
+    of Γ_f) against CFR+ on the range layout of the whole game with suit isomorphism, in each
+    of `_range_variants` (dtype, threads), each built and run for the warm-up in its own memory
+    phase (the layout is built in the first), then all timed in interleaved rounds."""
 
     def explicit():
         sf = abstract_game.AbstractGame.of(gameshrink.gameshrink(game)).sequence_form
@@ -163,26 +181,57 @@ def _lossless(game):
             solver.evaluate_and_update_policy()
         return sf, solver
 
-    def ranged():
-        tree = range_tree.RangeTree(structure.detect(game), suits=True)
-        solver = range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS)
+    trees: list[range_tree.RangeTree] = []
+
+    def ranged(dtype, threads):
+        if not trees:
+            trees.append(range_tree.RangeTree(structure.detect(game), suits=True))
+        solver = range_cfr.RangeCFRSolver(
+            trees[0], cfr_rules.CFR_PLUS, dtype=dtype, threads=threads
+        )
         for _ in range(_WARMUP.value):
             solver.evaluate_and_update_policy()
-        return tree, solver
+        return solver
 
-    (tree, ours), range_seconds, range_peak, range_rise = _peak_phase(ranged)
+    variants = {}
+    for dtype, threads in _range_variants():
+        made, seconds, peak, rise = _peak_phase(functools.partial(ranged, dtype, threads))
+        variants[f"range_{dtype}_{threads}"] = (dtype, threads, made, seconds, peak, rise)
     (sf, theirs), explicit_seconds, explicit_peak, explicit_rise = _peak_phase(explicit)
+    seconds, speedups = _interleaved({"explicit": theirs, **{k: v[2] for k, v in variants.items()}})
+    first = next(iter(variants))  # float64, one thread: the like-for-like comparison
+    _, _, ours, range_seconds, range_peak, range_rise = variants[first]
     return {
         "game": str(game),
         "build_and_warmup_seconds": {"explicit": explicit_seconds, "range": range_seconds},
         "peak_rss_bytes": {"explicit": explicit_peak, "range": range_peak},
         "peak_rss_increase_bytes": {"explicit": explicit_rise, "range": range_rise},
-        **_interleaved(theirs, ours, "range"),
+        "explicit_seconds_per_iteration": seconds["explicit"],
+        "range_seconds_per_iteration": seconds[first],
+        "iteration_speedup": speedups[first],
+        "range_variants": [
+            {
+                "dtype": dtype,
+                "threads": threads,
+                "seconds_per_iteration": seconds[key],
+                "iteration_speedup": speedups[key],
+                "build_and_warmup_seconds": build,
+                "peak_rss_increase_bytes": rise,
+            }
+            for key, (dtype, threads, _, build, _, rise) in variants.items()
+        ],
         "explicit_sequences": list(sf.shape),
         "explicit_payoff_nonzeros": int(sf.payoff.nnz),
-        "range_boards": [lay.deals.num_boards for lay in tree.rounds],
+        "range_boards": [lay.deals.num_boards for lay in trees[0].rounds],
         "range_entries": int(sum(s.size for r in ours.current_strategy() for s in r)),
     }
+
+
+def _range_variants():
+    """Part 3's range solvers (dtype, threads): float64 on one thread first (the explicit
+    form's arithmetic and its one core), then float32 on one and on --range_threads."""
+    out = [("float64", 1), ("float32", 1), ("float32", _RANGE_THREADS.value)]
+    return list(dict.fromkeys(out))
 
 
 def _lp_check(game):
@@ -215,7 +264,7 @@ def _measure(game):
     explicit, theirs, explicit_build, explicit_peak, explicit_rise = _phase(
         lambda: TreeSequenceForm(walk.game_tree(game)), _WARMUP.value
     )
-    timings = _interleaved(theirs, ours, "public_tree")
+    timings = _versus_explicit(theirs, ours, "public_tree")
     # the same number of iterations on both before comparing the strategies
     while ours.iteration < theirs.iteration:
         ours.evaluate_and_update_policy()
@@ -334,16 +383,23 @@ def main(argv):
         output["lossless"] = lossless
         print(
             format_table(
-                ["game", "explicit Γ_f s/it", "range s/it", "speed-up", "peak RSS MB"],
+                ["Γ_f explicit / range layout", "s/it", "speed-up", "peak RSS rise MB"],
                 [
                     (
-                        lossless["game"],
+                        "explicit, float64, 1 thread",
                         f"{lossless['explicit_seconds_per_iteration']:.3f}",
-                        f"{lossless['range_seconds_per_iteration']:.3f}",
-                        f"{lossless['iteration_speedup']:.2f}x",
-                        f"{lossless['peak_rss_bytes']['explicit'] / 2**20:.0f} / "
-                        f"{lossless['peak_rss_bytes']['range'] / 2**20:.0f}",
-                    )
+                        "",
+                        f"{lossless['peak_rss_increase_bytes']['explicit'] / 2**20:.0f}",
+                    ),
+                    *(
+                        (
+                            f"range, {v['dtype']}, {v['threads']} thread(s)",
+                            f"{v['seconds_per_iteration']:.3f}",
+                            f"{v['iteration_speedup']:.2f}x",
+                            f"{v['peak_rss_increase_bytes'] / 2**20:.0f}",
+                        )
+                        for v in lossless["range_variants"]
+                    ),
                 ],
             )
         )

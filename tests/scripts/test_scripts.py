@@ -633,3 +633,34 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
     assert sum(games) < 3 * 1000
     hours = result["projection"]["hours_by_workers"]
     assert hours["8"] == pytest.approx(hours["2"] / 4)
+
+
+def test_poker_scale_times_each_range_variant_against_the_explicit_form(tmp_path):
+    """Part 3 on Leduc: the three range variants (float64 on one thread, float32 on one and on
+    --range_threads), each with its time, speed-up and memory, and the top-level keys that of
+    the first."""
+    out = tmp_path / "p.json"
+    proc = run(
+        "poker_scale.py",
+        "--games=kuhn_poker",
+        "--curve_seconds=0",
+        "--lossless_game=leduc_poker",
+        "--lp_games=",
+        "--rounds=1",
+        "--chunk_seconds=0.05",
+        "--warmup=1",
+        "--range_threads=3",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    lossless = json.loads(out.read_text())["lossless"]
+    variants = lossless["range_variants"]
+    assert [(v["dtype"], v["threads"]) for v in variants] == [
+        ("float64", 1),
+        ("float32", 1),
+        ("float32", 3),
+    ]
+    assert all(v["seconds_per_iteration"] > 0 and v["iteration_speedup"] > 0 for v in variants)
+    assert lossless["range_seconds_per_iteration"] == variants[0]["seconds_per_iteration"]
+    assert lossless["iteration_speedup"] == variants[0]["iteration_speedup"]
