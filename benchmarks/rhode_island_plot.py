@@ -4,7 +4,8 @@ r"""The Rhode Island convergence plot of poker_scale.md (issue 36), from the run
 
 Exploitability (chips per hand, exact best responses) against solving seconds and against
 iterations: CFR+ and DCFR on the whole game's range layout with suit isomorphism
-(`range_cfr_run.py`'s JSONs, --runs) beside CFR+ on GameShrink's lossless abstraction with
+(`range_cfr_run.py`'s JSONs, --runs; float64 on one thread where a JSON predates the dtype
+and threads keys) beside CFR+ on GameShrink's lossless abstraction with
 the explicit sequence form (the `rhode_island` curve of `gameshrink.py`'s JSON, --explicit).
 Reads JSONs only; runs nothing.
 """
@@ -17,7 +18,12 @@ from ospiel_ext import cli, cli_flags, cli_output
 
 _RUNS = flags.DEFINE_list(
     "runs",
-    ["docs/results/rhode_island_cfr_plus.json", "docs/results/rhode_island_dcfr.json"],
+    [
+        "docs/results/rhode_island_cfr_plus.json",
+        "docs/results/rhode_island_dcfr.json",
+        "docs/results/rhode_island_cfr_plus_fast.json",
+        "docs/results/rhode_island_dcfr_fast.json",
+    ],
     "range_cfr_run.py JSONs.",
 )
 _EXPLICIT = flags.DEFINE_string(
@@ -41,7 +47,8 @@ def main(argv):
     explicit = _load(_EXPLICIT.value)["rhode_island"]["cfr_plus"]
     curves = [
         (
-            f"{r['solver'].replace('_plus', '+').upper()}, range layout (suits)",
+            f"{r['solver'].replace('_plus', '+').upper()}, range layout (suits), "
+            f"{r.get('dtype', 'float64')}, {r.get('threads', 1)} thread(s)",
             [
                 {"iterations": i, "seconds": t, "exploitability": e}
                 for i, t, e in zip(*(r["curve"][k] for k in KEYS))

@@ -443,6 +443,8 @@ SLICES: tuple[Slice, ...] = (
             ("dcfr", "dcfr", "float64"),
             ("dcfr_alone", "dcfr", "float64"),
             ("dcfr_float32", "dcfr", "float32"),
+            ("cfr_plus_fast", "cfr_plus", "float32"),
+            ("dcfr_fast", "dcfr", "float32"),
         )
     ),
 )
