@@ -348,7 +348,6 @@ class RangeCFRSolver:
         self._average = self.walker.zeros(np.float64)
         self._iteration = 0
         self._reach: list[list[FloatArray] | None] = [None, None]  # reused buffers
-        self._reach0_current = False  # reach[0] holds player 0's reach of its strategy
 
     @property
     def name(self) -> str:
@@ -378,13 +377,12 @@ class RangeCFRSolver:
         w = self.walker
         reach1 = self._reach[1] = w.reaches(1, self._strategy, self._reach[1])
         reach0 = self._reach[0]
-        if reach0 is None or not self._reach0_current:
+        if reach0 is None or not self.config.alternating_updates:
             reach0 = self._reach[0] = w.reaches(0, self._strategy, reach0)
         self._update(0, opponent=reach1, own=reach0)
         if self.config.alternating_updates:
             reach0 = self._reach[0] = w.reaches(0, self._strategy, reach0)
         self._update(1, opponent=reach0, own=reach1)
-        self._reach0_current = self.config.alternating_updates
 
     def _update(self, p: int, *, opponent: list[FloatArray], own: list[FloatArray]) -> None:
         for r in range(len(self.tree.rounds)):

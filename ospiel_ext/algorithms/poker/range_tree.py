@@ -275,7 +275,7 @@ def _group_key(node: BettingNode) -> tuple[int, int]:
 
 
 def fold_values(
-    layout: RoundLayout, rho: FloatArray, payoff: FloatArray, boards: slice = slice(None)
+    layout: RoundLayout, rho: FloatArray, payoff: FloatArray, boards: slice
 ) -> FloatArray:
     """(n, n_B, T) own values at folds against the opponent's reach rho (n, n_B, T).
 
@@ -290,9 +290,7 @@ def fold_values(
     return rho
 
 
-def showdown_values(
-    layout: RoundLayout, rho: FloatArray, boards: slice = slice(None)
-) -> FloatArray:
+def showdown_values(layout: RoundLayout, rho: FloatArray, boards: slice) -> FloatArray:
     """(n, n_B, T) own values at showdowns against the opponent's reach rho (n, n_B, T).
 
     In rho's floating-point type; rho and the result cover the round's `boards`.
@@ -307,7 +305,7 @@ def showdown_values(
 
 
 def dealt_values(
-    dealt: RoundDeals, v_next: FloatArray, ends: IntArray, boards: slice = slice(None)
+    dealt: RoundDeals, v_next: FloatArray, ends: IntArray, boards: slice
 ) -> FloatArray:
     """(len(ends), n_B, T) values at a round's ends: the next round's first rows, summed.
 
