@@ -61,6 +61,7 @@ def main(argv):
     cli_flags.positive(_SECONDS)
     for output in (_OUTPUT_JSON, _POLICY_OUT):
         cli_flags.output_path(output)
+    cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT])
     game = cli.load_game(_GAME.value)
     with cli_flags.refuse(ValueError):
         ps = structure.detect(game)

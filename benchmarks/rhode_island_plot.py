@@ -43,6 +43,10 @@ def _load(path):
 def main(argv):
     cli_flags.no_arguments(argv)
     cli_flags.output_path(_OUTPUT)
+    cli_flags.distinct_files(
+        [_OUTPUT],
+        inputs=[*((f"--runs ({p})", p) for p in _RUNS.value), _EXPLICIT],
+    )
     runs = [_load(p) for p in _RUNS.value]
     explicit = _load(_EXPLICIT.value)["rhode_island"]["cfr_plus"]
     curves = [

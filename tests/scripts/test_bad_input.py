@@ -283,7 +283,7 @@ def _cases() -> list[Case]:
         "same_output_twice",
         ["--output_json={tmp}/x.json", "--policy_out={tmp}/x.json"],
         2,
-        "--policy_out={tmp}/x.json is the output --output_json (the same file)",
+        "x.json is the output --output_json (the same file)",
     )
     # other outputs into a missing directory
     for script, flag in (
@@ -773,6 +773,11 @@ BENCHMARK_CASES = [
     ("range_cfr_run.py", ["--game=chess"], "no public-tree poker structure"),
     ("range_cfr_run.py", ["--dtype=float16"], "--dtype"),
     ("range_cfr_run.py", ["--threads=0"], "--threads"),
+    (
+        "range_cfr_run.py",
+        ["--output_json={tmp}/x.json", "--policy_out={tmp}/x.json"],
+        "x.json is the output --output_json (the same file)",
+    ),
     ("range_dtype.py", ["--iterations=0"], "--iterations must be positive"),
     ("range_dtype.py", ["--game=chess"], "no public-tree poker structure"),
     ("gameshrink_full_scale.py", ["--checkpoints=10,x"], "--checkpoints must be integers"),
@@ -872,3 +877,20 @@ def test_benchmark_bad_flags(server, tmp_path, name, flags, message):
     flags = [f.format(tmp=tmp_path) for f in flags]
     result = server.run(os.path.join(ROOT, "benchmarks", name), *flags)
     check_outcome(result, 2, message, tmp_path)
+
+
+def test_rhode_island_plot_refuses_an_output_that_is_its_input(server, tmp_path):
+    """The plot reads JSONs; naming one of them as --output is refused before any work and
+    leaves it as it was."""
+    runs = tmp_path / "in" / "r.json"
+    runs.parent.mkdir()
+    runs.write_text("{}")
+    (tmp_path / "out").mkdir()
+    result = server.run(
+        os.path.join(ROOT, "benchmarks", "rhode_island_plot.py"),
+        f"--runs={runs}",
+        f"--output={runs}",
+    )
+    check_outcome(result, 2, f"--output={runs} is the input --runs ({runs}) (the same file)",
+                  tmp_path / "out")  # fmt: skip
+    assert runs.read_text() == "{}"
