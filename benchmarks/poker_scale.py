@@ -49,7 +49,12 @@ iteration_speedup, explicit_seconds_per_iteration, public_tree_seconds_per_itera
 peak_rss_bytes at the top level, with largest_game; curve_game, and per solver (cfr_plus,
 dcfr) {curve [{iterations, seconds, exploitability}], exploitability (final), game_value
 (player 0's value of the final average profile), seconds (total, evaluations excluded),
-iterations, seconds_to_1e-3 (null when not reached)}; cfr_plus's also at the top level.
+iterations, seconds_to_1e-3 (null when not reached)}; cfr_plus's also at the top level;
+stop_reason ('complete' or 'interrupted').
+
+Ctrl-C or SIGTERM: a convergence run of part 2 stops after its current iteration, any other
+phase at once; the parts so far are written with stop_reason 'interrupted' and no later part
+starts (exit 130).
 """
 
 import functools
@@ -61,7 +66,7 @@ import numpy as np
 import timing
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, lp, walk
+from ospiel_ext import cli, cli_flags, cli_output, interrupts, lp, walk
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, cfr_rules, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -310,20 +315,11 @@ def _converge(form, solver_cls, seconds):
     }
 
 
-def main(argv):
-    cli_flags.no_arguments(argv)
-    cli_flags.positive(_ROUNDS)
-    cli_flags.positive(_CHUNK)
-    cli_flags.output_path(_OUTPUT_JSON)
-    games = [cli.load_game(name) for name in _GAMES.value]  # every game checked before the work
-    curve_game = cli.load_game(_CURVE_GAME.value) if _CURVE_SECONDS.value > 0 else None
-    lp_games = [g for g in _LP_GAMES.value if g]  # --lp_games= : none
-    later = [cli.load_game(g) for g in [_LOSSLESS.value, *lp_games] if g]
-    for game in [*games, *([curve_game] if curve_game else []), *later]:
-        with cli_flags.refuse(ValueError):
-            structure.detect(game)
-    results, rows = {}, []
+def _part1(output, games):
+    """Part 1 into `output`: each game's forms side by side; its table printed."""
+    results, rows = output.setdefault("games", {}), []
     for game in games:
+        interrupts.check()
         r = results[str(game)] = _measure(game)
         gc.collect()
         rows.append(
@@ -342,84 +338,126 @@ def main(argv):
     header += ["public ms/it", "speed-up", "peak RSS MB (explicit / public)"]
     print(format_table(header, rows))
     largest = results[str(games[-1])]
-    output = {
-        "games": results,
-        "largest_game": str(games[-1]),
-        **{
-            k: largest[k]
-            for k in (
-                "iteration_speedup",
-                "explicit_seconds_per_iteration",
-                "public_tree_seconds_per_iteration",
-                "peak_rss_bytes",
-            )
-        },
-    }
-    if curve_game is not None:
-        form = PublicTreeSequenceForm(PublicTree(structure.detect(curve_game)))
-        runs = {
-            name: _converge(form, solver_cls, _CURVE_SECONDS.value)
-            for name, solver_cls in (("cfr_plus", cfr.CFRPlusSolver), ("dcfr", cfr.DCFRSolver))
+    output.update(
+        {
+            "largest_game": str(games[-1]),
+            **{
+                k: largest[k]
+                for k in (
+                    "iteration_speedup",
+                    "explicit_seconds_per_iteration",
+                    "public_tree_seconds_per_iteration",
+                    "peak_rss_bytes",
+                )
+            },
         }
-        output.update(curve_game=str(curve_game), **runs, **runs["cfr_plus"])
-        print(
-            format_table(
-                ["solver", "iterations", "seconds", "exploitability", "seconds to 1e-3", "value"],
-                [
-                    (
-                        name,
-                        r["iterations"],
-                        f"{r['seconds']:.1f}",
-                        f"{r['exploitability']:.2e}",
-                        r["seconds_to_1e-3"],
-                        f"{r['game_value']:.6f}",
-                    )
-                    for name, r in runs.items()
-                ],
-            )
+    )
+
+
+def _part2(output, curve_game):
+    """Part 2 into `output`: CFR+ and DCFR on the public-tree form of `curve_game`."""
+    form = PublicTreeSequenceForm(PublicTree(structure.detect(curve_game)))
+    runs = {
+        name: _converge(form, solver_cls, _CURVE_SECONDS.value)
+        for name, solver_cls in (("cfr_plus", cfr.CFRPlusSolver), ("dcfr", cfr.DCFRSolver))
+    }
+    output.update(curve_game=str(curve_game), **runs, **runs["cfr_plus"])
+    print(
+        format_table(
+            ["solver", "iterations", "seconds", "exploitability", "seconds to 1e-3", "value"],
+            [
+                (
+                    name,
+                    r["iterations"],
+                    f"{r['seconds']:.1f}",
+                    f"{r['exploitability']:.2e}",
+                    r["seconds_to_1e-3"],
+                    f"{r['game_value']:.6f}",
+                )
+                for name, r in runs.items()
+            ],
         )
+    )
+
+
+def _part3(output):
+    """Part 3 into `output`: the lossless comparison of --lossless_game."""
+    lossless = _lossless(_LOSSLESS.value)
+    output["lossless"] = lossless
+    print(
+        format_table(
+            ["Γ_f explicit / range layout", "s/it", "speed-up", "peak RSS rise MB"],
+            [
+                (
+                    "explicit, float64, 1 thread",
+                    f"{lossless['explicit_seconds_per_iteration']:.3f}",
+                    "",
+                    f"{lossless['peak_rss_increase_bytes']['explicit'] / 2**20:.0f}",
+                ),
+                *(
+                    (
+                        f"range, {v['dtype']}, {v['threads']} thread(s)",
+                        f"{v['seconds_per_iteration']:.3f}",
+                        f"{v['iteration_speedup']:.2f}x",
+                        f"{v['peak_rss_increase_bytes'] / 2**20:.0f}",
+                    )
+                    for v in lossless["range_variants"]
+                ),
+            ],
+        )
+    )
+
+
+def _part4(output, lp_games):
+    """Part 4 into `output`: the LP values of `lp_games`."""
+    output["lp_check"] = [_lp_check(g) for g in lp_games]
+    print(
+        format_table(
+            ["game", "LP value", "CFR+ value", "exploitability", "LP in [-br1, br0]"],
+            [
+                (
+                    r["game"],
+                    f"{r['lp_value']:.6f}",
+                    f"{r['cfr_plus_value']:.6f}",
+                    f"{r['exploitability']:.2e}",
+                    r["lp_value_in_interval"],
+                )
+                for r in output["lp_check"]
+            ],
+        )
+    )
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_ROUNDS)
+    cli_flags.positive(_CHUNK)
+    cli_flags.output_path(_OUTPUT_JSON)
+    games = [cli.load_game(name) for name in _GAMES.value]  # every game checked before the work
+    curve_game = cli.load_game(_CURVE_GAME.value) if _CURVE_SECONDS.value > 0 else None
+    lp_games = [g for g in _LP_GAMES.value if g]  # --lp_games= : none
+    later = [cli.load_game(g) for g in [_LOSSLESS.value, *lp_games] if g]
+    for game in [*games, *([curve_game] if curve_game else []), *later]:
+        with cli_flags.refuse(ValueError):
+            structure.detect(game)
+    output = {}
+    parts = [functools.partial(_part1, output, games)]
+    if curve_game is not None:
+        parts.append(functools.partial(_part2, output, curve_game))
     if _LOSSLESS.value:
-        lossless = _lossless(_LOSSLESS.value)
-        output["lossless"] = lossless
-        print(
-            format_table(
-                ["Γ_f explicit / range layout", "s/it", "speed-up", "peak RSS rise MB"],
-                [
-                    (
-                        "explicit, float64, 1 thread",
-                        f"{lossless['explicit_seconds_per_iteration']:.3f}",
-                        "",
-                        f"{lossless['peak_rss_increase_bytes']['explicit'] / 2**20:.0f}",
-                    ),
-                    *(
-                        (
-                            f"range, {v['dtype']}, {v['threads']} thread(s)",
-                            f"{v['seconds_per_iteration']:.3f}",
-                            f"{v['iteration_speedup']:.2f}x",
-                            f"{v['peak_rss_increase_bytes'] / 2**20:.0f}",
-                        )
-                        for v in lossless["range_variants"]
-                    ),
-                ],
-            )
-        )
+        parts.append(functools.partial(_part3, output))
     if lp_games:
-        output["lp_check"] = [_lp_check(g) for g in lp_games]
-        print(
-            format_table(
-                ["game", "LP value", "CFR+ value", "exploitability", "LP in [-br1, br0]"],
-                [
-                    (
-                        r["game"],
-                        f"{r['lp_value']:.6f}",
-                        f"{r['cfr_plus_value']:.6f}",
-                        f"{r['exploitability']:.2e}",
-                        r["lp_value_in_interval"],
-                    )
-                    for r in output["lp_check"]
-                ],
-            )
-        )
+        parts.append(functools.partial(_part4, output, lp_games))
+    try:
+        for part in parts:
+            interrupts.check()  # a run loop that stopped on Ctrl-C: no later part starts
+            part()
+        interrupts.check()
+    except KeyboardInterrupt:  # the figures so far, then exit 130
+        output["stop_reason"] = "interrupted"
+        cli_output.write_json(_OUTPUT_JSON.value, output)
+        raise SystemExit(cli.INTERRUPTED_EXIT_CODE) from None
+    output["stop_reason"] = "complete"
     cli_output.write_json(_OUTPUT_JSON.value, output)
 
 

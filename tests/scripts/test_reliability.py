@@ -559,3 +559,29 @@ def test_a_fifo_without_a_reader_stops_on_one_signal(server, tmp_path):
         f"interrupted while writing the outputs (written: nothing; not written: {fifo})"
     ], result.stderr
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and list(tmp_path.iterdir()) == [fifo]
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_poker_scale_writes_the_parts_so_far_and_starts_no_other(server, tmp_path, sig):
+    """A signal in part 2's convergence run: part 1's figures and the run so far are written
+    with stop_reason 'interrupted', exit 130; part 4 (an LP) no longer starts."""
+    out = tmp_path / "r.json"
+    result = server.interrupt(
+        os.path.join(ROOT, "benchmarks", "poker_scale.py"),
+        "--games=kuhn_poker",
+        "--rounds=1",
+        "--chunk_seconds=0.05",
+        "--curve_game=leduc_poker",
+        "--curve_seconds=120",
+        "--lossless_game=",
+        "--lp_games=kuhn_poker",
+        f"--output_json={out}",
+        wait_for=None,
+        seconds=6.0,
+        sig=sig,
+    )
+    row = _interrupted(result, out)
+    assert row["stop_reason"] == "interrupted"
+    assert list(row["games"]) == ["kuhn_poker()"]
+    assert "lp_check" not in row
+    assert row["cfr_plus"]["seconds"] < 60
