@@ -32,11 +32,10 @@ from absl import flags
 from ospiel_ext import cli, cli_flags, cli_output
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.algorithms.poker import range_cfr, range_policy, range_tree, structure
+from ospiel_ext.algorithms.poker import range_cfr, range_policy
 
-SOLVERS = {"cfr_plus": cfr_rules.CFR_PLUS, "dcfr": cfr_rules.DCFR}
 _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A poker game (load_game string).")
-_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", list(SOLVERS), "The CFR variant.")
+_SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "dcfr"], "The CFR variant.")
 _SECONDS = flags.DEFINE_float("seconds", 600.0, "Wall-clock seconds of the run.")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _DTYPE = flags.DEFINE_enum(
@@ -63,13 +62,16 @@ def main(argv):
         cli_flags.output_path(output)
     cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT])
     game = cli.load_game(_GAME.value)
-    with cli_flags.refuse(ValueError):
-        ps = structure.detect(game)
     start = time.perf_counter()
-    tree = range_tree.RangeTree(ps, suits=_SUITS.value)
-    solver = range_cfr.RangeCFRSolver(
-        tree, SOLVERS[_SOLVER.value], dtype=_DTYPE.value, threads=_THREADS.value
-    )
+    with cli_flags.refuse(ValueError):
+        solver = range_cfr.for_game(
+            game,
+            cfr_rules.PRESETS[_SOLVER.value],
+            suits=_SUITS.value,
+            dtype=_DTYPE.value,
+            threads=_THREADS.value,
+        )
+    tree = solver.tree
     build_seconds = time.perf_counter() - start
     result = solver_lib.run(
         solver,

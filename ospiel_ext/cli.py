@@ -46,6 +46,7 @@ from ospiel_ext import budget, cli_flags, files, interrupts, loading, lp, progre
 from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import forms
+from ospiel_ext.algorithms.poker import public_tree
 
 USAGE_EXIT_CODE = 2
 """Exit code of a script refused because of its flags, its game or its input files."""
@@ -263,6 +264,8 @@ def sequence_form(
     with stage(f"building the public tree of {game}"), cli_flags.refuse(ValueError):
         try:
             return forms.sequence_form(game, form=form)
+        except public_tree.TooManyInfosetsError as e:  # the explicit form would not fit either
+            raise ValueError(f"--form={form}: {e}") from None
         except ValueError as e:
             raise ValueError(f"--form={form}: {e}; --form=explicit takes any game") from None
 

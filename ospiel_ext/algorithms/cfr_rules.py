@@ -23,6 +23,7 @@ __all__ = [
     "CFR_PLUS",
     "DCFR",
     "LCFR",
+    "PRESETS",
     "CFRConfig",
     "average_weights",
     "check_discount",
@@ -55,6 +56,8 @@ CFR = CFRConfig()
 CFR_PLUS = CFRConfig(regret_matching_plus=True, linear_averaging=True)
 DCFR = CFRConfig(linear_averaging=True, discount=(1.5, 0.0, 2.0))
 LCFR = CFRConfig(linear_averaging=True, discount=(1.0, 1.0, 1.0))
+# by the names `cfr.SOLVERS` gives the drop-ins whose defaults they are
+PRESETS = {"cfr": CFR, "cfr_plus": CFR_PLUS, "dcfr": DCFR, "lcfr": LCFR}
 
 
 def check_discount(config: CFRConfig, name: str) -> None:

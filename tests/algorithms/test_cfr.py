@@ -11,7 +11,7 @@ from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import constraints, evaluate, policies, sequence_form
-from ospiel_ext.algorithms import cfr, cfr_variants
+from ospiel_ext.algorithms import cfr, cfr_rules, cfr_variants
 
 PAIRS = [
     (cfr.CFRSolver, os_cfr.CFRSolver),
@@ -45,6 +45,10 @@ def test_same_iterates_as_openspiel_python(ours, theirs, game, iterations):
         a.evaluate_and_update_policy()
         b.evaluate_and_update_policy()
     _assert_same_policies(a, b)
+    # the presets by name (`ospiel-ext solve --suits`) are those of the drop-ins of that name
+    assert cfr_rules.PRESETS.keys() == cfr.SOLVERS.keys()
+    for name, solver_cls in cfr.SOLVERS.items():
+        assert solver_cls(game).config == cfr_rules.PRESETS[name], name
 
 
 @pytest.mark.parametrize("alternating, linear, plus", FLAGS)

@@ -270,6 +270,46 @@ def _cases() -> list[Case]:
     )
     add(
         "solve.py",
+        "public_tree_too_large_for_a_numbering",
+        ["--game=rhode_island_holdem", "--form=public_tree"],
+        2,
+        "its public tree has 52,128,128 information sets, more than 10,000,000",
+    )
+    add("solve.py", "suits_explicit", ["--suits"], 2, "--suits needs --form=public_tree")
+    add(
+        "solve.py",
+        "suits_lp",
+        ["--suits", "--form=public_tree", "--solver=lp"],
+        2,
+        "--suits runs a CFR variant, not --solver=lp",
+    )
+    add(
+        "solve.py",
+        "suits_json_policy",
+        ["--suits", "--form=public_tree", "--policy_out={tmp}/p.json"],
+        2,
+        "with --suits the policy is a range policy (.npz)",
+    )
+    for option in ("--threads=2", "--dtype=float32"):
+        add(
+            "solve.py",
+            f"{option[2:].split('=')[0]}_without_suits",
+            [option],
+            2,
+            "--dtype and --threads are options of --suits",
+        )
+    add(
+        "solve.py", "zero_threads", ["--suits", "--form=public_tree", "--threads=0"], 2, "--threads"
+    )
+    add(
+        "solve.py",
+        "suits_without_the_structure",
+        ["--game=liars_dice", "--form=public_tree", "--suits"],
+        2,
+        "game liars_dice() has no public-tree poker structure",
+    )
+    add(
+        "solve.py",
         "unknown_form",
         ["--form=implicit"],
         2,

@@ -47,6 +47,14 @@ _PAD = -(2**40)  # history padding: sorts before every (negated) action
 MAX_INFOSETS = 10_000_000
 
 
+class TooManyInfosetsError(ValueError):
+    """A public tree with more than `MAX_INFOSETS` information sets.
+
+    A tabular numbering would not fit; the range layout with suit isomorphism does
+    (`range_cfr.for_game`).
+    """
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class BettingPoint:
     """A decision or terminal of the betting tree, flattened.
@@ -119,13 +127,12 @@ class PublicTree:
         sizes = [int((self.boards[bp.round].remaining > 0).sum()) for bp in self.decisions]
         self.row_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         if max_infosets is not None and self.row_offset[-1] > max_infosets:
-            raise ValueError(
+            raise TooManyInfosetsError(
                 f"game {structure.name}: its public tree has {int(self.row_offset[-1]):,} "
                 f"information sets, more than {max_infosets:,} (the numbering and "
                 "TabularPolicy of every one would not fit); solve it on the range layout "
-                "with suit isomorphism: poker.range_cfr.RangeCFRSolver("
-                "range_tree.RangeTree(structure.detect(game), suits=True)), as "
-                "benchmarks/range_cfr_run.py does"
+                "with suit isomorphism: poker.range_cfr.for_game(game, config), or "
+                "ospiel-ext solve --form=public_tree --suits"
             )
         self.first_history = self._first_histories()
         keys = np.where(self.first_history == _PAD, _PAD, -self.first_history)

@@ -44,12 +44,19 @@ import itertools
 from collections.abc import Callable
 
 import numpy as np
+import pyspiel
 import scipy.sparse as sp
 from numpy.typing import DTypeLike
 
 from ospiel_ext import evaluate
-from ospiel_ext.algorithms.cfr_rules import CFR_PLUS, CFRConfig, average_weights, finish_regrets
-from ospiel_ext.algorithms.poker import range_tree
+from ospiel_ext.algorithms.cfr_rules import (
+    CFR_PLUS,
+    CFRConfig,
+    average_weights,
+    check_discount,
+    finish_regrets,
+)
+from ospiel_ext.algorithms.poker import range_tree, structure
 from ospiel_ext.algorithms.poker.range_policy import RangePolicy
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree, RoundLayout
 from ospiel_ext.arrays import FloatArray
@@ -439,3 +446,35 @@ class RangeCFRSolver:
     def exploitability(self) -> float:
         """OpenSpiel's exploitability of the average profile, (br_0 + br_1) / 2 (zero-sum)."""
         return self.evaluate_average().exploitability
+
+
+def for_game(
+    game: pyspiel.Game,
+    config: CFRConfig = CFR_PLUS,
+    *,
+    suits: bool = True,
+    dtype: DTypeLike = np.float64,
+    threads: int = 1,
+) -> RangeCFRSolver:
+    """`RangeCFRSolver` of a poker game: its structure detected, its public tree laid out.
+
+    Args:
+      game: a poker game (`structure.detect`).
+      config: the CFR variant (`cfr_rules.PRESETS`).
+      suits: one board per suit orbit (`deals`): the way to games too large for a tabular
+        numbering, e.g. Rhode Island Hold'em whole (16.7 M entries instead of 52 M
+        information sets).
+      dtype: the iteration's floating-point type (`RangeCFRSolver`).
+      threads: threads each pass runs on (`RangeCFRSolver`).
+
+    Raises:
+      ValueError: the game lacks the poker structure, its showdown sees suits (with `suits`),
+        or the config, dtype or threads are invalid; the message names the game.
+    """
+    check_discount(config, str(game))
+    return RangeCFRSolver(
+        range_tree.RangeTree(structure.detect(game), suits=suits),
+        config,
+        dtype=dtype,
+        threads=threads,
+    )
