@@ -17,6 +17,8 @@ import shutil
 import stat
 import sys
 import tempfile
+import zipfile
+import zlib
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
@@ -51,6 +53,27 @@ def read_json(path: str | os.PathLike, what: str) -> Any:
         raise ValueError(f"{path} is not a {what} (not UTF-8 text)") from None
     except OSError as e:
         raise ValueError(f"cannot read {what} {path}: {e.strerror or e}") from None
+
+
+def read_npz(path: str | os.PathLike, what: str) -> dict[str, np.ndarray]:
+    """The arrays of the .npz archive at `path` (never pickle); ValueError in one line.
+
+    FileNotFoundError stays itself (a reader may name what is missing); anything else that is
+    not a readable .npz archive of plain arrays - text, a single .npy array, a truncated or
+    corrupt archive, object arrays - is a ValueError naming the file and `what`.
+    """
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise ValueError("a single array")
+        with loaded as f:
+            return {k: f[k] for k in f.files}
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise ValueError(f"cannot read {what} {path}: {e.strerror or e}") from None
+    except (ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
+        raise ValueError(f"{path} is not a {what} (not a .npz archive of arrays)") from None
 
 
 def check_game(path: str | os.PathLike, data: Any, game: pyspiel.Game, what: str) -> None:

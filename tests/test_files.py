@@ -291,3 +291,21 @@ def test_an_interrupted_commit_leaves_no_temporary_file_and_says_what_was_writte
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         p for p in ("null",) if (tmp_path / p).exists()
     )
+
+
+def test_read_npz_reads_arrays_and_refuses_everything_else_in_one_line(tmp_path):
+    good = tmp_path / "good.npz"
+    np.savez(good, a=np.arange(3), b=np.ones((2, 2)))
+    data = files.read_npz(good, "test file")
+    assert sorted(data) == ["a", "b"] and data["a"].tolist() == [0, 1, 2]
+    (tmp_path / "text.npz").write_text("hello\n")
+    (tmp_path / "cut.npz").write_bytes(good.read_bytes()[:100])
+    with open(tmp_path / "one.npz", "wb") as f:  # a single .npy array under a .npz name
+        np.save(f, np.zeros(3))
+    np.savez(tmp_path / "objects.npz", a=np.array([{"x": 1}], dtype=object))
+    for name in ("text", "cut", "one", "objects"):
+        path = tmp_path / f"{name}.npz"
+        with pytest.raises(ValueError, match=r"^\S+ is not a test file \(not a .npz archive"):
+            files.read_npz(path, "test file")
+    with pytest.raises(FileNotFoundError):
+        files.read_npz(tmp_path / "missing.npz", "test file")

@@ -17,13 +17,22 @@ refused with a one-line error before the policy file is read. OpenSpiel's best r
 information_state_string: in a perfect-information game without one (pig, breakthrough,
 ...), the best responses are ospiel_ext's (`ospiel_ext.evaluate`, equal to OpenSpiel's to
 1e-9 where both run); best_response_by says which.
+
+A --policy ending in .npz is a range policy (`ospiel-ext solve --form=public_tree --suits`,
+`poker.range_policy`): of a poker game too large for OpenSpiel's walk (Rhode Island Hold'em
+whole), so its values and best responses are computed exactly on the public tree x hand
+ranges (`poker.range_cfr.RangeWalker`; equal to OpenSpiel's to 1e-9 where both run,
+`tests/scripts/test_scripts.py`), best_response_by 'ospiel_ext (public tree)', and
+--max_nodes does not apply. --against is then a range policy of the same game and layout.
 """
 
+import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
 from ospiel_ext import cli, cli_flags, cli_output, evaluate, loading, policy_files
+from ospiel_ext.algorithms.poker import range_cfr, range_policy
 from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -33,6 +42,64 @@ _MAX_NODES = flags.DEFINE_integer(
     "max_nodes", 2_000_000, "Refuse games estimated above this many nodes."
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
+
+
+# on-policy values, player improvements, NashConv, best_response_by, against (as 0, as 1)
+_Figures = tuple[list[float], list[float], float, str, tuple[float, float] | None]
+
+
+def _openspiel_figures(game: pyspiel.Game, path: str) -> _Figures:
+    """OpenSpiel's values and best responses of the policy files (ours without info states)."""
+    cli.walkable(game, _MAX_NODES.value)  # before a policy file makes OpenSpiel walk the game
+    with cli.stage(f"reading {path}"), cli_flags.refuse(ValueError):
+        policy = policy_files.load_policy(game, path)
+        other = policy_files.load_policy(game, _AGAINST.value) if _AGAINST.value else None
+    root = game.new_initial_state()
+    # OpenSpiel's best response needs information_state_string; games keyed by their
+    # histories (perfect information without one, e.g. pig) are evaluated by ospiel_ext's,
+    # which agrees with OpenSpiel's to 1e-9 where both run (tests/openspiel_compat).
+    openspiel = not loading.keyed_by_history(game)
+    best_responses = os_exploitability.nash_conv if openspiel else evaluate.nash_conv
+    with cli.stage("computing best responses"):
+        on_policy = [float(v) for v in policy_value(root, [policy, policy])]
+        result = best_responses(game, policy, return_only_nash_conv=False)
+    assert not isinstance(result, float)  # return_only_nash_conv=False: a NashConvReturn
+    against = None
+    if other is not None:
+        against = (
+            float(policy_value(root, [policy, other])[0]),
+            float(policy_value(root, [other, policy])[1]),
+        )
+    improvements = [float(v) for v in result.player_improvements]
+    by = "openspiel" if openspiel else "ospiel_ext"
+    return on_policy, improvements, float(result.nash_conv), by, against
+
+
+def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
+    """Exact values and best responses of range policies on their public tree (docstring)."""
+    with cli.stage(f"reading {path}"), cli_flags.refuse(ValueError):
+        policy = range_policy.load_range_policy(path)
+        other = range_policy.load_range_policy(_AGAINST.value) if _AGAINST.value else None
+    for name, loaded in ((path, policy), (_AGAINST.value, other)):
+        if loaded is not None:
+            cli_flags.require(
+                str(loaded.game) == str(game) and loaded.tree.suits == policy.tree.suits,
+                f"{name} is a range policy of {loaded.game} (suits {loaded.tree.suits}), "
+                f"not of --game={game}"
+                + ("" if loaded is policy else f" with suits {policy.tree.suits} as --policy"),
+            )
+    walker = range_cfr.RangeWalker(policy.tree)
+    with cli.stage("computing best responses on the public tree"):
+        result = walker.evaluate(policy.strategy)
+        against = None
+        if other is not None:
+            c = float(game.utility_sum())
+            as_0 = walker.value(range_cfr.mix(policy.tree, (policy.strategy, other.strategy)))
+            as_1 = c - walker.value(range_cfr.mix(policy.tree, (other.strategy, policy.strategy)))
+            against = (as_0, as_1)
+    on_policy = [float(v) for v in result.on_policy_values]
+    improvements = [float(v) for v in result.player_improvements]
+    return on_policy, improvements, result.nash_conv, "ospiel_ext (public tree)", against
 
 
 def main(argv: list[str]) -> None:
@@ -46,35 +113,27 @@ def main(argv: list[str]) -> None:
     cli_flags.output_path(_OUTPUT_JSON)
     cli_flags.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, _AGAINST])
     assert _POLICY.value is not None  # required above
+    ranges = _POLICY.value.endswith(".npz")
+    cli_flags.require(
+        not _AGAINST.value or _AGAINST.value.endswith(".npz") == ranges,
+        f"--against={_AGAINST.value}: --policy and --against are both policy files (JSON) "
+        "or both range policies (.npz)",
+    )
     game = cli.load_game(_GAME.value)
-    cli.walkable(game, _MAX_NODES.value)  # before a policy file makes OpenSpiel walk the game
-    with cli.stage(f"reading {_POLICY.value}"), cli_flags.refuse(ValueError):
-        policy = policy_files.load_policy(game, _POLICY.value)
-        other = policy_files.load_policy(game, _AGAINST.value) if _AGAINST.value else None
-    root = game.new_initial_state()
-    # OpenSpiel's best response needs information_state_string; games keyed by their
-    # histories (perfect information without one, e.g. pig) are evaluated by ospiel_ext's,
-    # which agrees with OpenSpiel's to 1e-9 where both run (tests/openspiel_compat).
-    openspiel = not loading.keyed_by_history(game)
-    best_responses = os_exploitability.nash_conv if openspiel else evaluate.nash_conv
-    with cli.stage("computing best responses"):
-        on_policy = [float(v) for v in policy_value(root, [policy, policy])]
-        result = best_responses(game, policy, return_only_nash_conv=False)
-    assert not isinstance(result, float)  # return_only_nash_conv=False: a NashConvReturn
-    improvements = [float(v) for v in result.player_improvements]
+    figures = (_range_figures if ranges else _openspiel_figures)(game, _POLICY.value)
+    on_policy, improvements, nash_conv, by, against = figures
     row = {
         "game": str(game),
         "policy": _POLICY.value,
         "on_policy_values": on_policy,
         "player_improvements": improvements,
         "best_response_values": [v + d for v, d in zip(on_policy, improvements)],
-        "nash_conv": cli_output.clip_rounding(float(result.nash_conv)),
-        "exploitability": cli_output.clip_rounding(float(result.nash_conv) / 2),
-        "best_response_by": "openspiel" if openspiel else "ospiel_ext",
+        "nash_conv": cli_output.clip_rounding(nash_conv),
+        "exploitability": cli_output.clip_rounding(nash_conv / 2),
+        "best_response_by": by,
     }
-    if other is not None:
-        as_0 = float(policy_value(root, [policy, other])[0])
-        as_1 = float(policy_value(root, [other, policy])[1])
+    if against is not None:
+        as_0, as_1 = against
         row["against"] = {
             "policy": _AGAINST.value,
             "as_player_0": as_0,
@@ -97,7 +156,7 @@ def main(argv: list[str]) -> None:
         )
     )
     print(f"NashConv {row['nash_conv']:.6g}, exploitability {row['exploitability']:.6g}")
-    if other is not None:
+    if against is not None:
         a = row["against"]
         print(
             f"against {_AGAINST.value}: {a['as_player_0']:.6g} as player 0, "

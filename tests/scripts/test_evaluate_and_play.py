@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pyspiel
 import pytest
 from helpers import KUHN_VALUE
@@ -15,6 +16,8 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
 from ospiel_ext import lp, policies, policy_files, sequence_form
+from ospiel_ext.algorithms import cfr_rules
+from ospiel_ext.algorithms.poker import range_cfr, range_policy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -82,6 +85,60 @@ def test_equilibrium_and_uniform_policies(files, tmp_path):
 )
 def test_bad_input_is_one_line(files, flags, message):
     proc = run(*[f.format(lp=files / "lp.json") for f in flags])
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+@pytest.fixture(scope="module")
+def range_files(tmp_path_factory):
+    """Two range policies of Leduc with suit isomorphism: CFR+ after 20 and DCFR after 3."""
+    d = tmp_path_factory.mktemp("range_policies")
+    game = pyspiel.load_game("leduc_poker")
+    for name, config, iterations in (("a", cfr_rules.CFR_PLUS, 20), ("b", cfr_rules.DCFR, 3)):
+        solver = range_cfr.for_game(game, config)
+        for _ in range(iterations):
+            solver.evaluate_and_update_policy()
+        range_policy.save_range_policy(solver.average_policy(), d / f"{name}.npz")
+    return d
+
+
+def test_range_policies_are_evaluated_on_the_public_tree(range_files, tmp_path):
+    """A .npz range policy: its best responses and values from the range walker, equal to
+    OpenSpiel's own on the loaded policies (which ask them at every state)."""
+    out = tmp_path / "e.json"
+    proc = run(
+        "--game=leduc_poker",
+        f"--policy={range_files / 'a.npz'}",
+        f"--against={range_files / 'b.npz'}",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(out.read_text())
+    a, b = (range_policy.load_range_policy(range_files / f"{n}.npz") for n in "ab")
+    game, root = a.game, a.game.new_initial_state()
+    direct = os_exploitability.nash_conv(game, a, return_only_nash_conv=False)
+    assert row["best_response_by"] == "ospiel_ext (public tree)"
+    assert row["nash_conv"] == pytest.approx(direct.nash_conv, abs=1e-9) and direct.nash_conv > 0.01
+    assert row["player_improvements"] == pytest.approx(list(direct.player_improvements), abs=1e-9)
+    assert row["on_policy_values"] == pytest.approx(list(policy_value(root, [a, a])), abs=1e-9)
+    against = row["against"]
+    assert against["as_player_0"] == pytest.approx(policy_value(root, [a, b])[0], abs=1e-9)
+    assert against["as_player_1"] == pytest.approx(policy_value(root, [b, a])[1], abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--game=leduc_poker", "--policy={a}", "--against={lp}"], "both range policies (.npz)"),
+        (["--game=kuhn_poker", "--policy={a}"], "range policy of leduc_poker() (suits True), not"),
+        (["--game=leduc_poker", "--policy={lp_npz}"], "is not a range-policy file"),
+    ],
+)
+def test_range_policy_bad_input_is_one_line(files, range_files, tmp_path, flags, message):
+    np.savez(tmp_path / "other.npz", x=np.zeros(2))
+    paths = {"a": range_files / "a.npz", "lp": files / "lp.json", "lp_npz": tmp_path / "other.npz"}
+    proc = run(*[f.format(**paths) for f in flags])
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0], proc.stderr

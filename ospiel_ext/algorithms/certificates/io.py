@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import zipfile
 from typing import Any
 
 import numpy as np
@@ -163,20 +162,14 @@ def _check_document(meta: Any, game: pyspiel.Game, where: str) -> None:
 
 def _read_trunk(npz: str) -> dict[str, np.ndarray]:
     try:
-        with np.load(npz, allow_pickle=False) as data:
-            names = sorted(data.files)
-            arrays = {k: data[k] for k in _ARRAYS if k in names}
+        data = files.read_npz(npz, "trunk file")
     except FileNotFoundError:
         raise ValueError(
             f"the trunk file {npz} is missing (a certificate is two files, PATH and PATH.npz, "
             "written together by certify --certificate_out)"
         ) from None
-    except OSError as e:
-        raise ValueError(f"cannot read the trunk file {npz}: {e.strerror or e}") from None
-    except (ValueError, KeyError, EOFError, zipfile.BadZipFile):
-        raise ValueError(
-            f"{npz} is not a trunk file (a .npz archive with {', '.join(_ARRAYS)})"
-        ) from None
+    names = sorted(data)
+    arrays = {k: data[k] for k in _ARRAYS if k in names}
     if names != sorted(_ARRAYS):
         raise ValueError(f"{npz} is not a trunk file (it holds {names}, not {list(_ARRAYS)})")
     n = len(arrays["parent"])

@@ -140,11 +140,10 @@ def load_lifted_policy(path: str | os.PathLike) -> LiftedPolicy:
       ValueError: the file is not such a file, its game string loads as another game, or the
         abstraction computed here differs.
     """
-    with np.load(path, allow_pickle=False) as f:
-        missing = {"game", "threshold", "keys_digest", "behavioural_0", "behavioural_1"} - set(f)
-        if missing:
-            raise ValueError(f"{path} is not a lifted-policy file (missing {sorted(missing)})")
-        data = {k: f[k] for k in f.files}
+    data = files.read_npz(path, "lifted-policy file")
+    missing = {"game", "threshold", "keys_digest", "behavioural_0", "behavioural_1"} - set(data)
+    if missing:
+        raise ValueError(f"{path} is not a lifted-policy file (missing {sorted(missing)})")
     saved = str(data["game"])
     loaded = str(descriptions.describe(saved).game)
     if loaded != saved:

@@ -33,7 +33,6 @@ Modules:
 
 Ask for it by name: `CFRPlusSolver(game, form="public_tree")` (`algorithms.forms`), or
 `ospiel-ext solve --form=public_tree`; for games too large for a TabularPolicy (Rhode Island
-Hold'em), `range_cfr.RangeCFRSolver(range_tree.RangeTree(structure.detect(game),
-suits=True))`, whose `average_policy()` is an OpenSpiel policy (`benchmarks/range_cfr_run.py
---policy_out`).
+Hold'em), `range_cfr.for_game(game, config)` (suit isomorphism), whose `average_policy()` is
+an OpenSpiel policy, or `ospiel-ext solve --form=public_tree --suits --policy_out=P.npz`.
 """

@@ -270,6 +270,10 @@ class RangeWalker:
                 if regrets is not None:
                     _add_regrets(self._symmetrise[r][i], regrets[r][k][:, :, b], children, mixed)
 
+    def value(self, strategy: Arrays) -> float:
+        """Player 0's expected utility of the profile (exact as `evaluate`)."""
+        return self.values(0, self.reaches(1, strategy), strategy)
+
     def evaluate(self, strategy: Arrays) -> evaluate.ProfileEvaluation:
         """The profile's values and best-response values, as `evaluate.evaluate_profile`'s.
 
@@ -282,6 +286,14 @@ class RangeWalker:
         br0 = self.values(0, reach1, None)
         br1 = self.values(1, self.reaches(0, strategy), None)
         return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
+
+
+def mix(tree: RangeTree, strategies: tuple[Arrays, Arrays]) -> Arrays:
+    """The profile in which each player p plays `strategies[p]` (its own groups' arrays)."""
+    return [
+        [strategies[g.player][r][k] for k, g in enumerate(lay.groups)]
+        for r, lay in enumerate(tree.rounds)
+    ]
 
 
 def board_blocks(num_boards: int, threads: int) -> list[slice]:

@@ -104,13 +104,13 @@ def load_range_policy(path: str | os.PathLike) -> RangePolicy:
     """Reads `save_range_policy`'s file back, laying the game's tree out again.
 
     Raises:
-      ValueError: not such a file, its game string now loads as another game, or its arrays
-        do not fit the tree laid out here.
+      ValueError: not such a file, its game string now loads as another game, its arrays
+        do not fit the tree laid out here, or they are not a (suit-symmetric) behavioural
+        strategy (`_check_distributions`).
     """
-    with np.load(path, allow_pickle=False) as f:
-        if "format" not in f.files or str(f["format"]) != _FORMAT:
-            raise ValueError(f"{path} is not a range-policy file")
-        data = {k: f[k] for k in f.files}
+    data = files.read_npz(path, "range-policy file")
+    if "format" not in data or str(data["format"]) != _FORMAT:
+        raise ValueError(f"{path} is not a range-policy file")
     saved = str(data["game"])
     game = loading.load(saved)
     if str(game) != saved:
@@ -122,4 +122,31 @@ def load_range_policy(path: str | os.PathLike) -> RangePolicy:
     missing = [n for per_round in names for n in per_round if n not in data]
     if missing:
         raise ValueError(f"{path}: the tree of {saved} has arrays the file lacks: {missing}")
-    return RangePolicy(tree, [[data[n] for n in per_round] for per_round in names])
+    strategy = [[data[n] for n in per_round] for per_round in names]
+    _check_shapes(tree, strategy)
+    _check_distributions(tree, strategy, path)
+    return RangePolicy(tree, strategy)
+
+
+def _check_distributions(tree: RangeTree, strategy: Arrays, path: str | os.PathLike) -> None:
+    """Refuses arrays that are not a suit-symmetric behavioural strategy (load_range_policy).
+
+    Every entry (also those of hands the board excludes, which the walker multiplies by zero)
+    a distribution over the actions to 1e-6, as `policy_files.load_policy` asks; with suit
+    isomorphism, equal to 1e-9 over each hand orbit of its board (`deals.RoundDeals`
+    hand_orbit), the profiles whose values the range walker computes exactly.
+    """
+    for r, (lay, per_round) in enumerate(zip(tree.rounds, strategy)):
+        orbit = lay.deals.hand_orbit
+        boards = np.arange(orbit.shape[0])[:, None]
+        for k, a in enumerate(per_round):
+            where = f"{path}: round {r}, decision group {k}"
+            if not np.issubdtype(a.dtype, np.floating) or not np.isfinite(a).all():
+                raise ValueError(f"{where}: probabilities that are not finite numbers")
+            if a.size and (a.min() < 0 or np.abs(a.sum(axis=1) - 1).max() > 1e-6):
+                raise ValueError(f"{where}: an entry that is not a distribution over its actions")
+            if tree.suits and a.size and np.abs(a - a[:, :, boards, orbit]).max() > 1e-9:
+                raise ValueError(
+                    f"{where}: hands of one orbit under the board's suit permutations have "
+                    "different strategies (the range walker evaluates suit-symmetric ones)"
+                )

@@ -96,3 +96,47 @@ def test_other_files_and_shapes_are_refused(tmp_path):
     strategy[1][0] = strategy[1][0][:, :, :1]
     with pytest.raises(ValueError, match="strategy arrays of shapes"):
         RangePolicy(tree, strategy)
+
+
+def _saved_uniform(path, game="leduc_poker", suits=True, change=None):
+    tree = range_tree.RangeTree(structure.detect(loading.load(game)), suits=suits)
+    strategy = range_cfr.RangeWalker(tree).uniform()
+    if change is not None:
+        change(strategy)
+    save_range_policy(RangePolicy(tree, strategy), path)
+    return path
+
+
+def _set(r, k, index, value):
+    def change(strategy):
+        strategy[r][k][index] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (_set(1, 0, (0, 0, 0, 0), np.nan), "not finite numbers"),
+        (_set(1, 0, (0, 0, 0, 0), -0.5), "not a distribution over its actions"),
+        (_set(0, 0, (0, 0, 0, 0), 0.9), "not a distribution over its actions"),
+    ],
+    ids=["nan", "negative", "sum"],
+)
+def test_a_file_that_is_not_a_strategy_is_refused(tmp_path, change, message):
+    path = _saved_uniform(tmp_path / "p.npz", change=change)
+    with pytest.raises(ValueError, match=f"round ., decision group .: .*{message}"):
+        load_range_policy(path)
+
+
+def test_a_suit_asymmetric_file_is_refused(tmp_path):
+    """Before Leduc's board, the jacks of both suits (types 0 and 1) are one orbit
+    (`deals.RoundDeals` hand_orbit [0 0 2 2 4 4]): with suits they must play alike; without
+    suits the same arrays are a policy."""
+
+    def change(strategy):
+        strategy[0][0][0, :, 0, 0] = [1.0, 0.0]  # the jack of suit 0 always takes action 0
+
+    with pytest.raises(ValueError, match="one orbit under the board's suit permutations"):
+        load_range_policy(_saved_uniform(tmp_path / "a.npz", change=change))
+    assert load_range_policy(_saved_uniform(tmp_path / "b.npz", suits=False, change=change))
