@@ -40,13 +40,24 @@ from typing import Any, NoReturn
 import pyspiel
 from absl import app, flags
 from absl import logging as absl_logging
+from open_spiel.python import policy as policy_lib
 
 import ospiel_ext.games  # noqa: F401  (registers our games with pyspiel for load_game)
-from ospiel_ext import budget, cli_flags, files, interrupts, loading, lp, progress, provenance
+from ospiel_ext import (
+    budget,
+    cli_flags,
+    files,
+    interrupts,
+    loading,
+    lp,
+    policy_files,
+    progress,
+    provenance,
+)
 from ospiel_ext import policies as policies_lib
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import forms
-from ospiel_ext.algorithms.poker import public_tree
+from ospiel_ext.algorithms.poker import public_tree, range_policy
 
 USAGE_EXIT_CODE = 2
 """Exit code of a script refused because of its flags, its game or its input files."""
@@ -292,6 +303,28 @@ def is_infinite(game: pyspiel.Game) -> bool:
     Such a game cannot be compiled or written as a policy file.
     """
     return bool(game.max_game_length() >= loading.INFINITE_GAME_LENGTH)
+
+
+def is_range_policy_file(path: str) -> bool:
+    """A policy path that names a range policy (.npz, `poker.range_policy`), not a JSON file."""
+    return path.endswith(".npz")
+
+
+def load_policy_file(game: pyspiel.Game, path: str) -> policy_lib.Policy:
+    """The policy file at `path` for `game`: JSON (`policy_files`) or a range policy (.npz).
+
+    A range policy answers at any state without walking the game, so it plays and is
+    evaluated in games too large for a TabularPolicy (Rhode Island Hold'em).
+
+    Raises:
+      ValueError (one line): not such a file, or a policy of another game.
+    """
+    if not is_range_policy_file(path):
+        return policy_files.load_policy(game, path)
+    policy = range_policy.load_range_policy(path)
+    if str(policy.game) != str(game):
+        raise ValueError(f"{path} is a range policy of {policy.game}, not of {game}")
+    return policy
 
 
 def run_lp(

@@ -31,7 +31,7 @@ from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, loading, policy_files
+from ospiel_ext import cli, cli_flags, cli_output, evaluate, loading
 from ospiel_ext.algorithms.poker import range_cfr, range_policy
 from ospiel_ext.tables import format_table
 
@@ -52,8 +52,8 @@ def _openspiel_figures(game: pyspiel.Game, path: str) -> _Figures:
     """OpenSpiel's values and best responses of the policy files (ours without info states)."""
     cli.walkable(game, _MAX_NODES.value)  # before a policy file makes OpenSpiel walk the game
     with cli.stage(f"reading {path}"), cli_flags.refuse(ValueError):
-        policy = policy_files.load_policy(game, path)
-        other = policy_files.load_policy(game, _AGAINST.value) if _AGAINST.value else None
+        policy = cli.load_policy_file(game, path)
+        other = cli.load_policy_file(game, _AGAINST.value) if _AGAINST.value else None
     root = game.new_initial_state()
     # OpenSpiel's best response needs information_state_string; games keyed by their
     # histories (perfect information without one, e.g. pig) are evaluated by ospiel_ext's,
@@ -78,16 +78,16 @@ def _openspiel_figures(game: pyspiel.Game, path: str) -> _Figures:
 def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
     """Exact values and best responses of range policies on their public tree (docstring)."""
     with cli.stage(f"reading {path}"), cli_flags.refuse(ValueError):
-        policy = range_policy.load_range_policy(path)
-        other = range_policy.load_range_policy(_AGAINST.value) if _AGAINST.value else None
-    for name, loaded in ((path, policy), (_AGAINST.value, other)):
-        if loaded is not None:
-            cli_flags.require(
-                str(loaded.game) == str(game) and loaded.tree.suits == policy.tree.suits,
-                f"{name} is a range policy of {loaded.game} (suits {loaded.tree.suits}), "
-                f"not of --game={game}"
-                + ("" if loaded is policy else f" with suits {policy.tree.suits} as --policy"),
-            )
+        policy = cli.load_policy_file(game, path)
+        other = cli.load_policy_file(game, _AGAINST.value) if _AGAINST.value else None
+    assert isinstance(policy, range_policy.RangePolicy)
+    if other is not None:
+        assert isinstance(other, range_policy.RangePolicy)
+        cli_flags.require(
+            other.tree.suits == policy.tree.suits,
+            f"--against={_AGAINST.value}: laid out with suits {other.tree.suits}, --policy "
+            f"with suits {policy.tree.suits} (both range policies on one layout)",
+        )
     walker = range_cfr.RangeWalker(policy.tree)
     with cli.stage("computing best responses on the public tree"):
         result = walker.evaluate(policy.strategy)
@@ -113,9 +113,9 @@ def main(argv: list[str]) -> None:
     cli_flags.output_path(_OUTPUT_JSON)
     cli_flags.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, _AGAINST])
     assert _POLICY.value is not None  # required above
-    ranges = _POLICY.value.endswith(".npz")
+    ranges = cli.is_range_policy_file(_POLICY.value)
     cli_flags.require(
-        not _AGAINST.value or _AGAINST.value.endswith(".npz") == ranges,
+        not _AGAINST.value or cli.is_range_policy_file(_AGAINST.value) == ranges,
         f"--against={_AGAINST.value}: --policy and --against are both policy files (JSON) "
         "or both range policies (.npz)",
     )

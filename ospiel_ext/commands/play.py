@@ -13,6 +13,10 @@ through OpenSpiel's `PolicyBot`. Games are played with `pyspiel.evaluate_bots` i
 2k + 1 share the deal). Prints and writes (JSON) the policy's mean return with a 95 % normal
 interval, the games played and the seed.
 
+A --policy or policy:FILE ending in .npz is a range policy (`ospiel-ext solve
+--form=public_tree --suits`, `poker.range_policy`): it answers at any state without walking
+the game, so it plays in games too large for --max_nodes (Rhode Island Hold'em whole).
+
 Ctrl-C or SIGTERM stops the match after the current game (at the human prompt: at once); the
 games finished before it are printed and written, and the command exits with code 130.
 
@@ -29,7 +33,7 @@ import pyspiel
 from absl import flags, logging
 from open_spiel.python.bots.policy import PolicyBot
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts, loading, policy_files
+from ospiel_ext import cli, cli_flags, cli_output, interrupts, loading
 from ospiel_ext.algorithms.depth_limited import matches
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -101,7 +105,7 @@ def _opponent(game: pyspiel.Game, spec: str, player: int, seed: int) -> pyspiel.
     if spec == "human":
         return HumanBot(player)
     path = spec.removeprefix("policy:")
-    return PolicyBot(player, np.random.RandomState(seed), policy_files.load_policy(game, path))
+    return PolicyBot(player, np.random.RandomState(seed), cli.load_policy_file(game, path))
 
 
 def main(argv: list[str]) -> None:
@@ -126,11 +130,12 @@ def main(argv: list[str]) -> None:
         [_OUTPUT_JSON], inputs=[_POLICY, ("--opponent=policy:", opponent_file)]
     )
     game = cli.load_game(_GAME.value)
-    cli.walkable(game, _MAX_NODES.value)
+    if any(p and not cli.is_range_policy_file(p) for p in (_POLICY.value, opponent_file)):
+        cli.walkable(game, _MAX_NODES.value)  # a TabularPolicy walks the game, a range policy not
     seed = _SEED.value
     with cli_flags.refuse(ValueError):
         loading.check_two_player_zero_sum(game)
-        policy = policy_files.load_policy(game, _POLICY.value)
+        policy = cli.load_policy_file(game, _POLICY.value)
         ours = [PolicyBot(p, np.random.RandomState(seed + p), policy) for p in (0, 1)]
         theirs = [_opponent(game, spec, p, seed + 2 + p) for p in (0, 1)]
     returns = []

@@ -92,7 +92,8 @@ def test_bad_input_is_one_line(files, flags, message):
 
 @pytest.fixture(scope="module")
 def range_files(tmp_path_factory):
-    """Two range policies of Leduc with suit isomorphism: CFR+ after 20 and DCFR after 3."""
+    """Range policies of Leduc: with suit isomorphism CFR+ after 20 iterations (a) and DCFR
+    after 3 (b); without, uniform (c)."""
     d = tmp_path_factory.mktemp("range_policies")
     game = pyspiel.load_game("leduc_poker")
     for name, config, iterations in (("a", cfr_rules.CFR_PLUS, 20), ("b", cfr_rules.DCFR, 3)):
@@ -100,6 +101,8 @@ def range_files(tmp_path_factory):
         for _ in range(iterations):
             solver.evaluate_and_update_policy()
         range_policy.save_range_policy(solver.average_policy(), d / f"{name}.npz")
+    solver = range_cfr.for_game(game, cfr_rules.CFR_PLUS, suits=False)
+    range_policy.save_range_policy(solver.average_policy(), d / "c.npz")  # uniform, no suits
     return d
 
 
@@ -131,13 +134,19 @@ def test_range_policies_are_evaluated_on_the_public_tree(range_files, tmp_path):
     "flags, message",
     [
         (["--game=leduc_poker", "--policy={a}", "--against={lp}"], "both range policies (.npz)"),
-        (["--game=kuhn_poker", "--policy={a}"], "range policy of leduc_poker() (suits True), not"),
+        (["--game=kuhn_poker", "--policy={a}"], "is a range policy of leduc_poker(), not of kuhn"),
+        (["--game=leduc_poker", "--policy={a}", "--against={c}"], "laid out with suits False"),
         (["--game=leduc_poker", "--policy={lp_npz}"], "is not a range-policy file"),
     ],
 )
 def test_range_policy_bad_input_is_one_line(files, range_files, tmp_path, flags, message):
     np.savez(tmp_path / "other.npz", x=np.zeros(2))
-    paths = {"a": range_files / "a.npz", "lp": files / "lp.json", "lp_npz": tmp_path / "other.npz"}
+    paths = {
+        "a": range_files / "a.npz",
+        "c": range_files / "c.npz",
+        "lp": files / "lp.json",
+        "lp_npz": tmp_path / "other.npz",
+    }
     proc = run(*[f.format(**paths) for f in flags])
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
@@ -164,6 +173,29 @@ def test_play_against_random_matches_the_exact_value(files, tmp_path):
     assert run(*flags, f"--output_json={tmp_path / 'q.json'}", script="play.py").returncode == 0
     again = json.loads((tmp_path / "q.json").read_text())
     assert {k: v for k, v in again.items() if k != "provenance"} == row  # a seed fixes the play
+
+
+def test_range_policies_play_with_the_exact_mean(range_files, tmp_path):
+    """Two .npz range policies play each other (no walk of the game): the mean return is
+    within 4 standard errors of the exact value from OpenSpiel's policy_value."""
+    out = tmp_path / "p.json"
+    a_path, b_path = range_files / "a.npz", range_files / "b.npz"
+    proc = run(
+        "--game=leduc_poker",
+        f"--policy={a_path}",
+        f"--opponent=policy:{b_path}",
+        "--games=2000",
+        "--seed=5",
+        "--max_nodes=10",  # a TabularPolicy would be refused: a range policy walks nothing
+        f"--output_json={out}",
+        script="play.py",
+    )
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(out.read_text())
+    a, b = (range_policy.load_range_policy(p) for p in (a_path, b_path))
+    root = a.game.new_initial_state()
+    exact = (policy_value(root, [a, b])[0] + policy_value(root, [b, a])[1]) / 2
+    assert row["games"] == 2000 and abs(row["mean"] - exact) < 2 * row["ci95"]
 
 
 def test_human_player_reads_actions_and_stops_at_end_of_input(files, tmp_path):
