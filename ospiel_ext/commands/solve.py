@@ -8,7 +8,10 @@ game tree's sparse payoff matrix, any game) or `public_tree` (poker games: leduc
 limit_leduc_poker, rhode_island_holdem, kuhn_poker and universal_poker games with one private
 card; the public tree x hand ranges of Johanson, Bowling, Waugh & Zinkevich 2011, no game
 tree compiled). Both number the same sequences, so the iterates, the JSON and the policy file
-are the same (to rounding); a game without the poker structure is refused on one line. The
+are the same up to rounding, which CFR+'s clipping of regrets at zero can amplify over
+hundreds of iterations (limit_leduc_poker(num_ranks=4): exploitability equal to 5e-13 after 80
+iterations, 1 % apart after 200; the same holds for --suits below); a game without the poker
+structure is refused on one line. The
 policy file walks every state of the game either way (OpenSpiel's TabularPolicy), and
 --solver=lp builds the explicit payoff matrix from the public tree.
 
