@@ -22,7 +22,7 @@ A --policy ending in .npz is a range policy (`ospiel-ext solve --form=public_tre
 `poker.range_policy`): of a poker game too large for OpenSpiel's walk (Rhode Island Hold'em
 whole), so its values and best responses are computed exactly on the public tree x hand
 ranges (`poker.range_cfr.RangeWalker`; equal to OpenSpiel's to 1e-9 where both run,
-`tests/scripts/test_scripts.py`), best_response_by 'ospiel_ext (public tree)', and
+`tests/scripts/test_evaluate_and_play.py`), best_response_by 'ospiel_ext (public tree)', and
 --max_nodes does not apply. --against is then a range policy of the same game and layout.
 """
 

@@ -27,7 +27,7 @@ more than 10 M information sets, which the numbering refuses (Rhode Island Hold'
 --dtype (float32 halves the bytes each pass moves; the average and its evaluation stay
 float64) and --threads (one block of boards each; the iterates do not depend on it) are its
 options. Its policy file is a range policy (.npz, `poker.range_policy.load_range_policy`: an
-OpenSpiel policy of the whole game once loaded; Rhode Island's is about 100 MB), and the
+OpenSpiel policy of the whole game once loaded; Rhode Island's is about 57 MB), and the
 value and exploitability are exact, from best responses on the same tree.
 
 JSON keys: game, solver, iterations (0 for lp), value (player 0's expected utility of the
@@ -135,10 +135,10 @@ def _solve(game: pyspiel.Game) -> tuple[dict[str, Any], Callable[[str], None] | 
         row = _row(game, iterations, result=result, seconds=seconds, reason=reason)
     if lp_value is not None:
         row["value"] = lp_value
-    found = behavioural
+    strategy: policies.Behavioural = behavioural  # not None here, also inside the closure
 
     def write_policy(path: str) -> None:
-        policy_files.save_policy(policies.layout(sf).to_tabular(found), path, game)
+        policy_files.save_policy(policies.layout(sf).to_tabular(strategy), path, game)
 
     return row, write_policy
 
@@ -181,15 +181,18 @@ def _row(
     reason: str,
 ) -> dict[str, Any]:
     """The JSON row (module docstring); value and exploitability None without a strategy."""
+    value = exploitability = nash_conv = None
+    if result is not None:
+        value = result.on_policy_values[0]
+        exploitability = cli_output.clip_rounding(result.exploitability)
+        nash_conv = cli_output.clip_rounding(result.nash_conv)
     return {
         "game": str(game),
         "solver": _SOLVER.value,
         "iterations": iterations,
-        "value": None if result is None else result.on_policy_values[0],
-        "exploitability": None
-        if result is None
-        else cli_output.clip_rounding(result.exploitability),
-        "nash_conv": None if result is None else cli_output.clip_rounding(result.nash_conv),
+        "value": value,
+        "exploitability": exploitability,
+        "nash_conv": nash_conv,
         "seconds": seconds,
         "stopped_early": stops.stopped_early(reason),
         "stop_reason": reason,
@@ -208,7 +211,7 @@ def _check_suits_flags() -> None:
     cli_flags.require(_SOLVER.value != "lp", "--suits runs a CFR variant, not --solver=lp")
     path = _POLICY_OUT.value
     cli_flags.require(
-        not path or path.endswith(".npz") or files.output_kind(path) != "file",
+        not path or cli.is_range_policy_file(path) or files.output_kind(path) != "file",
         f"--policy_out={path}: with --suits the policy is a range policy (.npz); "
         "give a path ending in .npz",
     )
