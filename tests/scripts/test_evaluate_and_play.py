@@ -81,10 +81,22 @@ def test_equilibrium_and_uniform_policies(files, tmp_path):
         (["--game=kuhn_poker(players=3)", "--policy={lp}"], "has 3 players"),
         (["--policy={lp}", "--max_nodes=10"], "--max_nodes=10 bounds OpenSpiel's walk"),
         (["--policy={lp}", "--against=/nonexistent/q.json"], "/nonexistent/q.json"),
+        # range policies (.npz)
+        (["--game=leduc_poker", "--policy={a}", "--against={lp}"], "both range policies (.npz)"),
+        (["--game=kuhn_poker", "--policy={a}"], "is a range policy of leduc_poker(), not of kuhn"),
+        (["--game=leduc_poker", "--policy={a}", "--against={c}"], "laid out with suits False"),
+        (["--game=leduc_poker", "--policy={other_npz}"], "is not a range-policy file"),
     ],
 )
-def test_bad_input_is_one_line(files, flags, message):
-    proc = run(*[f.format(lp=files / "lp.json") for f in flags])
+def test_bad_input_is_one_line(files, range_files, tmp_path, flags, message):
+    np.savez(tmp_path / "other.npz", x=np.zeros(2))
+    paths = {
+        "lp": files / "lp.json",
+        "a": range_files / "a.npz",
+        "c": range_files / "c.npz",
+        "other_npz": tmp_path / "other.npz",
+    }
+    proc = run(*[f.format(**paths) for f in flags])
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0], proc.stderr
@@ -128,29 +140,6 @@ def test_range_policies_are_evaluated_on_the_public_tree(range_files, tmp_path):
     against = row["against"]
     assert against["as_player_0"] == pytest.approx(policy_value(root, [a, b])[0], abs=1e-9)
     assert against["as_player_1"] == pytest.approx(policy_value(root, [b, a])[1], abs=1e-9)
-
-
-@pytest.mark.parametrize(
-    "flags, message",
-    [
-        (["--game=leduc_poker", "--policy={a}", "--against={lp}"], "both range policies (.npz)"),
-        (["--game=kuhn_poker", "--policy={a}"], "is a range policy of leduc_poker(), not of kuhn"),
-        (["--game=leduc_poker", "--policy={a}", "--against={c}"], "laid out with suits False"),
-        (["--game=leduc_poker", "--policy={lp_npz}"], "is not a range-policy file"),
-    ],
-)
-def test_range_policy_bad_input_is_one_line(files, range_files, tmp_path, flags, message):
-    np.savez(tmp_path / "other.npz", x=np.zeros(2))
-    paths = {
-        "a": range_files / "a.npz",
-        "c": range_files / "c.npz",
-        "lp": files / "lp.json",
-        "lp_npz": tmp_path / "other.npz",
-    }
-    proc = run(*[f.format(**paths) for f in flags])
-    assert proc.returncode == 2
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and message in lines[0], proc.stderr
 
 
 def test_play_against_random_matches_the_exact_value(files, tmp_path):
