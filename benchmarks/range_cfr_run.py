@@ -20,7 +20,7 @@ of the average profile), nash_conv, exploitability, max_infoset_regret (empty)},
 stop_reason, wall_seconds, at_600_seconds (the last measurement within 600 solving seconds),
 seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first measurement at or below; null
 when not reached). --policy_out writes the average strategy (`poker.range_policy`: an
-OpenSpiel policy of the whole game once loaded; Rhode Island's is about 57 MB).
+OpenSpiel policy of the whole game once loaded; Rhode Island's is 133 MB).
 """
 
 import time

@@ -27,7 +27,7 @@ more than 10 M information sets, which the numbering refuses (Rhode Island Hold'
 --dtype (float32 halves the bytes each pass moves; the average and its evaluation stay
 float64) and --threads (one block of boards each; the iterates do not depend on it) are its
 options. Its policy file is a range policy (.npz, `poker.range_policy.load_range_policy`: an
-OpenSpiel policy of the whole game once loaded; Rhode Island's is about 57 MB), and the
+OpenSpiel policy of the whole game once loaded; Rhode Island's is 133 MB), and the
 value and exploitability are exact, from best responses on the same tree.
 
 JSON keys: game, solver, iterations (0 for lp), value (player 0's expected utility of the

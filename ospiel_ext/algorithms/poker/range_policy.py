@@ -90,14 +90,18 @@ def _check_shapes(tree: RangeTree, strategy: Arrays) -> None:
 
 
 def save_range_policy(policy: RangePolicy, path: str | os.PathLike) -> None:
-    """Writes the policy's game, suit flag and arrays as .npz to `path` (by `files.output`)."""
+    """Writes the policy's game, suit flag and arrays as .npz to `path` (by `files.output`).
+
+    Uncompressed: a command stopped by Ctrl-C writes its policy within the second or two it
+    has (Rhode Island Hold'em's, 133 MB, in about 0.1 s; compressed to 57 MB it took 2.3 s).
+    """
     contents: dict[str, Any] = {"format": _FORMAT, "game": policy.tree.name}
     contents["suits"] = policy.tree.suits
     for r, per_round in enumerate(policy.strategy):
         for k, a in enumerate(per_round):
             contents[f"strategy_{r}_{k}"] = a
     with files.output(path, binary=True) as f:
-        np.savez_compressed(f, **contents)
+        np.savez(f, **contents)
 
 
 def load_range_policy(path: str | os.PathLike) -> RangePolicy:
