@@ -243,10 +243,15 @@ def test_the_run_loop_runs_and_measures_the_range_solver():
 
 def test_a_public_tree_too_large_to_number_is_refused_with_the_way_out():
     """Rhode Island's 52,128,128 information sets (gameshrink.md counts the same) exceed the
-    numbering's limit: refused at once, naming the range layout."""
-    from ospiel_ext.algorithms.poker.public_tree import PublicTree
+    numbering's limit: refused at once, naming the range layout in Python and on the command
+    line (`TooManyInfosetsError`, which the command line tells from a game without the
+    structure)."""
+    from ospiel_ext.algorithms.poker.public_tree import PublicTree, TooManyInfosetsError
 
-    with pytest.raises(ValueError, match=r"52,128,128 information sets.*RangeCFRSolver"):
+    with pytest.raises(
+        TooManyInfosetsError,
+        match=r"52,128,128 information sets.*range_cfr.for_game.*solve --form=public_tree --suits",
+    ):
         PublicTree(structure.detect("rhode_island_holdem"))
     ps = structure.detect("leduc_poker")
     with pytest.raises(ValueError, match="information sets, more than 10"):
