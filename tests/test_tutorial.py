@@ -13,7 +13,7 @@ def blocks():
 
 
 def test_the_tutorial_has_its_sections():
-    assert len(blocks()) >= 7
+    assert len(blocks()) >= 8
 
 
 def test_every_block_runs_in_order(tmp_path, monkeypatch):
@@ -23,3 +23,4 @@ def test_every_block_runs_in_order(tmp_path, monkeypatch):
         exec(compile(code, f"{TUTORIAL} block {k + 1}", "exec"), namespace)
     assert (tmp_path / "kuhn_lp.json").exists()
     assert (tmp_path / "kuhn_certificate.json").exists()
+    assert (tmp_path / "leduc_ranges.npz").exists()
