@@ -461,7 +461,7 @@ class RangeCFRSolver:
 
 
 def for_game(
-    game: pyspiel.Game,
+    game: pyspiel.Game | str,
     config: CFRConfig = CFR_PLUS,
     *,
     suits: bool = True,
@@ -471,7 +471,7 @@ def for_game(
     """`RangeCFRSolver` of a poker game: its structure detected, its public tree laid out.
 
     Args:
-      game: a poker game (`structure.detect`).
+      game: a poker game or its load_game string (`structure.detect`).
       config: the CFR variant (`cfr_rules.PRESETS`).
       suits: one board per suit orbit (`deals`): the way to games too large for a tabular
         numbering, e.g. Rhode Island Hold'em whole (16.7 M entries instead of 52 M
