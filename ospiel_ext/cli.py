@@ -322,7 +322,7 @@ def load_policy_file(game: pyspiel.Game, path: str) -> policy_lib.Policy:
     if not is_range_policy_file(path):
         return policy_files.load_policy(game, path)
     policy = range_policy.load_range_policy(path)
-    if str(policy.game) != str(game):
+    if not files.same_game(policy.game, game):
         raise ValueError(f"{path} is a range policy of {policy.game}, not of {game}")
     return policy
 

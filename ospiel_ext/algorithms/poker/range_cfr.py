@@ -346,6 +346,10 @@ class RangeCFRSolver:
         for the strategy returned.
       threads: threads each pass runs on (`RangeWalker`); the iterates are the same for any
         number.
+
+    Raises:
+      ValueError: DCFR's discount is invalid (`cfr_rules.check_discount`), or the dtype or
+        threads are; the message names the game.
     """
 
     def __init__(
@@ -356,6 +360,7 @@ class RangeCFRSolver:
         dtype: DTypeLike = np.float64,
         threads: int = 1,
     ):
+        check_discount(config, tree.name)
         if np.dtype(dtype) not in DTYPES:
             raise ValueError(
                 f"game {tree.name}: the range solver iterates in float64 or float32, got {dtype}"
@@ -483,7 +488,6 @@ def for_game(
       ValueError: the game lacks the poker structure, its showdown sees suits (with `suits`),
         or the config, dtype or threads are invalid; the message names the game.
     """
-    check_discount(config, str(game))
     return RangeCFRSolver(
         range_tree.RangeTree(structure.detect(game), suits=suits),
         config,

@@ -126,10 +126,9 @@ def load_range_policy(path: str | os.PathLike) -> RangePolicy:
     missing = [n for per_round in names for n in per_round if n not in data]
     if missing:
         raise ValueError(f"{path}: the tree of {saved} has arrays the file lacks: {missing}")
-    strategy = [[data[n] for n in per_round] for per_round in names]
-    _check_shapes(tree, strategy)
-    _check_distributions(tree, strategy, path)
-    return RangePolicy(tree, strategy)
+    policy = RangePolicy(tree, [[data[n] for n in per_round] for per_round in names])
+    _check_distributions(tree, policy.strategy, path)  # shapes checked by RangePolicy
+    return policy
 
 
 def _check_distributions(tree: RangeTree, strategy: Arrays, path: str | os.PathLike) -> None:

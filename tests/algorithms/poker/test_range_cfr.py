@@ -316,6 +316,17 @@ def test_board_blocks_cut_the_boards_into_near_equal_consecutive_blocks(boards, 
     assert max(sizes) - min(sizes) <= 1
 
 
+def test_an_invalid_dcfr_discount_is_refused_by_the_solver_itself():
+    """As the sequence-form drop-ins refuse it (`cfr_rules.check_discount`), whether the
+    solver is built by `for_game` or directly on a tree."""
+    bad = cfr_rules.CFRConfig(linear_averaging=True, discount=(1.5, 0.0, -1.0))
+    tree = range_tree.RangeTree(structure.detect("kuhn_poker"))
+    with pytest.raises(ValueError, match=r"kuhn_poker.*gamma must be >= 0"):
+        range_cfr.RangeCFRSolver(tree, bad)
+    with pytest.raises(ValueError, match=r"kuhn_poker.*gamma must be >= 0"):
+        range_cfr.for_game("kuhn_poker", bad)
+
+
 def test_fewer_than_one_thread_is_refused():
     tree = range_tree.RangeTree(structure.detect("kuhn_poker"))
     with pytest.raises(ValueError, match=r"kuhn_poker.*threads must be at least 1"):
