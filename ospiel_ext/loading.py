@@ -137,15 +137,16 @@ def _history_key(state: pyspiel.State, player: int) -> str:
     return HISTORY_KEY + history
 
 
-def _information_state_key(state: pyspiel.State, player: int) -> str:
-    key: str = state.information_state_string(player)
-    return key
-
-
 def key_function(game: pyspiel.Game) -> Callable[[pyspiel.State, int], str]:
-    """`infoset_key` for the states of `game`, with the game's kind of key chosen once."""
+    """`infoset_key` for the states of `game`, with the game's kind of key chosen once.
+
+    For a game with information-state strings, pyspiel's own unbound method: a Python
+    wrapper around it costs 0.4 of its 1 microsecond (Goofspiel 7), and nested solving asks
+    millions of keys per game.
+    """
     if game.get_type().provides_information_state_string:
-        return _information_state_key
+        key: Callable[[pyspiel.State, int], str] = pyspiel.State.information_state_string
+        return key
     return _history_key
 
 
