@@ -67,7 +67,7 @@ def _checkpoints() -> list[int]:
 def _measure(solver, seconds: float, walker, lift) -> dict:
     b = solver.average_behavioural()
     inside = evaluate.evaluate_profile(solver.sequence_form, b)
-    lifted = walker.evaluate(lift.strategy(b))
+    lifted = walker.evaluate(walker.tree.contract(lift.strategy(b)))
     point = {
         "iterations": solver.iteration,
         "seconds": seconds,

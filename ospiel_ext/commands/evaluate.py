@@ -88,14 +88,17 @@ def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
             f"--against={_AGAINST.value}: laid out with suits {other.tree.suits}, --policy "
             f"with suits {policy.tree.suits} (both range policies on one layout)",
         )
-    walker = range_cfr.RangeWalker(policy.tree)
+    tree = policy.tree
+    walker = range_cfr.RangeWalker(tree)
     with cli.stage("computing best responses on the public tree"):
-        result = walker.evaluate(policy.strategy)
+        mine = tree.contract(policy.strategy)  # one entry per hand orbit (`poker.orbits`)
+        result = walker.evaluate(mine)
         against = None
         if other is not None:
             c = float(game.utility_sum())
-            as_0 = walker.value(range_cfr.mix(policy.tree, (policy.strategy, other.strategy)))
-            as_1 = c - walker.value(range_cfr.mix(policy.tree, (other.strategy, policy.strategy)))
+            theirs = tree.contract(other.strategy)
+            as_0 = walker.value(range_cfr.mix(tree, (mine, theirs)))
+            as_1 = c - walker.value(range_cfr.mix(tree, (theirs, mine)))
             against = (as_0, as_1)
     on_policy = [float(v) for v in result.on_policy_values]
     improvements = [float(v) for v in result.player_improvements]

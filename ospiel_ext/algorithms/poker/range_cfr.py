@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
-import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -58,7 +57,7 @@ from ospiel_ext.algorithms.cfr_rules import (
 )
 from ospiel_ext.algorithms.poker import range_tree, structure
 from ospiel_ext.algorithms.poker.range_policy import RangePolicy
-from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree, RoundLayout
+from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.arrays import FloatArray
 
 DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
@@ -104,9 +103,11 @@ class RangeWalker:
         if threads < 1:
             raise ValueError(f"game {tree.name}: threads must be at least 1, got {threads}")
         self.tree, self.threads = tree, threads
-        self.blocks = [board_blocks(lay.deals.num_boards, threads) for lay in tree.rounds]
-        self._symmetrise = [
-            [_block_matrix(lay, b) for b in blocks] for lay, blocks in zip(tree.rounds, self.blocks)
+        self.blocks = [lay.orbits.blocks(threads) for lay in tree.rounds]
+        # per round before a deal and block: the deal's transpose restricted to the block
+        self._deals: list[list[sp.csr_matrix]] = [
+            [_checked(nxt.deal_matrix)[:, b].T.tocsr() for b in blocks]
+            for blocks, nxt in zip(self.blocks, tree.rounds[1:])
         ]
         self._pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
         self._values: dict[np.dtype, list[FloatArray]] = {}
@@ -122,11 +123,11 @@ class RangeWalker:
             future.result()
 
     def uniform(self, dtype: DTypeLike = np.float64) -> Arrays:
-        """Uniform strategies of both players."""
+        """Uniform strategies of both players, per entry (n, A, F)."""
         return [
             [
                 np.full(
-                    (len(g.nodes), g.num_actions, *lay.shape[1:]), 1.0 / g.num_actions, dtype=dtype
+                    (len(g.nodes), g.num_actions, lay.shape[1]), 1.0 / g.num_actions, dtype=dtype
                 )
                 for g in lay.groups
             ]
@@ -140,13 +141,13 @@ class RangeWalker:
     def reaches(
         self, player: int, strategy: Arrays, out: list[FloatArray] | None = None
     ) -> list[FloatArray]:
-        """`player`'s reach vectors at every node, per round (nodes, n_B, T), top down.
+        """`player`'s reach vectors at every node, per round (nodes, F), top down.
 
         In the strategies' floating-point type.
 
         Args:
           player: whose reaches.
-          strategy: both players' strategies.
+          strategy: both players' strategies, per entry (`uniform`).
           out: arrays to write them into (an earlier result, reused: a pass that writes
             fresh memory spends much of its time on the kernel's page faults).
         """
@@ -181,7 +182,8 @@ class RangeWalker:
         if first is None:
             reach[0, b] = 1.0
         else:
-            reach[: len(first), b] = np.take(first, lay.deals.parent[b], axis=1)
+            assert lay.parent_entry is not None
+            reach[: len(first), b] = np.take(first, lay.parent_entry[b], axis=1)
         for g, s in zip(lay.groups, strategy[r]):
             here = reach[g.rows, b]
             for a in range(g.num_actions):
@@ -223,7 +225,7 @@ class RangeWalker:
             )  # fmt: skip
             below = v
         assert below is not None
-        return float(below[0].sum())
+        return float(below[0] @ self.tree.rounds[0].orbits.size)
 
     def _value_block(
         self,
@@ -238,7 +240,7 @@ class RangeWalker:
         strategy: Arrays | None,
         regrets: Arrays | None,
     ) -> None:
-        """`values` of round r on boards b (block i): terminals, round ends, decisions."""
+        """`values` of round r on entries b (block i): terminals, round ends, decisions."""
         lay = self.tree.rounds[r]
         if len(lay.folds):
             sign = 1.0 if player == 0 else -1.0
@@ -247,10 +249,9 @@ class RangeWalker:
             )
         if len(lay.showdowns):
             v[lay.showdowns, b] = range_tree.showdown_values(lay, rho[lay.showdowns, b], b)
-        if below is not None:
-            v[lay.ends, b] = range_tree.dealt_values(
-                self.tree.rounds[r + 1].deals, below, lay.ends, b
-            )
+        if below is not None:  # v_B(h) = sum_c v_canon(B + c)(pi_c(h)) (`orbits.deal_matrix`)
+            deal = self._deals[r][i].astype(v.dtype, copy=False)
+            v[lay.ends, b] = (deal @ below[: len(lay.ends)].T).T
         for k in range(len(lay.groups) - 1, -1, -1):
             g = lay.groups[k]
             children = [v[g.child_rows(a), b] for a in range(g.num_actions)]
@@ -268,7 +269,7 @@ class RangeWalker:
                 if not isinstance(g.rows, slice):
                     v[g.rows, b] = mixed
                 if regrets is not None:
-                    _add_regrets(self._symmetrise[r][i], regrets[r][k][:, :, b], children, mixed)
+                    _add_regrets(regrets[r][k][:, :, b], children, mixed)
 
     def value(self, strategy: Arrays) -> float:
         """Player 0's expected utility of the profile (exact as `evaluate`)."""
@@ -288,47 +289,24 @@ class RangeWalker:
         return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
 
 
+def _add_regrets(regrets: FloatArray, children: list[FloatArray], mixed: FloatArray) -> None:
+    """regrets[:, a] += children[a] - mixed: the instantaneous regrets of a decision group."""
+    for a, child in enumerate(children):
+        regrets[:, a] += child
+        regrets[:, a] -= mixed
+
+
+def _checked(deal: sp.csc_matrix | None) -> sp.csc_matrix:
+    assert deal is not None, "every round after the first has a deal"
+    return deal
+
+
 def mix(tree: RangeTree, strategies: tuple[Arrays, Arrays]) -> Arrays:
     """The profile in which each player p plays `strategies[p]` (its own groups' arrays)."""
     return [
         [strategies[g.player][r][k] for k, g in enumerate(lay.groups)]
         for r, lay in enumerate(tree.rounds)
     ]
-
-
-def board_blocks(num_boards: int, threads: int) -> list[slice]:
-    """min(threads, num_boards) consecutive blocks of boards, as equal as can be."""
-    edges = np.linspace(0, num_boards, min(threads, num_boards) + 1).round().astype(int)
-    return [slice(int(a), int(b)) for a, b in itertools.pairwise(edges)]
-
-
-def _block_matrix(lay: RoundLayout, boards: slice) -> sp.csr_matrix | None:
-    """The round's orbit-averaging matrix (`RoundLayout.symmetrise`) restricted to `boards`.
-
-    It is block diagonal by board, so the restriction averages the block's entries alone.
-    """
-    if lay.symmetrise is None:
-        return None
-    t = lay.shape[2]
-    rows = slice(boards.start * t, boards.stop * t)
-    return lay.symmetrise[rows][:, rows].tocsr()
-
-
-def _add_regrets(
-    symmetrise: sp.csr_matrix | None,
-    regrets: FloatArray,
-    children: list[FloatArray],
-    mixed: FloatArray,
-) -> None:
-    """regrets[:, a] += children[a] - mixed, averaged over hand orbits by `symmetrise`."""
-    if symmetrise is None:
-        for a, child in enumerate(children):
-            regrets[:, a] += child
-            regrets[:, a] -= mixed
-        return
-    inst = np.stack([child - mixed for child in children], axis=1)
-    flat = inst.reshape(-1, symmetrise.shape[0])  # bit for bit equal on each orbit
-    regrets += np.asarray(flat @ symmetrise).reshape(inst.shape)
 
 
 class RangeCFRSolver:
@@ -442,12 +420,16 @@ class RangeCFRSolver:
         return [k for k, g in enumerate(self.tree.rounds[r].groups) if g.player == player]
 
     def current_strategy(self) -> Arrays:
-        """The strategies of this iteration (copies)."""
-        return [[s.copy() for s in per_round] for per_round in self._strategy]
+        """The strategies of this iteration, per hand (n, A, n_B, T) (`RangeTree.expand`)."""
+        return self.tree.expand(self._strategy)
 
     def average_strategy(self) -> Arrays:
-        """The average strategies (uniform before the first iteration)."""
-        return normalise(self._average)
+        """The average strategies per hand (`RangeTree.expand`).
+
+        Uniform before the first iteration, and at the hands a board excludes (no
+        information set there).
+        """
+        return self.tree.expand(normalise(self._average))
 
     def average_policy(self) -> RangePolicy:
         """The average strategies as an OpenSpiel policy (a new object on every call)."""
@@ -458,7 +440,7 @@ class RangeCFRSolver:
 
         Makes the solver a `solver.SelfEvaluatingSolver`, which the run loop measures.
         """
-        return self.walker.evaluate(self.average_strategy())
+        return self.walker.evaluate(normalise(self._average))
 
     def exploitability(self) -> float:
         """OpenSpiel's exploitability of the average profile, (br_0 + br_1) / 2 (zero-sum)."""

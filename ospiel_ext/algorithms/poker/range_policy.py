@@ -82,7 +82,8 @@ class RangePolicy(policy_lib.Policy):
 
 def _check_shapes(tree: RangeTree, strategy: Arrays) -> None:
     want = [
-        [(len(g.nodes), g.num_actions, *lay.shape[1:]) for g in lay.groups] for lay in tree.rounds
+        [(len(g.nodes), g.num_actions, *lay.deals.remaining.shape) for g in lay.groups]
+        for lay in tree.rounds
     ]
     got = [[tuple(np.shape(a)) for a in per_round] for per_round in strategy]
     if got != want:

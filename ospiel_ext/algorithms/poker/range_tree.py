@@ -31,8 +31,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
-from ospiel_ext.algorithms.poker import products
+from ospiel_ext.algorithms.poker import orbits, products
 from ospiel_ext.algorithms.poker.deals import RoundDeals, canonical_of, deals
+from ospiel_ext.algorithms.poker.orbits import OrbitLayout
 from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
 
@@ -83,20 +84,25 @@ class RoundLayout:
       round: the betting round.
       num_nodes: its betting nodes.
       deals: its boards (`deals.RoundDeals`).
+      orbits: its entries, one per (board, hand orbit) (`orbits.OrbitLayout`).
       groups: its decision groups, shallowest first.
       folds, fold_payoff: fold terminals' rows and player 0's payoff there.
       showdowns, pot: showdown terminals' rows and the pot the stronger hand wins.
       ends: rows of the nodes that end the round; `starts` the next round's rows they lead to.
-      fold_weight: (n_B, T) coef_B m_B(h).
-      kernel_t: (n_B, T, T) the transposed showdown kernels, or None without showdowns.
-      symmetrise: with suit isomorphism, in a round that a deal follows, the (n_B T, n_B T)
-        matrix averaging values over each hand orbit of each board (`deals.RoundDeals`
-        hand_orbit); None otherwise.
+      fold_weight: (F,) coef_B m_B(h) at each entry's representative.
+      count_weight: (F,) m_B(h) times the orbit's size: the opponent's hands it stands for.
+      kernels: per segment of `orbits`, the transposed showdown kernels over orbits
+        (`orbits.kernels`), or None without showdowns.
+      parent_entry: (F,) each entry's entry in the round before (`orbits.parent_entries`);
+        None in the first round.
+      deal_matrix: (F, F of the round before) the deal summing this round's values into the
+        round before's (`orbits.deal_matrix`); None in the first round.
     """
 
     round: int
     num_nodes: int
     deals: RoundDeals
+    orbits: OrbitLayout
     groups: tuple[DecisionGroup, ...]
     folds: IntArray
     fold_payoff: FloatArray
@@ -105,13 +111,15 @@ class RoundLayout:
     ends: IntArray
     starts: IntArray
     fold_weight: FloatArray
-    kernel_t: FloatArray | None
-    symmetrise: sp.csr_matrix | None
+    count_weight: FloatArray
+    kernels: list[FloatArray] | None
+    parent_entry: IntArray | None
+    deal_matrix: sp.csc_matrix | None
 
     @property
-    def shape(self) -> tuple[int, int, int]:
-        """(nodes, n_B, T): the shape of the round's value and reach arrays."""
-        return (self.num_nodes, self.deals.num_boards, self.deals.remaining.shape[1])
+    def shape(self) -> tuple[int, int]:
+        """(nodes, F): the shape of the round's value and reach arrays."""
+        return (self.num_nodes, self.orbits.width)
 
 
 class RangeTree:
@@ -126,9 +134,30 @@ class RangeTree:
         self.structure, self.suits = structure, suits
         self.deals = deals(structure, suits=suits)
         rows = _rows(structure.betting)
-        self.rounds = tuple(
-            self._round(r, rows, self.deals[r]) for r in range(len(structure.public_cards))
-        )
+        rounds: list[RoundLayout] = []
+        for r in range(len(structure.public_cards)):
+            rounds.append(self._round(r, rows, self.deals[r], rounds[-1] if r else None))
+        self.rounds = tuple(rounds)
+
+    def expand(self, arrays: Arrays, fill: float | None = None) -> Arrays:
+        """Per-entry arrays (n, A, F) as per-hand arrays (n, A, n_B, T) (`orbits.expand`).
+
+        `fill` at the hands a board excludes; None: 1 / A, the uniform strategy.
+        """
+        return [
+            [
+                orbits.expand(lay.orbits, a, 1.0 / a.shape[1] if fill is None else fill)
+                for a in per_round
+            ]
+            for lay, per_round in zip(self.rounds, arrays)
+        ]
+
+    def contract(self, arrays: Arrays) -> Arrays:
+        """Per-hand arrays (n, A, n_B, T) as per-entry arrays (n, A, F) (`orbits.contract`)."""
+        return [
+            [orbits.contract(lay.orbits, a) for a in per_round]
+            for lay, per_round in zip(self.rounds, arrays)
+        ]
 
     @functools.cached_property
     def actual_deals(self) -> tuple[RoundDeals, ...]:
@@ -149,7 +178,11 @@ class RangeTree:
         return self.structure.name
 
     def _round(
-        self, r: int, rows: dict[int, tuple[int, int, BettingNode]], dl: RoundDeals
+        self,
+        r: int,
+        rows: dict[int, tuple[int, int, BettingNode]],
+        dl: RoundDeals,
+        before: RoundLayout | None,
     ) -> RoundLayout:
         mine = sorted(
             ((row, node) for rr, row, node in rows.values() if rr == r), key=lambda x: x[0]
@@ -184,19 +217,20 @@ class RangeTree:
         for g in groups:  # the layout the passes rely on (`_rows`)
             n = np.arange(len(g.nodes))[:, None]
             assert np.array_equal(g.children, g.children[0] + n), "children not consecutive"
+        lay = orbits.layout(dl)
         m = dl.remaining.astype(np.float64)
-        kernel_t = None
+        kernels = None
         if showdowns:
             b, h = np.nonzero(dl.remaining > 0)
             strength = np.full(dl.remaining.shape, -1, dtype=np.int64)
             strength[b, h] = self.structure.strength(h, dl.types[b])
-            kernel_t = np.ascontiguousarray(
-                products.kernel(m, dl.coef, strength).transpose(0, 2, 1)
-            )
+            kernels = orbits.kernels(lay, products.kernel(m, dl.coef, strength))
+        m_entry = m[lay.board, lay.hand]
         return RoundLayout(
             round=r,
             num_nodes=len(mine),
             deals=dl,
+            orbits=lay,
             groups=groups,
             folds=np.array(folds, dtype=np.int64),
             fold_payoff=np.array(fold_payoff, dtype=np.float64),
@@ -204,31 +238,12 @@ class RangeTree:
             pot=np.array(pot, dtype=np.float64),
             ends=np.array(ends, dtype=np.int64),
             starts=np.array(starts, dtype=np.int64),
-            fold_weight=dl.coef[:, None] * m,
-            kernel_t=kernel_t,
-            symmetrise=_orbit_means(dl) if r + 1 < len(self.deals) else None,
+            fold_weight=dl.coef[lay.board] * m_entry,
+            count_weight=lay.size * m_entry,
+            kernels=kernels,
+            parent_entry=None if before is None else orbits.parent_entries(lay, dl, before.orbits),
+            deal_matrix=None if before is None else orbits.deal_matrix(lay, dl, before.orbits),
         )
-
-
-def _orbit_means(dl: RoundDeals) -> sp.csr_matrix | None:
-    """P such that x @ P averages x (board x hand, flat) over each hand orbit; None if trivial.
-
-    Every member of an orbit gets the same sum, in the same order (one column pattern per
-    orbit), so symmetric entries stay bit for bit equal.
-    """
-    n_b, t = dl.hand_orbit.shape
-    if np.array_equal(dl.hand_orbit, np.broadcast_to(np.arange(t), (n_b, t))):
-        return None
-    key = (np.arange(n_b)[:, None] * t + dl.hand_orbit).ravel()
-    size = np.bincount(key, minlength=n_b * t)[key].astype(np.float64)
-    order = np.argsort(key, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(key[order]) != 0])
-    rows, cols = [], []
-    for members in np.split(order, starts[1:]):
-        rows.append(np.repeat(members, len(members)))
-        cols.append(np.tile(members, len(members)))
-    r, c = np.concatenate(rows), np.concatenate(cols)
-    return sp.csr_matrix((1.0 / size[c], (r, c)), shape=(n_b * t, n_b * t))
 
 
 def _depth(node: BettingNode) -> int:
@@ -275,49 +290,35 @@ def _group_key(node: BettingNode) -> tuple[int, int]:
 
 
 def fold_values(
-    layout: RoundLayout, rho: FloatArray, payoff: FloatArray, boards: slice
+    layout: RoundLayout, rho: FloatArray, payoff: FloatArray, entries: slice
 ) -> FloatArray:
-    """(n, n_B, T) own values at folds against the opponent's reach rho (n, n_B, T).
+    """(n, F') own values at folds against the opponent's reach rho (n, F').
 
-    In rho's floating-point type; rho and the result cover the round's `boards`.
-
-    Overwrites rho (a gathered copy) with the result.
+    In rho's floating-point type; rho and the result cover the round's `entries` (whole
+    boards). Overwrites rho (a gathered copy) with the result.
     """
-    total = np.einsum("nbt,bt->nb", rho, layout.deals.remaining[boards].astype(rho.dtype))
-    np.subtract(total[:, :, None], rho, out=rho)
-    rho *= layout.fold_weight[boards].astype(rho.dtype, copy=False)
-    rho *= payoff.astype(rho.dtype, copy=False)[:, None, None]
+    weight = layout.count_weight[entries].astype(rho.dtype)
+    for part, q, _ in layout.orbits.cut(entries):
+        w = layout.orbits.segments[q].width
+        x = rho[:, part].reshape(len(rho), -1, w)  # a view: whole boards of one width
+        total = np.einsum("nkw,kw->nk", x, weight[part].reshape(-1, w))
+        np.subtract(total[:, :, None], x, out=x)
+    rho *= layout.fold_weight[entries].astype(rho.dtype, copy=False)
+    rho *= payoff.astype(rho.dtype, copy=False)[:, None]
     return rho
 
 
-def showdown_values(layout: RoundLayout, rho: FloatArray, boards: slice) -> FloatArray:
-    """(n, n_B, T) own values at showdowns against the opponent's reach rho (n, n_B, T).
+def showdown_values(layout: RoundLayout, rho: FloatArray, entries: slice) -> FloatArray:
+    """(n, F') own values at showdowns against the opponent's reach rho (n, F').
 
-    In rho's floating-point type; rho and the result cover the round's `boards`.
+    In rho's floating-point type; rho and the result cover the round's `entries`.
     """
-    assert layout.kernel_t is not None
-    kernel_t = layout.kernel_t[boards].astype(rho.dtype, copy=False)
-    per_board = np.matmul(rho.transpose(1, 0, 2), kernel_t)  # (n_B, n, T)
-    out: FloatArray = (
-        per_board.transpose(1, 0, 2) * layout.pot.astype(rho.dtype, copy=False)[:, None, None]
-    )
-    return out
-
-
-def dealt_values(
-    dealt: RoundDeals, v_next: FloatArray, ends: IntArray, boards: slice
-) -> FloatArray:
-    """(len(ends), n_B, T) values at a round's ends: the next round's first rows, summed.
-
-    v_B(h) = sum_c v_canon(B + c)(pi_c(h)) over the cards c dealt to each of the round's
-    `boards` (`deals` module docstring); `dealt` is the next round's `RoundDeals`, v_next its
-    values, whose first rows follow `ends`.
-    """
-    n_b = len(dealt.deal_starts)
-    first, stop, _ = boards.indices(n_b)
-    starts = dealt.deal_starts[first:stop]
-    end = dealt.deal_starts[stop] if stop < n_b else len(dealt.deal_child)
-    e = slice(int(starts[0]), int(end))
-    values = v_next[: len(ends)][:, dealt.deal_child[e, None], dealt.deal_perm[e]]
-    out: FloatArray = np.add.reduceat(values, starts - starts[0], axis=1)
+    assert layout.kernels is not None
+    out = np.empty_like(rho)
+    for part, q, boards in layout.orbits.cut(entries):
+        w = layout.orbits.segments[q].width
+        kernel_t = layout.kernels[q][boards].astype(rho.dtype, copy=False)
+        x = rho[:, part].reshape(len(rho), -1, w).transpose(1, 0, 2)  # (boards, n, w)
+        out[:, part] = np.matmul(x, kernel_t).transpose(1, 0, 2).reshape(len(rho), -1)
+    out *= layout.pot.astype(rho.dtype, copy=False)[:, None]
     return out

@@ -49,7 +49,7 @@ def test_the_lifted_strategy_is_evaluated_as_in_the_compiled_game(game, transfor
         explicit, policies.layout(explicit).from_policy(lifting.LiftedPolicy(shrunk, b))
     )
     tree = range_tree.RangeTree(structure.detect(game), suits=suits)
-    got = range_cfr.RangeWalker(tree).evaluate(RangeLift(tree, shrunk).strategy(b))
+    got = range_cfr.RangeWalker(tree).evaluate(tree.contract(RangeLift(tree, shrunk).strategy(b)))
     assert want.exploitability > 1e-2  # 20 iterations: far from an equilibrium
     assert abs(got.on_policy_values[0] - want.on_policy_values[0]) < TOL
     np.testing.assert_allclose(
@@ -68,7 +68,7 @@ def test_lossless_and_not(game):
     for transformation in ("coarsest", "paper"):
         shrunk, b = _abstract_profile(game, transformation, iterations=200)
         in_abstraction = evaluate.evaluate_profile(shrunk.sequence_form, b).exploitability
-        lifted = walker.evaluate(RangeLift(tree, shrunk).strategy(b)).exploitability
+        lifted = walker.evaluate(tree.contract(RangeLift(tree, shrunk).strategy(b))).exploitability
         gaps[transformation] = lifted - in_abstraction
     assert abs(gaps["coarsest"]) < 1e-9
     assert gaps["paper"] > 1e-2

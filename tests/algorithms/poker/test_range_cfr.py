@@ -28,6 +28,7 @@ GAMES = [
     "rhode_island_holdem(num_ranks=4,num_suits=2,max_raises=1,ace_low=false)",
     descriptions.UNIVERSAL_POKER_EXAMPLES[0],
 ]
+RI_3X3 = "rhode_island_holdem(num_ranks=3,num_suits=3,max_raises=1)"
 SUIT_GAMES = [
     "leduc_poker",
     "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
@@ -61,7 +62,8 @@ def test_one_pass_equals_the_explicit_form(game, dtype):
     to float32's 2^-24 relative, within 1e-5 of the largest value compared."""
     explicit, tree, index = _layouts(game)
     b = _random_profile(explicit, 0)
-    arrays = [[a.astype(dtype) for a in per_round] for per_round in index.to_arrays(b)]
+    per_hand = [[a.astype(dtype) for a in per_round] for per_round in index.to_arrays(b)]
+    arrays = tree.contract(per_hand)
     walker = range_cfr.RangeWalker(tree)
 
     def assert_close(got, expected):
@@ -83,7 +85,7 @@ def test_one_pass_equals_the_explicit_form(game, dtype):
         v_seq, v_inf = tp.infoset_values(g, b[p])
         expected = v_seq - tp.spread(v_inf)
         expected[0] = 0.0
-        assert_close(index.to_sequences(regrets, p), expected)
+        assert_close(index.to_sequences(tree.expand(regrets, fill=0.0), p), expected)
 
 
 @pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker", "limit_leduc_poker(num_ranks=3)"])
@@ -285,7 +287,7 @@ def test_threads_give_the_same_iterates_bit_for_bit(config, dtype):
     """Each block of boards is computed by the same operations as in one block, so the
     iterates, averages and exploitabilities are equal exactly, with suits (whose round before
     the last deal averages hand orbits per block) and without."""
-    game = "rhode_island_holdem(num_ranks=3,num_suits=3,max_raises=1)"
+    game = RI_3X3
     for suits in (False, True):
         tree = range_tree.RangeTree(structure.detect(game), suits=suits)
         solvers = [
@@ -306,14 +308,24 @@ def test_threads_give_the_same_iterates_bit_for_bit(config, dtype):
             assert s.exploitability() == one.exploitability()
 
 
-@pytest.mark.parametrize("boards, threads", [(1, 2), (13, 2), (325, 2), (10, 3), (7, 7)])
-def test_board_blocks_cut_the_boards_into_near_equal_consecutive_blocks(boards, threads):
-    blocks = range_cfr.board_blocks(boards, threads)
-    assert len(blocks) == min(boards, threads)
-    covered = np.concatenate([np.arange(boards)[b] for b in blocks])
-    assert np.array_equal(covered, np.arange(boards))
-    sizes = [b.stop - b.start for b in blocks]
-    assert max(sizes) - min(sizes) <= 1
+@pytest.mark.parametrize(
+    "game, suits", [("kuhn_poker", False), ("leduc_poker", True), (RI_3X3, True), (RI_3X3, False)]
+)
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_blocks_cut_each_round_into_runs_of_whole_boards_near_equal_in_entries(
+    game, suits, threads
+):
+    tree = range_tree.RangeTree(structure.detect(game), suits=suits)
+    for lay in tree.rounds:
+        blocks = lay.orbits.blocks(threads)
+        assert len(blocks) == min(lay.deals.num_boards, threads)
+        covered = np.concatenate([np.arange(lay.orbits.width)[b] for b in blocks])
+        assert np.array_equal(covered, np.arange(lay.orbits.width))
+        boards = [len(set(lay.orbits.board[b].tolist())) for b in blocks]
+        assert sum(boards) == lay.deals.num_boards  # no board cut in two
+        sizes = [b.stop - b.start for b in blocks]
+        widest = max(seg.width for seg in lay.orbits.segments)
+        assert max(sizes) - min(sizes) <= 2 * widest  # each cut within a board of its share
 
 
 def test_an_invalid_dcfr_discount_is_refused_by_the_solver_itself():

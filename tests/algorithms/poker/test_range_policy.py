@@ -91,8 +91,7 @@ def test_other_files_and_shapes_are_refused(tmp_path):
     with pytest.raises(ValueError, match="not a range-policy file"):
         load_range_policy(path)
     tree = range_tree.RangeTree(structure.detect(loading.load("leduc_poker")))
-    walker = range_cfr.RangeWalker(tree)
-    strategy = walker.uniform()
+    strategy = tree.expand(range_cfr.RangeWalker(tree).uniform())
     strategy[1][0] = strategy[1][0][:, :, :1]
     with pytest.raises(ValueError, match="strategy arrays of shapes"):
         RangePolicy(tree, strategy)
@@ -100,7 +99,7 @@ def test_other_files_and_shapes_are_refused(tmp_path):
 
 def _saved_uniform(path, game="leduc_poker", suits=True, change=None):
     tree = range_tree.RangeTree(structure.detect(loading.load(game)), suits=suits)
-    strategy = range_cfr.RangeWalker(tree).uniform()
+    strategy = tree.expand(range_cfr.RangeWalker(tree).uniform())
     if change is not None:
         change(strategy)
     save_range_policy(RangePolicy(tree, strategy), path)
