@@ -228,7 +228,7 @@ def _lossless(game):
         "explicit_sequences": list(sf.shape),
         "explicit_payoff_nonzeros": int(sf.payoff.nnz),
         "range_boards": [lay.deals.num_boards for lay in trees[0].rounds],
-        "range_entries": int(sum(s.size for r in ours.current_strategy() for s in r)),
+        "range_entries": ours.entries,
     }
 
 

@@ -91,7 +91,7 @@ def main(argv):
         "dtype": _DTYPE.value,
         "threads": _THREADS.value,
         "boards": [lay.deals.num_boards for lay in tree.rounds],
-        "entries": int(sum(s.size for r in solver.current_strategy() for s in r)),
+        "entries": solver.entries,
         "build_seconds": build_seconds,
         "seconds_per_iteration": result.seconds / max(result.iterations, 1),
         "peak_rss_bytes": timing.status_bytes("VmHWM"),

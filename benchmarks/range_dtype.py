@@ -24,9 +24,9 @@ strategies), peak_rss_bytes (both solvers in one process), stop_reason ('iterati
 'interrupted').
 """
 
-import itertools
 import time
 
+import numpy as np
 import timing
 from absl import flags
 
@@ -85,7 +85,7 @@ def main(argv):
         "exploitability": {d: measured[d].exploitability for d in DTYPES},
         "value": {d: measured[d].on_policy_values[0] for d in DTYPES},
         "strategy_bytes": {
-            d: 2 * sum(s.nbytes for s in itertools.chain(*solvers[d].current_strategy()))
+            d: 2 * solvers[d].entries * np.dtype(d).itemsize  # strategies and regrets
             for d in DTYPES
         },
         "peak_rss_bytes": timing.status_bytes("VmHWM"),

@@ -362,6 +362,11 @@ class RangeCFRSolver:
         return self._iteration
 
     @property
+    def entries(self) -> int:
+        """Regret entries iterated (both players): one per decision, action and hand orbit."""
+        return sum(a.size for per_round in self._regrets for a in per_round)
+
+    @property
     def traversals(self) -> int:
         """Tree traversals so far: one per player per iteration."""
         return 2 * self._iteration
