@@ -5,33 +5,34 @@ Equilibrium Approximation through Monte Carlo Counterfactual Regret Minimization
 2012, Section 3: each public node carries a vector over private hands; Johanson, Bowling,
 Waugh & Zinkevich, "Accelerating Best Response Calculation in Large Extensive Games", IJCAI
 2011, Section 4, the terminal evaluation against the opponent's range): regrets, strategies
-and average strategies are arrays (n, A, n_B, T) per `range_tree.DecisionGroup`, and one
-iteration is, for the updating player p,
+and average strategies are arrays (n, A, F) per `range_tree.DecisionGroup`, one entry per
+board and hand orbit (`orbits`), and one iteration is, for the updating player p,
 
 1. the reach vectors top down (the opponent's, and p's own for the average), one numpy call
    per group and action;
-2. the values at terminals against the opponent's reach (folds in O(T), showdowns by one
-   T x T kernel per board), and bottom up: p's decisions mix their children by the strategy
-   and take the instantaneous regrets, the opponent's sum them, a round's end sums its
-   dealt boards (`deals`: with suit isomorphism, relabelled hands; in the rounds before a
-   deal the instantaneous regrets are averaged over each board's hand orbits, so that
-   isomorphic hands keep equal strategies bit for bit, which the relabelling assumes);
+2. the values at terminals against the opponent's reach (folds in O(F), showdowns by one
+   kernel per board over its orbits), and bottom up: p's decisions mix their children by
+   the strategy and take the instantaneous regrets, the opponent's sum them, a round's end
+   sums its dealt boards (`deals`: with suit isomorphism, relabelled hands; one sparse
+   product, `orbits.deal_matrix`);
 3. the update rule of `cfr_rules.CFRConfig` (regret matching, RM+, DCFR discounting,
    linear or t^gamma averaging) on whole arrays.
 
 Everything a pass does below a round's first rows is independent board by board (a deal
-joins the boards only at the round's ends), so with `threads` > 1 each round's boards are
-cut into that many consecutive blocks, one per thread (numpy releases the GIL inside its
+joins the boards only at the round's ends), so with `threads` > 1 each round's entries are
+cut into that many consecutive blocks of whole boards (`orbits.OrbitLayout.blocks`), one per
+thread (numpy releases the GIL inside its
 loops and BLAS calls). Every entry is computed by the same operations in the same order as
 in one block, so the iterates do not depend on the number of threads.
 
 These are the sequence-form solver's iterates (`cfr_variants.CFRVariantSolver`) in another
-layout: the infoset (decision, board, hand) is one array entry, its sequences the A actions.
+layout: the infoset (decision, board, hand) is one array entry (with suit isomorphism, the
+infosets of one hand orbit share it), its sequences the A actions.
 Nothing of size sequences x sequences and no tree of histories is built, so Rhode Island
 Hold'em runs whole (with `suits=True`, one board per suit orbit). The best response is the
 same walk with a maximum at the responder's decisions, an exact exploitability.
 
-A pass is not cut short by Ctrl-C (an iteration of the 52-card game takes about 0.4 s): the
+A pass is not cut short by Ctrl-C (an iteration of the 52-card game takes about 0.15 s): the
 run loop (`algorithms.solver.run`) stops after the current iteration and keeps the result so
 far; an exception from inside a pass would lose it.
 """
@@ -466,7 +467,7 @@ def for_game(
       game: a poker game or its load_game string (`structure.detect`).
       config: the CFR variant (`cfr_rules.PRESETS`).
       suits: one board per suit orbit (`deals`): the way to games too large for a tabular
-        numbering, e.g. Rhode Island Hold'em whole (16.7 M entries instead of 52 M
+        numbering, e.g. Rhode Island Hold'em whole (9.8 M entries instead of 52 M
         information sets).
       dtype: the iteration's floating-point type (`RangeCFRSolver`).
       threads: threads each pass runs on (`RangeCFRSolver`).

@@ -1,7 +1,7 @@
 """A range-layout strategy as an OpenSpiel policy, and its file.
 
 The range solver (`range_cfr.RangeCFRSolver`) solves games whose information sets no tabular
-policy can list (Rhode Island Hold'em: 52 M; with suit isomorphism 16.7 M array entries).
+policy can list (Rhode Island Hold'em: 52 M; with suit isomorphism 9.8 M array entries).
 `RangePolicy` is the solver's strategy as an ordinary `open_spiel.python.policy.Policy`: at a
 state it reads the entry (betting decision, board, hand) of the acting player - through the
 canonical board and relabelled hand with suit isomorphism (`deals.canonical_of`; Johanson,

@@ -1,14 +1,16 @@
-"""The public tree laid out for vectorised passes: per round, node x board x hand arrays.
+"""The public tree laid out for vectorised passes: per round, node x (board, hand orbit) arrays.
 
 Every betting node of round r (decision, terminal or the round's end) is a row of the
-round's arrays of shape (nodes, n_B, T): n_B the round's boards (`deals`), T the hands
-(Johanson, Bowling, Waugh & Zinkevich, "Accelerating Best Response Calculation in Large
-Extensive Games", IJCAI 2011, Section 3: a vector over private hands at every public node;
-Johanson et al., "Efficient Nash Equilibrium Approximation through Monte Carlo Counterfactual
-Regret Minimization", AAMAS 2012, Section 3, the public-tree vector form of CFR). Nodes are
-numbered breadth first inside a round, so the decisions at one depth, of one player and one
-action count, are one `DecisionGroup` whose strategies are one array (n, A, n_B, T): a pass
-over the tree is a few numpy calls per group, not per node.
+round's arrays of shape (nodes, F): F entries, one per board of the round (`deals`) and
+hand orbit of that board (`orbits`: one per hand without suit isomorphism) (Johanson,
+Bowling, Waugh & Zinkevich, "Accelerating Best Response Calculation in Large Extensive
+Games", IJCAI 2011, Section 3: a vector over private hands at every public node; Johanson et
+al., "Efficient Nash Equilibrium Approximation through Monte Carlo Counterfactual Regret
+Minimization", AAMAS 2012, Section 3, the public-tree vector form of CFR). Nodes are numbered
+breadth first inside a round, so the decisions at one depth, of one player and one action
+count, are one `DecisionGroup` whose strategies are one array (n, A, F): a pass over the
+tree is a few numpy calls per group, not per node. Policies and files keep per-hand arrays
+(n, A, n_B, T) (`RangeTree.expand` / `contract`).
 
 Terminals: a fold pays player 0 a fixed amount u; a showdown pays the pot to the stronger
 hand. Against the opponent's reach vector rho at board B, own hand h is worth
@@ -17,8 +19,9 @@ hand. Against the opponent's reach vector rho at board B, own hand h is worth
     showdown: pot sum_o coef_B W_B(h, o) sign(s_B(h) - s_B(o)) rho(o),
 
 W_B = m_B m_B^T - diag(m_B) the card-removal matrix (Section 4.2), the fold in O(T) and the
-showdown as one T x T kernel per board (`products` measured it faster in numpy than
-Section 4.1's sorted prefix sums).
+showdown as one kernel per board over its orbits (`products` measured a T x T kernel faster
+in numpy than Section 4.1's sorted prefix sums); the sums over the opponent's hands o run
+over orbits, each weighted by its size (`orbits`).
 """
 
 from __future__ import annotations
@@ -38,7 +41,10 @@ from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
 
 Arrays = list[list[FloatArray]]
-"""Per round, per decision group, an array (n, A, n_B, T): strategies, regrets, averages."""
+"""Per round, per decision group, an array: strategies, regrets, averages.
+
+(n, A, F) per entry in the passes, (n, A, n_B, T) per hand in policies and files
+(`RangeTree.expand`)."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -198,6 +198,21 @@ def test_canonical_boards_are_the_suit_orbits(ranks, suits):
         assert got == [1, 13, 325]  # 13 flop ranks; a turn of the flop's suit (12) or not (13)
 
 
+@pytest.mark.parametrize("ranks, suits", [(4, 4), (13, 4), (5, 3)])
+def test_entries_are_the_suit_orbits_of_board_and_hand(ranks, suits):
+    """A round's entries per node (`orbits`) = orbits of (board cards, hand) under suit
+    permutations (brute force), and each board's orbit sizes add up to the hands it leaves."""
+    ps = structure.detect(f"rhode_island_holdem(num_ranks={ranks},num_suits={suits})")
+    tree = range_tree.RangeTree(ps, suits=True)
+    got = [lay.orbits.width for lay in tree.rounds]
+    assert got == [_orbits(ranks, suits, k + 1) for k in range(3)]
+    if (ranks, suits) == (13, 4):
+        assert got == [13, 325, 9_997]  # GameShrink's suit symmetry alone (gameshrink.md)
+    for lay in tree.rounds:
+        hands = np.bincount(lay.orbits.board, weights=lay.orbits.size)
+        assert np.array_equal(hands, (lay.deals.remaining > 0).sum(axis=1))
+
+
 def test_suit_isomorphism_is_refused_where_the_showdown_sees_suits():
     ps = structure.detect("leduc_poker")
     suit_blind = ps.strength
