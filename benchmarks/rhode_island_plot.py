@@ -5,7 +5,8 @@ r"""The Rhode Island convergence plot of poker_scale.md (issue 36), from the run
 Exploitability (chips per hand, exact best responses) against solving seconds and against
 iterations: CFR+ and DCFR on the whole game's range layout with suit isomorphism
 (`range_cfr_run.py`'s JSONs, --runs; float64 on one thread where a JSON predates the dtype
-and threads keys) beside CFR+ on GameShrink's lossless abstraction with
+and threads keys; the label gives the entries iterated: 16.7 M in the per-hand layout, 9.8 M
+with hand orbits) beside CFR+ on GameShrink's lossless abstraction with
 the explicit sequence form (the `rhode_island` curve of `gameshrink.py`'s JSON, --explicit).
 Reads JSONs only; runs nothing.
 """
@@ -51,8 +52,9 @@ def main(argv):
     explicit = _load(_EXPLICIT.value)["rhode_island"]["cfr_plus"]
     curves = [
         (
-            f"{r['solver'].replace('_plus', '+').upper()}, range layout (suits), "
-            f"{r.get('dtype', 'float64')}, {r.get('threads', 1)} thread(s)",
+            f"{r['solver'].replace('_plus', '+').upper()}, range layout (suits, "
+            f"{r['entries'] / 1e6:.1f} M entries), {r.get('dtype', 'float64')}, "
+            f"{r.get('threads', 1)} thread(s)",
             [
                 {"iterations": i, "seconds": t, "exploitability": e}
                 for i, t, e in zip(*(r["curve"][k] for k in KEYS))

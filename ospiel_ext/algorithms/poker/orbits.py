@@ -127,8 +127,7 @@ def layout(dl: RoundDeals) -> OrbitLayout:
             hand.append(reps[b])
             size.append(np.bincount(local[valid[b]], minlength=width))
             start += width
-        stop = start
-        segments.append(Segment(slice(stop - width * len(boards), stop), boards, width))
+        segments.append(Segment(slice(start - width * len(boards), start), boards, width))
     return OrbitLayout(
         index=index,
         board=np.concatenate(board).astype(np.int64),

@@ -223,20 +223,20 @@ class RangeTree:
         for g in groups:  # the layout the passes rely on (`_rows`)
             n = np.arange(len(g.nodes))[:, None]
             assert np.array_equal(g.children, g.children[0] + n), "children not consecutive"
-        lay = orbits.layout(dl)
+        entries = orbits.layout(dl)
         m = dl.remaining.astype(np.float64)
         kernels = None
         if showdowns:
             b, h = np.nonzero(dl.remaining > 0)
             strength = np.full(dl.remaining.shape, -1, dtype=np.int64)
             strength[b, h] = self.structure.strength(h, dl.types[b])
-            kernels = orbits.kernels(lay, products.kernel(m, dl.coef, strength))
-        m_entry = m[lay.board, lay.hand]
+            kernels = orbits.kernels(entries, products.kernel(m, dl.coef, strength))
+        m_entry = m[entries.board, entries.hand]
         return RoundLayout(
             round=r,
             num_nodes=len(mine),
             deals=dl,
-            orbits=lay,
+            orbits=entries,
             groups=groups,
             folds=np.array(folds, dtype=np.int64),
             fold_payoff=np.array(fold_payoff, dtype=np.float64),
@@ -244,11 +244,13 @@ class RangeTree:
             pot=np.array(pot, dtype=np.float64),
             ends=np.array(ends, dtype=np.int64),
             starts=np.array(starts, dtype=np.int64),
-            fold_weight=dl.coef[lay.board] * m_entry,
-            count_weight=lay.size * m_entry,
+            fold_weight=dl.coef[entries.board] * m_entry,
+            count_weight=entries.size * m_entry,
             kernels=kernels,
-            parent_entry=None if before is None else orbits.parent_entries(lay, dl, before.orbits),
-            deal_matrix=None if before is None else orbits.deal_matrix(lay, dl, before.orbits),
+            parent_entry=None
+            if before is None
+            else orbits.parent_entries(entries, dl, before.orbits),
+            deal_matrix=None if before is None else orbits.deal_matrix(entries, dl, before.orbits),
         )
 
 

@@ -371,3 +371,24 @@ def test_reach_buffers_are_rewritten_whole():
         reused = walker.reaches(p, strategy, out=[np.full_like(r, np.nan) for r in fresh])
         for a, b in zip(fresh, reused):
             assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("suits", [False, True])
+def test_expand_and_contract_move_entries_between_the_layouts(suits):
+    """contract(expand(x)) is x; expand gives every hand of an orbit its entry, and the fill
+    to the hands a board excludes (a uniform strategy by default)."""
+    tree = range_tree.RangeTree(structure.detect(RI_3X3), suits=suits)
+    rng = np.random.default_rng(3)
+    entries = [
+        [rng.random(s.shape) for s in per_round]
+        for per_round in range_cfr.RangeWalker(tree).uniform()
+    ]
+    per_hand = tree.expand(entries)
+    for lay, mine, theirs, back in zip(tree.rounds, entries, per_hand, tree.contract(per_hand)):
+        index = lay.orbits.index
+        for a, b, c in zip(mine, theirs, back):
+            assert np.array_equal(c, a)
+            assert np.array_equal(b[:, :, index >= 0], a[:, :, index[index >= 0]])
+            assert np.all(b[:, :, index < 0] == 1.0 / a.shape[1])
+        if suits and lay.round == 2:
+            assert (index < 0).any() and len(set(index[index >= 0].tolist())) < (index >= 0).sum()
