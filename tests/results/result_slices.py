@@ -519,6 +519,8 @@ NOT_COVERED: Mapping[str, str] = {
     "docs/results/poker_scale.json": "timings and memory only: its other figures (sizes, the "
     "forms' equal strategies) are tests/algorithms/poker's equality tests, and its curves end at "
     "a time budget, so their iterations depend on the machine's speed",
+    "docs/results/poker_scale_rerun.json": "poker_scale.json's command run again for its "
+    "timings; its other figures are that file's (part 4's LP check to the last digit)",
     "docs/results/range_dtype.json": "timings side by side; its two exploitabilities after 100 "
     "iterations of the 52-card game were measured with the per-hand range layout, whose "
     "iterations the current one does not repeat (rhode_island_dcfr.json's reason); float32 "
