@@ -243,11 +243,9 @@ class RangeWalker:
     ) -> None:
         """`values` of round r on entries b (block i): terminals, round ends, decisions."""
         lay = self.tree.rounds[r]
-        if len(lay.folds):
-            sign = 1.0 if player == 0 else -1.0
-            v[lay.folds, b] = range_tree.fold_values(
-                lay, rho[lay.folds, b], sign * lay.fold_payoff, b
-            )
+        sign = 1.0 if player == 0 else -1.0
+        for rows, at in lay.fold_runs:
+            range_tree.fold_values(lay, rho[rows, b], sign * lay.fold_payoff[at], b, out=v[rows, b])
         if len(lay.showdowns):
             v[lay.showdowns, b] = range_tree.showdown_values(lay, rho[lay.showdowns, b], b)
         if below is not None:  # v_B(h) = sum_c v_canon(B + c)(pi_c(h)) (`orbits.deal_matrix`)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 
 import numpy as np
 import scipy.sparse as sp
@@ -92,7 +93,8 @@ class RoundLayout:
       deals: its boards (`deals.RoundDeals`).
       orbits: its entries, one per (board, hand orbit) (`orbits.OrbitLayout`).
       groups: its decision groups, shallowest first.
-      folds, fold_payoff: fold terminals' rows and player 0's payoff there.
+      folds, fold_payoff: fold terminals' rows and player 0's payoff there (`fold_runs`:
+        the rows as runs of consecutive rows).
       showdowns, pot: showdown terminals' rows and the pot the stronger hand wins.
       ends: rows of the nodes that end the round; `starts` the next round's rows they lead to.
       fold_weight: (F,) coef_B m_B(h) at each entry's representative.
@@ -126,6 +128,11 @@ class RoundLayout:
     def shape(self) -> tuple[int, int]:
         """(nodes, F): the shape of the round's value and reach arrays."""
         return (self.num_nodes, self.orbits.width)
+
+    @functools.cached_property
+    def fold_runs(self) -> tuple[tuple[slice, slice], ...]:
+        """`row_runs` of the folds: (rows, positions in folds / fold_payoff)."""
+        return row_runs(self.folds)
 
 
 class RangeTree:
@@ -298,35 +305,56 @@ def _group_key(node: BettingNode) -> tuple[int, int]:
 
 
 def fold_values(
-    layout: RoundLayout, rho: FloatArray, payoff: FloatArray, entries: slice
-) -> FloatArray:
-    """(n, F') own values at folds against the opponent's reach rho (n, F').
+    layout: RoundLayout, rho: FloatArray, payoff: FloatArray, entries: slice, *, out: FloatArray
+) -> None:
+    """Writes (n, F') own values at folds against the opponent's reach rho (n, F') to out.
 
-    In rho's floating-point type; rho and the result cover the round's `entries` (whole
-    boards). Overwrites rho (a gathered copy) with the result.
+    In rho's floating-point type; rho and out cover the round's `entries` (whole boards);
+    both may be views (`RoundLayout.fold_runs`).
     """
     weight = layout.count_weight[entries].astype(rho.dtype)
     for part, q, _ in layout.orbits.cut(entries):
         w = layout.orbits.segments[q].width
-        x = rho[:, part].reshape(len(rho), -1, w)  # a view: whole boards of one width
+        x = _by_board(rho, part, w)
         total = np.einsum("nkw,kw->nk", x, weight[part].reshape(-1, w))
-        np.subtract(total[:, :, None], x, out=x)
-    rho *= layout.fold_weight[entries].astype(rho.dtype, copy=False)
-    rho *= payoff.astype(rho.dtype, copy=False)[:, None]
-    return rho
+        np.subtract(total[:, :, None], x, out=_by_board(out, part, w))
+    out *= layout.fold_weight[entries].astype(rho.dtype, copy=False)
+    out *= payoff.astype(rho.dtype, copy=False)[:, None]
 
 
 def showdown_values(layout: RoundLayout, rho: FloatArray, entries: slice) -> FloatArray:
     """(n, F') own values at showdowns against the opponent's reach rho (n, F').
 
-    In rho's floating-point type; rho and the result cover the round's `entries`.
+    In rho's floating-point type; rho and the result cover the round's `entries`. One
+    batched product per segment, (boards, n, w) @ (boards, w, w), written into the
+    result's view (no copy of the product). rho is
+    gathered over all the showdowns, not read run by run (as `fold_values`): a product's
+    rounding depends on its row count, and float32 runs replay their iterates bit for bit.
     """
     assert layout.kernels is not None
     out = np.empty_like(rho)
     for part, q, boards in layout.orbits.cut(entries):
         w = layout.orbits.segments[q].width
         kernel_t = layout.kernels[q][boards].astype(rho.dtype, copy=False)
-        x = rho[:, part].reshape(len(rho), -1, w).transpose(1, 0, 2)  # (boards, n, w)
-        out[:, part] = np.matmul(x, kernel_t).transpose(1, 0, 2).reshape(len(rho), -1)
+        x = _by_board(rho, part, w).transpose(1, 0, 2)
+        np.matmul(x, kernel_t, out=_by_board(out, part, w).transpose(1, 0, 2))
     out *= layout.pot.astype(rho.dtype, copy=False)[:, None]
     return out
+
+
+def _by_board(a: FloatArray, part: slice, width: int) -> FloatArray:
+    """a[:, part] as a (n, boards, width) view: a part holds whole boards of one width."""
+    return a[:, part].reshape(len(a), -1, width, copy=False)
+
+
+def row_runs(rows: IntArray) -> tuple[tuple[slice, slice], ...]:
+    """Per run of consecutive rows: the rows' slice and the slice of their positions.
+
+    A pass reads and writes a run as views, not a gathered copy.
+    """
+    edges = [0, *(np.flatnonzero(np.diff(rows) != 1) + 1).tolist(), len(rows)]
+    return tuple(
+        (slice(int(rows[i]), int(rows[j - 1]) + 1), slice(i, j))
+        for i, j in itertools.pairwise(edges)
+        if j > i
+    )

@@ -343,6 +343,25 @@ def test_blocks_cut_each_round_into_runs_of_whole_boards_near_equal_in_entries(
         assert max(sizes) - min(sizes) <= 2 * widest  # each cut within a board of its share
 
 
+def test_row_runs_split_rows_where_they_stop_being_consecutive():
+    assert range_tree.row_runs(np.array([5, 8, 9, 14, 15, 16, 19])) == (
+        (slice(5, 6), slice(0, 1)),
+        (slice(8, 10), slice(1, 3)),
+        (slice(14, 17), slice(3, 6)),
+        (slice(19, 20), slice(6, 7)),
+    )
+    assert range_tree.row_runs(np.array([], dtype=np.int64)) == ()
+
+
+@pytest.mark.parametrize("game", ["leduc_poker", RI_3X3])
+def test_fold_runs_are_the_folds_in_order(game):
+    for lay in range_tree.RangeTree(structure.detect(game), suits=True).rounds:
+        rows = [np.arange(r.start, r.stop) for r, _ in lay.fold_runs]
+        positions = [np.arange(k.start, k.stop) for _, k in lay.fold_runs]
+        assert np.array_equal(np.concatenate([[], *rows]), lay.folds)
+        assert np.array_equal(np.concatenate([[], *positions]), np.arange(len(lay.folds)))
+
+
 def test_an_invalid_dcfr_discount_is_refused_by_the_solver_itself():
     """As the sequence-form drop-ins refuse it (`cfr_rules.check_discount`), whether the
     solver is built by `for_game` or directly on a tree."""
