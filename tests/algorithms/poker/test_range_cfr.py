@@ -13,7 +13,7 @@ import pytest
 
 from ospiel_ext import evaluate
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms import cfr, cfr_rules, cfr_variants
+from ospiel_ext.algorithms import cfr, cfr_rules, cfr_variants, egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import descriptions
 from ospiel_ext.algorithms.poker import deals, range_cfr, range_form, range_tree, structure
@@ -242,6 +242,32 @@ def test_the_solvers_run_the_range_layout_on_a_public_tree_form(game, monkeypatc
         atol=TOL,
     )
     assert abs(ours.exploitability() - theirs.exploitability()) < TOL
+
+
+@pytest.mark.parametrize(
+    "solver_cls", [cfr.CFRPlusSolver, cfr.DCFRSolver, egt.EGTSolver], ids=["cfr+", "dcfr", "egt"]
+)
+def test_perturbed_lower_bounds_on_the_public_tree_form(solver_cls, monkeypatch):
+    """xi-perturbed solvers (every action at least xi: Kroer, Farina & Sandholm 2017's
+    perturbed treeplex) on `form="public_tree"` iterate as on the explicit form, above
+    `RANGE_MIN_SEQUENCES` too: the range layout has no basis matrices, so the CFR solvers keep
+    the sequence-form passes there; their strategies respect the bounds."""
+    monkeypatch.setattr(cfr_variants, "RANGE_MIN_SEQUENCES", 0)
+    game, xi = "leduc_poker", 0.1
+    ours = solver_cls(game, xi=xi, form="public_tree")
+    theirs = solver_cls(game, xi=xi)
+    assert isinstance(ours.sequence_form, range_form.PublicTreeSequenceForm)
+    assert getattr(ours, "_range", None) is None
+    for _ in range(15):
+        ours.evaluate_and_update_policy()
+        theirs.evaluate_and_update_policy()
+    tol = 1e-9 if solver_cls is cfr.DCFRSolver else TOL
+    for got, want in zip(ours.average_behavioural(), theirs.average_behavioural()):
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+    table = ours.average_policy().action_probability_array
+    legal = ours.average_policy().legal_actions_mask.astype(bool)
+    assert table[legal].min() >= xi - 1e-12
+    assert abs(ours.exploitability() - theirs.exploitability()) < tol
 
 
 def test_the_run_loop_runs_and_measures_the_range_solver():
