@@ -326,10 +326,10 @@ def showdown_values(layout: RoundLayout, rho: FloatArray, entries: slice) -> Flo
     """(n, F') own values at showdowns against the opponent's reach rho (n, F').
 
     In rho's floating-point type; rho and the result cover the round's `entries`. One
-    batched product per segment, (boards, n, w) @ (boards, w, w), written into the
-    result's view (no copy of the product). rho is
-    gathered over all the showdowns, not read run by run (as `fold_values`): a product's
-    rounding depends on its row count, and float32 runs replay their iterates bit for bit.
+    batched product per segment, (boards, n, w) @ (boards, w, w), written into the result's
+    view (no copy of the product). rho is gathered over all the showdowns, not read run by
+    run as in `fold_values`: a product's rounding depends on its row count, and float32 runs
+    replay their iterates bit for bit.
     """
     assert layout.kernels is not None
     out = np.empty_like(rho)
