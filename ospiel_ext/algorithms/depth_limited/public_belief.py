@@ -6,7 +6,8 @@ Solving for Imperfect-Information Games", Sections 4-5: steps 1 and 2 of the nes
 `large.LargeNestedSolvingBot`.
 
 * public keys (`make_public_key`: OpenSpiel's public observer, the players' actions, or the
-  lines both players' information states share): the public observation of a pyspiel state;
+  lines both players' information states share, `CommonLinesKey`): the public observation of
+  a pyspiel state;
 * `PublicBelief.advance`: follows the actual history from the previous public state, keeping
   every history whose public observation (`PublicKey`) matched the actual one at every step,
   with its reach P_0, P_1, P_c (the bot's own as it played, the opponent's under the
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -65,6 +65,42 @@ def common_lines_key(
     return "\n".join([x for x in infoset_key(state, 0).splitlines() if x in theirs])
 
 
+class CommonLinesKey:
+    """`common_lines_key` with the lines of each information-state string kept.
+
+    The histories of a public state share the players' information states many times over
+    (every history of an information set has its string), so each string is split once: a
+    key then costs the two strings and one pass over player 0's lines. The kept lines are
+    dropped wholesale when a table reaches `capacity` strings.
+
+    Args:
+      infoset_key: `loading.key_function(game)`.
+      capacity: the most strings kept per player.
+    """
+
+    def __init__(self, infoset_key: Callable[[pyspiel.State, int], str], capacity: int = 1 << 16):
+        self._key, self._capacity = infoset_key, capacity
+        self._lines: dict[str, tuple[str, ...]] = {}
+        self._sets: dict[str, frozenset[str]] = {}
+
+    def __call__(self, state: pyspiel.State) -> str:
+        """The lines both players' information states share (`common_lines_key`)."""
+        if state.is_terminal():
+            return "terminal"
+        mine, theirs = self._key(state, 0), self._key(state, 1)
+        lines = self._lines.get(mine)
+        if lines is None:
+            if len(self._lines) >= self._capacity:
+                self._lines.clear()
+            lines = self._lines[mine] = tuple(mine.splitlines())
+        shared = self._sets.get(theirs)
+        if shared is None:
+            if len(self._sets) >= self._capacity:
+                self._sets.clear()
+            shared = self._sets[theirs] = frozenset(theirs.splitlines())
+        return "\n".join([x for x in lines if x in shared])
+
+
 def observer_key(game: pyspiel.Game) -> PublicKey:
     """Public observation by OpenSpiel's public-information observer.
 
@@ -98,7 +134,7 @@ def make_public_key(game: pyspiel.Game, spec: str | PublicKey) -> PublicKey:
     if spec == "actions":
         return player_actions_key
     if spec == "lines":
-        return functools.partial(common_lines_key, infoset_key=loading.key_function(game))
+        return CommonLinesKey(loading.key_function(game))
     raise ValueError(f"game {game}: unknown public key {spec!r}; keys: {PUBLIC_KEYS}")
 
 
@@ -113,6 +149,7 @@ class PublicBelief:
 
     def __init__(self, game: pyspiel.Game, public_key: PublicKey, player: int):
         self.game, self.public_key, self.player = game, public_key, player
+        self._infoset_key = loading.key_function(game)
         self._reset()
 
     def _reset(self) -> None:
@@ -140,32 +177,71 @@ class PublicBelief:
             actual.apply_action(a)
         for a in history[len(self.path) :]:
             actual.apply_action(a)
-            want = self.public_key(actual)
-            states, reach = [], []
-            for s, r in zip(self.states, self.reach.T.tolist()):
-                if s.is_chance_node():
-                    who, moves = 2, s.chance_outcomes()
-                else:
-                    who = s.current_player()
-                    probs = policy_of[who].action_probabilities(s, who)
-                    moves = [(a2, probs.get(a2, 0.0)) for a2 in s.legal_actions()]
-                for a2, prob in moves:
-                    r2 = list(r)
-                    r2[who] *= prob
-                    live = r2[self.player] * r2[2] > 0
-                    if not live and a2 != a:
-                        continue  # dropped whatever its public observation: no child built
-                    child = s.child(a2)
-                    if self.public_key(child) == want and (live or _same(child, actual)):
-                        states.append(child)
-                        reach.append(r2)
-            self.states, self.reach = states, np.array(reach).T.reshape(3, -1)
+            self._step(a, actual, policy_of)
             self.path.append(a)
         if not any(_same(s, actual) for s in self.states):
             raise ValueError(
                 f"game {self.game}: the public key does not match the actual history's own "
                 "public observation (is it a function of public information only?)"
             )
+
+    def _step(self, a: int, actual: pyspiel.State, policy_of: Sequence[policy_lib.Policy]) -> None:
+        """One action of every history: the children whose public key is the actual one's.
+
+        A child is live when its P_i P_c > 0, computed as the product of its updated reaches
+        (P_who times the move's probability): a dead child is not built unless it is the
+        actual one. The kept children's reaches are their parents' with the mover's factor,
+        in one numpy product per step.
+        """
+        want, i, public_key = self.public_key(actual), self.player, self.public_key
+        kept: list[tuple[pyspiel.State, int, int, float]] = []  # child, parent, mover, factor
+        own, chance = self.reach[i].tolist(), self.reach[2].tolist()
+        moves_of = _Moves(self._infoset_key, policy_of)
+        for k, s in enumerate(self.states):
+            who, moves = moves_of(s)
+            ri, rc = own[k], chance[k]
+            for a2, prob in moves:
+                # P_i P_c of the child, multiplied as the reaches are
+                live = (ri * prob if who == i else ri) * (rc * prob if who == 2 else rc) > 0
+                if not live and a2 != a:
+                    continue  # dropped whatever its public observation: no child built
+                child = s.child(a2)
+                if public_key(child) == want and (live or _same(child, actual)):
+                    kept.append((child, k, who, prob))
+        states, parents, movers, factors = (list(x) for x in zip(*kept)) if kept else ([],) * 4
+        reach = self.reach[:, parents]
+        columns = np.arange(len(parents))
+        reach[movers, columns] = reach[movers, columns] * np.array(factors, dtype=np.float64)
+        self.states, self.reach = states, reach
+
+
+class _Moves:
+    """(mover, [(action, probability)]) at a state, asked once per information state.
+
+    An OpenSpiel policy is a function of the acting player's information state (as
+    `rollouts.CachedPolicy` relies on too), and so are its legal actions; chance's outcomes
+    are read at every state.
+    """
+
+    def __init__(
+        self,
+        infoset_key: Callable[[pyspiel.State, int], str],
+        policy_of: Sequence[policy_lib.Policy],
+    ):
+        self._key, self._policy_of = infoset_key, policy_of
+        self._at: dict[tuple[int, str], list[tuple[int, float]]] = {}
+
+    def __call__(self, s: pyspiel.State) -> tuple[int, list[tuple[int, float]]]:
+        """The mover at `s` (2: chance) and its actions with their probabilities."""
+        if s.is_chance_node():
+            return 2, s.chance_outcomes()
+        who = s.current_player()
+        key = (who, self._key(s, who))
+        moves = self._at.get(key)
+        if moves is None:
+            probs = self._policy_of[who].action_probabilities(s, who)
+            moves = self._at[key] = [(a2, probs.get(a2, 0.0)) for a2 in s.legal_actions()]
+        return who, moves
 
 
 def _same(a: pyspiel.State, b: pyspiel.State) -> bool:

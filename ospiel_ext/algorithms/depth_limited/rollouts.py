@@ -15,7 +15,7 @@ acting player's information state, so `CachedPolicy` answers each information st
 visit - by another playout, history or decision - is a dictionary look-up. The cache does not
 change a single draw: a step draws one uniform number u and the action whose cumulative
 weight interval holds u times the total (`_draw`), from the same weights as the policy's;
-the uniform numbers come in blocks (`_Uniforms`), the same sequence as one call per step.
+the uniform numbers come in blocks (`_uniforms`), the same sequence as one call per step.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pyspiel
@@ -41,6 +41,8 @@ for side-by-side timing: `benchmarks/nested_speed.py`); the draws are the same e
 
 UNIFORM_BLOCK = 4096
 """Uniform numbers drawn per `numpy.random.Generator.random` call in a rollout batch."""
+
+_TERMINAL, _CHANCE = int(pyspiel.PlayerId.TERMINAL), int(pyspiel.PlayerId.CHANCE)
 
 
 class CachedPolicy(policy_lib.Policy):
@@ -60,20 +62,21 @@ class CachedPolicy(policy_lib.Policy):
         super().__init__(game, list(range(game.num_players())))
         self.policy = policy
         self._key = loading.key_function(game)
-        self._rows: dict[tuple[int, str], Row] = {}
+        self._rows: list[dict[str, Row]] = [{} for _ in range(game.num_players())]
 
     def __len__(self) -> int:
         """The number of information states answered so far."""
-        return len(self._rows)
+        return sum(len(rows) for rows in self._rows)
 
     def row(self, state: pyspiel.State, player: int) -> Row:
         """(actions, weights, cumulative weights) of `policy` at `state` for `player`."""
         if not CACHE_POLICIES:
             return _row(self.policy.action_probabilities(state, player))
-        key = (player, self._key(state, player))
-        row = self._rows.get(key)
+        rows = self._rows[player]
+        key = self._key(state, player)
+        row = rows.get(key)
         if row is None:
-            row = self._rows[key] = _row(self.policy.action_probabilities(state, player))
+            row = rows[key] = _row(self.policy.action_probabilities(state, player))
         return row
 
     def action_probabilities(
@@ -100,19 +103,14 @@ class RolloutEstimate:
     samples: int
 
 
-class _Uniforms:
-    """The uniform numbers of one generator in order, drawn `UNIFORM_BLOCK` at a time."""
+def _uniforms(rng: np.random.Generator) -> Iterator[float]:
+    """The generator's uniform numbers in [0, 1) in order, drawn `UNIFORM_BLOCK` at a time.
 
-    def __init__(self, rng: np.random.Generator):
-        self._rng, self._block, self._next = rng, [0.0], 1
-
-    def next(self) -> float:
-        """The generator's next uniform number in [0, 1)."""
-        if self._next == len(self._block):
-            self._block, self._next = self._rng.random(UNIFORM_BLOCK).tolist(), 0
-        u = self._block[self._next]
-        self._next += 1
-        return u
+    An iterator (`next` on it is one C call per number, not a Python method call).
+    """
+    return itertools.chain.from_iterable(
+        rng.random(UNIFORM_BLOCK).tolist() for _ in itertools.repeat(None)
+    )
 
 
 def rollout_values(
@@ -137,7 +135,7 @@ def rollout_values(
     """
     if samples < 2:
         raise ValueError(f"game {game}: rollouts need at least 2 samples, got {samples}")
-    uniforms = _Uniforms(np.random.default_rng(seed))
+    uniforms = _uniforms(np.random.default_rng(seed))
     cached: dict[int, CachedPolicy] = {}
 
     def cache(pol: policy_lib.Policy) -> CachedPolicy:
@@ -162,20 +160,19 @@ def rollout_values(
 
 
 def _playout(
-    state: pyspiel.State, by_player: dict[int, CachedPolicy], uniforms: _Uniforms
+    state: pyspiel.State, by_player: dict[int, CachedPolicy], uniforms: Iterator[float]
 ) -> float:
     """Player 0's return of one playout from `state`.
 
     Each action is drawn in proportion to its probability by one uniform number (`_draw`).
     """
-    while not state.is_terminal():
-        if state.is_chance_node():
+    while (p := state.current_player()) != _TERMINAL:  # one call: terminal, chance or player
+        if p == _CHANCE:
             actions, weights = zip(*state.chance_outcomes())
-            state.apply_action(int(actions[_draw(weights, uniforms.next())]))
+            state.apply_action(int(actions[_draw(weights, next(uniforms))]))
             continue
-        p = state.current_player()
         actions, weights, cumulative = by_player[p].row(state, p)
-        state.apply_action(actions[_draw(weights, uniforms.next(), cumulative)])
+        state.apply_action(actions[_draw(weights, next(uniforms), cumulative)])
     return float(state.returns()[0])
 
 

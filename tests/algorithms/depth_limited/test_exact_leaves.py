@@ -7,6 +7,8 @@ errors, the cached rollouts against the uncached ones draw for draw, and the bot
 between the two against the same references.
 """
 
+import itertools
+
 import numpy as np
 import pyspiel
 import pytest
@@ -170,6 +172,15 @@ def test_cached_rollouts_draw_what_the_uncached_draw(monkeypatch):
     uncached = run()
     np.testing.assert_array_equal(cached.mean, uncached.mean)
     np.testing.assert_array_equal(cached.stderr, uncached.stderr)
+
+
+def test_rollout_uniforms_are_the_generator_numbers_in_order(monkeypatch):
+    """Drawn in blocks (here of 3), the uniform numbers are the generator's one by one."""
+    monkeypatch.setattr(rollouts, "UNIFORM_BLOCK", 3)
+    got = list(itertools.islice(rollouts._uniforms(np.random.default_rng(7)), 10))
+    rng = np.random.default_rng(7)
+    want = [float(rng.random()) for _ in range(10)]
+    assert got == want
 
 
 def _bot(game, exact_leaf_nodes, **kwargs):

@@ -10,7 +10,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from ospiel_ext import policies, tree_values
+from ospiel_ext import loading, policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import large, public_belief
 
@@ -127,6 +127,24 @@ def test_goofspiel_public_key_hides_the_cards_and_shows_the_outcomes():
     assert key(after([3, 0])) == key(after([3, 1]))
     assert key(after([3, 0])) != key(after([3, 3]))
     assert key(after([3])) == key(after([0]))
+
+
+def test_the_cached_lines_key_is_common_lines_key():
+    """`CommonLinesKey` (each string's lines kept, a table dropped when full) gives
+    `common_lines_key` at every state of a Goofspiel game, terminals included."""
+    game = pyspiel.load_game(GOOFSPIEL)
+    cached = public_belief.CommonLinesKey(loading.key_function(game), capacity=7)
+    states, seen = [game.new_initial_state()], 0
+    while states:
+        s = states.pop()
+        assert cached(s) == public_belief.common_lines_key(s)
+        seen += 1
+        if not s.is_terminal():
+            states.extend(s.child(a) for a in s.legal_actions())
+    assert seen > 7 * 10  # the tables were dropped many times over
+    assert public_belief.make_public_key(game, "lines")(game.new_initial_state()) == (
+        public_belief.common_lines_key(game.new_initial_state())
+    )
 
 
 def _bots(game, blueprint, gadget, prior, seed):
