@@ -208,7 +208,9 @@ class PublicBelief:
                 child = s.child(a2)
                 if public_key(child) == want and (live or _same(child, actual)):
                     kept.append((child, k, who, prob))
-        states, parents, movers, factors = (list(x) for x in zip(*kept)) if kept else ([],) * 4
+        states, parents, movers, factors = (
+            (list(x) for x in zip(*kept)) if kept else ([], [], [], [])
+        )
         reach = self.reach[:, parents]
         columns = np.arange(len(parents))
         reach[movers, columns] = reach[movers, columns] * np.array(factors, dtype=np.float64)
