@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from open_spiel.python import observation
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import loading, policies, walk
+from ospiel_ext import interrupts, loading, policies, walk
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.subgames import cuts
 from ospiel_ext.loading import DEFAULT_MAX_NODES
@@ -168,6 +168,10 @@ class PublicBelief:
 
         Restarts if it is not a continuation; histories the bot itself never reaches
         (P_i P_c = 0) are dropped.
+
+        Raises:
+          interrupts.Interrupted: from `_step`; the belief then stands after the last step
+            taken (its `path` and histories agree), and a later call goes on from there.
         """
         history = [int(a) for a in target.history()]
         if history[: len(self.path)] != self.path:
@@ -192,12 +196,17 @@ class PublicBelief:
         (P_who times the move's probability): a dead child is not built unless it is the
         actual one. The kept children's reaches are their parents' with the mover's factor,
         in one numpy product per step.
+
+        Raises:
+          interrupts.Interrupted: Ctrl-C, SIGTERM or a deadline (checked per history: a step
+            of the last decisions walks 10^5 of them); the step is not taken.
         """
         want, i, public_key = self.public_key(actual), self.player, self.public_key
         kept: list[tuple[pyspiel.State, int, int, float]] = []  # child, parent, mover, factor
         own, chance = self.reach[i].tolist(), self.reach[2].tolist()
         moves_of = _Moves(self._infoset_key, policy_of)
         for k, s in enumerate(self.states):
+            interrupts.check()
             who, moves = moves_of(s)
             ri, rc = own[k], chance[k]
             for a2, prob in moves:

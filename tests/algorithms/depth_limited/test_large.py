@@ -6,11 +6,14 @@ finds by following pyspiel states must be the compiled tree's common-knowledge p
 (`subgames.cuts`) and its reach arrays (`tree_values.reaches`).
 """
 
+import os
+import signal
+
 import numpy as np
 import pyspiel
 import pytest
 
-from ospiel_ext import loading, policies, tree_values
+from ospiel_ext import interrupts, loading, policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import large, public_belief
 
@@ -364,3 +367,25 @@ def test_a_bad_history_budget_raises_naming_the_game(bad):
     settings = large.LargeNestedSettings(public_key="actions", max_histories=bad)
     with pytest.raises(ValueError, match=r"liars_dice.*max_histories"):
         large.LargeNestedSolvingBot(game, policies.uniform_policy(game), 0, settings=settings)
+
+
+def test_a_signal_stops_the_belief_between_histories_and_keeps_it_whole():
+    """`PublicBelief.advance` checks for Ctrl-C / SIGTERM per history (a late step walks 10^5
+    of them): it raises `interrupts.Interrupted`, and the belief stands after the last step
+    it took, from where a later call goes on as if uninterrupted."""
+    game = pyspiel.load_game(GOOFSPIEL)
+    uniform = policies.random_policy(game, 0)
+    state = game.new_initial_state()
+    for _ in range(4):
+        state.apply_action(state.legal_actions()[0])
+    belief = public_belief.PublicBelief(game, public_belief.make_public_key(game, "lines"), 0)
+    want = public_belief.PublicBelief(game, belief.public_key, 0)
+    want.advance(state, [uniform, uniform])
+    with interrupts.graceful():
+        os.kill(os.getpid(), signal.SIGTERM)
+        with pytest.raises(interrupts.Interrupted):
+            belief.advance(state, [uniform, uniform])
+    assert belief.path == [] and len(belief.states) == 1 and belief.reach.shape == (3, 1)
+    belief.advance(state, [uniform, uniform])
+    assert [s.history() for s in belief.states] == [s.history() for s in want.states]
+    np.testing.assert_array_equal(belief.reach, want.reach)
