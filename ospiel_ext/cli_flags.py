@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -169,6 +170,22 @@ def output_path(holder: flags.FlagHolder, suffixes: Sequence[str] = ("",)) -> No
             not os.path.exists(target) or os.access(target, os.W_OK),
             f"{flag}: {path + suffix} is not writable",
         )
+        require(
+            not _is_running_script(target),
+            f"{flag}: {path + suffix} is this command's own script; choose another path",
+        )
+
+
+def _is_running_script(path: str) -> bool:
+    """Whether `path` is the same file as the script this process runs (`sys.argv[0]`).
+
+    The script is an input of every command: writing over it would destroy the command itself.
+    """
+    script = sys.argv[0] if sys.argv else ""
+    try:
+        return bool(script) and os.path.samefile(path, script)
+    except OSError:  # either is missing (a new output, `python -c`)
+        return False
 
 
 def output_dir(holder: flags.FlagHolder) -> None:

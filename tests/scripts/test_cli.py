@@ -78,6 +78,20 @@ def test_output_path(tmp_path):
         cli_flags.output_path(_flag("string", str(tmp_path / "c.json")), suffixes=("", ".npz"))
 
 
+def test_output_path_refuses_the_running_script(tmp_path, monkeypatch):
+    script = tmp_path / "bench.py"
+    script.write_text("print(1)\n")
+    os.symlink(script, tmp_path / "link.py")
+    monkeypatch.setattr("sys.argv", [str(script), "--f=x"])
+    for path in (script, tmp_path / "link.py", tmp_path / "." / "bench.py"):
+        with pytest.raises(app.UsageError, match="is this command's own script"):
+            cli_flags.output_path(_flag("string", str(path)))
+    assert script.read_text() == "print(1)\n"
+    cli_flags.output_path(_flag("string", str(tmp_path / "r.json")))  # another file passes
+    monkeypatch.setattr("sys.argv", ["-c"])  # `python -c`: no script file
+    cli_flags.output_path(_flag("string", str(script)))
+
+
 def test_distinct_files(tmp_path):
     fv = flags.FlagValues()
     a = flags.DEFINE_string("a", str(tmp_path / "x.json"), "", flag_values=fv)
