@@ -20,10 +20,10 @@ the uniform numbers come in blocks (`_uniforms`), the same sequence as one call 
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import itertools
-from collections.abc import Iterator, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyspiel
@@ -150,29 +150,47 @@ def rollout_values(
         root = game.new_initial_state()
         for a in history:
             root.apply_action(int(a))
+        mover = root.current_player()
+        first = own.row(root, mover) if mover == player else None  # the same for every n
         for n, strategy in enumerate(others):
             interrupts.check()
-            by_player = {player: own, 1 - player: strategy}
+            row_of = {player: own.row, 1 - player: strategy.row}
+            if mover == 1 - player:
+                first = strategy.row(root, mover)
             for k in range(samples):
-                returns[r, n, k] = _playout(root.clone(), by_player, uniforms)
+                returns[r, n, k] = _playout(root.clone(), row_of, uniforms, first)
     stderr = returns.std(axis=2, ddof=1) / np.sqrt(samples)
     return RolloutEstimate(returns.mean(axis=2), stderr, samples)
 
 
 def _playout(
-    state: pyspiel.State, by_player: dict[int, CachedPolicy], uniforms: Iterator[float]
+    state: pyspiel.State,
+    row_of: Mapping[int, Callable[[pyspiel.State, int], Row]],
+    uniforms: Iterator[float],
+    first: Row | None = None,
 ) -> float:
     """Player 0's return of one playout from `state`.
 
-    Each action is drawn in proportion to its probability by one uniform number (`_draw`).
+    Each action is drawn in proportion to its probability by one uniform number (`_draw`,
+    written out here for the players' steps: a playout step is a few microseconds). `row_of`:
+    each player's `CachedPolicy.row`; `first`: the row at `state` if a player moves there.
     """
     while (p := state.current_player()) != _TERMINAL:  # one call: terminal, chance or player
         if p == _CHANCE:
             actions, weights = zip(*state.chance_outcomes())
             state.apply_action(int(actions[_draw(weights, next(uniforms))]))
             continue
-        actions, weights, cumulative = by_player[p].row(state, p)
-        state.apply_action(actions[_draw(weights, next(uniforms), cumulative)])
+        if first is None:
+            actions, weights, cumulative = row_of[p](state, p)
+        else:
+            (actions, weights, cumulative), first = first, None
+        total = cumulative[-1]
+        if not total > 0:
+            raise ValueError(f"a playout reached a state whose action weights {weights} sum to 0")
+        i = bisect_right(cumulative, next(uniforms) * total)
+        while i == len(cumulative) or weights[i] <= 0:  # u * total rounded up to the total
+            i -= 1
+        state.apply_action(actions[i])
     return float(state.returns()[0])
 
 
@@ -186,7 +204,7 @@ def _draw(weights: Sequence[float], u: float, cumulative: Sequence[float] | None
         cumulative = list(itertools.accumulate(weights))
     if not cumulative[-1] > 0:
         raise ValueError(f"a playout reached a state whose action weights {weights} sum to 0")
-    i = bisect.bisect_right(cumulative, u * cumulative[-1])
+    i = bisect_right(cumulative, u * cumulative[-1])
     while i == len(cumulative) or weights[i] <= 0:  # u * total rounded up to the total
         i -= 1
     return i
