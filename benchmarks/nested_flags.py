@@ -23,6 +23,11 @@ EXACT = flags.DEFINE_integer(
 MAX_HISTORIES = flags.DEFINE_integer(
     "max_histories", 0, "Solve on a sample of a public state's histories above this (0: all)."
 )
+MAX_BELIEF = flags.DEFINE_integer(
+    "max_belief_histories",
+    0,
+    "Carry a sample of the belief's histories above this to the next decision (0: all).",
+)
 
 
 def check() -> None:
@@ -31,6 +36,7 @@ def check() -> None:
         cli_flags.positive(holder)
     cli_flags.non_negative(EXACT)
     cli_flags.non_negative(MAX_HISTORIES)
+    cli_flags.non_negative(MAX_BELIEF)
     cli_flags.require(0 < EPS.value < 0.5, "--eps must be in (0, 1/2)")
     cli_flags.require(SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
 
@@ -49,4 +55,5 @@ def settings(public_key: str, blueprint_iterations: int) -> matches.LargeSetting
         eps=EPS.value,
         exact_leaf_nodes=EXACT.value,
         max_histories=MAX_HISTORIES.value,
+        max_belief_histories=MAX_BELIEF.value,
     )

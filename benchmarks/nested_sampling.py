@@ -6,7 +6,9 @@ r"""The error of sampling a public state's histories (issue 37), measured where 
 
 For each --game (imperfect-information Goofspiel 5 with the public key 'lines',
 Liar's dice 1,4 with 'actions'), each bot of --bots and each budget of --budgets
-(`LargeNestedSettings.max_histories`; 0: every history), plays the
+(`LargeNestedSettings.max_histories`; 0: every history) and each belief budget of
+--belief_budgets (`LargeNestedSettings.max_belief_histories`, the sample carried to the next
+decision; 0: the exact belief), plays the
 `depth_limited.large.LargeNestedSolvingBot` in both seats at every information state of the
 compiled game and measures the exploitability of the strategy it plays
 (`ospiel_ext.evaluate.exploitability`, the mean of the two players' best-response gains).
@@ -29,9 +31,9 @@ Also prints the histories per public state the bots met (at their decisions, bud
 budgets that make sampling trigger.
 
 JSON keys: blueprint_iterations, blueprint_exploitability (per game), settings, rows (game,
-bot, budget, seeds, exploitability (per seed), mean, ci95, sampled_decisions, decisions,
-max_histories_seen, seconds), histories (game: [histories, solves] per size of the public
-states the exact bot solved in).
+bot, budget, belief_budget, seeds, exploitability (per seed), mean, ci95, sampled_decisions,
+decisions, max_histories_seen, seconds), histories (game: [histories, solves] per size of the
+public states the exact bot solved in).
 """
 
 import collections
@@ -58,6 +60,9 @@ _BOTS = flags.DEFINE_list(
     "bots", ["nested/resolving/blueprint", "nested/unsafe"], "Bots (nested/GADGET[/PRIOR])."
 )
 _BUDGETS = flags.DEFINE_list("budgets", ["64", "14", "8"], "max_histories values (0 always runs).")
+_BELIEF_BUDGETS = flags.DEFINE_list(
+    "belief_budgets", ["0"], "max_belief_histories values, each with every budget but 0."
+)
 _SEEDS = flags.DEFINE_integer("seeds", 10, "Seeds per sampling budget.")
 _EXACT_SEEDS = flags.DEFINE_integer("exact_seeds", 2, "Seeds of the exact bot (deterministic).")
 _BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 2000, "MCCFR iterations.")
@@ -97,7 +102,7 @@ def played_policy(
                 before = bot.solves
                 bot.step(state)
                 if bot.solves > before:
-                    n = len(bot.belief.states)
+                    n = bot.histories_at_solve
                     sizes[n] += 1
                     solves += 1
                     sampled += bool(bot.settings.max_histories) and n > bot.settings.max_histories
@@ -112,16 +117,16 @@ def played_policy(
     return policy, sizes, sampled, solves
 
 
-def _settings(key: str, budget: int) -> large.LargeNestedSettings:
-    """The bots' settings (`nested_flags`) with `budget` histories."""
+def _settings(key: str, budget: int, carried: int = 0) -> large.LargeNestedSettings:
+    """The bots' settings (`nested_flags`) with `budget` histories per solve, `carried` carried."""
     shared = nested_flags.settings(key, _BLUEPRINT.value).bot_settings()
-    return dataclasses.replace(shared, max_histories=budget)
+    return dataclasses.replace(shared, max_histories=budget, max_belief_histories=carried)
 
 
-def _row(game, name, key, *, spec, blueprint, budget):
+def _row(game, name, key, *, spec, blueprint, budget, carried=0):
     """One row of the JSON (module docstring) and the histories per public state at its solves."""
     _, gadget, prior = matches.parse_bot(spec)
-    settings = _settings(key, budget)
+    settings = _settings(key, budget, carried)
     seeds = _EXACT_SEEDS.value if budget == 0 else _SEEDS.value
     values, sizes, sampled, solves = [], collections.Counter(), 0, 0
     start = time.process_time()
@@ -143,6 +148,7 @@ def _row(game, name, key, *, spec, blueprint, budget):
         "game": name,
         "bot": spec,
         "budget": budget,
+        "belief_budget": carried,
         "seeds": seeds,
         "exploitability": values,
         "mean": float(r.mean()),
@@ -153,7 +159,8 @@ def _row(game, name, key, *, spec, blueprint, budget):
         "seconds": time.process_time() - start,
     }
     print(
-        f"{name} {spec} max_histories={budget}: exploitability {r.mean():.5f} "
+        f"{name} {spec} max_histories={budget} max_belief_histories={carried}: "
+        f"exploitability {r.mean():.5f} "
         f"± {ci95:.5f} ({seeds} seeds: {min(values):.5f} .. {max(values):.5f}); "
         f"{sampled}/{solves} solves sampled; {row['seconds']:.1f} s CPU",
         flush=True,
@@ -167,7 +174,11 @@ def main(argv):
         cli_flags.positive(holder)
     nested_flags.check()
     cli_flags.require(not nested_flags.MAX_HISTORIES.value, "--max_histories: give --budgets")
+    cli_flags.require(
+        not nested_flags.MAX_BELIEF.value, "--max_belief_histories: give --belief_budgets"
+    )
     budgets = sorted(set(cli_flags.int_list(_BUDGETS, minimum=0)) | {0})
+    carried_budgets = sorted(set(cli_flags.int_list(_BELIEF_BUDGETS, minimum=0)))
     for spec in _BOTS.value:
         cli_flags.require(spec.startswith("nested/"), f"--bots: {spec} is not a nested bot")
     cli_flags.output_path(_OUTPUT_JSON)
@@ -187,14 +198,19 @@ def main(argv):
             rows.append(row)
             histories[name] = [list(x) for x in sorted(sizes.items())]
             for budget in budgets[1:]:
-                if budget >= max(sizes):
-                    print(
-                        f"{name} {spec} max_histories={budget}: at or above the largest "
-                        f"public state ({max(sizes)} histories): the exact bot",
-                        flush=True,
-                    )
-                    continue
-                rows.append(_row(game, name, key, spec=spec, blueprint=blueprint, budget=budget)[0])
+                for carried in carried_budgets:
+                    if budget >= max(sizes) and (not carried or carried >= max(sizes)):
+                        print(
+                            f"{name} {spec} max_histories={budget} max_belief_histories="
+                            f"{carried}: at or above the largest public state ({max(sizes)} "
+                            "histories): the exact bot",
+                            flush=True,
+                        )
+                        continue
+                    rows.append(
+                        _row(game, name, key, spec=spec, blueprint=blueprint, budget=budget,
+                             carried=carried)[0]
+                    )  # fmt: skip
         print(f"{name}: [histories, solves] per public state {histories[name]}", flush=True)
     settings = dataclasses.asdict(_settings("", 0))
     cli_output.write_json(
@@ -203,7 +219,9 @@ def main(argv):
             "blueprint_iterations": _BLUEPRINT.value,
             "blueprint_exploitability": blueprints,
             "settings": {
-                k: v for k, v in settings.items() if k not in ("public_key", "max_histories")
+                k: v
+                for k, v in settings.items()
+                if k not in ("public_key", "max_histories", "max_belief_histories")
             },
             "rows": rows,
             "histories": histories,

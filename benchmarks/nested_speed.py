@@ -10,8 +10,10 @@ twice in one process, with one MCCFR blueprint:
   policies asked at every rollout step (`rollouts.CACHE_POLICIES = False`), rollouts at every
   leaf (exact_leaf_nodes = 0);
 * new: batched subtree copies, cached policies, exact leaf values from a compiled continuation
-  wherever the rest of the game has at most --exact_leaf_nodes nodes, and solves on a sample of
-  the public state's histories above --max_histories (`LargeNestedSettings.max_histories`).
+  wherever the rest of the game has at most --exact_leaf_nodes nodes, solves on a sample of
+  the public state's histories above --max_histories (`LargeNestedSettings.max_histories`), and
+  a sample of the belief above --max_belief_histories carried to the next decision
+  (`LargeNestedSettings.max_belief_histories`).
 
 Prints the CPU seconds (`time.process_time`: the machine may be shared) of each game for both
 paths, the CPU seconds per phase of a decision
@@ -20,10 +22,15 @@ bots added), the states valued exactly and by rollouts, and the speed-up (old se
 The bots' seeds are the same in both paths; the old path's decisions are those of the code
 before issue 37, the new path's differ where exact values replace rollout estimates or the
 histories are sampled.
-JSON keys: game, bots, settings (the old path's), exact_leaf_nodes, max_histories, games (per
-game: seed, a_seat, old_s, new_s, old_return, new_return, same_moves: the two paths' games had
-the same history up to the last decision), old / new (seconds, wall_seconds, phases, valued),
-speedup (of CPU seconds).
+Ctrl-C, SIGTERM or --seconds stop the run within a decision's history walk: the game under
+way is dropped, the path's finished games stand, and the JSON is written with the games both
+paths finished (exit code 130 after Ctrl-C or SIGTERM).
+JSON keys: game, bots, settings (the old path's), exact_leaf_nodes, max_histories,
+max_belief_histories (the new path's), stop_reason ('games', 'time_limit' or 'interrupted'),
+games_asked, games (per game both paths finished: seed, a_seat, old_s, new_s, old_return,
+new_return, same_moves: the two paths' games had the same history up to the last decision),
+old / new (the path's finished games: seconds, wall_seconds, per_game_s, phases, valued),
+speedup (of CPU seconds over the games both paths finished; null if none).
 """
 
 import dataclasses
@@ -33,7 +40,7 @@ import nested_flags
 import pyspiel
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output
+from ospiel_ext import cli, cli_flags, cli_output, interrupts
 from ospiel_ext.algorithms.depth_limited import large, matches, public_belief, rollouts
 from ospiel_ext.algorithms.subgames import gadgets
 
@@ -49,12 +56,17 @@ _BOTS = flags.DEFINE_list(
 _GAMES = flags.DEFINE_integer("games", 1, "Games per path.")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
 _BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 2000, "MCCFR iterations.")
+_SECONDS = flags.DEFINE_float("seconds", None, "Wall-clock budget (no limit by default).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
 def _play(game, settings, *, a, b, first_seed, games):
-    """Per game (CPU and wall seconds, bot a's return, the history at the last decision), and
-    the bots' phase seconds and valued states."""
+    """Per finished game (CPU and wall seconds, bot a's return, the history at the last
+    decision), and the bots' phase seconds and valued states over those games.
+
+    Ctrl-C, SIGTERM or the time limit (inside a graceful region: the bots check between
+    histories and after each solve) drops the game under way; the finished ones stand.
+    """
     bots_a, bots_b = matches.seats(
         lambda spec, p, seed: matches.make_large_bot(
             spec, _GAME.value, p, settings=settings, seed=seed
@@ -63,19 +75,24 @@ def _play(game, settings, *, a, b, first_seed, games):
         b,
         first_seed,
     )
-    rows = []
+    bots = [*bots_a, *bots_b]
+    rows, phases, valued = [], dict.fromkeys(large.PHASES, 0.0), {"exact": 0, "rollouts": 0}
     for g in range(games):
         a_seat = g % 2
         seats = [bots_a[0], bots_b[1]] if a_seat == 0 else [bots_b[0], bots_a[1]]
         start, wall = time.process_time(), time.perf_counter()
-        returns = pyspiel.evaluate_bots(game.new_initial_state(), seats, first_seed + g - a_seat)
+        try:
+            returns = pyspiel.evaluate_bots(
+                game.new_initial_state(), seats, first_seed + g - a_seat
+            )
+        except interrupts.Interrupted:
+            break
         moves = max((bot.belief.path for bot in seats), key=len)  # the last decision's history
         rows.append(
             (time.process_time() - start, time.perf_counter() - wall, float(returns[a_seat]), moves)
         )
-    bots = [*bots_a, *bots_b]
-    phases = {p: sum(bot.seconds[p] for bot in bots) for p in large.PHASES}
-    valued = {k: sum(bot.valued[k] for bot in bots) for k in ("exact", "rollouts")}
+        phases = {p: sum(bot.seconds[p] for bot in bots) for p in large.PHASES}
+        valued = {k: sum(bot.valued[k] for bot in bots) for k in ("exact", "rollouts")}
     return rows, phases, valued
 
 
@@ -87,7 +104,7 @@ def _path(old: bool) -> None:
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    for holder in (_GAMES, _BLUEPRINT):
+    for holder in (_GAMES, _BLUEPRINT, _SECONDS):
         cli_flags.positive(holder)
     nested_flags.check()
     cli_flags.require(len(_BOTS.value) == 2, "--bots needs two bots")
@@ -96,43 +113,46 @@ def main(argv):
     cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     new_settings = nested_flags.settings(_PUBLIC_KEY.value, _BLUEPRINT.value)
-    settings = dataclasses.replace(new_settings, exact_leaf_nodes=0, max_histories=0)
+    settings = dataclasses.replace(
+        new_settings, exact_leaf_nodes=0, max_histories=0, max_belief_histories=0
+    )
     start = time.perf_counter()
     matches.large_blueprint(_GAME.value, _BLUEPRINT.value, settings.blueprint_seed)
     print(f"blueprint: {_BLUEPRINT.value} MCCFR iterations in {time.perf_counter() - start:.1f} s")
     a, b = _BOTS.value
     results = {}
-    for name, path_settings in (
-        ("old", settings),
-        ("new", new_settings),
-    ):
-        _path(old=name == "old")
-        try:
-            rows, phases, valued = _play(
-                game, path_settings, a=a, b=b, first_seed=_SEED.value, games=_GAMES.value
+    with cli.stoppable(_SECONDS.value) as stop:
+        for name, path_settings in (("old", settings), ("new", new_settings)):
+            _path(old=name == "old")
+            try:
+                rows, phases, valued = _play(
+                    game, path_settings, a=a, b=b, first_seed=_SEED.value, games=_GAMES.value
+                )
+            finally:
+                _path(old=False)
+            results[name] = _summary(rows, phases, valued)
+            per_game = ", ".join(f"{row[0]:.1f}" for row in rows[:10])
+            print(
+                f"{name}: {results[name]['seconds']:.1f} s for {len(rows)} game(s) "
+                f"({per_game}{', ...' if len(rows) > 10 else ''} s CPU); phases (s): "
+                f"{', '.join(f'{p} {v:.1f}' for p, v in phases.items())}; states valued "
+                f"exactly {valued['exact']}, by rollouts {valued['rollouts']}",
+                flush=True,
             )
-        finally:
-            _path(old=False)
-        results[name] = {
-            "seconds": sum(row[0] for row in rows),
-            "wall_seconds": sum(row[1] for row in rows),
-            "per_game_s": [row[0] for row in rows],
-            "returns": [row[2] for row in rows],
-            "moves": [row[3] for row in rows],
-            "phases": phases,
-            "valued": valued,
-        }
-        shown = ", ".join(f"{p} {v:.1f}" for p, v in phases.items())
+            if interrupts.requested():
+                break
+    stop_reason = stop.reason or "games"
+    old, new = results.get("old"), results.get("new")
+    both = min(len(old["per_game_s"]), len(new["per_game_s"])) if old and new else 0
+    speedup = sum(old["per_game_s"][:both]) / sum(new["per_game_s"][:both]) if both else None
+    same = [old["moves"][g] == new["moves"][g] for g in range(both)] if both else []
+    if speedup is None:
+        print(f"stopped ({stop_reason}) before both paths finished a game: no speed-up")
+    else:
         print(
-            f"{name}: {results[name]['seconds']:.1f} s for {_GAMES.value} game(s) "
-            f"({', '.join(f'{row[0]:.1f}' for row in rows)} s CPU); phases (s): {shown}; "
-            f"states valued exactly {valued['exact']}, by rollouts {valued['rollouts']}",
-            flush=True,
+            f"speed-up {speedup:.2f}x over {both} game(s); the same moves on both paths in "
+            f"{sum(same)}/{both} games" + ("" if stop_reason == "games" else f" ({stop_reason})")
         )
-    old, new = results["old"], results["new"]
-    speedup = old["seconds"] / new["seconds"]
-    same = [a == b for a, b in zip(old["moves"], new["moves"])]
-    print(f"speed-up {speedup:.2f}x; the same moves on both paths in {sum(same)}/{len(same)} games")
     cli_output.write_json(
         _OUTPUT_JSON.value,
         {
@@ -141,6 +161,9 @@ def main(argv):
             "settings": dataclasses.asdict(settings),
             "exact_leaf_nodes": new_settings.exact_leaf_nodes,
             "max_histories": new_settings.max_histories,
+            "max_belief_histories": new_settings.max_belief_histories,
+            "stop_reason": stop_reason,
+            "games_asked": _GAMES.value,
             "games": [
                 {
                     "seed": _SEED.value + g - g % 2,
@@ -149,15 +172,30 @@ def main(argv):
                     "new_s": new["per_game_s"][g],
                     "old_return": old["returns"][g],
                     "new_return": new["returns"][g],
-                    "same_moves": old["moves"][g] == new["moves"][g],
+                    "same_moves": same[g],
                 }
-                for g in range(_GAMES.value)
+                for g in range(both)
             ],
-            "old": {k: old[k] for k in ("seconds", "wall_seconds", "phases", "valued")},
-            "new": {k: new[k] for k in ("seconds", "wall_seconds", "phases", "valued")},
+            **{
+                name: {k: v for k, v in r.items() if k not in ("moves", "returns")}
+                for name, r in results.items()
+            },
             "speedup": speedup,
         },
     )
+
+
+def _summary(rows, phases, valued) -> dict:
+    """One path's finished games: seconds, per-game seconds, returns, moves, phases, valued."""
+    return {
+        "seconds": sum(row[0] for row in rows),
+        "wall_seconds": sum(row[1] for row in rows),
+        "per_game_s": [row[0] for row in rows],
+        "returns": [row[2] for row in rows],
+        "moves": [row[3] for row in rows],
+        "phases": phases,
+        "valued": valued,
+    }
 
 
 if __name__ == "__main__":

@@ -346,12 +346,13 @@ SLICES: tuple[Slice, ...] = (
         "pair, 500 games in about 100 s; run before issue 37's faster bot, which plays the same "
         "games)",
         keys={"pairs": ("a", "b")},
-        # aggregates over every pair; and keys the run predates: issue 37's two settings (0
+        # aggregates over every pair; and keys the run predates: issue 37's three settings (0
         # there, the code it ran), the budget's stop reason and counts, the time projection
         ignore=(
             "worst_matchups",
             "exact_leaf_nodes",
             "max_histories",
+            "max_belief_histories",
             "stop_reason",
             "games_asked",
             "games_per_pair",

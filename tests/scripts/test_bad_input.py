@@ -879,6 +879,17 @@ BENCHMARK_CASES = [
     ("nested_large.py", ["--eps=0.7"], "--eps must be in (0, 1/2)"),
     ("nested_large.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
     ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
+    ("nested_speed.py", ["--seconds=0"], "--seconds must be positive"),
+    ("nested_speed.py", ["--games=0"], "--games must be positive"),
+    ("nested_speed.py", ["--max_belief_histories=-1"], "--max_belief_histories must be non-"),
+    ("nested_speed.py", ["--bots=nested/unsafe"], "--bots needs two bots"),
+    (
+        "nested_speed.py",
+        ["--output_json=" + os.path.join(ROOT, "benchmarks", "nested_speed.py")],
+        "is this command's own script",
+    ),
+    ("nested_sampling.py", ["--max_belief_histories=5"], "--max_belief_histories: give"),
+    ("nested_sampling.py", ["--belief_budgets=-1"], "--belief_budgets"),
 ]
 
 
@@ -898,6 +909,8 @@ BENCHMARK_CASES = [
         "highs_model_changes.py",
         "mvs.py",
         "nested_large.py",
+        "nested_sampling.py",
+        "nested_speed.py",
         "off_tree.py",
         "speed.py",
     ],

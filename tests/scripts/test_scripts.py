@@ -673,6 +673,29 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
     assert hours["8"] == pytest.approx(hours["2"] / 4)
 
 
+def test_nested_speed_stops_at_its_budget_and_keeps_the_finished_games(tmp_path):
+    """--seconds stops the old path inside a game: the JSON keeps its finished games, the new
+    path does not run, and there is no speed-up (no game finished by both)."""
+    out = tmp_path / "speed.json"
+    proc = run(
+        "nested_speed.py",
+        "--game=liars_dice(numdice=1,dice_sides=4)",
+        "--public_key=actions",
+        "--blueprint_iterations=100",
+        "--iterations=20",
+        "--games=100000",
+        "--seconds=3",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "time_limit" and result["games_asked"] == 100000
+    assert 0 < len(result["old"]["per_game_s"]) < 100000 and "new" not in result
+    assert result["games"] == [] and result["speedup"] is None
+    assert result["old"]["seconds"] == pytest.approx(sum(result["old"]["per_game_s"]))
+
+
 def test_poker_scale_times_each_range_variant_against_the_explicit_form(tmp_path):
     """Part 3 on Leduc: the three range variants (float64 on one thread, float32 on one and on
     --range_threads), each with its time, speed-up and memory, and the top-level keys that of

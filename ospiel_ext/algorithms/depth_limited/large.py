@@ -15,7 +15,9 @@ opponent actions, `LargeNestedSolvingBot`:
    one, with its reach P_0, P_1, P_c; with `LargeNestedSettings.max_histories` > 0 and more
    histories than that, the solve of steps 2-4 works on `public_belief.sample_histories` of
    them (the bot's own information set and up to max_histories others, priority-sampled by
-   reach with importance weights that keep the reaches unbiased);
+   reach with importance weights that keep the reaches unbiased); with
+   `LargeNestedSettings.max_belief_histories` > 0, the belief carried to the next decision is
+   such a sample as well, so the next decision's histories grow from at most that many;
 2. `public_belief.local_game`: compiles the histories' subtrees down to `depth` player moves;
    the subgame is its public state;
 3. estimates by Monte Carlo rollouts (`leaves.rollout_values`) the K continuation values at
@@ -47,13 +49,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pyspiel
+from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import interrupts, loading, policies, tree_values
@@ -165,9 +169,17 @@ class LargeNestedSettings:
         information set (always, even if they alone exceed the budget) and max_histories - |own|
         kept by priority sampling on reach P_0 P_1 P_c, importance-weighted, seeded by the bot's
         seed and the public state (`LargeNestedSolvingBot.solve_belief`). Only the solve
-        samples: the belief carried from decision to decision (`PublicBelief.advance`) stays
-        exact, so the errors of one decision's sample do not compound over the game, at the
-        cost of the beliefs phase, which still walks every history.
+        samples, unless max_belief_histories is set: the belief carried from decision to
+        decision (`PublicBelief.advance`) stays exact, so the errors of one decision's sample
+        do not compound over the game, at the cost of the beliefs phase, which still walks
+        every history.
+      max_belief_histories: the most histories the belief carries to the next decision (0: all
+        of them). Above it, after each solve, the belief itself is replaced by a
+        `public_belief.sample_histories` of it (the bot's own information set kept, the others
+        priority-sampled, seeded apart from the solve's sample: `carried_belief`), and the next
+        decision's belief grows from that sample: the beliefs phase walks at most this many
+        histories times the moves to the next decision, and the sampling errors compound over
+        the decisions of a game.
     """
 
     public_key: str | PublicKey = "observer"
@@ -180,6 +192,7 @@ class LargeNestedSettings:
     max_nodes: int = DEFAULT_MAX_NODES
     exact_leaf_nodes: int = 0
     max_histories: int = 0
+    max_belief_histories: int = 0
 
 
 class LargeNestedSolvingBot(pyspiel.Bot):
@@ -226,7 +239,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
             raise ValueError(f"game {game}: prior {prior!r} with gadget {gadget!r}")
         if samples < 2 or num_values < 1:
             raise ValueError(f"game {game}: need samples >= 2 and K >= 1")
-        for name in ("exact_leaf_nodes", "max_histories"):
+        for name in ("exact_leaf_nodes", "max_histories", "max_belief_histories"):
             value = getattr(s, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"game {game}: {name} must be an int >= 0 (0: off), got {value!r}")
@@ -246,6 +259,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         self.public_key = public_key
         self._infoset_key = loading.key_function(game)
         self.seed, self.solves = seed, 0
+        self.histories_at_solve = 0  # the public state's histories at the last solve, all of them
         self._rng = np.random.default_rng(seed)
         self._values: dict[tuple[tuple[int, ...], bool], tuple[FloatArray, FloatArray]] = {}
         self.seconds = dict.fromkeys(PHASES, 0.0)
@@ -404,7 +418,10 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         """
         with self._timed("beliefs"):
             self.belief.advance(state, self._policy_of())
-            belief = self.solve_belief(state)
+            self.histories_at_solve = len(self.belief.states)
+            own = self._own_information_set(state)
+            belief = self._sample(state, self.settings.max_histories, (), own)
+            self.belief = self._sample(state, self.settings.max_belief_histories, (1,), own)
         with self._timed("local_game"):
             local = local_game(belief, state, self.depth, self.max_nodes)
         with self._timed("quantities"):
@@ -436,13 +453,50 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         where it could be measured: docs/results/depth_limited.md, "Sampling the public
         state's histories".) At or below the budget: the belief itself.
         """
-        belief, budget = self.belief, self.settings.max_histories
+        own = self._own_information_set(state)
+        return self._sample(state, self.settings.max_histories, (), own)
+
+    def carried_belief(self, state: pyspiel.State) -> PublicBelief:
+        """The belief carried to the next decision: all, or a sample above max_belief_histories.
+
+        As `solve_belief`, with a budget of `LargeNestedSettings.max_belief_histories` and
+        priorities from another stream of the same seed and public state (the two samples are
+        independent). The bot's own information set, and so the actual history, is kept.
+        """
+        own = self._own_information_set(state)
+        return self._sample(state, self.settings.max_belief_histories, (1,), own)
+
+    def _own_information_set(self, state: pyspiel.State) -> Callable[[], NDArray[np.bool_]]:
+        """Which of the belief's histories are in the bot's information set at `state`.
+
+        Computed when first asked, once (a late belief holds 10^5 histories).
+        """
+        states, key, i = self.belief.states, self._infoset_key, self.player
+
+        @functools.cache
+        def mask() -> NDArray[np.bool_]:
+            own = key(state, i)
+            return np.array([key(s, i) == own for s in states])
+
+        return mask
+
+    def _sample(
+        self,
+        state: pyspiel.State,
+        budget: int,
+        stream: tuple[int, ...],
+        own: Callable[[], NDArray[np.bool_]],
+    ) -> PublicBelief:
+        """`self.belief`, or its sample of `budget` (`sample_histories`, keeping `own()`).
+
+        The priorities are seeded by the bot's seed, the public state and `stream`.
+        """
+        belief = self.belief
         if not budget or len(belief.states) <= budget:
             return belief
-        own = self._infoset_key(state, self.player)
-        keep = np.array([self._infoset_key(s, self.player) == own for s in belief.states])
         public = zlib.crc32(self.public_key(state).encode())
-        return sample_histories(belief, budget, np.random.default_rng([self.seed, public]), keep)
+        rng = np.random.default_rng([self.seed, public, *stream])
+        return sample_histories(belief, budget, rng, own())
 
     def _adopt(self, solution: ggse.GadgetSolution) -> None:
         sf, i = solution.gadget.sf, self.player

@@ -353,6 +353,7 @@ class LargeSettings:
     eps: float = 2e-2  # Kubíček, Lisý & Sandholm (2025), App. B.4 Table 1, nested solving
     exact_leaf_nodes: int = 0
     max_histories: int = 0
+    max_belief_histories: int = 0
 
     def bot_settings(self, kind: str = "nested") -> large.LargeNestedSettings:
         """The `LargeNestedSettings` of a bot of `kind` ('nested'; 'naive': K = 1)."""
@@ -366,6 +367,7 @@ class LargeSettings:
             eps=self.eps,
             exact_leaf_nodes=self.exact_leaf_nodes,
             max_histories=self.max_histories,
+            max_belief_histories=self.max_belief_histories,
         )
 
 

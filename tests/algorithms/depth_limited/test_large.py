@@ -335,6 +335,50 @@ def test_a_budget_of_every_history_changes_no_decision():
     for budget in (0, 10_000):  # Goofspiel 4's public states have far fewer histories
         got = _game_with(large.LargeNestedSettings(**base, max_histories=budget), game, blueprint)
         assert got == want
+        carried = large.LargeNestedSettings(**base, max_belief_histories=budget)
+        assert _game_with(carried, game, blueprint) == want
+
+
+def test_a_carried_sample_keeps_the_bots_information_set_and_the_actual_history():
+    """With `max_belief_histories`, the belief carried to the next decision is a sample: at most
+    the budget beside the bot's own information set, which it keeps whole (so the actual
+    history), with the exact belief's reaches there; the game goes on from it to the end."""
+    game = pyspiel.load_game(GOOFSPIEL)
+    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    budget = 3
+    settings = large.LargeNestedSettings(
+        public_key="lines", depth=1, num_values=3, iterations=20, samples=2,
+        max_belief_histories=budget,
+    )  # fmt: skip
+    thinned = 0
+    for seed in range(4):
+        bots = [large.LargeNestedSolvingBot(game, blueprint, p, settings=settings, seed=seed)
+                for p in (0, 1)]  # fmt: skip
+        exact = public_belief.PublicBelief(game, bots[1].public_key, 1)
+        state = game.new_initial_state()  # Goofspiel 4 descending: no chance
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == 1:
+                exact.advance(state, bots[1]._policy_of())
+            action = bots[p].step(state)
+            if p == 1:
+                belief, own = bots[1].belief, state.information_state_string(1)
+                want = {tuple(s.history()): k for k, s in enumerate(exact.states)
+                        if s.information_state_string(1) == own}  # fmt: skip
+                got = {tuple(s.history()): k for k, s in enumerate(belief.states)}
+                assert want.keys() <= got.keys() and tuple(state.history()) in got
+                if len(exact.states) > budget:
+                    assert len(got) <= max(budget, len(want))
+                else:
+                    assert got.keys() == {tuple(s.history()) for s in exact.states}
+                for h, k in want.items():
+                    np.testing.assert_array_equal(belief.reach[:, got[h]], exact.reach[:, k])
+                thinned += len(belief.states) < len(exact.states)
+                exact = public_belief.PublicBelief(game, bots[1].public_key, 1)
+                exact.states, exact.reach = list(belief.states), belief.reach.copy()
+                exact.path = list(belief.path)  # the exact walk goes on from the carried one
+            state.apply_action(action)
+    assert thinned
 
 
 def test_the_bots_own_information_set_is_always_in_the_solve():
@@ -362,10 +406,11 @@ def test_the_bots_own_information_set_is_always_in_the_solve():
 
 
 @pytest.mark.parametrize("bad", [-1, True, 2.5, "10"])
-def test_a_bad_history_budget_raises_naming_the_game(bad):
+@pytest.mark.parametrize("name", ["max_histories", "max_belief_histories"])
+def test_a_bad_history_budget_raises_naming_the_game(bad, name):
     game = pyspiel.load_game(LIARS_DICE)
-    settings = large.LargeNestedSettings(public_key="actions", max_histories=bad)
-    with pytest.raises(ValueError, match=r"liars_dice.*max_histories"):
+    settings = large.LargeNestedSettings(public_key="actions", **{name: bad})
+    with pytest.raises(ValueError, match=rf"liars_dice.*{name}"):
         large.LargeNestedSolvingBot(game, policies.uniform_policy(game), 0, settings=settings)
 
 
