@@ -1,6 +1,7 @@
 r"""Nested solving at speed (issue 37): the same Goofspiel 7 games with the old and the new path.
 
-  python benchmarks/nested_speed.py --games=1 --output_json=docs/results/nested_speed.json
+  python benchmarks/nested_speed.py --games=2 --max_histories=2000 \
+      --max_belief_histories=10000 --output_json=docs/results/nested_speed.json
 
 Plays --games games (duplicate seats and chance seeds as `matches.play_duplicate`) of --bots
 (`depth_limited.large.LargeNestedSolvingBot`s, the settings of `benchmarks/nested_large.py`)

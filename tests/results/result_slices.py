@@ -515,8 +515,12 @@ NOT_COVERED: Mapping[str, str] = {
     "state of the compiled game for several seeds (minutes per row)",
     "docs/results/nested_sampling_goofspiel5.json": "the same as nested_sampling.json on "
     "Goofspiel 5 (minutes per seed)",
+    "docs/results/nested_sampling_carried_goofspiel5.json": "the same as "
+    "nested_sampling_goofspiel5.json, with a carried belief (minutes per seed)",
     "docs/results/nested_speed.json": "timings only (its games' moves are in no other JSON; "
     "a Goofspiel 7 game of nested solving takes a minute per path)",
+    "docs/results/nested_speed_rerun.json": "nested_speed.json's command run again for its "
+    "timings (timings only, as that file)",
     "docs/results/poker_scale.json": "timings and memory only: its other figures (sizes, the "
     "forms' equal strategies) are tests/algorithms/poker's equality tests, and its curves end at "
     "a time budget, so their iterations depend on the machine's speed",
