@@ -169,17 +169,16 @@ class LargeNestedSettings:
         information set (always, even if they alone exceed the budget) and max_histories - |own|
         kept by priority sampling on reach P_0 P_1 P_c, importance-weighted, seeded by the bot's
         seed and the public state (`LargeNestedSolvingBot.solve_belief`). Only the solve
-        samples, unless max_belief_histories is set: the belief carried from decision to
-        decision (`PublicBelief.advance`) stays exact, so the errors of one decision's sample
-        do not compound over the game, at the cost of the beliefs phase, which still walks
-        every history.
+        samples: with max_belief_histories 0, the belief carried from decision to decision
+        (`PublicBelief.advance`) stays exact, so the errors of one decision's sample do not
+        compound over the game, at the cost of the beliefs phase, which walks every history.
       max_belief_histories: the most histories the belief carries to the next decision (0: all
         of them). Above it, after each solve, the belief itself is replaced by a
         `public_belief.sample_histories` of it (the bot's own information set kept, the others
-        priority-sampled, seeded apart from the solve's sample: `carried_belief`), and the next
-        decision's belief grows from that sample: the beliefs phase walks at most this many
-        histories times the moves to the next decision, and the sampling errors compound over
-        the decisions of a game.
+        priority-sampled from a stream of the same seed and public state apart from the
+        solve's sample: `LargeNestedSolvingBot.solve`), and the next decision's belief grows
+        from that sample: the beliefs phase walks at most this many histories times the moves
+        to the next decision, and the sampling errors compound over the decisions of a game.
     """
 
     public_key: str | PublicKey = "observer"
@@ -420,7 +419,9 @@ class LargeNestedSolvingBot(pyspiel.Bot):
             self.belief.advance(state, self._policy_of())
             self.histories_at_solve = len(self.belief.states)
             own = self._own_information_set(state)
-            belief = self._sample(state, self.settings.max_histories, (), own)
+            belief = self._sample(state, self.settings.max_histories, (), own)  # solve_belief
+            # the belief carried to the next decision (max_belief_histories), which keeps the
+            # bot's own information set and so the actual history; another stream of priorities
             self.belief = self._sample(state, self.settings.max_belief_histories, (1,), own)
         with self._timed("local_game"):
             local = local_game(belief, state, self.depth, self.max_nodes)
@@ -455,16 +456,6 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         """
         own = self._own_information_set(state)
         return self._sample(state, self.settings.max_histories, (), own)
-
-    def carried_belief(self, state: pyspiel.State) -> PublicBelief:
-        """The belief carried to the next decision: all, or a sample above max_belief_histories.
-
-        As `solve_belief`, with a budget of `LargeNestedSettings.max_belief_histories` and
-        priorities from another stream of the same seed and public state (the two samples are
-        independent). The bot's own information set, and so the actual history, is kept.
-        """
-        own = self._own_information_set(state)
-        return self._sample(state, self.settings.max_belief_histories, (1,), own)
 
     def _own_information_set(self, state: pyspiel.State) -> Callable[[], NDArray[np.bool_]]:
         """Which of the belief's histories are in the bot's information set at `state`.
