@@ -13,7 +13,8 @@ external-sampling MCCFR (--blueprint_iterations, where the paper trained value f
 K = --num_values leaf values (blueprint + biased copies) and the opponent's alternative values
 are Monte Carlo rollouts (--samples each, cached per history; exact values from a compiled
 continuation where the rest of the game has at most --exact_leaf_nodes nodes; solves on a
-sample of a public state's histories above --max_histories, `LargeNestedSettings`). Prints each
+sample of a public state's histories above --max_histories, a sample of the belief above
+--max_belief_histories carried to the next decision, `LargeNestedSettings`). Prints each
 pair's mean return and win rate, and Figure 4's measure: each bot's win rate against its worst
 matchup.
 The 95 % interval is given over games and over deals (each deal is played from both seats and
