@@ -171,9 +171,9 @@ def _playout(
 ) -> float:
     """Player 0's return of one playout from `state`.
 
-    Each action is drawn in proportion to its probability by one uniform number (`_draw`,
-    written out here for the players' steps: a playout step is a few microseconds). `row_of`:
-    each player's `CachedPolicy.row`; `first`: the row at `state` if a player moves there.
+    Each action is drawn in proportion to its probability by one uniform number (`_draw`).
+    `row_of`: each player's `CachedPolicy.row`; `first`: the row at `state` if a player moves
+    there.
     """
     while (p := state.current_player()) != _TERMINAL:  # one call: terminal, chance or player
         if p == _CHANCE:
@@ -184,13 +184,7 @@ def _playout(
             actions, weights, cumulative = row_of[p](state, p)
         else:
             (actions, weights, cumulative), first = first, None
-        total = cumulative[-1]
-        if not total > 0:
-            raise ValueError(f"a playout reached a state whose action weights {weights} sum to 0")
-        i = bisect_right(cumulative, next(uniforms) * total)
-        while i == len(cumulative) or weights[i] <= 0:  # u * total rounded up to the total
-            i -= 1
-        state.apply_action(actions[i])
+        state.apply_action(actions[_draw(weights, next(uniforms), cumulative)])
     return float(state.returns()[0])
 
 
