@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
 
-# The dask extra too, so that the Dask path of ospiel_ext.sweeps is tested, not skipped.
+# The dask extra too, so that the Dask path of ospiel_ext.runtime.sweeps is tested, not skipped.
 $(VENV)/.installed-test: $(BIN)/python setup.cfg pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,dask]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
 	touch $@
@@ -70,7 +70,7 @@ $(VENV)/.installed-docs: $(VENV)/.installed-test
 # commands are left out: each defines its absl flags on import (ospiel-ext <command> --help).
 docs: $(VENV)/.installed-docs
 	rm -rf docs/api
-	$(BIN)/python -W error -m pdoc --docformat google -o docs/api ospiel_ext '!ospiel_ext.commands' '!ospiel_ext.__main__'
+	$(BIN)/python -W error -m pdoc --docformat google -o docs/api ospiel_ext '!ospiel_ext.cli.commands' '!ospiel_ext.__main__'
 	@echo "API reference: docs/api/index.html"
 
 bench: $(VENV)/.installed-test

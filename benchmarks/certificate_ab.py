@@ -22,8 +22,10 @@ import tempfile
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime.tables import format_table
 
 _BASE = flags.DEFINE_string("base", None, "The commit to compare against.", required=True)
 _RUNS = flags.DEFINE_multi_string(

@@ -19,9 +19,12 @@ import math
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, highs
+from ospiel_ext import highs
 from ospiel_ext.algorithms import certificates
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime.tables import format_table
 
 _GAME = flags.DEFINE_string(
     "game", "sequential_goofspiel(num_cards=6,info=perfect)", "A load_game string."

@@ -17,9 +17,12 @@ HiGHS's seconds per iteration against the trunk's size are in each run's `trace`
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts
 from ospiel_ext.algorithms import certificates
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime.tables import format_table
 
 _RUNS = flags.DEFINE_multi_string(
     "runs",

@@ -28,10 +28,13 @@ import highspy
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, highs_run, lp_model
+from ospiel_ext import highs_run, lp_model
 from ospiel_ext.algorithms import certificates, cfr
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime.tables import format_table
 from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
-from ospiel_ext.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "sequential_goofspiel(num_cards=6)", "A load_game string.")
 _TRUNK_NODES = flags.DEFINE_list(

@@ -15,8 +15,11 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, walk
+from ospiel_ext import walk
 from ospiel_ext.algorithms import certificates
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
 from ospiel_ext.games.limit_leduc_poker import max_consecutive_raises
 
 # game string -> paper's (game nodes, game infosets, cert nodes, cert infosets, minimal nodes,

@@ -16,11 +16,15 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts, lp
+from ospiel_ext import lp
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game, dominance
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
     "games",

@@ -22,9 +22,12 @@ import sys
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, sequence_form
+from ospiel_ext import sequence_form
 from ospiel_ext.algorithms import cfr, egt
 from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
 
 LEDUC_5 = "limit_leduc_poker(num_ranks=5,max_raises=2)"
 XIS = (0.0, 0.1, 0.05, 0.01, 0.005, 0.001)

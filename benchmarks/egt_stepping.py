@@ -38,9 +38,12 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, sequence_form
+from ospiel_ext import evaluate, sequence_form
 from ospiel_ext.algorithms import cfr, dilated_entropy, egt
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime.tables import format_table
 
 LEDUC_5 = "limit_leduc_poker(num_ranks=5,max_raises=2)"
 

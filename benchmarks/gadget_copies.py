@@ -17,9 +17,11 @@ import time
 
 from absl import app, flags
 
-from ospiel_ext import cli_flags, cli_output, policies, sequence_form
+from ospiel_ext import policies, sequence_form
 from ospiel_ext.algorithms.subgames import blueprints, gadgets
 from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
 
 _GAME = flags.DEFINE_string(
     "game",

@@ -24,12 +24,16 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, lp, policies
+from ospiel_ext import evaluate, lp, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game, descriptions, lifting
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime.tables import format_table
 
 _LOSSLESS = flags.DEFINE_multi_string(
     "lossless",

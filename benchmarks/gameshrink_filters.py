@@ -30,7 +30,7 @@ import numpy as np
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts, lp, poker_hands
+from ospiel_ext import lp, poker_hands
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import (
     abstract_game,
@@ -41,7 +41,11 @@ from ospiel_ext.algorithms.gameshrink import (
     shrink,
 )
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
     "games",

@@ -36,12 +36,16 @@ import time
 import timing
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts
+from ospiel_ext import evaluate
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
 from ospiel_ext.algorithms.poker.abstract_ranges import RangeLift
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
 
 _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A Rhode Island or Leduc game.")
 _TRANSFORMATIONS = flags.DEFINE_list(

@@ -24,10 +24,14 @@ import time
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, interrupts, lp
+from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms import gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game, lifting
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
     "games",

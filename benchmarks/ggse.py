@@ -32,9 +32,12 @@ import numpy as np
 import scipy.stats
 from absl import app, flags
 
-from ospiel_ext import cli, cli_flags, cli_output, executors
 from ospiel_ext.algorithms.subgames import blueprints, ggse
 from ospiel_ext.algorithms.subgames import experiment as ex
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import executors
 
 GOOFSPIEL_5 = (
     "turn_based_simultaneous_game(game=goofspiel(imp_info=True,num_cards=5,"

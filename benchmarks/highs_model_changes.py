@@ -29,8 +29,11 @@ import highspy
 import numpy as np
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, lp_model
-from ospiel_ext.tables import format_table
+from ospiel_ext import lp_model
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime.tables import format_table
 
 _GAMES = flags.DEFINE_multi_string(
     "games",

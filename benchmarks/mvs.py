@@ -61,7 +61,9 @@ from mvs_games import (
 from mvs_report import case_plot, case_tables, summary
 from mvs_rps import GRID_STEP, RPS_EQUILIBRIUM, rps_plot, rps_table, run_rps_plus
 
-from ospiel_ext import cli, cli_flags, cli_output
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
 
 GAMES = ("rps_plus", *CASES)
 

@@ -10,10 +10,12 @@ import time
 import numpy as np
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, cli_flags, evaluate, lp, policies
+from ospiel_ext import evaluate, lp, policies
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.subgames import ggse
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.constraints import sequence_lower_bounds
 
 GOOFSPIEL_5 = (

@@ -3,7 +3,7 @@ solver, one table per case, one figure per game (exploitability against K)."""
 
 from mvs_games import SELF_GENERATIVE
 
-from ospiel_ext import cli_output
+from ospiel_ext.cli import output as cli_output
 
 DISPLAY_ZERO = 1e-12  # tables print |E| below this (rounding of a true 0) as 0
 

@@ -8,11 +8,13 @@ import time
 import numpy as np
 from mvs_report import markdown
 
-from ospiel_ext import cli, cli_output, evaluate, lp
+from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.strategy_sets import sequence_labels
 from ospiel_ext.algorithms.subgames import ggse
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import output as cli_output
 
 RPS_EQUILIBRIUM = (0.4, 0.4, 0.2)  # Section 2
 RPS_MAX_K = 4

@@ -9,8 +9,8 @@ of the bots.
 
 from absl import flags
 
-from ospiel_ext import cli_flags
 from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.cli import flags as cli_flags
 
 DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit (paper: 1).")
 NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state (paper: 10).")

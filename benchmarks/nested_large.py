@@ -47,8 +47,11 @@ import time
 import nested_flags
 from absl import app, flags
 
-from ospiel_ext import cli, cli_flags, cli_output, executors, interrupts
 from ospiel_ext.algorithms.depth_limited import large, matches, public_belief
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import executors, interrupts
 
 TECHNIQUES = [
     "nested/resolving/none", "nested/resolving/uniform", "nested/resolving/blueprint",

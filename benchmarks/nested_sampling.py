@@ -47,8 +47,11 @@ import pyspiel
 from absl import flags
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate
+from ospiel_ext import evaluate
 from ospiel_ext.algorithms.depth_limited import large, matches
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
 
 GAMES = [
     "turn_based_simultaneous_game(game=goofspiel(num_cards=5,imp_info=True,"

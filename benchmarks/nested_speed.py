@@ -41,9 +41,12 @@ import nested_flags
 import pyspiel
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts
 from ospiel_ext.algorithms.depth_limited import large, matches, public_belief, rollouts
 from ospiel_ext.algorithms.subgames import gadgets
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
 
 GOOFSPIEL7 = (
     "turn_based_simultaneous_game(game=goofspiel(num_cards=7,imp_info=True,"

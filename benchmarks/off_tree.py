@@ -35,15 +35,18 @@ import time
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, walk
+from ospiel_ext import evaluate, walk
 from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import off_tree, solving, strategy_sets, translation
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
 from ospiel_ext.games import poker_actions as pa
+from ospiel_ext.runtime.tables import format_table
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tables import format_table
 
 OFF_TREE = ("0.75p", 0.75)
 NEIGHBOURS = (0.5, 1.0)

@@ -16,9 +16,11 @@ from absl import flags
 from open_spiel.python.algorithms import cfr as os_cfr
 from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 
-from ospiel_ext import cli, cli_flags, cli_output
 from ospiel_ext.algorithms import cfr
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
 _POINTS = flags.DEFINE_list("points", ["8", "30", "100", "200", "500"], "Iteration counts.")

@@ -66,7 +66,7 @@ import numpy as np
 import timing
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts, lp, walk
+from ospiel_ext import lp, walk
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, cfr_rules, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
@@ -74,8 +74,12 @@ from ospiel_ext.algorithms.gameshrink import abstract_game
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
 from ospiel_ext.algorithms.poker.range_form import PublicTreeSequenceForm
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime.tables import format_table
 from ospiel_ext.sequence_form import TreeSequenceForm
-from ospiel_ext.tables import format_table
 
 GAMES = [
     "limit_leduc_poker(num_ranks=13)",

@@ -30,9 +30,12 @@ import numpy as np
 import timing
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output, interrupts
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
 
 SOLVERS = {"cfr_plus": cfr_rules.CFR_PLUS, "dcfr": cfr_rules.DCFR}
 DTYPES = ("float64", "float32")

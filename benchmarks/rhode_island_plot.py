@@ -15,7 +15,9 @@ import json
 
 from absl import flags
 
-from ospiel_ext import cli, cli_flags, cli_output
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
 
 _RUNS = flags.DEFINE_list(
     "runs",

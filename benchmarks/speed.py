@@ -23,9 +23,12 @@ import timing
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import cli, cli_flags, cli_output, evaluate, lp, policies, sequence_form, walk
+from ospiel_ext import evaluate, lp, policies, sequence_form, walk
 from ospiel_ext.algorithms import cfr, egt
-from ospiel_ext.tables import format_table
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime.tables import format_table
 
 GAMES = [
     "leduc_poker",

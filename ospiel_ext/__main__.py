@@ -1,6 +1,6 @@
-"""`python -m ospiel_ext <command> ...` = `ospiel-ext <command> ...` (`ospiel_ext.commands`)."""
+"""`python -m ospiel_ext <command> ...` = `ospiel-ext <command> ...` (`ospiel_ext.cli.commands`)."""
 
-from ospiel_ext.commands import run
+from ospiel_ext.cli.commands import run
 
 if __name__ == "__main__":
     run()

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 import pyspiel
 
-from ospiel_ext import loading, progress
+from ospiel_ext import loading
+from ospiel_ext.runtime import progress
 
 
 def _key_function(game: pyspiel.Game) -> Callable[[pyspiel.State, int], str] | None:

@@ -9,7 +9,7 @@ Basis statuses are integer codes (`LOWER`, `BASIC`, `UPPER`, `ZERO`: HiGHS's
 
 HiGHS runs in C++ and never returns to Python on its own, so Python would only see a Ctrl-C
 after the solve. A solve is therefore an `interrupts.deferred()` region: the first Ctrl-C or
-SIGTERM sets the flag of `ospiel_ext.interrupts`, HiGHS's simplex / interior-point interrupt
+SIGTERM sets the flag of `ospiel_ext.runtime.interrupts`, HiGHS's simplex / interior-point interrupt
 callbacks (`kCallbackSimplexInterrupt`, `kCallbackIpmInterrupt`, through highspy's
 `cbSimplexInterrupt` / `cbIpmInterrupt`) see it and stop the solve within milliseconds, and
 `run` raises `interrupts.Interrupted` (a KeyboardInterrupt: an interrupted LP has no solution
@@ -28,8 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from ospiel_ext import interrupts, progress
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.runtime import interrupts, progress
 
 # `LinearProgram.run`'s HiGHS algorithms and the HiGHS options that select them.
 METHOD_OPTIONS: dict[str, dict[str, str]] = {

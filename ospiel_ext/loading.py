@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -363,3 +365,30 @@ def imperfect_recall_message(
         f"{histories[0]} and {histories[1]}); the algorithms here need perfect recall"
         + (f" ({fix})" if fix else "")
     )
+
+
+def same_game(a: pyspiel.Game, b: pyspiel.Game) -> bool:
+    """True when `a` and `b` are the same game.
+
+    Same registered name and the same parameters with defaults filled in
+    (`kuhn_poker(players=2)` is `kuhn_poker`).
+    """
+    return bool(
+        a.get_type().short_name == b.get_type().short_name
+        and a.get_parameters() == b.get_parameters()
+    )
+
+
+def check_game(path: str | os.PathLike, data: Any, game: pyspiel.Game, what: str) -> None:
+    """Checks that the file `path`'s document `data` names `game`; ValueError in one line otherwise.
+
+    `what` names the kind of file in the message ("policy", "certificate").
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("game"), str):
+        raise ValueError(f"{path} is not a {what} (needs a JSON object with a 'game' string)")
+    try:
+        saved = load(data["game"])
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{path} names a game that cannot be loaded: {e}") from None
+    if not same_game(saved, game):
+        raise ValueError(f"{path} holds a {what} for {data['game']}, not for {game}")

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import get_all_states
 
-from ospiel_ext import files, loading
+from ospiel_ext import loading
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.sequence_form import SequenceForm
 
@@ -319,7 +319,7 @@ def random_policy(
 def _check_policy_game(pol: policy_lib.Policy, game: pyspiel.Game) -> None:
     """ValueError unless `pol` is a policy of `game` (a policy knows its game)."""
     own = getattr(pol, "game", None)
-    if isinstance(own, pyspiel.Game) and not files.same_game(loading.load(own), game):
+    if isinstance(own, pyspiel.Game) and not loading.same_game(loading.load(own), game):
         raise ValueError(f"the policy is a policy of {own}, not of {game}")
 
 

@@ -16,8 +16,9 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import files, loading
+from ospiel_ext import loading
 from ospiel_ext.policies import policy_to_dict, tabular_policy
+from ospiel_ext.runtime import files
 
 
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
@@ -42,7 +43,7 @@ def load_policy(game: pyspiel.Game | str, path: str | os.PathLike) -> policy_lib
     """
     game = loading.load(game)
     data = files.read_json(path, "policy file")
-    files.check_game(path, data, game, "policy")
+    loading.check_game(path, data, game, "policy")
     table = data.get("policy")
     if not isinstance(table, dict):
         raise ValueError(f"{path} is not a policy file (needs a 'policy' object)")

@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 
 import pyspiel
 
-from ospiel_ext import loading, progress
+from ospiel_ext import loading
+from ospiel_ext.runtime import progress
 from ospiel_ext.tree import GameTree
 from ospiel_ext.tree_builder import ActionFilter, TreeBuilder
 

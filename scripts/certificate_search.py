@@ -1,11 +1,12 @@
 """`python scripts/certificate_search.py` = `ospiel-ext certify`:
 an epsilon-certificate of a black-box game.
 
-The command lives in `ospiel_ext/commands/certificate_search.py` (its docstring lists the flags).
+The command lives in `ospiel_ext/cli/commands/certificate_search.py` (its docstring lists
+the flags).
 """
 
-from ospiel_ext import cli
-from ospiel_ext.commands import certificate_search
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli.commands import certificate_search
 
 __doc__ = certificate_search.__doc__  # absl's --help prints the __main__ module's docstring
 

@@ -1,11 +1,11 @@
 """`python scripts/game_stats.py` = `ospiel-ext stats`:
 size of a game: histories, infosets, sequences, depth.
 
-The command lives in `ospiel_ext/commands/game_stats.py` (its docstring lists the flags).
+The command lives in `ospiel_ext/cli/commands/game_stats.py` (its docstring lists the flags).
 """
 
-from ospiel_ext import cli
-from ospiel_ext.commands import game_stats
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli.commands import game_stats
 
 __doc__ = game_stats.__doc__  # absl's --help prints the __main__ module's docstring
 

@@ -1,11 +1,11 @@
 """`python scripts/perturbed_egt.py` = `ospiel-ext egt`:
 EGT with the perturbed dilated entropy (approximate EFPE).
 
-The command lives in `ospiel_ext/commands/perturbed_egt.py` (its docstring lists the flags).
+The command lives in `ospiel_ext/cli/commands/perturbed_egt.py` (its docstring lists the flags).
 """
 
-from ospiel_ext import cli
-from ospiel_ext.commands import perturbed_egt
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli.commands import perturbed_egt
 
 __doc__ = perturbed_egt.__doc__  # absl's --help prints the __main__ module's docstring
 

@@ -1,9 +1,9 @@
-"""The layers of the package (issue 35, items 1-2): no module of `ospiel_ext` outside the
-command line (`cli`, `cli_flags`, `cli_output`, `commands`, `__main__`) imports it, importing
-every library module defines no absl flag and registers no game (only `import ospiel_ext.games`
-registers ours, as `open_spiel.python.games` does OpenSpiel's), the shared array type aliases
-are defined in one module each, the library's import graph has no cycle, and the paper packages
-depend on each other in one direction only."""
+"""The layers of the package: the run infrastructure (`ospiel_ext.runtime`) imports no game
+maths; no module outside the command line (`ospiel_ext.cli`, `__main__`) imports it; importing
+every library module defines no absl flag and registers no game (only `import
+ospiel_ext.games` registers ours, as `open_spiel.python.games` does OpenSpiel's); the shared
+array type aliases are defined in one module each; the library's import graph has no cycle;
+the paper packages depend on each other in one direction only."""
 
 import ast
 import os
@@ -14,13 +14,8 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "ospiel_ext")
-COMMAND_LINE = (
-    "ospiel_ext.cli",
-    "ospiel_ext.cli_flags",
-    "ospiel_ext.cli_output",
-    "ospiel_ext.commands",
-    "ospiel_ext.__main__",
-)
+COMMAND_LINE = ("ospiel_ext.cli", "ospiel_ext.__main__")
+RUNTIME = "ospiel_ext.runtime"
 GAMES = "ospiel_ext.games"
 
 
@@ -61,7 +56,7 @@ def _imported(path, module):
 
 def test_the_walk_finds_the_library():
     names = {m for m, _ in LIBRARY}
-    assert {"ospiel_ext.tree", "ospiel_ext.sweeps", "ospiel_ext.algorithms.egt"} <= names
+    assert {"ospiel_ext.tree", "ospiel_ext.runtime.sweeps", "ospiel_ext.algorithms.egt"} <= names
     assert not names & set(COMMAND_LINE)
     assert set(COMMAND_LINE) <= {m for m, _ in MODULES}  # a renamed module is not left out
 
@@ -70,7 +65,7 @@ def test_every_module_that_imports_absl_app_is_command_line():
     """`absl.app` (app.run, app.UsageError) is the command line's: a new module that imports
     it is listed in COMMAND_LINE, or it is a library module that the checks here reject."""
     users = {m for m, path in MODULES if "absl.app" in set(_imported(path, m))}
-    assert {"ospiel_ext.cli", "ospiel_ext.cli_flags", "ospiel_ext.cli_output"} <= users
+    assert {"ospiel_ext.cli.command", "ospiel_ext.cli.flags", "ospiel_ext.cli.output"} <= users
     assert [m for m in sorted(users) if not _is_command_line(m)] == []
 
 
@@ -220,6 +215,18 @@ def test_library_imports_have_no_cycle():
     (a cycle hidden behind TYPE_CHECKING or a function-local import is a dependency pointing
     the wrong way)."""
     assert _find_cycle(IMPORTS) is None, " -> ".join(_find_cycle(IMPORTS) or ())
+
+
+def test_the_runtime_imports_no_game_maths():
+    """`ospiel_ext.runtime` is the run infrastructure every layer shares: it imports only
+    itself (and the package root), never the game maths, the algorithms or the games."""
+    bad = {
+        module: sorted(t for t in targets if t != "ospiel_ext" and not _inside(t, RUNTIME))
+        for module, targets in IMPORTS.items()
+        if _inside(module, RUNTIME)
+    }
+    assert bad, "the walk found no runtime module"
+    assert not any(bad.values()), {m: t for m, t in bad.items() if t}
 
 
 SUBGAMES = "ospiel_ext.algorithms.subgames"

@@ -9,7 +9,7 @@ through `run`, which checks after EVERY iteration
 1. the measurement checkpoints (the average profile's value, NashConv and, on request, maximum
    per-infoset regret; evaluation time is not solver time) and the `target` predicate there;
 2. the iteration budget;
-3. Ctrl-C or SIGTERM (`ospiel_ext.interrupts`): the first one makes the loop stop after the
+3. Ctrl-C or SIGTERM (`ospiel_ext.runtime.interrupts`): the first one makes the loop stop after the
    current iteration and return the result so far with stop reason 'interrupted' (a second one
    interrupts as usual); a run that starts after one arrived in the same computation (the next
    inner solve of a nested solver, under an enclosing `interrupts.handled()`) stops at once;
@@ -38,7 +38,8 @@ import numpy as np
 from absl import logging
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import evaluate, interrupts, policies, progress, stops
+from ospiel_ext import evaluate, policies
+from ospiel_ext.runtime import interrupts, progress, stops
 from ospiel_ext.sequence_form import SequenceForm
 
 StopReason = Literal["iterations", "time_limit", "interrupted", "target"]

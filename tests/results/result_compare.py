@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ospiel_ext import provenance
+from ospiel_ext.runtime import provenance
 
 Path = tuple[str, ...]
 

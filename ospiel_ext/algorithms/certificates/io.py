@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ospiel_ext import files, loading, policies
+from ospiel_ext import loading, policies
 from ospiel_ext.algorithms.certificates import certificate, trunks
+from ospiel_ext.runtime import files
 from ospiel_ext.sequence_form import TreeSequenceForm
 
 FORMAT = "ospiel_ext certificate"
@@ -133,7 +134,7 @@ def _check_document(meta: Any, game: pyspiel.Game, where: str) -> None:
             f"{where} has certificate format version {meta['version']!r}; this ospiel_ext "
             f"reads version {VERSION}"
         )
-    files.check_game(where, meta, game, "certificate")
+    loading.check_game(where, meta, game, "certificate")
     unknown = sorted(set(meta) - _FIELDS)
     if unknown:
         raise ValueError(

@@ -20,11 +20,12 @@ import pyspiel
 from absl import logging
 from numpy.typing import NDArray
 
-from ospiel_ext import interrupts, loading, lp, progress, stops
+from ospiel_ext import loading, lp
 from ospiel_ext.algorithms.certificates.certificate import Certificate
 from ospiel_ext.algorithms.certificates.trunk_lps import TrunkSolves, solve_trunk
 from ospiel_ext.algorithms.certificates.trunks import BlackBox, Trunk
-from ospiel_ext.budget import Budget
+from ospiel_ext.runtime import interrupts, progress, stops
+from ospiel_ext.runtime.budget import Budget
 from ospiel_ext.sequence_form import TreeSequenceForm
 
 
@@ -131,7 +132,7 @@ def search(
     (Theorem 6.8: then epsilon is 0), when expanding would pass `max_nodes` trunk nodes (None:
     `DEFAULT_MAX_TRUNK_NODES`; `loading.NO_NODE_CAP`: no cap), when the resident memory passes
     `max_memory` bytes, after `time_limit` seconds, or on Ctrl-C / SIGTERM
-    (`ospiel_ext.interrupts`); returns the best certificate so far. Time, memory and Ctrl-C are
+    (`runtime.interrupts`); returns the best certificate so far. Time, memory and Ctrl-C are
     checked between the phases of an iteration and at every node expanded, and HiGHS gets the
     time left and stops on Ctrl-C, so the run ends within moments of its budget.
 

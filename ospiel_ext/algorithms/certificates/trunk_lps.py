@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from ospiel_ext import lp
 from ospiel_ext.algorithms.certificates.certificate import Certificate
 from ospiel_ext.arrays import FloatArray
-from ospiel_ext.budget import Budget
+from ospiel_ext.runtime.budget import Budget
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
 from ospiel_ext.treeplex import Treeplex

@@ -33,12 +33,13 @@ import dataclasses
 import numpy as np
 import pyspiel
 
-from ospiel_ext import interrupts, policies
+from ospiel_ext import policies
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving, strategy_sets
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.runtime import interrupts
 from ospiel_ext.sequence_form import TreeSequenceForm
 
 

@@ -60,7 +60,7 @@ import pyspiel
 from numpy.typing import NDArray
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import interrupts, loading, policies, tree_values
+from ospiel_ext import loading, policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import continuation, rollouts, solving
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
@@ -77,6 +77,7 @@ from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.loading import DEFAULT_MAX_NODES, check_two_player_zero_sum
+from ospiel_ext.runtime import interrupts
 
 LARGE_GADGETS = ("resolving", "max_margin", "unsafe")
 PHASES = ("beliefs", "local_game", "values", "quantities", "gadget", "solve")

@@ -36,11 +36,12 @@ import numpy as np
 import pyspiel
 from open_spiel.python.bots import policy as policy_bot
 
-from ospiel_ext import interrupts, policies, sweeps, tables
+from ospiel_ext import policies
 from ospiel_ext.algorithms.depth_limited import large
 from ospiel_ext.algorithms.depth_limited.bot import NestedSettings, NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.subgames import blueprints, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.runtime import interrupts, sweeps, tables
 from ospiel_ext.sequence_form import TreeSequenceForm
 
 GADGETS = ("resolving", "max_margin", "reach_max_margin", "unsafe")
@@ -162,7 +163,7 @@ def play_duplicate(
     games 2k and 2k + 1 share the chance seed seed + 2k, so every deal is played from both
     seats.
 
-    Ctrl-C or SIGTERM (`ospiel_ext.interrupts`) ends the match: the deals finished before it
+    Ctrl-C or SIGTERM (`ospiel_ext.runtime.interrupts`) ends the match: the deals finished before it
     are returned, both games of each; the game it fell in is not (its bots may have played
     interrupted solves, and a nested bot stops it at once by raising `interrupts.Interrupted`),
     nor the other game of its deal (one seat of a deal would bias the mean).

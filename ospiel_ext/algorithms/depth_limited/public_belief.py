@@ -31,10 +31,11 @@ from numpy.typing import NDArray
 from open_spiel.python import observation
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import interrupts, loading, policies, walk
+from ospiel_ext import loading, policies, walk
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.subgames import cuts
 from ospiel_ext.loading import DEFAULT_MAX_NODES
+from ospiel_ext.runtime import interrupts
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
 from ospiel_ext.tree_builder import TreeBuilder

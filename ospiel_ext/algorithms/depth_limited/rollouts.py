@@ -29,8 +29,9 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import interrupts, loading
+from ospiel_ext import loading
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.runtime import interrupts
 
 Row = tuple[tuple[int, ...], tuple[float, ...], list[float]]
 """A policy's actions at an information state, their weights and the weights' running sums."""

@@ -22,11 +22,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from ospiel_ext import interrupts, policies
+from ospiel_ext import policies
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.runtime import interrupts
 from ospiel_ext.tree import GameTree
 
 

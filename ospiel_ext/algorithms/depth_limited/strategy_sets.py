@@ -30,12 +30,13 @@ import numpy as np
 import pyspiel
 from numpy.typing import ArrayLike, NDArray
 
-from ospiel_ext import arrays, interrupts, policies
+from ospiel_ext import arrays, policies
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.algorithms.depth_limited import solving
 from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray, IntArray
+from ospiel_ext.runtime import interrupts
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.treeplex import Treeplex
 

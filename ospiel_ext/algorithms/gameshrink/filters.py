@@ -48,10 +48,10 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from ospiel_ext import interrupts, stops
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.arrays import IntArray, first_index, group_by, row_classes, unique_rows
-from ospiel_ext.budget import Budget
+from ospiel_ext.runtime import interrupts, stops
+from ospiel_ext.runtime.budget import Budget
 
 ShrinkStop = Literal["fixed_point", "time_limit", "max_memory", "interrupted"]
 """The `stops.StopReason`s of GameShrink's filters."""

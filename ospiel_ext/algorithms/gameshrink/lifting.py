@@ -21,10 +21,11 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import files, policies
+from ospiel_ext import policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms.gameshrink import descriptions, shrink, stage_games
 from ospiel_ext.algorithms.gameshrink.abstract_game import AbstractGame, info_key
+from ospiel_ext.runtime import files
 from ospiel_ext.sequence_form import SequenceForm
 
 

@@ -34,7 +34,6 @@ import numpy as np
 import pyspiel
 from absl import logging
 
-from ospiel_ext import stops
 from ospiel_ext.algorithms.gameshrink import descriptions, stage_games
 from ospiel_ext.algorithms.gameshrink.filters import (
     FilterResult,
@@ -47,7 +46,8 @@ from ospiel_ext.algorithms.gameshrink.ordered_games import OrderedGame
 from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.arrays import IntArray, first_index, group_by, unique_rows
-from ospiel_ext.budget import Budget
+from ospiel_ext.runtime import stops
+from ospiel_ext.runtime.budget import Budget
 
 TRANSFORMATIONS = ("coarsest", "paper")  # `gameshrink`'s choices of lossless filter
 

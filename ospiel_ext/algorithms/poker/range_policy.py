@@ -23,11 +23,12 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import files, loading, policies
+from ospiel_ext import loading, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms.gameshrink import stage_games
 from ospiel_ext.algorithms.poker import structure
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
+from ospiel_ext.runtime import files
 
 _FORMAT = "ospiel_ext range policy 1"
 

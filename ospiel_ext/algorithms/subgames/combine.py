@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import arrays, evaluate, interrupts, lp, lp_model, policies, stops
+from ospiel_ext import arrays, evaluate, lp, lp_model, policies
 from ospiel_ext.algorithms.subgames import batch as batch_lib
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.blueprints import BlueprintQuantities
@@ -38,6 +38,7 @@ from ospiel_ext.algorithms.subgames.cuts import Subgame
 from ospiel_ext.algorithms.subgames.gadgets import GadgetGame, GadgetKind, gadget_game
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.constraints import sequence_lower_bounds
+from ospiel_ext.runtime import interrupts, stops
 from ospiel_ext.sequence_form import TreeSequenceForm
 
 THEOREM_TOLERANCE = 1e-9
@@ -120,7 +121,7 @@ class Resolution(stops.Stoppable):
       skipped: (subgame index, player) pairs left to the blueprint because the player (for
         the unsafe subgame: the profile) never reaches the subgame under it.
       stop_reason: 'solved' (every gadget), or 'interrupted' / 'time_limit' when Ctrl-C or
-        a deadline (`ospiel_ext.interrupts`) stopped the resolving: the gadget being solved
+        a deadline (`ospiel_ext.runtime.interrupts`) stopped the resolving: the gadget being solved
         then keeps its solution so far (`GadgetSolution.iterations` says how far it got) and
         the gadgets not yet begun are left to the blueprint (absent from `solutions`).
     """

@@ -30,8 +30,9 @@ from typing import cast
 import numpy as np
 import scipy.stats
 
-from ospiel_ext import evaluate, policies, sweeps
+from ospiel_ext import evaluate, policies
 from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, gadgets, ggse, priors
+from ospiel_ext.runtime import sweeps
 
 TECHNIQUES: tuple[str, ...] = (
     "resolving/none",

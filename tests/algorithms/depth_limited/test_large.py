@@ -13,9 +13,10 @@ import numpy as np
 import pyspiel
 import pytest
 
-from ospiel_ext import interrupts, loading, policies, tree_values
+from ospiel_ext import loading, policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import large, public_belief
+from ospiel_ext.runtime import interrupts
 
 LEDUC = "leduc_poker"
 LIARS_DICE = "liars_dice(numdice=1,dice_sides=4)"

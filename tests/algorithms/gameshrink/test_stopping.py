@@ -1,5 +1,5 @@
 """GameShrink stopped early (a time limit, Ctrl-C) returns its filter so far with a stop reason
-(`ospiel_ext.stops`), and that filter is what its reason says: a valid information filter,
+(`ospiel_ext.runtime.stops`), and that filter is what its reason says: a valid information filter,
 coarser than the lossless fixed point (so not lossless) when the refinement was stopped, between
 the lossless and the complete approximate filter when the joins were stopped."""
 
@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import budget, lp
+from ospiel_ext import lp
 from ospiel_ext.algorithms.gameshrink import abstract_game as ag
 from ospiel_ext.algorithms.gameshrink import filters, lifting
 from ospiel_ext.algorithms.gameshrink import shrink as gs
+from ospiel_ext.runtime import budget
 
 RI_SMALL = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
 

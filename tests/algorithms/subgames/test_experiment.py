@@ -11,9 +11,10 @@ import pytest
 import scipy.stats
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import executors, policies
+from ospiel_ext import policies
 from ospiel_ext.algorithms.subgames import blueprints
 from ospiel_ext.algorithms.subgames import experiment as ex
+from ospiel_ext.runtime import executors
 
 try:
     import dask.distributed as dd

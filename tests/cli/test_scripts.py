@@ -1,0 +1,728 @@
+"""The absl scripts: JSON outputs, policy files, and one-line errors for bad input."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pyspiel
+import pytest
+from helpers import KUHN_VALUE
+from open_spiel.python.algorithms import exploitability as os_exploitability
+
+from ospiel_ext import policy_files
+from ospiel_ext.algorithms.gameshrink import lifting
+from ospiel_ext.algorithms.poker import range_policy
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(script, *flags, folder="scripts"):
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, folder, script), *flags],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_game_stats(tmp_path):
+    out = tmp_path / "stats.json"
+    proc = run("game_stats.py", "--game=kuhn_poker", f"--output_json={out}")
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(out.read_text())
+    assert stats["histories"] == 58 and stats["terminals"] == 30
+    assert stats["infosets_0"] == stats["infosets_1"] == 6
+    assert stats["sequences_0"] == stats["sequences_1"] == 13
+    assert "histories" in proc.stdout
+
+
+@pytest.mark.parametrize("solver", ["lp", "cfr_plus"])
+def test_solve_writes_result_and_policy(tmp_path, solver):
+    out, pol_path = tmp_path / "r.json", tmp_path / "p.json"
+    proc = run(
+        "solve.py",
+        "--game=kuhn_poker",
+        f"--solver={solver}",
+        "--iterations=3000",
+        f"--output_json={out}",
+        f"--policy_out={pol_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["value"] == pytest.approx(KUHN_VALUE, abs=2e-3)
+    game = pyspiel.load_game("kuhn_poker")
+    pol = policy_files.load_policy(game, pol_path)
+    assert os_exploitability.exploitability(game, pol) == pytest.approx(
+        result["exploitability"], abs=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    "script, flags, tol",
+    [
+        ("solve.py", ["--iterations=30"], 1e-12),
+        ("perturbed_egt.py", ["--iterations=30", "--dgf_weight=0.001"], 1e-9),
+    ],
+    ids=["solve", "egt"],
+)
+def test_public_tree_form_writes_the_explicit_forms_policy_and_json(tmp_path, script, flags, tol):
+    """`--form=public_tree` (issue 36) of `solve` (CFR+) and `egt`: the same policy file and
+    JSON as `--form=explicit` after the same iterations on Leduc, every probability and figure
+    to `tol` (the two forms sum the same terms in different orders; EGT's scale is
+    `max_abs_payoff`, read from the public tree without the payoff matrix)."""
+    outputs = {}
+    for form in ("explicit", "public_tree"):
+        out, pol_path = tmp_path / f"{form}.json", tmp_path / f"{form}_policy.json"
+        proc = run(
+            script,
+            "--game=leduc_poker",
+            *flags,
+            f"--form={form}",
+            f"--output_json={out}",
+            f"--policy_out={pol_path}",
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs[form] = json.loads(out.read_text()), json.loads(pol_path.read_text())
+    (result, pol), (want_result, want_pol) = outputs["public_tree"], outputs["explicit"]
+    assert pol["game"] == want_pol["game"] == "leduc_poker()"
+    assert pol["policy"].keys() == want_pol["policy"].keys()
+    for key, row in want_pol["policy"].items():
+        assert pol["policy"][key].keys() == row.keys()
+        for action, p in row.items():
+            assert pol["policy"][key][action] == pytest.approx(p, abs=tol)
+    assert result.keys() == want_result.keys()
+    for k, want in want_result.items():
+        if k in ("provenance", "seconds"):
+            continue
+        floats = isinstance(want, float) or (isinstance(want, list) and type(want[0]) is float)
+        assert result[k] == (pytest.approx(want, abs=tol) if floats else want), k
+
+
+def test_solve_with_suits_writes_a_range_policy_openspiel_evaluates(tmp_path):
+    """`--form=public_tree --suits` (the range layout with suit isomorphism, the way to Rhode
+    Island Hold'em whole) on Leduc: DCFR on 2 threads has the explicit form's value,
+    exploitability and NashConv after the same iterations (to 1e-9, as `test_range_cfr`'s DCFR
+    iterates: they are suit-symmetric, so the canonical boards lose nothing), and its .npz
+    policy, loaded as an OpenSpiel policy, has the exploitability the JSON reports by
+    OpenSpiel's own best response."""
+    results = {}
+    for form in ("explicit", "suits"):
+        out = tmp_path / f"{form}.json"
+        extra = ["--form=public_tree", "--suits", "--threads=2"] if form == "suits" else []
+        proc = run(
+            "solve.py",
+            "--game=leduc_poker",
+            "--solver=dcfr",
+            "--iterations=40",
+            *extra,
+            f"--output_json={out}",
+            f"--policy_out={tmp_path / 'p.npz'}" if form == "suits" else "--policy_out=",
+        )
+        assert proc.returncode == 0, proc.stderr
+        results[form] = json.loads(out.read_text())
+    got, want = results["suits"], results["explicit"]
+    assert (got["threads"], got["dtype"], got["boards"]) == (2, "float64", [1, 3])
+    for key in ("value", "exploitability", "nash_conv"):  # DCFR's t^1.5 weights: 1e-9
+        assert got[key] == pytest.approx(want[key], abs=1e-9), key
+    loaded = range_policy.load_range_policy(tmp_path / "p.npz")
+    assert os_exploitability.exploitability(loaded.game, loaded) == pytest.approx(
+        got["exploitability"], abs=1e-9
+    )
+
+
+def _interrupt(script, *flags, wait_for, seconds=2.0):
+    """Runs a script, sends SIGINT `seconds` after its log shows `wait_for` (its loop runs)."""
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "scripts", script), *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for line in proc.stderr:
+            if wait_for in line:
+                break
+        time.sleep(seconds)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, stdout, stderr
+
+
+@pytest.mark.parametrize("suits", [False, True], ids=["explicit", "suits"])
+def test_solve_stops_on_ctrl_c_and_writes_the_result_so_far(tmp_path, suits):
+    out, pol_path = tmp_path / "r.json", tmp_path / ("p.npz" if suits else "p.json")
+    returncode, stdout, stderr = _interrupt(
+        "solve.py",
+        "--game=leduc_poker",
+        "--solver=cfr_plus",
+        "--iterations=100000000",
+        "--log_every=100",
+        *(["--form=public_tree", "--suits", "--threads=2"] if suits else []),
+        f"--output_json={out}",
+        f"--policy_out={pol_path}",
+        wait_for="exploitability",
+    )
+    assert returncode == 130, stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "interrupted" and result["stopped_early"]
+    assert 0 < result["iterations"] < 100000000
+    assert "interrupted" in stdout
+    game = pyspiel.load_game("leduc_poker")
+    pol = (
+        range_policy.load_range_policy(pol_path)
+        if suits
+        else policy_files.load_policy(game, pol_path)
+    )
+    assert os_exploitability.exploitability(game, pol) == pytest.approx(
+        result["exploitability"], abs=1e-9
+    )
+
+
+def test_compare_stops_the_whole_run_on_ctrl_c(tmp_path):
+    out = tmp_path / "c.json"
+    returncode, _, stderr = _interrupt(
+        "compare.py",
+        "--game=kuhn_poker",
+        "--iterations=100000000",
+        "--time_limit=1000",
+        "--solvers=cfr_plus,openspiel_cpp_cfr_plus",
+        f"--output_json={out}",
+        "--verbose",
+        wait_for="nash_conv",  # a --verbose line
+        seconds=1.0,
+    )
+    assert returncode == 130, stderr
+    result = json.loads(out.read_text())
+    assert result["interrupted"] and list(result["solvers"]) == ["cfr_plus"]  # no second solver
+    curve = result["solvers"]["cfr_plus"]
+    assert curve["stop_reason"] == "interrupted" and 0 < curve["iterations"][-1] < 100000000
+
+
+def test_compare_writes_curves(tmp_path):
+    out = tmp_path / "c.json"
+    proc = run(
+        "compare.py",
+        "--game=kuhn_poker",
+        "--iterations=50",
+        "--solvers=cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    curves = json.loads(out.read_text())["solvers"]
+    assert set(curves) == {"cfr_plus", "openspiel_cpp_cfr_plus", "openspiel_py_cfr"}
+    ours, cpp = (
+        curves["cfr_plus"]["exploitability"],
+        curves["openspiel_cpp_cfr_plus"]["exploitability"],
+    )
+    assert ours[-1] == pytest.approx(cpp[-1], abs=1e-9)  # same algorithm, same iterates
+
+
+@pytest.mark.parametrize(
+    "script, flags, message",
+    [
+        ("solve.py", ["--iterations=-1"], "--iterations must be positive, got -1"),
+        ("solve.py", ["--game=no_such_game"], "unknown game"),
+        ("solve.py", ["--game=kuhn_poker(players=3)"], "3 players"),
+        ("solve.py", ["--game=matrix_pd"], "not zero-sum"),
+        ("solve.py", ["--game=liars_dice_ir"], "perfect recall"),
+        ("solve.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
+        ("game_stats.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
+        ("compare.py", ["--solvers=nope"], "unknown solvers"),
+        ("compare.py", ["--iterations=0"], "--iterations must be positive"),
+    ],
+)
+def test_bad_input_exits_non_zero_with_the_reason(script, flags, message):
+    proc = run(script, *flags)
+    assert proc.returncode != 0
+    assert message in proc.stderr.strip().splitlines()[-1]
+
+
+def test_perturbed_egt_writes_curves_and_policy(tmp_path):
+    out, pol_path = tmp_path / "e.json", tmp_path / "p.json"
+    proc = run(
+        "perturbed_egt.py",
+        "--game=kuhn_poker",
+        "--xi=0.05",
+        "--iterations=200",
+        "--dgf_weight=0.05",
+        f"--output_json={out}",
+        f"--policy_out={pol_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["iterations"][-1] == 200 and result["traversals"][-1] >= 600
+    assert result["nash_conv"][-1] < result["nash_conv"][0]
+    game = pyspiel.load_game("kuhn_poker")
+    pol = policy_files.load_policy(game, pol_path)
+    assert pol.action_probability_array[pol.legal_actions_mask == 1].min() >= 0.05 - 1e-9
+
+
+@pytest.mark.parametrize("stepping", ["aggressive", "restarted"])
+def test_perturbed_egt_aggressive_stepping(tmp_path, stepping):
+    out = tmp_path / "e.json"
+    proc = run(
+        "perturbed_egt.py",
+        "--game=kuhn_poker",
+        "--xi=0",
+        f"--stepping={stepping}",
+        "--iterations=300",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stepping"] == stepping and result["dgf_weight"] is None
+    # four traversals an attempt, after the search for the initial smoothing
+    assert result["traversals"][-1] >= 4 * 300
+    assert result["exploitability"][-1] < 0.05 * result["exploitability"][0]
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--xi=-0.1"], "--xi must be non-negative"),
+        (["--xi=0.6"], "infeasible"),
+        (["--iterations=0"], "--iterations must be positive"),
+        (["--stepping=aggressive", "--dgf_weight=0.1"], "applies to --stepping=theory only"),
+        (["--stepping=restarted", "--dgf_weight=0.1"], "applies to --stepping=theory only"),
+        (["--stepping=fast"], "--stepping"),
+    ],
+)
+def test_perturbed_egt_bad_flags(flags, message):
+    proc = run("perturbed_egt.py", "--game=kuhn_poker", *flags)
+    assert proc.returncode != 0
+    assert message in proc.stderr.strip().splitlines()[-1]
+
+
+def test_certificate_search_and_verify(tmp_path):
+    out, cert, pol_path = tmp_path / "c.json", tmp_path / "cert.json", tmp_path / "p.json"
+    game = "sequential_goofspiel(num_cards=3)"
+    proc = run(
+        "certificate_search.py",
+        f"--game={game}",
+        f"--output_json={out}",
+        f"--certificate_out={cert}",
+        f"--policy_out={pol_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    keys = {
+        "epsilon",
+        "value_lower",
+        "value_upper",
+        "trunk_nodes",
+        "trunk_infosets",
+        "minimal_nodes",
+        "minimal_infosets",
+        "iterations",
+        "seconds",
+    }
+    assert keys <= set(result) and result["epsilon"] < 1e-9
+    assert result["minimal_nodes"] <= result["trunk_nodes"]
+    proc = run("verify_certificate.py", f"--game={game}", f"--certificate={cert}")
+    assert proc.returncode == 0 and "verified" in proc.stdout
+    proc = run("verify_certificate.py", "--game=kuhn_poker", f"--certificate={cert}")
+    assert proc.returncode != 0 and "certificate rejected" in proc.stderr
+
+
+def test_certificate_search_bad_flags():
+    proc = run("certificate_search.py", "--epsilon=-1")
+    assert proc.returncode != 0 and "--epsilon must be non-negative" in proc.stderr
+
+
+def test_certificate_search_with_nature_sampling(tmp_path):
+    out = tmp_path / "c.json"
+    proc = run(
+        "certificate_search.py",
+        "--game=kuhn_poker",
+        "--nature_epsilon=0.1",
+        "--nature_support=6",
+        "--max_nodes=100",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["true_game_epsilon_bound"] == pytest.approx(result["epsilon"] + 0.2)
+    proc = run("certificate_search.py", "--game=kuhn_poker", "--nature_epsilon=0.1")
+    assert proc.returncode != 0 and "needs --nature_support" in proc.stderr
+
+
+@pytest.mark.parametrize("limit, leaves", [("round_end", 150), ("public_chance", 600)])
+def test_depth_limited_round_end_limit(tmp_path, limit, leaves):
+    # Leduc: 30 private deals x 5 first-round betting sequences that reach the public card
+    # (cc, rc, crc, rrc, crrc) = 150 histories at the deal (round_end: the opponent chooses
+    # before the card); after the deal each has 4 public cards left (public_chance: 600).
+    out = tmp_path / "dl.json"
+    proc = run(
+        "depth_limited.py",
+        "--game=leduc_poker",
+        "--blueprint=cfr:10",
+        f"--limit={limit}",
+        "--num_values=2",
+        "--strategy_set=bias",
+        "--solver=lp",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["limit"] == limit and result["leaf_states"] == leaves
+    assert result["stop_reason"] == "solved" and result["full_depth_exploitability"] < 1e-9
+
+
+def test_gameshrink_lifts_an_equilibrium(tmp_path):
+    out, pol = tmp_path / "shrink.json", tmp_path / "policy.json"
+    proc = run(
+        "gameshrink.py",
+        "--game=leduc_poker",
+        "--solve=lp",
+        f"--output_json={out}",
+        f"--policy_out={pol}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["classes_per_round"] == [3, 9]
+    assert result["original"]["nodes"] == 9457 and result["original"]["source"] == "compiled"
+    assert result["abstracted"]["nodes"] < result["original"]["nodes"]
+    assert result["exploitability"] <= 1e-9
+    game = pyspiel.load_game("leduc_poker")
+    loaded = policy_files.load_policy(game, pol)
+    assert os_exploitability.exploitability(game, loaded) <= 1e-9
+
+
+def test_gameshrink_paper_filter_is_reported_and_not_lossless(tmp_path):
+    """--filter=paper (Definition 5's payoff-only leaves) on Leduc: fewer round-2 classes than
+    the coarsest filter's 9, and its lifted LP equilibrium is exploitable."""
+    out = tmp_path / "shrink.json"
+    proc = run("gameshrink.py", "--game=leduc_poker", "--filter=paper", f"--output_json={out}")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["filter"] == "paper" and result["classes_per_round"][1] < 9
+    assert result["exploitability"] > 0.1
+
+
+def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
+    """--time_limit passing during the filter: the classes so far are written with the stop
+    reason, nothing is solved, compiled or saved; a complete filter says fixed_point."""
+    out, saved = tmp_path / "shrink.json", tmp_path / "strategy.npz"
+    proc = run(
+        "gameshrink.py",
+        "--game=leduc_poker",
+        "--time_limit=1e-9",
+        f"--output_json={out}",
+        f"--abstract_policy_out={saved}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "time_limit" and result["stopped_early"] is True
+    assert result["classes_per_round"] == [1, 1] and result["refinement_passes"] == 0
+    assert result["original"] is None and result["exploitability"] is None
+    assert result["abstracted"]["nodes"] > 0 and not saved.exists()
+    assert "before its filter was complete" in proc.stderr
+    proc = run("gameshrink.py", "--game=leduc_poker", "--solve=none", f"--output_json={out}")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "fixed_point" and result["stopped_early"] is False
+    assert result["classes_per_round"] == [3, 9]
+
+
+_CTRL_C_IN_THE_FILTER = """
+import os, signal, time
+from ospiel_ext.runtime import budget, interrupts
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli.commands import gameshrink
+
+exceeded = budget.Budget.exceeded
+
+def ctrl_c_in_the_filter(self):  # a Ctrl-C as the filter's first check inside its region
+    if interrupts._state.graceful and not interrupts.requested():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.01)  # the handler runs at the next bytecode
+    return exceeded(self)
+
+budget.Budget.exceeded = ctrl_c_in_the_filter
+cli.main(gameshrink.main)
+"""
+
+
+def test_gameshrink_ctrl_c_in_the_filter_writes_it_and_exits_130(tmp_path):
+    (tmp_path / "shrink_ctrl_c.py").write_text(_CTRL_C_IN_THE_FILTER)
+    out = tmp_path / "shrink.json"
+    proc = run("shrink_ctrl_c.py", "--game=leduc_poker", f"--output_json={out}", folder=tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "interrupted" and result["stopped_early"] is True
+    assert result["refinement_passes"] == 0 and result["exploitability"] is None
+    assert result["classes_per_round"] != [3, 9]  # the precheck's, not the fixed point
+
+
+def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
+    """CFR+ on Γ_f of an ACPC no-limit game: the exploitability measured in Γ_f is OpenSpiel's
+    exploitability of the lifted policy in the original game; the saved abstract strategy,
+    reloaded, is the same lifted policy."""
+    out, saved = tmp_path / "shrink.json", tmp_path / "strategy.npz"
+    game = (
+        "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=1 1,firstPlayer=1 1,"
+        "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)"
+    )
+    proc = run(
+        "gameshrink.py",
+        f"--game={game}",
+        "--solve=cfr_plus",
+        "--iterations=30",
+        f"--output_json={out}",
+        f"--abstract_policy_out={saved}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["classes_per_round"] == [3, 9] and result["iterations"] == 30
+    expl = result["exploitability"]
+    assert 0 < expl == pytest.approx(result["abstract_exploitability"], abs=1e-9)
+    lifted = lifting.load_lifted_policy(saved)
+    reloaded = os_exploitability.exploitability(pyspiel.load_game(game), lifted.to_tabular())
+    assert reloaded == pytest.approx(expl, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--threshold=-1"], "--threshold must be non-negative, got -1.0"),
+        (["--game=tic_tac_toe"], "no ordered-signals description"),
+        (["--game=kuhn_poker", "--max_abstract_nonzeros=10"], "--max_abstract_nonzeros"),
+        (["--filter=paper", "--threshold=0.5"], "it needs --filter=coarsest"),
+    ],
+)
+def test_gameshrink_bad_input(flags, message):
+    proc = run("gameshrink.py", *flags)
+    assert proc.returncode != 0
+    assert message in proc.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("below, first", [(0, 1), (1, 4)])
+def test_certificate_costs_benchmark_passes_expand_below(tmp_path, below, first):
+    """The first iteration expands Kuhn's root (the trunk's only node); with expand_below=1
+    also its 3 children, the deals of player 0's card (all pseudoterminal): 1 + 3 nodes."""
+    out = tmp_path / "c.json"
+    proc = run(
+        "certificate_costs.py",
+        "--game=kuhn_poker",
+        f"--expand_below={below}",
+        "--time_limit=60",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["expand_below"] == below and result["epsilon"] < 1e-9
+    assert result["trace"][0]["expanded"] == first
+    assert len(result["trace"]) == result["iterations"]
+
+
+@pytest.mark.skipif(
+    not os.path.exists(os.path.join(ROOT, ".git")), reason="needs a git checkout (a worktree)"
+)
+def test_certificate_ab_benchmark_runs_both_code_bases(tmp_path):
+    """HEAD against the checkout: Kuhn certified on both sides by the same path (the
+    checkout's code is HEAD's plus any edits, which keep Kuhn's search here)."""
+    out = tmp_path / "ab.json"
+
+    def worktrees():
+        return subprocess.run(
+            ["git", "-C", ROOT, "worktree", "list"], capture_output=True, text=True, check=True
+        ).stdout
+
+    before = worktrees()
+    proc = run(
+        "certificate_ab.py",
+        "--base=HEAD",
+        "--runs=kuhn_poker@0",
+        "--rounds=1",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(out.read_text())["results"]
+    base, here = row["runs"]["base"][0], row["runs"]["here"][0]
+    assert base["epsilon"] < 1e-9 and here["epsilon"] < 1e-9
+    assert (base["iterations"], base["trunk_nodes"]) == (here["iterations"], here["trunk_nodes"])
+    assert worktrees() == before  # the temporary worktree is gone
+
+
+def test_certificate_lp_methods_benchmark_runs_every_variant(tmp_path):
+    """The three LP variants certify Kuhn (value -1/18, from theory) in the side-by-side run."""
+    out = tmp_path / "m.json"
+    proc = run(
+        "certificate_lp_methods.py",
+        "--runs=kuhn_poker@1",
+        "--time_limit=60",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    runs = json.loads(out.read_text())["runs"]
+    assert [r["variant"] for r in runs] == ["simplex", "ipm"]
+    for r in runs:
+        assert r["stopped"] == "epsilon" and r["epsilon"] < 1e-9
+        assert len(r["trace"]) == r["iterations"]
+    assert "simplex s / this s" in proc.stdout
+
+
+def test_highs_model_changes_benchmark_keeps_the_optimum(tmp_path):
+    """Every change measured keeps Kuhn's LP at its optimum (-1/18, from theory): the run
+    after it needs no pivot; a new model solved cold reaches the same value."""
+    out = tmp_path / "h.json"
+    proc = run(
+        "highs_model_changes.py",
+        "--games=kuhn_poker",
+        "--rounds=2",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    (result,) = json.loads(out.read_text())["runs"]
+    assert result["optimum"] == pytest.approx(KUHN_VALUE, abs=1e-9)
+    changes = {c["change"]: c for c in result["changes"]}
+    assert {"new model", "none", "same cost", "empty column fixed at 0", "same coefficient"} <= set(
+        changes
+    )
+    for name, c in changes.items():
+        assert len(c["seconds"]) == 2
+        if name != "new model":
+            assert c["simplex_iterations"] == [0, 0], name
+
+
+def test_certificate_lp_starts_benchmark_agrees_on_the_optimum(tmp_path):
+    """Every start of the same trunk LP ends at the optimum of a cold solve (the script checks
+    it and fails otherwise), for trunks no larger than asked."""
+    out = tmp_path / "s.json"
+    proc = run(
+        "certificate_lp_starts.py",
+        "--game=sequential_goofspiel(num_cards=4)",
+        "--trunk_nodes=300,600",
+        "--cfr_iterations=10,100",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    trunks = json.loads(out.read_text())["trunks"]
+    assert [t["trunk_nodes"] <= n for t, n in zip(trunks, (300, 600))] == [True, True]
+    for t in trunks:
+        starts = [r["start"] for r in t["runs"]]
+        assert starts == [
+            "dual simplex, cold",
+            "interior point + crossover",
+            "CFR+ 10, then dual simplex",
+            "CFR+ 100, then dual simplex",
+        ]
+        objectives = {round(r["objective"], 9) for r in t["runs"]}
+        assert len(objectives) == 1
+        # CFR+'s average guarantees at most the LP's optimum (the LP maximises it)
+        assert all(r["cfr_value"] <= r["objective"] + 1e-9 for r in t["runs"][2:])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path, dtype):
+    """The saved strategy, loaded as an OpenSpiel policy, has the exploitability the JSON
+    reports (OpenSpiel's own best response against the range walker's), in either dtype."""
+    out, policy = tmp_path / "r.json", tmp_path / "p.npz"
+    proc = run(
+        "range_cfr_run.py",
+        "--game=leduc_poker",
+        "--seconds=1",
+        f"--dtype={dtype}",
+        f"--output_json={out}",
+        f"--policy_out={policy}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    final = result["final"]
+    assert result["dtype"] == dtype and final["iterations"] > 10
+    loaded = range_policy.load_range_policy(policy)
+    assert os_exploitability.exploitability(loaded.game, loaded) == pytest.approx(
+        final["exploitability"], abs=1e-9
+    )
+
+
+def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
+    """--seconds ends the round robin with its JSON and exit 0; the tasks go round the pairs,
+    so the pairs' games differ by at most one chunk."""
+    out = tmp_path / "rr.json"
+    proc = run(
+        "nested_large.py",
+        "--game=liars_dice(numdice=1,dice_sides=4)",
+        "--bots=nested/resolving/blueprint,nested/unsafe,nested/max_margin/none",
+        "--blueprint_iterations=200",
+        "--games=1000",
+        "--chunk=2",
+        "--workers=1",
+        "--seconds=4",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    games = [p["games"] for p in result["pairs"]]
+    assert result["stop_reason"] == "time_limit" and not result["interrupted"]
+    assert result["games_per_pair"] == min(games) and max(games) - min(games) <= 2
+    assert sum(games) < 3 * 1000
+    hours = result["projection"]["hours_by_workers"]
+    assert hours["8"] == pytest.approx(hours["2"] / 4)
+
+
+def test_nested_speed_stops_at_its_budget_and_keeps_the_finished_games(tmp_path):
+    """--seconds stops the old path inside a game: the JSON keeps its finished games, the new
+    path does not run, and there is no speed-up (no game finished by both)."""
+    out = tmp_path / "speed.json"
+    proc = run(
+        "nested_speed.py",
+        "--game=liars_dice(numdice=1,dice_sides=4)",
+        "--public_key=actions",
+        "--blueprint_iterations=100",
+        "--iterations=20",
+        "--games=100000",
+        "--seconds=3",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "time_limit" and result["games_asked"] == 100000
+    assert 0 < len(result["old"]["per_game_s"]) < 100000 and "new" not in result
+    assert result["games"] == [] and result["speedup"] is None
+    assert result["old"]["seconds"] == pytest.approx(sum(result["old"]["per_game_s"]))
+
+
+def test_poker_scale_times_each_range_variant_against_the_explicit_form(tmp_path):
+    """Part 3 on Leduc: the three range variants (float64 on one thread, float32 on one and on
+    --range_threads), each with its time, speed-up and memory, and the top-level keys that of
+    the first."""
+    out = tmp_path / "p.json"
+    proc = run(
+        "poker_scale.py",
+        "--games=kuhn_poker",
+        "--curve_seconds=0",
+        "--lossless_game=leduc_poker",
+        "--lp_games=",
+        "--rounds=1",
+        "--chunk_seconds=0.05",
+        "--warmup=1",
+        "--range_threads=3",
+        f"--output_json={out}",
+        folder="benchmarks",
+    )
+    assert proc.returncode == 0, proc.stderr
+    lossless = json.loads(out.read_text())["lossless"]
+    variants = lossless["range_variants"]
+    assert [(v["dtype"], v["threads"]) for v in variants] == [
+        ("float64", 1),
+        ("float32", 1),
+        ("float32", 3),
+    ]
+    assert all(v["seconds_per_iteration"] > 0 and v["iteration_speedup"] > 0 for v in variants)
+    assert lossless["range_seconds_per_iteration"] == variants[0]["seconds_per_iteration"]
+    assert lossless["iteration_speedup"] == variants[0]["iteration_speedup"]
