@@ -32,7 +32,7 @@ Worker processes of a sweep call `install_in_worker()`: there every signal only 
 which the task polls to return its result so far (`ospiel_ext.runtime.sweeps` forwards the parent's
 signal to its workers: `executors.forward_signal`).
 
-    >>> from ospiel_ext import interrupts
+    >>> from ospiel_ext.runtime import interrupts
     >>> steps = []
     >>> with interrupts.graceful():
     ...     while not interrupts.requested() and len(steps) < 3:

@@ -30,7 +30,7 @@ PACKAGES = ("open_spiel", "numpy", "scipy", "highspy")
 """The packages whose versions a figure depends on (besides Python and this pack)."""
 
 _MAX_DIRTY_PATHS = 20
-_REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 _started: dict[str, Any] | None = None
 _started_at = 0.0

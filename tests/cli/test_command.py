@@ -26,7 +26,7 @@ def test_help_lists_every_subcommand():
 def test_every_command_module_has_a_subcommand_and_a_script_wrapper():
     modules = {
         f[:-3]
-        for f in os.listdir(os.path.join(ROOT, "ospiel_ext", "commands"))
+        for f in os.listdir(os.path.join(ROOT, "ospiel_ext", "cli", "commands"))
         if f.endswith(".py") and f != "__init__.py"
     }
     assert modules == {module for module, _ in COMMANDS.values()}

@@ -240,7 +240,7 @@ def test_a_file_too_large_for_the_disk_writes_nothing(tmp_path):
         "import resource, signal, sys\n"
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))\n"
-        "from ospiel_ext import files\n"
+        "from ospiel_ext.runtime import files\n"
         "try:\n"
         "    with files.all_or_nothing():\n"
         "        files.write_json(sys.argv[1] + '/small.json', {'x': 1})\n"
