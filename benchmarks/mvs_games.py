@@ -280,7 +280,7 @@ def run_case(settings, game_string, cut_spec, *, checks, blueprint_cache):
     with cli_flags.refuse():
         limit = dl.depth_limit(sf.tree, dl.parse_limit(cut_spec))
     subs = dl.start_subgames(sf.tree)
-    v0 = evaluate.game_value(sf)
+    v0 = lp.game_value(sf)
     short = SHORT.get(game_string, game_string)
     if game_string not in blueprint_cache:
         blueprint_cache[game_string] = ss.cfr_checkpoints(game, list(settings.blueprints))

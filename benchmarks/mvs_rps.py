@@ -103,7 +103,7 @@ def run_rps_plus(settings, checks):
     `checks`."""
     sf = cli.compile_game(cli.load_game("rps_plus"))
     blueprint = lp.solve(sf).behavioural
-    v0 = evaluate.game_value(sf)
+    v0 = lp.game_value(sf)
     q = ss.BlueprintQuantities.compute(sf, blueprint)
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
     subs = dl.start_subgames(sf.tree)

@@ -35,7 +35,7 @@ import time
 
 from absl import flags
 
-from ospiel_ext import evaluate, walk
+from ospiel_ext import evaluate, lp, walk
 from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
@@ -102,7 +102,7 @@ def game_value(sf: TreeSequenceForm, iterations: int) -> tuple[float, float]:
     """(player 0's game value, its error bound): the LP's (error 0), or the midpoint of
     [min_y u(x_bar, y), max_x u(x, y_bar)] of CFR+'s average profile after `iterations`."""
     if iterations == 0:
-        return evaluate.game_value(sf), 0.0
+        return lp.game_value(sf), 0.0
     ev = evaluate.evaluate_profile(sf, cfr_plus(sf, iterations))
     hi, lo = ev.best_response_values[0], sf.utility_sum - ev.best_response_values[1]
     return (hi + lo) / 2, (hi - lo) / 2
