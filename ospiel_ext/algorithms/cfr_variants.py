@@ -98,7 +98,7 @@ def regret_matching(tp: Treeplex, regrets: FloatArray) -> FloatArray:
 
 
 # The range layout's iteration against the sequence-form one on the public-tree form
-# (benchmarks/poker_scale.py, 2026-11-28): 0.80x on limit Leduc 13 (6,865 sequences), 1.84x
+# (benchmarks/perf/poker_scale.py, 2026-11-28): 0.80x on limit Leduc 13 (6,865 sequences), 1.84x
 # on Rhode Island 6x2 with one raise (49,153 sequences).
 RANGE_MIN_SEQUENCES = 20_000
 
