@@ -89,7 +89,7 @@ def _costs(name: str, json: str, game: str, max_nodes: int, *flags: str) -> Slic
         name,
         f"docs/results/{json}",
         (
-            "benchmarks/certificate_costs.py",
+            "benchmarks/perf/certificate_costs.py",
             f"--game={game}",
             f"--max_nodes={max_nodes}",
             *flags,
@@ -115,7 +115,11 @@ SLICES: tuple[Slice, ...] = (
     Slice(
         "certificates_warm",
         "docs/results/certificates.json",
-        ("benchmarks/certificates.py", *_games(*SMALL_CERTIFICATE_GAMES), "--output_json={out}"),
+        (
+            "benchmarks/papers/certificates.py",
+            *_games(*SMALL_CERTIFICATE_GAMES),
+            "--output_json={out}",
+        ),
         "certificates.md: the warm-start table (trunks, minimal certificates, simplex "
         "iterations) of the four smallest games",
         keys={"rows": ("game",)},
@@ -125,7 +129,7 @@ SLICES: tuple[Slice, ...] = (
         "certificates_cold",
         "docs/results/certificates_cold.json",
         (
-            "benchmarks/certificates.py",
+            "benchmarks/papers/certificates.py",
             *_games(*SMALL_CERTIFICATE_GAMES),
             "--nowarm_start",
             "--output_json={out}",
@@ -138,7 +142,7 @@ SLICES: tuple[Slice, ...] = (
         "certificate_lp_methods",
         "docs/results/certificate_lp_methods.json",
         (
-            "benchmarks/certificate_lp_methods.py",
+            "benchmarks/perf/certificate_lp_methods.py",
             "--runs=search_game@1",
             "--runs=sequential_goofspiel(num_cards=5,info=perfect)@1",
             "--output_json={out}",
@@ -150,7 +154,7 @@ SLICES: tuple[Slice, ...] = (
         "certificate_lp_starts",
         "docs/results/certificate_lp_starts.json",
         (
-            "benchmarks/certificate_lp_starts.py",
+            "benchmarks/perf/certificate_lp_starts.py",
             "--trunk_nodes=60000",
             "--cfr_iterations=100",
             "--output_json={out}",
@@ -163,7 +167,7 @@ SLICES: tuple[Slice, ...] = (
         "highs_model_changes",
         "docs/results/highs_model_changes.json",
         (
-            "benchmarks/highs_model_changes.py",
+            "benchmarks/perf/highs_model_changes.py",
             *_games(
                 "leduc_poker",
                 "sequential_goofspiel(num_cards=5)",
@@ -197,7 +201,7 @@ SLICES: tuple[Slice, ...] = (
         "efpe",
         "docs/results/efpe.json",
         (
-            "benchmarks/efpe.py",
+            "benchmarks/papers/efpe.py",
             "--games=sequential_goofspiel(num_cards=4)",
             "--games=leduc_poker",
             "--out_dir={dir}",
@@ -226,7 +230,7 @@ SLICES: tuple[Slice, ...] = (
         "egt_stepping",
         "docs/results/egt_stepping.json",
         (
-            "benchmarks/egt_stepping.py",
+            "benchmarks/papers/egt_stepping.py",
             f"--games={LIARS_DICE}",
             "--rounding_perturbations=",
             "--regret_game=",
@@ -255,7 +259,7 @@ SLICES: tuple[Slice, ...] = (
         "ggse",
         "docs/results/ggse.json",
         (
-            "benchmarks/ggse.py",
+            "benchmarks/papers/ggse.py",
             "--games=liars_dice",
             "--cfr_blueprints=1",
             "--dirichlet_blueprints=0",
@@ -305,10 +309,10 @@ SLICES: tuple[Slice, ...] = (
         "--lp_method=ipm",
     ),
     Slice(
-        "mvs",
+        "depth_limited",
         "docs/results/depth_limited.json",
         (
-            "benchmarks/mvs.py",
+            "benchmarks/papers/depth_limited.py",
             "--games=rps_plus,leduc",
             "--blueprints=300",
             "--num_values=1,2,4",
@@ -330,7 +334,7 @@ SLICES: tuple[Slice, ...] = (
         "off_tree_small",
         "docs/results/depth_limited_off_tree_small.json",
         (
-            "benchmarks/off_tree.py",
+            "benchmarks/papers/depth_limited_off_tree.py",
             "--num_ranks=3",
             "--stack=20",
             "--num_values=1,2",
@@ -365,7 +369,7 @@ SLICES: tuple[Slice, ...] = (
         "nested_liars_dice_2_4",
         "docs/results/depth_limited_nested_liars_dice_2_4.json",
         (
-            "benchmarks/nested_large.py",
+            "benchmarks/papers/nested_solving_round_robin.py",
             "--game=liars_dice(numdice=2,dice_sides=4)",
             "--public_key=actions",
             "--bots=nested/resolving/none,nested/resolving/uniform",
@@ -396,7 +400,7 @@ SLICES: tuple[Slice, ...] = (
         "gameshrink",
         "docs/results/gameshrink.json",
         (
-            "benchmarks/gameshrink.py",
+            "benchmarks/papers/gameshrink.py",
             "--rhode_island=",
             "--lossless=kuhn_poker",
             "--lossless=leduc_poker",
@@ -414,7 +418,7 @@ SLICES: tuple[Slice, ...] = (
         "gameshrink_filters",
         "docs/results/gameshrink_filters.json",
         (
-            "benchmarks/gameshrink_filters.py",
+            "benchmarks/papers/gameshrink_filters.py",
             "--games=kuhn_poker",
             "--games=leduc_poker",
             "--games=limit_leduc_poker(num_ranks=5)",
@@ -427,7 +431,7 @@ SLICES: tuple[Slice, ...] = (
     Slice(
         "gameshrink_published",
         "docs/results/gameshrink_published.json",
-        ("benchmarks/gameshrink_filters.py", "--published", "--output_json={out}"),
+        ("benchmarks/papers/gameshrink_filters.py", "--published", "--output_json={out}"),
         "gameshrink.md: the published Rhode Island abstraction reproduced (1,237,238 rows) "
         "beside the other showdown rules",
         keys={"rows": ("game",)},
@@ -436,7 +440,7 @@ SLICES: tuple[Slice, ...] = (
         "gameshrink_full_scale",
         "docs/results/gameshrink_full_scale.json",
         (
-            "benchmarks/gameshrink_full_scale.py",
+            "benchmarks/papers/gameshrink_full_scale.py",
             "--transformations=paper",
             "--checkpoints=30",
             "--output_json={out}",
@@ -448,7 +452,7 @@ SLICES: tuple[Slice, ...] = (
         "gameshrink_lossless",
         "docs/results/gameshrink_lossless.json",
         (
-            "benchmarks/gameshrink_lossless.py",
+            "benchmarks/papers/gameshrink_lossless.py",
             "--games=leduc_poker",
             "--merges_games=leduc_poker",
             "--output_json={out}",
@@ -461,7 +465,7 @@ SLICES: tuple[Slice, ...] = (
         "gameshrink_dominance",
         "docs/results/gameshrink_dominance.json",
         (
-            "benchmarks/dominance.py",
+            "benchmarks/papers/gameshrink_dominance.py",
             "--games=leduc_poker",
             f"--games={RHODE_ISLAND_3X2}",
             "--games=limit_leduc_poker(num_ranks=13)",
@@ -474,7 +478,7 @@ SLICES: tuple[Slice, ...] = (
         "gameshrink_dominance_paper",
         "docs/results/gameshrink_dominance_paper.json",
         (
-            "benchmarks/dominance.py",
+            "benchmarks/papers/gameshrink_dominance.py",
             "--games=leduc_poker",
             "--filter=paper",
             "--rhode_island=",
@@ -487,7 +491,7 @@ SLICES: tuple[Slice, ...] = (
             f"rhode_island_{run}",
             f"docs/results/rhode_island_{run}.json",
             (
-                "benchmarks/range_cfr_run.py",
+                "benchmarks/perf/range_cfr_run.py",
                 f"--solver={solver}",
                 f"--dtype={dtype}",
                 "--threads=2",  # as the runs (the iterates do not depend on it)
@@ -556,7 +560,7 @@ NOT_COVERED: Mapping[str, str] = {
     "takes minutes",
     "docs/results/depth_limited_goofspiel7_round_robin.json": "its 630 games took 1.9 hours on "
     "2 workers (a game of nested solving on Goofspiel 7 about 20 worker-seconds); "
-    "nested_large.py's scripts test plays a round robin on Liar's dice",
+    "nested_solving_round_robin.py's scripts test plays a round robin on Liar's dice",
     "docs/results/nested_sampling.json": "each row replays a nested bot at every information "
     "state of the compiled game for several seeds (minutes per row)",
     "docs/results/nested_sampling_goofspiel5.json": "the same as nested_sampling.json on "

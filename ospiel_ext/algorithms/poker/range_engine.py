@@ -20,7 +20,7 @@ from ospiel_ext.algorithms.poker.range_tree import RangeTree
 from ospiel_ext.policies import Behavioural
 
 # The range layout's iteration against the sequence-form one on the public-tree form
-# (benchmarks/poker_scale.py): 0.80x on limit Leduc 13 (6,865 sequences), 1.84x on Rhode
+# (benchmarks/perf/poker_scale.py): 0.80x on limit Leduc 13 (6,865 sequences), 1.84x on Rhode
 # Island 6x2 with one raise (49,153 sequences).
 RANGE_MIN_SEQUENCES = 20_000
 

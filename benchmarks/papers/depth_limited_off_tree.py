@@ -3,7 +3,8 @@ against randomized pseudo-harmonic action translation (RPAT) and against having 
 the abstraction. Brown, Sandholm & Amos (2018), "Depth-Limited Solving for
 Imperfect-Information Games" (NeurIPS), Section 6.1.
 
-  python benchmarks/off_tree.py --output_json=docs/results/depth_limited_off_tree.json \
+  python benchmarks/papers/depth_limited_off_tree.py \
+      --output_json=docs/results/depth_limited_off_tree.json \
       --plots_dir=docs/results
 
 The game: no-limit `universal_poker` with two rounds (one private card each, one public card;

@@ -1,6 +1,6 @@
 """Poker at scale (issue 36): the public-tree sequence form against the explicit one.
 
-  python benchmarks/poker_scale.py --output_json=docs/results/poker_scale.json
+  python benchmarks/perf/poker_scale.py --output_json=docs/results/poker_scale.json
 
 Part 1, per game of --games, in this one process: build each form (the explicit one walks
 the game into a GameTree and its sparse payoff matrix; the public tree reads the game's
