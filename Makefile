@@ -39,18 +39,23 @@ demo: $(VENV)/.installed-demo
 	@echo "      $(BIN)/ospiel-ext play --game=leduc_poker --policy=leduc.json --opponent=human --games=2"
 	@echo "      docs/tutorial.md                                           (the library from Python)"
 
-# pytest exits 5 when no test is collected; that is not a failure of the suite.
+# The tests run on every core (pytest-xdist; at most 8 workers, each holds its compiled games):
+# `make test PYTEST_WORKERS=0` runs them in this process. pytest exits 5 when no test is
+# collected; that is not a failure of the suite.
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --maxprocesses=8
+
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
+	$(PYTEST); rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
 
 # The tests not marked slow (setup.cfg declares the marker): a quick check while editing.
 test-fast: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"; rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
+	$(PYTEST) -m "not slow"; rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
 
 # A quick slice of every benchmark a doc cites, rerun and compared with its committed JSON, and
 # every results JSON's provenance (tests/results; part of make test too).
 results-check: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/results
+	$(PYTEST) tests/results
 
 # Lint (docstrings, argument counts, complexity: ruff.toml), format and type checks (setup.cfg's
 # [mypy]), and the layers of the package (no library module imports the command line, no import

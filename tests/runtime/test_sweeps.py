@@ -299,15 +299,25 @@ def requested_after(seconds: float) -> bool:
     return interrupts.requested()
 
 
-def test_a_reused_pool_forgets_the_stop_of_an_earlier_sweep():
+def requested_after_starting(task: tuple[str, float]) -> bool:
+    """`requested_after`, after leaving a file in the folder `task[0]` to say it runs."""
+    folder, seconds = task
+    with open(os.path.join(folder, str(os.getpid())), "w", encoding="utf-8"):
+        pass
+    return requested_after(seconds)
+
+
+def test_a_reused_pool_forgets_the_stop_of_an_earlier_sweep(tmp_path):
     """A stopped sweep passes the stop on to its workers; the next sweep on the same pool
-    must not find its tasks stopped before they begin."""
+    must not find its tasks stopped before they begin. The first sweep is stopped once both
+    workers run one of its tasks (a stop while a worker still starts is another case)."""
+    both_running = lambda: len(os.listdir(tmp_path)) == 2  # noqa: E731
     with executors.executor(max_workers=2) as pool:
-        start = time.monotonic()
         first = sweeps.map_tasks(
-            requested_after, [30.0] * 4, pool, stop=lambda: time.monotonic() - start > 1.0
+            requested_after_starting, [(str(tmp_path), 30.0)] * 4, pool, stop=both_running
         )
-        assert first.interrupted and all(first.results)  # the running tasks were told
+        # the running tasks were told, and so was a queued one the pool could not cancel
+        assert first.interrupted and len(first.results) >= 2 and all(first.results)
         second = sweeps.map_tasks(requested_after, [0.05] * 4, pool)
     assert second.results == (False,) * 4
 
