@@ -30,7 +30,7 @@ def run(script, *flags, folder="scripts"):
 
 def test_game_stats(tmp_path):
     out = tmp_path / "stats.json"
-    proc = run("game_stats.py", "--game=kuhn_poker", f"--output_json={out}")
+    proc = run("stats.py", "--game=kuhn_poker", f"--output_json={out}")
     assert proc.returncode == 0, proc.stderr
     stats = json.loads(out.read_text())
     assert stats["histories"] == 58 and stats["terminals"] == 30
@@ -64,7 +64,7 @@ def test_solve_writes_result_and_policy(tmp_path, solver):
     "script, flags, tol",
     [
         ("solve.py", ["--iterations=30"], 1e-12),
-        ("perturbed_egt.py", ["--iterations=30", "--dgf_weight=0.001"], 1e-9),
+        ("egt.py", ["--iterations=30", "--dgf_weight=0.001"], 1e-9),
     ],
     ids=["solve", "egt"],
 )
@@ -232,7 +232,7 @@ def test_compare_writes_curves(tmp_path):
         ("solve.py", ["--game=matrix_pd"], "not zero-sum"),
         ("solve.py", ["--game=liars_dice_ir"], "perfect recall"),
         ("solve.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
-        ("game_stats.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
+        ("stats.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
         ("compare.py", ["--solvers=nope"], "unknown solvers"),
         ("compare.py", ["--iterations=0"], "--iterations must be positive"),
     ],
@@ -246,7 +246,7 @@ def test_bad_input_exits_non_zero_with_the_reason(script, flags, message):
 def test_perturbed_egt_writes_curves_and_policy(tmp_path):
     out, pol_path = tmp_path / "e.json", tmp_path / "p.json"
     proc = run(
-        "perturbed_egt.py",
+        "egt.py",
         "--game=kuhn_poker",
         "--xi=0.05",
         "--iterations=200",
@@ -267,7 +267,7 @@ def test_perturbed_egt_writes_curves_and_policy(tmp_path):
 def test_perturbed_egt_aggressive_stepping(tmp_path, stepping):
     out = tmp_path / "e.json"
     proc = run(
-        "perturbed_egt.py",
+        "egt.py",
         "--game=kuhn_poker",
         "--xi=0",
         f"--stepping={stepping}",
@@ -294,7 +294,7 @@ def test_perturbed_egt_aggressive_stepping(tmp_path, stepping):
     ],
 )
 def test_perturbed_egt_bad_flags(flags, message):
-    proc = run("perturbed_egt.py", "--game=kuhn_poker", *flags)
+    proc = run("egt.py", "--game=kuhn_poker", *flags)
     assert proc.returncode != 0
     assert message in proc.stderr.strip().splitlines()[-1]
 
@@ -303,7 +303,7 @@ def test_certificate_search_and_verify(tmp_path):
     out, cert, pol_path = tmp_path / "c.json", tmp_path / "cert.json", tmp_path / "p.json"
     game = "sequential_goofspiel(num_cards=3)"
     proc = run(
-        "certificate_search.py",
+        "certify.py",
         f"--game={game}",
         f"--output_json={out}",
         f"--certificate_out={cert}",
@@ -324,21 +324,21 @@ def test_certificate_search_and_verify(tmp_path):
     }
     assert keys <= set(result) and result["epsilon"] < 1e-9
     assert result["minimal_nodes"] <= result["trunk_nodes"]
-    proc = run("verify_certificate.py", f"--game={game}", f"--certificate={cert}")
+    proc = run("verify.py", f"--game={game}", f"--certificate={cert}")
     assert proc.returncode == 0 and "verified" in proc.stdout
-    proc = run("verify_certificate.py", "--game=kuhn_poker", f"--certificate={cert}")
+    proc = run("verify.py", "--game=kuhn_poker", f"--certificate={cert}")
     assert proc.returncode != 0 and "certificate rejected" in proc.stderr
 
 
 def test_certificate_search_bad_flags():
-    proc = run("certificate_search.py", "--epsilon=-1")
+    proc = run("certify.py", "--epsilon=-1")
     assert proc.returncode != 0 and "--epsilon must be non-negative" in proc.stderr
 
 
 def test_certificate_search_with_nature_sampling(tmp_path):
     out = tmp_path / "c.json"
     proc = run(
-        "certificate_search.py",
+        "certify.py",
         "--game=kuhn_poker",
         "--nature_epsilon=0.1",
         "--nature_support=6",
@@ -348,7 +348,7 @@ def test_certificate_search_with_nature_sampling(tmp_path):
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["true_game_epsilon_bound"] == pytest.approx(result["epsilon"] + 0.2)
-    proc = run("certificate_search.py", "--game=kuhn_poker", "--nature_epsilon=0.1")
+    proc = run("certify.py", "--game=kuhn_poker", "--nature_epsilon=0.1")
     assert proc.returncode != 0 and "needs --nature_support" in proc.stderr
 
 
@@ -377,7 +377,7 @@ def test_depth_limited_round_end_limit(tmp_path, limit, leaves):
 def test_gameshrink_lifts_an_equilibrium(tmp_path):
     out, pol = tmp_path / "shrink.json", tmp_path / "policy.json"
     proc = run(
-        "gameshrink.py",
+        "shrink.py",
         "--game=leduc_poker",
         "--solve=lp",
         f"--output_json={out}",
@@ -398,7 +398,7 @@ def test_gameshrink_paper_filter_is_reported_and_not_lossless(tmp_path):
     """--filter=paper (Definition 5's payoff-only leaves) on Leduc: fewer round-2 classes than
     the coarsest filter's 9, and its lifted LP equilibrium is exploitable."""
     out = tmp_path / "shrink.json"
-    proc = run("gameshrink.py", "--game=leduc_poker", "--filter=paper", f"--output_json={out}")
+    proc = run("shrink.py", "--game=leduc_poker", "--filter=paper", f"--output_json={out}")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["filter"] == "paper" and result["classes_per_round"][1] < 9
@@ -410,7 +410,7 @@ def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
     reason, nothing is solved, compiled or saved; a complete filter says fixed_point."""
     out, saved = tmp_path / "shrink.json", tmp_path / "strategy.npz"
     proc = run(
-        "gameshrink.py",
+        "shrink.py",
         "--game=leduc_poker",
         "--time_limit=1e-9",
         f"--output_json={out}",
@@ -423,7 +423,7 @@ def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
     assert result["original"] is None and result["exploitability"] is None
     assert result["abstracted"]["nodes"] > 0 and not saved.exists()
     assert "before its filter was complete" in proc.stderr
-    proc = run("gameshrink.py", "--game=leduc_poker", "--solve=none", f"--output_json={out}")
+    proc = run("shrink.py", "--game=leduc_poker", "--solve=none", f"--output_json={out}")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["stop_reason"] == "fixed_point" and result["stopped_early"] is False
@@ -470,7 +470,7 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
         "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)"
     )
     proc = run(
-        "gameshrink.py",
+        "shrink.py",
         f"--game={game}",
         "--solve=cfr_plus",
         "--iterations=30",
@@ -497,7 +497,7 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     ],
 )
 def test_gameshrink_bad_input(flags, message):
-    proc = run("gameshrink.py", *flags)
+    proc = run("shrink.py", *flags)
     assert proc.returncode != 0
     assert message in proc.stderr.strip().splitlines()[-1]
 

@@ -13,7 +13,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from ospiel_ext import policies, policy_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(ROOT, "scripts", "subgame_solving.py")
+SCRIPT = os.path.join(ROOT, "scripts", "subgame.py")
 
 
 def run(*flags, env=None):
