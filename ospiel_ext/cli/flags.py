@@ -26,6 +26,7 @@ import math
 import os
 import sys
 import tempfile
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 
 from absl import app, flags
@@ -42,8 +43,14 @@ class _Deprecated:
     alias: bool
 
 
-_DEPRECATED: dict[str, _Deprecated] = {}
-"""Deprecated flag name -> what replaces it (`rename`, `deprecate`)."""
+_DEPRECATED: weakref.WeakKeyDictionary[flags.FlagValues, dict[str, _Deprecated]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per set of flags: deprecated flag name -> what replaces it (`rename`, `deprecate`)."""
+
+
+def _deprecated(flag_values: flags.FlagValues) -> dict[str, _Deprecated]:
+    return _DEPRECATED.setdefault(flag_values, {})
 
 
 def rename(old: str, new: str, flag_values: flags.FlagValues = flags.FLAGS) -> None:
@@ -56,16 +63,18 @@ def rename(old: str, new: str, flag_values: flags.FlagValues = flags.FLAGS) -> N
     """
     flags.DEFINE_alias(old, new, flag_values=flag_values, module_name=__name__)
     flag_values[old].help = f"Deprecated spelling of --{new}."
-    _DEPRECATED[old] = _Deprecated((new,), alias=True)
+    _deprecated(flag_values)[old] = _Deprecated((new,), alias=True)
 
 
-def deprecate(holder: flags.FlagHolder, *instead: str) -> None:
+def deprecate(
+    holder: flags.FlagHolder, *instead: str, flag_values: flags.FlagValues = flags.FLAGS
+) -> None:
     """Marks a flag that the command still reads as deprecated in favour of `instead`.
 
     For an old flag that is no plain alias (e.g. one folder that became a folder and a
     file): the command maps its value itself; `deprecated_spellings` names it.
     """
-    _DEPRECATED[holder.name] = _Deprecated(instead, alias=False)
+    _deprecated(flag_values)[holder.name] = _Deprecated(instead, alias=False)
 
 
 def deprecated_spellings(flag_values: flags.FlagValues = flags.FLAGS) -> list[str]:
@@ -77,8 +86,8 @@ def deprecated_spellings(flag_values: flags.FlagValues = flags.FLAGS) -> list[st
       app.UsageError: a deprecated flag given together with a flag that replaces it.
     """
     lines = []
-    for old, deprecated in _DEPRECATED.items():
-        if old not in flag_values or not flag_values[old].present:
+    for old, deprecated in _deprecated(flag_values).items():
+        if not flag_values[old].present:
             continue
         # an alias's parse counts as a presence of its flag too
         own = flag_values[old].present if deprecated.alias else 0
@@ -93,14 +102,15 @@ def deprecated_spellings(flag_values: flags.FlagValues = flags.FLAGS) -> list[st
 
 def renamed_help(flag_values: flags.FlagValues = flags.FLAGS) -> str:
     """The deprecated spellings this command accepts, for its --help ('' if none)."""
-    names = [
-        f"--{old} (use {' and '.join(f'--{n}' for n in d.instead)})"
-        for old, d in _DEPRECATED.items()
-        if old in flag_values
+    lines = [
+        f"  --{old}: use {' and '.join(f'--{n}' for n in d.instead)}"
+        for old, d in _deprecated(flag_values).items()
     ]
-    if not names:
-        return ""
-    return f"deprecated spellings, accepted for one more release: {', '.join(names)}"
+    return (
+        "\n".join(["deprecated spellings (accepted for one more release):", *lines])
+        if lines
+        else ""
+    )
 
 
 def one_line(message: str) -> str:

@@ -50,12 +50,12 @@ BASE = {
         "--num_values=2",
     ],
     "stats.py": ["--game=kuhn_poker"],
-    "shrink.py": ["--game=kuhn_poker", "--solve=lp"],
+    "shrink.py": ["--game=kuhn_poker", "--solver=lp"],
     "head_to_head.py": [
         "--game=kuhn_poker",
         "--blueprint=cfr:5",
         "--bots=nested,blueprint",
-        "--games=4",
+        "--num_games=4",
         "--chunk=2",
         "--iterations=10",
         "--num_values=2",
@@ -95,7 +95,7 @@ def _cases() -> list[Case]:
             )
 
     every = SCRIPTS
-    with_max_nodes = [s for s in SCRIPTS if s not in ("verify.py", "head_to_head.py")]
+    with_max_nodes = [s for s in SCRIPTS if s not in ("verify.py", "head_to_head.py", "certify.py")]
     with_iterations = ["compare.py", "shrink.py", "egt.py", "solve.py"]
     with_iterations += ["depth_limited.py", "head_to_head.py", "subgame.py"]
     with_time_limit = ["compare.py", "shrink.py", "egt.py", "solve.py"]
@@ -116,12 +116,13 @@ def _cases() -> list[Case]:
     add(every, "output_is_dir", ["--output_json={tmp}"], 2, "is a directory")
     # malformed numbers, budgets
     add(with_iterations, "malformed_number", ["--iterations=ten"], 2, "flag --iterations=ten")
+    add("stats.py", "malformed_number", ["--max_nodes=ten"], 2, "flag --max_nodes=ten")
     add(
-        ["certify.py", "stats.py"],
+        "certify.py",
         "malformed_number",
-        ["--max_nodes=ten"],
+        ["--max_trunk_nodes=ten"],
         2,
-        "flag --max_nodes=ten",
+        "flag --max_trunk_nodes=ten",
     )
     add("verify.py", "missing_flag", ["--certificate="], 2, "--certificate is required")
     add(
@@ -130,6 +131,13 @@ def _cases() -> list[Case]:
         ["--max_nodes=-1"],
         2,
         "--max_nodes must be positive, got -1",
+    )
+    add(
+        "certify.py",
+        "negative_max_trunk_nodes",
+        ["--max_trunk_nodes=-1"],
+        2,
+        "--max_trunk_nodes must be positive, got -1",
     )
     add(
         with_iterations,
@@ -170,32 +178,37 @@ def _cases() -> list[Case]:
     add(
         "egt.py",
         "zero_checkpoints",
-        ["--checkpoints=0"],
+        ["--num_checkpoints=0"],
         2,
-        "--checkpoints must be positive, got 0",
+        "--num_checkpoints must be positive, got 0",
     )
     # epsilon, xi, threshold
     add(
         "egt.py",
-        "negative_epsilon",
-        ["--epsilon=-1"],
+        "negative_target_gap",
+        ["--target_gap=-1"],
         2,
-        "--epsilon must be non-negative, got -1.0",
+        "--target_gap must be non-negative, got -1.0",
     )
     add("egt.py", "negative_xi", ["--xi=-0.1"], 2, "--xi must be non-negative, got -0.1")
     add("egt.py", "nan_xi", ["--xi=nan"], 2, "--xi must be a number, got nan")
     add("egt.py", "infeasible_xi", ["--xi=0.6"], 2, "infeasible")
     add(
         "certify.py",
-        "negative_epsilon",
-        ["--epsilon=-1"],
+        "negative_target_epsilon",
+        ["--target_epsilon=-1"],
         2,
-        "--epsilon must be non-negative, got -1.0",
+        "--target_epsilon must be non-negative, got -1.0",
     )
     add(
         "certify.py",
         "bad_nature_delta",
-        ["--nature_epsilon=0.1", "--nature_delta=1.5", "--max_nodes=100", "--nature_support=6"],
+        [
+            "--nature_epsilon=0.1",
+            "--nature_delta=1.5",
+            "--max_trunk_nodes=100",
+            "--nature_support=6",
+        ],
         2,
         "--nature_delta must be in (0, 1), got 1.5",
     )
@@ -204,7 +217,7 @@ def _cases() -> list[Case]:
         "nature_without_budget",
         ["--nature_epsilon=0.1"],
         2,
-        "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_nodes)",
+        "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_trunk_nodes)",
     )
     add(
         "shrink.py",
@@ -233,7 +246,7 @@ def _cases() -> list[Case]:
         "sampled_certificate_out",
         [
             "--nature_epsilon=0.1",
-            "--max_nodes=100",
+            "--max_trunk_nodes=100",
             "--nature_support=6",
             "--certificate_out={tmp}/c.json",
         ],
@@ -243,14 +256,14 @@ def _cases() -> list[Case]:
     add(
         "shrink.py",
         "solve_none_policy_out",
-        ["--solve=none", "--policy_out={tmp}/p.json"],
+        ["--solver=none", "--policy_out={tmp}/p.json"],
         2,
-        "--policy_out needs a strategy; --solve=none computes none",
+        "--policy_out needs a strategy; --solver=none computes none",
     )
     add(
         "shrink.py",
         "solve_none_abstract_policy_out",
-        ["--solve=none", "--abstract_policy_out={tmp}/a.npz"],
+        ["--solver=none", "--abstract_policy_out={tmp}/a.npz"],
         2,
         "--abstract_policy_out needs a strategy",
     )
@@ -367,7 +380,7 @@ def _cases() -> list[Case]:
         2,
         "more than the cap max_nodes=1000 (raise it with max_nodes=... in Python or --max",
     )
-    add("certify.py", "too_large", ["--game=chess", "--max_nodes=300"], 0, "max_nodes")
+    add("certify.py", "too_large", ["--game=chess", "--max_trunk_nodes=300"], 0, "max_nodes")
     add("shrink.py", "too_large", ["--game=chess"], 2, "no ordered-signals description")
     add(
         "shrink.py",
@@ -384,8 +397,8 @@ def _cases() -> list[Case]:
         add(script, "other_game_blueprint", ["--blueprint={files}/leduc.json"], 2, "leduc_poker")
     add("subgame.py", "deep_cut", ["--cut=after_moves=99"], 2, "selects no non-terminal")
     add("subgame.py", "bad_cut", ["--cut=after=1"], 2, "unknown cut 'after=1'")
-    add("subgame.py", "zero_epsilon", ["--epsilon=0"], 2, "--epsilon must be in (0, 1)")
-    add("subgame.py", "one_epsilon", ["--epsilon=1"], 2, "--epsilon must be in (0, 1)")
+    add("subgame.py", "zero_tremble", ["--tremble=0"], 2, "--tremble must be in (0, 1)")
+    add("subgame.py", "one_tremble", ["--tremble=1"], 2, "--tremble must be in (0, 1)")
     add("subgame.py", "bad_predicate", ["--cut=os:nope"], 2, "cannot load the predicate")
     add("depth_limited.py", "deep_limit", ["--limit=after_moves=99"], 2, "selects no non-terminal")
     add(
@@ -656,7 +669,7 @@ def test_sigint_perturbed_egt_epsilon_mode(server, tmp_path):
         _script("egt.py"),
         "--game=leduc_poker",
         "--iterations=100000",
-        "--epsilon=0",
+        "--target_gap=0",
         "--xi=0.01",
         "--dgf_weight=0.05",
         f"--output_json={out}",
@@ -695,7 +708,7 @@ def test_sigint_gameshrink_cfr_plus(server, tmp_path):
     result = server.interrupt(
         _script("shrink.py"),
         "--game=leduc_poker",
-        "--solve=cfr_plus",
+        "--solver=cfr_plus",
         "--iterations=100000000",
         f"--output_json={out}",
         f"--policy_out={pol}",
@@ -713,14 +726,14 @@ def test_sigint_gameshrink_cfr_plus(server, tmp_path):
 
 
 def test_perturbed_egt_epsilon_figures_are_of_one_run(server, tmp_path):
-    """--epsilon continues the same run: the curve ends at the final iterate (not at
-    --iterations), and whether epsilon was reached is written."""
+    """--target_gap continues the same run: the curve ends at the final iterate (not at
+    --iterations), and whether the gap was reached is written."""
     out = tmp_path / "r.json"
     result = server.run(
         _script("egt.py"),
         "--game=kuhn_poker",
         "--iterations=10",
-        "--epsilon=0",
+        "--target_gap=0",
         "--dgf_weight=0.05",
         f"--output_json={out}",
     )
@@ -729,12 +742,12 @@ def test_perturbed_egt_epsilon_figures_are_of_one_run(server, tmp_path):
     assert row["final_iteration"] == row["iterations"][-1] == 100  # 10 x --iterations
     assert row["epsilon"] == 0 and row["epsilon_reached"] is False
     assert row["stop_reason"] == "iterations"
-    assert "epsilon 0.0 not reached" in result.stdout
+    assert "target gap 0.0 not reached" in result.stdout
     reached = server.run(
         _script("egt.py"),
         "--game=kuhn_poker",
         "--iterations=10",
-        "--epsilon=1000",
+        "--target_gap=1000",
         "--dgf_weight=0.05",
         f"--output_json={out}",
     )
@@ -763,7 +776,7 @@ def test_gameshrink_counts_before_compiling(server, tmp_path):
     result = server.run(
         _script("shrink.py"),
         "--game=leduc_poker",
-        "--solve=lp",
+        "--solver=lp",
         "--max_nodes=9000",  # Leduc has 9457
         f"--output_json={out}",
     )
@@ -803,11 +816,12 @@ BENCHMARK_CASES = [
     ("certificates.py", ["--games=kuhn_poker(players=3)"], "has 3 players"),
     ("efpe.py", ["--traversals=5"], "--traversals must be at least 6, got 5"),
     ("efpe.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
-    ("efpe.py", ["--out_dir=/proc/x"], "--out_dir=/proc/x"),
+    ("efpe.py", ["--plots_dir=/proc/x"], "--plots_dir=/proc/x"),
+    ("efpe.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("efpe.py", ["--aggressive_xis=0,x"], "--aggressive_xis takes numbers"),
     ("efpe.py", ["--aggressive_xis=0.5"], "--aggressive_xis must lie in [0, 0.5)"),
     ("range_cfr_run.py", ["--policy_out={tmp}/no/p.npz"], "does not exist"),
-    ("range_cfr_run.py", ["--seconds=0"], "--seconds must be positive"),
+    ("range_cfr_run.py", ["--time_limit=0"], "--time_limit must be positive"),
     ("range_cfr_run.py", ["--game=chess"], "no public-tree poker structure"),
     ("range_cfr_run.py", ["--dtype=float16"], "--dtype"),
     ("range_cfr_run.py", ["--threads=0"], "--threads"),
@@ -820,12 +834,12 @@ BENCHMARK_CASES = [
     ("range_dtype.py", ["--game=chess"], "no public-tree poker structure"),
     ("gameshrink_full_scale.py", ["--checkpoints=10,x"], "--checkpoints must be integers"),
     ("gameshrink_full_scale.py", ["--checkpoints=0"], "--checkpoints must be positive integers"),
-    ("gameshrink_full_scale.py", ["--transformations=nosuch"], "unknown --transformations"),
+    ("gameshrink_full_scale.py", ["--filters=nosuch"], "unknown --filters"),
     ("gameshrink_full_scale.py", ["--game=kuhn_poker(players=3)"], "has 3 players"),
     ("gameshrink.py", ["--thresholds=0,abc"], "--thresholds: 'abc' is not a number >= 0"),
     ("gameshrink.py", ["--ri_checkpoints=10,x"], "--ri_checkpoints: 'x' is not an integer"),
     ("gameshrink.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
-    ("ggse.py", ["--epsilon=0"], "--epsilon must be in (0, 1), got 0.0"),
+    ("ggse.py", ["--tremble=0"], "--tremble must be in (0, 1), got 0.0"),
     ("ggse.py", ["--techniques=foo"], "unknown technique 'foo'"),
     ("ggse.py", ["--games=chess"], "--games must be among"),
     ("ggse.py", ["--lp_vertices=foo"], "unknown LP vertex 'foo'"),
@@ -838,7 +852,11 @@ BENCHMARK_CASES = [
     ("off_tree.py", ["--stack=6"], "--stack must be at least 8"),
     ("off_tree.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("speed.py", ["--rounds=0"], "--rounds must be positive, got 0"),
-    ("egt_stepping.py", ["--target=0"], "--target must be positive, got 0.0"),
+    (
+        "egt_stepping.py",
+        ["--target_exploitability=0"],
+        "--target_exploitability must be positive, got 0.0",
+    ),
     ("egt_stepping.py", ["--xis=0.7"], "--xis must lie in (0, 0.5)"),
     ("egt_stepping.py", ["--xis=abc"], "--xis takes numbers"),
     ("egt_stepping.py", ["--refine_xi=0"], "--refine_xi must lie in (0, 0.5), got 0.0"),
@@ -871,14 +889,14 @@ BENCHMARK_CASES = [
     ("gameshrink.py", ["--rhode_island=no_such_game"], "unknown game 'no_such_game'"),
     ("dominance.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("nested_large.py", ["--chunk=3"], "--chunk must be even and >= 2"),
-    ("nested_large.py", ["--seconds=0"], "--seconds must be positive"),
+    ("nested_large.py", ["--time_limit=0"], "--time_limit must be positive"),
     ("nested_large.py", ["--projected_games=0"], "--projected_games must be positive"),
     ("nested_large.py", ["--bots=blueprint"], "--bots needs at least two distinct bots"),
-    ("nested_large.py", ["--eps=0.7"], "--eps must be in (0, 1/2)"),
+    ("nested_large.py", ["--tremble=0.7"], "--tremble must be in (0, 1/2)"),
     ("nested_large.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
     ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
-    ("nested_speed.py", ["--seconds=0"], "--seconds must be positive"),
-    ("nested_speed.py", ["--games=0"], "--games must be positive"),
+    ("nested_speed.py", ["--time_limit=0"], "--time_limit must be positive"),
+    ("nested_speed.py", ["--num_games=0"], "--num_games must be positive"),
     ("nested_speed.py", ["--max_belief_histories=-1"], "--max_belief_histories must be non-"),
     ("nested_speed.py", ["--bots=nested/unsafe"], "--bots needs two bots"),
     (
@@ -931,7 +949,7 @@ def test_benchmark_bad_flags(server, tmp_path, name, flags, message):
 
 
 def test_rhode_island_plot_refuses_an_output_that_is_its_input(server, tmp_path):
-    """The plot reads JSONs; naming one of them as --output is refused before any work and
+    """The plot reads JSONs; naming one of them as --plot is refused before any work and
     leaves it as it was."""
     runs = tmp_path / "in" / "r.json"
     runs.parent.mkdir()
@@ -939,9 +957,9 @@ def test_rhode_island_plot_refuses_an_output_that_is_its_input(server, tmp_path)
     (tmp_path / "out").mkdir()
     result = server.run(
         os.path.join(ROOT, "benchmarks", "rhode_island_plot.py"),
-        f"--runs={runs}",
-        f"--output={runs}",
+        f"--run_jsons={runs}",
+        f"--plot={runs}",
     )
-    check_outcome(result, 2, f"--output={runs} is the input --runs ({runs}) (the same file)",
+    check_outcome(result, 2, f"--plot={runs} is the input --run_jsons ({runs}) (the same file)",
                   tmp_path / "out")  # fmt: skip
     assert runs.read_text() == "{}"

@@ -244,7 +244,7 @@ def test_play_writes_the_games_played(server, files, tmp_path, sig):
         _script("play.py"),
         "--game=leduc_poker",
         f"--policy={files}/leduc.json",
-        "--games=100000000",
+        "--num_games=100000000",
         f"--output_json={out}",
         wait_for="playing 100000000 games",
         seconds=1.0,
@@ -285,7 +285,7 @@ def test_play_writes_the_games_played(server, files, tmp_path, sig):
         ),
         (
             "shrink.py",
-            ["--game=leduc_poker", "--solve=cfr_plus", "--iterations=100000000", "--verbose"],
+            ["--game=leduc_poker", "--solver=cfr_plus", "--iterations=100000000", "--verbose"],
             "iteration 100 ",
         ),
     ],
@@ -350,7 +350,7 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
     after the Ctrl-C) cannot leave workers behind either."""
     out = tmp_path / "r.json"
     proc = subprocess.Popen(
-        [sys.executable, _script("head_to_head.py"), "--game=leduc_poker", "--games=100000",
+        [sys.executable, _script("head_to_head.py"), "--game=leduc_poker", "--num_games=100000",
          "--chunk=100", "--workers=2", f"--output_json={out}"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
@@ -394,7 +394,7 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
         ),
         (
             "head_to_head.py",
-            ["--game=kuhn_poker", "--games=100000000", "--chunk=2", "--scheduler=local"],
+            ["--game=kuhn_poker", "--num_games=100000000", "--chunk=2", "--scheduler=local"],
             "stop_reason",
         ),
     ],
@@ -469,7 +469,7 @@ def test_help_lists_the_commands_own_flags_with_defaults(command):
         ("depth_limited.py", ["--game=matrix_rps"], 0, "depth-limited"),
         (
             "head_to_head.py",
-            ["--game=kuhn_poker", "--games=2", "--scheduler=local", "--iterations=5"],
+            ["--game=kuhn_poker", "--num_games=2", "--scheduler=local", "--iterations=5"],
             0,
             "A's mean return",
         ),
@@ -522,7 +522,7 @@ def test_a_raising_cut_predicate_is_one_line(tmp_path):
         ["certify.py"],
         ["subgame.py", "--iterations=50"],
         ["depth_limited.py", "--iterations=50"],
-        ["head_to_head.py", "--games=4", "--chunk=2", "--iterations=20", "--scheduler=local"],
+        ["head_to_head.py", "--num_games=4", "--chunk=2", "--iterations=20", "--scheduler=local"],
         ["compare.py", "--iterations=20", "--solvers=cfr_plus,dcfr"],
         ["stats.py"],
     ],
@@ -572,7 +572,7 @@ def test_poker_scale_writes_the_parts_so_far_and_starts_no_other(server, tmp_pat
         "--rounds=1",
         "--chunk_seconds=0.05",
         "--curve_game=leduc_poker",
-        "--curve_seconds=120",
+        "--curve_time_limit=120",
         "--lossless_game=",
         "--lp_games=kuhn_poker",
         f"--output_json={out}",

@@ -331,8 +331,8 @@ def test_certificate_search_and_verify(tmp_path):
 
 
 def test_certificate_search_bad_flags():
-    proc = run("certify.py", "--epsilon=-1")
-    assert proc.returncode != 0 and "--epsilon must be non-negative" in proc.stderr
+    proc = run("certify.py", "--target_epsilon=-1")
+    assert proc.returncode != 0 and "--target_epsilon must be non-negative" in proc.stderr
 
 
 def test_certificate_search_with_nature_sampling(tmp_path):
@@ -342,7 +342,7 @@ def test_certificate_search_with_nature_sampling(tmp_path):
         "--game=kuhn_poker",
         "--nature_epsilon=0.1",
         "--nature_support=6",
-        "--max_nodes=100",
+        "--max_trunk_nodes=100",
         f"--output_json={out}",
     )
     assert proc.returncode == 0, proc.stderr
@@ -379,7 +379,7 @@ def test_gameshrink_lifts_an_equilibrium(tmp_path):
     proc = run(
         "shrink.py",
         "--game=leduc_poker",
-        "--solve=lp",
+        "--solver=lp",
         f"--output_json={out}",
         f"--policy_out={pol}",
     )
@@ -423,7 +423,7 @@ def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
     assert result["original"] is None and result["exploitability"] is None
     assert result["abstracted"]["nodes"] > 0 and not saved.exists()
     assert "before its filter was complete" in proc.stderr
-    proc = run("shrink.py", "--game=leduc_poker", "--solve=none", f"--output_json={out}")
+    proc = run("shrink.py", "--game=leduc_poker", "--solver=none", f"--output_json={out}")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["stop_reason"] == "fixed_point" and result["stopped_early"] is False
@@ -434,7 +434,7 @@ _CTRL_C_IN_THE_FILTER = """
 import os, signal, time
 from ospiel_ext.runtime import budget, interrupts
 from ospiel_ext.cli import command as cli
-from ospiel_ext.cli.commands import gameshrink
+from ospiel_ext.cli.commands import shrink
 
 exceeded = budget.Budget.exceeded
 
@@ -445,7 +445,7 @@ def ctrl_c_in_the_filter(self):  # a Ctrl-C as the filter's first check inside i
     return exceeded(self)
 
 budget.Budget.exceeded = ctrl_c_in_the_filter
-cli.main(gameshrink.main)
+cli.main(shrink.main)
 """
 
 
@@ -472,7 +472,7 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     proc = run(
         "shrink.py",
         f"--game={game}",
-        "--solve=cfr_plus",
+        "--solver=cfr_plus",
         "--iterations=30",
         f"--output_json={out}",
         f"--abstract_policy_out={saved}",
@@ -632,7 +632,7 @@ def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path, dtype):
     proc = run(
         "range_cfr_run.py",
         "--game=leduc_poker",
-        "--seconds=1",
+        "--time_limit=1",
         f"--dtype={dtype}",
         f"--output_json={out}",
         f"--policy_out={policy}",
@@ -649,7 +649,7 @@ def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path, dtype):
 
 
 def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
-    """--seconds ends the round robin with its JSON and exit 0; the tasks go round the pairs,
+    """--time_limit ends the round robin with its JSON and exit 0; the tasks go round the pairs,
     so the pairs' games differ by at most one chunk."""
     out = tmp_path / "rr.json"
     proc = run(
@@ -657,10 +657,10 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
         "--game=liars_dice(numdice=1,dice_sides=4)",
         "--bots=nested/resolving/blueprint,nested/unsafe,nested/max_margin/none",
         "--blueprint_iterations=200",
-        "--games=1000",
+        "--num_games=1000",
         "--chunk=2",
         "--workers=1",
-        "--seconds=4",
+        "--time_limit=4",
         f"--output_json={out}",
         folder="benchmarks",
     )
@@ -675,7 +675,7 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
 
 
 def test_nested_speed_stops_at_its_budget_and_keeps_the_finished_games(tmp_path):
-    """--seconds stops the old path inside a game: the JSON keeps its finished games, the new
+    """--time_limit stops the old path inside a game: the JSON keeps its finished games, the new
     path does not run, and there is no speed-up (no game finished by both)."""
     out = tmp_path / "speed.json"
     proc = run(
@@ -684,8 +684,8 @@ def test_nested_speed_stops_at_its_budget_and_keeps_the_finished_games(tmp_path)
         "--public_key=actions",
         "--blueprint_iterations=100",
         "--iterations=20",
-        "--games=100000",
-        "--seconds=3",
+        "--num_games=100000",
+        "--time_limit=3",
         f"--output_json={out}",
         folder="benchmarks",
     )
@@ -705,7 +705,7 @@ def test_poker_scale_times_each_range_variant_against_the_explicit_form(tmp_path
     proc = run(
         "poker_scale.py",
         "--games=kuhn_poker",
-        "--curve_seconds=0",
+        "--curve_time_limit=0",
         "--lossless_game=leduc_poker",
         "--lp_games=",
         "--rounds=1",
