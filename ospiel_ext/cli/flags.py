@@ -194,6 +194,19 @@ def int_list(holder: flags.FlagHolder, minimum: int = 1) -> list[int]:
     return out
 
 
+def iteration_budget(
+    iterations: flags.FlagHolder[int], time_limit: flags.FlagHolder[float | None]
+) -> int | None:
+    """--iterations, or None (no iteration budget) when --time_limit is given without it.
+
+    A time limit given alone sets the run's length; given both, the run ends at whichever
+    comes first; given neither, at --iterations' default.
+    """
+    if time_limit.value is not None and not iterations.present:
+        return None
+    return iterations.value
+
+
 def float_list(holder: flags.FlagHolder) -> list[float]:
     """The numbers of a list flag (empty if the list is).
 

@@ -68,7 +68,9 @@ _FILTER = flags.DEFINE_enum(
 )
 _SOLVER = flags.DEFINE_enum("solver", "lp", ["none", "lp", "cfr_plus"], "Solver of Γ_f.")
 cli_flags.rename("solve", "solver")
-_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ iterations.")
+_ITERATIONS = flags.DEFINE_integer(
+    "iterations", 1000, "CFR+ iterations (with --time_limit alone: as many as it allows)."
+)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds for abstraction and for solving.")
 _MAX_NODES = flags.DEFINE_integer(
     "max_nodes",
@@ -147,7 +149,10 @@ def _solve(sf: sf_lib.SequenceForm) -> _Run:
         return behavioural, value, 0, seconds, reason
     solver = cfr.CFRPlusSolver(sf)
     result = solver_lib.run(
-        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=cli.log_every()
+        solver,
+        cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT),
+        time_limit=_TIME_LIMIT.value,
+        log_every=cli.log_every(),
     )
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
