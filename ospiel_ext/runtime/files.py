@@ -171,7 +171,7 @@ def remove_stale(directory: str) -> list[str]:
     process's, another host's and other programs' files stay. Returns the paths removed
     (errors, e.g. a file removed meanwhile or a directory not listable, are skipped).
     """
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(directory))
     except OSError:
