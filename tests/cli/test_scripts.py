@@ -726,3 +726,12 @@ def test_poker_scale_times_each_range_variant_against_the_explicit_form(tmp_path
     assert all(v["seconds_per_iteration"] > 0 and v["iteration_speedup"] > 0 for v in variants)
     assert lossless["range_seconds_per_iteration"] == variants[0]["seconds_per_iteration"]
     assert lossless["iteration_speedup"] == variants[0]["iteration_speedup"]
+
+
+@pytest.mark.parametrize("name", ["checkers(rows=4,columns=4)", "go_fish(ranks=2,suits=2)"])
+def test_solve_writes_the_empty_policy_of_a_game_without_decisions(tmp_path, name):
+    out, pol = tmp_path / "r.json", tmp_path / "p.json"
+    proc = run("solve.py", f"--game={name}", f"--output_json={out}", f"--policy_out={pol}")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(pol.read_text())["policy"] == {}
+    assert json.loads(out.read_text())["nash_conv"] == 0
