@@ -382,6 +382,15 @@ def _cases() -> list[Case]:
     )
     add("certify.py", "too_large", ["--game=chess", "--max_trunk_nodes=300"], 0, "max_nodes")
     add("shrink.py", "too_large", ["--game=chess"], 2, "no ordered-signals description")
+    suit_isomorphic = "--game=leduc_poker(suit_isomorphism=true)"
+    add("shrink.py", "suit_isomorphism", [suit_isomorphic], 2, "load leduc_poker() instead")
+    add(
+        ["solve.py", "egt.py"],
+        "public_tree_suit_isomorphism",
+        [suit_isomorphic, "--form=public_tree"],
+        2,
+        "load leduc_poker() instead",
+    )
     add(
         "shrink.py",
         "too_large_policy_out",
