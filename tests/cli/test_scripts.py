@@ -735,3 +735,23 @@ def test_solve_writes_the_empty_policy_of_a_game_without_decisions(tmp_path, nam
     assert proc.returncode == 0, proc.stderr
     assert json.loads(pol.read_text())["policy"] == {}
     assert json.loads(out.read_text())["nash_conv"] == 0
+
+
+@pytest.mark.parametrize(
+    "flags, line",
+    [
+        (["--num_games=20"], "1 pairs, 1 tasks of up to 20 games"),  # below --chunk's 500
+        (["--num_games=21", "--chunk=8"], "1 pairs, 3 tasks of up to 8 games"),  # 8 + 8 + 5
+    ],
+)
+def test_head_to_head_prints_the_tasks_it_made(tmp_path, flags, line):
+    """`head-to-head --games=20` printed "tasks of up to 500 games" (the --chunk asked)."""
+    out = tmp_path / "h.json"
+    proc = run(
+        "head_to_head.py", "--game=kuhn_poker", "--blueprint=cfr:5", "--bots=naive,blueprint",
+        "--iterations=10", "--num_values=2", "--scheduler=local", f"--output_json={out}", *flags,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == line
+    (pair,) = json.loads(out.read_text())["pairs"]
+    assert pair["games"] == int(flags[0].split("=")[1])
