@@ -187,7 +187,7 @@ def _solve_and_lift(
     size: dict[str, Any],
     original_sf: sf_lib.TreeSequenceForm | None,
 ) -> tuple[dict[str, Any], tuple[lifting.LiftedPolicy, policy_lib.TabularPolicy | None] | None]:
-    """Solves Γ_f (`shrunk`, of `size`) by --solve and lifts the strategy into `game`.
+    """Solves Γ_f (`shrunk`, of `size`) by --solver and lifts the strategy into `game`.
 
     Returns:
       (the row's fields of the solve, (the lifted policy, its TabularPolicy in the original
