@@ -37,16 +37,40 @@ Tables = tuple[Table, Table]
 
 
 def _decision_states(game: pyspiel.Game) -> dict[str, pyspiel.State]:
-    """Every decision state of `game` by history, as `TabularPolicy(game)` walks them."""
-    states: dict[str, pyspiel.State] = get_all_states.get_all_states(
-        game,
-        depth_limit=-1,
-        include_terminals=False,
-        include_chance_states=False,
-        include_mean_field_states=False,
-        to_string=lambda s: s.history_str(),
-    )
+    """Every decision state of `game` by history, as `TabularPolicy(game)` walks them.
+
+    Empty for a game in which no player ever decides (its outcome is chance's alone, or the
+    start is terminal: checkers(rows=4,columns=4)), which OpenSpiel's walk refuses.
+    """
+    try:
+        states: dict[str, pyspiel.State] = get_all_states.get_all_states(
+            game,
+            depth_limit=-1,
+            include_terminals=False,
+            include_chance_states=False,
+            include_mean_field_states=False,
+            to_string=lambda s: s.history_str(),
+        )
+    except ValueError as e:  # "GetSubgameStates returned 0 states!"
+        if "0 states" not in str(e):
+            raise
+        return {}
     return states
+
+
+def _empty_policy(game: pyspiel.Game) -> policy_lib.TabularPolicy:
+    """The TabularPolicy, with no rows, of a game in which no player ever decides.
+
+    OpenSpiel's constructor walks the game again when given no states (and refuses such a
+    game); given the start alone, a state where nobody decides, it keeps no row, and its
+    arrays get their usual two dimensions here.
+    """
+    root = game.new_initial_state()
+    pol = policy_lib.TabularPolicy(game, states={root.history_str(): root})
+    shape = (0, game.num_distinct_actions())
+    pol.legal_actions_mask = np.zeros(shape, dtype=np.int64)
+    pol.action_probability_array = np.zeros(shape, dtype=np.float64)
+    return pol
 
 
 def shared_key(player: int, key: str) -> str:
@@ -119,6 +143,8 @@ def _template(game_string: str) -> policy_lib.TabularPolicy:
     game = loading.load(game_string)
     loading.refuse_by_estimate(game, loading.node_cap(game, None))
     states = _decision_states(game)
+    if not states:
+        return _empty_policy(game)
     key = loading.key_function(game)
     keys: tuple[set[str], set[str]] = (set(), set())
     for state in states.values():

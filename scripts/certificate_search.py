@@ -1,14 +1,14 @@
-"""`python scripts/certificate_search.py` = `ospiel-ext certify`:
-an epsilon-certificate of a black-box game.
+"""Deprecated name of `python scripts/certify.py` (= `ospiel-ext certify`).
 
-The command lives in `ospiel_ext/cli/commands/certificate_search.py` (its docstring lists
-the flags).
+`python scripts/certificate_search.py` is kept for one release: it prints a warning,
+then runs the same command (`ospiel_ext/cli/commands/certify.py`).
 """
 
 from ospiel_ext.cli import command as cli
-from ospiel_ext.cli.commands import certificate_search
+from ospiel_ext.cli.commands import certify
 
-__doc__ = certificate_search.__doc__  # absl's --help prints the __main__ module's docstring
+__doc__ = certify.__doc__  # absl's --help prints the __main__ module's docstring
 
 if __name__ == "__main__":
-    cli.main(certificate_search.main)
+    cli.deprecated("scripts/certificate_search.py", "scripts/certify.py (= ospiel-ext certify)")
+    cli.main(certify.main)

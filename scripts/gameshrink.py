@@ -1,13 +1,14 @@
-"""`python scripts/gameshrink.py` = `ospiel-ext shrink`:
-GameShrink abstraction, solve, lift the strategy back.
+"""Deprecated name of `python scripts/shrink.py` (= `ospiel-ext shrink`).
 
-The command lives in `ospiel_ext/cli/commands/gameshrink.py` (its docstring lists the flags).
+`python scripts/gameshrink.py` is kept for one release: it prints a warning,
+then runs the same command (`ospiel_ext/cli/commands/shrink.py`).
 """
 
 from ospiel_ext.cli import command as cli
-from ospiel_ext.cli.commands import gameshrink
+from ospiel_ext.cli.commands import shrink
 
-__doc__ = gameshrink.__doc__  # absl's --help prints the __main__ module's docstring
+__doc__ = shrink.__doc__  # absl's --help prints the __main__ module's docstring
 
 if __name__ == "__main__":
-    cli.main(gameshrink.main)
+    cli.deprecated("scripts/gameshrink.py", "scripts/shrink.py (= ospiel-ext shrink)")
+    cli.main(shrink.main)

@@ -1,13 +1,14 @@
-"""`python scripts/perturbed_egt.py` = `ospiel-ext egt`:
-EGT with the perturbed dilated entropy (approximate EFPE).
+"""Deprecated name of `python scripts/egt.py` (= `ospiel-ext egt`).
 
-The command lives in `ospiel_ext/cli/commands/perturbed_egt.py` (its docstring lists the flags).
+`python scripts/perturbed_egt.py` is kept for one release: it prints a warning,
+then runs the same command (`ospiel_ext/cli/commands/egt.py`).
 """
 
 from ospiel_ext.cli import command as cli
-from ospiel_ext.cli.commands import perturbed_egt
+from ospiel_ext.cli.commands import egt
 
-__doc__ = perturbed_egt.__doc__  # absl's --help prints the __main__ module's docstring
+__doc__ = egt.__doc__  # absl's --help prints the __main__ module's docstring
 
 if __name__ == "__main__":
-    cli.main(perturbed_egt.main)
+    cli.deprecated("scripts/perturbed_egt.py", "scripts/egt.py (= ospiel-ext egt)")
+    cli.main(egt.main)

@@ -214,3 +214,31 @@ def test_players_sharing_an_information_state_string_keep_their_own_rows(tmp_pat
     (tmp_path / "openspiel.json").write_text(json.dumps(data))
     loaded = policy_files.load_policy(game, tmp_path / "openspiel.json")
     np.testing.assert_allclose(loaded.action_probability_array, [[0.2, 0.3, 0.5]] * 2)
+
+
+def _chance_value(state) -> float:
+    """Player 0's expected return by enumerating chance (the games below have no decision)."""
+    if state.is_terminal():
+        return state.returns()[0]
+    assert state.is_chance_node()
+    return sum(p * _chance_value(state.child(a)) for a, p in state.chance_outcomes())
+
+
+@pytest.mark.parametrize("name", ["checkers(rows=4,columns=4)", "go_fish(ranks=2,suits=2)"])
+def test_a_game_without_a_decision_node_has_an_empty_policy(name, tmp_path):
+    """`solve --policy_out` on such a game ended in OpenSpiel's "GetSubgameStates returned 0
+    states!": the policy is empty, and the game's value is chance's alone."""
+    game = pyspiel.load_game(name)
+    sf = sequence_form.for_game(game)
+    assert sf.tree.num_infosets == 0  # no decision node (checkers 4x4 starts terminal)
+    pol = policies.layout(sf).to_tabular(tuple(tp.uniform for tp in sf.treeplexes))
+    assert pol.state_lookup == {} and pol.action_probability_array.shape == (
+        0, game.num_distinct_actions()
+    )  # fmt: skip
+    value = expected_game_score.policy_value(game.new_initial_state(), [pol, pol])[0]
+    assert value == pytest.approx(_chance_value(game.new_initial_state()), abs=1e-12)
+    assert evaluate.nash_conv(game, pol) == 0
+    policy_files.save_policy(pol, tmp_path / "p.json", game)
+    assert json.loads((tmp_path / "p.json").read_text())["policy"] == {}
+    again = policy_files.load_policy(game, tmp_path / "p.json")
+    assert again.state_lookup == {}

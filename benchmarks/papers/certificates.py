@@ -55,9 +55,10 @@ _GAMES = flags.DEFINE_multi_string(
     "games", DEFAULT, "A game (key of PAPER or any load_game string); repeat the flag for more."
 )
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 900.0, "Seconds per game.")
-_COMPILE_LIMIT = flags.DEFINE_integer(
-    "compile_max_nodes", 3_000_000, "Compile the full game for its size only below this."
+_MAX_NODES = flags.DEFINE_integer(
+    "max_nodes", 3_000_000, "Compile the full game for its size only below this many nodes."
 )
+cli_flags.rename("compile_max_nodes", "max_nodes")
 _WARM_START = flags.DEFINE_boolean(
     "warm_start", True, "Start every LP from the previous trunk's basis."
 )
@@ -71,7 +72,7 @@ def _pct(part, whole):
 def main(argv):
     cli_flags.no_arguments(argv)
     cli_flags.positive(_TIME_LIMIT)
-    cli_flags.positive(_COMPILE_LIMIT)
+    cli_flags.positive(_MAX_NODES)
     cli_flags.output_path(_OUTPUT_JSON)
     games = {name: cli.load_game(name) for name in _GAMES.value}  # every game, before the work
     rows = []
@@ -84,7 +85,7 @@ def main(argv):
     )
     for name, game in games.items():
         try:
-            size = walk.game_tree(size_game(name), max_nodes=_COMPILE_LIMIT.value).stats()
+            size = walk.game_tree(size_game(name), max_nodes=_MAX_NODES.value).stats()
             nodes, infosets = size["histories"], size["infosets_0"] + size["infosets_1"]
         except ValueError:
             nodes, infosets = 0, 0

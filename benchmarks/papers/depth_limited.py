@@ -73,7 +73,10 @@ _NUM_VALUES = flags.DEFINE_list(
     "num_values", ["1", "2", "4", "8", "16"], "K, the number of values per leaf state."
 )
 _SOLVERS = flags.DEFINE_list("solvers", list(SOLVERS), f"Solvers among {list(SOLVERS)}.")
-_SETS = flags.DEFINE_list("sets", list(SETS), f"Continuation sets among {list(SETS)}.")
+_STRATEGY_SETS = flags.DEFINE_list(
+    "strategy_sets", list(SETS), f"Continuation sets among {list(SETS)}."
+)
+cli_flags.rename("sets", "strategy_sets")
 _BLUEPRINTS = flags.DEFINE_list(
     "blueprints", ["30", "300", "3000"], "Vanilla CFR checkpoints (iterations) as blueprints."
 )
@@ -98,7 +101,8 @@ def _settings():
         f"--solvers must be among {list(SOLVERS)}",
     )
     cli_flags.require(
-        set(_SETS.value) <= set(SETS) and bool(_SETS.value), f"--sets must be among {list(SETS)}"
+        set(_STRATEGY_SETS.value) <= set(SETS) and bool(_STRATEGY_SETS.value),
+        f"--strategy_sets must be among {list(SETS)}",
     )
     num_values = sorted(set(cli_flags.int_list(_NUM_VALUES)))
     blueprints = cli_flags.int_list(_BLUEPRINTS)
@@ -111,7 +115,7 @@ def _settings():
         num_values=tuple(num_values),
         blueprints=tuple(blueprints),
         solvers=tuple(_SOLVERS.value),
-        sets=tuple(_SETS.value),
+        sets=tuple(_STRATEGY_SETS.value),
         iterations=_ITERATIONS.value,
         lp_vertex=_LP_VERTEX.value,
     )

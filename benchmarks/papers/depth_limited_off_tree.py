@@ -57,9 +57,10 @@ _NUM_RANKS = flags.DEFINE_integer("num_ranks", 6, "Card ranks (2 suits).")
 _STACK = flags.DEFINE_integer("stack", 40, "Each player's stack in chips (antes 2).")
 _ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ iterations of both blueprints.")
 _NUM_VALUES = flags.DEFINE_list("num_values", ["1", "2", "4", "8", "16"], "K values per leaf.")
-_METHOD = flags.DEFINE_enum("method", "lp", ["lp", "cfr"], "Solver of the subgames.")
+_SOLVER = flags.DEFINE_enum("solver", "lp", ["lp", "cfr"], "Solver of the subgames.")
+cli_flags.rename("method", "solver")
 _SUBGAME_ITERATIONS = flags.DEFINE_integer(
-    "subgame_iterations", 1000, "CFR+ iterations per subgame with --method=cfr."
+    "subgame_iterations", 1000, "CFR+ iterations per subgame with --solver=cfr."
 )
 _VALUE_ITERATIONS = flags.DEFINE_integer(
     "value_iterations",
@@ -192,7 +193,7 @@ def main(argv):
     }
     q = ss.BlueprintQuantities.compute(abstract, blueprint)
     limit = leaves_lib.depth_limit(abstract.tree, cut)
-    method, iters = _METHOD.value, _SUBGAME_ITERATIONS.value
+    method, iters = _SOLVER.value, _SUBGAME_ITERATIONS.value
     values = timed(
         "self_generative",
         lambda: strategy_sets.self_generative(

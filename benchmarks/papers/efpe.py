@@ -1,14 +1,17 @@
 """Reproduce Figures 2 and 3 of Kroer, Farina & Sandholm, "Smoothing Method for Approximate
 Extensive-Form Perfect Equilibrium", IJCAI 2017: perturbed EGT against CFR+.
 
-  python benchmarks/papers/efpe.py --out_dir=docs/results
+  python benchmarks/papers/efpe.py --plots_dir=docs/results --output_json=docs/results/efpe.json
 
 On Leduc 5 (limit_leduc_poker(num_ranks=5,max_raises=2)): EGT with xi in {0, 0.1, 0.05, 0.01,
 0.005, 0.001} (overall DGF weight tuned once with xi = 0 on 20 iterations, as in Section 4),
 CFR+ and CFR+ with behavioural lower bounds xi = 0.005 (basis matrices), all given the same
-number of tree traversals. Writes efpe_<game>_fig2.png (sum of regrets vs traversals, log y),
-efpe_<game>_fig3.png (maximum infoset regret vs traversals, log-log), efpe.json, and prints a
-markdown table of the final values. --games adds the same comparison on other games.
+number of tree traversals. Writes efpe_<game>_fig2.png (sum of regrets vs traversals, log y)
+and efpe_<game>_fig3.png (maximum infoset regret vs traversals, log-log) to --plots_dir, the
+curves to --output_json, and prints a markdown table of the final values. --games adds the
+same comparison on other games. (The former --out_dir=D, both in one folder, is --plots_dir=D
+--output_json=D/efpe.json, and --noplots leaves --plots_dir out; both spellings still work for
+one release.)
 
 Beside the paper-exact runs (Algorithms 1-2 as written), EGT with the aggressive step-size rule
 of Kroer, Farina & Sandholm, "Solving Large Sequential Games with the Excessive Gap Technique"
@@ -42,8 +45,29 @@ _CFR_XI = flags.DEFINE_float("cfr_xi", 0.005, "Lower bound of the perturbed CFR+
 _AGGRESSIVE_XIS = flags.DEFINE_list(
     "aggressive_xis", ["0", "0.005", "0.01"], "Perturbations run with aggressive EGT too."
 )
-_OUT_DIR = flags.DEFINE_string("out_dir", "docs/results", "Where PNGs and JSON go.")
-_PLOTS = flags.DEFINE_bool("plots", True, "Draw the PNGs (--noplots: the JSON and table only).")
+_PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write the PNGs here.")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the curves here as JSON.")
+_OUT_DIR = flags.DEFINE_string(
+    "out_dir", None, "Deprecated: --plots_dir=D --output_json=D/efpe.json in one flag."
+)
+cli_flags.deprecate(_OUT_DIR, "plots_dir", "output_json")
+_PLOTS = flags.DEFINE_bool("plots", True, "Deprecated: --noplots with --out_dir writes no PNGs.")
+cli_flags.deprecate(_PLOTS, "plots_dir")
+
+
+def _outputs() -> tuple[str | None, str | None]:
+    """(the PNGs' folder or None, the JSON's path or None), checked: --plots_dir and
+    --output_json, or what the deprecated --out_dir and --noplots meant."""
+    if _OUT_DIR.value is None:
+        if _PLOTS_DIR.value is not None:
+            cli_flags.plots_dir(_PLOTS_DIR)
+        cli_flags.output_path(_OUTPUT_JSON)
+        return _PLOTS_DIR.value, _OUTPUT_JSON.value
+    if _PLOTS.value:
+        cli_flags.plots_dir(_OUT_DIR)
+    else:
+        cli_flags.output_dir(_OUT_DIR)
+    return _OUT_DIR.value if _PLOTS.value else None, os.path.join(_OUT_DIR.value, "efpe.json")
 
 
 def _curve(solver, iterations):
@@ -107,10 +131,7 @@ def main(argv):
         f"--aggressive_xis must lie in [0, 0.5), got {_AGGRESSIVE_XIS.value}",
     )
     games = [cli.load_game(name) for name in _GAMES.value]  # every game, before the work
-    if _PLOTS.value:
-        cli_flags.plots_dir(_OUT_DIR)
-    else:
-        cli_flags.output_dir(_OUT_DIR)
+    plots_dir, output_json = _outputs()
     results, interrupted = {}, False
     for name, game in zip(_GAMES.value, games):
         weight, curves, interrupted = _run_game(game, aggressive_xis)
@@ -122,7 +143,7 @@ def main(argv):
             if k.startswith("CFR+") or any(k.endswith(f" xi={xi}") for xi in aggressive_xis)
         }
         for key, fig, loglog in (("nash_conv", 2, False), ("max_infoset_regret", 3, True)):
-            if not _PLOTS.value:
+            if plots_dir is None:
                 break
             for suffix, which, title in (
                 ("", paper, f"Figure {fig}"),
@@ -131,7 +152,7 @@ def main(argv):
                 if which is stepping and not aggressive_xis:
                     continue
                 _plot(
-                    os.path.join(_OUT_DIR.value, f"efpe_{slug}{suffix}_fig{fig}.png"),
+                    os.path.join(plots_dir, f"efpe_{slug}{suffix}_fig{fig}.png"),
                     f"{game}\n({title})",
                     which,
                     key=key,
@@ -148,7 +169,7 @@ def main(argv):
             )
         if interrupted:
             break
-    cli_output.write_json(os.path.join(_OUT_DIR.value, "efpe.json"), results)
+    cli_output.write_json(output_json, results)
     if interrupted:  # Ctrl-C: the plots, table and JSON so far are written
         sys.exit(cli.INTERRUPTED_EXIT_CODE)
 

@@ -10,7 +10,8 @@ start-up search for the initial smoothing) CFR+, EGT as in Kroer, Farina & Sandh
 rule of Kroer, Farina & Sandholm, "Solving Large Sequential Games with the Excessive Gap
 Technique", NeurIPS 2018 (`egt.EGTSolver(stepping="aggressive")`), also restarted as in
 Gilpin, Pena & Sandholm, Math. Programming 2012 (`stepping="restarted"`), need until the
-exploitability of their strategies first falls to --target, measured after every iteration.
+exploitability of their strategies first falls to --target_exploitability, measured after
+every iteration.
 Issue 17's goal: EGT within 2x CFR+. EGT's crossing is sensitive to rounding (its iterates
 drift apart at 1e-6 within about 50 steps after a last-bit change), so each EGT run is
 repeated with its DGF weight (theory) or first tau (aggressive) multiplied by 1 + r for each
@@ -22,7 +23,7 @@ each step-size rule, and the factor CFR+ / perturbed EGT (paper: about 100).
 
 Part 3, the refinement solvers side by side (issue 17): on each --refine_games game with
 xi = --refine_xi, tree traversals until the saddle-point gap *in the perturbed game* (best
-responses within the perturbed strategy sets) first falls to --refine_target, for CFR+ with
+responses within the perturbed strategy sets) first falls to --refine_target_gap, for CFR+ with
 behavioural lower bounds and perturbed EGT (each rule), and the maximum infoset regret and
 unperturbed NashConv there (checked every --refine_every iterations).
 
@@ -52,7 +53,8 @@ _GAMES = flags.DEFINE_multi_string(
     ["leduc_poker", LEDUC_5, "liars_dice(numdice=1,dice_sides=4)"],
     "A game of part 1; repeat the flag for more.",
 )
-_TARGET = flags.DEFINE_float("target", 1e-3, "Exploitability to reach (part 1).")
+_TARGET = flags.DEFINE_float("target_exploitability", 1e-3, "Exploitability to reach (part 1).")
+cli_flags.rename("target", "target_exploitability")
 _MAX_TRAVERSALS = flags.DEFINE_integer(
     "max_traversals", 60_000, "Give up on a solver after this many traversals (part 1)."
 )
@@ -75,7 +77,10 @@ _REFINE_GAMES = flags.DEFINE_multi_string(
     "A game of part 3; repeat the flag for more.",
 )
 _REFINE_XI = flags.DEFINE_float("refine_xi", 0.005, "Perturbation of part 3.")
-_REFINE_TARGET = flags.DEFINE_float("refine_target", 1e-3, "Perturbed gap to reach (part 3).")
+_REFINE_TARGET = flags.DEFINE_float(
+    "refine_target_gap", 1e-3, "Perturbed saddle-point gap to reach (part 3)."
+)
+cli_flags.rename("refine_target", "refine_target_gap")
 _REFINE_EVERY = flags.DEFINE_integer("refine_every", 10, "Check every this many iterations.")
 _TIGHT_TARGETS = flags.DEFINE_list(
     "tight_targets", ["1e-4", "1e-5", "1e-6"], "Decreasing exploitabilities of part 4 ('' skips)."

@@ -4,15 +4,15 @@ approximation knob.
 
   python benchmarks/papers/gameshrink.py --output_json=docs/results/gameshrink.json
 
-1. Lossless (--lossless games): sizes before / after, abstraction and LP seconds, the lifted
+1. Lossless (--lossless_games): sizes before / after, abstraction and LP seconds, the lifted
    LP strategy's exploitability in the original game (ospiel_ext.evaluate, equal to OpenSpiel's
    to 1e-9, tested) and the LP value of the original game for comparison.
 2. Rhode Island Hold'em (--rhode_island): abstraction seconds and peak memory, classes per
    round, the original and abstracted sizes counted from the signal tree (the game is far too
-   large to walk), then CFR+ on Γ_f's product sequence form for --ri_seconds (wall clock,
+   large to walk), then CFR+ on Γ_f's product sequence form for --ri_time_limit seconds (wall clock,
    evaluation included) with its exploitability at --ri_checkpoints; Ctrl-C there writes the
    results so far and exits with code 130.
-3. The knob (--approximate game, --thresholds): classes, abstracted size and the lifted LP
+3. The knob (--approximate_game, --thresholds): classes, abstracted size and the lifted LP
    strategy's exploitability in the original game for each threshold.
 Prints markdown tables; writes everything to --output_json.
 """
@@ -36,7 +36,7 @@ from ospiel_ext.runtime import interrupts
 from ospiel_ext.runtime.tables import format_table
 
 _LOSSLESS = flags.DEFINE_multi_string(
-    "lossless",
+    "lossless_games",
     [
         "kuhn_poker",
         "leduc_poker",
@@ -48,14 +48,19 @@ _LOSSLESS = flags.DEFINE_multi_string(
     ],
     "Games for the lossless table; repeat the flag for more.",
 )
+cli_flags.rename("lossless", "lossless_games")
 _RHODE_ISLAND = flags.DEFINE_string(
     "rhode_island", "rhode_island_holdem", "The full game ('' skips it)."
 )
 _RI_CHECKPOINTS = flags.DEFINE_list(
     "ri_checkpoints", ["10", "30", "100", "300", "1000"], "CFR+ iterations measured on Γ_f."
 )
-_RI_SECONDS = flags.DEFINE_float("ri_seconds", 900.0, "CFR+ seconds on Γ_f.")
-_APPROXIMATE = flags.DEFINE_string("approximate", "limit_leduc_poker(num_ranks=13)", "Knob game.")
+_RI_TIME_LIMIT = flags.DEFINE_float("ri_time_limit", 900.0, "CFR+ seconds on Γ_f.")
+cli_flags.rename("ri_seconds", "ri_time_limit")
+_APPROXIMATE = flags.DEFINE_string(
+    "approximate_game", "limit_leduc_poker(num_ranks=13)", "The knob's game."
+)
+cli_flags.rename("approximate", "approximate_game")
 _THRESHOLDS = flags.DEFINE_list(
     "thresholds",
     ["0", "0.1", "0.2", "0.25", "0.3", "0.35", "0.4", "0.45", "0.5", "1", "inf"],
@@ -135,7 +140,7 @@ def _cfr_plus_curve(sf):
     result = solver_lib.run(
         cfr.CFRPlusSolver(sf),
         max(int(c) for c in _RI_CHECKPOINTS.value),
-        time_limit=_RI_SECONDS.value,
+        time_limit=_RI_TIME_LIMIT.value,
         checkpoints=[int(c) for c in _RI_CHECKPOINTS.value],
         log_every=50,
     )
@@ -172,7 +177,7 @@ def _knob():
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    cli_flags.positive(_RI_SECONDS)
+    cli_flags.positive(_RI_TIME_LIMIT)
     for t in _THRESHOLDS.value:
         try:
             threshold = float(t)

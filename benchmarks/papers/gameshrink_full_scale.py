@@ -7,7 +7,7 @@ Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect In
 ACM EC 2006: Theorems 2-3 (an equilibrium of Γ_f lifted to the original game is one there)
 and Section 1's claim that Rhode Island Hold'em was solved through a lossless abstraction.
 
-For each of --transformations ('coarsest': the coarsest ordered-game-isomorphic filter, our
+For each of --filters ('coarsest': the coarsest ordered-game-isomorphic filter, our
 lossless one; 'paper': Definition 5 as written, which reproduces the published abstraction's
 size) it builds Γ_f and runs CFR+ on Γ_f's sequence form (`cfr.CFRPlusSolver`
 through the run loop) up to each of --checkpoints iterations, and at each measures the average
@@ -20,7 +20,7 @@ profile twice:
   game's own exact best responses, which no compiled form of its 52 M information sets reaches.
 
 For a lossless filter the two exploitabilities and values are equal at every checkpoint (up to
-rounding); any gap is value the abstraction loses. --seconds bounds each transformation's
+rounding); any gap is value the abstraction loses. --time_limit bounds each transformation's
 CFR+; Ctrl-C or SIGTERM stops after the current iteration, measures there, and writes the JSON
 (exit 130); one while Γ_f or the lift is built writes the transformations measured before.
 
@@ -48,13 +48,15 @@ from ospiel_ext.cli import output as cli_output
 from ospiel_ext.runtime import interrupts
 
 _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A Rhode Island or Leduc game.")
-_TRANSFORMATIONS = flags.DEFINE_list(
-    "transformations", ["coarsest", "paper"], "GameShrink transformations (coarsest, paper)."
+_FILTERS = flags.DEFINE_list(
+    "filters", ["coarsest", "paper"], "GameShrink's filters (transformations): coarsest, paper."
 )
 _CHECKPOINTS = flags.DEFINE_list(
     "checkpoints", ["30", "100", "300", "1000"], "CFR+ iterations at which to measure."
 )
-_SECONDS = flags.DEFINE_float("seconds", 1800.0, "Most CFR+ seconds per transformation.")
+cli_flags.rename("transformations", "filters")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 1800.0, "Most CFR+ seconds per transformation.")
+cli_flags.rename("seconds", "time_limit")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 
@@ -106,7 +108,7 @@ def _transformation(game, name: str, walker, points: list[int]) -> dict:
     print(f"{name}: classes {out['classes']}, Γ_f sequences {out['sequences']}")
     out["points"], seconds, start = [], 0.0, time.perf_counter()
     for target in points:
-        left = _SECONDS.value - (time.perf_counter() - start)
+        left = _TIME_LIMIT.value - (time.perf_counter() - start)
         result = solver_lib.run(solver, target - solver.iteration, time_limit=max(left, 0.0))
         seconds += result.seconds
         out["points"].append(_measure(solver, seconds, walker, lift))
@@ -118,14 +120,12 @@ def _transformation(game, name: str, walker, points: list[int]) -> dict:
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    cli_flags.positive(_SECONDS)
+    cli_flags.positive(_TIME_LIMIT)
     cli_flags.output_path(_OUTPUT_JSON)
     points = _checkpoints()
-    unknown = set(_TRANSFORMATIONS.value) - set(gameshrink.TRANSFORMATIONS)
+    unknown = set(_FILTERS.value) - set(gameshrink.TRANSFORMATIONS)
     if unknown:
-        cli.fail(
-            f"unknown --transformations {sorted(unknown)}; known: {gameshrink.TRANSFORMATIONS}"
-        )
+        cli.fail(f"unknown --filters {sorted(unknown)}; known: {gameshrink.TRANSFORMATIONS}")
     game = cli.load_game(_GAME.value)
     with cli_flags.refuse(ValueError):
         ps = structure.detect(game)
@@ -137,7 +137,7 @@ def main(argv):
         "transformations": {},
     }
     try:
-        for name in _TRANSFORMATIONS.value:
+        for name in _FILTERS.value:
             output["transformations"][name] = _transformation(game, name, walker, points)
             if interrupts.requested():
                 break

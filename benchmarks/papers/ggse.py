@@ -10,7 +10,7 @@ public card), Liar's dice 1,4 (cut after the first bid). Blueprints: checkpoints
 CFR run at --cfr_blueprints log-spaced iterations up to --cfr_max_iterations, and
 --dirichlet_blueprints Dirichlet(1) strategies (seeds 0..). Every technique (resolving /
 max-margin x no / uniform / blueprint prior, unsafe, optimal continuation) resolves every
-subgame of the cut for both players, with each --solvers (CFR+ --iterations, eps --epsilon; the
+subgame of the cut for both players, with each --solvers (CFR+ --iterations, eps --tremble; the
 LP). The grid runs through `executors.executor` (local processes; --scheduler=HOST:PORT runs it on
 a Dask cluster). Writes Figure 2 (CFR+) / Figure 19 (LP) scatter plots, Figure 3 convergence
 curves (--convergence_iterations on the first CFR checkpoint of each case), Figure 18 (unsafe
@@ -64,7 +64,8 @@ _DIRICHLET = flags.DEFINE_integer("dirichlet_blueprints", 20, "Dirichlet(1) blue
 _SOLVERS = flags.DEFINE_list("solvers", ["cfr_plus", "lp"], "Gadget solvers (cfr_plus, lp).")
 _TECHNIQUES = flags.DEFINE_list("techniques", list(ex.TECHNIQUES), "Techniques.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 5000, "CFR+ iterations (Table 1).", 1)
-_EPSILON = flags.DEFINE_float("epsilon", 1e-3, "GGSE tremble size (Table 1).")
+_TREMBLE = flags.DEFINE_float("tremble", 1e-3, "GGSE tremble size, the paper's epsilon (Table 1).")
+cli_flags.rename("epsilon", "tremble")
 _CONVERGENCE = flags.DEFINE_list(
     "convergence_iterations",
     ["10", "30", "100", "300", "1000", "3000"],
@@ -110,7 +111,7 @@ def _tasks(cases):
         _TECHNIQUES.value,
         solvers=_SOLVERS.value,
         iterations=_ITERATIONS.value,
-        eps=_EPSILON.value,
+        eps=_TREMBLE.value,
         lp_vertices=_LP_VERTICES.value,
     )
     counts = sorted({int(k) for k in _CONVERGENCE.value if int(k) < _ITERATIONS.value})
@@ -124,7 +125,7 @@ def _tasks(cases):
                 techniques,
                 solvers=["cfr_plus"],
                 iterations=k,
-                eps=_EPSILON.value,
+                eps=_TREMBLE.value,
             )
     return tasks
 
@@ -388,7 +389,7 @@ def compact_json(result, tests):
 def _check_flags():
     cli_flags.require(set(_GAMES.value) <= set(CASES), f"--games must be among {list(CASES)}")
     cli_flags.require(set(_SOLVERS.value) <= {"cfr_plus", "lp"}, "--solvers: cfr_plus, lp")
-    cli_flags.require(0 < _EPSILON.value < 1, f"--epsilon must be in (0, 1), got {_EPSILON.value}")
+    cli_flags.require(0 < _TREMBLE.value < 1, f"--tremble must be in (0, 1), got {_TREMBLE.value}")
     cli_flags.positive(_ITERATIONS)
     cli_flags.positive(_TIME_LIMIT)
     cli_flags.output_path(_OUTPUT_JSON)

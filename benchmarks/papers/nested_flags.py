@@ -16,7 +16,8 @@ DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit (paper
 NUM_VALUES = flags.DEFINE_integer("num_values", 4, "K values per leaf state (paper: 10).")
 ITERATIONS = flags.DEFINE_integer("iterations", 300, "CFR+ iterations per solve (paper: 3000).")
 SAMPLES = flags.DEFINE_integer("samples", 2, "Rollouts per leaf state and continuation.")
-EPS = flags.DEFINE_float("eps", 2e-2, "GGSE tremble of the prior (paper: 2e-2).")
+TREMBLE = flags.DEFINE_float("tremble", 2e-2, "GGSE tremble of the prior (paper: 2e-2).")
+cli_flags.rename("eps", "tremble")
 EXACT = flags.DEFINE_integer(
     "exact_leaf_nodes", 0, "Exact leaf values where the rest has at most this many nodes."
 )
@@ -37,7 +38,7 @@ def check() -> None:
     cli_flags.non_negative(EXACT)
     cli_flags.non_negative(MAX_HISTORIES)
     cli_flags.non_negative(MAX_BELIEF)
-    cli_flags.require(0 < EPS.value < 0.5, "--eps must be in (0, 1/2)")
+    cli_flags.require(0 < TREMBLE.value < 0.5, "--tremble must be in (0, 1/2)")
     cli_flags.require(SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
 
 
@@ -52,7 +53,7 @@ def settings(public_key: str, blueprint_iterations: int) -> matches.LargeSetting
         method="cfr",
         iterations=ITERATIONS.value,
         samples=SAMPLES.value,
-        eps=EPS.value,
+        eps=TREMBLE.value,
         exact_leaf_nodes=EXACT.value,
         max_histories=MAX_HISTORIES.value,
         max_belief_histories=MAX_BELIEF.value,

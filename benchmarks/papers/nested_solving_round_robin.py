@@ -3,10 +3,10 @@ gadget x prior (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Impro
 Solving in Imperfect-Information Games", Section 8.1, Figures 4, 20, 21).
 
   python benchmarks/papers/nested_solving_round_robin.py \
-      --game="liars_dice(numdice=2,dice_sides=4)" --public_key=actions --games=100 --workers=2 \
+      --game="liars_dice(numdice=2,dice_sides=4)" --public_key=actions --num_games=100 --workers=2 \
       --output_json=docs/results/depth_limited_nested_liars_dice_2_4.json
 
-Every pair of --bots plays --games games in duplicate (each deal from both seats) through
+Every pair of --bots plays --num_games games in duplicate (each deal from both seats) through
 `pyspiel.evaluate_bots`. The bots are `depth_limited.large.LargeNestedSolvingBot`s: nothing is
 compiled beyond the current public state and the depth limit; the blueprint is OpenSpiel's
 external-sampling MCCFR (--blueprint_iterations, where the paper trained value functions), the
@@ -20,7 +20,7 @@ matchup.
 The 95 % interval is given over games and over deals (each deal is played from both seats and
 its two games are not independent: `matches.duplicate_ci95`).
 
-The tasks (--chunk games of one pair) go round the pairs, so that --seconds (a wall-clock
+The tasks (--chunk games of one pair) go round the pairs, so that --time_limit (a wall-clock
 budget: no task starts after it, running ones stop at their current game), Ctrl-C or SIGTERM
 leave every pair with about as many games; the JSON is written either way (exit 130 when
 interrupted). The Goofspiel 7 round robin of issue 37:
@@ -28,7 +28,7 @@ interrupted). The Goofspiel 7 round robin of issue 37:
   python benchmarks/papers/nested_solving_round_robin.py \
       --game="turn_based_simultaneous_game(game=goofspiel(\
 num_cards=7,imp_info=True,points_order=descending))" --public_key=lines \
-      --blueprint_iterations=2000 --max_histories=2000 --games=30 --chunk=2 --workers=2 \
+      --blueprint_iterations=2000 --max_histories=2000 --num_games=30 --chunk=2 --workers=2 \
       --output_json=docs/results/depth_limited_goofspiel7_round_robin.json
 
 On a Dask cluster add --scheduler=HOST:PORT; the JSON's `projection` gives the hours that
@@ -64,11 +64,13 @@ _PUBLIC_KEY = flags.DEFINE_enum(
     "public_key", "actions", list(public_belief.PUBLIC_KEYS), "Public key."
 )
 _BOTS = flags.DEFINE_list("bots", TECHNIQUES, "Bot specs: blueprint or nested/GADGET[/PRIOR].")
-_GAMES = flags.DEFINE_integer("games", 100, "Games per pair.")
+_NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Games per pair.")
+cli_flags.rename("games", "num_games")
 _CHUNK = flags.DEFINE_integer("chunk", 10, "Games per task (even).")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
 _BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 50_000, "MCCFR iterations.")
-_SECONDS = flags.DEFINE_float("seconds", None, "Wall-clock budget (no limit by default).")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Wall-clock budget (no limit by default).")
+cli_flags.rename("seconds", "time_limit")
 _PROJECTED = flags.DEFINE_integer("projected_games", 100, "Games per pair of the projection.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 _SCHEDULER = executors.define_scheduler_flag()
@@ -79,7 +81,7 @@ def main(argv):
     cli_flags.no_arguments(argv)
     bots = list(dict.fromkeys(_BOTS.value))
     cli_flags.require(len(bots) >= 2, "--bots needs at least two distinct bots")
-    for holder in (_GAMES, _BLUEPRINT, _SECONDS, _PROJECTED):
+    for holder in (_NUM_GAMES, _BLUEPRINT, _TIME_LIMIT, _PROJECTED):
         cli_flags.positive(holder)
     nested_flags.check()
     cli_flags.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
@@ -99,13 +101,14 @@ def main(argv):
     pairs = list(itertools.combinations(bots, 2))
     tasks = [
         matches.LargeMatch(game=_GAME.value, a=a, b=b, settings=settings,
-                           games=min(_CHUNK.value, _GAMES.value - s), seed=_SEED.value + s)
-        for s in range(0, _GAMES.value, _CHUNK.value)
+                           games=min(_CHUNK.value, _NUM_GAMES.value - s), seed=_SEED.value + s)
+        for s in range(0, _NUM_GAMES.value, _CHUNK.value)
         for a, b in pairs
     ]  # fmt: skip
-    print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {_CHUNK.value} games", flush=True)
+    largest = max(task.games for task in tasks)  # --num_games below --chunk: one smaller task
+    print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {largest} games", flush=True)
     start = time.perf_counter()
-    deadline = None if _SECONDS.value is None else start + _SECONDS.value
+    deadline = None if _TIME_LIMIT.value is None else start + _TIME_LIMIT.value
     workers = executors.parallelism(_SCHEDULER.value, _WORKERS.value)
     with executors.executor(_SCHEDULER.value, _WORKERS.value) as executor:
         returns, result = matches.play_pairs(
@@ -147,7 +150,7 @@ def main(argv):
             else "time_limit"
             if result.stopped_early
             else "games",
-            "games_asked": _GAMES.value,
+            "games_asked": _NUM_GAMES.value,
             "games_per_pair": min(len(r) for r in returns.values()),
             **fields,
             "workers": workers,

@@ -1,11 +1,11 @@
 r"""The error of sampling a public state's histories (issue 37), measured where the game compiles.
 
   python benchmarks/papers/nested_solving_sampling.py \
-      --game="liars_dice(numdice=1,dice_sides=4)=actions" \
+      --games="liars_dice(numdice=1,dice_sides=4)=actions" \
       --budgets=14 --seeds=3 --exact_seeds=1 --bots=nested/resolving/blueprint \
       --output_json=docs/results/nested_sampling.json
 
-For each --game (imperfect-information Goofspiel 5 with the public key 'lines',
+For each of --games (imperfect-information Goofspiel 5 with the public key 'lines',
 Liar's dice 1,4 with 'actions'), each bot of --bots and each budget of --budgets
 (`LargeNestedSettings.max_histories`; 0: every history) and each belief budget of
 --belief_budgets (`LargeNestedSettings.max_belief_histories`, the sample carried to the next
@@ -59,7 +59,8 @@ GAMES = [
     "points_order=descending))=lines",
     "liars_dice(numdice=1,dice_sides=4)=actions",
 ]
-_GAMES = flags.DEFINE_multi_string("game", GAMES, "GAME=PUBLIC_KEY (repeat the flag).")
+_GAMES = flags.DEFINE_multi_string("games", GAMES, "GAME=PUBLIC_KEY (repeat the flag).")
+cli_flags.rename("game", "games")
 _BOTS = flags.DEFINE_list(
     "bots", ["nested/resolving/blueprint", "nested/unsafe"], "Bots (nested/GADGET[/PRIOR])."
 )
@@ -189,7 +190,7 @@ def main(argv):
     entries = []
     for entry in _GAMES.value:
         name, _, key = entry.rpartition("=")
-        cli_flags.require(bool(name) and bool(key), f"--game: {entry} is not GAME=PUBLIC_KEY")
+        cli_flags.require(bool(name) and bool(key), f"--games: {entry} is not GAME=PUBLIC_KEY")
         entries.append((name, key, cli.load_game(name)))
     rows, histories, blueprints = [], {}, {}
     for name, key, game in entries:

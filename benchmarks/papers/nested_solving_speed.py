@@ -1,9 +1,9 @@
 r"""Nested solving at speed (issue 37): the same Goofspiel 7 games with the old and the new path.
 
-  python benchmarks/papers/nested_solving_speed.py --games=2 --max_histories=2000 \
+  python benchmarks/papers/nested_solving_speed.py --num_games=2 --max_histories=2000 \
       --max_belief_histories=10000 --output_json=docs/results/nested_speed.json
 
-Plays --games games (duplicate seats and chance seeds as `matches.play_duplicate`) of --bots
+Plays --num_games games (duplicate seats and chance seeds as `matches.play_duplicate`) of --bots
 (`depth_limited.large.LargeNestedSolvingBot`s, the settings of
 `benchmarks/papers/nested_solving_round_robin.py`) twice in one process, with one MCCFR blueprint:
 
@@ -23,7 +23,7 @@ bots added), the states valued exactly and by rollouts, and the speed-up (old se
 The bots' seeds are the same in both paths; the old path's decisions are those of the code
 before issue 37, the new path's differ where exact values replace rollout estimates or the
 histories are sampled.
-Ctrl-C, SIGTERM or --seconds stop the run within a decision's history walk: the game under
+Ctrl-C, SIGTERM or --time_limit stop the run within a decision's history walk: the game under
 way is dropped, the path's finished games stand, and the JSON is written with the games both
 paths finished (exit code 130 after Ctrl-C or SIGTERM).
 JSON keys: game, bots, settings (the old path's), exact_leaf_nodes, max_histories,
@@ -57,10 +57,12 @@ _PUBLIC_KEY = flags.DEFINE_enum("public_key", "lines", list(public_belief.PUBLIC
 _BOTS = flags.DEFINE_list(
     "bots", ["nested/resolving/blueprint", "nested/unsafe"], "The two bots (nested/GADGET/PRIOR)."
 )
-_GAMES = flags.DEFINE_integer("games", 1, "Games per path.")
+_NUM_GAMES = flags.DEFINE_integer("num_games", 1, "Games per path.")
+cli_flags.rename("games", "num_games")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
 _BLUEPRINT = flags.DEFINE_integer("blueprint_iterations", 2000, "MCCFR iterations.")
-_SECONDS = flags.DEFINE_float("seconds", None, "Wall-clock budget (no limit by default).")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Wall-clock budget (no limit by default).")
+cli_flags.rename("seconds", "time_limit")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
 
@@ -108,7 +110,7 @@ def _path(old: bool) -> None:
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    for holder in (_GAMES, _BLUEPRINT, _SECONDS):
+    for holder in (_NUM_GAMES, _BLUEPRINT, _TIME_LIMIT):
         cli_flags.positive(holder)
     nested_flags.check()
     cli_flags.require(len(_BOTS.value) == 2, "--bots needs two bots")
@@ -125,12 +127,12 @@ def main(argv):
     print(f"blueprint: {_BLUEPRINT.value} MCCFR iterations in {time.perf_counter() - start:.1f} s")
     a, b = _BOTS.value
     results = {}
-    with cli.stoppable(_SECONDS.value) as stop:
+    with cli.stoppable(_TIME_LIMIT.value) as stop:
         for name, path_settings in (("old", settings), ("new", new_settings)):
             _path(old=name == "old")
             try:
                 rows, phases, valued = _play(
-                    game, path_settings, a=a, b=b, first_seed=_SEED.value, games=_GAMES.value
+                    game, path_settings, a=a, b=b, first_seed=_SEED.value, games=_NUM_GAMES.value
                 )
             finally:
                 _path(old=False)
@@ -167,7 +169,7 @@ def main(argv):
             "max_histories": new_settings.max_histories,
             "max_belief_histories": new_settings.max_belief_histories,
             "stop_reason": stop_reason,
-            "games_asked": _GAMES.value,
+            "games_asked": _NUM_GAMES.value,
             "games": [
                 {
                     "seed": _SEED.value + g - g % 2,

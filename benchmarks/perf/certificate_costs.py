@@ -37,12 +37,13 @@ _EXPAND_BELOW = flags.DEFINE_integer(
 _LP_METHOD = flags.DEFINE_enum(
     "lp_method", "simplex", list(highs.METHODS), "HiGHS's algorithm for the trunk LPs."
 )
-_MAX_NODES = flags.DEFINE_integer(
-    "max_nodes",
+_MAX_TRUNK_NODES = flags.DEFINE_integer(
+    "max_trunk_nodes",
     None,
     "Stop before the trunk passes this many nodes (a machine-independent "
     "prefix of the run; default: certificates' cap).",
 )
+cli_flags.rename("max_nodes", "max_trunk_nodes")
 _PLOT = flags.DEFINE_string("plot", None, "Write a log-log PNG here (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the trace here as JSON.")
 
@@ -83,7 +84,7 @@ def _plot(path, trace, title):
 def main(argv):
     cli_flags.no_arguments(argv)
     cli_flags.positive(_TIME_LIMIT)
-    cli_flags.positive(_MAX_NODES)
+    cli_flags.positive(_MAX_TRUNK_NODES)
     cli_flags.non_negative(_EXPAND_BELOW)
     cli_flags.output_path(_OUTPUT_JSON)
     cli_flags.output_path(_PLOT)
@@ -96,7 +97,7 @@ def main(argv):
         result = certificates.search(
             game,
             time_limit=_TIME_LIMIT.value,
-            max_nodes=_MAX_NODES.value,
+            max_nodes=_MAX_TRUNK_NODES.value,
             expand_below=_EXPAND_BELOW.value,
             lp_method=_LP_METHOD.value,
         )

@@ -6,7 +6,7 @@ the trunk LPs of certificate search, side by side in one run (issue 16).
 
 Runs Algorithm 6.7 of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
 Black-Box Extensive-Form Games" (AAAI 2021) through `certificates.search` on every --runs entry
-(GAME@K: the game and `expand_below`) with each --variants entry: "simplex" (each LP passed
+(GAME@K: the game and `expand_below`) with each --lp_methods entry: "simplex" (each LP passed
 whole, warm-started from the previous trunk's basis) and "ipm" (interior point with crossover,
 cold), at most --time_limit seconds each, and prints iterations, seconds, HiGHS seconds,
 epsilon and the trunk, with the ratio simplex s / ipm s (above 1: the interior point method is
@@ -38,9 +38,10 @@ _RUNS = flags.DEFINE_multi_string(
     "GAME@K entries: a load_game string and expand_below; repeat the flag for more.",
 )
 _VARIANTS = ("simplex", "ipm")
-_VARIANT_FLAG = flags.DEFINE_multi_enum(
-    "variants", list(_VARIANTS), _VARIANTS, "LP variants to run (repeat the flag)."
+_LP_METHODS = flags.DEFINE_multi_enum(
+    "lp_methods", list(_VARIANTS), _VARIANTS, "HiGHS's algorithms to run (repeat the flag)."
 )
+cli_flags.rename("variants", "lp_methods")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 900.0, "Seconds per search.")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
 
@@ -56,7 +57,7 @@ def main(argv):
     with interrupts.graceful():  # Ctrl-C ends the search under way and the runs after it
         for game, below in runs:
             seconds = {}
-            for variant in [v for v in _VARIANTS if v in _VARIANT_FLAG.value]:
+            for variant in [v for v in _VARIANTS if v in _LP_METHODS.value]:
                 if interrupts.requested():
                     break
                 r = certificates.search(

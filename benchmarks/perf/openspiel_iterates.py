@@ -1,9 +1,9 @@
 """How closely our CFR family follows OpenSpiel's Python solvers, iteration by iteration.
 
-  python benchmarks/perf/openspiel_iterates.py --game=leduc_poker --points=8,30,100,200,500
+  python benchmarks/perf/openspiel_iterates.py --game=leduc_poker --checkpoints=8,30,100,200,500
 
 Ours and OpenSpiel's `cfr.CFRSolver`, `cfr.CFRPlusSolver` and `discounted_cfr.DCFRSolver` run
-side by side on one game; at each of --points the largest difference between the two average
+side by side on one game; at each of --checkpoints the largest difference between the two average
 strategies (`action_probability_array`) is printed. Both apply the same update rules, summing
 in another order: the differences are floating-point rounding, which CFR+'s clipping of
 regrets at zero and DCFR's discounting amplify once a regret sits near zero (README.md,
@@ -23,7 +23,10 @@ from ospiel_ext.cli import output as cli_output
 from ospiel_ext.runtime.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "leduc_poker", "A pyspiel.load_game string.")
-_POINTS = flags.DEFINE_list("points", ["8", "30", "100", "200", "500"], "Iteration counts.")
+_CHECKPOINTS = flags.DEFINE_list(
+    "checkpoints", ["8", "30", "100", "200", "500"], "Iteration counts to compare at."
+)
+cli_flags.rename("points", "checkpoints")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the differences here as JSON.")
 
 PAIRS = {
@@ -35,7 +38,7 @@ PAIRS = {
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    points = sorted(cli_flags.int_list(_POINTS))
+    points = sorted(cli_flags.int_list(_CHECKPOINTS))
     cli_flags.output_path(_OUTPUT_JSON)
     game = cli.load_game(_GAME.value)
     differences = {}

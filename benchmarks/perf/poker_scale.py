@@ -12,8 +12,9 @@ hits both alike: `iteration_speedup` is the median over rounds of explicit / pub
 iteration. The two solvers' average strategies are compared after the timing (their largest
 difference: the forms sum the same terms in different orders).
 
-Part 2, on --curve_game: CFR+ and DCFR on the public-tree form for --curve_seconds each, the
-exact exploitability (best responses on the same form) at geometrically spaced iterations.
+Part 2, on --curve_game: CFR+ and DCFR on the public-tree form for --curve_time_limit seconds
+each, the exact exploitability (best responses on the same form) at geometrically spaced
+iterations.
 The explicit form's iterates are the same (tests/algorithms/poker), so its curve per
 iteration is this one; per second it is slower by the speed-up of part 1.
 
@@ -93,9 +94,10 @@ _ROUNDS = flags.DEFINE_integer("rounds", 3, "Interleaved timing rounds.")
 _CHUNK = flags.DEFINE_float("chunk_seconds", 1.0, "Seconds per form per round.")
 _WARMUP = flags.DEFINE_integer("warmup", 3, "CFR+ iterations in each form's memory phase.")
 _CURVE_GAME = flags.DEFINE_string("curve_game", CURVE_GAME, "The game of the convergence runs.")
-_CURVE_SECONDS = flags.DEFINE_float(
-    "curve_seconds", 45.0, "Seconds of each convergence run (CFR+, DCFR); 0: none."
+_CURVE_TIME_LIMIT = flags.DEFINE_float(
+    "curve_time_limit", 45.0, "Seconds of each convergence run (CFR+, DCFR); 0: none."
 )
+cli_flags.rename("curve_seconds", "curve_time_limit")
 _LOSSLESS = flags.DEFINE_string(
     "lossless_game",
     "rhode_island_holdem",
@@ -362,7 +364,7 @@ def _part2(output, curve_game):
     """Part 2 into `output`: CFR+ and DCFR on the public-tree form of `curve_game`."""
     form = PublicTreeSequenceForm(PublicTree(structure.detect(curve_game)))
     runs = {
-        name: _converge(form, solver_cls, _CURVE_SECONDS.value)
+        name: _converge(form, solver_cls, _CURVE_TIME_LIMIT.value)
         for name, solver_cls in (("cfr_plus", cfr.CFRPlusSolver), ("dcfr", cfr.DCFRSolver))
     }
     output.update(curve_game=str(curve_game), **runs, **runs["cfr_plus"])
@@ -438,7 +440,7 @@ def main(argv):
     cli_flags.positive(_CHUNK)
     cli_flags.output_path(_OUTPUT_JSON)
     games = [cli.load_game(name) for name in _GAMES.value]  # every game checked before the work
-    curve_game = cli.load_game(_CURVE_GAME.value) if _CURVE_SECONDS.value > 0 else None
+    curve_game = cli.load_game(_CURVE_GAME.value) if _CURVE_TIME_LIMIT.value > 0 else None
     lp_games = [g for g in _LP_GAMES.value if g]  # --lp_games= : none
     later = [cli.load_game(g) for g in [_LOSSLESS.value, *lp_games] if g]
     for game in [*games, *([curve_game] if curve_game else []), *later]:

@@ -1,16 +1,16 @@
 r"""Rhode Island Hold'em solved whole on the public tree (issue 36): CFR+ or DCFR for a budget.
 
-  python benchmarks/perf/range_cfr_run.py --solver=cfr_plus --seconds=3600 \
+  python benchmarks/perf/range_cfr_run.py --solver=cfr_plus --time_limit=3600 \
       --output_json=docs/results/rhode_island_cfr_plus.json
 
 Builds the range layout of --game (`poker.range_tree.RangeTree`, one board per suit orbit
 with --suits) and runs `poker.range_cfr.RangeCFRSolver` (CFR+ or DCFR; its regrets, strategies,
 reaches and values in --dtype, the average always in float64; each pass on --threads threads,
-one block of boards each) through the pack's run
-loop (`algorithms.solver.run`) until --seconds of wall-clock time have passed, measuring the
-average profile exactly (best responses on the same tree; not counted as solving seconds) at
-iterations 1, 2, 3, ... growing by about 12 % (`solver.log_spaced`). Ctrl-C or SIGTERM stops
-after the current iteration and writes the result so far (`stop_reason`).
+one block of boards each) through the pack's run loop (`algorithms.solver.run`) until
+--time_limit seconds of wall-clock time have passed, measuring the average profile exactly
+(best responses on the same tree; not counted as solving seconds) at iterations 1, 2, 3, ...
+growing by about 12 % (`solver.log_spaced`). Ctrl-C or SIGTERM stops after the current
+iteration and writes the result so far (`stop_reason`).
 
 JSON keys: game, solver, suits, dtype, threads, boards (per round), entries (regret entries,
 both players), build_seconds, seconds_per_iteration (solving seconds / iterations),
@@ -38,7 +38,8 @@ from ospiel_ext.cli import output as cli_output
 
 _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A poker game (load_game string).")
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "dcfr"], "The CFR variant.")
-_SECONDS = flags.DEFINE_float("seconds", 600.0, "Wall-clock seconds of the run.")
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 600.0, "Wall-clock seconds of the run.")
+cli_flags.rename("seconds", "time_limit")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _DTYPE = flags.DEFINE_enum(
     "dtype", "float64", ["float64", "float32"], "The iteration's floating-point type."
@@ -59,7 +60,7 @@ MAX_ITERATIONS = 10**6
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    cli_flags.positive(_SECONDS)
+    cli_flags.positive(_TIME_LIMIT)
     for output in (_OUTPUT_JSON, _POLICY_OUT):
         cli_flags.output_path(output)
     cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT])
@@ -78,7 +79,7 @@ def main(argv):
     result = solver_lib.run(
         solver,
         MAX_ITERATIONS,
-        time_limit=_SECONDS.value,
+        time_limit=_TIME_LIMIT.value,
         checkpoints=solver_lib.log_spaced(MAX_ITERATIONS, 120),
         log_every=None,
     )

@@ -1,13 +1,14 @@
 r"""The Rhode Island convergence plot of poker_scale.md (issue 36), from the runs' JSONs.
 
-  python benchmarks/perf/rhode_island_plot.py --output=docs/results/rhode_island.png
+  python benchmarks/perf/rhode_island_plot.py --plot=docs/results/rhode_island.png
 
 Exploitability (chips per hand, exact best responses) against solving seconds and against
 iterations: CFR+ and DCFR on the whole game's range layout with suit isomorphism
-(`range_cfr_run.py`'s JSONs, --runs; float64 on one thread where a JSON predates the dtype
+(`range_cfr_run.py`'s JSONs, --run_jsons; float64 on one thread where a JSON predates the dtype
 and threads keys; the label gives the entries iterated: 16.7 M in the per-hand layout, 9.8 M
 with hand orbits) beside CFR+ on GameShrink's lossless abstraction with
-the explicit sequence form (the `rhode_island` curve of `gameshrink.py`'s JSON, --explicit).
+the explicit sequence form (the `rhode_island` curve of `gameshrink.py`'s JSON,
+--explicit_json).
 Reads JSONs only; runs nothing.
 """
 
@@ -19,8 +20,8 @@ from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
 
-_RUNS = flags.DEFINE_list(
-    "runs",
+_RUN_JSONS = flags.DEFINE_list(
+    "run_jsons",
     [
         "docs/results/rhode_island_cfr_plus.json",
         "docs/results/rhode_island_dcfr.json",
@@ -29,10 +30,15 @@ _RUNS = flags.DEFINE_list(
     ],
     "range_cfr_run.py JSONs.",
 )
-_EXPLICIT = flags.DEFINE_string(
-    "explicit", "docs/results/gameshrink.json", "gameshrink.py's JSON (its rhode_island curve)."
+cli_flags.rename("runs", "run_jsons")
+_EXPLICIT_JSON = flags.DEFINE_string(
+    "explicit_json",
+    "docs/results/gameshrink.json",
+    "gameshrink.py's JSON (its rhode_island curve).",
 )
-_OUTPUT = flags.DEFINE_string("output", "docs/results/rhode_island.png", "The PNG to write.")
+cli_flags.rename("explicit", "explicit_json")
+_PLOT = flags.DEFINE_string("plot", "docs/results/rhode_island.png", "The PNG to write.")
+cli_flags.rename("output", "plot")
 
 
 KEYS = ("iterations", "seconds", "exploitability")
@@ -45,13 +51,13 @@ def _load(path):
 
 def main(argv):
     cli_flags.no_arguments(argv)
-    cli_flags.output_path(_OUTPUT)
+    cli_flags.output_path(_PLOT)
     cli_flags.distinct_files(
-        [_OUTPUT],
-        inputs=[*((f"--runs ({p})", p) for p in _RUNS.value), _EXPLICIT],
+        [_PLOT],
+        inputs=[*((f"--run_jsons ({p})", p) for p in _RUN_JSONS.value), _EXPLICIT_JSON],
     )
-    runs = [_load(p) for p in _RUNS.value]
-    explicit = _load(_EXPLICIT.value)["rhode_island"]["cfr_plus"]
+    runs = [_load(p) for p in _RUN_JSONS.value]
+    explicit = _load(_EXPLICIT_JSON.value)["rhode_island"]["cfr_plus"]
     curves = [
         (
             f"{r['solver'].replace('_plus', '+').upper()}, range layout (suits, "
@@ -81,7 +87,7 @@ def main(argv):
     axes[0].axvline(3600, color="grey", lw=0.6, ls=":")
     fig.suptitle("Rhode Island Hold'em (52 cards): exact exploitability of the average strategy")
     fig.tight_layout()
-    cli_output.save_figure(fig, _OUTPUT.value)
+    cli_output.save_figure(fig, _PLOT.value)
 
 
 if __name__ == "__main__":

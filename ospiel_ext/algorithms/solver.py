@@ -8,14 +8,16 @@ through `run`, which checks after EVERY iteration
 
 1. the measurement checkpoints (the average profile's value, NashConv and, on request, maximum
    per-infoset regret; evaluation time is not solver time) and the `target` predicate there;
-2. the iteration budget;
+2. the iteration budget (none: the time limit or a Ctrl-C ends the run);
 3. Ctrl-C or SIGTERM (`ospiel_ext.runtime.interrupts`): the first one makes the loop stop after the
    current iteration and return the result so far with stop reason 'interrupted' (a second one
    interrupts as usual); a run that starts after one arrived in the same computation (the next
    inner solve of a nested solver, under an enclosing `interrupts.handled()`) stops at once;
 4. the time limit, on the wall-clock time of the loop (solver and evaluation together),
 
-then returns a frozen `RunResult`. The solver itself holds the strategies (its
+then returns a frozen `RunResult`. Meanwhile `progress.RunProgress` shows the iterations
+against whichever budget ends first and the average profile's NashConv (a bar on a terminal,
+else a log line a minute). The solver itself holds the strategies (its
 `average_policy()` is the best result so far). Signal handlers are installed only while `run`
 runs (or an enclosing region of `interrupts`), in the main thread, and the previous ones are
 restored when it returns.
@@ -247,7 +249,7 @@ class _CurveRecorder:
 
 def _check_arguments(
     solver: AnySolver,
-    iterations: int,
+    iterations: int | None,
     time_limit: float | None,
     *,
     checkpoints: Collection[int],
@@ -259,7 +261,7 @@ def _check_arguments(
     name = solver_name(solver)
     if infoset_regrets and not isinstance(solver, Solver):
         raise ValueError(f"infoset regrets need a sequence form (game {name})")
-    if iterations < 0:
+    if iterations is not None and iterations < 0:
         raise ValueError(f"iterations must be non-negative, got {iterations} (game {name})")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive, got {time_limit} (game {name})")
@@ -275,7 +277,7 @@ def _check_arguments(
 
 def run(
     solver: AnySolver,
-    iterations: int,
+    iterations: int | None,
     *,
     time_limit: float | None = None,
     checkpoints: Collection[int] = (),
@@ -290,7 +292,8 @@ def run(
 
     Args:
       solver: any `Solver` or `SelfEvaluatingSolver`.
-      iterations: the most iterations this run performs.
+      iterations: the most iterations this run performs (None: no iteration budget; the
+        time limit, the target or Ctrl-C ends the run).
       time_limit: stop once this many wall-clock seconds have passed since the run started.
       checkpoints: numbers of iterations of this run (0: before the first) after which the
         average profile is measured into the curve; when any is given, the profile is also
@@ -322,15 +325,18 @@ def run(
     seconds, done = 0.0, 0
     reason: StopReason | None = None
     name = solver_name(solver)
-    with interrupts.graceful(), progress.bar(name, total=iterations, unit="it") as bar:
+    shown = progress.RunProgress(
+        name, iterations, time_limit, measure=lambda: float(evaluate_average(solver).nash_conv)
+    )
+    with interrupts.graceful(), shown:
         while reason is None:
             if done in points:
                 recorder.measure(seconds)
-                bar.set_postfix(nash_conv=f"{recorder.last_nash_conv:.3g}", refresh=False)
+                shown.measured(recorder.last_nash_conv)
                 if target is not None and target(solver):
                     reason = "target"
                     break
-            if done >= iterations:
+            if iterations is not None and done >= iterations:
                 reason = "iterations"
             elif interrupts.requested():
                 reason = interrupts.stop_reason()
@@ -341,7 +347,7 @@ def run(
                 solver.evaluate_and_update_policy()
                 seconds += time.perf_counter() - tick
                 done += 1
-                bar.update()
+                shown.update(done)
                 if log_every is not None and done % log_every == 0:
                     logging.info(
                         "iteration %d  exploitability %.3g  %.2fs",

@@ -63,6 +63,21 @@ def fail(message: str, exit_code: int = USAGE_EXIT_CODE) -> NoReturn:
     sys.exit(exit_code)
 
 
+def warn(message: str) -> None:
+    """Prints `warning: <message>` on one line to stderr (the command goes on)."""
+    sys.stdout.flush()
+    sys.stderr.write(f"warning: {cli_flags.one_line(message)}\n")
+    sys.stderr.flush()
+
+
+def deprecated(old: str, new: str) -> None:
+    """Warns that `old` (a script, a subcommand) is deprecated and `new` replaces it.
+
+    Old names keep working for one release: they run the same command after this line.
+    """
+    warn(f"{old} is deprecated, use {new}")
+
+
 _STAGE_NOTE = "while "
 
 
@@ -148,12 +163,17 @@ def command_help(module_name: str) -> str:
                 text.replace(f"{name}:", "shared flags:" if name != module_name else "flags:"),
                 "",
             ]
+    renamed = cli_flags.renamed_help()
+    parts += [renamed, ""] if renamed else []
     parts.append("absl's own flags (logging, --flagfile, ...): --helpfull")
     return "\n".join(parts)
 
 
 def _parse_flags(argv: list[str], module_name: str) -> list[str]:
     """Parses the flags with absl, with a one-line error (exit 2).
+
+    A deprecated spelling of a flag (`cli_flags.rename`) works and prints one warning line;
+    given beside its new spelling it is an error.
 
     --help prints `command_help` and exits 0 (absl's lists the flags of the __main__ module
     only, which for `ospiel-ext` and scripts/ defines none).
@@ -162,11 +182,14 @@ def _parse_flags(argv: list[str], module_name: str) -> list[str]:
         print(command_help(module_name))
         raise SystemExit(0)
     try:
-        return flags.FLAGS(argv)
-    except flags.Error as e:
+        remaining = flags.FLAGS(argv)
+        for line in cli_flags.deprecated_spellings():
+            warn(line)
+    except (flags.Error, app.UsageError) as e:
         fail(str(e))
     except SystemExit as e:  # absl's --help / --helpfull print the help and exit 1
         raise SystemExit(0 if e.code == 1 else e.code) from None
+    return remaining
 
 
 def main(script_main: Callable[[list[str]], Any]) -> None:

@@ -11,21 +11,106 @@ the same kind of error through `refuse`.
     cli_flags.positive(_ITERATIONS)
     cli_flags.output_path(_OUTPUT_JSON)
     cli_flags.distinct_files([_OUTPUT_JSON, _POLICY_OUT], inputs=[_POLICY])
+
+A renamed flag keeps its old spelling for one release: the module that defines the flag
+declares `cli_flags.rename("epsilon", "target_epsilon")` (an alias of this command or
+benchmark only), and `cli.main` prints one line `warning: --epsilon is deprecated, use
+--target_epsilon` when it is given, or refuses it given beside its new spelling.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import sys
 import tempfile
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 
 from absl import app, flags
 
 from ospiel_ext.cli import output as cli_output
 from ospiel_ext.runtime import files
+
+
+@dataclasses.dataclass(frozen=True)
+class _Deprecated:
+    """A deprecated flag: the flags that replace it, and whether it is an alias of the one."""
+
+    instead: tuple[str, ...]
+    alias: bool
+
+
+_DEPRECATED: weakref.WeakKeyDictionary[flags.FlagValues, dict[str, _Deprecated]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per set of flags: deprecated flag name -> what replaces it (`rename`, `deprecate`)."""
+
+
+def _deprecated(flag_values: flags.FlagValues) -> dict[str, _Deprecated]:
+    return _DEPRECATED.setdefault(flag_values, {})
+
+
+def rename(old: str, new: str, flag_values: flags.FlagValues = flags.FLAGS) -> None:
+    """Keeps `--old`, the previous spelling of the flag `--new`, working for one release.
+
+    `--old` is an alias of `--new` (`--noold` too for a boolean flag, and in flag files);
+    `deprecated_spellings` names it after parsing. Declared by the module that defines
+    `--new`, so where one old name meant different things in different commands, each
+    command renames it to its own flag.
+    """
+    flags.DEFINE_alias(old, new, flag_values=flag_values, module_name=__name__)
+    flag_values[old].help = f"Deprecated spelling of --{new}."
+    _deprecated(flag_values)[old] = _Deprecated((new,), alias=True)
+
+
+def deprecate(
+    holder: flags.FlagHolder, *instead: str, flag_values: flags.FlagValues = flags.FLAGS
+) -> None:
+    """Marks a flag that the command still reads as deprecated in favour of `instead`.
+
+    For an old flag that is no plain alias (e.g. one folder that became a folder and a
+    file): the command maps its value itself; `deprecated_spellings` names it.
+    """
+    _deprecated(flag_values)[holder.name] = _Deprecated(instead, alias=False)
+
+
+def deprecated_spellings(flag_values: flags.FlagValues = flags.FLAGS) -> list[str]:
+    """What to warn about the deprecated flags given on the parsed command line.
+
+    One line per flag, e.g. "--epsilon is deprecated, use --target_epsilon".
+
+    Raises:
+      app.UsageError: a deprecated flag given together with a flag that replaces it.
+    """
+    lines = []
+    for old, deprecated in _deprecated(flag_values).items():
+        if not flag_values[old].present:
+            continue
+        # an alias's parse counts as a presence of its flag too
+        own = flag_values[old].present if deprecated.alias else 0
+        for new in deprecated.instead:
+            if new in flag_values and flag_values[new].present > own:
+                what = "the deprecated spelling of" if deprecated.alias else "replaced by"
+                raise app.UsageError(f"--{old} is {what} --{new}: give --{new} only")
+        instead = " and ".join(f"--{n}" for n in deprecated.instead)
+        lines.append(f"--{old} is deprecated, use {instead}")
+    return lines
+
+
+def renamed_help(flag_values: flags.FlagValues = flags.FLAGS) -> str:
+    """The deprecated spellings this command accepts, for its --help ('' if none)."""
+    lines = [
+        f"  --{old}: use {' and '.join(f'--{n}' for n in d.instead)}"
+        for old, d in _deprecated(flag_values).items()
+    ]
+    return (
+        "\n".join(["deprecated spellings (accepted for one more release):", *lines])
+        if lines
+        else ""
+    )
 
 
 def one_line(message: str) -> str:
@@ -107,6 +192,19 @@ def int_list(holder: flags.FlagHolder, minimum: int = 1) -> list[int]:
         out.append(int(v))
     require(bool(out), f"--{holder.name} is empty")
     return out
+
+
+def iteration_budget(
+    iterations: flags.FlagHolder[int], time_limit: flags.FlagHolder[float | None]
+) -> int | None:
+    """--iterations, or None (no iteration budget) when --time_limit is given without it.
+
+    A time limit given alone sets the run's length; given both, the run ends at whichever
+    comes first; given neither, at --iterations' default.
+    """
+    if time_limit.value is not None and not iterations.present:
+        return None
+    return iterations.value
 
 
 def float_list(holder: flags.FlagHolder) -> list[float]:

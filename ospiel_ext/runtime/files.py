@@ -5,6 +5,12 @@ to the game it is loaded for; and every output path of the pack (`output`): regu
 replaced atomically, links followed, devices, FIFOs and standard output written through,
 outputs of one run put in place together (`all_or_nothing`), and never the same file as an
 input (`check_outputs`).
+
+A file is written to a hidden temporary file beside it, `.<name>.ospiel-<host>-<pid>-<random>.tmp`,
+and renamed into place. A writer killed meanwhile (`kill -9`, a crash of the machine) leaves
+its temporary file behind; the next write into that directory removes the ones whose writer
+is gone: written on this host by a process that no longer runs (`remove_stale`). A live
+process's temporary file, or another host's, is never touched.
 """
 
 from __future__ import annotations
@@ -13,7 +19,9 @@ import contextlib
 import json
 import math
 import os
+import re
 import shutil
+import socket
 import stat
 import sys
 import tempfile
@@ -133,6 +141,52 @@ def output_kind(path: str) -> str:
     return "file" if stat.S_ISREG(st.st_mode) else "stream"
 
 
+_HOST = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:40] or "host"
+_TEMP_TAG = "ospiel"
+_TEMP_NAME = re.compile(rf"^\..*\.{_TEMP_TAG}-(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[^.]*\.tmp$")
+"""Our temporary files: `.<name>.ospiel-<host>-<pid>-<random>.tmp` (`_Staged`)."""
+
+
+def _temp_prefix(real: str) -> str:
+    return f".{os.path.basename(real)}.{_TEMP_TAG}-{_HOST}-{os.getpid()}-"
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs on this host (another user's counts as running)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it runs, as another user
+        return True
+    return True
+
+
+def remove_stale(directory: str) -> list[str]:
+    """Removes the temporary files left in `directory` by writers that no longer run.
+
+    Ours only (`_TEMP_NAME`), written on this host by a process that is gone; a running
+    process's, another host's and other programs' files stay. Returns the paths removed
+    (errors, e.g. a file removed meanwhile or a directory not listable, are skipped).
+    """
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMP_NAME.match(entry.name)
+        if match is None or match["host"] != _HOST or _alive(int(match["pid"])):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False):
+                os.remove(entry.path)
+                removed.append(entry.path)
+    return removed
+
+
 def _read_umask() -> int:
     umask = os.umask(0)
     os.umask(umask)
@@ -163,9 +217,10 @@ class _Staged:
         # a link is followed: its target is replaced, never the link itself
         self.real = os.path.realpath(path) if self.kind == "file" else path
         directory = os.path.dirname(self.real) if self.kind == "file" else None
+        remove_stale(directory or tempfile.gettempdir())
         try:
             fd, self.tmp = tempfile.mkstemp(
-                dir=directory, prefix=f".{os.path.basename(self.real)}.", suffix=".tmp"
+                dir=directory, prefix=_temp_prefix(self.real), suffix=".tmp"
             )
         except OSError as e:
             where = directory or tempfile.gettempdir()

@@ -29,20 +29,20 @@ from ospiel_ext import policies, policy_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = [
-    "certificate_search.py",
+    "certify.py",
     "compare.py",
     "depth_limited.py",
-    "game_stats.py",
-    "gameshrink.py",
+    "stats.py",
+    "shrink.py",
     "head_to_head.py",
-    "perturbed_egt.py",
+    "egt.py",
     "solve.py",
-    "subgame_solving.py",
-    "verify_certificate.py",
+    "subgame.py",
+    "verify.py",
 ]
 # Small, quick defaults per script; a case's flags come after them and win (absl: last wins).
 BASE = {
-    "certificate_search.py": ["--game=kuhn_poker"],
+    "certify.py": ["--game=kuhn_poker"],
     "compare.py": ["--game=kuhn_poker", "--iterations=5", "--solvers=cfr_plus,openspiel_cpp_cfr"],
     "depth_limited.py": [
         "--game=kuhn_poker",
@@ -50,22 +50,22 @@ BASE = {
         "--iterations=20",
         "--num_values=2",
     ],
-    "game_stats.py": ["--game=kuhn_poker"],
-    "gameshrink.py": ["--game=kuhn_poker", "--solve=lp"],
+    "stats.py": ["--game=kuhn_poker"],
+    "shrink.py": ["--game=kuhn_poker", "--solver=lp"],
     "head_to_head.py": [
         "--game=kuhn_poker",
         "--blueprint=cfr:5",
         "--bots=nested,blueprint",
-        "--games=4",
+        "--num_games=4",
         "--chunk=2",
         "--iterations=10",
         "--num_values=2",
         "--scheduler=local",
     ],
-    "perturbed_egt.py": ["--game=kuhn_poker", "--iterations=10", "--dgf_weight=0.05"],
+    "egt.py": ["--game=kuhn_poker", "--iterations=10", "--dgf_weight=0.05"],
     "solve.py": ["--game=kuhn_poker", "--iterations=20"],
-    "subgame_solving.py": ["--game=kuhn_poker", "--blueprint=cfr:5", "--iterations=20"],
-    "verify_certificate.py": ["--game=kuhn_poker", "--certificate={cert}"],
+    "subgame.py": ["--game=kuhn_poker", "--blueprint=cfr:5", "--iterations=20"],
+    "verify.py": ["--game=kuhn_poker", "--certificate={cert}"],
 }
 ABSL_LOG_LINE = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ")
 SIMULTANEOUS = "goofspiel(num_cards=3,imp_info=True)"  # zero-sum (win/loss), converted
@@ -96,41 +96,49 @@ def _cases() -> list[Case]:
             )
 
     every = SCRIPTS
-    with_max_nodes = [s for s in SCRIPTS if s not in ("verify_certificate.py", "head_to_head.py")]
-    with_iterations = ["compare.py", "gameshrink.py", "perturbed_egt.py", "solve.py"]
-    with_iterations += ["depth_limited.py", "head_to_head.py", "subgame_solving.py"]
-    with_time_limit = ["compare.py", "gameshrink.py", "perturbed_egt.py", "solve.py"]
-    with_time_limit += ["certificate_search.py", "head_to_head.py"]
-    solving = ["certificate_search.py", "compare.py", "game_stats.py", "perturbed_egt.py"]
+    with_max_nodes = [s for s in SCRIPTS if s not in ("verify.py", "head_to_head.py", "certify.py")]
+    with_iterations = ["compare.py", "shrink.py", "egt.py", "solve.py"]
+    with_iterations += ["depth_limited.py", "head_to_head.py", "subgame.py"]
+    with_time_limit = ["compare.py", "shrink.py", "egt.py", "solve.py"]
+    with_time_limit += ["certify.py", "head_to_head.py"]
+    solving = ["certify.py", "compare.py", "stats.py", "egt.py"]
     add(every, "help", ["--help"], 0, "--game")
     add(every, "unknown_flag", ["--no_such_flag=1"], 2, "Unknown command line flag 'no_such_flag'")
     add(every, "positional", ["stray"], 2, "unexpected arguments ['stray']")
     add(every, "unknown_game", ["--game=no_such_game"], 2, "unknown game 'no_such_game'")
     add(every, "malformed_game", ["--game=kuhn_poker(players=2"], 2, "Missing closing bracket")
-    solvers = [s for s in every if s != "game_stats.py"]  # stats counts any game
+    solvers = [s for s in every if s != "stats.py"]  # stats counts any game
     add(solvers, "three_players", ["--game=kuhn_poker(players=3)"], 2, "has 3 players")
     add(solvers, "general_sum", [f"--game={GENERAL_SUM}"], 2, "is not zero-sum")
-    add("game_stats.py", "three_players", ["--game=kuhn_poker(players=3)"], 0, "has 3 players")
-    add("game_stats.py", "general_sum", [f"--game={GENERAL_SUM}"], 0, "is not zero-sum")
+    add("stats.py", "three_players", ["--game=kuhn_poker(players=3)"], 0, "has 3 players")
+    add("stats.py", "general_sum", [f"--game={GENERAL_SUM}"], 0, "is not zero-sum")
     add(every, "output_missing_dir", ["--output_json={tmp}/no/r.json"], 2, "does not exist")
     add(every, "output_unwritable", ["--output_json=/proc/r.json"], 2, "cannot write in /proc")
     add(every, "output_is_dir", ["--output_json={tmp}"], 2, "is a directory")
     # malformed numbers, budgets
     add(with_iterations, "malformed_number", ["--iterations=ten"], 2, "flag --iterations=ten")
+    add("stats.py", "malformed_number", ["--max_nodes=ten"], 2, "flag --max_nodes=ten")
     add(
-        ["certificate_search.py", "game_stats.py"],
+        "certify.py",
         "malformed_number",
-        ["--max_nodes=ten"],
+        ["--max_trunk_nodes=ten"],
         2,
-        "flag --max_nodes=ten",
+        "flag --max_trunk_nodes=ten",
     )
-    add("verify_certificate.py", "missing_flag", ["--certificate="], 2, "--certificate is required")
+    add("verify.py", "missing_flag", ["--certificate="], 2, "--certificate is required")
     add(
         with_max_nodes,
         "negative_max_nodes",
         ["--max_nodes=-1"],
         2,
         "--max_nodes must be positive, got -1",
+    )
+    add(
+        "certify.py",
+        "negative_max_trunk_nodes",
+        ["--max_trunk_nodes=-1"],
+        2,
+        "--max_trunk_nodes must be positive, got -1",
     )
     add(
         with_iterations,
@@ -147,7 +155,7 @@ def _cases() -> list[Case]:
         "--iterations must be positive, got -5",
     )
     add(
-        "game_stats.py",
+        "stats.py",
         "zero_max_nodes",
         ["--max_nodes=0"],
         2,
@@ -169,53 +177,58 @@ def _cases() -> list[Case]:
     )
     add("solve.py", "zero_log_every", ["--log_every=0"], 2, "--log_every must be positive, got 0")
     add(
-        "perturbed_egt.py",
+        "egt.py",
         "zero_checkpoints",
-        ["--checkpoints=0"],
+        ["--num_checkpoints=0"],
         2,
-        "--checkpoints must be positive, got 0",
+        "--num_checkpoints must be positive, got 0",
     )
     # epsilon, xi, threshold
     add(
-        "perturbed_egt.py",
-        "negative_epsilon",
-        ["--epsilon=-1"],
+        "egt.py",
+        "negative_target_gap",
+        ["--target_gap=-1"],
         2,
-        "--epsilon must be non-negative, got -1.0",
+        "--target_gap must be non-negative, got -1.0",
     )
-    add("perturbed_egt.py", "negative_xi", ["--xi=-0.1"], 2, "--xi must be non-negative, got -0.1")
-    add("perturbed_egt.py", "nan_xi", ["--xi=nan"], 2, "--xi must be a number, got nan")
-    add("perturbed_egt.py", "infeasible_xi", ["--xi=0.6"], 2, "infeasible")
+    add("egt.py", "negative_xi", ["--xi=-0.1"], 2, "--xi must be non-negative, got -0.1")
+    add("egt.py", "nan_xi", ["--xi=nan"], 2, "--xi must be a number, got nan")
+    add("egt.py", "infeasible_xi", ["--xi=0.6"], 2, "infeasible")
     add(
-        "certificate_search.py",
-        "negative_epsilon",
-        ["--epsilon=-1"],
+        "certify.py",
+        "negative_target_epsilon",
+        ["--target_epsilon=-1"],
         2,
-        "--epsilon must be non-negative, got -1.0",
+        "--target_epsilon must be non-negative, got -1.0",
     )
     add(
-        "certificate_search.py",
+        "certify.py",
         "bad_nature_delta",
-        ["--nature_epsilon=0.1", "--nature_delta=1.5", "--max_nodes=100", "--nature_support=6"],
+        [
+            "--nature_epsilon=0.1",
+            "--nature_delta=1.5",
+            "--max_trunk_nodes=100",
+            "--nature_support=6",
+        ],
         2,
         "--nature_delta must be in (0, 1), got 1.5",
     )
     add(
-        "certificate_search.py",
+        "certify.py",
         "nature_without_budget",
         ["--nature_epsilon=0.1"],
         2,
-        "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_nodes)",
+        "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_trunk_nodes)",
     )
     add(
-        "gameshrink.py",
+        "shrink.py",
         "negative_threshold",
         ["--threshold=-1"],
         2,
         "--threshold must be non-negative, got -1.0",
     )
     add(
-        "gameshrink.py",
+        "shrink.py",
         "nan_threshold",
         ["--threshold=nan"],
         2,
@@ -223,18 +236,18 @@ def _cases() -> list[Case]:
     )
     # impossible combinations, refused before any work
     add(
-        "certificate_search.py",
+        "certify.py",
         "infinite_game_policy_out",
         ["--game=limit_leduc_poker(max_raises=-1)", "--policy_out={tmp}/p.json"],
         2,
         "--policy_out needs a finite game",
     )
     add(
-        "certificate_search.py",
+        "certify.py",
         "sampled_certificate_out",
         [
             "--nature_epsilon=0.1",
-            "--max_nodes=100",
+            "--max_trunk_nodes=100",
             "--nature_support=6",
             "--certificate_out={tmp}/c.json",
         ],
@@ -242,21 +255,21 @@ def _cases() -> list[Case]:
         "omit --certificate_out",
     )
     add(
-        "gameshrink.py",
+        "shrink.py",
         "solve_none_policy_out",
-        ["--solve=none", "--policy_out={tmp}/p.json"],
+        ["--solver=none", "--policy_out={tmp}/p.json"],
         2,
-        "--policy_out needs a strategy; --solve=none computes none",
+        "--policy_out needs a strategy; --solver=none computes none",
     )
     add(
-        "gameshrink.py",
+        "shrink.py",
         "solve_none_abstract_policy_out",
-        ["--solve=none", "--abstract_policy_out={tmp}/a.npz"],
+        ["--solver=none", "--abstract_policy_out={tmp}/a.npz"],
         2,
         "--abstract_policy_out needs a strategy",
     )
     add(
-        "perturbed_egt.py",
+        "egt.py",
         "public_tree_without_the_structure",
         ["--game=liars_dice", "--form=public_tree"],
         2,
@@ -329,13 +342,13 @@ def _cases() -> list[Case]:
     # other outputs into a missing directory
     for script, flag in (
         ("solve.py", "policy_out"),
-        ("perturbed_egt.py", "policy_out"),
-        ("perturbed_egt.py", "plot"),
+        ("egt.py", "policy_out"),
+        ("egt.py", "plot"),
         ("compare.py", "plot"),
-        ("certificate_search.py", "certificate_out"),
-        ("certificate_search.py", "policy_out"),
-        ("gameshrink.py", "policy_out"),
-        ("gameshrink.py", "abstract_policy_out"),
+        ("certify.py", "certificate_out"),
+        ("certify.py", "policy_out"),
+        ("shrink.py", "policy_out"),
+        ("shrink.py", "abstract_policy_out"),
     ):
         add(
             script,
@@ -348,46 +361,55 @@ def _cases() -> list[Case]:
     add(solving, "simultaneous", [f"--game={SIMULTANEOUS}"], 0, "goofspiel")
     add("solve.py", "simultaneous", [f"--game={SIMULTANEOUS}", "--solver=lp"], 0, "goofspiel")
     add(
-        "gameshrink.py",
+        "shrink.py",
         "simultaneous",
         [f"--game={SIMULTANEOUS}"],
         2,
         "no ordered-signals description",
     )
     add(
-        "verify_certificate.py",
+        "verify.py",
         "simultaneous",
         [f"--game={SIMULTANEOUS}", "--certificate={sim_cert}"],
         0,
         "verified",
     )
     add(
-        [s for s in solving if s != "certificate_search.py"] + ["solve.py"],
+        [s for s in solving if s != "certify.py"] + ["solve.py"],
         "too_large",
         ["--game=chess", "--max_nodes=1000"],
         2,
         "more than the cap max_nodes=1000 (raise it with max_nodes=... in Python or --max",
     )
-    add("certificate_search.py", "too_large", ["--game=chess", "--max_nodes=300"], 0, "max_nodes")
-    add("gameshrink.py", "too_large", ["--game=chess"], 2, "no ordered-signals description")
+    add("certify.py", "too_large", ["--game=chess", "--max_trunk_nodes=300"], 0, "max_nodes")
+    add("shrink.py", "too_large", ["--game=chess"], 2, "no ordered-signals description")
+    suit_isomorphic = "--game=leduc_poker(suit_isomorphism=true)"
+    add("shrink.py", "suit_isomorphism", [suit_isomorphic], 2, "load leduc_poker() instead")
     add(
-        "gameshrink.py",
+        ["solve.py", "egt.py"],
+        "public_tree_suit_isomorphism",
+        [suit_isomorphic, "--form=public_tree"],
+        2,
+        "load leduc_poker() instead",
+    )
+    add(
+        "shrink.py",
         "too_large_policy_out",
         ["--game=leduc_poker", "--max_nodes=100", "--policy_out={tmp}/p.json"],
         2,
         "--policy_out needs the original game to compile within --max_nodes=100",
     )
     # subgame solving, depth-limited solving, head to head
-    for script in ("subgame_solving.py", "depth_limited.py"):
+    for script in ("subgame.py", "depth_limited.py"):
         add(script, "bad_blueprint", ["--blueprint=cfr:x"], 2, "expected cfr:N (N >= 1)")
         add(script, "missing_blueprint", ["--blueprint={tmp}/none.json"], 2, "none.json")
-    for script in ("subgame_solving.py", "depth_limited.py"):
+    for script in ("subgame.py", "depth_limited.py"):
         add(script, "other_game_blueprint", ["--blueprint={files}/leduc.json"], 2, "leduc_poker")
-    add("subgame_solving.py", "deep_cut", ["--cut=after_moves=99"], 2, "selects no non-terminal")
-    add("subgame_solving.py", "bad_cut", ["--cut=after=1"], 2, "unknown cut 'after=1'")
-    add("subgame_solving.py", "zero_epsilon", ["--epsilon=0"], 2, "--epsilon must be in (0, 1)")
-    add("subgame_solving.py", "one_epsilon", ["--epsilon=1"], 2, "--epsilon must be in (0, 1)")
-    add("subgame_solving.py", "bad_predicate", ["--cut=os:nope"], 2, "cannot load the predicate")
+    add("subgame.py", "deep_cut", ["--cut=after_moves=99"], 2, "selects no non-terminal")
+    add("subgame.py", "bad_cut", ["--cut=after=1"], 2, "unknown cut 'after=1'")
+    add("subgame.py", "zero_tremble", ["--tremble=0"], 2, "--tremble must be in (0, 1)")
+    add("subgame.py", "one_tremble", ["--tremble=1"], 2, "--tremble must be in (0, 1)")
+    add("subgame.py", "bad_predicate", ["--cut=os:nope"], 2, "cannot load the predicate")
     add("depth_limited.py", "deep_limit", ["--limit=after_moves=99"], 2, "selects no non-terminal")
     add(
         "depth_limited.py", "bad_values", ["--values=rollouts:x"], 2, "expected exact or rollouts:N"
@@ -423,56 +445,56 @@ def _cases() -> list[Case]:
     add("head_to_head.py", "runs", [], 0, "A's mean return")
     # certificate files
     add(
-        "verify_certificate.py",
+        "verify.py",
         "missing_file",
         ["--certificate={tmp}/none.json"],
         2,
         "no such file",
     )
     add(
-        "verify_certificate.py",
+        "verify.py",
         "corrupt_file",
         ["--certificate={files}/corrupt.json"],
         1,
         "certificate rejected: {files}/corrupt.json is not a certificate (not JSON",
     )
     add(
-        "verify_certificate.py",
+        "verify.py",
         "wrong_game",
         ["--game=leduc_poker"],
         1,
         "holds a certificate for kuhn_poker(), not for leduc_poker()",
     )
     add(
-        "verify_certificate.py",
+        "verify.py",
         "nan_probability",
         ["--certificate={files}/nan.json"],
         1,
         "nan.json: non-numeric probability",
     )
     add(
-        "verify_certificate.py",
+        "verify.py",
         "string_probability",
         ["--certificate={files}/string.json"],
         1,
         "string.json: non-numeric probability",
     )
     add(
-        "verify_certificate.py",
+        "verify.py",
         "tampered_bound",
         ["--certificate={files}/tampered.json"],
         1,
         "certificate rejected: the certificate claims value_lower",
     )
     add(
-        "verify_certificate.py",
+        "verify.py",
         "missing_trunk",
         ["--certificate={files}/no_trunk.json"],
         1,
         "no_trunk.json.npz is missing (a certificate is two files, PATH and PATH.npz",
     )
     add(
-        "verify_certificate.py",
+        "verify.py",
         "garbage_trunk",
         ["--certificate={files}/garbage.json"],
         1,
@@ -505,7 +527,7 @@ def make_files(server: ForkServer, d: pathlib.Path) -> pathlib.Path:
     """Certificates of Kuhn poker and of the converted Goofspiel in `d`, and broken copies."""
     for game, name in (("kuhn_poker", "cert"), (SIMULTANEOUS, "sim_cert")):
         result = server.run(
-            _script("certificate_search.py"), f"--game={game}", f"--certificate_out={d}/{name}.json"
+            _script("certify.py"), f"--game={game}", f"--certificate_out={d}/{name}.json"
         )
         assert result.returncode == 0, result.stderr
     cert = json.loads((d / "cert.json").read_text())
@@ -604,7 +626,7 @@ def test_fresh_interpreter(script, tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_sigint_during_compilation(server, tmp_path, sig):
     result = server.interrupt(
-        _script("game_stats.py"),
+        _script("stats.py"),
         "--game=rhode_island_holdem(num_ranks=3,num_suits=2)",
         f"--output_json={tmp_path}/r.json",
         wait_for=None,
@@ -654,10 +676,10 @@ def test_lp_time_limit(server, tmp_path):
 def test_sigint_perturbed_egt_epsilon_mode(server, tmp_path):
     out = tmp_path / "r.json"
     result = server.interrupt(
-        _script("perturbed_egt.py"),
+        _script("egt.py"),
         "--game=leduc_poker",
         "--iterations=100000",
-        "--epsilon=0",
+        "--target_gap=0",
         "--xi=0.01",
         "--dgf_weight=0.05",
         f"--output_json={out}",
@@ -675,7 +697,7 @@ def test_sigint_certificate_search(server, tmp_path, lp_flags):
     out, cert = tmp_path / "r.json", tmp_path / "c.json"
     game = "sequential_goofspiel(num_cards=5)"
     result = server.interrupt(
-        _script("certificate_search.py"),
+        _script("certify.py"),
         f"--game={game}",
         *lp_flags,
         f"--output_json={out}",
@@ -687,18 +709,16 @@ def test_sigint_certificate_search(server, tmp_path, lp_flags):
     assert result.returncode == 130, result.stderr
     row = json.loads(out.read_text())
     assert row["stop_reason"] == "interrupted" and row["stopped_early"]
-    verified = server.run(
-        _script("verify_certificate.py"), f"--game={game}", f"--certificate={cert}"
-    )
+    verified = server.run(_script("verify.py"), f"--game={game}", f"--certificate={cert}")
     assert verified.returncode == 0, verified.stderr  # the certificate so far is sound
 
 
 def test_sigint_gameshrink_cfr_plus(server, tmp_path):
     out, pol = tmp_path / "r.json", tmp_path / "p.json"
     result = server.interrupt(
-        _script("gameshrink.py"),
+        _script("shrink.py"),
         "--game=leduc_poker",
-        "--solve=cfr_plus",
+        "--solver=cfr_plus",
         "--iterations=100000000",
         f"--output_json={out}",
         f"--policy_out={pol}",
@@ -716,14 +736,14 @@ def test_sigint_gameshrink_cfr_plus(server, tmp_path):
 
 
 def test_perturbed_egt_epsilon_figures_are_of_one_run(server, tmp_path):
-    """--epsilon continues the same run: the curve ends at the final iterate (not at
-    --iterations), and whether epsilon was reached is written."""
+    """--target_gap continues the same run: the curve ends at the final iterate (not at
+    --iterations), and whether the gap was reached is written."""
     out = tmp_path / "r.json"
     result = server.run(
-        _script("perturbed_egt.py"),
+        _script("egt.py"),
         "--game=kuhn_poker",
         "--iterations=10",
-        "--epsilon=0",
+        "--target_gap=0",
         "--dgf_weight=0.05",
         f"--output_json={out}",
     )
@@ -732,12 +752,12 @@ def test_perturbed_egt_epsilon_figures_are_of_one_run(server, tmp_path):
     assert row["final_iteration"] == row["iterations"][-1] == 100  # 10 x --iterations
     assert row["epsilon"] == 0 and row["epsilon_reached"] is False
     assert row["stop_reason"] == "iterations"
-    assert "epsilon 0.0 not reached" in result.stdout
+    assert "target gap 0.0 not reached" in result.stdout
     reached = server.run(
-        _script("perturbed_egt.py"),
+        _script("egt.py"),
         "--game=kuhn_poker",
         "--iterations=10",
-        "--epsilon=1000",
+        "--target_gap=1000",
         "--dgf_weight=0.05",
         f"--output_json={out}",
     )
@@ -750,7 +770,7 @@ def test_perturbed_egt_epsilon_figures_are_of_one_run(server, tmp_path):
 def test_certificate_search_lp_flags(server, tmp_path, lp_flag):
     out = tmp_path / "r.json"
     result = server.run(
-        _script("certificate_search.py"),
+        _script("certify.py"),
         "--game=kuhn_poker",
         lp_flag,
         f"--output_json={out}",
@@ -764,9 +784,9 @@ def test_gameshrink_counts_before_compiling(server, tmp_path):
     --max_nodes (Rhode Island Hold'em's 6.7e9 nodes were walked up to 2e6 before)."""
     out = tmp_path / "r.json"
     result = server.run(
-        _script("gameshrink.py"),
+        _script("shrink.py"),
         "--game=leduc_poker",
-        "--solve=lp",
+        "--solver=lp",
         "--max_nodes=9000",  # Leduc has 9457
         f"--output_json={out}",
     )
@@ -812,11 +832,12 @@ BENCHMARK_CASES = [
     ("certificates.py", ["--games=kuhn_poker(players=3)"], "has 3 players"),
     ("efpe.py", ["--traversals=5"], "--traversals must be at least 6, got 5"),
     ("efpe.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
-    ("efpe.py", ["--out_dir=/proc/x"], "--out_dir=/proc/x"),
+    ("efpe.py", ["--plots_dir=/proc/x"], "--plots_dir=/proc/x"),
+    ("efpe.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("efpe.py", ["--aggressive_xis=0,x"], "--aggressive_xis takes numbers"),
     ("efpe.py", ["--aggressive_xis=0.5"], "--aggressive_xis must lie in [0, 0.5)"),
     ("range_cfr_run.py", ["--policy_out={tmp}/no/p.npz"], "does not exist"),
-    ("range_cfr_run.py", ["--seconds=0"], "--seconds must be positive"),
+    ("range_cfr_run.py", ["--time_limit=0"], "--time_limit must be positive"),
     ("range_cfr_run.py", ["--game=chess"], "no public-tree poker structure"),
     ("range_cfr_run.py", ["--dtype=float16"], "--dtype"),
     ("range_cfr_run.py", ["--threads=0"], "--threads"),
@@ -829,12 +850,12 @@ BENCHMARK_CASES = [
     ("range_dtype.py", ["--game=chess"], "no public-tree poker structure"),
     ("gameshrink_full_scale.py", ["--checkpoints=10,x"], "--checkpoints must be integers"),
     ("gameshrink_full_scale.py", ["--checkpoints=0"], "--checkpoints must be positive integers"),
-    ("gameshrink_full_scale.py", ["--transformations=nosuch"], "unknown --transformations"),
+    ("gameshrink_full_scale.py", ["--filters=nosuch"], "unknown --filters"),
     ("gameshrink_full_scale.py", ["--game=kuhn_poker(players=3)"], "has 3 players"),
     ("gameshrink.py", ["--thresholds=0,abc"], "--thresholds: 'abc' is not a number >= 0"),
     ("gameshrink.py", ["--ri_checkpoints=10,x"], "--ri_checkpoints: 'x' is not an integer"),
     ("gameshrink.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
-    ("ggse.py", ["--epsilon=0"], "--epsilon must be in (0, 1), got 0.0"),
+    ("ggse.py", ["--tremble=0"], "--tremble must be in (0, 1), got 0.0"),
     ("ggse.py", ["--techniques=foo"], "unknown technique 'foo'"),
     ("ggse.py", ["--games=chess"], "--games must be among"),
     ("ggse.py", ["--lp_vertices=foo"], "unknown LP vertex 'foo'"),
@@ -847,7 +868,11 @@ BENCHMARK_CASES = [
     ("depth_limited_off_tree.py", ["--stack=6"], "--stack must be at least 8"),
     ("depth_limited_off_tree.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("speed.py", ["--rounds=0"], "--rounds must be positive, got 0"),
-    ("egt_stepping.py", ["--target=0"], "--target must be positive, got 0.0"),
+    (
+        "egt_stepping.py",
+        ["--target_exploitability=0"],
+        "--target_exploitability must be positive, got 0.0",
+    ),
     ("egt_stepping.py", ["--xis=0.7"], "--xis must lie in (0, 0.5)"),
     ("egt_stepping.py", ["--xis=abc"], "--xis takes numbers"),
     ("egt_stepping.py", ["--refine_xi=0"], "--refine_xi must lie in (0, 0.5), got 0.0"),
@@ -877,7 +902,28 @@ BENCHMARK_CASES = [
     ("gameshrink.py", ["--rhode_island=no_such_game"], "unknown game 'no_such_game'"),
     ("gameshrink_dominance.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("nested_solving_round_robin.py", ["--chunk=3"], "--chunk must be even and >= 2"),
-    ("nested_solving_round_robin.py", ["--seconds=0"], "--seconds must be positive"),
+    ("nested_solving_round_robin.py", ["--time_limit=0"], "--time_limit must be positive"),
+    (
+        "nested_solving_round_robin.py",
+        ["--projected_games=0"],
+        "--projected_games must be positive",
+    ),
+    (
+        "nested_solving_round_robin.py",
+        ["--bots=blueprint"],
+        "--bots needs at least two distinct bots",
+    ),
+    ("nested_solving_round_robin.py", ["--tremble=0.7"], "--tremble must be in (0, 1/2)"),
+    ("nested_solving_round_robin.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
+    ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
+    ("nested_solving_speed.py", ["--time_limit=0"], "--time_limit must be positive"),
+    ("nested_solving_speed.py", ["--num_games=0"], "--num_games must be positive"),
+    (
+        "nested_solving_speed.py",
+        ["--max_belief_histories=-1"],
+        "--max_belief_histories must be non-",
+    ),
+    ("nested_solving_speed.py", ["--bots=nested/unsafe"], "--bots needs two bots"),
     (
         "nested_solving_round_robin.py",
         ["--projected_games=0"],
@@ -949,7 +995,7 @@ def test_benchmark_bad_flags(server, tmp_path, name, flags, message):
 
 
 def test_rhode_island_plot_refuses_an_output_that_is_its_input(server, tmp_path):
-    """The plot reads JSONs; naming one of them as --output is refused before any work and
+    """The plot reads JSONs; naming one of them as --plot is refused before any work and
     leaves it as it was."""
     runs = tmp_path / "in" / "r.json"
     runs.parent.mkdir()
@@ -957,9 +1003,9 @@ def test_rhode_island_plot_refuses_an_output_that_is_its_input(server, tmp_path)
     (tmp_path / "out").mkdir()
     result = server.run(
         _benchmark("rhode_island_plot.py"),
-        f"--runs={runs}",
-        f"--output={runs}",
+        f"--run_jsons={runs}",
+        f"--plot={runs}",
     )
-    check_outcome(result, 2, f"--output={runs} is the input --runs ({runs}) (the same file)",
+    check_outcome(result, 2, f"--plot={runs} is the input --run_jsons ({runs}) (the same file)",
                   tmp_path / "out")  # fmt: skip
     assert runs.read_text() == "{}"

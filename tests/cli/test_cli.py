@@ -267,3 +267,20 @@ def test_a_second_ctrl_c_while_writing_writes_nothing(tmp_path):
             cli_output.write_json(str(tmp_path / "p.json"), {"y": 2})
     assert e.value.__notes__ == ["(nothing was written)", "while writing the outputs"]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        ([], 1000),  # neither: --iterations' default
+        (["--time_limit=15"], None),  # a time limit alone sets the run's length
+        (["--time_limit=15", "--iterations=50"], 50),  # both: whichever ends first
+        (["--iterations=50"], 50),
+    ],
+)
+def test_iteration_budget(argv, expected):
+    fv = flags.FlagValues()
+    iterations = flags.DEFINE_integer("iterations", 1000, "i", flag_values=fv)
+    time_limit = flags.DEFINE_float("time_limit", None, "t", flag_values=fv)
+    fv(["prog", *argv])
+    assert cli_flags.iteration_budget(iterations, time_limit) == expected

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from ospiel_ext.cli.commands import COMMANDS
+from ospiel_ext.cli.commands import COMMANDS, DEPRECATED_SCRIPTS, module_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -19,19 +19,54 @@ def command(*args, program=(sys.executable, "-m", "ospiel_ext")):
 def test_help_lists_every_subcommand():
     r = command("--help")
     assert r.returncode == 0, r.stderr
-    for name, (_, summary) in COMMANDS.items():
+    for name, summary in COMMANDS.items():
         assert f"  {name}" in r.stdout and summary in r.stdout
 
 
-def test_every_command_module_has_a_subcommand_and_a_script_wrapper():
+def test_command_modules_and_scripts_are_named_after_their_subcommands():
     modules = {
         f[:-3]
         for f in os.listdir(os.path.join(ROOT, "ospiel_ext", "cli", "commands"))
         if f.endswith(".py") and f != "__init__.py"
     }
-    assert modules == {module for module, _ in COMMANDS.values()}
+    assert modules == {name.replace("-", "_") for name in COMMANDS}
+    assert all(module_name(name) in modules for name in COMMANDS)
     scripts = {f[:-3] for f in os.listdir(os.path.join(ROOT, "scripts")) if f.endswith(".py")}
-    assert scripts == modules
+    assert scripts == modules | set(DEPRECATED_SCRIPTS)  # the old names, for one release
+    assert not modules & set(DEPRECATED_SCRIPTS)
+    assert set(DEPRECATED_SCRIPTS.values()) <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("old", sorted(DEPRECATED_SCRIPTS))
+def test_an_old_script_name_warns_and_runs_its_command(old):
+    new = module_name(DEPRECATED_SCRIPTS[old])
+    r = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", f"{old}.py"), "--help"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == [
+        f"warning: scripts/{old}.py is deprecated, use scripts/{new}.py "
+        f"(= ospiel-ext {DEPRECATED_SCRIPTS[old]})"
+    ]
+    assert r.stdout == command(DEPRECATED_SCRIPTS[old], "--help").stdout
+
+
+def test_an_old_script_name_writes_what_the_new_one_writes(tmp_path):
+    outputs = []
+    for script in ("game_stats", "stats"):
+        out = tmp_path / f"{script}.json"
+        r = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "scripts", f"{script}.py"), "--game=kuhn_poker",
+             f"--output_json={out}"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        assert ("deprecated" in r.stderr) == (script == "game_stats")
+        data = json.loads(out.read_text())
+        data.pop("provenance")
+        outputs.append(_without_timings(data))
+    assert outputs[0] == outputs[1] and outputs[0]["histories"] == 58  # Kuhn: 58 nodes
 
 
 def test_no_command_and_unknown_command_are_usage_errors():
@@ -59,7 +94,7 @@ def test_subcommand_writes_the_same_json_as_the_script(tmp_path):
     r = command("stats", "--game=leduc_poker", f"--output_json={out_command}")
     assert r.returncode == 0, r.stderr
     s = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", "game_stats.py"), "--game=leduc_poker",
+        [sys.executable, os.path.join(ROOT, "scripts", "stats.py"), "--game=leduc_poker",
          f"--output_json={out_script}"],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -68,7 +103,7 @@ def test_subcommand_writes_the_same_json_as_the_script(tmp_path):
     made_by = a.pop("provenance"), b.pop("provenance")
     typed = f"ospiel-ext stats --game=leduc_poker --output_json={out_command}"
     assert made_by[0]["command"] == typed
-    assert made_by[1]["command"].startswith("python scripts/game_stats.py --game=leduc_poker")
+    assert made_by[1]["command"].startswith("python scripts/stats.py --game=leduc_poker")
     assert made_by[0]["commit"] == made_by[1]["commit"]
     assert _without_timings(a) == _without_timings(b)
     assert a["infosets_0"] == a["infosets_1"] == 468  # Leduc: 6 x 78 per player

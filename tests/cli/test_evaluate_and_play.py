@@ -144,7 +144,7 @@ def test_range_policies_are_evaluated_on_the_public_tree(range_files, tmp_path):
 
 def test_play_against_random_matches_the_exact_value(files, tmp_path):
     out = tmp_path / "p.json"
-    flags = ["--game=kuhn_poker", f"--policy={files / 'lp.json'}", "--games=2000", "--seed=3"]
+    flags = ["--game=kuhn_poker", f"--policy={files / 'lp.json'}", "--num_games=2000", "--seed=3"]
     proc = run(*flags, f"--output_json={out}", script="play.py")
     assert proc.returncode == 0, proc.stderr
     row = json.loads(out.read_text())
@@ -173,7 +173,7 @@ def test_range_policies_play_with_the_exact_mean(range_files, tmp_path):
         "--game=leduc_poker",
         f"--policy={a_path}",
         f"--opponent=policy:{b_path}",
-        "--games=2000",
+        "--num_games=2000",
         "--seed=5",
         "--max_nodes=10",  # a TabularPolicy would be refused: a range policy walks nothing
         f"--output_json={out}",
@@ -193,7 +193,7 @@ def test_human_player_reads_actions_and_stops_at_end_of_input(files, tmp_path):
         "--game=kuhn_poker",
         f"--policy={files / 'lp.json'}",
         "--opponent=human",
-        "--games=4",
+        "--num_games=4",
         f"--output_json={out}",
         script="play.py",
         stdin="x\nBet\n1\n1\n1\n1\n1\n1\n",
@@ -209,7 +209,7 @@ def test_human_player_reads_actions_and_stops_at_end_of_input(files, tmp_path):
     "flags, message",
     [
         (["--opponent=chess"], "--opponent must be random, policy:FILE, mcts or human"),
-        (["--games=0"], "--games must be positive"),
+        (["--num_games=0"], "--num_games must be positive"),
         (["--opponent=policy:/nonexistent/q.json"], "/nonexistent/q.json"),
     ],
 )

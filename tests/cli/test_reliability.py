@@ -88,10 +88,10 @@ def test_a_fifo_is_written_through(server, tmp_path):
     "script, flag",
     [
         ("solve.py", "--policy_out"),
-        ("perturbed_egt.py", "--policy_out"),
-        ("certificate_search.py", "--policy_out"),
-        ("gameshrink.py", "--abstract_policy_out"),
-        ("subgame_solving.py", "--policy_out"),
+        ("egt.py", "--policy_out"),
+        ("certify.py", "--policy_out"),
+        ("shrink.py", "--abstract_policy_out"),
+        ("subgame.py", "--policy_out"),
         ("depth_limited.py", "--policy_out"),
     ],
 )
@@ -132,7 +132,7 @@ def _same_file_cases(files):
             ],
         ),
         (
-            "verify_certificate.py",
+            "verify.py",
             [
                 "--game=kuhn_poker",
                 f"--certificate={files}/cert.json",
@@ -140,7 +140,7 @@ def _same_file_cases(files):
             ],
         ),
         (
-            "verify_certificate.py",
+            "verify.py",
             [
                 "--game=kuhn_poker",
                 f"--certificate={files}/cert.json",
@@ -148,7 +148,7 @@ def _same_file_cases(files):
             ],
         ),
         (
-            "subgame_solving.py",
+            "subgame.py",
             ["--game=leduc_poker", f"--blueprint={policy}", f"--policy_out={policy}"],
         ),
         (
@@ -199,7 +199,7 @@ def test_subgame_stops_with_the_iterations_that_ran(server, tmp_path, sig):
     """It used to exit 0, print "all 30 subgames resolved" and write the iterations asked."""
     out, pol = tmp_path / "r.json", tmp_path / "p.json"
     result = server.interrupt(
-        _script("subgame_solving.py"),
+        _script("subgame.py"),
         "--game=leduc_poker",
         "--cut=public_chance",
         "--iterations=100000000",
@@ -244,7 +244,7 @@ def test_play_writes_the_games_played(server, files, tmp_path, sig):
         _script("play.py"),
         "--game=leduc_poker",
         f"--policy={files}/leduc.json",
-        "--games=100000000",
+        "--num_games=100000000",
         f"--output_json={out}",
         wait_for="playing 100000000 games",
         seconds=1.0,
@@ -274,18 +274,18 @@ def test_play_writes_the_games_played(server, files, tmp_path, sig):
             "nash_conv",
         ),
         (
-            "perturbed_egt.py",
+            "egt.py",
             ["--game=leduc_poker", "--iterations=100000000", "--dgf_weight=0.05", "--verbose"],
             "iteration 1 ",
         ),
         (
-            "certificate_search.py",
+            "certify.py",
             ["--game=sequential_goofspiel(num_cards=5)", "--verbose"],
             "iteration 1 ",
         ),
         (
-            "gameshrink.py",
-            ["--game=leduc_poker", "--solve=cfr_plus", "--iterations=100000000", "--verbose"],
+            "shrink.py",
+            ["--game=leduc_poker", "--solver=cfr_plus", "--iterations=100000000", "--verbose"],
             "iteration 100 ",
         ),
     ],
@@ -350,7 +350,7 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
     after the Ctrl-C) cannot leave workers behind either."""
     out = tmp_path / "r.json"
     proc = subprocess.Popen(
-        [sys.executable, _script("head_to_head.py"), "--game=leduc_poker", "--games=100000",
+        [sys.executable, _script("head_to_head.py"), "--game=leduc_poker", "--num_games=100000",
          "--chunk=100", "--workers=2", f"--output_json={out}"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
@@ -385,7 +385,7 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
 @pytest.mark.parametrize(
     "script, flags, key",
     [
-        ("subgame_solving.py", ["--game=leduc_poker", "--iterations=100000000"], "stop_reason"),
+        ("subgame.py", ["--game=leduc_poker", "--iterations=100000000"], "stop_reason"),
         ("depth_limited.py", ["--game=leduc_poker", "--iterations=100000000"], "stop_reason"),
         (  # stopped inside the rollouts, which have no result so far
             "depth_limited.py",
@@ -394,7 +394,7 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
         ),
         (
             "head_to_head.py",
-            ["--game=kuhn_poker", "--games=100000000", "--chunk=2", "--scheduler=local"],
+            ["--game=kuhn_poker", "--num_games=100000000", "--chunk=2", "--scheduler=local"],
             "stop_reason",
         ),
     ],
@@ -411,7 +411,7 @@ def test_what_follows_a_time_limit_still_runs(server, tmp_path):
     expired deadline used to stop it at once, leaving game_value null)."""
     out = tmp_path / "r.json"
     result = server.run(
-        _script("subgame_solving.py"),
+        _script("subgame.py"),
         "--game=kuhn_poker",
         "--iterations=100000000",
         "--time_limit=1",
@@ -464,12 +464,12 @@ def test_help_lists_the_commands_own_flags_with_defaults(command):
         ("solve.py", ["--game=liars_dice(dice_sides=9)"], 2, "more than the cap max_nodes="),
         ("solve.py", ["--game=latent_ttt"], 2, "more than the cap max_nodes="),
         ("solve.py", ["--game=gin_rummy"], 2, "no information_state_string, so its information"),
-        ("game_stats.py", ["--game=goofspiel(num_cards=4)"], 0, "does not have perfect recall"),
+        ("stats.py", ["--game=goofspiel(num_cards=4)"], 0, "does not have perfect recall"),
         ("depth_limited.py", ["--game=kuhn_poker"], 0, "K = 3 (bias)"),
         ("depth_limited.py", ["--game=matrix_rps"], 0, "depth-limited"),
         (
             "head_to_head.py",
-            ["--game=kuhn_poker", "--games=2", "--scheduler=local", "--iterations=5"],
+            ["--game=kuhn_poker", "--num_games=2", "--scheduler=local", "--iterations=5"],
             0,
             "A's mean return",
         ),
@@ -502,7 +502,7 @@ def test_imperfect_recall_is_refused_readably(server, tmp_path):
 def test_a_raising_cut_predicate_is_one_line(tmp_path):
     (tmp_path / "bad_cut.py").write_text("def boom(state):\n    return 1 / 0\n")
     result = subprocess.run(
-        [sys.executable, _script("subgame_solving.py"), "--game=kuhn_poker", "--cut=bad_cut:boom"],
+        [sys.executable, _script("subgame.py"), "--game=kuhn_poker", "--cut=bad_cut:boom"],
         env=dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}"),
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -518,13 +518,13 @@ def test_a_raising_cut_predicate_is_one_line(tmp_path):
     [
         ["solve.py", "--solver=cfr_plus", "--iterations=50"],
         ["solve.py", "--solver=lp"],
-        ["perturbed_egt.py", "--iterations=20", "--dgf_weight=0.05"],
-        ["certificate_search.py"],
-        ["subgame_solving.py", "--iterations=50"],
+        ["egt.py", "--iterations=20", "--dgf_weight=0.05"],
+        ["certify.py"],
+        ["subgame.py", "--iterations=50"],
         ["depth_limited.py", "--iterations=50"],
-        ["head_to_head.py", "--games=4", "--chunk=2", "--iterations=20", "--scheduler=local"],
+        ["head_to_head.py", "--num_games=4", "--chunk=2", "--iterations=20", "--scheduler=local"],
         ["compare.py", "--iterations=20", "--solvers=cfr_plus,dcfr"],
-        ["game_stats.py"],
+        ["stats.py"],
     ],
 )
 def test_perfect_information_games_without_information_states_run(server, tmp_path, command):
@@ -538,7 +538,7 @@ def test_perfect_information_games_without_information_states_run(server, tmp_pa
     assert json.loads(out.read_text())["game"] == "pig(horizon=6,winscore=6)"
 
 
-@pytest.mark.parametrize("script", ["subgame_solving.py", "depth_limited.py", "head_to_head.py"])
+@pytest.mark.parametrize("script", ["subgame.py", "depth_limited.py", "head_to_head.py"])
 def test_the_game_field_is_the_canonical_game_string(server, files, tmp_path, script):
     out = tmp_path / "r.json"
     result = server.run(_script(script), *_flags(script, tmp_path, files, f"--output_json={out}"))
@@ -572,7 +572,7 @@ def test_poker_scale_writes_the_parts_so_far_and_starts_no_other(server, tmp_pat
         "--rounds=1",
         "--chunk_seconds=0.05",
         "--curve_game=leduc_poker",
-        "--curve_seconds=120",
+        "--curve_time_limit=120",
         "--lossless_game=",
         "--lp_games=kuhn_poker",
         f"--output_json={out}",

@@ -30,7 +30,7 @@ def run(script, *flags, folder="scripts"):
 
 def test_game_stats(tmp_path):
     out = tmp_path / "stats.json"
-    proc = run("game_stats.py", "--game=kuhn_poker", f"--output_json={out}")
+    proc = run("stats.py", "--game=kuhn_poker", f"--output_json={out}")
     assert proc.returncode == 0, proc.stderr
     stats = json.loads(out.read_text())
     assert stats["histories"] == 58 and stats["terminals"] == 30
@@ -64,7 +64,7 @@ def test_solve_writes_result_and_policy(tmp_path, solver):
     "script, flags, tol",
     [
         ("solve.py", ["--iterations=30"], 1e-12),
-        ("perturbed_egt.py", ["--iterations=30", "--dgf_weight=0.001"], 1e-9),
+        ("egt.py", ["--iterations=30", "--dgf_weight=0.001"], 1e-9),
     ],
     ids=["solve", "egt"],
 )
@@ -232,7 +232,7 @@ def test_compare_writes_curves(tmp_path):
         ("solve.py", ["--game=matrix_pd"], "not zero-sum"),
         ("solve.py", ["--game=liars_dice_ir"], "perfect recall"),
         ("solve.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
-        ("game_stats.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
+        ("stats.py", ["--game=leduc_poker", "--max_nodes=100"], "max_nodes=100"),
         ("compare.py", ["--solvers=nope"], "unknown solvers"),
         ("compare.py", ["--iterations=0"], "--iterations must be positive"),
     ],
@@ -246,7 +246,7 @@ def test_bad_input_exits_non_zero_with_the_reason(script, flags, message):
 def test_perturbed_egt_writes_curves_and_policy(tmp_path):
     out, pol_path = tmp_path / "e.json", tmp_path / "p.json"
     proc = run(
-        "perturbed_egt.py",
+        "egt.py",
         "--game=kuhn_poker",
         "--xi=0.05",
         "--iterations=200",
@@ -267,7 +267,7 @@ def test_perturbed_egt_writes_curves_and_policy(tmp_path):
 def test_perturbed_egt_aggressive_stepping(tmp_path, stepping):
     out = tmp_path / "e.json"
     proc = run(
-        "perturbed_egt.py",
+        "egt.py",
         "--game=kuhn_poker",
         "--xi=0",
         f"--stepping={stepping}",
@@ -294,7 +294,7 @@ def test_perturbed_egt_aggressive_stepping(tmp_path, stepping):
     ],
 )
 def test_perturbed_egt_bad_flags(flags, message):
-    proc = run("perturbed_egt.py", "--game=kuhn_poker", *flags)
+    proc = run("egt.py", "--game=kuhn_poker", *flags)
     assert proc.returncode != 0
     assert message in proc.stderr.strip().splitlines()[-1]
 
@@ -303,7 +303,7 @@ def test_certificate_search_and_verify(tmp_path):
     out, cert, pol_path = tmp_path / "c.json", tmp_path / "cert.json", tmp_path / "p.json"
     game = "sequential_goofspiel(num_cards=3)"
     proc = run(
-        "certificate_search.py",
+        "certify.py",
         f"--game={game}",
         f"--output_json={out}",
         f"--certificate_out={cert}",
@@ -324,31 +324,31 @@ def test_certificate_search_and_verify(tmp_path):
     }
     assert keys <= set(result) and result["epsilon"] < 1e-9
     assert result["minimal_nodes"] <= result["trunk_nodes"]
-    proc = run("verify_certificate.py", f"--game={game}", f"--certificate={cert}")
+    proc = run("verify.py", f"--game={game}", f"--certificate={cert}")
     assert proc.returncode == 0 and "verified" in proc.stdout
-    proc = run("verify_certificate.py", "--game=kuhn_poker", f"--certificate={cert}")
+    proc = run("verify.py", "--game=kuhn_poker", f"--certificate={cert}")
     assert proc.returncode != 0 and "certificate rejected" in proc.stderr
 
 
 def test_certificate_search_bad_flags():
-    proc = run("certificate_search.py", "--epsilon=-1")
-    assert proc.returncode != 0 and "--epsilon must be non-negative" in proc.stderr
+    proc = run("certify.py", "--target_epsilon=-1")
+    assert proc.returncode != 0 and "--target_epsilon must be non-negative" in proc.stderr
 
 
 def test_certificate_search_with_nature_sampling(tmp_path):
     out = tmp_path / "c.json"
     proc = run(
-        "certificate_search.py",
+        "certify.py",
         "--game=kuhn_poker",
         "--nature_epsilon=0.1",
         "--nature_support=6",
-        "--max_nodes=100",
+        "--max_trunk_nodes=100",
         f"--output_json={out}",
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["true_game_epsilon_bound"] == pytest.approx(result["epsilon"] + 0.2)
-    proc = run("certificate_search.py", "--game=kuhn_poker", "--nature_epsilon=0.1")
+    proc = run("certify.py", "--game=kuhn_poker", "--nature_epsilon=0.1")
     assert proc.returncode != 0 and "needs --nature_support" in proc.stderr
 
 
@@ -377,9 +377,9 @@ def test_depth_limited_round_end_limit(tmp_path, limit, leaves):
 def test_gameshrink_lifts_an_equilibrium(tmp_path):
     out, pol = tmp_path / "shrink.json", tmp_path / "policy.json"
     proc = run(
-        "gameshrink.py",
+        "shrink.py",
         "--game=leduc_poker",
-        "--solve=lp",
+        "--solver=lp",
         f"--output_json={out}",
         f"--policy_out={pol}",
     )
@@ -398,7 +398,7 @@ def test_gameshrink_paper_filter_is_reported_and_not_lossless(tmp_path):
     """--filter=paper (Definition 5's payoff-only leaves) on Leduc: fewer round-2 classes than
     the coarsest filter's 9, and its lifted LP equilibrium is exploitable."""
     out = tmp_path / "shrink.json"
-    proc = run("gameshrink.py", "--game=leduc_poker", "--filter=paper", f"--output_json={out}")
+    proc = run("shrink.py", "--game=leduc_poker", "--filter=paper", f"--output_json={out}")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["filter"] == "paper" and result["classes_per_round"][1] < 9
@@ -410,7 +410,7 @@ def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
     reason, nothing is solved, compiled or saved; a complete filter says fixed_point."""
     out, saved = tmp_path / "shrink.json", tmp_path / "strategy.npz"
     proc = run(
-        "gameshrink.py",
+        "shrink.py",
         "--game=leduc_poker",
         "--time_limit=1e-9",
         f"--output_json={out}",
@@ -423,7 +423,7 @@ def test_gameshrink_time_limit_writes_the_filter_so_far(tmp_path):
     assert result["original"] is None and result["exploitability"] is None
     assert result["abstracted"]["nodes"] > 0 and not saved.exists()
     assert "before its filter was complete" in proc.stderr
-    proc = run("gameshrink.py", "--game=leduc_poker", "--solve=none", f"--output_json={out}")
+    proc = run("shrink.py", "--game=leduc_poker", "--solver=none", f"--output_json={out}")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["stop_reason"] == "fixed_point" and result["stopped_early"] is False
@@ -434,7 +434,7 @@ _CTRL_C_IN_THE_FILTER = """
 import os, signal, time
 from ospiel_ext.runtime import budget, interrupts
 from ospiel_ext.cli import command as cli
-from ospiel_ext.cli.commands import gameshrink
+from ospiel_ext.cli.commands import shrink
 
 exceeded = budget.Budget.exceeded
 
@@ -445,7 +445,7 @@ def ctrl_c_in_the_filter(self):  # a Ctrl-C as the filter's first check inside i
     return exceeded(self)
 
 budget.Budget.exceeded = ctrl_c_in_the_filter
-cli.main(gameshrink.main)
+cli.main(shrink.main)
 """
 
 
@@ -470,9 +470,9 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
         "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,stack=10 10)"
     )
     proc = run(
-        "gameshrink.py",
+        "shrink.py",
         f"--game={game}",
-        "--solve=cfr_plus",
+        "--solver=cfr_plus",
         "--iterations=30",
         f"--output_json={out}",
         f"--abstract_policy_out={saved}",
@@ -497,7 +497,7 @@ def test_gameshrink_cfr_plus_on_universal_poker(tmp_path):
     ],
 )
 def test_gameshrink_bad_input(flags, message):
-    proc = run("gameshrink.py", *flags)
+    proc = run("shrink.py", *flags)
     assert proc.returncode != 0
     assert message in proc.stderr.strip().splitlines()[-1]
 
@@ -602,7 +602,7 @@ def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path, dtype):
     proc = run(
         "range_cfr_run.py",
         "--game=leduc_poker",
-        "--seconds=1",
+        "--time_limit=1",
         f"--dtype={dtype}",
         f"--output_json={out}",
         f"--policy_out={policy}",
@@ -619,7 +619,7 @@ def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path, dtype):
 
 
 def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
-    """--seconds ends the round robin with its JSON and exit 0; the tasks go round the pairs,
+    """--time_limit ends the round robin with its JSON and exit 0; the tasks go round the pairs,
     so the pairs' games differ by at most one chunk."""
     out = tmp_path / "rr.json"
     proc = run(
@@ -627,10 +627,10 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
         "--game=liars_dice(numdice=1,dice_sides=4)",
         "--bots=nested/resolving/blueprint,nested/unsafe,nested/max_margin/none",
         "--blueprint_iterations=200",
-        "--games=1000",
+        "--num_games=1000",
         "--chunk=2",
         "--workers=1",
-        "--seconds=4",
+        "--time_limit=4",
         f"--output_json={out}",
         folder="benchmarks/papers",
     )
@@ -645,7 +645,7 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
 
 
 def test_nested_solving_speed_stops_at_its_budget_and_keeps_the_finished_games(tmp_path):
-    """--seconds stops the old path inside a game: the JSON keeps its finished games, the new
+    """--time_limit stops the old path inside a game: the JSON keeps its finished games, the new
     path does not run, and there is no speed-up (no game finished by both)."""
     out = tmp_path / "speed.json"
     proc = run(
@@ -654,8 +654,8 @@ def test_nested_solving_speed_stops_at_its_budget_and_keeps_the_finished_games(t
         "--public_key=actions",
         "--blueprint_iterations=100",
         "--iterations=20",
-        "--games=100000",
-        "--seconds=3",
+        "--num_games=100000",
+        "--time_limit=3",
         f"--output_json={out}",
         folder="benchmarks/papers",
     )
@@ -675,7 +675,7 @@ def test_poker_scale_times_each_range_variant_against_the_explicit_form(tmp_path
     proc = run(
         "poker_scale.py",
         "--games=kuhn_poker",
-        "--curve_seconds=0",
+        "--curve_time_limit=0",
         "--lossless_game=leduc_poker",
         "--lp_games=",
         "--rounds=1",
@@ -696,3 +696,32 @@ def test_poker_scale_times_each_range_variant_against_the_explicit_form(tmp_path
     assert all(v["seconds_per_iteration"] > 0 and v["iteration_speedup"] > 0 for v in variants)
     assert lossless["range_seconds_per_iteration"] == variants[0]["seconds_per_iteration"]
     assert lossless["iteration_speedup"] == variants[0]["iteration_speedup"]
+
+
+@pytest.mark.parametrize("name", ["checkers(rows=4,columns=4)", "go_fish(ranks=2,suits=2)"])
+def test_solve_writes_the_empty_policy_of_a_game_without_decisions(tmp_path, name):
+    out, pol = tmp_path / "r.json", tmp_path / "p.json"
+    proc = run("solve.py", f"--game={name}", f"--output_json={out}", f"--policy_out={pol}")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(pol.read_text())["policy"] == {}
+    assert json.loads(out.read_text())["nash_conv"] == 0
+
+
+@pytest.mark.parametrize(
+    "flags, line",
+    [
+        (["--num_games=20"], "1 pairs, 1 tasks of up to 20 games"),  # below --chunk's 500
+        (["--num_games=21", "--chunk=8"], "1 pairs, 3 tasks of up to 8 games"),  # 8 + 8 + 5
+    ],
+)
+def test_head_to_head_prints_the_tasks_it_made(tmp_path, flags, line):
+    """`head-to-head --games=20` printed "tasks of up to 500 games" (the --chunk asked)."""
+    out = tmp_path / "h.json"
+    proc = run(
+        "head_to_head.py", "--game=kuhn_poker", "--blueprint=cfr:5", "--bots=naive,blueprint",
+        "--iterations=10", "--num_values=2", "--scheduler=local", f"--output_json={out}", *flags,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == line
+    (pair,) = json.loads(out.read_text())["pairs"]
+    assert pair["games"] == int(flags[0].split("=")[1])

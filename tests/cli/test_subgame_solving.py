@@ -13,7 +13,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from ospiel_ext import policies, policy_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(ROOT, "scripts", "subgame_solving.py")
+SCRIPT = os.path.join(ROOT, "scripts", "subgame.py")
 
 
 def run(*flags, env=None):
@@ -96,8 +96,8 @@ def test_bad_input_ends_with_one_line(tmp_path):
     cases = [
         (["--cut=after_moves=9"], "selects no non-terminal state"),
         ([f"--blueprint={pol}", "--game=leduc_poker", "--cut=public_chance"], "not for leduc"),
-        (["--epsilon=0"], "--epsilon must be in (0, 1)"),
-        (["--epsilon=1"], "--epsilon must be in (0, 1)"),
+        (["--tremble=0"], "--tremble must be in (0, 1)"),
+        (["--tremble=1"], "--tremble must be in (0, 1)"),
         (["--game=kuhn_poker(players=3)"], "3 players"),
         (["--cut=no_such_module:f"], "cannot load the predicate"),
     ]

@@ -82,7 +82,7 @@ def _lifted_lossy(path: str) -> bool:
     return path.endswith("lifted_exploitability")
 
 
-def _costs(name: str, json: str, game: str, max_nodes: int, *flags: str) -> Slice:
+def _costs(name: str, json: str, game: str, max_trunk_nodes: int, *flags: str) -> Slice:
     """A certificate_costs run cut by a trunk node budget (a few seconds): its trace is a prefix
     of the committed one (the iterations the budget cut short left out)."""
     return Slice(
@@ -91,7 +91,7 @@ def _costs(name: str, json: str, game: str, max_nodes: int, *flags: str) -> Slic
         (
             "benchmarks/perf/certificate_costs.py",
             f"--game={game}",
-            f"--max_nodes={max_nodes}",
+            f"--max_trunk_nodes={max_trunk_nodes}",
             *flags,
             "--output_json={out}",
         ),
@@ -204,11 +204,9 @@ SLICES: tuple[Slice, ...] = (
             "benchmarks/papers/efpe.py",
             "--games=sequential_goofspiel(num_cards=4)",
             "--games=leduc_poker",
-            "--out_dir={dir}",
-            "--noplots",
+            "--output_json={out}",
         ),
         "efpe.md: the Goofspiel 4 and Leduc tables and curves (Figures 2-3)",
-        fresh="{dir}/efpe.json",
         atol=1e-9,
         rtol=1e-6,
         # EGT's curves part from their 11th point on another CPU; measured at their last
@@ -353,7 +351,7 @@ SLICES: tuple[Slice, ...] = (
             f"--game={LIARS_DICE}",
             "--blueprint=cfr:100",
             "--bots=nested/resolving/blueprint,nested/unsafe",
-            "--games=20000",
+            "--num_games=20000",
             "--chunk=2000",
             "--depth=2",
             "--num_values=4",
@@ -373,7 +371,7 @@ SLICES: tuple[Slice, ...] = (
             "--game=liars_dice(numdice=2,dice_sides=4)",
             "--public_key=actions",
             "--bots=nested/resolving/none,nested/resolving/uniform",
-            "--games=500",
+            "--num_games=500",
             "--chunk=50",
             "--workers=2",
             "--output_json={out}",
@@ -402,10 +400,10 @@ SLICES: tuple[Slice, ...] = (
         (
             "benchmarks/papers/gameshrink.py",
             "--rhode_island=",
-            "--lossless=kuhn_poker",
-            "--lossless=leduc_poker",
-            "--lossless=limit_leduc_poker(num_ranks=3)",
-            f"--lossless={RHODE_ISLAND_3X2}",
+            "--lossless_games=kuhn_poker",
+            "--lossless_games=leduc_poker",
+            "--lossless_games=limit_leduc_poker(num_ranks=3)",
+            f"--lossless_games={RHODE_ISLAND_3X2}",
             "--thresholds=0,0.35,inf",
             "--output_json={out}",
         ),
@@ -441,7 +439,7 @@ SLICES: tuple[Slice, ...] = (
         "docs/results/gameshrink_full_scale.json",
         (
             "benchmarks/papers/gameshrink_full_scale.py",
-            "--transformations=paper",
+            "--filters=paper",
             "--checkpoints=30",
             "--output_json={out}",
         ),
@@ -495,7 +493,7 @@ SLICES: tuple[Slice, ...] = (
                 f"--solver={solver}",
                 f"--dtype={dtype}",
                 "--threads=2",  # as the runs (the iterates do not depend on it)
-                "--seconds=8",
+                "--time_limit=8",
                 "--output_json={out}",
             ),
             "poker_scale.md: the first iterations of the Rhode Island runs (the curve at fixed "

@@ -4,6 +4,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -310,3 +311,55 @@ def test_read_npz_reads_arrays_and_refuses_everything_else_in_one_line(tmp_path)
             files.read_npz(path, "test file")
     with pytest.raises(FileNotFoundError):
         files.read_npz(tmp_path / "missing.npz", "test file")
+
+
+_SLOW_WRITER = """
+import sys, time
+from ospiel_ext.runtime import files
+with files.output(sys.argv[1]) as f:
+    f.write("partial")
+    f.flush()
+    print("writing", flush=True)
+    time.sleep(600)
+"""
+
+
+def _start_writer(path):
+    """A process half-way through writing `path` (it says 'writing', then waits)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline() == "writing\n"
+    return proc
+
+
+def _temporary_files(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_a_write_killed_with_sigkill_leaves_a_temporary_file_the_next_write_removes(tmp_path):
+    writer = _start_writer(tmp_path / "big.npz")
+    (left,) = _temporary_files(tmp_path)
+    assert left.startswith(".big.npz.ospiel-") and f"-{writer.pid}-" in left
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    assert _temporary_files(tmp_path) == [left]  # a kill cannot clean up
+    foreign = [".x.json.1234.tmp", f".y.json.ospiel-otherhost-{writer.pid}-abc.tmp"]
+    for name in foreign:  # another program's, and ours from another host: never touched
+        (tmp_path / name).write_text("")
+    files.write_json(tmp_path / "r.json", {"a": 1})
+    assert _temporary_files(tmp_path) == sorted(foreign)
+    assert not (tmp_path / "big.npz").exists() and json.loads((tmp_path / "r.json").read_text())
+
+
+def test_a_running_writers_temporary_file_is_left_alone(tmp_path):
+    writer = _start_writer(tmp_path / "big.npz")
+    try:
+        (left,) = _temporary_files(tmp_path)
+        files.write_json(tmp_path / "r.json", {"a": 1})
+        assert files.remove_stale(str(tmp_path)) == []
+        assert _temporary_files(tmp_path) == [left]
+    finally:
+        writer.kill()
+        writer.wait()
+    assert files.remove_stale(str(tmp_path)) == [str(tmp_path / left)]

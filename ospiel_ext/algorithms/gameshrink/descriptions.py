@@ -71,7 +71,13 @@ def _paired_rank_strength(num_ranks: int, suits: int) -> Callable[[IntArray], In
 
 def _leduc(game: pyspiel.Game) -> OrderedGame:
     params = game.get_parameters()
-    require(not params.get("suit_isomorphism", False), game, "suit_isomorphism must be false")
+    require(
+        not params.get("suit_isomorphism", False),
+        game,
+        "suit_isomorphism=true deals ranks, not cards; load leduc_poker() instead (suits dealt, "
+        "the default): GameShrink's lossless filter and the public tree's --suits merge the "
+        "suits themselves",
+    )
     suits, ranks = 2, 3
     groups = (Group(0, 0), Group(0, 1), Group(1, PUBLIC))
     return OrderedGame(

@@ -6,10 +6,10 @@ Refinements Improve Subgame Solving in Imperfect-Information Games", Section 8.1
 of gadget x prior.
 
   ospiel-ext head-to-head --game=leduc_poker --blueprint=cfr:100 \
-      --bots=nested,naive,blueprint --games=10000 --num_values=4 --workers=2
+      --bots=nested,naive,blueprint --num_games=10000 --num_values=4 --workers=2
 
 Every pair of --bots (or, with --pairs=first_vs_rest, the first against each other one) plays
---games games through `pyspiel.evaluate_bots` in duplicate (games 2k and 2k + 1 deal from
+--num_games games through `pyspiel.evaluate_bots` in duplicate (games 2k and 2k + 1 deal from
 chance seed --seed + 2k with the seats swapped; the bots' own streams are seeded from the two
 bots' names, so the order of --bots changes nothing); prints each pair's mean return of the
 first bot with 95 % confidence intervals over games and over deals (each deal is played from
@@ -53,7 +53,8 @@ _PAIRS = flags.DEFINE_enum(
     "pairs", "round_robin", ["round_robin", "first_vs_rest"],
     "Every pair of --bots, or the first bot against each of the others (Table 1).",
 )  # fmt: skip
-_GAMES = flags.DEFINE_integer("games", 1000, "Games per pair.")
+_NUM_GAMES = flags.DEFINE_integer("num_games", 1000, "Games per pair.")
+cli_flags.rename("games", "num_games")
 _CHUNK = flags.DEFINE_integer("chunk", 500, "Games per task (even).")
 _SEED = flags.DEFINE_integer("seed", 0, "First chance seed.")
 _DEPTH = flags.DEFINE_integer("depth", 2, "Nested bots: player moves to the depth limit.")
@@ -78,7 +79,7 @@ def main(argv: list[str]) -> None:
     """Plays the pairs of --bots in --game; prints and writes each pair's mean return."""
     cli_flags.no_arguments(argv)
     cli_flags.require(len(set(_BOTS.value)) >= 2, "--bots needs at least two distinct bots")
-    for holder in (_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS, _TIME_LIMIT, _SOLVE_TIME_LIMIT):
+    for holder in (_NUM_GAMES, _DEPTH, _NUM_VALUES, _ITERATIONS, _TIME_LIMIT, _SOLVE_TIME_LIMIT):
         cli_flags.positive(holder)
     cli_flags.require(_CHUNK.value >= 2 and _CHUNK.value % 2 == 0, "--chunk must be even and >= 2")
     cli_flags.output_path(_OUTPUT_JSON)
@@ -107,19 +108,20 @@ def main(argv: list[str]) -> None:
             m
             for a, b in pairs
             for m in matches.chunks(
-                _GAME.value, _BLUEPRINT.value, a, b=b, settings=settings, games=_GAMES.value,
+                _GAME.value, _BLUEPRINT.value, a, b=b, settings=settings, games=_NUM_GAMES.value,
                 seed=_SEED.value, chunk=_CHUNK.value,
             )
         ]  # fmt: skip
     except ValueError as e:
         raise app.UsageError(str(e).strip().splitlines()[0]) from None
-    chunk = matches.chunk_size(_GAMES.value, _CHUNK.value)
+    chunk = matches.chunk_size(_NUM_GAMES.value, _CHUNK.value)
     if chunk != _CHUNK.value:
         logging.warning(
             "--chunk=%d raised to %d: at most %d tasks per pair",
             _CHUNK.value, chunk, matches.MAX_TASKS_PER_PAIR,
         )  # fmt: skip
-    print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {chunk} games", flush=True)
+    largest = max(task.games for task in tasks)  # --num_games below --chunk: one smaller task
+    print(f"{len(pairs)} pairs, {len(tasks)} tasks of up to {largest} games", flush=True)
     start = time.perf_counter()
     returns: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     with (

@@ -1,7 +1,7 @@
 """Play a saved policy against an OpenSpiel bot (or you).
 
-  ospiel-ext play --game=kuhn_poker --policy=/tmp/kuhn.json --opponent=random --games=1000
-  ospiel-ext play --game=kuhn_poker --policy=/tmp/kuhn.json --opponent=human --games=3
+  ospiel-ext play --game=kuhn_poker --policy=/tmp/kuhn.json --opponent=random --num_games=1000
+  ospiel-ext play --game=kuhn_poker --policy=/tmp/kuhn.json --opponent=human --num_games=3
 
 Opponents: `random` (`pyspiel.make_uniform_random_bot`), `policy:FILE` (another policy file),
 `mcts` (`pyspiel.MCTSBot` with random rollouts, --mcts_simulations; in games of imperfect
@@ -44,7 +44,8 @@ from ospiel_ext.runtime import interrupts
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _POLICY = flags.DEFINE_string("policy", None, "The policy file that plays (required).")
 _OPPONENT = flags.DEFINE_string("opponent", "random", "random, policy:FILE, mcts or human.")
-_GAMES = flags.DEFINE_integer("games", 100, "Number of games.")
+_NUM_GAMES = flags.DEFINE_integer("num_games", 100, "Number of games.")
+cli_flags.rename("games", "num_games")
 _SEED = flags.DEFINE_integer("seed", 0, "Seed of the deals and of the bots.")
 _MCTS_SIMULATIONS = flags.DEFINE_integer("mcts_simulations", 200, "MCTS simulations per move.")
 _MAX_NODES = flags.DEFINE_integer(
@@ -124,7 +125,7 @@ def main(argv: list[str]) -> None:
         spec in ("random", "mcts", "human") or (spec.startswith("policy:") and len(spec) > 7),
         f"--opponent must be random, policy:FILE, mcts or human, got {spec!r}",
     )
-    cli_flags.positive(_GAMES)
+    cli_flags.positive(_NUM_GAMES)
     cli_flags.positive(_MCTS_SIMULATIONS)
     cli_flags.positive(_MAX_NODES)
     cli_flags.output_path(_OUTPUT_JSON)
@@ -144,24 +145,25 @@ def main(argv: list[str]) -> None:
         ours = [PolicyBot(p, np.random.RandomState(seed + p), policy) for p in (0, 1)]
         theirs = [_opponent(game, spec, p, seed + 2 + p) for p in (0, 1)]
     returns = []
-    logging.info("playing %d games of %s: %s against %s", _GAMES.value, game, _POLICY.value, spec)
+    num_games = _NUM_GAMES.value
+    logging.info("playing %d games of %s: %s against %s", num_games, game, _POLICY.value, spec)
     try:
-        with cli.stage(f"playing {_GAMES.value} games"), cli.stoppable() as stop:
-            for k in range(0, _GAMES.value, 2):  # a deal per call: a stop keeps the games so far
+        with cli.stage(f"playing {num_games} games"), cli.stoppable() as stop:
+            for k in range(0, num_games, 2):  # a deal per call: a stop keeps the games so far
                 if interrupts.requested():
                     break
-                n = min(2, _GAMES.value - k)
+                n = min(2, _NUM_GAMES.value - k)
                 returns += matches.play_duplicate(game, ours, theirs, games=n, seed=seed + k)
     except EndOfInput:
         print("\nend of input: stopping", file=sys.stderr)
-    stop_reason = stop.reason or ("games" if len(returns) == _GAMES.value else "end of input")
+    stop_reason = stop.reason or ("games" if len(returns) == _NUM_GAMES.value else "end of input")
     summary = matches.Summary.of("policy", spec, returns) if returns else None
     row = {
         "game": str(game),
         "policy": _POLICY.value,
         "opponent": spec,
         "games": len(returns),
-        "games_asked": _GAMES.value,
+        "games_asked": _NUM_GAMES.value,
         "stop_reason": stop_reason,
         "seed": seed,
         "mean": None if summary is None else summary.mean,
@@ -173,7 +175,7 @@ def main(argv: list[str]) -> None:
             f"per game (95 % interval) over {len(returns)} games"
         )
     if stop_reason != "games":
-        print(f"stopped ({stop_reason}) after {len(returns)} of {_GAMES.value} games")
+        print(f"stopped ({stop_reason}) after {len(returns)} of {_NUM_GAMES.value} games")
     with cli.outputs():
         cli_output.write_json(_OUTPUT_JSON.value, row)
 

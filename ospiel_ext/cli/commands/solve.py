@@ -38,11 +38,13 @@ for lp); with --suits also dtype, threads and boards (the canonical boards of ea
 An LP stopped by --time_limit or Ctrl-C has no strategy: value, exploitability and nash_conv
 are null and no policy file is written.
 
-A progress bar shows the iterations when stderr is a terminal (--log_every=N: a log line
-every N iterations). Ctrl-C or SIGTERM stops CFR after the current iteration and HiGHS within
-milliseconds; the command then prints and writes the result so far (JSON, policy) and exits
-with code 130. The outputs are written together: all of them, or none and one line saying
-why (exit code 1).
+--time_limit alone sets the run's length (as many iterations as fit); with --iterations too,
+the run ends at whichever comes first. A progress bar shows the iterations, the ETA against
+that budget and the average profile's NashConv when stderr is a terminal, and a log line a
+minute when it is not (--log_every=N: a line every N iterations). Ctrl-C or SIGTERM stops CFR
+after the current iteration and HiGHS within milliseconds; the command then prints and writes
+the result so far (JSON, policy) and exits with code 130. The outputs are written together:
+all of them, or none and one line saying why (exit code 1).
 """
 
 from collections.abc import Callable
@@ -65,7 +67,9 @@ from ospiel_ext.sequence_form import SequenceForm
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["lp", *cfr.SOLVERS], "Which solver.")
-_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR iterations.")
+_ITERATIONS = flags.DEFINE_integer(
+    "iterations", 1000, "CFR iterations (with --time_limit alone: as many as it allows)."
+)
 _TIME_LIMIT = flags.DEFINE_float(
     "time_limit", None, "Stop after this many seconds (CFR: wall clock; lp: HiGHS's time limit)."
 )
@@ -100,7 +104,7 @@ def _run_cfr(sf: SequenceForm) -> _Run:
     solver = cfr.SOLVERS[_SOLVER.value](sf)
     result = solver_lib.run(
         solver,
-        _ITERATIONS.value,
+        cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT),
         time_limit=_TIME_LIMIT.value,
         log_every=_LOG_EVERY.value or cli.log_every(),
     )
@@ -147,7 +151,7 @@ def _solve_on_ranges(game: pyspiel.Game) -> tuple[dict[str, Any], Callable[[str]
     with solver:  # its threads, shut down after the run and the evaluation
         result = solver_lib.run(
             solver,
-            _ITERATIONS.value,
+            cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT),
             time_limit=_TIME_LIMIT.value,
             log_every=_LOG_EVERY.value or cli.log_every(),
         )

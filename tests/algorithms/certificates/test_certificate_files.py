@@ -8,7 +8,7 @@ from ospiel_ext.algorithms import certificates
 
 
 def test_zero_certificate_of_goofspiel_4_survives_its_own_files(tmp_path):
-    # The --help example of scripts/certificate_search.py: its certificate once failed its own
+    # The --help example of scripts/certify.py: its certificate once failed its own
     # verification ("not a probability distribution") because an LP plan reached an infoset
     # with probability ~1e-17 and its actions with exactly 0.
     game = "sequential_goofspiel(num_cards=4)"

@@ -1,13 +1,13 @@
 r"""Find an epsilon-certificate of a black-box game (certificates paper, Algorithm 6.7).
 
-  ospiel-ext certify --game="sequential_goofspiel(num_cards=4)" --epsilon=0 \
+  ospiel-ext certify --game="sequential_goofspiel(num_cards=4)" --target_epsilon=0 \
       --certificate_out=/tmp/g4.cert.json --policy_out=/tmp/g4.policy.json
 
 The game is explored through pyspiel states and the bound oracle (trunks.utility_bounds) only;
 the whole game is never expanded, but every trunk is checked for what the algorithm assumes (two
 players, zero-sum, perfect recall on the part expanded), as the other commands check the
 whole game. A progress bar shows the iterations (--verbose: a line per iteration and per
-HiGHS run). --max_nodes (trunk nodes), --max_memory_gb, --time_limit (HiGHS included),
+HiGHS run). --max_trunk_nodes, --max_memory_gb, --time_limit (HiGHS included),
 Ctrl-C and SIGTERM stop the search within moments, also inside a trunk's expansion and its
 LPs, with the best certificate so far: it is printed and written, and after Ctrl-C / SIGTERM
 the command exits with code 130.
@@ -55,10 +55,16 @@ from ospiel_ext.runtime import budget, interrupts
 from ospiel_ext.runtime.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
-_EPSILON = flags.DEFINE_float("epsilon", 0.0, "Stop at a certificate this good.")
-_MAX_NODES = flags.DEFINE_integer(
-    "max_nodes", certificates.DEFAULT_MAX_TRUNK_NODES, "Trunk node budget."
+_TARGET_EPSILON = flags.DEFINE_float(
+    "target_epsilon", 0.0, "Stop at a certificate this good (its epsilon at most this)."
 )
+cli_flags.rename("epsilon", "target_epsilon")
+_MAX_TRUNK_NODES = flags.DEFINE_integer(
+    "max_trunk_nodes",
+    certificates.DEFAULT_MAX_TRUNK_NODES,
+    "Stop before the trunk passes this many nodes.",
+)
+cli_flags.rename("max_nodes", "max_trunk_nodes")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds (HiGHS included).")
 _MAX_MEMORY_GB = flags.DEFINE_float(
     "max_memory_gb",
@@ -154,9 +160,9 @@ def _verify(game: pyspiel.Game, cert: certificates.Certificate) -> None:
 def main(argv: list[str]) -> None:
     """Searches --game for an epsilon-certificate; prints its figures and writes the files asked."""
     cli_flags.no_arguments(argv)
-    for holder in (_MAX_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT, _MAX_MEMORY_GB):
+    for holder in (_MAX_TRUNK_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT, _MAX_MEMORY_GB):
         cli_flags.positive(holder)
-    cli_flags.non_negative(_EPSILON)
+    cli_flags.non_negative(_TARGET_EPSILON)
     cli_flags.non_negative(_EXPAND_BELOW)
     cli_flags.fraction(_NATURE_DELTA)
     cli_flags.output_path(_OUTPUT_JSON)
@@ -176,7 +182,7 @@ def main(argv: list[str]) -> None:
     if _NATURE_EPSILON.value is not None:
         cli_flags.require(
             _NATURE_SUPPORT.value is not None,
-            "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_nodes)",
+            "--nature_epsilon needs --nature_support (D of Theorem 5.1; N is --max_trunk_nodes)",
         )
         assert _NATURE_SUPPORT.value is not None  # required just above
         cli_flags.require(
@@ -189,13 +195,13 @@ def main(argv: list[str]) -> None:
                 _NATURE_EPSILON.value,
                 _NATURE_DELTA.value,
                 _NATURE_SUPPORT.value,
-                max_nodes=_MAX_NODES.value,
+                max_nodes=_MAX_TRUNK_NODES.value,
             )
     with cli_flags.refuse(ValueError), interrupts.graceful():
         result = certificates.search(
             game,
-            epsilon=_EPSILON.value,
-            max_nodes=_MAX_NODES.value,
+            epsilon=_TARGET_EPSILON.value,
+            max_nodes=_MAX_TRUNK_NODES.value,
             time_limit=_TIME_LIMIT.value,
             max_memory=int(_MAX_MEMORY_GB.value * budget.GIB),
             expand_shallowest=_SHALLOWEST.value,

@@ -1,8 +1,8 @@
 r"""GameShrink: abstract a game with ordered signals, optionally solve it, lift the strategy back.
 
-  ospiel-ext shrink --game=leduc_poker --threshold=0 --solve=lp \
+  ospiel-ext shrink --game=leduc_poker --threshold=0 --solver=lp \
       --output_json=/tmp/shrink.json --policy_out=/tmp/leduc_policy.json
-  ospiel-ext shrink --game=rhode_island_holdem --solve=cfr_plus --iterations=500 \
+  ospiel-ext shrink --game=rhode_island_holdem --solver=cfr_plus --iterations=500 \
       --abstract_policy_out=/tmp/ri_strategy.npz
 
 JSON keys: game, filter, threshold (a number, or "inf"), signal_tree_nodes, deals,
@@ -14,7 +14,7 @@ value of the abstracted game), abstract_exploitability, exploitability (of the l
 in the original game, by ospiel_ext.evaluate, which equals OpenSpiel's to 1e-9; null when the
 original has more than --max_nodes nodes; for a lossless filter it equals
 abstract_exploitability, tested; both >= 0, rounding errors above -1e-9 are written as 0),
-stopped_early, stop_reason ('fixed_point' for --solve=none; 'optimal' for lp; 'iterations',
+stopped_early, stop_reason ('fixed_point' for --solver=none; 'optimal' for lp; 'iterations',
 'time_limit' or 'interrupted' for cfr_plus and lp; an LP stopped early has no strategy: the
 values are null and no policy is written). Ctrl-C during CFR+ stops it after the current
 iteration, during the LP at once; the strategy so far is lifted, evaluated and written, and the
@@ -28,11 +28,11 @@ figures null; nothing is solved or written besides it (exit code 130 after Ctrl-
 
 The original game is counted from the signal tree first (the identity filter, seconds even
 for Rhode Island Hold'em's 6.7 billion nodes) and compiled only when the count is within
---max_nodes; --policy_out needs that, and --policy_out / --abstract_policy_out need a --solve.
+--max_nodes; --policy_out needs that, and --policy_out / --abstract_policy_out need a --solver.
 
 Γ_f is solved on its sequence form built from the betting tree x class pairs
 (`abstract_game.ProductSequenceForm`), so Rhode Island Hold'em (52 cards) runs with
---solve=cfr_plus in about 5 GB; --solve=lp on it is far beyond HiGHS here.
+--solver=cfr_plus in about 5 GB; --solver=lp on it is far beyond HiGHS here.
 """
 
 import math
@@ -67,8 +67,11 @@ _FILTER = flags.DEFINE_enum(
     "opponent's information at the leaves) or paper (Definition 5's leaf test as written: "
     "payoffs only; not always lossless). --threshold > 0 needs coarsest.",
 )
-_SOLVE = flags.DEFINE_enum("solve", "lp", ["none", "lp", "cfr_plus"], "Solver of Γ_f.")
-_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ iterations.")
+_SOLVER = flags.DEFINE_enum("solver", "lp", ["none", "lp", "cfr_plus"], "Solver of Γ_f.")
+cli_flags.rename("solve", "solver")
+_ITERATIONS = flags.DEFINE_integer(
+    "iterations", 1000, "CFR+ iterations (with --time_limit alone: as many as it allows)."
+)
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds for abstraction and for solving.")
 _MAX_NODES = flags.DEFINE_integer(
     "max_nodes",
@@ -137,17 +140,20 @@ def _original_size(
 
 
 def _solve(sf: sf_lib.SequenceForm) -> _Run:
-    """(behavioural or None, LP value or None, iterations, seconds, stop reason) of Γ_f by --solve.
+    """(behavioural or None, LP value or None, iterations, seconds, stop reason) of Γ_f by --solver.
 
     `sf` is Γ_f's sequence form; the behavioural strategy is None when the LP was stopped
     before its solution.
     """
-    if _SOLVE.value == "lp":
+    if _SOLVER.value == "lp":
         behavioural, value, seconds, reason = cli_solving.run_lp(sf, _TIME_LIMIT.value)
         return behavioural, value, 0, seconds, reason
     solver = cfr.CFRPlusSolver(sf)
     result = solver_lib.run(
-        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, log_every=cli.log_every()
+        solver,
+        cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT),
+        time_limit=_TIME_LIMIT.value,
+        log_every=cli.log_every(),
     )
     return solver.average_behavioural(), None, solver.iteration, result.seconds, result.stop_reason
 
@@ -182,7 +188,7 @@ def _solve_and_lift(
     size: dict[str, Any],
     original_sf: sf_lib.TreeSequenceForm | None,
 ) -> tuple[dict[str, Any], tuple[lifting.LiftedPolicy, policy_lib.TabularPolicy | None] | None]:
-    """Solves Γ_f (`shrunk`, of `size`) by --solve and lifts the strategy into `game`.
+    """Solves Γ_f (`shrunk`, of `size`) by --solver and lifts the strategy into `game`.
 
     Returns:
       (the row's fields of the solve, (the lifted policy, its TabularPolicy in the original
@@ -191,7 +197,7 @@ def _solve_and_lift(
     cli_flags.require(
         size["lp_nonzeros"] <= _MAX_ABSTRACT_NONZEROS.value,
         f"the abstracted game's LP has {size['lp_nonzeros']} nonzeros > "
-        "--max_abstract_nonzeros; use --solve=none for its size only",
+        "--max_abstract_nonzeros; use --solver=none for its size only",
     )
     logging.info("building the sequence form of %s", shrunk.name)
     with cli.stage(f"building the sequence form of {shrunk.name}"):
@@ -229,9 +235,9 @@ def _check_flags() -> None:
         cli_flags.positive(holder)
     for output in (_POLICY_OUT, _ABSTRACT_POLICY_OUT):
         cli_flags.require(
-            not (_SOLVE.value == "none" and output.value),
-            f"--{output.name} needs a strategy; --solve=none computes none (use --solve=lp or "
-            "--solve=cfr_plus)",
+            not (_SOLVER.value == "none" and output.value),
+            f"--{output.name} needs a strategy; --solver=none computes none (use --solver=lp or "
+            "--solver=cfr_plus)",
         )
     for output in (_OUTPUT_JSON, _POLICY_OUT, _ABSTRACT_POLICY_OUT):
         cli_flags.output_path(output)
@@ -239,7 +245,7 @@ def _check_flags() -> None:
 
 
 def main(argv: list[str]) -> None:
-    """Abstracts --game by GameShrink, solves Γ_f by --solve and lifts the strategy back."""
+    """Abstracts --game by GameShrink, solves Γ_f by --solver and lifts the strategy back."""
     cli_flags.no_arguments(argv)
     _check_flags()
     game = cli.load_game(_GAME.value)
@@ -276,11 +282,11 @@ def main(argv: list[str]) -> None:
         "abstraction_seconds": abstraction.seconds,
         "original": original,
         "abstracted": {k: size[k] for k in _SIZE_KEYS},
-        "solve": _SOLVE.value,
+        "solve": _SOLVER.value,
     }
     lifted = None
-    if _SOLVE.value == "none" or abstraction.stopped_early:
-        if _SOLVE.value != "none":
+    if _SOLVER.value == "none" or abstraction.stopped_early:
+        if _SOLVER.value != "none":
             row.update(dict.fromkeys(_SOLVE_KEYS))
         row.update(stopped_early=abstraction.stopped_early, stop_reason=abstraction.stop_reason)
     else:

@@ -16,12 +16,13 @@ JSON keys: game, xi, stepping, dgf_weight (null unless --stepping=theory), itera
 traversals, seconds, value, nash_conv, exploitability, max_infoset_regret (lists, one entry
 per checkpoint, the last where the run stopped; nash_conv, exploitability and regrets are >= 0,
 rounding errors above -1e-9 are written as 0), final_iteration, perturbed_gap (final),
-epsilon (null without --epsilon), epsilon_reached (perturbed_gap <= epsilon; null without
---epsilon), stopped_early, stop_reason ('iterations', 'target' for --epsilon reached,
+epsilon (--target_gap; null without it), epsilon_reached (perturbed_gap <= --target_gap; null
+without it), stopped_early, stop_reason ('iterations', 'target' for --target_gap reached,
 'time_limit', 'interrupted').
 
-With --epsilon, one run of up to 10 x --iterations steps: the --checkpoints log-spaced points
-up to --iterations, then a checkpoint every --iterations / 10 steps where the gap is tested.
+With --target_gap, one run of up to 10 x --iterations steps: the --num_checkpoints log-spaced
+points up to --iterations, then a checkpoint every --iterations / 10 steps where the gap is
+tested.
 
 --form=public_tree runs on the poker games' public tree x hand ranges (`algorithms.forms`;
 poker games only): the same iterates, JSON and policy file as the explicit form's, with no
@@ -61,14 +62,16 @@ _STEPPING = flags.DEFINE_enum(
     "Farina & Sandholm, NeurIPS 2018); restarted: aggressive, restarted at the current "
     "iterate each time the gap halves (Gilpin, Pena & Sandholm, Math. Programming 2012).",
 )
-_CHECKPOINTS = flags.DEFINE_integer("checkpoints", 15, "Log-spaced evaluation points.")
-_EPSILON = flags.DEFINE_float(
-    "epsilon",
+_NUM_CHECKPOINTS = flags.DEFINE_integer("num_checkpoints", 15, "Log-spaced evaluation points.")
+cli_flags.rename("checkpoints", "num_checkpoints")
+_TARGET_GAP = flags.DEFINE_float(
+    "target_gap",
     None,
     "After --iterations, continue until the perturbed saddle-point gap is at most this "
     "(Algorithm 1's stopping rule, tested every --iterations / 10 steps), up to 10x "
     "--iterations steps in all.",
 )
+cli_flags.rename("epsilon", "target_gap")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop after this many seconds.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 _FORM = cli_solving.define_form_flag()
@@ -93,12 +96,12 @@ def _plot(path: str, title: str, curve: solver_lib.ConvergenceCurve) -> None:
 
 
 def _checkpoints(iterations: int) -> list[int]:
-    """The log-spaced checkpoints, then (with --epsilon) the ones where the gap is tested.
+    """The log-spaced checkpoints, then (with --target_gap) the ones where the gap is tested.
 
     Those are one every iterations / 10 steps up to 10 x iterations.
     """
-    points = set(solver_lib.log_spaced(iterations, _CHECKPOINTS.value))
-    if _EPSILON.value is not None:
+    points = set(solver_lib.log_spaced(iterations, _NUM_CHECKPOINTS.value))
+    if _TARGET_GAP.value is not None:
         points |= set(range(iterations, 10 * iterations + 1, max(iterations // 10, 1)))
     return sorted(points)
 
@@ -114,9 +117,9 @@ def _gap_at_most(epsilon: float, after: int) -> Callable[[Any], bool]:
 def main(argv: list[str]) -> None:
     """Runs EGT with the perturbed dilated entropy on --game; prints and writes its curve."""
     cli_flags.no_arguments(argv)
-    for holder in (_ITERATIONS, _CHECKPOINTS, _TIME_LIMIT, _MAX_NODES):
+    for holder in (_ITERATIONS, _NUM_CHECKPOINTS, _TIME_LIMIT, _MAX_NODES):
         cli_flags.positive(holder)
-    for holder in (_XI, _DGF_WEIGHT, _EPSILON):
+    for holder in (_XI, _DGF_WEIGHT, _TARGET_GAP):
         cli_flags.non_negative(holder)
     for output in (_OUTPUT_JSON, _POLICY_OUT, _PLOT):
         cli_flags.output_path(output)
@@ -138,7 +141,7 @@ def main(argv: list[str]) -> None:
         with cli.stage(f"tuning the DGF weight on {game}"):
             weight = egt.tune_dgf_weight(sf)
         solver = egt.EGTSolver(sf, xi=_XI.value, dgf_weight=weight)
-    n, epsilon = _ITERATIONS.value, _EPSILON.value
+    n, epsilon = _ITERATIONS.value, _TARGET_GAP.value
     with interrupts.graceful():  # a Ctrl-C once the run is done lets the gap be measured
         result = solver_lib.run(
             solver,
@@ -167,7 +170,7 @@ def main(argv: list[str]) -> None:
     print(
         f"saddle-point gap in the perturbed game: {gap:.6g} at step {solver.iteration} "
         f"(stopped: {reason})"
-        + ("" if epsilon is None else f"; epsilon {epsilon} {'' if reached else 'not '}reached")
+        + ("" if epsilon is None else f"; target gap {epsilon} {'' if reached else 'not '}reached")
     )
     measures = curve.as_dict()
     for key in ("nash_conv", "exploitability", "max_infoset_regret"):

@@ -4,7 +4,7 @@ The paper: "Equilibrium Refinements Improve Subgame Solving in Imperfect-Informa
 
   ospiel-ext subgame --game=leduc_poker --cut=public_chance \
       --blueprint=cfr:100 --gadget=resolving --prior=blueprint --solver=cfr_plus \
-      --iterations=5000 --epsilon=1e-3 --policy_out=/tmp/resolved.json
+      --iterations=5000 --tremble=1e-3 --policy_out=/tmp/resolved.json
 
 Resolves every subgame of the cut for both players (the unsafe subgame: jointly) and splices
 the solutions into the blueprint. Prints, per subgame, the exploitability of the blueprint and
@@ -24,7 +24,7 @@ far is printed and written with its stop_reason and the iterations that ran (exi
 after Ctrl-C or SIGTERM).
 
 JSON keys: game, cut, blueprint, gadget, prior, solver, iterations (the most any gadget's solve
-ran), iterations_asked, stop_reason ('solved', 'interrupted', 'time_limit'), epsilon,
+ran), iterations_asked, stop_reason ('solved', 'interrupted', 'time_limit'), epsilon (--tremble),
 blueprint_exploitability, exploitability, guaranteed_values, blueprint_guaranteed_values,
 player_exploitability and blueprint_player_exploitability (null without --game_value),
 game_value, seconds, subgames (list: index, roots, resolved, iterations,
@@ -65,7 +65,10 @@ _GADGET = flags.DEFINE_enum(
 _PRIOR = flags.DEFINE_enum("prior", "none", ["none", "uniform", "blueprint"], "GGSE prior.")
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", list(ggse.SOLVER_METHODS), "Gadget solver.")
 _ITERATIONS = flags.DEFINE_integer("iterations", 5000, "CFR+ / EGT iterations.")
-_EPSILON = flags.DEFINE_float("epsilon", 1e-3, "GGSE tremble size, in (0, 1).")
+_TREMBLE = flags.DEFINE_float(
+    "tremble", 1e-3, "GGSE tremble size (the paper's epsilon), in (0, 1)."
+)
+cli_flags.rename("epsilon", "tremble")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop the resolving after this many s.")
 _GAME_VALUE = flags.DEFINE_bool(
     "game_value", False, "Also solve the game's LP for its value and E(pi_i) per player."
@@ -133,7 +136,7 @@ def _run(sf: TreeSequenceForm) -> None:
             cast(gadgets.GadgetKind, _GADGET.value),  # DEFINE_enum checked the names
             prior=cast(priors.PriorKind, _PRIOR.value),
             method=method,
-            eps=_EPSILON.value,
+            eps=_TREMBLE.value,
             iterations=_ITERATIONS.value,
             batch=method == "cfr",
         )
@@ -178,7 +181,7 @@ def _run(sf: TreeSequenceForm) -> None:
         "iterations": iterations,
         "iterations_asked": _ITERATIONS.value,
         "stop_reason": resolution.stop_reason,
-        "epsilon": _EPSILON.value,
+        "epsilon": _TREMBLE.value,
         "blueprint_exploitability": e_bp,
         "exploitability": e_all,
         "guaranteed_values": guaranteed,
@@ -199,8 +202,8 @@ def main(argv: list[str]) -> None:
     """Resolves every subgame of --cut in --game; prints and writes the exploitabilities."""
     cli_flags.no_arguments(argv)
     cli_flags.require(
-        bool(np.isfinite(_EPSILON.value)) and 0 < _EPSILON.value < 1,
-        f"--epsilon must be in (0, 1), got {_EPSILON.value}",
+        bool(np.isfinite(_TREMBLE.value)) and 0 < _TREMBLE.value < 1,
+        f"--tremble must be in (0, 1), got {_TREMBLE.value}",
     )
     for holder in (_ITERATIONS, _MAX_NODES, _TIME_LIMIT):
         cli_flags.positive(holder)
