@@ -5,6 +5,7 @@ together are a one-line error (exit code 2). Where one old name meant different 
 different commands (--epsilon, --max_nodes, --games), each command maps it to its own flag.
 """
 
+import glob
 import json
 import os
 import subprocess
@@ -169,6 +170,12 @@ def test_old_and_new_spelling_together_end_the_command_in_one_line():
     ]
 
 
+def _benchmark(name):
+    """The path of benchmarks/papers/NAME.py or benchmarks/perf/NAME.py."""
+    (path,) = glob.glob(os.path.join(ROOT, "benchmarks", "*", f"{name}.py"))
+    return path
+
+
 RENAMED_BENCHMARKS = {
     "certificate_costs": {"max_nodes": "max_trunk_nodes"},
     "certificate_lp_methods": {"variants": "lp_methods"},
@@ -182,11 +189,11 @@ RENAMED_BENCHMARKS = {
     },
     "gameshrink_full_scale": {"transformations": "filters", "seconds": "time_limit"},
     "ggse": {"epsilon": "tremble"},
-    "mvs": {"sets": "strategy_sets"},
-    "nested_large": {"eps": "tremble", "games": "num_games", "seconds": "time_limit"},
-    "nested_sampling": {"eps": "tremble", "game": "games"},
-    "nested_speed": {"eps": "tremble", "games": "num_games", "seconds": "time_limit"},
-    "off_tree": {"method": "solver"},
+    "depth_limited": {"sets": "strategy_sets"},
+    "nested_solving_round_robin": {"eps": "tremble", "games": "num_games", "seconds": "time_limit"},
+    "nested_solving_sampling": {"eps": "tremble", "game": "games"},
+    "nested_solving_speed": {"eps": "tremble", "games": "num_games", "seconds": "time_limit"},
+    "depth_limited_off_tree": {"method": "solver"},
     "openspiel_iterates": {"points": "checkpoints"},
     "poker_scale": {"curve_seconds": "curve_time_limit"},
     "range_cfr_run": {"seconds": "time_limit"},
@@ -199,7 +206,7 @@ RENAMED_BENCHMARKS = {
 @pytest.mark.parametrize("benchmark", sorted(RENAMED_BENCHMARKS))
 def test_each_benchmark_accepts_exactly_its_old_spellings(benchmark):
     r = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "benchmarks", f"{benchmark}.py"), "--help"],
+        [sys.executable, _benchmark(benchmark), "--help"],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
@@ -209,7 +216,7 @@ def test_each_benchmark_accepts_exactly_its_old_spellings(benchmark):
 def test_efpe_old_output_folder_writes_the_json_there(tmp_path):
     """--out_dir=D --noplots (deprecated) is --output_json=D/efpe.json without --plots_dir."""
     r = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "benchmarks", "efpe.py"), "--games=kuhn_poker",
+        [sys.executable, _benchmark("efpe"), "--games=kuhn_poker",
          "--traversals=6", "--aggressive_xis=", f"--out_dir={tmp_path}", "--noplots"],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
