@@ -48,6 +48,7 @@ import nested_flags
 from absl import app, flags
 
 from ospiel_ext.algorithms.depth_limited import large, matches, public_belief
+from ospiel_ext.algorithms.subgames import blueprints
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -90,7 +91,7 @@ def main(argv):
             kind, gadget, prior = matches.parse_bot(spec)
             if kind != "blueprint":
                 large.LargeNestedSolvingBot(
-                    game, large.MCCFRPolicy(game, None), 0,
+                    game, blueprints.MCCFRPolicy(game, None), 0,
                     settings=settings.bot_settings(kind), gadget=gadget, prior=prior,
                 )  # fmt: skip
     except ValueError as e:

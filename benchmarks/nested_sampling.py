@@ -48,6 +48,7 @@ from absl import flags
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
+from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import large, matches
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -192,7 +193,7 @@ def main(argv):
         entries.append((name, key, cli.load_game(name)))
     rows, histories, blueprints = [], {}, {}
     for name, key, game in entries:
-        blueprint = large.mccfr_blueprint(game, _BLUEPRINT.value, seed=0)
+        blueprint = ss.mccfr_blueprint(game, _BLUEPRINT.value, seed=0)
         tabular = policy_lib.tabular_policy_from_callable(game, blueprint)
         blueprints[name] = float(evaluate.exploitability(game, tabular))
         print(f"{name}: the MCCFR blueprint's exploitability {blueprints[name]:.5f}", flush=True)

@@ -41,8 +41,9 @@ state for the bot's lifetime (`rollouts.CachedPolicy`; the same draws as asking 
 Values are cached per leaf history, so a bot gets faster as it sees more games; the CPU
 seconds of each phase of its decisions add up in `seconds` (`PHASES`).
 
-Its blueprint can be any OpenSpiel policy; `mccfr_blueprint` trains OpenSpiel's
-external-sampling Monte Carlo CFR. `bias_set` is the opponent's K continuations of step 3.
+Its blueprint can be any OpenSpiel policy (`subgames.blueprints.mccfr_blueprint` trains
+OpenSpiel's external-sampling Monte Carlo CFR). `bias_set` is the opponent's K continuations of
+step 3.
 """
 
 from __future__ import annotations
@@ -53,7 +54,6 @@ import functools
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 import numpy as np
 import pyspiel
@@ -83,46 +83,6 @@ LARGE_GADGETS = ("resolving", "max_margin", "unsafe")
 PHASES = ("beliefs", "local_game", "values", "quantities", "gadget", "solve")
 """The phases of a decision whose CPU seconds `LargeNestedSolvingBot.seconds` adds up: steps 1-4
 of the module docstring, with step 3's leaf and root values (rollouts or exact) apart."""
-
-
-class MCCFRPolicy(policy_lib.Policy):
-    """An OpenSpiel C++ policy (e.g. a Monte Carlo CFR average policy) as a Python policy.
-
-    Information states it never visited play uniformly.
-    """
-
-    def __init__(self, game: pyspiel.Game, cpp_policy: Any, owner: Any = None):
-        super().__init__(game, [0, 1])
-        self.cpp_policy = cpp_policy
-        self._owner = owner  # what the C++ policy points into (an MCCFR solver's tables)
-
-    def action_probabilities(
-        self, state: pyspiel.State, player_id: int | None = None
-    ) -> dict[int, float]:
-        """OpenSpiel's `Policy.action_probabilities`: {action: probability} at `state`."""
-        try:
-            probs = dict(self.cpp_policy.action_probabilities(state))
-        except Exception:  # pyspiel raises a bare RuntimeError when unvisited
-            probs = {}
-        total = sum(probs.values())
-        if not probs or not total > 0:
-            legal = state.legal_actions()
-            return {a: 1.0 / len(legal) for a in legal}
-        return {a: p / total for a, p in probs.items()}
-
-
-def mccfr_blueprint(game: pyspiel.Game, iterations: int, seed: int = 0) -> MCCFRPolicy:
-    """OpenSpiel's external-sampling Monte Carlo CFR (C++) run for `iterations`.
-
-    The blueprint of a game too large to solve whole (Section 8.1 trained value functions
-    instead; any OpenSpiel policy will do).
-    """
-    if iterations < 1:
-        raise ValueError(f"game {game}: MCCFR needs at least one iteration, got {iterations}")
-    solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=seed)
-    for _ in range(iterations):
-        solver.run_iteration()
-    return MCCFRPolicy(game, solver.average_policy(), owner=solver)
 
 
 def bias_set(
@@ -200,7 +160,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
     Args:
       game: the game (two players, zero-sum, sequential).
-      blueprint: any OpenSpiel policy of both players (e.g. `mccfr_blueprint`).
+      blueprint: any OpenSpiel policy of both players (e.g. `blueprints.mccfr_blueprint`).
       player: the bot's player.
       settings: the public key, depth, K, solver, iterations, rollout samples, GGSE tremble
         and largest local game (`LargeNestedSettings`; its defaults if None).

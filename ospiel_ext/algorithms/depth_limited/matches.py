@@ -340,7 +340,7 @@ def report(
 class LargeSettings:
     """The settings of `large.LargeNestedSolvingBot`s in a match of a game too large to compile.
 
-    The blueprint is OpenSpiel's external-sampling MCCFR (`large.mccfr_blueprint`).
+    The blueprint is OpenSpiel's external-sampling MCCFR (`blueprints.mccfr_blueprint`).
     """
 
     public_key: str = "observer"
@@ -388,9 +388,9 @@ class LargeMatch:
 
 
 @functools.lru_cache(maxsize=2)
-def large_blueprint(game_string: str, iterations: int, seed: int) -> large.MCCFRPolicy:
+def large_blueprint(game_string: str, iterations: int, seed: int) -> blueprints.MCCFRPolicy:
     """The MCCFR blueprint, computed once per process (deterministic for the seed)."""
-    return large.mccfr_blueprint(pyspiel.load_game(game_string), iterations, seed)
+    return blueprints.mccfr_blueprint(pyspiel.load_game(game_string), iterations, seed)
 
 
 def make_large_bot(

@@ -76,7 +76,7 @@ def test_evaluate_bots_restarts_the_nested_bots(leduc):
     nested.restart()
     assert nested._path == () and nested.behavioural is nested.blueprint
 
-    mccfr = large.mccfr_blueprint(game, 50, seed=0)
+    mccfr = ss.mccfr_blueprint(game, 50, seed=0)
     settings = large.LargeNestedSettings(iterations=20)
     bots = [large.LargeNestedSolvingBot(game, mccfr, p, settings=settings, seed=p) for p in (0, 1)]
     pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)

@@ -170,7 +170,7 @@ def _bots(game, blueprint, gadget, prior, seed):
 )
 def test_bots_play_legal_actions_and_are_deterministic_for_a_seed(name, gadget, prior):
     game = pyspiel.load_game(name)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     runs = []
     for _ in range(2):
         bots = _bots(game, blueprint, gadget, prior, seed=5)
@@ -196,7 +196,7 @@ def test_bots_play_legal_actions_and_are_deterministic_for_a_seed(name, gadget, 
 
 def test_solution_strategies_are_distributions_over_legal_actions():
     game = pyspiel.load_game(LIARS_DICE)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     bot = _bots(game, blueprint, "resolving", "blueprint", seed=0)[1]
     state = _play(game, 3, 1)
     solution = bot.solve(state)
@@ -330,7 +330,7 @@ def _game_with(bot_settings, game, blueprint, seed=3):
 
 def test_a_budget_of_every_history_changes_no_decision():
     game = pyspiel.load_game(GOOFSPIEL)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     base = dict(public_key="lines", depth=1, num_values=3, iterations=50, samples=2)
     want = _game_with(large.LargeNestedSettings(**base), game, blueprint)
     for budget in (0, 10_000):  # Goofspiel 4's public states have far fewer histories
@@ -345,7 +345,7 @@ def test_a_carried_sample_keeps_the_bots_information_set_and_the_actual_history(
     the budget beside the bot's own information set, which it keeps whole (so the actual
     history), with the exact belief's reaches there; the game goes on from it to the end."""
     game = pyspiel.load_game(GOOFSPIEL)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     budget = 3
     settings = large.LargeNestedSettings(
         public_key="lines", depth=1, num_values=3, iterations=20, samples=2,
@@ -384,7 +384,7 @@ def test_a_carried_sample_keeps_the_bots_information_set_and_the_actual_history(
 
 def test_the_bots_own_information_set_is_always_in_the_solve():
     game = pyspiel.load_game(GOOFSPIEL)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     settings = large.LargeNestedSettings(
         public_key="lines", depth=1, num_values=3, iterations=20, samples=2, max_histories=2
     )
