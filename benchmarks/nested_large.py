@@ -7,7 +7,7 @@ Solving in Imperfect-Information Games", Section 8.1, Figures 4, 20, 21).
       --output_json=docs/results/depth_limited_nested_liars_dice_2_4.json
 
 Every pair of --bots plays --games games in duplicate (each deal from both seats) through
-`pyspiel.evaluate_bots`. The bots are `depth_limited.large.LargeNestedSolvingBot`s: nothing is
+`pyspiel.evaluate_bots`. The bots are `depth_limited.sampled.bot.LargeNestedSolvingBot`s: nothing is
 compiled beyond the current public state and the depth limit; the blueprint is OpenSpiel's
 external-sampling MCCFR (--blueprint_iterations, where the paper trained value functions), the
 K = --num_values leaf values (blueprint + biased copies) and the opponent's alternative values
@@ -47,7 +47,9 @@ import time
 import nested_flags
 from absl import app, flags
 
-from ospiel_ext.algorithms.depth_limited import large, matches, public_belief
+from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
+from ospiel_ext.algorithms.depth_limited.sampled import public_belief
 from ospiel_ext.algorithms.subgames import blueprints
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -90,7 +92,7 @@ def main(argv):
         for spec in bots:  # each bot checked before any work (no blueprint yet)
             kind, gadget, prior = matches.parse_bot(spec)
             if kind != "blueprint":
-                large.LargeNestedSolvingBot(
+                sampled_bot.LargeNestedSolvingBot(
                     game, blueprints.MCCFRPolicy(game, None), 0,
                     settings=settings.bot_settings(kind), gadget=gadget, prior=prior,
                 )  # fmt: skip

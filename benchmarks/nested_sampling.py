@@ -9,7 +9,7 @@ Liar's dice 1,4 with 'actions'), each bot of --bots and each budget of --budgets
 (`LargeNestedSettings.max_histories`; 0: every history) and each belief budget of
 --belief_budgets (`LargeNestedSettings.max_belief_histories`, the sample carried to the next
 decision; 0: the exact belief), plays the
-`depth_limited.large.LargeNestedSolvingBot` in both seats at every information state of the
+`depth_limited.sampled.bot.LargeNestedSolvingBot` in both seats at every information state of the
 compiled game and measures the exploitability of the strategy it plays
 (`ospiel_ext.evaluate.exploitability`, the mean of the two players' best-response gains).
 
@@ -49,7 +49,8 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import large, matches
+from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -75,7 +76,7 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 
 def played_policy(
-    game: pyspiel.Game, bots: list[large.LargeNestedSolvingBot]
+    game: pyspiel.Game, bots: list[sampled_bot.LargeNestedSolvingBot]
 ) -> tuple[policy_lib.TabularPolicy, collections.Counter, int, int]:
     """The strategy `bots[p]` plays in seat p (module docstring), the histories per public
     state at its solves, and (solves on a sample, solves).
@@ -121,7 +122,7 @@ def played_policy(
     return policy, sizes, sampled, solves
 
 
-def _settings(key: str, budget: int, carried: int = 0) -> large.LargeNestedSettings:
+def _settings(key: str, budget: int, carried: int = 0) -> sampled_bot.LargeNestedSettings:
     """The bots' settings (`nested_flags`) with `budget` histories per solve, `carried` carried."""
     shared = nested_flags.settings(key, _BLUEPRINT.value).bot_settings()
     return dataclasses.replace(shared, max_histories=budget, max_belief_histories=carried)
@@ -136,7 +137,7 @@ def _row(game, name, key, *, spec, blueprint, budget, carried=0):
     start = time.process_time()
     for seed in range(seeds):
         bots = [
-            large.LargeNestedSolvingBot(
+            sampled_bot.LargeNestedSolvingBot(
                 game, blueprint, p, settings=settings, gadget=gadget, prior=prior,
                 seed=1000 * seed + p,
             )

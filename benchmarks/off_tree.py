@@ -16,9 +16,9 @@ setting, scaled down:
   the game in which exploitability is measured is the abstraction plus that bet;
 * (a) RPAT: player 1 reads the 0.75x bet as 0.5x with probability f(0.75) = 3/7 and as 1x
   otherwise (Ganzfried & Sandholm 2013) and plays the blueprint accordingly;
-* (b) depth-limited solving (`depth_limited.off_tree.solve`) of the subgame after the bet,
-  cut at the end of the first betting round, each leaf's K values the average of its 0.5x
-  and 1x counterparts' values from the self-generative set computed in the abstraction
+* (b) depth-limited solving (`depth_limited.compiled.off_tree.solve_off_tree`) of the subgame
+  after the bet, cut at the end of the first betting round, each leaf's K values the average of
+  its 0.5x and 1x counterparts' values from the self-generative set computed in the abstraction
   (Section 4; --weaken), K in --num_values; the subgame is a resolving gadget whose
   alternative is player 0's best in-abstraction first action; beyond the limit each
   second-round subgame is resolved safely against the values the depth-limited game promised
@@ -40,7 +40,12 @@ from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import off_tree, solving, strategy_sets, translation
+from ospiel_ext.algorithms.depth_limited.compiled import (
+    off_tree,
+    solving,
+    strategy_sets,
+    translation,
+)
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -213,7 +218,7 @@ def main(argv):
         )
         dl, moved = timed(
             f"solve_K{k}",
-            lambda leaves=leaves: off_tree.solve_depth_limited(
+            lambda leaves=leaves: off_tree.depth_limited_response(
                 off,
                 blueprint,
                 cut,

@@ -31,31 +31,23 @@ per step:
     >>> leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=pure)
     >>> leaves.num_values
     3
-    >>> solution = dl.solve(q, dl.start_subgames(sf.tree), leaves, method="lp")
+    >>> solution = dl.solve_depth_limited(q, dl.start_subgames(sf.tree), leaves, method="lp")
     >>> np.round(solution.behavioural[0][1:], 6).tolist()
     [0.4, 0.4, 0.2]
 """
 
-from ospiel_ext.algorithms.depth_limited import off_tree, translation
-from ospiel_ext.algorithms.depth_limited.bot import NestedSettings, NestedSolvingBot, ProfileBot
-from ospiel_ext.algorithms.depth_limited.leaves import (
-    DepthLimit,
-    MultiValuedLeaves,
-    depth_limit,
-    estimate_by_rollouts,
-    exact_values,
-    leaf_beliefs,
-    parse_limit,
-    weaken,
+from ospiel_ext.algorithms.depth_limited.compiled import off_tree, translation
+from ospiel_ext.algorithms.depth_limited.compiled.bot import (
+    NestedSettings,
+    NestedSolvingBot,
+    ProfileBot,
 )
-from ospiel_ext.algorithms.depth_limited.rollouts import RolloutEstimate, rollout_values
-from ospiel_ext.algorithms.depth_limited.solving import (
+from ospiel_ext.algorithms.depth_limited.compiled.solving import (
     DepthLimitedSolution,
-    depth_limited_game,
-    solve,
+    solve_depth_limited,
     start_subgames,
 )
-from ospiel_ext.algorithms.depth_limited.strategy_sets import (
+from ospiel_ext.algorithms.depth_limited.compiled.strategy_sets import (
     SET_KINDS,
     best_response,
     bias,
@@ -67,6 +59,18 @@ from ospiel_ext.algorithms.depth_limited.strategy_sets import (
     pure_continuations,
     self_generative,
 )
+from ospiel_ext.algorithms.depth_limited.leaves import (
+    DepthLimit,
+    MultiValuedLeaves,
+    depth_limit,
+    depth_limited_game,
+    estimate_by_rollouts,
+    exact_values,
+    leaf_beliefs,
+    parse_limit,
+    weaken,
+)
+from ospiel_ext.algorithms.depth_limited.rollouts import RolloutEstimate, rollout_values
 
 __all__ = [
     "SET_KINDS",
@@ -94,7 +98,7 @@ __all__ = [
     "pure_continuations",
     "rollout_values",
     "self_generative",
-    "solve",
+    "solve_depth_limited",
     "start_subgames",
     "translation",
     "weaken",

@@ -37,8 +37,12 @@ import pyspiel
 from open_spiel.python.bots import policy as policy_bot
 
 from ospiel_ext import policies
-from ospiel_ext.algorithms.depth_limited import large
-from ospiel_ext.algorithms.depth_limited.bot import NestedSettings, NestedSolvingBot, ProfileBot
+from ospiel_ext.algorithms.depth_limited.compiled.bot import (
+    NestedSettings,
+    NestedSolvingBot,
+    ProfileBot,
+)
+from ospiel_ext.algorithms.depth_limited.sampled import bot as large
 from ospiel_ext.algorithms.subgames import blueprints, ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.runtime import interrupts, sweeps, tables

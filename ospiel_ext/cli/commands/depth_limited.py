@@ -49,7 +49,7 @@ from absl import app, flags, logging
 from ospiel_ext import evaluate, policies, policy_files
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import strategy_sets
+from ospiel_ext.algorithms.depth_limited.compiled import strategy_sets
 from ospiel_ext.algorithms.subgames import (
     blueprints,
     combine,
@@ -183,7 +183,7 @@ def _solve_players(
                     leaves = dl.weaken(leaves, dl.leaf_beliefs(sf, limit, blueprint, i))
                 assert leaves.stderr is not None
                 stderr = max(stderr, float(leaves.stderr.max(initial=0.0)))
-            solution = dl.solve(
+            solution = dl.solve_depth_limited(
                 q,
                 subs,
                 leaves,

@@ -39,7 +39,8 @@ from typing import cast
 from absl import app, flags, logging
 
 from ospiel_ext.algorithms import depth_limited as dl
-from ospiel_ext.algorithms.depth_limited import matches, strategy_sets
+from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited.compiled import strategy_sets
 from ospiel_ext.algorithms.subgames import blueprints, ggse
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags

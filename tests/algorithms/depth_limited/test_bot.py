@@ -9,7 +9,7 @@ import pytest
 from ospiel_ext import sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import large
+from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
 
 
 @pytest.fixture(scope="module", name="leduc")
@@ -77,8 +77,10 @@ def test_evaluate_bots_restarts_the_nested_bots(leduc):
     assert nested._path == () and nested.behavioural is nested.blueprint
 
     mccfr = ss.mccfr_blueprint(game, 50, seed=0)
-    settings = large.LargeNestedSettings(iterations=20)
-    bots = [large.LargeNestedSolvingBot(game, mccfr, p, settings=settings, seed=p) for p in (0, 1)]
+    settings = sampled_bot.LargeNestedSettings(iterations=20)
+    bots = [
+        sampled_bot.LargeNestedSolvingBot(game, mccfr, p, settings=settings, seed=p) for p in (0, 1)
+    ]
     pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
     assert any(b.overrides for b in bots)
     for b in bots:

@@ -58,7 +58,9 @@ def test_rps_plus_pure_continuations_recover_equilibrium(rps, method):
     pure = dl.pure_continuations(sf, limit, blueprint[1], player=1)
     assert len(pure) == 3
     leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=pure)
-    sol = dl.solve(q, dl.start_subgames(sf.tree), leaves, method=method, iterations=3000)
+    sol = dl.solve_depth_limited(
+        q, dl.start_subgames(sf.tree), leaves, method=method, iterations=3000
+    )
     np.testing.assert_allclose(sol.behavioural[0][1:], RPS_EQUILIBRIUM, atol=2e-3)
 
 
@@ -70,7 +72,7 @@ def test_rps_plus_self_generative_grows_until_it_recovers(rps):
     subs = dl.start_subgames(sf.tree)
     leaves = dl.self_generative(q, subs, limit, player=0, num_values=4, method="lp")
     assert leaves.num_values == 4
-    sol = dl.solve(q, subs, leaves, method="lp")
+    sol = dl.solve_depth_limited(q, subs, leaves, method="lp")
     np.testing.assert_allclose(sol.behavioural[0][1:], RPS_EQUILIBRIUM, atol=1e-9)
 
 
@@ -83,7 +85,9 @@ def _solve_both(game, cut, method="lp", iterations=1):
     for i in (0, 1):
         pure = dl.pure_continuations(sf, limit, blueprint[1 - i], player=1 - i)
         leaves = dl.exact_values(sf, limit, blueprint, player=i, strategies=pure)
-        sol = dl.solve(q, dl.start_subgames(sf.tree), leaves, method=method, iterations=iterations)
+        sol = dl.solve_depth_limited(
+            q, dl.start_subgames(sf.tree), leaves, method=method, iterations=iterations
+        )
         profile[i] = sol.behavioural[i]
     return sf, (profile[0], profile[1])
 
@@ -123,7 +127,7 @@ def test_safe_depth_limited_subgame_below_the_root_keeps_an_equilibrium():
     subs = ss.subgames(sf.tree, ss.Cut.after_moves(1))
     assert len(subs) == 2
     for gadget in ("resolving", "max_margin"):
-        sol = dl.solve(q, subs, leaves, gadget=gadget, method="lp")
+        sol = dl.solve_depth_limited(q, subs, leaves, gadget=gadget, method="lp")
         assert all(s.gadget.leaf_keys for s in sol.solutions if s.gadget.subgame.index == 0)
         pol = policies.layout(sf).to_tabular((blueprint[0], sol.behavioural[1]))
         assert exploitability.exploitability(sf.tree.game, pol) < 1e-9, gadget
@@ -313,7 +317,7 @@ def test_round_end_full_pure_set_meets_the_fixed_below_bound(limit_spec):
     for i in (0, 1):
         pure = dl.pure_continuations(sf, limit, blueprint[1 - i], player=1 - i)
         leaves = dl.exact_values(sf, limit, blueprint, player=i, strategies=pure)
-        sol = dl.solve(q, subs, leaves, method="lp")
+        sol = dl.solve_depth_limited(q, subs, leaves, method="lp")
         guaranteed = evaluate.guaranteed_value(sf, sol.behavioural[i], i)
         bound = _fixed_below_guarantee(sf, limit, blueprint, i)
         assert guaranteed == pytest.approx(bound, abs=1e-8), i
@@ -356,7 +360,9 @@ def test_round_end_opponent_chooses_before_the_public_card():
         np.testing.assert_allclose(end.values[r], expected, atol=1e-12)
 
     def value(leaves, k):
-        return dl.solve(q, subs, leaves.select(range(k)), method="lp").solutions[0].value
+        return (
+            dl.solve_depth_limited(q, subs, leaves.select(range(k)), method="lp").solutions[0].value
+        )
 
     assert value(end, 1) == pytest.approx(value(after, 1), abs=1e-9)
     assert value(end, 4) > value(after, 4) + 1e-3

@@ -16,7 +16,7 @@ from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import off_tree, translation
+from ospiel_ext.algorithms.depth_limited.compiled import off_tree, translation
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
 
@@ -163,7 +163,7 @@ def test_solve_keeps_the_blueprint_outside_and_plays_distributions():
         player=1,
         strategies=[blueprint[0], abstract.treeplexes[0].uniform],
     )
-    sol = off_tree.solve(off, blueprint, cut, abstract_leaves=values, method="lp")
+    sol = off_tree.solve_off_tree(off, blueprint, cut, abstract_leaves=values, method="lp")
     lifted = off_tree.lift(off, blueprint)
     tp = full.treeplexes[1]
     tree = full.tree

@@ -28,7 +28,7 @@ opponent actions, `LargeNestedSolvingBot`:
    bot has the exact best response (Libratus' nested solving likewise took "alternative
    payoffs ... based on the expected value from the previously-solved subgame", Brown et al.
    2018, App.);
-4. builds the depth-limited gadget game (`solving.depth_limited_game`: 'unsafe' at the first
+4. builds the depth-limited gadget game (`leaves.depth_limited_game`: 'unsafe' at the first
    public state, the configured gadget below) with the GGSE prior and solves it
    (`ggse.solve`), then plays the solution in the solved information sets and the blueprint
    elsewhere.
@@ -62,10 +62,11 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import loading, policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import continuation, rollouts, solving
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, DepthLimitedPolicy
-from ospiel_ext.algorithms.depth_limited.public_belief import (
+from ospiel_ext.algorithms.depth_limited import rollouts
+from ospiel_ext.algorithms.depth_limited.sampled import continuation
+from ospiel_ext.algorithms.depth_limited.sampled.from_states import BiasedPolicy, DepthLimitedPolicy
+from ospiel_ext.algorithms.depth_limited.sampled.public_belief import (
     LocalGame,
     PublicBelief,
     PublicKey,
@@ -393,7 +394,7 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         prior = "none" if gadget == "unsafe" else self.prior
         with self._timed("gadget"):
             if len(local.leaf_nodes):
-                game = solving.depth_limited_game(q, local.subgame, self.leaves(local), gadget)
+                game = leaves_lib.depth_limited_game(q, local.subgame, self.leaves(local), gadget)
             else:
                 game = ss.gadget_game(gadget, q, local.subgame, player=self.player)
             pi = priors.gadget_prior(game, prior)

@@ -14,7 +14,7 @@ after the off-tree action to those after each in-abstraction replacement. Then:
 
 * `rpat_profile`: the blueprint, with i's strategy after the off-tree action given by
   randomized pseudo-harmonic action translation (`translation.translate_strategy`);
-* `solve_depth_limited`: depth-limited solving of the subgame after the off-tree action. Its
+* `depth_limited_response`: depth-limited solving of the subgame after the off-tree action. Its
   leaves are the states at the depth limit (`cut`); each leaf's K values are "the average of
   the two corresponding value vectors" of its counterparts in the abstraction
   (`translation.transfer_leaf_values`), computed there by any strategy set (the paper:
@@ -31,7 +31,7 @@ after the off-tree action to those after each in-abstraction replacement. Then:
 * `best_continuation`: a CFR+ bound on what any solving beyond the limit can reach, given
   the depth-limited solution above it.
 
-`solve` runs the first two steps.
+`solve_off_tree` runs the first two steps.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import solving, translation
+from ospiel_ext.algorithms.depth_limited.compiled import solving, translation
 from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import IntArray
@@ -208,7 +208,7 @@ def transferred_leaves(
 
     The values of the leaf states after the off-tree action are averaged from their
     counterparts' in `abstract_leaves` (computed in the abstraction for the same responder
-    and depth limit); other leaf states get 0 (they are outside every subgame `solve`
+    and depth limit); other leaf states get 0 (they are outside every subgame `solve_off_tree`
     builds).
     """
     if abstract_leaves.player != off.player:
@@ -306,7 +306,7 @@ GADGETS = ("resolving", "max_margin")
 TARGETS = ("promised", "translated")
 
 
-def solve_depth_limited(
+def depth_limited_response(
     off: OffTree,
     blueprint: policies.Behavioural,
     cut: ss.Cut,
@@ -331,7 +331,7 @@ def solve_depth_limited(
     if len(first) != 1 or set(first[0].roots.tolist()) != set(off.roots.tolist()):
         raise ValueError(f"game {tree.name}: the off-tree action does not start one public state")
     leaves = transferred_leaves(off, cut, abstract_leaves)
-    dl = solving.solve(
+    dl = solving.solve_depth_limited(
         q, first, leaves, gadget=gadget, prior="none", method=method, iterations=iterations
     ).behavioural
     return dl, leaves
@@ -373,7 +373,7 @@ def resolve_below(
     ).behavioural
 
 
-def solve(
+def solve_off_tree(
     off: OffTree,
     blueprint: policies.Behavioural,
     cut: ss.Cut,
@@ -387,10 +387,10 @@ def solve(
 ) -> OffTreeSolution:
     """Section 6.1's response to the off-tree action.
 
-    `solve_depth_limited`, then `resolve_below` (the paper's "safe subgame solving" of the
+    `depth_limited_response`, then `resolve_below` (the paper's "safe subgame solving" of the
     rest of the game).
     """
-    dl, leaves = solve_depth_limited(
+    dl, leaves = depth_limited_response(
         off,
         blueprint,
         cut,

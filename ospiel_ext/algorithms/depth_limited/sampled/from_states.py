@@ -16,11 +16,11 @@ game (no gadget is needed there, Proposition 1), for solving player i:
    policy for i, continuation policy n for the opponent> (any OpenSpiel policies, e.g. an
    MCCFR average policy; `BiasedPolicy` gives the bias set of Section 4), with standard errors;
    `values` may instead be any function of the leaf histories (e.g. a trained value network);
-3. the depth-limited tree is solved by the gadget solvers (CFR+, the LP or EGT: `ggse.solve`,
-   as the unsafe subgame at the start of the game), and `DepthLimitedPolicy` plays
-   the solution in the solved information sets and the blueprint everywhere else - an
-   ordinary OpenSpiel policy of the full game (the nested solving bot of `large` plays
-   through the same class).
+3. `solve_from_states` solves the depth-limited tree by the gadget solvers (CFR+, the LP or
+   EGT: `ggse.solve`, as the unsafe subgame at the start of the game), and
+   `DepthLimitedPolicy` plays the solution in the solved information sets and the blueprint
+   everywhere else - an ordinary OpenSpiel policy of the full game (the nested solving bot of
+   `sampled.bot` plays through the same class).
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ class LargeGameSolution:
         return policies.behavioural_to_table(self.sf, self.behavioural)[self.player]
 
 
-def solve(
+def solve_from_states(
     w: Walk,
     player: int,
     values: LeafValueFunction,
@@ -248,7 +248,7 @@ class DepthLimitedPolicy(policy_lib.Policy):
       fallback: the policy of every information set without an override.
       tables: per player, {information state key (`loading.infoset_key`): {action:
         probability}}; read live, so a bot that solves as it plays adds to them
-        (`large.LargeNestedSolvingBot`).
+        (`sampled.bot.LargeNestedSolvingBot`).
     """
 
     def __init__(

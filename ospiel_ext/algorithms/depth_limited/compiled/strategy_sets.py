@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ospiel_ext import arrays, policies
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import solving
+from ospiel_ext.algorithms.depth_limited.compiled import solving
 from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray, IntArray
@@ -284,7 +284,7 @@ def self_generative(
     """The self-generative approach (module docstring) for solving `player`.
 
     K = `num_values` continuation values at the depth limit, weakened unless `weaken` is
-    False (`lp_vertex`: `solving.solve`'s).
+    False (`lp_vertex`: `solving.solve_depth_limited`'s).
     """
     if num_values < 1:
         raise ValueError(f"{q.sf.name}: num_values must be >= 1, got {num_values}")
@@ -300,7 +300,7 @@ def self_generative(
         return leaves_lib.weaken(leaves, beliefs) if weaken else leaves
 
     while len(strategies) < num_values and not interrupts.requested():  # Ctrl-C: the set so far
-        solution = solving.solve(
+        solution = solving.solve_depth_limited(
             q,
             subgames,
             values(),

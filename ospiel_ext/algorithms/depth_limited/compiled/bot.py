@@ -36,7 +36,7 @@ import pyspiel
 from ospiel_ext import policies
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import solving, strategy_sets
+from ospiel_ext.algorithms.depth_limited.compiled import strategy_sets
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.runtime import interrupts
@@ -224,7 +224,7 @@ class NestedSolvingBot(ProfileBot):
                     method=self.method,
                     iterations=self.iterations,
                 )
-                game = solving.depth_limited_game(q, sub, values, gadget)
+                game = leaves_lib.depth_limited_game(q, sub, values, gadget)
             pi = priors.gadget_prior(game, prior)
             solution = ggse.solve(
                 game, pi, self.method, iterations=self.iterations, time_limit=self.time_limit

@@ -1,0 +1,1 @@
+"""Depth-limited solving of games too large to compile (the package docstring lists them)."""
