@@ -14,7 +14,7 @@ K = --num_values leaf values (blueprint + biased copies) and the opponent's alte
 are Monte Carlo rollouts (--samples each, cached per history; exact values from a compiled
 continuation where the rest of the game has at most --exact_leaf_nodes nodes; solves on a
 sample of a public state's histories above --max_histories, a sample of the belief above
---max_belief_histories carried to the next decision, `LargeNestedSettings`). Prints each
+--max_belief_histories carried to the next decision, `NestedSettings`). Prints each
 pair's mean return and win rate, and Figure 4's measure: each bot's win rate against its worst
 matchup.
 The 95 % interval is given over games and over deals (each deal is played from both seats and
@@ -40,7 +40,6 @@ worker_seconds_per_game (wall seconds x workers / games played; null on a cluste
 projection {games_per_pair, hours_by_workers {N: hours}}.
 """
 
-import dataclasses
 import itertools
 import time
 
@@ -141,7 +140,7 @@ def main(argv):
         _OUTPUT_JSON.value,
         {
             "game": _GAME.value,
-            "settings": dataclasses.asdict(settings),
+            "settings": settings.record("sampled"),
             "seconds": seconds,
             "interrupted": interrupted,
             "stop_reason": "interrupted"

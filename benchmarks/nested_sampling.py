@@ -6,8 +6,8 @@ r"""The error of sampling a public state's histories (issue 37), measured where 
 
 For each --game (imperfect-information Goofspiel 5 with the public key 'lines',
 Liar's dice 1,4 with 'actions'), each bot of --bots and each budget of --budgets
-(`LargeNestedSettings.max_histories`; 0: every history) and each belief budget of
---belief_budgets (`LargeNestedSettings.max_belief_histories`, the sample carried to the next
+(`NestedSettings.max_histories`; 0: every history) and each belief budget of
+--belief_budgets (`NestedSettings.max_belief_histories`, the sample carried to the next
 decision; 0: the exact belief), plays the
 `depth_limited.sampled.bot.LargeNestedSolvingBot` in both seats at every information state of the
 compiled game and measures the exploitability of the strategy it plays
@@ -49,7 +49,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited import NestedSettings, matches
 from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -122,7 +122,7 @@ def played_policy(
     return policy, sizes, sampled, solves
 
 
-def _settings(key: str, budget: int, carried: int = 0) -> sampled_bot.LargeNestedSettings:
+def _settings(key: str, budget: int, carried: int = 0) -> NestedSettings:
     """The bots' settings (`nested_flags`) with `budget` histories per solve, `carried` carried."""
     shared = nested_flags.settings(key, _BLUEPRINT.value).bot_settings()
     return dataclasses.replace(shared, max_histories=budget, max_belief_histories=carried)
@@ -217,7 +217,7 @@ def main(argv):
                              carried=carried)[0]
                     )  # fmt: skip
         print(f"{name}: [histories, solves] per public state {histories[name]}", flush=True)
-    settings = dataclasses.asdict(_settings("", 0))
+    settings = _settings("", 0).record("sampled")
     cli_output.write_json(
         _OUTPUT_JSON.value,
         {

@@ -12,9 +12,9 @@ twice in one process, with one MCCFR blueprint:
   leaf (exact_leaf_nodes = 0);
 * new: batched subtree copies, cached policies, exact leaf values from a compiled continuation
   wherever the rest of the game has at most --exact_leaf_nodes nodes, solves on a sample of
-  the public state's histories above --max_histories (`LargeNestedSettings.max_histories`), and
+  the public state's histories above --max_histories (`NestedSettings.max_histories`), and
   a sample of the belief above --max_belief_histories carried to the next decision
-  (`LargeNestedSettings.max_belief_histories`).
+  (`NestedSettings.max_belief_histories`).
 
 Prints the CPU seconds (`time.process_time`: the machine may be shared) of each game for both
 paths, the CPU seconds per phase of a decision
@@ -164,7 +164,7 @@ def main(argv):
         {
             "game": _GAME.value,
             "bots": [a, b],
-            "settings": dataclasses.asdict(settings),
+            "settings": settings.record("sampled"),
             "exact_leaf_nodes": new_settings.exact_leaf_nodes,
             "max_histories": new_settings.max_histories,
             "max_belief_histories": new_settings.max_belief_histories,

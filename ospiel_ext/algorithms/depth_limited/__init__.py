@@ -37,18 +37,13 @@ per step:
 """
 
 from ospiel_ext.algorithms.depth_limited.compiled import off_tree, translation
-from ospiel_ext.algorithms.depth_limited.compiled.bot import (
-    NestedSettings,
-    NestedSolvingBot,
-    ProfileBot,
-)
+from ospiel_ext.algorithms.depth_limited.compiled.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.depth_limited.compiled.solving import (
     DepthLimitedSolution,
     solve_depth_limited,
     start_subgames,
 )
 from ospiel_ext.algorithms.depth_limited.compiled.strategy_sets import (
-    SET_KINDS,
     best_response,
     bias,
     bias_strategies,
@@ -71,16 +66,20 @@ from ospiel_ext.algorithms.depth_limited.leaves import (
     weaken,
 )
 from ospiel_ext.algorithms.depth_limited.rollouts import RolloutEstimate, rollout_values
+from ospiel_ext.algorithms.depth_limited.sampled.bot import LargeNestedSolvingBot
+from ospiel_ext.algorithms.depth_limited.settings import SET_KINDS, NestedSettings, SetKind
 
 __all__ = [
     "SET_KINDS",
     "DepthLimit",
     "DepthLimitedSolution",
+    "LargeNestedSolvingBot",
     "MultiValuedLeaves",
     "NestedSettings",
     "NestedSolvingBot",
     "ProfileBot",
     "RolloutEstimate",
+    "SetKind",
     "best_response",
     "bias",
     "bias_strategies",

@@ -39,8 +39,8 @@ class _CheckingBot(pyspiel.Bot):
         return action
 
 
-def _play(sf, blueprint, seed, games=15, gadget="resolving", prior="none", **kw):
-    settings = dl.NestedSettings(iterations=50, **kw)
+def _play(sf, blueprint, seed, games=15, gadget="resolving", prior="none", depth=2, **kw):
+    settings = dl.NestedSettings(iterations=50, depth=depth, **kw)
     nested = _CheckingBot(
         dl.NestedSolvingBot(
             sf, blueprint, 0, settings=settings, gadget=gadget, prior=prior, seed=seed
@@ -77,7 +77,7 @@ def test_evaluate_bots_restarts_the_nested_bots(leduc):
     assert nested._path == () and nested.behavioural is nested.blueprint
 
     mccfr = ss.mccfr_blueprint(game, 50, seed=0)
-    settings = sampled_bot.LargeNestedSettings(iterations=20)
+    settings = dl.NestedSettings(iterations=20)
     bots = [
         sampled_bot.LargeNestedSolvingBot(game, mccfr, p, settings=settings, seed=p) for p in (0, 1)
     ]

@@ -15,6 +15,7 @@ import pytest
 from open_spiel.python.algorithms import expected_game_score
 
 from ospiel_ext import policies, walk
+from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import rollouts
 from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
 from ospiel_ext.algorithms.depth_limited.sampled import continuation
@@ -187,7 +188,7 @@ def test_rollout_uniforms_are_the_generator_numbers_in_order(monkeypatch):
 
 def _bot(game, exact_leaf_nodes, **kwargs):
     blueprint = policies.random_policy(game, 4)
-    settings = sampled_bot.LargeNestedSettings(
+    settings = dl.NestedSettings(
         public_key="actions", num_values=2, iterations=20, exact_leaf_nodes=exact_leaf_nodes
     )
     return sampled_bot.LargeNestedSolvingBot(

@@ -14,6 +14,7 @@ import pyspiel
 import pytest
 
 from ospiel_ext import loading, policies, tree_values
+from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
 from ospiel_ext.algorithms.depth_limited.sampled import public_belief
@@ -156,7 +157,7 @@ def _bots(game, blueprint, gadget, prior, seed):
     return [
         sampled_bot.LargeNestedSolvingBot(
             game, blueprint, p, gadget=gadget, prior=prior, seed=seed + p,
-            settings=sampled_bot.LargeNestedSettings(
+            settings=dl.NestedSettings(
                 public_key=KEYS[game.get_type().short_name], depth=2, num_values=3,
                 iterations=50, samples=2,
             ),
@@ -224,7 +225,7 @@ def test_bad_settings_raise_one_clear_error(kwargs, match):
     game = pyspiel.load_game(LIARS_DICE)
     args = {"player": 0, "public_key": "actions", **kwargs}
     bot_args = {k: args.pop(k) for k in ("player", "gadget", "prior") if k in args}
-    settings = sampled_bot.LargeNestedSettings(**args)
+    settings = dl.NestedSettings(**args)
     with pytest.raises(ValueError, match=match):
         sampled_bot.LargeNestedSolvingBot(
             game, policies.uniform_policy(game), settings=settings, **bot_args
@@ -333,13 +334,11 @@ def test_a_budget_of_every_history_changes_no_decision():
     game = pyspiel.load_game(GOOFSPIEL)
     blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     base = dict(public_key="lines", depth=1, num_values=3, iterations=50, samples=2)
-    want = _game_with(sampled_bot.LargeNestedSettings(**base), game, blueprint)
+    want = _game_with(dl.NestedSettings(**base), game, blueprint)
     for budget in (0, 10_000):  # Goofspiel 4's public states have far fewer histories
-        got = _game_with(
-            sampled_bot.LargeNestedSettings(**base, max_histories=budget), game, blueprint
-        )
+        got = _game_with(dl.NestedSettings(**base, max_histories=budget), game, blueprint)
         assert got == want
-        carried = sampled_bot.LargeNestedSettings(**base, max_belief_histories=budget)
+        carried = dl.NestedSettings(**base, max_belief_histories=budget)
         assert _game_with(carried, game, blueprint) == want
 
 
@@ -350,7 +349,7 @@ def test_a_carried_sample_keeps_the_bots_information_set_and_the_actual_history(
     game = pyspiel.load_game(GOOFSPIEL)
     blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     budget = 3
-    settings = sampled_bot.LargeNestedSettings(
+    settings = dl.NestedSettings(
         public_key="lines", depth=1, num_values=3, iterations=20, samples=2,
         max_belief_histories=budget,
     )  # fmt: skip
@@ -388,7 +387,7 @@ def test_a_carried_sample_keeps_the_bots_information_set_and_the_actual_history(
 def test_the_bots_own_information_set_is_always_in_the_solve():
     game = pyspiel.load_game(GOOFSPIEL)
     blueprint = ss.mccfr_blueprint(game, 200, seed=0)
-    settings = sampled_bot.LargeNestedSettings(
+    settings = dl.NestedSettings(
         public_key="lines", depth=1, num_values=3, iterations=20, samples=2, max_histories=2
     )
     sampled = 0
@@ -413,7 +412,7 @@ def test_the_bots_own_information_set_is_always_in_the_solve():
 @pytest.mark.parametrize("name", ["max_histories", "max_belief_histories"])
 def test_a_bad_history_budget_raises_naming_the_game(bad, name):
     game = pyspiel.load_game(LIARS_DICE)
-    settings = sampled_bot.LargeNestedSettings(public_key="actions", **{name: bad})
+    settings = dl.NestedSettings(public_key="actions", **{name: bad})
     with pytest.raises(ValueError, match=rf"liars_dice.*{name}"):
         sampled_bot.LargeNestedSolvingBot(game, policies.uniform_policy(game), 0, settings=settings)
 
