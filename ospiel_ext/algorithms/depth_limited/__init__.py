@@ -36,7 +36,7 @@ per step:
     [0.4, 0.4, 0.2]
 """
 
-from ospiel_ext.algorithms.depth_limited.compiled import off_tree, translation
+from ospiel_ext.algorithms.depth_limited.compiled import off_tree, off_tree_solving
 from ospiel_ext.algorithms.depth_limited.compiled.bot import NestedSolvingBot, ProfileBot
 from ospiel_ext.algorithms.depth_limited.compiled.solving import (
     DepthLimitedSolution,
@@ -93,12 +93,12 @@ __all__ = [
     "exact_values",
     "leaf_beliefs",
     "off_tree",
+    "off_tree_solving",
     "parse_limit",
     "pure_continuations",
     "rollout_values",
     "self_generative",
     "solve_depth_limited",
     "start_subgames",
-    "translation",
     "weaken",
 ]
