@@ -1,5 +1,5 @@
-"""Nested depth-limited solving without compiling the game (`depth_limited.large`,
-`depth_limited.public_belief`).
+"""Nested depth-limited solving without compiling the game (`depth_limited.sampled.bot`,
+`depth_limited.sampled.public_belief`).
 
 Expected values come from the compiled path: the public state and reaches that the large bot
 finds by following pyspiel states must be the compiled tree's common-knowledge public state
@@ -164,6 +164,22 @@ def _bots(game, blueprint, gadget, prior, seed):
         )
         for p in (0, 1)
     ]  # fmt: skip
+
+
+def test_evaluate_bots_restarts_the_nested_bots():
+    """`pyspiel.evaluate_bots` calls `restart` (not `restart_at`) before each game; the bots
+    then forget the last game's solutions and belief."""
+    game = pyspiel.load_game(LEDUC)
+    mccfr = ss.mccfr_blueprint(game, 50, seed=0)
+    settings = dl.NestedSettings(iterations=20, samples=4)
+    bots = [
+        sampled_bot.LargeNestedSolvingBot(game, mccfr, p, settings=settings, seed=p) for p in (0, 1)
+    ]
+    pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
+    assert any(b.overrides for b in bots)
+    for b in bots:
+        b.restart()
+        assert not b.overrides and b.belief.length == 0 and b._opponent_moves == -1
 
 
 @pytest.mark.parametrize("name", [LEDUC, LIARS_DICE, GOOFSPIEL])
