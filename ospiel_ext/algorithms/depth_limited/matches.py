@@ -8,18 +8,20 @@ gadget x prior).
 
 A bot is named by a spec string: 'blueprint' (samples the blueprint), 'naive' (nested solving
 with K = 1 blueprint values) or 'nested' (K values from the configured strategy set), each of
-the last two optionally followed by '/GADGET' and '/PRIOR' (e.g. 'nested/resolving/uniform').
-A `Match` plays `games` games with the bots swapping seats every game (bot A is player 0 in
-even games) through `pyspiel.evaluate_bots`, in duplicate: games 2k and 2k + 1 share the chance
-seed seed + 2k, so each deal is played from both seats and the luck of the cards cancels (the
-usual variance reduction of poker competitions; the paper used AIVAT). The bots' own random
-streams (action sampling, rollouts) are seeded from their names, their opponent's and the
-chunk's seed (`bot_seed`), never from which of the two is listed first: a match with a and b
-swapped replays the same games, and the pairs of a round robin do not share one draw of luck
-(seeded by slot, bot A had the same streams in every pair, which made a whole round robin look
-as if being listed first cost a bot; docs/results/depth_limited.md section 5). Each `Match` is
-one task (`play`), so a long head to head is split into chunks with consecutive seeds and run
-on local processes or a Dask cluster (`sweeps.map_tasks`).
+the last two optionally followed by '/GADGET' and '/PRIOR' (e.g. 'nested/resolving/uniform'). A
+`Match` (bots of a compiled game: `compiled.bot`) or a `LargeMatch` (bots of a game too large to
+compile, `sampled.bot`, on an MCCFR blueprint) plays `games` games with the bots swapping seats
+every game (bot A is player 0 in even games) through `pyspiel.evaluate_bots`, in duplicate:
+games 2k and 2k + 1 share the chance seed seed + 2k, so each deal is played from both seats and
+the luck of the cards cancels (the usual variance reduction of poker competitions; the paper
+used AIVAT). The bots' own random streams (action sampling, rollouts) are seeded from their
+names, their opponent's and the chunk's seed (`bot_seed`), never from which of the two is listed
+first: a match with a and b swapped replays the same games, and the pairs of a round robin do
+not share one draw of luck (seeded by slot, bot A had the same streams in every pair, which made
+a whole round robin look as if being listed first cost a bot; docs/results/depth_limited.md
+section 5). Each match is one task (`play`, `play_large`), so a long head to head is split into
+chunks with consecutive seeds and run on local processes or a Dask cluster (`sweeps.map_tasks`).
+The nested bots of a match share one `settings.NestedSettings`.
 """
 
 from __future__ import annotations
