@@ -75,7 +75,7 @@ docs: $(VENV)/.installed-docs
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[bench]' > $(VENV)/pip.log 2>&1 || (cat $(VENV)/pip.log; exit 1)
-	$(BIN)/python benchmarks/speed.py
+	$(BIN)/python benchmarks/perf/speed.py
 
 clean:
 	rm -rf $(VENV) *.egg-info

@@ -4,7 +4,7 @@
 `open_spiel.python.algorithms.exploitability`, and agree with it to 1e-9; the game is compiled
 once (`sequence_form.for_game` caches it), so repeated evaluation never re-walks the game.
 On a compiled game: each player's guaranteed value and exploitability E(pi_i) against the
-game's value (`game_value`, the sequence-form LP), and per-infoset regret.
+game's value (`lp.game_value`, the sequence-form LP), and per-infoset regret.
 
 A best response is the treeplex bottom-up pass with a segment max in place of the weighted sum
 (`Treeplex.infoset_values(g, None)`), against the opponent's realization plan folded into the
@@ -21,7 +21,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ospiel_ext import lp, policies
+from ospiel_ext import policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.sequence_form import SequenceForm
@@ -166,11 +166,6 @@ def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float
     """Exploitability of `policy`, as `open_spiel.python.algorithms.exploitability`."""
     sf, behavioural = _game_and_profile(game, policy)
     return evaluate_profile(sf, behavioural).exploitability
-
-
-def game_value(sf: SequenceForm) -> float:
-    """Player 0's value of the game: the sequence-form LP (`lp.solve`)."""
-    return lp.solve(sf).value
 
 
 def guaranteed_value(sf: SequenceForm, behavioural: FloatArray, player: int) -> float:

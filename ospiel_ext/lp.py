@@ -39,6 +39,7 @@ __all__ = [
     "LPError",
     "LinearConstraints",
     "behavioural_lower_bounds",
+    "game_value",
     "lp_size",
     "solve",
 ]
@@ -140,6 +141,11 @@ def solve(
     )
     model = constraints.apply(model)
     return model.solution(model.run(time_limit, warm_start, method), return_basis)
+
+
+def game_value(sf: SequenceForm) -> float:
+    """Player 0's value of the game: the sequence-form LP (`solve`)."""
+    return solve(sf).value
 
 
 def lp_size(

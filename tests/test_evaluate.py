@@ -197,7 +197,7 @@ def test_game_value_and_player_exploitability_against_openspiel():
     exploitability."""
     game = pyspiel.load_game("kuhn_poker")
     sf = sequence_form.for_game(game)
-    value0 = evaluate.game_value(sf)
+    value0 = lp.game_value(sf)
     assert value0 == pytest.approx(-1 / 18, abs=1e-9)
     pol = policies.random_policy(game, seed=4)
     behavioural = policies.layout(sf).from_tabular(pol)

@@ -301,3 +301,70 @@ def test_gameshrink_does_not_import_the_poker_form():
         if _inside(m, POKER) and any(x == GAMESHRINK or _inside(x, GAMESHRINK) for x in t)
     ]
     assert users, "poker no longer builds on gameshrink: revisit this layering"
+
+
+PAPER_PACKAGES = tuple(
+    f"ospiel_ext.algorithms.{name}"
+    for name in ("poker", "gameshrink", "certificates", "subgames", "depth_limited")
+)
+
+
+def _generic(module):
+    """The core modules and the generic solvers: every library module outside the paper
+    packages and the games."""
+    return not module.startswith(GAMES) and not any(
+        module == p or _inside(module, p) for p in PAPER_PACKAGES
+    )
+
+
+def test_generic_solvers_import_no_paper_package():
+    """The generic solvers (`algorithms.solver`, `cfr*`, `egt`, `forms`, ...) and the core
+    know no paper's package, not even poker's engine: a sequence form offers its own CFR
+    engine (`cfr_rules.OffersCFREngine`) and the public-tree form is imported by name when
+    asked for (`forms.PUBLIC_TREE_MODULE`)."""
+    generic = [m for m, _ in LIBRARY if _generic(m)]
+    assert "ospiel_ext.algorithms.cfr_variants" in generic and "ospiel_ext.lp" in generic
+    bad = {
+        module: sorted(t for t in IMPORTS[module] if not _generic(t) and not t.startswith(GAMES))
+        for module in generic
+    }
+    assert not any(bad.values()), {m: t for m, t in bad.items() if t}
+
+
+def _loaded_after(code):
+    """The ospiel_ext modules loaded by running `code` in a fresh interpreter."""
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('\\n'.join(m for m in sys.modules"
+        " if m.startswith('ospiel_ext'))))\n" + code
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return set(proc.stdout.split())
+
+
+def _in_packages(modules, *packages):
+    return sorted(m for m in modules if any(m == p or _inside(m, p) for p in packages))
+
+
+def test_importing_the_cfr_solvers_loads_no_poker_or_gameshrink_module():
+    loaded = _loaded_after("import ospiel_ext.algorithms.cfr\n")
+    assert "ospiel_ext.algorithms.cfr_variants" in loaded
+    assert _in_packages(loaded, POKER, GAMESHRINK) == []
+    # the public-tree form, asked for, loads the poker package (the check above can fail)
+    asked = _loaded_after(
+        "from ospiel_ext.algorithms import cfr\ncfr.CFRSolver('kuhn_poker', form='public_tree')\n"
+    )
+    assert "ospiel_ext.algorithms.poker.range_form" in asked
+
+
+def test_stats_imports_no_lp_gameshrink_or_poker_module():
+    """`ospiel-ext stats` counts a game: it loads no LP, GameShrink or poker module (about 0.9 s
+    of imports when every command loaded them)."""
+    loaded = _loaded_after(
+        "from ospiel_ext.cli.commands import run\nrun(['stats', '--game=kuhn_poker'])\n"
+    )
+    assert "ospiel_ext.counting" in loaded
+    assert _in_packages(loaded, POKER, GAMESHRINK, "ospiel_ext.lp", "ospiel_ext.highs") == []

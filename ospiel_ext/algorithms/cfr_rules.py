@@ -6,6 +6,11 @@ Discounted Regret Minimization") differ only in what happens to the cumulative r
 an iteration's instantaneous regrets are added (`finish_regrets`) and in the weights of the
 average strategy (`average_weights`). The sequence-form solver (`cfr_variants`) and the
 public-tree solver (`poker.range_cfr`) both apply them, so a variant is defined once.
+
+A sequence form may offer a faster layout of the same iterates (`OffersCFREngine`): the
+sequence-form solver asks the form for its `CFREngine` and runs it instead of its own passes.
+The generic solver so never imports a special engine; the form that has one decides when it
+pays (the public-tree poker form: `poker.range_engine`).
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.policies import Behavioural
 
 __all__ = [
     "CFR",
@@ -25,6 +32,8 @@ __all__ = [
     "LCFR",
     "PRESETS",
     "CFRConfig",
+    "CFREngine",
+    "OffersCFREngine",
     "average_weights",
     "check_discount",
     "finish_regrets",
@@ -108,3 +117,31 @@ def average_weights(config: CFRConfig, t: int) -> tuple[float, float]:
     if config.discount is None:
         return 1.0, float(t)
     return ((t - 1) / t) ** config.discount[2], 1.0
+
+
+class CFREngine(Protocol):
+    """Another layout of a CFR variant's iterates, offered by a sequence form.
+
+    Its strategies are behavioural arrays in the form's sequence numbering, so the solver that
+    runs it returns the same policies as its own passes would.
+    """
+
+    def evaluate_and_update_policy(self) -> None:
+        """One iteration (both players)."""
+
+    def current_behavioural(self) -> Behavioural:
+        """The strategies played this iteration, one array per player."""
+
+    def average_behavioural(self) -> Behavioural:
+        """The average strategies, one array per player."""
+
+    def exploitability(self) -> float:
+        """OpenSpiel's exploitability of the average profile."""
+
+
+@runtime_checkable
+class OffersCFREngine(Protocol):
+    """A sequence form with its own CFR engine (e.g. `poker.range_form`'s public-tree form)."""
+
+    def cfr_engine(self, config: CFRConfig) -> CFREngine | None:
+        """The engine for `config`, or None where the form's sequence passes are as fast."""

@@ -43,14 +43,12 @@ from ospiel_ext.algorithms.cfr_rules import (
     DCFR,
     LCFR,
     CFRConfig,
+    CFREngine,
+    OffersCFREngine,
     average_weights,
     check_discount,
     finish_regrets,
 )
-from ospiel_ext.algorithms.poker.range_cfr import RangeCFRSolver
-from ospiel_ext.algorithms.poker.range_form import PublicTreeSequenceForm
-from ospiel_ext.algorithms.poker.range_numbering import SequenceIndex
-from ospiel_ext.algorithms.poker.range_tree import RangeTree
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.constraints import (
     BehaviouralLowerBounds,
@@ -97,12 +95,6 @@ def regret_matching(tp: Treeplex, regrets: FloatArray) -> FloatArray:
     return b
 
 
-# The range layout's iteration against the sequence-form one on the public-tree form
-# (benchmarks/poker_scale.py, 2026-11-28): 0.80x on limit Leduc 13 (6,865 sequences), 1.84x
-# on Rhode Island 6x2 with one raise (49,153 sequences).
-RANGE_MIN_SEQUENCES = 20_000
-
-
 class CFRVariantSolver:
     """A CFR variant given by its `CFRConfig`, on a compiled game; see the module docstring.
 
@@ -125,11 +117,12 @@ class CFRVariantSolver:
         basis matrices B = (1 - sum l) I + l 1^T; instead of `xi`.
       max_nodes: refuse games with more nodes.
       form: the sequence form to build of a game (`forms.FORMS`: "explicit", the default, or
-        "public_tree" for poker games); unused when `game` is a SequenceForm. On a public-tree
-        form of `RANGE_MIN_SEQUENCES` sequences or more, without basis matrices or lower
-        bounds, the iterations run on the range layout
-        (`poker.range_cfr`: the same iterates, no sequence-numbered passes), and the
-        strategies come back in the form's sequence numbering.
+        "public_tree" for poker games); unused when `game` is a SequenceForm. A form that
+        offers its own engine (`cfr_rules.OffersCFREngine`) runs the iterations, without
+        basis matrices or lower bounds: the public-tree form from
+        `poker.range_engine.RANGE_MIN_SEQUENCES` sequences on (the range layout, the same
+        iterates, no sequence-numbered passes), the strategies coming back in the form's
+        sequence numbering.
 
     Raises:
       ValueError: the game is not two-player zero-sum with perfect recall, has more than
@@ -166,23 +159,16 @@ class CFRVariantSolver:
         self._regrets = [np.zeros(tp.num_sequences) for tp in self._tps]
         self._average = [np.zeros(tp.num_sequences) for tp in self._tps]
         self._iteration = 0
-        self._range = self._range_solver()
+        self._engine = self._offered_engine()
 
-    def _range_solver(self) -> tuple[RangeCFRSolver, SequenceIndex] | None:
-        """The public-tree solver and its sequence numbering, where it applies (Args: form).
+    def _offered_engine(self) -> CFREngine | None:
+        """The engine the sequence form offers for this config, if any (Args: form).
 
-        Only from `RANGE_MIN_SEQUENCES` sequences up: below, its per-group numpy calls cost
-        more than the sequence-form passes.
+        None with basis matrices or lower bounds, which only the sequence-form passes apply.
         """
-        sf = self._sf
-        if (
-            not isinstance(sf, PublicTreeSequenceForm)
-            or any(b is not None for b in self._basis)
-            or max(sf.shape) < RANGE_MIN_SEQUENCES
-        ):
+        if not isinstance(self._sf, OffersCFREngine) or any(b is not None for b in self._basis):
             return None
-        tree = RangeTree(sf.public_tree.structure)
-        return RangeCFRSolver(tree, self.config), SequenceIndex(sf.public_tree, tree)
+        return self._sf.cfr_engine(self.config)
 
     def _build_basis(
         self, basis: Mapping[str, FloatArray], bounds: BehaviouralLowerBounds
@@ -225,6 +211,11 @@ class CFRVariantSolver:
         return self._sf
 
     @property
+    def engine(self) -> CFREngine | None:
+        """The engine the sequence form offered and the solver runs, or None (its own passes)."""
+        return self._engine
+
+    @property
     def iteration(self) -> int:
         """Iterations performed so far."""
         return self._iteration
@@ -237,8 +228,8 @@ class CFRVariantSolver:
     def evaluate_and_update_policy(self) -> None:
         """One CFR iteration (both players)."""
         self._iteration += 1
-        if self._range is not None:
-            self._range[0].evaluate_and_update_policy()
+        if self._engine is not None:
+            self._engine.evaluate_and_update_policy()
             return
         if self.config.alternating_updates:
             for p in (0, 1):
@@ -272,16 +263,14 @@ class CFRVariantSolver:
 
     def current_behavioural(self) -> policies.Behavioural:
         """The strategies played this iteration (pi' = B pi), one array per player."""
-        if self._range is not None:
-            solver, index = self._range
-            return index.behavioural(solver.current_strategy())
+        if self._engine is not None:
+            return self._engine.current_behavioural()
         return (self._played[0].copy(), self._played[1].copy())
 
     def average_behavioural(self) -> policies.Behavioural:
         """The average strategies (uniform before the first iteration)."""
-        if self._range is not None:
-            solver, index = self._range
-            return index.behavioural(solver.average_strategy())
+        if self._engine is not None:
+            return self._engine.average_behavioural()
         tp0, tp1 = self._tps
         return (tp0.behavioural(self._average[0]), tp1.behavioural(self._average[1]))
 
@@ -304,6 +293,6 @@ class CFRVariantSolver:
 
     def exploitability(self) -> float:
         """OpenSpiel exploitability of the average strategy, computed on arrays."""
-        if self._range is not None:
-            return self._range[0].exploitability()
+        if self._engine is not None:
+            return self._engine.exploitability()
         return evaluate.evaluate_profile(self._sf, self.average_behavioural()).exploitability

@@ -12,13 +12,16 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pyspiel
 
 from ospiel_ext import sequence_form as sf_lib
-from ospiel_ext.algorithms.poker import range_form
 from ospiel_ext.sequence_form import SequenceForm
 
 FORMS = ("explicit", "public_tree")
+PUBLIC_TREE_MODULE = "ospiel_ext.algorithms.poker.range_form"
+"""The module whose `for_game(game)` builds the public-tree form."""
 
 
 def check_form(form: str) -> None:
@@ -44,5 +47,6 @@ def sequence_form(
     """
     check_form(form)
     if form == "public_tree":
-        return range_form.for_game(game)
+        built: SequenceForm = importlib.import_module(PUBLIC_TREE_MODULE).for_game(game)
+        return built
     return sf_lib.for_game(game, max_nodes)

@@ -3,9 +3,11 @@
 `record()` is what every results JSON of the benchmarks and commands carries under
 "provenance" (written by `cli_output`'s two JSON writers): the exact command line, the git commit
 of the checkout that ran it and the tracked files that differed from it (dirty), the versions of
-Python and of the packages the figures depend on, the UTC date the run started, its wall time
-and the CPUs it could use. A figure in docs/results/ can so be traced to the code that printed
-it, and `make results-check` (tests/results) reruns a quick slice of the command against it.
+Python and of the packages the figures depend on, the UTC date the run started, its wall time,
+the CPUs it could use, and what decides the last bit of floating-point results besides the code
+(the CPU model, numpy's SIMD kernels, the BLAS library and its environment). A figure in
+docs/results/ can so be traced to the code that printed it, and `make results-check`
+(tests/results) reruns a quick slice of the command against it.
 
 The run's start is taken once per process (`start()`, called by `cli.main` before the script
 runs), so that a commit made while a long benchmark runs does not relabel its results.
@@ -23,6 +25,8 @@ import sys
 import time
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 __all__ = ["PACKAGES", "record", "start", "versions"]
 
@@ -100,6 +104,45 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _cpu_model() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo), or what `platform` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _kernels() -> dict[str, Any]:
+    """What decides floating-point rounding besides the code: numpy's SIMD kernels and BLAS.
+
+    numpy picks its kernels by the CPU's features (`NPY_DISABLE_CPU_FEATURES` turns some off)
+    and OpenBLAS by the CPU's core type and its thread count (`OPENBLAS_*`), so two machines
+    with the same packages may differ in the last bit, which EGT's steps and float32 CFR
+    amplify (tests/results).
+    """
+    try:  # numpy's private module: other numpy versions may lay it out otherwise
+        from numpy._core import _multiarray_umath as umath  # type: ignore[attr-defined]
+
+        enabled = umath.__cpu_features__
+        simd = [f for f in umath.__cpu_dispatch__ if enabled.get(f)]
+    except (ImportError, AttributeError):  # another numpy's private layout
+        simd = None
+    try:
+        blas = np.__config__.CONFIG["Build Dependencies"]["blas"]
+        blas_name = f"{blas['name']} {blas['version']}"
+    except (AttributeError, KeyError, TypeError):
+        blas_name = None
+    environment = {
+        k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS_", "NPY_", "OMP_NUM"))
+    }
+    return {"cpu_model": _cpu_model(), "numpy_simd": simd, "blas": blas_name,
+            "kernel_environment": environment}  # fmt: skip
+
+
 def start(argv: Sequence[str] | None = None) -> None:
     """Takes the run's command, code state and start time.
 
@@ -117,6 +160,7 @@ def start(argv: Sequence[str] | None = None) -> None:
         **versions(),
         "cpus": _cpus(),
         "machine": platform.machine(),
+        **_kernels(),
     }
 
 

@@ -45,7 +45,8 @@ def _child(request: dict) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.argv = [request["script"], *request["args"]]
         # as `python script` does: the script's folder first on the path, for its siblings
-        # (benchmarks/mvs.py imports mvs_games.py ...); run_path adds it only for a folder
+        # (benchmarks/papers/depth_limited.py imports depth_limited_games.py ...); run_path adds it
+        # only for a folder
         sys.path.insert(0, os.path.dirname(os.path.abspath(request["script"])))
         runpy.run_path(request["script"], run_name="__main__")
         code = 0

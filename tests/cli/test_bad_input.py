@@ -11,6 +11,7 @@ fresh interpreter too. `python tests/cli/test_bad_input.py` prints the table of 
 from __future__ import annotations
 
 import dataclasses
+import glob
 import json
 import os
 import pathlib
@@ -800,6 +801,12 @@ if __name__ == "__main__":
     print(_table())
 
 
+def _benchmark(name: str) -> str:
+    """The path of benchmarks/papers/<name> or benchmarks/perf/<name>."""
+    (path,) = glob.glob(os.path.join(ROOT, "benchmarks", "*", name))
+    return path
+
+
 BENCHMARK_CASES = [
     ("certificates.py", ["--time_limit=0"], "--time_limit must be positive, got 0.0"),
     ("certificates.py", ["--games=kuhn_poker(players=3)"], "has 3 players"),
@@ -832,13 +839,13 @@ BENCHMARK_CASES = [
     ("ggse.py", ["--games=chess"], "--games must be among"),
     ("ggse.py", ["--lp_vertices=foo"], "unknown LP vertex 'foo'"),
     ("ggse.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
-    ("mvs.py", ["--games=chess"], "--games must be among"),
-    ("mvs.py", ["--num_values=0"], "--num_values: '0' is not an integer >= 1"),
-    ("mvs.py", ["--blueprints=300,30"], "--blueprints must be strictly increasing"),
-    ("mvs.py", ["--iterations=0"], "--iterations must be positive, got 0"),
-    ("off_tree.py", ["--num_values=1,x"], "--num_values: 'x' is not an integer >= 1"),
-    ("off_tree.py", ["--stack=6"], "--stack must be at least 8"),
-    ("off_tree.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
+    ("depth_limited.py", ["--games=chess"], "--games must be among"),
+    ("depth_limited.py", ["--num_values=0"], "--num_values: '0' is not an integer >= 1"),
+    ("depth_limited.py", ["--blueprints=300,30"], "--blueprints must be strictly increasing"),
+    ("depth_limited.py", ["--iterations=0"], "--iterations must be positive, got 0"),
+    ("depth_limited_off_tree.py", ["--num_values=1,x"], "--num_values: 'x' is not an integer >= 1"),
+    ("depth_limited_off_tree.py", ["--stack=6"], "--stack must be at least 8"),
+    ("depth_limited_off_tree.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("speed.py", ["--rounds=0"], "--rounds must be positive, got 0"),
     ("egt_stepping.py", ["--target=0"], "--target must be positive, got 0.0"),
     ("egt_stepping.py", ["--xis=0.7"], "--xis must lie in (0, 0.5)"),
@@ -852,9 +859,6 @@ BENCHMARK_CASES = [
     ("certificate_costs.py", ["--time_limit=0"], "--time_limit must be positive, got 0.0"),
     ("certificate_costs.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
     ("certificate_costs.py", ["--plot={tmp}/no/c.png"], "does not exist"),
-    ("certificate_ab.py", ["--base=HEAD", "--runs=kuhn_poker"], "'kuhn_poker' is not GAME@K"),
-    ("certificate_ab.py", ["--base=no-such-commit"], "'no-such-commit' is not a commit"),
-    ("certificate_ab.py", ["--base=HEAD", "--rounds=0"], "--rounds must be positive"),
     ("certificate_lp_methods.py", ["--runs=kuhn_poker"], "'kuhn_poker' is not GAME@K"),
     ("certificate_lp_methods.py", ["--runs=no_such_game@1"], "unknown game 'no_such_game'"),
     ("certificate_lp_methods.py", ["--time_limit=0"], "--time_limit must be positive"),
@@ -864,32 +868,44 @@ BENCHMARK_CASES = [
     ("certificate_lp_starts.py", ["--trunk_nodes=0"], "--trunk_nodes: '0' is not an integer"),
     ("certificate_lp_starts.py", ["--cfr_iterations=x"], "--cfr_iterations: 'x' is not an"),
     ("certificate_lp_starts.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
-    ("dominance.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
+    ("gameshrink_dominance.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
     ("gameshrink_filters.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
     ("gameshrink_filters.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("gameshrink_lossless.py", ["--games=no_such_game"], "unknown game 'no_such_game'"),
     ("gameshrink_lossless.py", ["--games=kuhn_poker"], "only leduc_poker or rhode_island_holdem"),
     ("gameshrink_lossless.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
     ("gameshrink.py", ["--rhode_island=no_such_game"], "unknown game 'no_such_game'"),
-    ("dominance.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
-    ("nested_large.py", ["--chunk=3"], "--chunk must be even and >= 2"),
-    ("nested_large.py", ["--seconds=0"], "--seconds must be positive"),
-    ("nested_large.py", ["--projected_games=0"], "--projected_games must be positive"),
-    ("nested_large.py", ["--bots=blueprint"], "--bots needs at least two distinct bots"),
-    ("nested_large.py", ["--eps=0.7"], "--eps must be in (0, 1/2)"),
-    ("nested_large.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
-    ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
-    ("nested_speed.py", ["--seconds=0"], "--seconds must be positive"),
-    ("nested_speed.py", ["--games=0"], "--games must be positive"),
-    ("nested_speed.py", ["--max_belief_histories=-1"], "--max_belief_histories must be non-"),
-    ("nested_speed.py", ["--bots=nested/unsafe"], "--bots needs two bots"),
+    ("gameshrink_dominance.py", ["--output_json={tmp}/no/r.json"], "does not exist"),
+    ("nested_solving_round_robin.py", ["--chunk=3"], "--chunk must be even and >= 2"),
+    ("nested_solving_round_robin.py", ["--seconds=0"], "--seconds must be positive"),
     (
-        "nested_speed.py",
-        ["--output_json=" + os.path.join(ROOT, "benchmarks", "nested_speed.py")],
+        "nested_solving_round_robin.py",
+        ["--projected_games=0"],
+        "--projected_games must be positive",
+    ),
+    (
+        "nested_solving_round_robin.py",
+        ["--bots=blueprint"],
+        "--bots needs at least two distinct bots",
+    ),
+    ("nested_solving_round_robin.py", ["--eps=0.7"], "--eps must be in (0, 1/2)"),
+    ("nested_solving_round_robin.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
+    ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
+    ("nested_solving_speed.py", ["--seconds=0"], "--seconds must be positive"),
+    ("nested_solving_speed.py", ["--games=0"], "--games must be positive"),
+    (
+        "nested_solving_speed.py",
+        ["--max_belief_histories=-1"],
+        "--max_belief_histories must be non-",
+    ),
+    ("nested_solving_speed.py", ["--bots=nested/unsafe"], "--bots needs two bots"),
+    (
+        "nested_solving_speed.py",
+        ["--output_json=" + _benchmark("nested_solving_speed.py")],
         "is this command's own script",
     ),
-    ("nested_sampling.py", ["--max_belief_histories=5"], "--max_belief_histories: give"),
-    ("nested_sampling.py", ["--belief_budgets=-1"], "--belief_budgets"),
+    ("nested_solving_sampling.py", ["--max_belief_histories=5"], "--max_belief_histories: give"),
+    ("nested_solving_sampling.py", ["--belief_budgets=-1"], "--belief_budgets"),
 ]
 
 
@@ -899,7 +915,7 @@ BENCHMARK_CASES = [
         "certificate_costs.py",
         "certificate_lp_starts.py",
         "certificates.py",
-        "dominance.py",
+        "gameshrink_dominance.py",
         "efpe.py",
         "egt_stepping.py",
         "gameshrink.py",
@@ -907,16 +923,16 @@ BENCHMARK_CASES = [
         "gameshrink_full_scale.py",
         "ggse.py",
         "highs_model_changes.py",
-        "mvs.py",
-        "nested_large.py",
-        "nested_sampling.py",
-        "nested_speed.py",
-        "off_tree.py",
+        "depth_limited.py",
+        "nested_solving_round_robin.py",
+        "nested_solving_sampling.py",
+        "nested_solving_speed.py",
+        "depth_limited_off_tree.py",
         "speed.py",
     ],
 )
 def test_benchmark_help_and_unknown_flag(server, name):
-    script = os.path.join(ROOT, "benchmarks", name)
+    script = _benchmark(name)
     assert server.run(script, "--help").returncode == 0
     result = server.run(script, "--no_such_flag")
     check_outcome(
@@ -928,7 +944,7 @@ def test_benchmark_help_and_unknown_flag(server, name):
 def test_benchmark_bad_flags(server, tmp_path, name, flags, message):
     """The benchmarks' flags are checked (every game loaded) before any work."""
     flags = [f.format(tmp=tmp_path) for f in flags]
-    result = server.run(os.path.join(ROOT, "benchmarks", name), *flags)
+    result = server.run(_benchmark(name), *flags)
     check_outcome(result, 2, message, tmp_path)
 
 
@@ -940,7 +956,7 @@ def test_rhode_island_plot_refuses_an_output_that_is_its_input(server, tmp_path)
     runs.write_text("{}")
     (tmp_path / "out").mkdir()
     result = server.run(
-        os.path.join(ROOT, "benchmarks", "rhode_island_plot.py"),
+        _benchmark("rhode_island_plot.py"),
         f"--runs={runs}",
         f"--output={runs}",
     )

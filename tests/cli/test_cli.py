@@ -54,15 +54,18 @@ def test_number_checks_refuse(check, kind, value, message):
     ],
 )
 def test_number_checks_accept(check, kind, value):
-    check(_flag(kind, value))
+    holder = _flag(kind, value)
+    assert check(holder) is None  # no app.UsageError (test_number_checks_refuse: the others)
+    assert holder.value == float(value)  # and the value is left as given
 
 
 def test_unset_flags_pass():
     fv = flags.FlagValues()
     holder = flags.DEFINE_integer("f", None, "a flag", flag_values=fv)
     fv(["prog"])
-    for check in (cli_flags.positive, cli_flags.non_negative, cli_flags.fraction):
-        check(holder)
+    checks = (cli_flags.positive, cli_flags.non_negative, cli_flags.fraction)
+    assert [check(holder) for check in checks] == [None] * len(checks)  # none refuses
+    assert holder.value is None
 
 
 def test_output_path(tmp_path):

@@ -567,7 +567,7 @@ def test_poker_scale_writes_the_parts_so_far_and_starts_no_other(server, tmp_pat
     with stop_reason 'interrupted', exit 130; part 4 (an LP) no longer starts."""
     out = tmp_path / "r.json"
     result = server.interrupt(
-        os.path.join(ROOT, "benchmarks", "poker_scale.py"),
+        os.path.join(ROOT, "benchmarks", "perf", "poker_scale.py"),
         "--games=kuhn_poker",
         "--rounds=1",
         "--chunk_seconds=0.05",

@@ -513,43 +513,13 @@ def test_certificate_costs_benchmark_passes_expand_below(tmp_path, below, first)
         f"--expand_below={below}",
         "--time_limit=60",
         f"--output_json={out}",
-        folder="benchmarks",
+        folder="benchmarks/perf",
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["expand_below"] == below and result["epsilon"] < 1e-9
     assert result["trace"][0]["expanded"] == first
     assert len(result["trace"]) == result["iterations"]
-
-
-@pytest.mark.skipif(
-    not os.path.exists(os.path.join(ROOT, ".git")), reason="needs a git checkout (a worktree)"
-)
-def test_certificate_ab_benchmark_runs_both_code_bases(tmp_path):
-    """HEAD against the checkout: Kuhn certified on both sides by the same path (the
-    checkout's code is HEAD's plus any edits, which keep Kuhn's search here)."""
-    out = tmp_path / "ab.json"
-
-    def worktrees():
-        return subprocess.run(
-            ["git", "-C", ROOT, "worktree", "list"], capture_output=True, text=True, check=True
-        ).stdout
-
-    before = worktrees()
-    proc = run(
-        "certificate_ab.py",
-        "--base=HEAD",
-        "--runs=kuhn_poker@0",
-        "--rounds=1",
-        f"--output_json={out}",
-        folder="benchmarks",
-    )
-    assert proc.returncode == 0, proc.stderr
-    (row,) = json.loads(out.read_text())["results"]
-    base, here = row["runs"]["base"][0], row["runs"]["here"][0]
-    assert base["epsilon"] < 1e-9 and here["epsilon"] < 1e-9
-    assert (base["iterations"], base["trunk_nodes"]) == (here["iterations"], here["trunk_nodes"])
-    assert worktrees() == before  # the temporary worktree is gone
 
 
 def test_certificate_lp_methods_benchmark_runs_every_variant(tmp_path):
@@ -560,7 +530,7 @@ def test_certificate_lp_methods_benchmark_runs_every_variant(tmp_path):
         "--runs=kuhn_poker@1",
         "--time_limit=60",
         f"--output_json={out}",
-        folder="benchmarks",
+        folder="benchmarks/perf",
     )
     assert proc.returncode == 0, proc.stderr
     runs = json.loads(out.read_text())["runs"]
@@ -580,7 +550,7 @@ def test_highs_model_changes_benchmark_keeps_the_optimum(tmp_path):
         "--games=kuhn_poker",
         "--rounds=2",
         f"--output_json={out}",
-        folder="benchmarks",
+        folder="benchmarks/perf",
     )
     assert proc.returncode == 0, proc.stderr
     (result,) = json.loads(out.read_text())["runs"]
@@ -605,7 +575,7 @@ def test_certificate_lp_starts_benchmark_agrees_on_the_optimum(tmp_path):
         "--trunk_nodes=300,600",
         "--cfr_iterations=10,100",
         f"--output_json={out}",
-        folder="benchmarks",
+        folder="benchmarks/perf",
     )
     assert proc.returncode == 0, proc.stderr
     trunks = json.loads(out.read_text())["trunks"]
@@ -636,7 +606,7 @@ def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path, dtype):
         f"--dtype={dtype}",
         f"--output_json={out}",
         f"--policy_out={policy}",
-        folder="benchmarks",
+        folder="benchmarks/perf",
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
@@ -653,7 +623,7 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
     so the pairs' games differ by at most one chunk."""
     out = tmp_path / "rr.json"
     proc = run(
-        "nested_large.py",
+        "nested_solving_round_robin.py",
         "--game=liars_dice(numdice=1,dice_sides=4)",
         "--bots=nested/resolving/blueprint,nested/unsafe,nested/max_margin/none",
         "--blueprint_iterations=200",
@@ -662,7 +632,7 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
         "--workers=1",
         "--seconds=4",
         f"--output_json={out}",
-        folder="benchmarks",
+        folder="benchmarks/papers",
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
@@ -674,12 +644,12 @@ def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
     assert hours["8"] == pytest.approx(hours["2"] / 4)
 
 
-def test_nested_speed_stops_at_its_budget_and_keeps_the_finished_games(tmp_path):
+def test_nested_solving_speed_stops_at_its_budget_and_keeps_the_finished_games(tmp_path):
     """--seconds stops the old path inside a game: the JSON keeps its finished games, the new
     path does not run, and there is no speed-up (no game finished by both)."""
     out = tmp_path / "speed.json"
     proc = run(
-        "nested_speed.py",
+        "nested_solving_speed.py",
         "--game=liars_dice(numdice=1,dice_sides=4)",
         "--public_key=actions",
         "--blueprint_iterations=100",
@@ -687,7 +657,7 @@ def test_nested_speed_stops_at_its_budget_and_keeps_the_finished_games(tmp_path)
         "--games=100000",
         "--seconds=3",
         f"--output_json={out}",
-        folder="benchmarks",
+        folder="benchmarks/papers",
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
@@ -713,7 +683,7 @@ def test_poker_scale_times_each_range_variant_against_the_explicit_form(tmp_path
         "--warmup=1",
         "--range_threads=3",
         f"--output_json={out}",
-        folder="benchmarks",
+        folder="benchmarks/perf",
     )
     assert proc.returncode == 0, proc.stderr
     lossless = json.loads(out.read_text())["lossless"]

@@ -2,7 +2,7 @@
 
 import importlib.metadata as md
 
-from result_compare import compare, flatten
+from result_compare import Rounding, compare, flatten
 
 
 def test_records_are_matched_by_their_identifying_fields_in_any_order():
@@ -62,3 +62,24 @@ def test_lp_vertex_figures_are_compared_only_in_the_committed_environment():
     same = {**committed, "provenance": here}
     result = compare(fresh, same, keys, {}, vertex=vertex)
     assert result.mismatches == ["rows/[solver=lp]/e: fresh 1.5, committed 1.0"]
+
+
+def test_rounding_compares_first_points_exactly_and_the_last_at_its_tolerance():
+    committed = {"EGT": {"value": [1.0, 2.0, 3.0, 4.0], "gap": [1.0, 1.0, 1.0], "steps": 100},
+                 "CFR": {"value": [1.0, 2.0, 3.0, 4.0]}}  # fmt: skip
+    rounding = Rounding(
+        paths="^EGT", exact_points=2, loose={"value": (0.1, 0.0), "steps": (0, 0.1)}
+    )
+    parted = {"EGT": {"value": [1.0, 2.0, 9.0, 4.05], "gap": [1.0, 1.0, 7.0], "steps": 105},
+              "CFR": {"value": [1.0, 2.0, 3.0, 4.0]}}  # fmt: skip
+    result = compare(parted, committed, {}, {}, rounding=rounding)
+    # EGT value: 2 exact points and the last within 0.1; gap: 2 exact points, its last point
+    # not named; steps within 10 %; CFR: all 4 points (the pattern does not match it)
+    assert result.mismatches == [] and result.compared == 10 and result.rounding == 2
+    for moved, line in (
+        ({"EGT": {"value": [1.0, 2.5]}}, "EGT/value/1: fresh 2.5, committed 2.0"),
+        ({"EGT": {"value": [1.0, 2.0, 3.0, 4.2]}}, "EGT/value/3: fresh 4.2, committed 4.0"),
+        ({"EGT": {"steps": 111}}, "EGT/steps: fresh 111, committed 100"),
+        ({"CFR": {"value": [1.0, 2.0, 3.1]}}, "CFR/value/2: fresh 3.1, committed 3.0"),
+    ):
+        assert compare(moved, committed, {}, {}, rounding=rounding).mismatches == [line]

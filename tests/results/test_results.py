@@ -64,7 +64,7 @@ def test_quick_slice_reproduces_the_committed_figures(piece, tmp_path):
         committed = json.load(f)
     result = compare(
         fresh, committed, piece.keys, piece.tables, piece.drop_last, piece.ignore,
-        piece.vertex, piece.atol, piece.rtol,
+        piece.vertex, piece.atol, piece.rtol, piece.rounding,
     )  # fmt: skip
     shown = "\n".join(result.mismatches[:20])
     assert not result.mismatches, (

@@ -1,7 +1,9 @@
 """provenance: what a results file records about the run that wrote it."""
 
 import json
+import os
 import subprocess
+import sys
 
 import pytest
 
@@ -28,6 +30,26 @@ def test_record_names_command_code_versions_and_machine(fresh, monkeypatch):
     assert set(provenance.PACKAGES) <= set(r) and all(r[p] for p in provenance.PACKAGES)
     assert r["python"].startswith("3.") and r["cpus"] >= 1 and r["date"].endswith("+00:00")
     assert r["wall_seconds"] >= 0
+
+
+def test_record_names_the_kernels_that_decide_rounding(fresh, monkeypatch):
+    """The CPU model, numpy's SIMD kernels and the BLAS library, so that a figure that differs
+    in its last bits on another machine can be attributed (tests/results)."""
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    r = provenance.record()
+    assert r["cpu_model"] and r["blas"] and "openblas" in r["blas"].lower()
+    assert r["kernel_environment"]["OPENBLAS_NUM_THREADS"] == "1"
+    assert isinstance(r["numpy_simd"], list)
+    code = "from ospiel_ext.runtime import provenance; print(provenance.record()['numpy_simd'])"
+    less = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(r["numpy_simd"])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert less.returncode == 0, less.stderr
+    assert less.stdout.strip() == "[]"  # every dispatched kernel turned off: numpy's baseline
 
 
 def test_commit_and_dirty_paths_come_from_git(fresh, monkeypatch, tmp_path):

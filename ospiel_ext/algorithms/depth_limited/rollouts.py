@@ -37,8 +37,9 @@ Row = tuple[tuple[int, ...], tuple[float, ...], list[float]]
 """A policy's actions at an information state, their weights and the weights' running sums."""
 
 CACHE_POLICIES = True
-"""False: `CachedPolicy` asks its policy at every visit and keeps nothing (the old rollouts,
-for side-by-side timing: `benchmarks/nested_speed.py`); the draws are the same either way."""
+"""False: `CachedPolicy` asks its policy at every visit and keeps nothing (the old rollouts, for
+side-by-side timing: `benchmarks/papers/nested_solving_speed.py`); the draws are the same either
+way."""
 
 UNIFORM_BLOCK = 4096
 """Uniform numbers drawn per `numpy.random.Generator.random` call in a rollout batch."""

@@ -22,8 +22,9 @@ Modules:
 * `range_tree`: the public tree laid out as (node x board x hand) arrays per round, decisions
   in groups whose children are consecutive rows;
 * `range_cfr`: CFR / CFR+ / DCFR and exact best responses on that layout (Johanson et al.
-  2012, Section 3), the CFR family's engine on a public-tree form; with suit isomorphism it
-  solves Rhode Island Hold'em whole;
+  2012, Section 3); with suit isomorphism it solves Rhode Island Hold'em whole;
+* `range_engine`: that solver as the CFR engine the public-tree form offers the generic
+  solvers (`cfr_rules.OffersCFREngine`), from `RANGE_MIN_SEQUENCES` sequences on;
 * `range_numbering`: the map between that layout and the treeplexes' sequence numbering
   (policies, lifted strategies, the equality tests);
 * `range_policy`: a strategy on that layout as an OpenSpiel policy of the whole game

@@ -41,7 +41,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
+import weakref
 from collections.abc import Callable
+from types import TracebackType
+from typing import Self
 
 import numpy as np
 import pyspiel
@@ -98,6 +101,10 @@ class RangeWalker:
       tree: the laid-out public tree.
       threads: threads a pass runs on, each on its own block of every round's boards
         (module docstring); at most as many blocks as a round has boards.
+
+    With more than one thread the walker owns a thread pool: `close()` it, or use the walker
+    as a context manager (`with RangeWalker(tree, threads=2) as walker:`); a walker
+    garbage-collected unclosed shuts its pool down then.
     """
 
     def __init__(self, tree: RangeTree, *, threads: int = 1):
@@ -111,7 +118,27 @@ class RangeWalker:
             for blocks, nxt in zip(self.blocks, tree.rounds[1:])
         ]
         self._pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
+        self._close = (
+            None if self._pool is None else weakref.finalize(self, self._pool.shutdown, wait=True)
+        )
         self._values: dict[np.dtype, list[FloatArray]] = {}
+
+    def close(self) -> None:
+        """Shuts the thread pool down (a pass afterwards runs on this thread only)."""
+        if self._close is not None:
+            self._close()
+        self._pool = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
     def each_block(self, r: int, work: Callable[[int, slice], None]) -> None:
         """work(i, boards) for every block i of round r's boards, on the walker's threads."""
@@ -322,7 +349,7 @@ class RangeCFRSolver:
         evaluated in float64 (`evaluate_average`), so the exploitability reported is exact
         for the strategy returned.
       threads: threads each pass runs on (`RangeWalker`); the iterates are the same for any
-        number.
+        number. With more than one, `close()` the solver or use it as a context manager.
 
     Raises:
       ValueError: DCFR's discount is invalid (`cfr_rules.check_discount`), or the dtype or
@@ -349,6 +376,21 @@ class RangeCFRSolver:
         self._average = self.walker.zeros(np.float64)
         self._iteration = 0
         self._reach: list[list[FloatArray] | None] = [None, None]  # reused buffers
+
+    def close(self) -> None:
+        """Shuts the walker's thread pool down (`RangeWalker.close`)."""
+        self.walker.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
     @property
     def name(self) -> str:

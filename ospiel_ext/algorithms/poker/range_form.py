@@ -32,7 +32,8 @@ import pyspiel
 import scipy.sparse as sp
 
 from ospiel_ext import loading
-from ospiel_ext.algorithms.poker import products, structure
+from ospiel_ext.algorithms.cfr_rules import CFRConfig
+from ospiel_ext.algorithms.poker import products, range_engine, structure
 from ospiel_ext.algorithms.poker.public_tree import PublicTree
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import SequenceForm
@@ -120,6 +121,14 @@ class PublicTreeSequenceForm(SequenceForm):
 
     def __post_init__(self) -> None:
         """No payoff matrix to check: it is built on demand."""
+
+    def cfr_engine(self, config: CFRConfig) -> range_engine.RangeCFREngine | None:
+        """The range layout as CFR engine where it is faster (`range_engine.for_form`).
+
+        The form is a `cfr_rules.OffersCFREngine`: `cfr_variants.CFRVariantSolver` runs this
+        engine in place of its sequence-form passes (without basis matrices).
+        """
+        return range_engine.for_form(self.public_tree, max(self.shape), config)
 
     # --- the explicit payoff, on demand -----------------------------------------------------
     @property

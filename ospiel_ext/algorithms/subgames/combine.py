@@ -343,7 +343,7 @@ def safety_report(
     sf = before.sf
     if after.sf is not sf:
         raise ValueError(f"game {sf.name}: the two profiles belong to different games")
-    v0 = evaluate.game_value(sf) if value0 is None else value0
+    v0 = lp.game_value(sf) if value0 is None else value0
     o = 1 - player
     y_br = sf.treeplexes[o].realization_plan(after.best_responses[player])
     deltas, bound = [], 0.0
@@ -444,7 +444,7 @@ def optimal_continuation(
     solution = lp.solve(
         sf, player=player, constraints=lp.LPConstraints(own=sequence_lower_bounds(tp, lower))
     )
-    v0 = evaluate.game_value(sf) if value0 is None else value0
+    v0 = lp.game_value(sf) if value0 is None else value0
     sign = 1.0 if player == 0 else -1.0
     out = [q.blueprint[0].copy(), q.blueprint[1].copy()]
     seqs = _infoset_sequences(tp.seq_start[sub_inf], tp.num_actions[sub_inf])

@@ -30,7 +30,7 @@ from typing import cast
 import numpy as np
 import scipy.stats
 
-from ospiel_ext import evaluate, policies
+from ospiel_ext import evaluate, lp, policies
 from ospiel_ext.algorithms.subgames import blueprints, combine, cuts, gadgets, ggse, priors
 from ospiel_ext.runtime import sweeps
 
@@ -195,7 +195,7 @@ def run_task(task: Task) -> Record:
     sf = blueprints.full_game(task.game)
     subs = cuts.subgames(sf.tree, cuts.parse_cut(task.cut))
     before = blueprints.BlueprintQuantities.compute(sf, task.behavioural)
-    value0 = evaluate.game_value(sf)
+    value0 = lp.game_value(sf)
     profile, _ = resolve_profile(
         before,
         subs,

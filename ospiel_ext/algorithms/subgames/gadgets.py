@@ -63,7 +63,7 @@ MAX_MARGIN_KEY = "gadget:max_margin"
 TERMINATE, CONTINUE = 0, 1  # actions of a resolving gadget's auxiliary information sets
 # True: the subtrees of a gadget are copied in one `TreeBuilder.copy_subtrees` pass (per
 # opponent root information set in a max-margin gadget); False: one `copy_subtree` per history,
-# the old way (kept to measure against: `benchmarks/gadget_copies.py`).
+# the old way (kept to measure against: `benchmarks/papers/nested_solving_speed.py`).
 BATCHED_COPIES = True
 
 

@@ -60,6 +60,7 @@ from ospiel_ext.algorithms.subgames import (
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.cli import solving as cli_solving
 from ospiel_ext.runtime import interrupts
 from ospiel_ext.runtime.tables import format_table
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -230,7 +231,7 @@ def _run(sf: TreeSequenceForm, samples: int | None) -> None:
     )
     seconds = time.perf_counter() - start
     stop_reason = stopped or "solved"
-    value0 = cli.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
+    value0 = cli_solving.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
     profiles = {"blueprint": blueprint, "depth-limited": behavioural}
     if full is not None:
         profiles["full-depth solving"] = full.behavioural

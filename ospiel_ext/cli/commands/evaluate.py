@@ -36,6 +36,7 @@ from ospiel_ext.algorithms.poker import range_cfr, range_policy
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.cli import solving as cli_solving
 from ospiel_ext.runtime.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -55,8 +56,8 @@ def _openspiel_figures(game: pyspiel.Game, path: str) -> _Figures:
     """OpenSpiel's values and best responses of the policy files (ours without info states)."""
     cli.walkable(game, _MAX_NODES.value)  # before a policy file makes OpenSpiel walk the game
     with cli.stage(f"reading {path}"), cli_flags.refuse(ValueError):
-        policy = cli.load_policy_file(game, path)
-        other = cli.load_policy_file(game, _AGAINST.value) if _AGAINST.value else None
+        policy = cli_solving.load_policy_file(game, path)
+        other = cli_solving.load_policy_file(game, _AGAINST.value) if _AGAINST.value else None
     root = game.new_initial_state()
     # OpenSpiel's best response needs information_state_string; games keyed by their
     # histories (perfect information without one, e.g. pig) are evaluated by ospiel_ext's,
@@ -81,8 +82,8 @@ def _openspiel_figures(game: pyspiel.Game, path: str) -> _Figures:
 def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
     """Exact values and best responses of range policies on their public tree (docstring)."""
     with cli.stage(f"reading {path}"), cli_flags.refuse(ValueError):
-        policy = cli.load_policy_file(game, path)
-        other = cli.load_policy_file(game, _AGAINST.value) if _AGAINST.value else None
+        policy = cli_solving.load_policy_file(game, path)
+        other = cli_solving.load_policy_file(game, _AGAINST.value) if _AGAINST.value else None
     assert isinstance(policy, range_policy.RangePolicy)
     if other is not None:
         assert isinstance(other, range_policy.RangePolicy)
@@ -119,9 +120,9 @@ def main(argv: list[str]) -> None:
     cli_flags.output_path(_OUTPUT_JSON)
     cli_flags.distinct_files([_OUTPUT_JSON], inputs=[_POLICY, _AGAINST])
     assert _POLICY.value is not None  # required above
-    ranges = cli.is_range_policy_file(_POLICY.value)
+    ranges = cli_solving.is_range_policy_file(_POLICY.value)
     cli_flags.require(
-        not _AGAINST.value or cli.is_range_policy_file(_AGAINST.value) == ranges,
+        not _AGAINST.value or cli_solving.is_range_policy_file(_AGAINST.value) == ranges,
         f"--against={_AGAINST.value}: --policy and --against are both policy files (JSON) "
         "or both range policies (.npz)",
     )

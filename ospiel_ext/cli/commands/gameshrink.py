@@ -50,6 +50,7 @@ from ospiel_ext.algorithms.gameshrink import abstract_game, lifting
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.cli import solving as cli_solving
 from ospiel_ext.loading import GameTooLargeError
 from ospiel_ext.runtime import interrupts, stops
 from ospiel_ext.runtime.tables import format_table
@@ -142,7 +143,7 @@ def _solve(sf: sf_lib.SequenceForm) -> _Run:
     before its solution.
     """
     if _SOLVE.value == "lp":
-        behavioural, value, seconds, reason = cli.run_lp(sf, _TIME_LIMIT.value)
+        behavioural, value, seconds, reason = cli_solving.run_lp(sf, _TIME_LIMIT.value)
         return behavioural, value, 0, seconds, reason
     solver = cfr.CFRPlusSolver(sf)
     result = solver_lib.run(

@@ -42,6 +42,7 @@ from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.cli import solving as cli_solving
 from ospiel_ext.runtime import interrupts, stops
 from ospiel_ext.runtime.tables import format_table
 
@@ -70,7 +71,7 @@ _EPSILON = flags.DEFINE_float(
 )
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Stop after this many seconds.")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
-_FORM = cli.define_form_flag()
+_FORM = cli_solving.define_form_flag()
 _POLICY_OUT = flags.DEFINE_string("policy_out", None, "Write the final iterate's policy here.")
 _PLOT = flags.DEFINE_string("plot", None, "Write a PNG of both measures (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
@@ -127,7 +128,7 @@ def main(argv: list[str]) -> None:
     if _PLOT.value:
         cli_output.pyplot()  # matplotlib is there before the work
     game = cli.load_game(_GAME.value)
-    sf = cli.sequence_form(game, _MAX_NODES.value, form=_FORM.value)
+    sf = cli_solving.sequence_form(game, _MAX_NODES.value, form=_FORM.value)
     with cli_flags.refuse(ValueError):  # an infeasible xi, before tuning
         solver = egt.EGTSolver(
             sf, xi=_XI.value, dgf_weight=_DGF_WEIGHT.value or 1.0, stepping=_STEPPING.value

@@ -38,6 +38,7 @@ from ospiel_ext.algorithms.depth_limited import matches
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.cli import solving as cli_solving
 from ospiel_ext.runtime import interrupts
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -109,7 +110,7 @@ def _opponent(game: pyspiel.Game, spec: str, player: int, seed: int) -> pyspiel.
     if spec == "human":
         return HumanBot(player)
     path = spec.removeprefix("policy:")
-    return PolicyBot(player, np.random.RandomState(seed), cli.load_policy_file(game, path))
+    return PolicyBot(player, np.random.RandomState(seed), cli_solving.load_policy_file(game, path))
 
 
 def main(argv: list[str]) -> None:
@@ -134,12 +135,12 @@ def main(argv: list[str]) -> None:
         [_OUTPUT_JSON], inputs=[_POLICY, ("--opponent=policy:", opponent_file)]
     )
     game = cli.load_game(_GAME.value)
-    if any(p and not cli.is_range_policy_file(p) for p in (_POLICY.value, opponent_file)):
+    if any(p and not cli_solving.is_range_policy_file(p) for p in (_POLICY.value, opponent_file)):
         cli.walkable(game, _MAX_NODES.value)  # a TabularPolicy walks the game, a range policy not
     seed = _SEED.value
     with cli_flags.refuse(ValueError):
         loading.check_two_player_zero_sum(game)
-        policy = cli.load_policy_file(game, _POLICY.value)
+        policy = cli_solving.load_policy_file(game, _POLICY.value)
         ours = [PolicyBot(p, np.random.RandomState(seed + p), policy) for p in (0, 1)]
         theirs = [_opponent(game, spec, p, seed + 2 + p) for p in (0, 1)]
     returns = []

@@ -58,6 +58,7 @@ from ospiel_ext.algorithms.poker import range_cfr, range_policy
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.cli import solving as cli_solving
 from ospiel_ext.runtime import files, interrupts, stops
 from ospiel_ext.runtime.tables import format_table
 from ospiel_ext.sequence_form import SequenceForm
@@ -72,7 +73,7 @@ _LOG_EVERY = flags.DEFINE_integer(
     "log_every", None, "Log the exploitability every N iterations (default: 100 with --verbose)."
 )
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
-_FORM = cli.define_form_flag()
+_FORM = cli_solving.define_form_flag()
 _SUITS = flags.DEFINE_bool(
     "suits",
     False,
@@ -113,13 +114,13 @@ def _run_lp(sf: SequenceForm) -> _Run:
         sf.name,
         *(tp.num_sequences for tp in sf.treeplexes),
     )
-    behavioural, value, seconds, reason = cli.run_lp(sf, _TIME_LIMIT.value)
+    behavioural, value, seconds, reason = cli_solving.run_lp(sf, _TIME_LIMIT.value)
     return behavioural, value, 0, seconds, reason
 
 
 def _solve(game: pyspiel.Game) -> tuple[dict[str, Any], Callable[[str], None] | None]:
     """--solver on --form's sequence form: the JSON row and the policy file's writer (or None)."""
-    sf = cli.sequence_form(game, _MAX_NODES.value, form=_FORM.value)
+    sf = cli_solving.sequence_form(game, _MAX_NODES.value, form=_FORM.value)
     run = _run_lp if _SOLVER.value == "lp" else _run_cfr
     with interrupts.graceful():  # a Ctrl-C once the solve is done lets the evaluation finish
         behavioural, lp_value, iterations, seconds, reason = run(sf)
@@ -143,14 +144,15 @@ def _solve_on_ranges(game: pyspiel.Game) -> tuple[dict[str, Any], Callable[[str]
         solver = range_cfr.for_game(
             game, cfr_rules.PRESETS[_SOLVER.value], dtype=_DTYPE.value, threads=_THREADS.value
         )
-    result = solver_lib.run(
-        solver,
-        _ITERATIONS.value,
-        time_limit=_TIME_LIMIT.value,
-        log_every=_LOG_EVERY.value or cli.log_every(),
-    )
-    with interrupts.graceful():
-        evaluation = solver.evaluate_average()
+    with solver:  # its threads, shut down after the run and the evaluation
+        result = solver_lib.run(
+            solver,
+            _ITERATIONS.value,
+            time_limit=_TIME_LIMIT.value,
+            log_every=_LOG_EVERY.value or cli.log_every(),
+        )
+        with interrupts.graceful():
+            evaluation = solver.evaluate_average()
     row = _row(
         game,
         solver.iteration,
@@ -205,7 +207,7 @@ def _check_suits_flags() -> None:
     cli_flags.require(_SOLVER.value != "lp", "--suits runs a CFR variant, not --solver=lp")
     path = _POLICY_OUT.value
     cli_flags.require(
-        not path or cli.is_range_policy_file(path) or files.output_kind(path) != "file",
+        not path or cli_solving.is_range_policy_file(path) or files.output_kind(path) != "file",
         f"--policy_out={path}: with --suits the policy is a range policy (.npz); "
         "give a path ending in .npz",
     )

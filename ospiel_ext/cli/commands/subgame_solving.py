@@ -49,6 +49,7 @@ from ospiel_ext.algorithms.subgames import (
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.cli import solving as cli_solving
 from ospiel_ext.runtime import interrupts
 from ospiel_ext.runtime.tables import format_table
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -142,7 +143,7 @@ def _run(sf: TreeSequenceForm) -> None:
     rows, per_subgame = _per_subgame(
         sf, blueprint, subs, resolution=resolution, before=before, after=after, e_bp=e_bp
     )
-    value0 = cli.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
+    value0 = cli_solving.run_lp(sf, None)[1] if _GAME_VALUE.value else None  # None if stopped
     guaranteed, players = evaluate.player_figures(sf, after.blueprint, value0)
     bp_guaranteed, bp_players = evaluate.player_figures(sf, blueprint, value0)
     e_all = evaluate.evaluate_profile(sf, resolution.behavioural).exploitability

@@ -6,7 +6,9 @@ instantaneous regrets) against random profiles, solver iterates, and with suit i
 the exploitability and value of the lifted strategy in the unabstracted game."""
 
 import dataclasses
+import gc
 import itertools
+import threading
 
 import numpy as np
 import pytest
@@ -16,7 +18,14 @@ from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr, cfr_rules, cfr_variants, egt
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import descriptions
-from ospiel_ext.algorithms.poker import deals, range_cfr, range_form, range_tree, structure
+from ospiel_ext.algorithms.poker import (
+    deals,
+    range_cfr,
+    range_engine,
+    range_form,
+    range_tree,
+    structure,
+)
 from ospiel_ext.algorithms.poker.range_numbering import SequenceIndex
 
 TOL = 1e-12
@@ -226,9 +235,9 @@ def test_the_solvers_run_the_range_layout_on_a_public_tree_form(game, monkeypatc
     """`CFRPlusSolver(form="public_tree")` on a game above `RANGE_MIN_SEQUENCES` runs the range
     layout (lowered here so that a small game qualifies): the explicit solver's iterates,
     policies in the form's numbering."""
-    monkeypatch.setattr(cfr_variants, "RANGE_MIN_SEQUENCES", 0)
+    monkeypatch.setattr(range_engine, "RANGE_MIN_SEQUENCES", 0)
     ours = cfr.CFRPlusSolver(game, form="public_tree")
-    assert ours._range is not None
+    assert isinstance(ours.engine, range_engine.RangeCFREngine)
     theirs = cfr.CFRPlusSolver(game)
     for _ in range(15):  # CFR+ amplifies rounding tenfold per ten iterations (limit Leduc 3:
         ours.evaluate_and_update_policy()  # 1.1e-12 after 25): the layouts sum in other orders
@@ -252,12 +261,12 @@ def test_perturbed_lower_bounds_on_the_public_tree_form(solver_cls, monkeypatch)
     perturbed treeplex) on `form="public_tree"` iterate as on the explicit form, above
     `RANGE_MIN_SEQUENCES` too: the range layout has no basis matrices, so the CFR solvers keep
     the sequence-form passes there; their strategies respect the bounds."""
-    monkeypatch.setattr(cfr_variants, "RANGE_MIN_SEQUENCES", 0)
+    monkeypatch.setattr(range_engine, "RANGE_MIN_SEQUENCES", 0)
     game, xi = "leduc_poker", 0.1
     ours = solver_cls(game, xi=xi, form="public_tree")
     theirs = solver_cls(game, xi=xi)
     assert isinstance(ours.sequence_form, range_form.PublicTreeSequenceForm)
-    assert getattr(ours, "_range", None) is None
+    assert getattr(ours, "engine", None) is None
     for _ in range(15):
         ours.evaluate_and_update_policy()
         theirs.evaluate_and_update_policy()
@@ -437,3 +446,22 @@ def test_expand_and_contract_move_entries_between_the_layouts(suits):
             assert np.all(b[:, :, index < 0] == 1.0 / a.shape[1])
         if suits and lay.round == 2:
             assert (index < 0).any() and len(set(index[index >= 0].tolist())) < (index >= 0).sum()
+
+
+def test_a_threaded_solver_shuts_its_pool_down():
+    """`RangeCFRSolver(threads=2)` owns a thread pool: leaving its `with` block (or `close()`)
+    ends the pool's threads, and a walker dropped unclosed ends them when collected."""
+    tree = range_tree.RangeTree(structure.detect("leduc_poker"))
+    before = threading.active_count()
+    with range_cfr.RangeCFRSolver(tree, threads=2) as solver:
+        solver.evaluate_and_update_policy()
+        assert threading.active_count() > before  # the passes ran on the pool
+    assert threading.active_count() == before
+    solver.evaluate_and_update_policy()  # closed: the passes run on this thread
+    assert threading.active_count() == before
+    walker = range_cfr.RangeWalker(tree, threads=2)
+    walker.values(0, walker.reaches(1, walker.uniform()), walker.uniform())
+    assert threading.active_count() > before
+    del walker
+    gc.collect()
+    assert threading.active_count() == before

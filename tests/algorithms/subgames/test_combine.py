@@ -7,7 +7,7 @@ its smallest root improvement, and nothing beats the optimal continuation."""
 import numpy as np
 import pytest
 
-from ospiel_ext import evaluate, policies, sequence_form
+from ospiel_ext import evaluate, lp, policies, sequence_form
 from ospiel_ext.algorithms.subgames import blueprints, combine
 from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
 
@@ -45,7 +45,7 @@ def test_safe_resolving_never_hurts(game, cut, seed):
     sf = sequence_form.for_game(game)
     subs = subgames(sf.tree, cut)
     q = blueprints.BlueprintQuantities.compute(sf, policies.random_policy(sf.tree.game, seed))
-    value0 = evaluate.game_value(sf)
+    value0 = lp.game_value(sf)
     best = [combine.optimal_continuation(q, i, subs, value0=value0) for i in (0, 1)]
     for kind in ("resolving", "max_margin"):
         for prior in ("none", "uniform", "blueprint"):
@@ -72,7 +72,7 @@ def test_optimal_continuation_fixes_the_trunk_and_is_safe():
     sf = sequence_form.for_game("kuhn_poker")
     subs = subgames(sf.tree, Cut.after_moves(1))
     q = blueprints.BlueprintQuantities.compute(sf, policies.random_policy(sf.tree.game, 4))
-    value0 = evaluate.game_value(sf)
+    value0 = lp.game_value(sf)
     for i in (0, 1):
         trunk = _trunk_sequences(sf, subs, i)
         for fixed in ("trunk", "ancestors"):

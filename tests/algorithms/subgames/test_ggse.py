@@ -8,7 +8,7 @@ import doctest
 import numpy as np
 import pytest
 
-from ospiel_ext import evaluate, policies, sequence_form
+from ospiel_ext import evaluate, lp, policies, sequence_form
 from ospiel_ext.algorithms import subgames as subgames_package
 from ospiel_ext.algorithms.subgames import blueprints, combine, gadgets, ggse, priors
 from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
@@ -71,7 +71,7 @@ def test_the_three_solvers_agree_on_observation1(observation1_paper, kind):
     g = gadgets.gadget_game(kind, q, sub, player=0)
     prior = priors.gadget_prior(g, "uniform")
     exact = ggse.solve_lp(g, prior)
-    value0 = evaluate.game_value(q.sf)
+    value0 = lp.game_value(q.sf)
     for sol in (
         ggse.solve_cfr(g, prior, iterations=20000),
         ggse.solve_egt(g, prior, iterations=5000, dgf_weight=0.01),

@@ -46,7 +46,7 @@ def _profile(sf, q, strategy0):
 
 
 def _exploitability(sf, b):
-    return evaluate.player_exploitability(sf, b[0], 0, evaluate.game_value(sf))
+    return evaluate.player_exploitability(sf, b[0], 0, lp.game_value(sf))
 
 
 def _bounded_value(gadget, key, action, lower=None, upper=None):
@@ -162,7 +162,7 @@ def observation1():
 def test_observation1_blueprint(observation1):
     sf, q, sub = observation1
     assert sub.num_roots == 3  # the three states after the initial chance node
-    assert evaluate.game_value(sf) == pytest.approx(7 / 9, abs=1e-12)
+    assert lp.game_value(sf) == pytest.approx(7 / 9, abs=1e-12)
     # against a best response u = 1/3, so E = 7/9 - 1/3 = 4/9
     assert _exploitability(sf, q.blueprint) == pytest.approx(4 / 9, abs=1e-12)
     # v({1, 2}) = (0 [state 1: T vs H] + 0.5 [state 2]) / 2 = 0.25, v({3}) = 0.5 (eqs 24, 25)
@@ -234,7 +234,7 @@ def observation3():
 
 def test_observation3_blueprint(observation3):
     sf, q, sub = observation3
-    assert evaluate.game_value(sf) == pytest.approx(5 / 6, abs=1e-12)
+    assert lp.game_value(sf) == pytest.approx(5 / 6, abs=1e-12)
     # the best response plays H: v({1, 2}) = (0 [state 1: T vs H] + 1/4 [state 2: H vs H])
     # / 2 = 1/8 and v({3}) = 1/4 (matching pennies against (1/4, 3/4)), as the paper states
     np.testing.assert_allclose(q.root_values(sub, 0).cfbr, [1 / 8, 1 / 4], atol=1e-12)

@@ -5,7 +5,7 @@ against a walk of pyspiel states, and safety over Dirichlet blueprints."""
 import numpy as np
 import pytest
 
-from ospiel_ext import evaluate, policies, sequence_form
+from ospiel_ext import lp, policies, sequence_form
 from ospiel_ext.algorithms.subgames import blueprints, combine, gadgets, ggse, priors, reach_margin
 from ospiel_ext.algorithms.subgames.cuts import Cut, subgames
 
@@ -57,7 +57,7 @@ def test_reach_max_margin_is_safe(game, cut, seed):
     sf = sequence_form.for_game(game)
     subs = subgames(sf.tree, cut)
     q = blueprints.BlueprintQuantities.compute(sf, policies.random_policy(sf.tree.game, seed))
-    value0 = evaluate.game_value(sf)
+    value0 = lp.game_value(sf)
     for prior in ("none", "uniform"):
         res = combine.resolve(q, subs, "reach_max_margin", prior=prior, method="lp")
         after = blueprints.BlueprintQuantities.compute(sf, res.behavioural)

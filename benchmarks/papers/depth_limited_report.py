@@ -1,7 +1,8 @@
-"""Tables and plots of benchmarks/mvs.py's compiled-game part (`mvs_games`): the summary per
-solver, one table per case, one figure per game (exploitability against K)."""
+"""Tables and plots of benchmarks/papers/depth_limited.py's compiled-game part
+(`depth_limited_games`): the summary per solver, one table per case, one figure per game
+(exploitability against K)."""
 
-from mvs_games import SELF_GENERATIVE
+from depth_limited_games import SELF_GENERATIVE
 
 from ospiel_ext.cli import output as cli_output
 

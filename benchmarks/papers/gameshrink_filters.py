@@ -2,7 +2,7 @@
 (issue 18, item 1; Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of
 Imperfect Information", ACM EC 2006, Definitions 4-5, Algorithms 1-2).
 
-  python benchmarks/gameshrink_filters.py --output_json=docs/results/gameshrink_filters.json
+  python benchmarks/papers/gameshrink_filters.py --output_json=docs/results/gameshrink_filters.json
 
 For every --games game (all compile) and both filters (`gameshrink.TRANSFORMATIONS`): classes per
 round, the abstracted game's LP size (`AbstractGame.size`: rows, columns, nonzeros of player
@@ -11,7 +11,7 @@ original game of Γ_f's LP equilibrium lifted back, measured by OpenSpiel
 (`open_spiel.python.algorithms.exploitability`). For --rhode_island (far too large to compile)
 the sizes only, beside the published ones. Prints a table; writes --output_json.
 
-  python benchmarks/gameshrink_filters.py --published \
+  python benchmarks/papers/gameshrink_filters.py --published \
       --output_json=docs/results/gameshrink_published.json
 
 The reproduction of the published abstraction alone (seconds, under 1 GB): the --rhode_island

@@ -1,6 +1,6 @@
 r"""The Rhode Island convergence plot of poker_scale.md (issue 36), from the runs' JSONs.
 
-  python benchmarks/rhode_island_plot.py --output=docs/results/rhode_island.png
+  python benchmarks/perf/rhode_island_plot.py --output=docs/results/rhode_island.png
 
 Exploitability (chips per hand, exact best responses) against solving seconds and against
 iterations: CFR+ and DCFR on the whole game's range layout with suit isomorphism

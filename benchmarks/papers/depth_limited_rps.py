@@ -1,12 +1,13 @@
-"""RPS+ (Brown, Sandholm & Amos 2018, Section 2 and Figure 1; benchmarks/mvs.py, item 1 of its
-docstring): player 0 solves the depth-limited game cut after its own move with K = 1..4
-values from each set, and a grid over the simplex finds every strategy optimal in that game."""
+"""RPS+ (Brown, Sandholm & Amos 2018, Section 2 and Figure 1; benchmarks/papers/depth_limited.py,
+item 1 of its docstring): player 0 solves the depth-limited game cut after its own move with
+K = 1..4 values from each set, and a grid over the simplex finds every strategy optimal in that
+game."""
 
 import dataclasses
 import time
 
 import numpy as np
-from mvs_report import markdown
+from depth_limited_report import markdown
 
 from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms import depth_limited as dl
@@ -103,7 +104,7 @@ def run_rps_plus(settings, checks):
     `checks`."""
     sf = cli.compile_game(cli.load_game("rps_plus"))
     blueprint = lp.solve(sf).behavioural
-    v0 = evaluate.game_value(sf)
+    v0 = lp.game_value(sf)
     q = ss.BlueprintQuantities.compute(sf, blueprint)
     limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
     subs = dl.start_subgames(sf.tree)

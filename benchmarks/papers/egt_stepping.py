@@ -1,7 +1,7 @@
 """EGT's step-size rules against CFR+: tree traversals to a target exploitability, and the
 maximum infoset regret of perturbed EGT at a fixed number of traversals.
 
-  python benchmarks/egt_stepping.py --output_json=docs/results/egt_stepping.json
+  python benchmarks/papers/egt_stepping.py --output_json=docs/results/egt_stepping.json
 
 Part 1, for each game: how many tree traversals (bottom-up treeplex passes of one player; a
 CFR+ iteration makes 2, a theory EGT step 3, an aggressive EGT step 4 per attempt, plus its

@@ -1,6 +1,6 @@
 """How closely our CFR family follows OpenSpiel's Python solvers, iteration by iteration.
 
-  python benchmarks/openspiel_iterates.py --game=leduc_poker --points=8,30,100,200,500
+  python benchmarks/perf/openspiel_iterates.py --game=leduc_poker --points=8,30,100,200,500
 
 Ours and OpenSpiel's `cfr.CFRSolver`, `cfr.CFRPlusSolver` and `discounted_cfr.DCFRSolver` run
 side by side on one game; at each of --points the largest difference between the two average

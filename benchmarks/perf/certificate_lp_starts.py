@@ -1,7 +1,7 @@
 r"""Starting a certificate-search trunk LP from CFR+'s strategy, against HiGHS's own starts
 (issue 16: "a CFR+ warm start of the basis").
 
-  python benchmarks/certificate_lp_starts.py \
+  python benchmarks/perf/certificate_lp_starts.py \
       --output_json=docs/results/certificate_lp_starts.json
 
 Grows trunks of --game by Algorithm 6.7 of Zhang & Sandholm, "Finding and Certifying

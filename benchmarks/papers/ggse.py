@@ -1,7 +1,7 @@
 r"""Reproduce Section 8 and Appendix B of Kubíček, Lisý & Sandholm (2025), "Equilibrium
 Refinements Improve Subgame Solving in Imperfect-Information Games".
 
-  python benchmarks/ggse.py --workers=2 --output_json=docs/results/ggse.json \
+  python benchmarks/papers/ggse.py --workers=2 --output_json=docs/results/ggse.json \
       --plots_dir=docs/results
 
 Games (App. C): imperfect-information Goofspiel 5 (cards dealt from highest to lowest, cut

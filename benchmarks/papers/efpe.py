@@ -1,7 +1,7 @@
 """Reproduce Figures 2 and 3 of Kroer, Farina & Sandholm, "Smoothing Method for Approximate
 Extensive-Form Perfect Equilibrium", IJCAI 2017: perturbed EGT against CFR+.
 
-  python benchmarks/efpe.py --out_dir=docs/results
+  python benchmarks/papers/efpe.py --out_dir=docs/results
 
 On Leduc 5 (limit_leduc_poker(num_ranks=5,max_raises=2)): EGT with xi in {0, 0.1, 0.05, 0.01,
 0.005, 0.001} (overall DGF weight tuned once with xi = 0 on 20 iterations, as in Section 4),

@@ -3,7 +3,7 @@ r"""Reproduce depth-limited solving with multi-valued states: Brown, Sandholm & 
 Section 4 (multi-valued states, the bias and self-generative sets, Proposition 1) and the
 compiled-game analogue of Section 6.1 (exploitability against the number of values K).
 
-  python benchmarks/mvs.py --output_json=docs/results/depth_limited.json \
+  python benchmarks/papers/depth_limited.py --output_json=docs/results/depth_limited.json \
       --plots_dir=docs/results
 
 1. RPS+ (Figure 1): the LP equilibrium is the blueprint; player 0 solves the depth-limited game
@@ -36,8 +36,9 @@ response gets against player i's strategy), from `evaluate.evaluate_profile`; E_
 `evaluate.player_exploitability`. Prints markdown tables, writes one PNG per game
 (--plots_dir) and the JSON (--output_json, one row per record).
 
-Parts: `mvs_rps` (item 1), `mvs_games` (item 2: the settings, the records and references it
-computes), `mvs_report` (item 2's tables and plots); this module reads the flags and writes.
+Parts: `depth_limited_rps` (item 1), `depth_limited_games` (item 2: the settings, the records
+and references it computes), `depth_limited_report` (item 2's tables and plots); this module
+reads the flags and writes.
 """
 
 import itertools
@@ -46,7 +47,7 @@ import sys
 import time
 
 from absl import flags
-from mvs_games import (
+from depth_limited_games import (
     CASES,
     SETS,
     SHORT,
@@ -58,8 +59,8 @@ from mvs_games import (
     columns,
     run_case,
 )
-from mvs_report import case_plot, case_tables, summary
-from mvs_rps import GRID_STEP, RPS_EQUILIBRIUM, rps_plot, rps_table, run_rps_plus
+from depth_limited_report import case_plot, case_tables, summary
+from depth_limited_rps import GRID_STEP, RPS_EQUILIBRIUM, rps_plot, rps_table, run_rps_plus
 
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags

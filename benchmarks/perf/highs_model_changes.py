@@ -1,6 +1,6 @@
 """What a change to a kept HiGHS model costs the next solve (issue 16).
 
-  python benchmarks/highs_model_changes.py --output_json=docs/results/highs_model_changes.json
+  python benchmarks/perf/highs_model_changes.py --output_json=docs/results/highs_model_changes.json
 
 Certificate search (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
 Black-Box Extensive-Form Games", AAAI 2021, Algorithm 6.7) solves a sequence of LPs that differ

@@ -2,7 +2,8 @@
 Equilibria in Large Sequential Games of Imperfect Information", ACM EC 2006, Definition 5,
 Theorem 2, Algorithm 2).
 
-  python benchmarks/gameshrink_lossless.py --output_json=docs/results/gameshrink_lossless.json
+  python benchmarks/papers/gameshrink_lossless.py \
+      --output_json=docs/results/gameshrink_lossless.json
 
 1. Lifted into the original game (--games): for the coarsest filter and the paper's
    transformation (`gameshrink.TRANSFORMATIONS`): classes per round beside the views and the

@@ -1,6 +1,6 @@
 """Poker at scale (issue 36): the public-tree sequence form against the explicit one.
 
-  python benchmarks/poker_scale.py --output_json=docs/results/poker_scale.json
+  python benchmarks/perf/poker_scale.py --output_json=docs/results/poker_scale.json
 
 Part 1, per game of --games, in this one process: build each form (the explicit one walks
 the game into a GameTree and its sparse payoff matrix; the public tree reads the game's
@@ -38,7 +38,7 @@ value), lp_value_in_interval}]. Rhode Island's own LP (91 M rows; Γ_f's 5.5 M) 
 reach; these are the largest variants whose LP solves in about a minute.
 
 On the public-tree form the pack's CFR solvers run the range layout from
-`cfr_variants.RANGE_MIN_SEQUENCES` sequences up, the sequence-form passes below.
+`poker.range_engine.RANGE_MIN_SEQUENCES` sequences up, the sequence-form passes below.
 
 JSON keys: games {game: {build_seconds {explicit, public_tree}, peak_rss_bytes {explicit,
 public_tree}, peak_rss_increase_bytes {explicit, public_tree} (VmHWM minus the RSS before the

@@ -1,6 +1,6 @@
 r"""Rhode Island Hold'em solved whole on the public tree (issue 36): CFR+ or DCFR for a budget.
 
-  python benchmarks/range_cfr_run.py --solver=cfr_plus --seconds=3600 \
+  python benchmarks/perf/range_cfr_run.py --solver=cfr_plus --seconds=3600 \
       --output_json=docs/results/rhode_island_cfr_plus.json
 
 Builds the range layout of --game (`poker.range_tree.RangeTree`, one board per suit orbit

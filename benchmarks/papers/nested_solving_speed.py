@@ -1,11 +1,11 @@
 r"""Nested solving at speed (issue 37): the same Goofspiel 7 games with the old and the new path.
 
-  python benchmarks/nested_speed.py --games=2 --max_histories=2000 \
+  python benchmarks/papers/nested_solving_speed.py --games=2 --max_histories=2000 \
       --max_belief_histories=10000 --output_json=docs/results/nested_speed.json
 
 Plays --games games (duplicate seats and chance seeds as `matches.play_duplicate`) of --bots
-(`depth_limited.sampled.bot.LargeNestedSolvingBot`s, the settings of `benchmarks/nested_large.py`)
-twice in one process, with one MCCFR blueprint:
+(`depth_limited.sampled.bot.LargeNestedSolvingBot`s, the settings of
+`benchmarks/papers/nested_solving_round_robin.py`) twice in one process, with one MCCFR blueprint:
 
 * old: one `copy_subtree` per history in the gadgets (`gadgets.BATCHED_COPIES = False`), the
   policies asked at every rollout step (`rollouts.CACHE_POLICIES = False`), rollouts at every

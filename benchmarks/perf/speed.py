@@ -1,6 +1,6 @@
 """Speed of the array core against OpenSpiel (and LiteEFG), side by side in one process.
 
-  python benchmarks/speed.py --output_json=benchmarks/speed.json
+  python benchmarks/perf/speed.py --output_json=benchmarks/speed.json
 
 For each game: CFR+ seconds per iteration (ours, pyspiel.CFRPlusSolver in C++, LiteEFG's
 CFR+ when the package is installed) and our EGT's seconds per step (xi = 0.005, xi = 0, and

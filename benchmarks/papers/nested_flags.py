@@ -1,5 +1,5 @@
-"""The nested bots' flags that `nested_large.py`, `nested_speed.py` and `nested_sampling.py`
-share.
+"""The nested bots' flags that `nested_solving_round_robin.py`, `nested_solving_speed.py` and
+`nested_solving_sampling.py` share.
 
 Importing this module defines them (each script defines its own --game, --public_key, --bots
 and --blueprint_iterations, whose defaults differ, and may change a default here with

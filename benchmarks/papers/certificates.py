@@ -1,7 +1,7 @@
 """Reproduce Table 1 of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
 Black-Box Extensive-Form Games", AAAI 2021: 0-certificates of benchmark games.
 
-  python benchmarks/certificates.py --output_json=docs/results/certificates.json
+  python benchmarks/papers/certificates.py --output_json=docs/results/certificates.json
 
 For each game: its size (compiled in full where that is feasible), the size of the
 0-certificate found by Algorithm 6.7 and of its minimal certificate (Prop. 4.1), each also as

@@ -1,6 +1,7 @@
 r"""The error of sampling a public state's histories (issue 37), measured where the game compiles.
 
-  python benchmarks/nested_sampling.py --game="liars_dice(numdice=1,dice_sides=4)=actions" \
+  python benchmarks/papers/nested_solving_sampling.py \
+      --game="liars_dice(numdice=1,dice_sides=4)=actions" \
       --budgets=14 --seeds=3 --exact_seeds=1 --bots=nested/resolving/blueprint \
       --output_json=docs/results/nested_sampling.json
 

@@ -1,7 +1,7 @@
 r"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover), for
 the trunk LPs of certificate search, side by side in one run (issue 16).
 
-  python benchmarks/certificate_lp_methods.py --time_limit=900 \
+  python benchmarks/perf/certificate_lp_methods.py --time_limit=900 \
       --output_json=docs/results/certificate_lp_methods.json
 
 Runs Algorithm 6.7 of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in

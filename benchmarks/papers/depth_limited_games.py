@@ -1,8 +1,8 @@
-"""Exploitability against K on compiled games (benchmarks/mvs.py, item 2 of its docstring; the
-compiled-game analogue of Brown, Sandholm & Amos 2018, Section 6.1): per (game, cut, blueprint,
-solver), depth-limited solving for each player with K values from each continuation set
-(`Record`, one per set and K) beside the blueprint, full-depth solving and the fixed-below
-bound (`Reference`)."""
+"""Exploitability against K on compiled games (benchmarks/papers/depth_limited.py, item 2 of its
+docstring; the compiled-game analogue of Brown, Sandholm & Amos 2018, Section 6.1): per (game,
+cut, blueprint, solver), depth-limited solving for each player with K values from each
+continuation set (`Record`, one per set and K) beside the blueprint, full-depth solving and the
+fixed-below bound (`Reference`)."""
 
 import dataclasses
 import time
@@ -37,7 +37,7 @@ PROPOSITION1_TOLERANCE = 1e-7
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Settings:
-    """What a run of benchmarks/mvs.py computes (its flags, checked).
+    """What a run of benchmarks/papers/depth_limited.py computes (its flags, checked).
 
     Attributes:
       num_values: the K of the self-generative sets, increasing.
@@ -280,7 +280,7 @@ def run_case(settings, game_string, cut_spec, *, checks, blueprint_cache):
     with cli_flags.refuse():
         limit = dl.depth_limit(sf.tree, dl.parse_limit(cut_spec))
     subs = dl.start_subgames(sf.tree)
-    v0 = evaluate.game_value(sf)
+    v0 = lp.game_value(sf)
     short = SHORT.get(game_string, game_string)
     if game_string not in blueprint_cache:
         blueprint_cache[game_string] = ss.cfr_checkpoints(game, list(settings.blueprints))

@@ -3,7 +3,8 @@ against randomized pseudo-harmonic action translation (RPAT) and against having 
 the abstraction. Brown, Sandholm & Amos (2018), "Depth-Limited Solving for
 Imperfect-Information Games" (NeurIPS), Section 6.1.
 
-  python benchmarks/off_tree.py --output_json=docs/results/depth_limited_off_tree.json \
+  python benchmarks/papers/depth_limited_off_tree.py \
+      --output_json=docs/results/depth_limited_off_tree.json \
       --plots_dir=docs/results
 
 The game: no-limit `universal_poker` with two rounds (one private card each, one public card;
@@ -35,7 +36,7 @@ import time
 
 from absl import flags
 
-from ospiel_ext import evaluate, walk
+from ospiel_ext import evaluate, lp, walk
 from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
@@ -107,7 +108,7 @@ def game_value(sf: TreeSequenceForm, iterations: int) -> tuple[float, float]:
     """(player 0's game value, its error bound): the LP's (error 0), or the midpoint of
     [min_y u(x_bar, y), max_x u(x, y_bar)] of CFR+'s average profile after `iterations`."""
     if iterations == 0:
-        return evaluate.game_value(sf), 0.0
+        return lp.game_value(sf), 0.0
     ev = evaluate.evaluate_profile(sf, cfr_plus(sf, iterations))
     hi, lo = ev.best_response_values[0], sf.utility_sum - ev.best_response_values[1]
     return (hi + lo) / 2, (hi - lo) / 2

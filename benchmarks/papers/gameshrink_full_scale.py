@@ -1,6 +1,6 @@
 r"""GameShrink's losslessness tested on the whole of Rhode Island Hold'em (issue 36).
 
-  python benchmarks/gameshrink_full_scale.py \
+  python benchmarks/papers/gameshrink_full_scale.py \
       --output_json=docs/results/gameshrink_full_scale.json
 
 Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information",
@@ -31,9 +31,9 @@ solving), abstract_value, abstract_exploitability, lifted_value, lifted_exploita
 peak_rss_bytes.
 """
 
+import resource
 import time
 
-import timing
 from absl import flags
 
 from ospiel_ext import evaluate
@@ -143,7 +143,8 @@ def main(argv):
                 break
     except KeyboardInterrupt:  # while building Γ_f or the lift: the transformations done stand
         print("interrupted: the transformations measured so far are written")
-    output["peak_rss_bytes"] = timing.status_bytes("VmHWM")
+    # the peak RSS (VmHWM), as gameshrink.py reads it: ru_maxrss counts KiB on Linux
+    output["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     with cli.outputs():
         cli_output.write_json(_OUTPUT_JSON.value, output)
     if interrupts.requested():

@@ -2,7 +2,7 @@
 Imperfect Information", ACM EC 2006): lossless abstraction, Rhode Island Hold'em, and the
 approximation knob.
 
-  python benchmarks/gameshrink.py --output_json=docs/results/gameshrink.json
+  python benchmarks/papers/gameshrink.py --output_json=docs/results/gameshrink.json
 
 1. Lossless (--lossless games): sizes before / after, abstraction and LP seconds, the lifted
    LP strategy's exploitability in the original game (ospiel_ext.evaluate, equal to OpenSpiel's

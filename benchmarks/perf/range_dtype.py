@@ -1,6 +1,6 @@
 r"""float32 against float64 on the range layout (issue 36): an iteration of each, side by side.
 
-  python benchmarks/range_dtype.py --output_json=docs/results/range_dtype.json
+  python benchmarks/perf/range_dtype.py --output_json=docs/results/range_dtype.json
 
 Lays out --game once (`poker.range_tree.RangeTree`, one board per suit orbit) and runs two
 `poker.range_cfr.RangeCFRSolver`s of --solver on it, one iterating in float64 and one in

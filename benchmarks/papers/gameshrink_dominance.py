@@ -2,7 +2,8 @@
 Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information", ACM EC
 2006, introduction: Rhode Island Hold'em's LP after GameShrink and dominance elimination).
 
-  python benchmarks/dominance.py --output_json=docs/results/gameshrink_dominance.json
+  python benchmarks/papers/gameshrink_dominance.py \
+      --output_json=docs/results/gameshrink_dominance.json
 
 For each --games game that compiles: the LP size (rows, columns, nonzeros of player 0's
 sequence-form LP, `lp.lp_size`) of the original game, after dominance elimination alone, of

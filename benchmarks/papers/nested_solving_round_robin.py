@@ -2,8 +2,8 @@ r"""Nested depth-limited solving in games too large to compile: round-robin head
 gadget x prior (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements Improve Subgame
 Solving in Imperfect-Information Games", Section 8.1, Figures 4, 20, 21).
 
-  python benchmarks/nested_large.py --game="liars_dice(numdice=2,dice_sides=4)" \
-      --public_key=actions --games=100 --workers=2 \
+  python benchmarks/papers/nested_solving_round_robin.py \
+      --game="liars_dice(numdice=2,dice_sides=4)" --public_key=actions --games=100 --workers=2 \
       --output_json=docs/results/depth_limited_nested_liars_dice_2_4.json
 
 Every pair of --bots plays --games games in duplicate (each deal from both seats) through
@@ -25,7 +25,8 @@ budget: no task starts after it, running ones stop at their current game), Ctrl-
 leave every pair with about as many games; the JSON is written either way (exit 130 when
 interrupted). The Goofspiel 7 round robin of issue 37:
 
-  python benchmarks/nested_large.py --game="turn_based_simultaneous_game(game=goofspiel(\
+  python benchmarks/papers/nested_solving_round_robin.py \
+      --game="turn_based_simultaneous_game(game=goofspiel(\
 num_cards=7,imp_info=True,points_order=descending))" --public_key=lines \
       --blueprint_iterations=2000 --max_histories=2000 --games=30 --chunk=2 --workers=2 \
       --output_json=docs/results/depth_limited_goofspiel7_round_robin.json

@@ -1,8 +1,9 @@
 r"""Where certificate search spends its time, iteration by iteration, against the trunk's size
 (issue 16: per-iteration cost should grow with what changed, not with the trunk).
 
-  python benchmarks/certificate_costs.py --game="sequential_goofspiel(num_cards=6,info=perfect)" \
-      --time_limit=600 --output_json=docs/results/certificate_costs.json \
+  python benchmarks/perf/certificate_costs.py \
+      --game="sequential_goofspiel(num_cards=6,info=perfect)" --time_limit=600 \
+      --output_json=docs/results/certificate_costs.json \
       --plot=docs/results/certificate_costs.png
 
 Runs Algorithm 6.7 of Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
