@@ -3,7 +3,8 @@ maths; no module outside the command line (`ospiel_ext.cli`, `__main__`) imports
 every library module defines no absl flag and registers no game (only `import
 ospiel_ext.games` registers ours, as `open_spiel.python.games` does OpenSpiel's); the shared
 array type aliases are defined in one module each; the library's import graph has no cycle;
-the paper packages depend on each other in one direction only."""
+the paper packages depend on each other in one direction only, and depth-limited solving's two
+stacks on its core only."""
 
 import ast
 import os
@@ -248,6 +249,33 @@ def test_subgame_solving_does_not_import_depth_limited_solving():
     assert not any(bad.values()), {m: t for m, t in bad.items() if t}
     users = [m for m, t in IMPORTS.items() if _inside(m, DEPTH_LIMITED) and SUBGAMES in t]
     assert users, "depth_limited no longer builds on subgames: revisit this layering"
+
+
+DL_COMPILED = DEPTH_LIMITED + ".compiled"
+DL_SAMPLED = DEPTH_LIMITED + ".sampled"
+DL_CORE = tuple(f"{DEPTH_LIMITED}.{m}" for m in ("leaves", "rollouts", "settings"))
+
+
+def _in_stack(module, stack):
+    return module == stack or _inside(module, stack)
+
+
+def test_depth_limited_core_imports_no_stack_and_the_stacks_not_each_other():
+    """Depth-limited solving is a shared core (leaves, rollouts, settings) under two stacks:
+    games compiled to a `GameTree` and games too large to compile. The core imports neither
+    stack, and neither stack imports the other (only `matches` and the package serve both)."""
+    stacks = (DL_COMPILED, DL_SAMPLED)
+    bad = {
+        m: sorted(t for t in IMPORTS[m] if any(_in_stack(t, s) for s in stacks)) for m in DL_CORE
+    }
+    for own, other in ((DL_COMPILED, DL_SAMPLED), (DL_SAMPLED, DL_COMPILED)):
+        for module in (m for m in IMPORTS if _in_stack(m, own)):
+            bad[module] = sorted(t for t in IMPORTS[module] if _in_stack(t, other))
+    assert not any(bad.values()), {m: t for m, t in bad.items() if t}
+    users = {
+        s: [m for m in IMPORTS if _in_stack(m, s) and set(DL_CORE) & IMPORTS[m]] for s in stacks
+    }
+    assert all(users.values()), "a stack no longer builds on the core: revisit this layering"
 
 
 POKER = "ospiel_ext.algorithms.poker"

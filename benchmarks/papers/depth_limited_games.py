@@ -240,7 +240,7 @@ def _depth_limited_profile(settings, q, subs, *, blueprint, leaves, k, method):
     profile, ks = list(blueprint), []
     for i in (0, 1):
         ki = min(k, leaves[i].num_values)
-        sol = dl.solve(
+        sol = dl.solve_depth_limited(
             q,
             subs,
             leaves[i].select(range(ki)),

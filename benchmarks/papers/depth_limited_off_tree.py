@@ -17,10 +17,10 @@ setting, scaled down:
   the game in which exploitability is measured is the abstraction plus that bet;
 * (a) RPAT: player 1 reads the 0.75x bet as 0.5x with probability f(0.75) = 3/7 and as 1x
   otherwise (Ganzfried & Sandholm 2013) and plays the blueprint accordingly;
-* (b) depth-limited solving (`depth_limited.off_tree.solve`) of the subgame after the bet,
-  cut at the end of the first betting round, each leaf's K values the average of its 0.5x
-  and 1x counterparts' values from the self-generative set computed in the abstraction
-  (Section 4; --weaken), K in --num_values; the subgame is a resolving gadget whose
+* (b) depth-limited solving (`depth_limited.compiled.off_tree_solving.solve_off_tree`) of the
+  subgame after the bet, cut at the end of the first betting round, each leaf's K values the
+  average of its 0.5x and 1x counterparts' values from the self-generative set computed in the
+  abstraction (Section 4; --weaken), K in --num_values; the subgame is a resolving gadget whose
   alternative is player 0's best in-abstraction first action; beyond the limit each
   second-round subgame is resolved safely against the values the depth-limited game promised
   player 0. Reported both before and after that second step;
@@ -41,7 +41,12 @@ from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import off_tree, solving, strategy_sets, translation
+from ospiel_ext.algorithms.depth_limited.compiled import (
+    off_tree,
+    off_tree_solving,
+    solving,
+    strategy_sets,
+)
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -152,7 +157,7 @@ def main(argv):
         f"game values: {value_abs:.8f} ± {error_abs:.1e} (abstraction), "
         f"{value:.8f} ± {error:.1e} (with the bet)"
     )
-    p = translation.pseudo_harmonic(OFF_TREE[1], *NEIGHBOURS)
+    p = off_tree.pseudo_harmonic(OFF_TREE[1], *NEIGHBOURS)
 
     def replacements(state):
         labels = abstraction.labels(state)
@@ -180,7 +185,9 @@ def main(argv):
         """The best continuation beyond the limit (None when skipped)."""
         if not _BOUND_ITERATIONS.value:
             return None
-        return expl(off_tree.best_continuation(off, behavioural, cut, _BOUND_ITERATIONS.value))
+        return expl(
+            off_tree_solving.best_continuation(off, behavioural, cut, _BOUND_ITERATIONS.value)
+        )
 
     rpat = timed("rpat", lambda: off_tree.rpat_profile(off, blueprint))
     rows = {
@@ -215,7 +222,7 @@ def main(argv):
         )
         dl, moved = timed(
             f"solve_K{k}",
-            lambda leaves=leaves: off_tree.solve_depth_limited(
+            lambda leaves=leaves: off_tree_solving.depth_limited_response(
                 off,
                 blueprint,
                 cut,
@@ -226,10 +233,10 @@ def main(argv):
             ),
         )
         row = {"num_values": k, "depth_limited": expl(dl)}
-        for below in off_tree.GADGETS:
+        for below in off_tree_solving.GADGETS:
             resolved = timed(
                 f"{below}_K{k}",
-                lambda below=below, dl=dl, moved=moved: off_tree.resolve_below(
+                lambda below=below, dl=dl, moved=moved: off_tree_solving.resolve_below(
                     off,
                     dl,
                     cut,

@@ -12,7 +12,7 @@ from depth_limited_report import markdown
 from ospiel_ext import evaluate, lp
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited.strategy_sets import sequence_labels
+from ospiel_ext.algorithms.depth_limited.compiled.strategy_sets import sequence_labels
 from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import output as cli_output
@@ -126,7 +126,7 @@ def run_rps_plus(settings, checks):
             for k in range(1, min(RPS_MAX_K, leaves.num_values) + 1):
                 sub_leaves = leaves.select(range(k))
                 start = time.perf_counter()
-                sol = dl.solve(
+                sol = dl.solve_depth_limited(
                     q,
                     subs,
                     sub_leaves,
@@ -150,7 +150,7 @@ def run_rps_plus(settings, checks):
                 if solver == "lp":
                     v_star = dl_value
                 else:
-                    exact = dl.solve(
+                    exact = dl.solve_depth_limited(
                         q, subs, sub_leaves, method="lp", lp_vertex=settings.lp_vertex
                     ).behavioural[0][1:]
                     v_star = float((exact @ values).min())

@@ -3,13 +3,13 @@
 
 Importing this module defines them (each script defines its own --game, --public_key, --bots
 and --blueprint_iterations, whose defaults differ, and may change a default here with
-`flags.set_default`); `check` validates them and `settings` makes the `matches.LargeSettings`
+`flags.set_default`); `check` validates them and `settings` makes the `NestedSettings`
 of the bots.
 """
 
 from absl import flags
 
-from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited import NestedSettings
 from ospiel_ext.cli import flags as cli_flags
 
 DEPTH = flags.DEFINE_integer("depth", 1, "Player moves to the depth limit (paper: 1).")
@@ -42,9 +42,9 @@ def check() -> None:
     cli_flags.require(SAMPLES.value >= 2, "--samples must be >= 2 (standard errors)")
 
 
-def settings(public_key: str, blueprint_iterations: int) -> matches.LargeSettings:
+def settings(public_key: str, blueprint_iterations: int) -> NestedSettings:
     """The bots' settings from the shared flags (MCCFR blueprint seed 0, CFR+)."""
-    return matches.LargeSettings(
+    return NestedSettings(
         public_key=public_key,
         blueprint_iterations=blueprint_iterations,
         blueprint_seed=0,

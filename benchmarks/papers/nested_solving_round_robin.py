@@ -7,14 +7,14 @@ Solving in Imperfect-Information Games", Section 8.1, Figures 4, 20, 21).
       --output_json=docs/results/depth_limited_nested_liars_dice_2_4.json
 
 Every pair of --bots plays --num_games games in duplicate (each deal from both seats) through
-`pyspiel.evaluate_bots`. The bots are `depth_limited.large.LargeNestedSolvingBot`s: nothing is
+`pyspiel.evaluate_bots`. The bots are `depth_limited.sampled.bot.LargeNestedSolvingBot`s: nothing is
 compiled beyond the current public state and the depth limit; the blueprint is OpenSpiel's
 external-sampling MCCFR (--blueprint_iterations, where the paper trained value functions), the
 K = --num_values leaf values (blueprint + biased copies) and the opponent's alternative values
 are Monte Carlo rollouts (--samples each, cached per history; exact values from a compiled
 continuation where the rest of the game has at most --exact_leaf_nodes nodes; solves on a
 sample of a public state's histories above --max_histories, a sample of the belief above
---max_belief_histories carried to the next decision, `LargeNestedSettings`). Prints each
+--max_belief_histories carried to the next decision, `NestedSettings`). Prints each
 pair's mean return and win rate, and Figure 4's measure: each bot's win rate against its worst
 matchup.
 The 95 % interval is given over games and over deals (each deal is played from both seats and
@@ -41,14 +41,16 @@ worker_seconds_per_game (wall seconds x workers / games played; null on a cluste
 projection {games_per_pair, hours_by_workers {N: hours}}.
 """
 
-import dataclasses
 import itertools
 import time
 
 import nested_flags
 from absl import app, flags
 
-from ospiel_ext.algorithms.depth_limited import large, matches, public_belief
+from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
+from ospiel_ext.algorithms.depth_limited.sampled import public_belief
+from ospiel_ext.algorithms.subgames import blueprints
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -92,8 +94,8 @@ def main(argv):
         for spec in bots:  # each bot checked before any work (no blueprint yet)
             kind, gadget, prior = matches.parse_bot(spec)
             if kind != "blueprint":
-                large.LargeNestedSolvingBot(
-                    game, large.MCCFRPolicy(game, None), 0,
+                sampled_bot.LargeNestedSolvingBot(
+                    game, blueprints.MCCFRPolicy(game, None), 0,
                     settings=settings.bot_settings(kind), gadget=gadget, prior=prior,
                 )  # fmt: skip
     except ValueError as e:
@@ -142,7 +144,7 @@ def main(argv):
         _OUTPUT_JSON.value,
         {
             "game": _GAME.value,
-            "settings": dataclasses.asdict(settings),
+            "settings": settings.record("sampled"),
             "seconds": seconds,
             "interrupted": interrupted,
             "stop_reason": "interrupted"

@@ -7,10 +7,10 @@ r"""The error of sampling a public state's histories (issue 37), measured where 
 
 For each of --games (imperfect-information Goofspiel 5 with the public key 'lines',
 Liar's dice 1,4 with 'actions'), each bot of --bots and each budget of --budgets
-(`LargeNestedSettings.max_histories`; 0: every history) and each belief budget of
---belief_budgets (`LargeNestedSettings.max_belief_histories`, the sample carried to the next
+(`NestedSettings.max_histories`; 0: every history) and each belief budget of
+--belief_budgets (`NestedSettings.max_belief_histories`, the sample carried to the next
 decision; 0: the exact belief), plays the
-`depth_limited.large.LargeNestedSolvingBot` in both seats at every information state of the
+`depth_limited.sampled.bot.LargeNestedSolvingBot` in both seats at every information state of the
 compiled game and measures the exploitability of the strategy it plays
 (`ospiel_ext.evaluate.exploitability`, the mean of the two players' best-response gains).
 
@@ -49,7 +49,9 @@ from absl import flags
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
-from ospiel_ext.algorithms.depth_limited import large, matches
+from ospiel_ext.algorithms import subgames as ss
+from ospiel_ext.algorithms.depth_limited import NestedSettings, matches
+from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -76,7 +78,7 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here 
 
 
 def played_policy(
-    game: pyspiel.Game, bots: list[large.LargeNestedSolvingBot]
+    game: pyspiel.Game, bots: list[sampled_bot.LargeNestedSolvingBot]
 ) -> tuple[policy_lib.TabularPolicy, collections.Counter, int, int]:
     """The strategy `bots[p]` plays in seat p (module docstring), the histories per public
     state at its solves, and (solves on a sample, solves).
@@ -122,7 +124,7 @@ def played_policy(
     return policy, sizes, sampled, solves
 
 
-def _settings(key: str, budget: int, carried: int = 0) -> large.LargeNestedSettings:
+def _settings(key: str, budget: int, carried: int = 0) -> NestedSettings:
     """The bots' settings (`nested_flags`) with `budget` histories per solve, `carried` carried."""
     shared = nested_flags.settings(key, _BLUEPRINT.value).bot_settings()
     return dataclasses.replace(shared, max_histories=budget, max_belief_histories=carried)
@@ -137,7 +139,7 @@ def _row(game, name, key, *, spec, blueprint, budget, carried=0):
     start = time.process_time()
     for seed in range(seeds):
         bots = [
-            large.LargeNestedSolvingBot(
+            sampled_bot.LargeNestedSolvingBot(
                 game, blueprint, p, settings=settings, gadget=gadget, prior=prior,
                 seed=1000 * seed + p,
             )
@@ -194,7 +196,7 @@ def main(argv):
         entries.append((name, key, cli.load_game(name)))
     rows, histories, blueprints = [], {}, {}
     for name, key, game in entries:
-        blueprint = large.mccfr_blueprint(game, _BLUEPRINT.value, seed=0)
+        blueprint = ss.mccfr_blueprint(game, _BLUEPRINT.value, seed=0)
         tabular = policy_lib.tabular_policy_from_callable(game, blueprint)
         blueprints[name] = float(evaluate.exploitability(game, tabular))
         print(f"{name}: the MCCFR blueprint's exploitability {blueprints[name]:.5f}", flush=True)
@@ -217,7 +219,7 @@ def main(argv):
                              carried=carried)[0]
                     )  # fmt: skip
         print(f"{name}: [histories, solves] per public state {histories[name]}", flush=True)
-    settings = dataclasses.asdict(_settings("", 0))
+    settings = _settings("", 0).record("sampled")
     cli_output.write_json(
         _OUTPUT_JSON.value,
         {

@@ -4,7 +4,7 @@ r"""Nested solving at speed (issue 37): the same Goofspiel 7 games with the old 
       --max_belief_histories=10000 --output_json=docs/results/nested_speed.json
 
 Plays --num_games games (duplicate seats and chance seeds as `matches.play_duplicate`) of --bots
-(`depth_limited.large.LargeNestedSolvingBot`s, the settings of
+(`depth_limited.sampled.bot.LargeNestedSolvingBot`s, the settings of
 `benchmarks/papers/nested_solving_round_robin.py`) twice in one process, with one MCCFR blueprint:
 
 * old: one `copy_subtree` per history in the gadgets (`gadgets.BATCHED_COPIES = False`), the
@@ -12,13 +12,13 @@ Plays --num_games games (duplicate seats and chance seeds as `matches.play_dupli
   leaf (exact_leaf_nodes = 0);
 * new: batched subtree copies, cached policies, exact leaf values from a compiled continuation
   wherever the rest of the game has at most --exact_leaf_nodes nodes, solves on a sample of
-  the public state's histories above --max_histories (`LargeNestedSettings.max_histories`), and
+  the public state's histories above --max_histories (`NestedSettings.max_histories`), and
   a sample of the belief above --max_belief_histories carried to the next decision
-  (`LargeNestedSettings.max_belief_histories`).
+  (`NestedSettings.max_belief_histories`).
 
 Prints the CPU seconds (`time.process_time`: the machine may be shared) of each game for both
 paths, the CPU seconds per phase of a decision
-(`large.PHASES`: beliefs, local game, leaf and root values, quantities, gadget, solve; both
+(`sampled.bot.PHASES`: beliefs, local game, leaf and root values, quantities, gadget, solve; both
 bots added), the states valued exactly and by rollouts, and the speed-up (old seconds over new).
 The bots' seeds are the same in both paths; the old path's decisions are those of the code
 before issue 37, the new path's differ where exact values replace rollout estimates or the
@@ -41,7 +41,9 @@ import nested_flags
 import pyspiel
 from absl import flags
 
-from ospiel_ext.algorithms.depth_limited import large, matches, public_belief, rollouts
+from ospiel_ext.algorithms.depth_limited import matches, rollouts
+from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
+from ospiel_ext.algorithms.depth_limited.sampled import public_belief
 from ospiel_ext.algorithms.subgames import gadgets
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -82,7 +84,7 @@ def _play(game, settings, *, a, b, first_seed, games):
         first_seed,
     )
     bots = [*bots_a, *bots_b]
-    rows, phases, valued = [], dict.fromkeys(large.PHASES, 0.0), {"exact": 0, "rollouts": 0}
+    rows, phases, valued = [], dict.fromkeys(sampled_bot.PHASES, 0.0), {"exact": 0, "rollouts": 0}
     for g in range(games):
         a_seat = g % 2
         seats = [bots_a[0], bots_b[1]] if a_seat == 0 else [bots_b[0], bots_a[1]]
@@ -97,7 +99,7 @@ def _play(game, settings, *, a, b, first_seed, games):
         rows.append(
             (time.process_time() - start, time.perf_counter() - wall, float(returns[a_seat]), moves)
         )
-        phases = {p: sum(bot.seconds[p] for bot in bots) for p in large.PHASES}
+        phases = {p: sum(bot.seconds[p] for bot in bots) for p in sampled_bot.PHASES}
         valued = {k: sum(bot.valued[k] for bot in bots) for k in ("exact", "rollouts")}
     return rows, phases, valued
 
@@ -164,7 +166,7 @@ def main(argv):
         {
             "game": _GAME.value,
             "bots": [a, b],
-            "settings": dataclasses.asdict(settings),
+            "settings": settings.record("sampled"),
             "exact_leaf_nodes": new_settings.exact_leaf_nodes,
             "max_histories": new_settings.max_histories,
             "max_belief_histories": new_settings.max_belief_histories,

@@ -13,7 +13,7 @@ of a bet of f times the pot after calling, `state.all_in_size()` the all-in rais
 
 Every kept action has a label ("fold", "call", "0.5p", "1p", "all-in"); `translate` maps an
 action to the action of the same label in another state, which is how action translation and
-leaf-value transfer (`depth_limited.translation`) find the in-abstraction counterpart of a
+leaf-value transfer (`depth_limited.compiled.off_tree`) find the in-abstraction counterpart of a
 history that starts with an off-tree bet.
 """
 

@@ -361,7 +361,9 @@ SLICES: tuple[Slice, ...] = (
         ),
         "depth_limited.md: the GGSE Section 8.1 round robin on Liar's dice 1,4 (one pair)",
         keys={"pairs": ("a", "b")},
-        ignore=("worst_matchups",),  # aggregates over every pair
+        # aggregates over every pair; and the GGSE tremble the settings record since the
+        # nested bots share one settings class (the run's was ggse's default, eps None)
+        ignore=("worst_matchups", "eps"),
     ),
     Slice(
         "nested_liars_dice_2_4",
@@ -381,12 +383,17 @@ SLICES: tuple[Slice, ...] = (
         "games)",
         keys={"pairs": ("a", "b")},
         # aggregates over every pair; and keys the run predates: issue 37's three settings (0
-        # there, the code it ran), the budget's stop reason and counts, the time projection
+        # there, the code it ran), the settings the one settings class records besides (the
+        # defaults there: the bias set, no time limit, the default node budget), the budget's
+        # stop reason and counts, the time projection
         ignore=(
             "worst_matchups",
             "exact_leaf_nodes",
             "max_histories",
             "max_belief_histories",
+            "strategy_set",
+            "time_limit",
+            "max_nodes",
             "stop_reason",
             "games_asked",
             "games_per_pair",

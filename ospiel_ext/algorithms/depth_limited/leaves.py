@@ -23,6 +23,9 @@ the naive single-valued baseline.
   too large - Section 4's "Monte Carlo simulations".
 * `weaken` is Section 4's correction: a continuation that does better than the blueprint
   against the blueprint at a leaf information set is lowered uniformly there.
+* `depth_limited_game` is Section 4's depth-limited subgame for player i: a gadget game of
+  the subgame package whose copy of the game stops at the leaves, where the opponent picks one
+  of the K continuation values (`MultiValuedLeaves.attach`). Both stacks build theirs with it.
 
 Values are player 0's utility (the tree's convention); the table is keyed by leaf history
 (`MultiValuedLeaves.table`).
@@ -38,8 +41,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ospiel_ext import arrays, loading, policies, tree_values
+from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.rollouts import rollout_values
 from ospiel_ext.algorithms.subgames import cuts
+from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
@@ -238,6 +243,21 @@ class MultiValuedLeaves:
             labels=tuple(self.labels[c] for c in cols) if self.labels else (),
             strategies=tuple(self.strategies[c] for c in cols) if self.strategies else (),
         )
+
+
+def depth_limited_game(
+    q: ss.BlueprintQuantities,
+    subgame: ss.Subgame,
+    leaves: MultiValuedLeaves,
+    gadget: GadgetKind = "unsafe",
+) -> ss.GadgetGame:
+    """The depth-limited subgame of `subgame` for `leaves.player`, as a gadget game.
+
+    The gadget game is of kind `gadget` ('unsafe' uses the blueprint's beliefs; 'resolving' or
+    'max_margin' bound the opponent's root values, Proposition 1), and its copy stops at the
+    leaves (module docstring).
+    """
+    return ss.gadget_game(gadget, q, subgame, player=leaves.player, leaves=leaves)
 
 
 def profile_with(

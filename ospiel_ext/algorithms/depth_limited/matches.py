@@ -8,18 +8,20 @@ gadget x prior).
 
 A bot is named by a spec string: 'blueprint' (samples the blueprint), 'naive' (nested solving
 with K = 1 blueprint values) or 'nested' (K values from the configured strategy set), each of
-the last two optionally followed by '/GADGET' and '/PRIOR' (e.g. 'nested/resolving/uniform').
-A `Match` plays `games` games with the bots swapping seats every game (bot A is player 0 in
-even games) through `pyspiel.evaluate_bots`, in duplicate: games 2k and 2k + 1 share the chance
-seed seed + 2k, so each deal is played from both seats and the luck of the cards cancels (the
-usual variance reduction of poker competitions; the paper used AIVAT). The bots' own random
-streams (action sampling, rollouts) are seeded from their names, their opponent's and the
-chunk's seed (`bot_seed`), never from which of the two is listed first: a match with a and b
-swapped replays the same games, and the pairs of a round robin do not share one draw of luck
-(seeded by slot, bot A had the same streams in every pair, which made a whole round robin look
-as if being listed first cost a bot; docs/results/depth_limited.md section 5). Each `Match` is
-one task (`play`), so a long head to head is split into chunks with consecutive seeds and run
-on local processes or a Dask cluster (`sweeps.map_tasks`).
+the last two optionally followed by '/GADGET' and '/PRIOR' (e.g. 'nested/resolving/uniform'). A
+`Match` (bots of a compiled game: `compiled.bot`) or a `LargeMatch` (bots of a game too large to
+compile, `sampled.bot`, on an MCCFR blueprint) plays `games` games with the bots swapping seats
+every game (bot A is player 0 in even games) through `pyspiel.evaluate_bots`, in duplicate:
+games 2k and 2k + 1 share the chance seed seed + 2k, so each deal is played from both seats and
+the luck of the cards cancels (the usual variance reduction of poker competitions; the paper
+used AIVAT). The bots' own random streams (action sampling, rollouts) are seeded from their
+names, their opponent's and the chunk's seed (`bot_seed`), never from which of the two is listed
+first: a match with a and b swapped replays the same games, and the pairs of a round robin do
+not share one draw of luck (seeded by slot, bot A had the same streams in every pair, which made
+a whole round robin look as if being listed first cost a bot; docs/results/depth_limited.md
+section 5). Each match is one task (`play`, `play_large`), so a long head to head is split into
+chunks with consecutive seeds and run on local processes or a Dask cluster (`sweeps.map_tasks`).
+The nested bots of a match share one `settings.NestedSettings`.
 """
 
 from __future__ import annotations
@@ -37,18 +39,16 @@ import pyspiel
 from open_spiel.python.bots import policy as policy_bot
 
 from ospiel_ext import policies
-from ospiel_ext.algorithms.depth_limited import large
-from ospiel_ext.algorithms.depth_limited.bot import NestedSettings, NestedSolvingBot, ProfileBot
-from ospiel_ext.algorithms.subgames import blueprints, ggse, priors
+from ospiel_ext.algorithms.depth_limited.compiled.bot import NestedSolvingBot, ProfileBot
+from ospiel_ext.algorithms.depth_limited.sampled.bot import LargeNestedSolvingBot
+from ospiel_ext.algorithms.depth_limited.settings import NestedSettings
+from ospiel_ext.algorithms.subgames import blueprints, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.runtime import interrupts, sweeps, tables
 from ospiel_ext.sequence_form import TreeSequenceForm
 
 GADGETS = ("resolving", "max_margin", "reach_max_margin", "unsafe")
 Z_95 = 1.959963984540054  # two-sided 95 % normal quantile
-
-
-Settings = NestedSettings  # the nested bots' shared settings (see `NestedSolvingBot`)
 
 
 def parse_bot(spec: str) -> tuple[str, GadgetKind, priors.PriorKind]:
@@ -100,17 +100,21 @@ def make_bot(
     blueprint: policies.Behavioural,
     *,
     player: int,
-    settings: Settings,
+    settings: NestedSettings,
     seed: int,
 ) -> pyspiel.Bot:
     """The bot of `spec` for `player`."""
     kind, gadget, prior = parse_bot(spec)
     if kind == "blueprint":
         return ProfileBot(sf, blueprint, player, seed)
-    if kind == "naive":
-        settings = dataclasses.replace(settings, num_values=1, strategy_set="blueprint")
     return NestedSolvingBot(
-        sf, blueprint, player, settings=settings, gadget=gadget, prior=prior, seed=seed
+        sf,
+        blueprint,
+        player,
+        settings=settings.bot_settings(kind),
+        gadget=gadget,
+        prior=prior,
+        seed=seed,
     )
 
 
@@ -123,7 +127,7 @@ class Match:
     blueprint: policies.Behavioural
     a: str
     b: str
-    settings: Settings
+    settings: NestedSettings
     games: int
     seed: int
 
@@ -210,7 +214,7 @@ def chunks(
     a: str,
     *,
     b: str,
-    settings: Settings,
+    settings: NestedSettings,
     games: int,
     seed: int,
     chunk: int,
@@ -337,64 +341,29 @@ def report(
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class LargeSettings:
-    """The settings of `large.LargeNestedSolvingBot`s in a match of a game too large to compile.
-
-    The blueprint is OpenSpiel's external-sampling MCCFR (`large.mccfr_blueprint`).
-    """
-
-    public_key: str = "observer"
-    blueprint_iterations: int = 10_000
-    blueprint_seed: int = 0
-    depth: int = 1
-    num_values: int = 4
-    method: ggse.Method = "cfr"
-    iterations: int = 300
-    samples: int = 2
-    eps: float = 2e-2  # Kubíček, Lisý & Sandholm (2025), App. B.4 Table 1, nested solving
-    exact_leaf_nodes: int = 0
-    max_histories: int = 0
-    max_belief_histories: int = 0
-
-    def bot_settings(self, kind: str = "nested") -> large.LargeNestedSettings:
-        """The `LargeNestedSettings` of a bot of `kind` ('nested'; 'naive': K = 1)."""
-        return large.LargeNestedSettings(
-            public_key=self.public_key,
-            depth=self.depth,
-            num_values=1 if kind == "naive" else self.num_values,
-            method=self.method,
-            iterations=self.iterations,
-            samples=self.samples,
-            eps=self.eps,
-            exact_leaf_nodes=self.exact_leaf_nodes,
-            max_histories=self.max_histories,
-            max_belief_histories=self.max_belief_histories,
-        )
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class LargeMatch:
     """`games` games of bot `a` against bot `b` in a game too large to compile, in duplicate.
 
-    The bots are 'blueprint' or 'nested/GADGET/PRIOR'; duplicate as in `play_duplicate`.
+    The bots are specs as in `Match` ('blueprint' samples the MCCFR blueprint of
+    `settings.blueprint_iterations` and `blueprint_seed`); duplicate as in `play_duplicate`.
     """
 
     game: str
     a: str
     b: str
-    settings: LargeSettings
+    settings: NestedSettings
     games: int
     seed: int
 
 
 @functools.lru_cache(maxsize=2)
-def large_blueprint(game_string: str, iterations: int, seed: int) -> large.MCCFRPolicy:
+def large_blueprint(game_string: str, iterations: int, seed: int) -> blueprints.MCCFRPolicy:
     """The MCCFR blueprint, computed once per process (deterministic for the seed)."""
-    return large.mccfr_blueprint(pyspiel.load_game(game_string), iterations, seed)
+    return blueprints.mccfr_blueprint(pyspiel.load_game(game_string), iterations, seed)
 
 
 def make_large_bot(
-    spec: str, game_string: str, player: int, *, settings: LargeSettings, seed: int
+    spec: str, game_string: str, player: int, *, settings: NestedSettings, seed: int
 ) -> pyspiel.Bot:
     """The bot of `spec` ('blueprint' samples the MCCFR blueprint) for `player`."""
     kind, gadget, prior = parse_bot(spec)
@@ -402,7 +371,7 @@ def make_large_bot(
     blueprint = large_blueprint(game_string, settings.blueprint_iterations, settings.blueprint_seed)
     if kind == "blueprint":
         return policy_bot.PolicyBot(player, np.random.RandomState(seed), blueprint)
-    return large.LargeNestedSolvingBot(
+    return LargeNestedSolvingBot(
         game,
         blueprint,
         player,

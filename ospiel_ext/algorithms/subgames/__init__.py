@@ -5,8 +5,9 @@ Imperfect-Information Games". The steps, one module each:
 
 * `cuts`: where the trunk ends, the roots, public states as common-knowledge closures
   (Section 2.1);
-* `blueprints`: blueprints (CFR checkpoints, Dirichlet, policy files) and the quantities of
-  each subgame under them: reaches, counterfactual best-response values (Sections 2, 4, 8);
+* `blueprints`: blueprints (CFR checkpoints, Dirichlet, policy files; Monte Carlo CFR for games
+  too large to compile) and the quantities of each subgame under them: reaches,
+  counterfactual best-response values (Sections 2, 4, 8);
 * `gadgets`: resolving, max-margin and unsafe gadget games (Section 2.1, Figure 1, App. A);
   `reach_margin`: the reach max-margin targets (Brown & Sandholm 2017; ours, see there);
 * `priors`: none / uniform / blueprint priors of the auxiliary information sets (Section 5);
@@ -32,10 +33,12 @@ Imperfect-Information Games". The steps, one module each:
 from ospiel_ext.algorithms.subgames.batch import GadgetUnion, solve_cfr_batch, union
 from ospiel_ext.algorithms.subgames.blueprints import (
     BlueprintQuantities,
+    MCCFRPolicy,
     RootValues,
     cfr_checkpoints,
     dirichlet_blueprints,
     load_blueprint,
+    mccfr_blueprint,
 )
 from ospiel_ext.algorithms.subgames.combine import (
     OptimalContinuation,
@@ -80,6 +83,7 @@ __all__ = [
     "GadgetGame",
     "GadgetSolution",
     "GadgetUnion",
+    "MCCFRPolicy",
     "OptimalContinuation",
     "Resolution",
     "RootImprovements",
@@ -94,6 +98,7 @@ __all__ = [
     "gadget_prior",
     "load_blueprint",
     "max_margin_gadget",
+    "mccfr_blueprint",
     "optimal_continuation",
     "public_states",
     "reach_gifts",

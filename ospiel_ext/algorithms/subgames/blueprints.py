@@ -3,7 +3,9 @@
 Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
 Imperfect-Information Games". A blueprint is a profile pi_bar of the full game (Section 1;
 Section 8 uses CFR checkpoints and Dirichlet(alpha) random strategies, `make_blueprints`; the
-commands name one by a spec, 'cfr:N', 'dirichlet:SEED' or a policy file, `blueprint_from_spec`).
+commands name one by a spec, 'cfr:N', 'dirichlet:SEED' or a policy file, `blueprint_from_spec`;
+a game too large to compile takes OpenSpiel's external-sampling Monte Carlo CFR as an OpenSpiel
+policy, `mccfr_blueprint`, the blueprint of the depth-limited package's sampled stack).
 For a subgame with roots h in H(s0), a resolving player i and its opponent o, the gadget games
 of Section 2.1 need
 
@@ -28,7 +30,7 @@ import dataclasses
 import itertools
 import os
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyspiel
@@ -148,6 +150,47 @@ def make_blueprints(
     random_pols = dirichlet_blueprints(game_obj, seeds)
     out += [(f"dirichlet:{s}", layout.behavioural(p)) for s, p in zip(seeds, random_pols)]
     return out
+
+
+class MCCFRPolicy(policy_lib.Policy):
+    """An OpenSpiel C++ policy (e.g. a Monte Carlo CFR average policy) as a Python policy.
+
+    Information states it never visited play uniformly.
+    """
+
+    def __init__(self, game: pyspiel.Game, cpp_policy: Any, owner: Any = None):
+        super().__init__(game, [0, 1])
+        self.cpp_policy = cpp_policy
+        self._owner = owner  # what the C++ policy points into (an MCCFR solver's tables)
+
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
+        """OpenSpiel's `Policy.action_probabilities`: {action: probability} at `state`."""
+        try:
+            probs = dict(self.cpp_policy.action_probabilities(state))
+        except Exception:  # pyspiel raises a bare RuntimeError when unvisited
+            probs = {}
+        total = sum(probs.values())
+        if not probs or not total > 0:
+            legal = state.legal_actions()
+            return {a: 1.0 / len(legal) for a in legal}
+        return {a: p / total for a, p in probs.items()}
+
+
+def mccfr_blueprint(game: pyspiel.Game, iterations: int, seed: int = 0) -> MCCFRPolicy:
+    """OpenSpiel's external-sampling Monte Carlo CFR (C++) run for `iterations`.
+
+    The blueprint of a game too large to compile (Brown, Sandholm & Amos (2018), "Depth-Limited
+    Solving for Imperfect-Information Games", Section 4, abstract and run MCCFR; Section 8.1
+    trained value functions instead; any OpenSpiel policy will do).
+    """
+    if iterations < 1:
+        raise ValueError(f"game {game}: MCCFR needs at least one iteration, got {iterations}")
+    solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=seed)
+    for _ in range(iterations):
+        solver.run_iteration()
+    return MCCFRPolicy(game, solver.average_policy(), owner=solver)
 
 
 def blueprint_file(spec: str) -> str | None:

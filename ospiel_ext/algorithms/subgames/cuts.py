@@ -262,7 +262,7 @@ def root_set(
 
     The roots are ascending node ids, none below another; the result comes after the checks of
     the module docstring. For trees without a pyspiel game behind them, e.g. a public state of a
-    game too large to compile (`depth_limited.large`).
+    game too large to compile (`depth_limited.sampled.bot`).
     """
     roots = np.asarray(roots, dtype=np.int64)
     if len(keys[0]) != len(roots) or len(keys[1]) != len(roots):

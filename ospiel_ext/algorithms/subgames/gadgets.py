@@ -464,9 +464,9 @@ def start_of_game(tree: GameTree, player: int, leaf_keys: tuple[str, ...] = ()) 
     It is solved for `player`: the unsafe subgame of the root (Section 2.1), whose chance weights
     are the game's own, so no blueprint is needed, and no gadget either (Brown, Sandholm & Amos
     2018, Proposition 1). For trees built without a compiled full game, e.g. a depth-limited game
-    walked from pyspiel states (`depth_limited.from_states`), whose opponent picks among
-    continuation values at `leaf_keys`; the gadget solvers (`ggse.solve`) then solve it like any
-    other gadget. The root's information states are the empty ones.
+    walked from pyspiel states (`depth_limited.sampled.from_states`), whose opponent picks
+    among continuation values at `leaf_keys`; the gadget solvers (`ggse.solve`) then solve it
+    like any other gadget. The root's information states are the empty ones.
     """
     _check_player_of(tree.name, player)
     tree.check_perfect_recall()

@@ -49,7 +49,6 @@ from absl import app, flags, logging
 from ospiel_ext import evaluate, policies, policy_files
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import strategy_sets
 from ospiel_ext.algorithms.subgames import (
     blueprints,
     combine,
@@ -157,7 +156,7 @@ def _solve_players(
     # DEFINE_enum checked the names
     gadget: gadgets.GadgetKind = "unsafe" if at_start else cast(gadgets.GadgetKind, _GADGET.value)
     prior: priors.PriorKind = "none" if gadget == "unsafe" else cast(priors.PriorKind, _PRIOR.value)
-    kind = cast(strategy_sets.SetKind, _SET.value)
+    kind = cast(dl.SetKind, _SET.value)
     method = ggse.SOLVER_METHODS[_SOLVER.value]
     profile, solved, sizes, stderr, leaves_of = list(blueprint), {}, [], 0.0, {}
     full = None
@@ -184,7 +183,7 @@ def _solve_players(
                     leaves = dl.weaken(leaves, dl.leaf_beliefs(sf, limit, blueprint, i))
                 assert leaves.stderr is not None
                 stderr = max(stderr, float(leaves.stderr.max(initial=0.0)))
-            solution = dl.solve(
+            solution = dl.solve_depth_limited(
                 q,
                 subs,
                 leaves,

@@ -31,7 +31,6 @@ JSON keys: game, blueprint, settings, seconds, interrupted, stop_reason ('games'
 worst_matchups (round robin: bot, win_rate, opponent, mean_win_rate).
 """
 
-import dataclasses
 import itertools
 import time
 from typing import cast
@@ -39,7 +38,7 @@ from typing import cast
 from absl import app, flags, logging
 
 from ospiel_ext.algorithms import depth_limited as dl
-from ospiel_ext.algorithms.depth_limited import matches, strategy_sets
+from ospiel_ext.algorithms.depth_limited import matches
 from ospiel_ext.algorithms.subgames import blueprints, ggse
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -90,10 +89,10 @@ def main(argv: list[str]) -> None:
     if num_values is None:
         sf = cli.compile_game(game)
         num_values = dl.default_num_values(sf, _SET.value)
-    settings = matches.Settings(
+    settings = dl.NestedSettings(
         depth=_DEPTH.value,
         num_values=num_values,
-        strategy_set=cast(strategy_sets.SetKind, _SET.value),
+        strategy_set=cast(dl.SetKind, _SET.value),
         method=ggse.SOLVER_METHODS[_SOLVER.value],
         iterations=_ITERATIONS.value,
         time_limit=_SOLVE_TIME_LIMIT.value,
@@ -144,7 +143,7 @@ def main(argv: list[str]) -> None:
             {
                 "game": str(game),
                 "blueprint": _BLUEPRINT.value,
-                "settings": dataclasses.asdict(settings),
+                "settings": settings.record("compiled"),
                 "seconds": seconds,
                 "interrupted": stop_reason == "interrupted",
                 "stop_reason": stop_reason,

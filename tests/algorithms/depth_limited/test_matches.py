@@ -15,7 +15,7 @@ from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms.depth_limited import matches
 from ospiel_ext.algorithms.subgames import blueprints
 
-SETTINGS = matches.Settings(depth=1, num_values=2, iterations=20)
+SETTINGS = dl.NestedSettings(depth=1, num_values=2, iterations=20)
 
 
 def test_parse_bot():
@@ -62,7 +62,7 @@ def test_chunks_cover_the_games_with_consecutive_seeds():
             "cfr:3",
             "nested",
             b="blueprint",
-            settings=matches.Settings(num_values=5),
+            settings=dl.NestedSettings(num_values=5),
             games=4,
             seed=0,
             chunk=2,
@@ -99,7 +99,7 @@ def test_swapping_the_bots_replays_the_games():
     )
     ba = dataclasses.replace(ab, a=ab.b, b=ab.a)
     assert matches.play(ba) == _swapped(matches.play(ab))
-    settings = matches.LargeSettings(public_key="actions", blueprint_iterations=50, iterations=10)
+    settings = dl.NestedSettings(public_key="actions", blueprint_iterations=50, iterations=10)
     ab_large = matches.LargeMatch(
         game="liars_dice(numdice=1,dice_sides=3)",
         a="nested/unsafe",

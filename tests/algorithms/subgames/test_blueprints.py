@@ -6,6 +6,7 @@ the opponent's root information sets)."""
 import numpy as np
 import pyspiel
 import pytest
+from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import best_response, exploitability
 
 from ospiel_ext import policies, policy_files, sequence_form
@@ -133,3 +134,21 @@ def test_blueprint_specs(tmp_path):
     for bad in ("cfr:0", "cfr:x", "dirichlet:"):
         with pytest.raises(ValueError, match="expected cfr:N"):
             blueprints.blueprint_from_spec(game, bad)
+
+
+def test_mccfr_blueprint_is_a_policy_that_learns_and_plays_uniformly_where_unvisited():
+    """The blueprint of a game too large to compile: OpenSpiel's external-sampling MCCFR as an
+    OpenSpiel policy. Kuhn poker: the uniform profile's NashConv is 11/12 (OpenSpiel's
+    exploitability computes both); MCCFR's average after 2,000 iterations is far below it."""
+    game = pyspiel.load_game("kuhn_poker")
+    uniform = exploitability.nash_conv(game, policy_lib.UniformRandomPolicy(game))
+    assert uniform == pytest.approx(11 / 12)
+    trained = blueprints.mccfr_blueprint(game, 2000, seed=0)
+    assert exploitability.nash_conv(game, trained) < 0.1 * uniform
+    state = game.new_initial_state()
+    for a in (0, 1):  # a deal, then a decision the untrained policy never visited
+        state.apply_action(a)
+    untrained = blueprints.MCCFRPolicy(game, None)  # every query fails: uniform
+    assert untrained.action_probabilities(state) == {0: 0.5, 1: 0.5}
+    with pytest.raises(ValueError, match="at least one iteration"):
+        blueprints.mccfr_blueprint(game, 0)

@@ -16,7 +16,7 @@ from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import off_tree, translation
+from ospiel_ext.algorithms.depth_limited.compiled import off_tree, off_tree_solving
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
 
@@ -63,13 +63,13 @@ def _node(tree, history):
 
 
 def test_pseudo_harmonic_mapping():
-    assert translation.pseudo_harmonic(0.75, 0.5, 1.0) == pytest.approx(P_LOW)
-    assert translation.pseudo_harmonic(0.5, 0.5, 1.0) == pytest.approx(1.0)
-    assert translation.pseudo_harmonic(1.0, 0.5, 1.0) == pytest.approx(0.0)
-    grid = [translation.pseudo_harmonic(x, 0.5, 1.0) for x in np.linspace(0.5, 1.0, 11)]
+    assert off_tree.pseudo_harmonic(0.75, 0.5, 1.0) == pytest.approx(P_LOW)
+    assert off_tree.pseudo_harmonic(0.5, 0.5, 1.0) == pytest.approx(1.0)
+    assert off_tree.pseudo_harmonic(1.0, 0.5, 1.0) == pytest.approx(0.0)
+    grid = [off_tree.pseudo_harmonic(x, 0.5, 1.0) for x in np.linspace(0.5, 1.0, 11)]
     assert all(b < a for a, b in itertools.pairwise(grid))
     with pytest.raises(ValueError):
-        translation.pseudo_harmonic(1.5, 0.5, 1.0)
+        off_tree.pseudo_harmonic(1.5, 0.5, 1.0)
 
 
 def test_counterpart_maps_follow_the_labels():
@@ -138,7 +138,7 @@ def test_leaf_values_are_the_average_of_the_counterparts():
 def test_alternatives_are_player_0s_best_in_abstraction_value():
     game, abstract, full, blueprint, off = _setup()
     q = ss.BlueprintQuantities.compute(full, off_tree.rpat_profile(off, blueprint))
-    changed = off_tree.with_in_abstraction_alternatives(q, off)
+    changed = off_tree_solving.with_in_abstraction_alternatives(q, off)
     # Independent: player 0's counterfactual best-response value at its first information
     # set in the abstraction (it best-responds at and below it: the best first action).
     cfbr = tree_values.counterfactual_best_response_values(
@@ -163,7 +163,7 @@ def test_solve_keeps_the_blueprint_outside_and_plays_distributions():
         player=1,
         strategies=[blueprint[0], abstract.treeplexes[0].uniform],
     )
-    sol = off_tree.solve(off, blueprint, cut, abstract_leaves=values, method="lp")
+    sol = off_tree_solving.solve_off_tree(off, blueprint, cut, abstract_leaves=values, method="lp")
     lifted = off_tree.lift(off, blueprint)
     tp = full.treeplexes[1]
     tree = full.tree
@@ -195,10 +195,10 @@ def test_best_continuation_changes_only_the_play_beyond_the_limit():
     _, _, full, blueprint, off = _setup()
     cut = ss.Cut.after_public_chance()
     rpat = off_tree.rpat_profile(off, blueprint)
-    best = off_tree.best_continuation(off, rpat, cut, iterations=300)
+    best = off_tree_solving.best_continuation(off, rpat, cut, iterations=300)
     tree, tp = full.tree, full.treeplexes[1]
-    roots = np.concatenate([s.roots for s in off_tree.subgames_after(off, cut)])
-    free = translation.region(tree, roots)
+    roots = np.concatenate([s.roots for s in off_tree_solving.subgames_after(off, cut)])
+    free = off_tree.region(tree, roots)
     assert np.all(off.inside[roots])
     free_infosets = set(np.unique(tree.infoset[free & (tree.player == 1)]).tolist())
     assert free_infosets

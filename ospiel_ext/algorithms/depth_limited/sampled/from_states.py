@@ -14,13 +14,14 @@ game (no gadget is needed there, Proposition 1), for solving player i:
    state there (`leaves.LEAF_PREFIX`);
 2. each leaf state's K values are estimated by `rollouts.rollout_values` under <blueprint
    policy for i, continuation policy n for the opponent> (any OpenSpiel policies, e.g. an
-   MCCFR average policy; `BiasedPolicy` gives the bias set of Section 4), with standard errors;
+   MCCFR average policy; `BiasedPolicy` biases a policy as Section 4's bias approach does, and
+   `bias_set` is the set the nested bot of `sampled.bot` uses), with standard errors;
    `values` may instead be any function of the leaf histories (e.g. a trained value network);
-3. the depth-limited tree is solved by the gadget solvers (CFR+, the LP or EGT: `ggse.solve`,
-   as the unsafe subgame at the start of the game), and `DepthLimitedPolicy` plays
-   the solution in the solved information sets and the blueprint everywhere else - an
-   ordinary OpenSpiel policy of the full game (the nested solving bot of `large` plays
-   through the same class).
+3. `solve_from_states` solves the depth-limited tree by the gadget solvers (CFR+, the LP or
+   EGT: `ggse.solve`, as the unsafe subgame at the start of the game), and
+   `DepthLimitedPolicy` plays the solution in the solved information sets and the blueprint
+   everywhere else - an ordinary OpenSpiel policy of the full game (the nested solving bot of
+   `sampled.bot` plays through the same class).
 """
 
 from __future__ import annotations
@@ -169,6 +170,29 @@ class BiasedPolicy(policy_lib.Policy):
         return probs
 
 
+def bias_set(
+    blueprint: policy_lib.Policy, opponent: int, num_values: int, game: pyspiel.Game
+) -> tuple[list[policy_lib.Policy], list[str]]:
+    """The opponent's blueprint and K - 1 biased copies (Section 4's bias, factor 10).
+
+    Each copy favours the legal action of one rank at every decision: the lowest, the
+    highest, the second lowest, the second highest, ... Ranks rather than action ids: in
+    games whose legal actions move with the history (Liar's dice bids, Goofspiel cards) a
+    fixed id is soon illegal, and its copy would equal the blueprint.
+    """
+    if num_values > 1 + game.num_distinct_actions():
+        raise ValueError(
+            f"game {game}: the bias set has {1 + game.num_distinct_actions()} strategies, "
+            f"K = {num_values} asked"
+        )
+    out, labels = [blueprint], ["blueprint"]
+    for k in range(num_values - 1):
+        rank = k // 2 if k % 2 == 0 else -(k // 2) - 1  # 0, -1, 1, -2, 2, ...
+        out.append(BiasedPolicy(blueprint, opponent, ranks=[rank]))
+        labels.append(f"bias legal rank {rank}")
+    return out, labels
+
+
 @dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class LargeGameSolution:
     """A depth-limited game of a large game, solved.
@@ -198,7 +222,7 @@ class LargeGameSolution:
         return policies.behavioural_to_table(self.sf, self.behavioural)[self.player]
 
 
-def solve(
+def solve_from_states(
     w: Walk,
     player: int,
     values: LeafValueFunction,
@@ -248,7 +272,7 @@ class DepthLimitedPolicy(policy_lib.Policy):
       fallback: the policy of every information set without an override.
       tables: per player, {information state key (`loading.infoset_key`): {action:
         probability}}; read live, so a bot that solves as it plays adds to them
-        (`large.LargeNestedSolvingBot`).
+        (`sampled.bot.LargeNestedSolvingBot`).
     """
 
     def __init__(

@@ -28,15 +28,14 @@ play. `restart_at` starts a new game.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pyspiel
 
 from ospiel_ext import policies
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import solving, strategy_sets
+from ospiel_ext.algorithms.depth_limited.compiled import strategy_sets
+from ospiel_ext.algorithms.depth_limited.settings import NestedSettings
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.runtime import interrupts
@@ -101,28 +100,6 @@ class ProfileBot(pyspiel.Bot):
         return int(actions[self._rng.choice(len(actions), p=p / p.sum())])
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class NestedSettings:
-    """The settings of a `NestedSolvingBot` (a match's nested bots share them: `matches`).
-
-    Attributes:
-      depth: player moves from the current decision to the depth limit (>= 1).
-      num_values: K continuation values per leaf state (1: naive single-valued solving).
-      strategy_set: 'bias', 'self_generative' or 'blueprint' (K = 1).
-      method: 'cfr' (CFR+), 'lp' or 'egt'.
-      iterations: CFR+ / EGT iterations per solve.
-      time_limit: seconds per solve of the depth-limited game (CFR+ / EGT; the continuation
-        values of a self-generative set are not bounded); play then depends on the machine.
-    """
-
-    depth: int = 2
-    num_values: int = 4
-    strategy_set: strategy_sets.SetKind = "bias"
-    method: ggse.Method = "cfr"
-    iterations: int = 500
-    time_limit: float | None = None
-
-
 class NestedSolvingBot(ProfileBot):
     """Nested depth-limited solving (module docstring).
 
@@ -130,8 +107,8 @@ class NestedSolvingBot(ProfileBot):
       sf: the compiled game.
       blueprint: the blueprint's behavioural arrays.
       player: the bot's player.
-      settings: the depth, K, strategy set, solver, iterations and time limit
-        (`NestedSettings`; its defaults if None).
+      settings: the depth, K, strategy set, solver, iterations, time limit and GGSE tremble
+        (`settings.NestedSettings`; its defaults if None).
       gadget: the gadget below the start of the game ('resolving', 'max_margin',
         'reach_max_margin' or 'unsafe').
       prior: the GGSE prior ('none', 'uniform', 'blueprint').
@@ -224,10 +201,15 @@ class NestedSolvingBot(ProfileBot):
                     method=self.method,
                     iterations=self.iterations,
                 )
-                game = solving.depth_limited_game(q, sub, values, gadget)
+                game = leaves_lib.depth_limited_game(q, sub, values, gadget)
             pi = priors.gadget_prior(game, prior)
             solution = ggse.solve(
-                game, pi, self.method, iterations=self.iterations, time_limit=self.time_limit
+                game,
+                pi,
+                self.method,
+                eps=self.settings.eps,
+                iterations=self.iterations,
+                time_limit=self.time_limit,
             )
             profile = ss.splice(self.sf, self.behavioural, [solution])
             mine = list(self.behavioural)

@@ -1,10 +1,11 @@
-"""Depth-limited subgames with multi-valued leaves, solved by the core solvers.
+"""Depth-limited solving of a compiled game: the subgames' depth-limited games, solved and spliced.
 
 Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games":
 
 * Section 4: a depth-limited subgame for player i is a `subgames.GadgetGame` whose copy of the
   game stops at the depth limit, where the opponent picks one of K continuation values
-  (`leaves.MultiValuedLeaves`).
+  (`leaves.depth_limited_game`, `leaves.MultiValuedLeaves`); `solve_depth_limited` solves one
+  per subgame with the core solvers.
 * Proposition 1 (safety): a subgame that does not start at the start of the game needs the
   opponent's root counterfactual best-response values; the resolving gadget of
   Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 
 from ospiel_ext import policies
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves
+from ospiel_ext.algorithms.depth_limited.leaves import MultiValuedLeaves, depth_limited_game
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.runtime import interrupts
@@ -37,19 +38,6 @@ def start_subgames(tree: GameTree) -> tuple[ss.Subgame, ...]:
     Depth-limited solving "rooted at the start of the game" (Section 4) solves these.
     """
     return ss.subgames(tree, ss.Cut.after_moves(0))
-
-
-def depth_limited_game(
-    q: ss.BlueprintQuantities,
-    subgame: ss.Subgame,
-    leaves: MultiValuedLeaves,
-    gadget: GadgetKind = "unsafe",
-) -> ss.GadgetGame:
-    """The depth-limited subgame of `subgame` for `leaves.player`, as a gadget game.
-
-    The gadget game is of kind `gadget`, and its copy stops at the leaves (module docstring).
-    """
-    return ss.gadget_game(gadget, q, subgame, player=leaves.player, leaves=leaves)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -73,7 +61,7 @@ class DepthLimitedSolution:
         return self.leaves.player
 
 
-def solve(
+def solve_depth_limited(
     q: ss.BlueprintQuantities,
     subgames: Sequence[ss.Subgame],
     leaves: MultiValuedLeaves,

@@ -1,7 +1,7 @@
-"""Depth-limited solving with multi-valued states (Brown, Sandholm & Amos 2018,
-"Depth-Limited Solving for Imperfect-Information Games"): RPS+ (Section 2, Figure 1),
-Proposition 1 on Kuhn and Leduc with an exact-equilibrium blueprint, leaf values against a
-brute-force walk of pyspiel states, rollouts within 4 standard errors, weakening, bias."""
+"""Depth-limited solving of compiled games with multi-valued states (Brown, Sandholm & Amos
+2018, "Depth-Limited Solving for Imperfect-Information Games"): RPS+ (Section 2, Figure 1),
+Proposition 1 on Kuhn and Leduc with an exact-equilibrium blueprint, safe solving below the
+root, the bias set, and round-end limits (Section 6)."""
 
 import numpy as np
 import pyspiel
@@ -9,12 +9,10 @@ import pytest
 from open_spiel.python.algorithms import exploitability
 
 import ospiel_ext.games  # noqa: F401  (registers rps_plus)
-from ospiel_ext import evaluate, lp, policies, sequence_form, tree_values
+from ospiel_ext import evaluate, lp, policies, sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
 from ospiel_ext.constraints import sequence_lower_bounds
-from ospiel_ext.tree_builder import TreeBuilder
 
 RPS_EQUILIBRIUM = [0.4, 0.4, 0.2]  # Section 2
 
@@ -58,7 +56,9 @@ def test_rps_plus_pure_continuations_recover_equilibrium(rps, method):
     pure = dl.pure_continuations(sf, limit, blueprint[1], player=1)
     assert len(pure) == 3
     leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=pure)
-    sol = dl.solve(q, dl.start_subgames(sf.tree), leaves, method=method, iterations=3000)
+    sol = dl.solve_depth_limited(
+        q, dl.start_subgames(sf.tree), leaves, method=method, iterations=3000
+    )
     np.testing.assert_allclose(sol.behavioural[0][1:], RPS_EQUILIBRIUM, atol=2e-3)
 
 
@@ -70,7 +70,7 @@ def test_rps_plus_self_generative_grows_until_it_recovers(rps):
     subs = dl.start_subgames(sf.tree)
     leaves = dl.self_generative(q, subs, limit, player=0, num_values=4, method="lp")
     assert leaves.num_values == 4
-    sol = dl.solve(q, subs, leaves, method="lp")
+    sol = dl.solve_depth_limited(q, subs, leaves, method="lp")
     np.testing.assert_allclose(sol.behavioural[0][1:], RPS_EQUILIBRIUM, atol=1e-9)
 
 
@@ -83,7 +83,9 @@ def _solve_both(game, cut, method="lp", iterations=1):
     for i in (0, 1):
         pure = dl.pure_continuations(sf, limit, blueprint[1 - i], player=1 - i)
         leaves = dl.exact_values(sf, limit, blueprint, player=i, strategies=pure)
-        sol = dl.solve(q, dl.start_subgames(sf.tree), leaves, method=method, iterations=iterations)
+        sol = dl.solve_depth_limited(
+            q, dl.start_subgames(sf.tree), leaves, method=method, iterations=iterations
+        )
         profile[i] = sol.behavioural[i]
     return sf, (profile[0], profile[1])
 
@@ -123,97 +125,10 @@ def test_safe_depth_limited_subgame_below_the_root_keeps_an_equilibrium():
     subs = ss.subgames(sf.tree, ss.Cut.after_moves(1))
     assert len(subs) == 2
     for gadget in ("resolving", "max_margin"):
-        sol = dl.solve(q, subs, leaves, gadget=gadget, method="lp")
+        sol = dl.solve_depth_limited(q, subs, leaves, gadget=gadget, method="lp")
         assert all(s.gadget.leaf_keys for s in sol.solutions if s.gadget.subgame.index == 0)
         pol = policies.layout(sf).to_tabular((blueprint[0], sol.behavioural[1]))
         assert exploitability.exploitability(sf.tree.game, pol) < 1e-9, gadget
-
-
-def _walk_value(state, policy_by_player):
-    """Player 0's expected return from `state` by a brute-force walk."""
-    if state.is_terminal():
-        return state.returns()[0]
-    if state.is_chance_node():
-        outcomes = state.chance_outcomes()
-    else:
-        p = state.current_player()
-        outcomes = policy_by_player[p].action_probabilities(state, p).items()
-    return sum(prob * _walk_value(state.child(a), policy_by_player) for a, prob in outcomes)
-
-
-@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker"])
-def test_exact_values_against_a_brute_force_walk(game):
-    sf = sequence_form.for_game(game)
-    layout = policies.layout(sf)
-    rng = np.random.default_rng(3)
-    blueprint = ss.load_blueprint(sf, policies.random_policy(sf.tree.game, 5))
-    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(2))
-    strategies, _ = dl.bias_strategies(sf, blueprint, 0)
-    leaves = dl.exact_values(sf, limit, blueprint, player=1, strategies=strategies)
-    for r in rng.choice(len(limit.nodes), size=min(12, len(limit.nodes)), replace=False):
-        state = sf.tree.state(int(limit.nodes[r]))
-        for n, s in enumerate(strategies):
-            pol = layout.to_tabular((s, blueprint[1]))
-            expected = _walk_value(state, {0: pol, 1: pol})
-            assert leaves.values[r, n] == pytest.approx(expected, abs=1e-12)
-
-
-def test_rollouts_within_four_standard_errors():
-    sf = sequence_form.for_game("kuhn_poker")
-    blueprint = lp.solve(sf).behavioural
-    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
-    strategies = dl.pure_continuations(sf, limit, blueprint[1], player=1)
-    exact = dl.exact_values(sf, limit, blueprint, player=0, strategies=strategies)
-    layout = policies.layout(sf)
-    pols = [layout.to_tabular((blueprint[0], s)) for s in strategies]
-    histories = [sf.tree.history(int(h)) for h in limit.nodes]
-    est = dl.rollout_values(
-        sf.tree.game, histories, pols[0], player=0, strategies=pols, samples=400, seed=1
-    )
-    assert est.mean.shape == exact.values.shape
-    z = np.abs(est.mean - exact.values) / np.maximum(est.stderr, 1e-12)
-    assert np.all(z[est.stderr > 0] < 4)
-    deterministic = est.stderr == 0
-    np.testing.assert_allclose(est.mean[deterministic], exact.values[deterministic], atol=1e-12)
-    again = dl.rollout_values(
-        sf.tree.game, histories, pols[0], player=0, strategies=pols, samples=400, seed=1
-    )
-    np.testing.assert_array_equal(again.mean, est.mean)
-
-
-def test_playout_draws_follow_the_weights():
-    """`rollouts._draw` picks index i for u in [c_(i-1), c_i) / total: on a fine grid of u the
-    share of each index is its weight's share, a zero weight is never drawn (not even at u = 0
-    or u just below 1), and all-zero weights are refused."""
-    from ospiel_ext.algorithms.depth_limited.rollouts import _draw
-
-    weights = (0.0, 0.2, 0.0, 0.5, 0.3, 0.0)
-    grid = (np.arange(100_000) + 0.5) / 100_000
-    counts = np.bincount([_draw(weights, u) for u in grid], minlength=len(weights))
-    np.testing.assert_allclose(counts / len(grid), weights, atol=1e-4)
-    assert _draw(weights, 0.0) == 1 and _draw(weights, np.nextafter(1.0, 0.0)) == 4
-    assert _draw((3.0,), 0.7) == 0
-    with pytest.raises(ValueError, match="sum to 0"):
-        _draw((0.0, 0.0), 0.5)
-
-
-def test_weaken_lowers_only_what_beats_the_blueprint():
-    sf = sequence_form.for_game("kuhn_poker")
-    blueprint = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
-    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
-    strategies = dl.pure_continuations(sf, limit, blueprint[1], player=1)
-    leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=strategies)
-    beliefs = dl.leaf_beliefs(sf, limit, blueprint, 0)
-    weak = dl.weaken(leaves, beliefs)
-    # Player 1's (the opponent's) value per leaf information set, by hand.
-    keys = np.array(leaves.keys)
-    for key in set(leaves.keys):
-        rows = keys == key
-        w = beliefs[rows] / beliefs[rows].sum()
-        v1 = -(w @ leaves.values[rows])  # per continuation
-        v1_weak = -(w @ weak.values[rows])
-        np.testing.assert_allclose(v1_weak, np.minimum(v1, v1[0]), atol=1e-12)
-    np.testing.assert_array_equal(weak.values[:, 0], leaves.values[:, 0])
 
 
 def test_bias_multiplies_one_class_by_ten():
@@ -229,56 +144,9 @@ def test_bias_multiplies_one_class_by_ten():
     np.testing.assert_allclose(strategies[3][start : start + 3], [1 / 12, 1 / 12, 10 / 12])
 
 
-def test_leaves_checks():
-    sf = sequence_form.for_game("kuhn_poker")
-    blueprint = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
-    limit = dl.depth_limit(sf.tree, ss.Cut.after_moves(1))
-    with pytest.raises(ValueError, match="leaf values have shape"):
-        dl.MultiValuedLeaves(limit=limit, player=0, values=np.zeros((2, 1)))
-    with pytest.raises(ValueError, match="at least one continuation"):
-        dl.exact_values(sf, limit, blueprint, player=0, strategies=[])
-    q = ss.BlueprintQuantities.compute(sf, blueprint)
-    leaves = dl.exact_values(sf, limit, blueprint, player=1, strategies=[blueprint[0]])
-    (sub,) = ss.subgames(sf.tree, ss.Cut.after_moves(1))[:1]
-    with pytest.raises(ValueError, match="strictly below"):
-        dl.depth_limited_game(q, sub, leaves, "resolving")
-    with pytest.raises(ValueError, match="leaves are player 1's"):
-        ss.resolving_gadget(q, sub, 0, leaves)
-
-
 # -- Round-end limits (Section 6: "leaf nodes at the end of the first betting round") ---------
 
 SMALL_LEDUC = "limit_leduc_poker(num_ranks=2,max_raises=1)"
-
-
-def test_parse_limit_knows_round_end():
-    assert dl.parse_limit("round_end") == ss.Cut.before_public_chance()
-    assert dl.parse_limit("public_chance") == ss.Cut.after_public_chance()
-    assert dl.parse_limit("after_moves=2") == ss.Cut.after_moves(2)
-    with pytest.raises(ValueError, match="round_end"):
-        dl.parse_limit("end_of_round")
-
-
-def test_round_end_leaves_are_the_chance_nodes_with_values_from_a_walk():
-    """Leduc: the leaves are the 150 flop chance nodes, each keyed by the opponent's
-    information state string there; each value is the expectation over the public card,
-    checked against a brute-force walk of pyspiel states."""
-    sf = sequence_form.for_game("leduc_poker")
-    layout = policies.layout(sf)
-    blueprint = ss.load_blueprint(sf, policies.random_policy(sf.tree.game, 7))
-    limit = dl.depth_limit(sf.tree, dl.parse_limit("round_end"))
-    assert len(limit.nodes) == 150
-    strategies, _ = dl.bias_strategies(sf, blueprint, 1)
-    leaves = dl.exact_values(sf, limit, blueprint, player=0, strategies=strategies)
-    rng = np.random.default_rng(0)
-    for r in rng.choice(len(limit.nodes), size=12, replace=False):
-        state = sf.tree.state(int(limit.nodes[r]))
-        assert state.is_chance_node()
-        assert leaves.keys[r] == "depth_limit:" + state.information_state_string(1)
-        for n, s in enumerate(strategies):
-            pol = layout.to_tabular((blueprint[0], s))
-            expected = _walk_value(state, {0: pol, 1: pol})
-            assert leaves.values[r, n] == pytest.approx(expected, abs=1e-12)
 
 
 def _fixed_below_guarantee(sf, limit, blueprint, player):
@@ -313,7 +181,7 @@ def test_round_end_full_pure_set_meets_the_fixed_below_bound(limit_spec):
     for i in (0, 1):
         pure = dl.pure_continuations(sf, limit, blueprint[1 - i], player=1 - i)
         leaves = dl.exact_values(sf, limit, blueprint, player=i, strategies=pure)
-        sol = dl.solve(q, subs, leaves, method="lp")
+        sol = dl.solve_depth_limited(q, subs, leaves, method="lp")
         guaranteed = evaluate.guaranteed_value(sf, sol.behavioural[i], i)
         bound = _fixed_below_guarantee(sf, limit, blueprint, i)
         assert guaranteed == pytest.approx(bound, abs=1e-8), i
@@ -356,24 +224,9 @@ def test_round_end_opponent_chooses_before_the_public_card():
         np.testing.assert_allclose(end.values[r], expected, atol=1e-12)
 
     def value(leaves, k):
-        return dl.solve(q, subs, leaves.select(range(k)), method="lp").solutions[0].value
+        return (
+            dl.solve_depth_limited(q, subs, leaves.select(range(k)), method="lp").solutions[0].value
+        )
 
     assert value(end, 1) == pytest.approx(value(after, 1), abs=1e-9)
     assert value(end, 4) > value(after, 4) + 1e-3
-
-
-def test_multi_valued_leaf_lets_the_opponent_choose():
-    # Brown, Sandholm & Amos 2018, Section 4: at the depth limit player 1 picks the value.
-    b = TreeBuilder(name="depth-limited")
-    first = b.expand_decision(b.add_root(), 0, "root", [0, 1])
-    b.set_leaf(first, 1.0, 1.0)
-    leaf = leaves_lib.set_multi_valued_leaf(b, first + 1, 1, key="leaf", values=[3.0, -2.0, 0.5])
-    tree = b.freeze()
-    assert list(tree.lo[leaf : leaf + 3]) == [3.0, -2.0, 0.5]
-    profile = np.array([0.25, 0.75, 0.2, 0.5, 0.3])  # root (2 actions), leaf (3 values)
-    cfbr = tree_values.counterfactual_best_response_values(tree, profile)
-    # Player 1 best-responds with -2 (value 2 for it), reached with player 0's 0.75.
-    assert cfbr[1] == pytest.approx(0.75 * 2.0)
-    # Player 0 against the mix 0.2 * 3 - 0.5 * 2 + 0.3 * 0.5 = -0.25 prefers the value 1.
-    assert cfbr[0] == pytest.approx(1.0)
-    assert tree_values.node_values(tree, profile)[0] == pytest.approx(0.25 - 0.75 * 0.25)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Literal, get_args
 
 import numpy as np
 import pyspiel
@@ -32,7 +31,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ospiel_ext import arrays, policies
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import solving
+from ospiel_ext.algorithms.depth_limited.compiled import solving
+from ospiel_ext.algorithms.depth_limited.settings import DEFAULT_NUM_VALUES, SET_KINDS, SetKind
 from ospiel_ext.algorithms.subgames import BlueprintQuantities, Subgame, ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray, IntArray
@@ -50,8 +50,6 @@ POKER_CLASSES: dict[str, tuple[str, ...]] = {
     "bet_raise": ("bet", "raise", "all"),
 }
 ActionClasses = Mapping[str, Callable[[str, int], bool]]
-SetKind = Literal["bias", "self_generative", "blueprint", "pure"]
-SET_KINDS: tuple[str, ...] = get_args(SetKind)
 
 
 def _representative_states(
@@ -284,7 +282,7 @@ def self_generative(
     """The self-generative approach (module docstring) for solving `player`.
 
     K = `num_values` continuation values at the depth limit, weakened unless `weaken` is
-    False (`lp_vertex`: `solving.solve`'s).
+    False (`lp_vertex`: `solving.solve_depth_limited`'s).
     """
     if num_values < 1:
         raise ValueError(f"{q.sf.name}: num_values must be >= 1, got {num_values}")
@@ -300,7 +298,7 @@ def self_generative(
         return leaves_lib.weaken(leaves, beliefs) if weaken else leaves
 
     while len(strategies) < num_values and not interrupts.requested():  # Ctrl-C: the set so far
-        solution = solving.solve(
+        solution = solving.solve_depth_limited(
             q,
             subgames,
             values(),
@@ -335,9 +333,6 @@ def check_set(
                 f"{sf.name}: the bias set of player {opponent} has {1 + len(classes)} "
                 f"strategies (the blueprint and {', '.join(classes)}), K = {num_values} asked"
             )
-
-
-DEFAULT_NUM_VALUES = 4  # the paper's K in its poker experiments (Section 5)
 
 
 def default_num_values(sf: TreeSequenceForm, kind: str) -> int:

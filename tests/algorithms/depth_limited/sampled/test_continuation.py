@@ -15,8 +15,11 @@ import pytest
 from open_spiel.python.algorithms import expected_game_score
 
 from ospiel_ext import policies, walk
-from ospiel_ext.algorithms.depth_limited import continuation, large, rollouts
-from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy
+from ospiel_ext.algorithms import depth_limited as dl
+from ospiel_ext.algorithms.depth_limited import rollouts
+from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
+from ospiel_ext.algorithms.depth_limited.sampled import continuation
+from ospiel_ext.algorithms.depth_limited.sampled.from_states import BiasedPolicy
 from ospiel_ext.tree_builder import TreeBuilder
 
 GOOFSPIEL4 = (
@@ -185,10 +188,12 @@ def test_rollout_uniforms_are_the_generator_numbers_in_order(monkeypatch):
 
 def _bot(game, exact_leaf_nodes, **kwargs):
     blueprint = policies.random_policy(game, 4)
-    settings = large.LargeNestedSettings(
+    settings = dl.NestedSettings(
         public_key="actions", num_values=2, iterations=20, exact_leaf_nodes=exact_leaf_nodes
     )
-    return large.LargeNestedSolvingBot(game, blueprint, 0, settings=settings, seed=3, **kwargs)
+    return sampled_bot.LargeNestedSolvingBot(
+        game, blueprint, 0, settings=settings, seed=3, **kwargs
+    )
 
 
 def test_bot_leaf_values_switch_between_exact_and_rollouts():

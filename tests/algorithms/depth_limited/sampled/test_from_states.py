@@ -11,7 +11,7 @@ import ospiel_ext.games  # noqa: F401  (registers rps_plus)
 from ospiel_ext import lp, policies, sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import from_states
+from ospiel_ext.algorithms.depth_limited.sampled import from_states
 from ospiel_ext.algorithms.subgames import ggse
 
 
@@ -34,9 +34,9 @@ def test_walk_with_exact_values_matches_the_compiled_game(game, depth, player):
 
     w = from_states.walk(sf.tree.game, player, depth)
     assert sorted(map(tuple, w.histories)) == sorted(table)
-    sol = from_states.solve(w, player, exact, method="lp")
+    sol = from_states.solve_from_states(w, player, exact, method="lp")
     q = ss.BlueprintQuantities.compute(sf, blueprint)
-    compiled = dl.solve(q, dl.start_subgames(sf.tree), leaves, method="lp")
+    compiled = dl.solve_depth_limited(q, dl.start_subgames(sf.tree), leaves, method="lp")
     (gadget_solution,) = compiled.solutions
     assert sol.value == pytest.approx(gadget_solution.value, abs=1e-9)
     # Proposition 1: the walked solution, blueprint elsewhere, is an equilibrium strategy.
@@ -60,7 +60,9 @@ def test_rollout_values_solve_rps_plus():
     values = from_states.rollout_value_function(
         sf.tree.game, fallback, 0, strategies=opponents, samples=5, seed=0
     )
-    sol = from_states.solve(from_states.walk(sf.tree.game, 0, 1), 0, values, method="lp")
+    sol = from_states.solve_from_states(
+        from_states.walk(sf.tree.game, 0, 1), 0, values, method="lp"
+    )
     np.testing.assert_allclose(sol.stderr, 0.0)
     (row,) = sol.table().values()
     np.testing.assert_allclose([row[a] for a in sorted(row)], [0.4, 0.4, 0.2], atol=1e-9)
@@ -93,7 +95,7 @@ def test_biased_policy_and_checks():
         from_states.walk(sf.tree.game, 0, 2, max_nodes=5)
     w = from_states.walk(sf.tree.game, 0, 1)
     with pytest.raises(ValueError, match="leaf values have shape"):
-        from_states.solve(w, 0, lambda h: (np.zeros((1, 1)), None))
+        from_states.solve_from_states(w, 0, lambda h: (np.zeros((1, 1)), None))
 
 
 def test_depth_limited_policy_overrides_per_player_and_reads_its_tables_live():
@@ -125,9 +127,13 @@ def test_every_gadget_solver_name_solves_the_walked_game(solver):
         return np.array([table[tuple(h)] for h in histories]), None
 
     w = from_states.walk(sf.tree.game, 0, 1)
-    sol = from_states.solve(w, 0, exact, method=ggse.SOLVER_METHODS[solver], iterations=2000)
+    sol = from_states.solve_from_states(
+        w, 0, exact, method=ggse.SOLVER_METHODS[solver], iterations=2000
+    )
     (row,) = sol.table().values()
     tolerance = 1e-9 if solver == "lp" else 1e-2
     np.testing.assert_allclose([row[a] for a in sorted(row)], [0.4, 0.4, 0.2], atol=tolerance)
     with pytest.raises(ValueError, match="unknown method 'cfr_plus'; methods: cfr, lp, egt"):
-        from_states.solve(from_states.walk(sf.tree.game, 0, 1), 0, exact, method="cfr_plus")
+        from_states.solve_from_states(
+            from_states.walk(sf.tree.game, 0, 1), 0, exact, method="cfr_plus"
+        )

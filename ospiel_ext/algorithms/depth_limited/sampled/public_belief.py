@@ -3,7 +3,7 @@
 Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in
 Imperfect-Information Games", Section 8.1, on Brown, Sandholm & Amos (2018), "Depth-Limited
 Solving for Imperfect-Information Games", Sections 4-5: steps 1 and 2 of the nested solving of
-`large.LargeNestedSolvingBot`.
+`sampled.bot.LargeNestedSolvingBot`.
 
 * public keys (`make_public_key`: OpenSpiel's public observer, the players' actions, or the
   lines both players' information states share, `CommonLinesKey`): the public observation of

@@ -1,28 +1,19 @@
-"""Responding to an off-tree action: action translation against depth-limited solving.
+"""Depth-limited solving after an off-tree action, and safe subgame solving beyond its limit.
 
 Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games",
-Section 6.1 and Figure 2. The blueprint is solved in an action abstraction; the opponent o then
-takes an action the abstraction lacks (the off-tree action; the paper's 0.75x pot bet between
-the abstraction's 0.5x and 1x). Two compiled trees describe the experiment:
+Section 6.1 and Figure 2: the responder i answers the opponent o's off-tree action
+(`off_tree.OffTree`) by solving, rather than by action translation (`off_tree.rpat_profile`):
 
-* `abstract`: the blueprint's game (the action abstraction);
-* `game`: the same abstraction plus the off-tree action (`walk.game_tree` with an
-  action filter); the responder i's exploitability is measured in it.
-
-`OffTree` holds both and the counterpart maps (`translation.map_region`) from the histories
-after the off-tree action to those after each in-abstraction replacement. Then:
-
-* `rpat_profile`: the blueprint, with i's strategy after the off-tree action given by
-  randomized pseudo-harmonic action translation (`translation.translate_strategy`);
-* `solve_depth_limited`: depth-limited solving of the subgame after the off-tree action. Its
+* `depth_limited_response`: depth-limited solving of the subgame after the off-tree action. Its
   leaves are the states at the depth limit (`cut`); each leaf's K values are "the average of
   the two corresponding value vectors" of its counterparts in the abstraction
-  (`translation.transfer_leaf_values`), computed there by any strategy set (the paper:
+  (`off_tree.transferred_leaves`), computed there by any strategy set (the paper:
   self-generative). The subgame is a resolving (or max-margin) gadget (Kubíček, Lisý &
   Sandholm (2025), "Equilibrium Refinements Improve Subgame Solving in Imperfect-Information
   Games", Section 2.1) whose alternative payoff at each of o's root information sets is o's
   counterfactual best-response value of its best in-abstraction action there - Section 5's
-  goal that the off-tree action pay o no more than "an action already in the abstraction";
+  goal that the off-tree action pay o no more than "an action already in the abstraction"
+  (`with_in_abstraction_alternatives`); beyond the limit the translated strategy plays;
 * `resolve_below`: beyond the limit the paper "solved the remaining game using safe subgame
   solving". Every subgame of `cut` after the off-tree action is resolved with a resolving or
   max-margin gadget whose alternatives are the values the depth-limited game promised o at
@@ -31,197 +22,33 @@ after the off-tree action to those after each in-abstraction replacement. Then:
 * `best_continuation`: a CFR+ bound on what any solving beyond the limit can reach, given
   the depth-limited solution above it.
 
-`solve` runs the first two steps.
+`solve_off_tree` runs the first two steps.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
-import pyspiel
-from numpy.typing import NDArray
 
 from ospiel_ext import arrays, constraints, policies
 from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited import solving, translation
+from ospiel_ext.algorithms.depth_limited.compiled import solving
+from ospiel_ext.algorithms.depth_limited.compiled.off_tree import (
+    OffTree,
+    region,
+    rpat_profile,
+    transferred_leaves,
+)
 from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
-from ospiel_ext.arrays import IntArray
-from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
 
 FIXED = 1 - 1e-7  # lower bounds must sum below 1: a fixed strategy is bounded at this share
-
-
-@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
-class OffTree:
-    """An off-tree action of player o and its in-abstraction counterparts.
-
-    Attributes:
-      game: the abstraction plus the off-tree action.
-      abstract: the abstraction.
-      player: the responder i (the opponent o = 1 - i takes the off-tree action).
-      roots: the nodes of `game` just after the off-tree action (one per history before it).
-      maps: per replacement action, `game`'s nodes -> `abstract`'s counterparts (-1 if none).
-      weights: the probability RPAT gives each replacement (`translation.pseudo_harmonic`).
-    """
-
-    game: TreeSequenceForm
-    abstract: TreeSequenceForm
-    player: int
-    roots: IntArray
-    maps: tuple[IntArray, ...]
-    weights: tuple[float, ...]
-
-    @functools.cached_property
-    def inside(self) -> NDArray[np.bool_]:
-        """True at the nodes after the off-tree action."""
-        return translation.region(self.game.tree, self.roots)
-
-    @property
-    def opponent(self) -> int:
-        """The opponent o = 1 - i, who takes the off-tree action."""
-        return 1 - self.player
-
-
-def find_off_tree(
-    game: TreeSequenceForm,
-    abstract: TreeSequenceForm,
-    player: int,
-    *,
-    replacements: Callable[[pyspiel.State], Sequence[int]],
-    weights: Sequence[float],
-    translate: translation.Translate,
-) -> OffTree:
-    """The off-tree roots and their counterpart maps.
-
-    The off-tree roots are the children of the opponent's nodes by an action that `game` has
-    at an information set and `abstract` lacks at the same one. For the counterpart maps,
-    `replacements(state)` gives the in-abstraction actions of `abstract` that stand for the
-    off-tree action at its parent state (in `weights`' order), `translate` matches the
-    actions after it (`translation.map_region`).
-    """
-    tree, twin = game.tree, abstract.tree
-    o = 1 - player
-    if len(weights) < 1 or not np.isclose(sum(weights), 1.0) or min(weights) < 0:
-        raise ValueError(f"game {tree.name}: replacement weights must be >= 0 and sum to 1")
-    twin_legal = {
-        key: set(legal)
-        for key, p, legal in zip(twin.infoset_key, twin.infoset_player, twin.infoset_legal_actions)
-        if p == o
-    }
-    extra = {
-        g: set(legal) - twin_legal[key]
-        for g, (key, p, legal) in enumerate(
-            zip(tree.infoset_key, tree.infoset_player, tree.infoset_legal_actions)
-        )
-        if p == o and key in twin_legal and set(legal) - twin_legal[key]
-    }
-    roots, maps = [], [np.full(tree.num_nodes, -1, dtype=np.int64) for _ in weights]
-    parents = np.flatnonzero(np.isin(tree.infoset, list(extra)) & (tree.player == o))
-    for n in parents.tolist():
-        state = tree.state(n)
-        twin_parent = _node_of(twin, tree.history(n))
-        actions = replacements(state)
-        if len(actions) != len(weights):
-            raise ValueError(
-                f"game {tree.name}: {len(actions)} replacements, {len(weights)} weights"
-            )
-        for c in tree.children(n):
-            if int(tree.action[c]) not in extra[int(tree.infoset[n])]:
-                continue
-            roots.append(c)
-            for k, a in enumerate(actions):
-                m = translation.map_region(
-                    tree, c, twin, target_root=_child(twin, twin_parent, a), translate=translate
-                )
-                maps[k] = np.maximum(maps[k], m)
-    if not roots:
-        raise ValueError(
-            f"game {tree.name}: player {o} has no action outside the abstraction {twin.name}"
-        )
-    return OffTree(
-        game=game,
-        abstract=abstract,
-        player=player,
-        roots=np.array(roots),
-        maps=tuple(maps),
-        weights=tuple(weights),
-    )
-
-
-def _node_of(tree: GameTree, history: Sequence[int]) -> int:
-    node = 0
-    for a in history:
-        node = _child(tree, node, a)
-    return node
-
-
-def _child(tree: GameTree, node: int, action: int) -> int:
-    for c in tree.children(node):
-        if tree.action[c] == action:
-            return int(c)
-    raise ValueError(f"{tree.name}: node {node} has no action {action}")
-
-
-def lift(off: OffTree, blueprint: policies.Behavioural) -> policies.Behavioural:
-    """The abstraction's blueprint on `off.game` by information-set key.
-
-    The off-tree action gets probability 0; information sets after it play uniformly.
-    """
-    tables = policies.behavioural_to_table(off.abstract, blueprint)
-    return policies.behavioural_from_table(off.game, tables, missing="uniform")
-
-
-def rpat_profile(off: OffTree, blueprint: policies.Behavioural) -> policies.Behavioural:
-    """The lifted blueprint with the responder's strategy after the off-tree action by RPAT.
-
-    The responder's strategy after the off-tree action is given by randomized pseudo-harmonic
-    action translation (module docstring).
-    """
-    lifted = list(lift(off, blueprint))
-    i = off.player
-    lifted[i] = translation.translate_strategy(
-        off.game,
-        lifted[i],
-        i,
-        inside=off.inside,
-        target=off.abstract,
-        target_behavioural=blueprint[i],
-        maps=off.maps,
-        weights=off.weights,
-    )
-    return lifted[0], lifted[1]
-
-
-def transferred_leaves(
-    off: OffTree, cut: ss.Cut, abstract_leaves: leaves_lib.MultiValuedLeaves
-) -> leaves_lib.MultiValuedLeaves:
-    """The depth limit `cut` in `off.game` with leaf values transferred from the abstraction.
-
-    The values of the leaf states after the off-tree action are averaged from their
-    counterparts' in `abstract_leaves` (computed in the abstraction for the same responder
-    and depth limit); other leaf states get 0 (they are outside every subgame `solve`
-    builds).
-    """
-    if abstract_leaves.player != off.player:
-        raise ValueError("the abstraction's leaves are for the other player")
-    limit = leaves_lib.depth_limit(off.game.tree, cut)
-    values = np.zeros((len(limit.nodes), abstract_leaves.num_values))
-    mine = np.flatnonzero(off.inside[limit.nodes])
-    values[mine] = translation.transfer_leaf_values(
-        abstract_leaves.values, limit.nodes[mine], off.maps, abstract_leaves.row
-    )
-    return leaves_lib.MultiValuedLeaves(
-        limit=limit, player=off.player, values=values, labels=abstract_leaves.labels
-    )
 
 
 def with_in_abstraction_alternatives(
@@ -306,7 +133,7 @@ GADGETS = ("resolving", "max_margin")
 TARGETS = ("promised", "translated")
 
 
-def solve_depth_limited(
+def depth_limited_response(
     off: OffTree,
     blueprint: policies.Behavioural,
     cut: ss.Cut,
@@ -331,7 +158,7 @@ def solve_depth_limited(
     if len(first) != 1 or set(first[0].roots.tolist()) != set(off.roots.tolist()):
         raise ValueError(f"game {tree.name}: the off-tree action does not start one public state")
     leaves = transferred_leaves(off, cut, abstract_leaves)
-    dl = solving.solve(
+    dl = solving.solve_depth_limited(
         q, first, leaves, gadget=gadget, prior="none", method=method, iterations=iterations
     ).behavioural
     return dl, leaves
@@ -373,7 +200,7 @@ def resolve_below(
     ).behavioural
 
 
-def solve(
+def solve_off_tree(
     off: OffTree,
     blueprint: policies.Behavioural,
     cut: ss.Cut,
@@ -387,10 +214,10 @@ def solve(
 ) -> OffTreeSolution:
     """Section 6.1's response to the off-tree action.
 
-    `solve_depth_limited`, then `resolve_below` (the paper's "safe subgame solving" of the
+    `depth_limited_response`, then `resolve_below` (the paper's "safe subgame solving" of the
     rest of the game).
     """
-    dl, leaves = solve_depth_limited(
+    dl, leaves = depth_limited_response(
         off,
         blueprint,
         cut,
@@ -424,7 +251,7 @@ def best_continuation(
     """
     tree, sf = off.game.tree, off.game
     roots = np.concatenate([s.roots for s in subgames_after(off, cut)])
-    free = translation.region(tree, roots)
+    free = region(tree, roots)
     free_infosets = set(np.unique(tree.infoset[free & (tree.player == off.player)]).tolist())
     tp = sf.treeplexes[off.player]
     b = np.asarray(behavioural[off.player], dtype=np.float64)

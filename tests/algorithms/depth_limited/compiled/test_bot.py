@@ -1,6 +1,7 @@
-"""The nested depth-limited solving bot (Brown, Sandholm & Amos 2018, "Depth-Limited Solving
-for Imperfect-Information Games", Section 5): legal actions only, deterministic for a seed,
-re-solving after opponent actions, and the blueprint bot's sampling frequencies."""
+"""The nested depth-limited solving bot of a compiled game (Brown, Sandholm & Amos 2018,
+"Depth-Limited Solving for Imperfect-Information Games", Section 5): legal actions only,
+deterministic for a seed, re-solving after opponent actions, and the blueprint bot's sampling
+frequencies."""
 
 import numpy as np
 import pyspiel
@@ -9,7 +10,6 @@ import pytest
 from ospiel_ext import sequence_form
 from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import large
 
 
 @pytest.fixture(scope="module", name="leduc")
@@ -39,8 +39,8 @@ class _CheckingBot(pyspiel.Bot):
         return action
 
 
-def _play(sf, blueprint, seed, games=15, gadget="resolving", prior="none", **kw):
-    settings = dl.NestedSettings(iterations=50, **kw)
+def _play(sf, blueprint, seed, games=15, gadget="resolving", prior="none", depth=2, **kw):
+    settings = dl.NestedSettings(iterations=50, depth=depth, **kw)
     nested = _CheckingBot(
         dl.NestedSolvingBot(
             sf, blueprint, 0, settings=settings, gadget=gadget, prior=prior, seed=seed
@@ -55,8 +55,8 @@ def _play(sf, blueprint, seed, games=15, gadget="resolving", prior="none", **kw)
 
 
 def test_evaluate_bots_restarts_the_nested_bots(leduc):
-    """`pyspiel.evaluate_bots` calls `restart` (not `restart_at`) before each game; both nested
-    bots then forget the last game's solutions (a bot that kept them started the next game
+    """`pyspiel.evaluate_bots` calls `restart` (not `restart_at`) before each game; the nested
+    bot then forgets the last game's solutions (a bot that kept them started the next game
     from the last game's spliced profile, its path and its opponent-move count)."""
     sf, blueprint = leduc
     nested = dl.NestedSolvingBot(
@@ -75,15 +75,6 @@ def test_evaluate_bots_restarts_the_nested_bots(leduc):
     assert restarted == [None]
     nested.restart()
     assert nested._path == () and nested.behavioural is nested.blueprint
-
-    mccfr = large.mccfr_blueprint(game, 50, seed=0)
-    settings = large.LargeNestedSettings(iterations=20)
-    bots = [large.LargeNestedSolvingBot(game, mccfr, p, settings=settings, seed=p) for p in (0, 1)]
-    pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
-    assert any(b.overrides for b in bots)
-    for b in bots:
-        b.restart()
-        assert not b.overrides and b.belief.length == 0 and b._opponent_moves == -1
 
 
 @pytest.mark.parametrize(

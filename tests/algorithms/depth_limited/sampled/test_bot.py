@@ -1,5 +1,5 @@
-"""Nested depth-limited solving without compiling the game (`depth_limited.large`,
-`depth_limited.public_belief`).
+"""Nested depth-limited solving without compiling the game (`depth_limited.sampled.bot`,
+`depth_limited.sampled.public_belief`).
 
 Expected values come from the compiled path: the public state and reaches that the large bot
 finds by following pyspiel states must be the compiled tree's common-knowledge public state
@@ -14,8 +14,10 @@ import pyspiel
 import pytest
 
 from ospiel_ext import loading, policies, tree_values
+from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import large, public_belief
+from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
+from ospiel_ext.algorithms.depth_limited.sampled import public_belief
 from ospiel_ext.runtime import interrupts
 
 LEDUC = "leduc_poker"
@@ -153,9 +155,9 @@ def test_the_cached_lines_key_is_common_lines_key():
 
 def _bots(game, blueprint, gadget, prior, seed):
     return [
-        large.LargeNestedSolvingBot(
+        sampled_bot.LargeNestedSolvingBot(
             game, blueprint, p, gadget=gadget, prior=prior, seed=seed + p,
-            settings=large.LargeNestedSettings(
+            settings=dl.NestedSettings(
                 public_key=KEYS[game.get_type().short_name], depth=2, num_values=3,
                 iterations=50, samples=2,
             ),
@@ -164,13 +166,29 @@ def _bots(game, blueprint, gadget, prior, seed):
     ]  # fmt: skip
 
 
+def test_evaluate_bots_restarts_the_nested_bots():
+    """`pyspiel.evaluate_bots` calls `restart` (not `restart_at`) before each game; the bots
+    then forget the last game's solutions and belief."""
+    game = pyspiel.load_game(LEDUC)
+    mccfr = ss.mccfr_blueprint(game, 50, seed=0)
+    settings = dl.NestedSettings(iterations=20, samples=4)
+    bots = [
+        sampled_bot.LargeNestedSolvingBot(game, mccfr, p, settings=settings, seed=p) for p in (0, 1)
+    ]
+    pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
+    assert any(b.overrides for b in bots)
+    for b in bots:
+        b.restart()
+        assert not b.overrides and b.belief.length == 0 and b._opponent_moves == -1
+
+
 @pytest.mark.parametrize("name", [LEDUC, LIARS_DICE, GOOFSPIEL])
 @pytest.mark.parametrize(
     "gadget,prior", [("resolving", "blueprint"), ("max_margin", "uniform"), ("unsafe", "none")]
 )
 def test_bots_play_legal_actions_and_are_deterministic_for_a_seed(name, gadget, prior):
     game = pyspiel.load_game(name)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     runs = []
     for _ in range(2):
         bots = _bots(game, blueprint, gadget, prior, seed=5)
@@ -196,7 +214,7 @@ def test_bots_play_legal_actions_and_are_deterministic_for_a_seed(name, gadget, 
 
 def test_solution_strategies_are_distributions_over_legal_actions():
     game = pyspiel.load_game(LIARS_DICE)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     bot = _bots(game, blueprint, "resolving", "blueprint", seed=0)[1]
     state = _play(game, 3, 1)
     solution = bot.solve(state)
@@ -223,28 +241,28 @@ def test_bad_settings_raise_one_clear_error(kwargs, match):
     game = pyspiel.load_game(LIARS_DICE)
     args = {"player": 0, "public_key": "actions", **kwargs}
     bot_args = {k: args.pop(k) for k in ("player", "gadget", "prior") if k in args}
-    settings = large.LargeNestedSettings(**args)
+    settings = dl.NestedSettings(**args)
     with pytest.raises(ValueError, match=match):
-        large.LargeNestedSolvingBot(
+        sampled_bot.LargeNestedSolvingBot(
             game, policies.uniform_policy(game), settings=settings, **bot_args
         )
 
 
 def test_simultaneous_and_three_player_games_are_refused():
     with pytest.raises(ValueError, match="sequential"):
-        large.LargeNestedSolvingBot(
+        sampled_bot.LargeNestedSolvingBot(
             pyspiel.load_game("goofspiel(num_cards=3)"),
             policies.uniform_policy(pyspiel.load_game(GOOFSPIEL)), 0,
         )  # fmt: skip
     three = pyspiel.load_game("kuhn_poker(players=3)")
     with pytest.raises(ValueError, match="kuhn_poker"):
-        large.LargeNestedSolvingBot(three, policies.uniform_policy(three), 0)
+        sampled_bot.LargeNestedSolvingBot(three, policies.uniform_policy(three), 0)
 
 
 def test_bias_set_favours_legal_ranks_wherever_the_legal_actions_are():
     game = pyspiel.load_game(LIARS_DICE)
     uniform = policies.uniform_policy(game)
-    strategies, labels = large.bias_set(uniform, 1, 4, game)
+    strategies, labels = sampled_bot.bias_set(uniform, 1, 4, game)
     assert labels == ["blueprint", "bias legal rank 0", "bias legal rank -1", "bias legal rank 1"]
     state = game.new_initial_state()
     for a in (0, 1, 5):  # the dice, then player 0 bids: player 1's legal actions start at 6
@@ -307,7 +325,7 @@ def test_sampling_at_or_under_the_budget_is_the_belief_and_leaves_the_rng():
 def _game_with(bot_settings, game, blueprint, seed=3):
     """The histories of two games between bots with these settings, and their solutions' values."""
     bots = [
-        large.LargeNestedSolvingBot(
+        sampled_bot.LargeNestedSolvingBot(
             game, blueprint, p, settings=bot_settings, gadget="resolving", prior="blueprint",
             seed=seed + p,
         )
@@ -330,13 +348,13 @@ def _game_with(bot_settings, game, blueprint, seed=3):
 
 def test_a_budget_of_every_history_changes_no_decision():
     game = pyspiel.load_game(GOOFSPIEL)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     base = dict(public_key="lines", depth=1, num_values=3, iterations=50, samples=2)
-    want = _game_with(large.LargeNestedSettings(**base), game, blueprint)
+    want = _game_with(dl.NestedSettings(**base), game, blueprint)
     for budget in (0, 10_000):  # Goofspiel 4's public states have far fewer histories
-        got = _game_with(large.LargeNestedSettings(**base, max_histories=budget), game, blueprint)
+        got = _game_with(dl.NestedSettings(**base, max_histories=budget), game, blueprint)
         assert got == want
-        carried = large.LargeNestedSettings(**base, max_belief_histories=budget)
+        carried = dl.NestedSettings(**base, max_belief_histories=budget)
         assert _game_with(carried, game, blueprint) == want
 
 
@@ -345,15 +363,15 @@ def test_a_carried_sample_keeps_the_bots_information_set_and_the_actual_history(
     the budget beside the bot's own information set, which it keeps whole (so the actual
     history), with the exact belief's reaches there; the game goes on from it to the end."""
     game = pyspiel.load_game(GOOFSPIEL)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
     budget = 3
-    settings = large.LargeNestedSettings(
+    settings = dl.NestedSettings(
         public_key="lines", depth=1, num_values=3, iterations=20, samples=2,
         max_belief_histories=budget,
     )  # fmt: skip
     thinned = 0
     for seed in range(4):
-        bots = [large.LargeNestedSolvingBot(game, blueprint, p, settings=settings, seed=seed)
+        bots = [sampled_bot.LargeNestedSolvingBot(game, blueprint, p, settings=settings, seed=seed)
                 for p in (0, 1)]  # fmt: skip
         exact = public_belief.PublicBelief(game, bots[1].public_key, 1)
         state = game.new_initial_state()  # Goofspiel 4 descending: no chance
@@ -384,13 +402,13 @@ def test_a_carried_sample_keeps_the_bots_information_set_and_the_actual_history(
 
 def test_the_bots_own_information_set_is_always_in_the_solve():
     game = pyspiel.load_game(GOOFSPIEL)
-    blueprint = large.mccfr_blueprint(game, 200, seed=0)
-    settings = large.LargeNestedSettings(
+    blueprint = ss.mccfr_blueprint(game, 200, seed=0)
+    settings = dl.NestedSettings(
         public_key="lines", depth=1, num_values=3, iterations=20, samples=2, max_histories=2
     )
     sampled = 0
     for seed in range(6):
-        bot = large.LargeNestedSolvingBot(game, blueprint, 1, settings=settings, seed=seed)
+        bot = sampled_bot.LargeNestedSolvingBot(game, blueprint, 1, settings=settings, seed=seed)
         state = _play(game, seed, 5)
         bot.belief.advance(state, bot._policy_of())
         sample = bot.solve_belief(state)
@@ -410,9 +428,9 @@ def test_the_bots_own_information_set_is_always_in_the_solve():
 @pytest.mark.parametrize("name", ["max_histories", "max_belief_histories"])
 def test_a_bad_history_budget_raises_naming_the_game(bad, name):
     game = pyspiel.load_game(LIARS_DICE)
-    settings = large.LargeNestedSettings(public_key="actions", **{name: bad})
+    settings = dl.NestedSettings(public_key="actions", **{name: bad})
     with pytest.raises(ValueError, match=rf"liars_dice.*{name}"):
-        large.LargeNestedSolvingBot(game, policies.uniform_policy(game), 0, settings=settings)
+        sampled_bot.LargeNestedSolvingBot(game, policies.uniform_policy(game), 0, settings=settings)
 
 
 def test_a_signal_stops_the_belief_between_histories_and_keeps_it_whole():

@@ -6,21 +6,21 @@ gadget x prior in imperfect-information Goofspiel 7 and Liar's dice 2,4), on Bro
 Amos (2018), "Depth-Limited Solving for Imperfect-Information Games", Sections 4-5 (multi-valued
 states, nested solving, Monte Carlo leaf values).
 
-`bot.NestedSolvingBot` reads everything off a compiled game. Here nothing is compiled beyond
-the current public state and the depth limit below it; at each of its decisions after new
-opponent actions, `LargeNestedSolvingBot`:
+`compiled.bot.NestedSolvingBot` reads everything off a compiled game. Here nothing is compiled
+beyond the current public state and the depth limit below it; at each of its decisions after
+new opponent actions, `LargeNestedSolvingBot`:
 
 1. `public_belief.PublicBelief.advance`: follows the actual history from the previous public
    state, keeping every history whose public observation (a public key) matched the actual
-   one, with its reach P_0, P_1, P_c; with `LargeNestedSettings.max_histories` > 0 and more
+   one, with its reach P_0, P_1, P_c; with `NestedSettings.max_histories` > 0 and more
    histories than that, the solve of steps 2-4 works on `public_belief.sample_histories` of
    them (the bot's own information set and up to max_histories others, priority-sampled by
    reach with importance weights that keep the reaches unbiased); with
-   `LargeNestedSettings.max_belief_histories` > 0, the belief carried to the next decision is
+   `NestedSettings.max_belief_histories` > 0, the belief carried to the next decision is
    such a sample as well, so the next decision's histories grow from at most that many;
 2. `public_belief.local_game`: compiles the histories' subtrees down to `depth` player moves;
    the subgame is its public state;
-3. estimates by Monte Carlo rollouts (`leaves.rollout_values`) the K continuation values at
+3. estimates by Monte Carlo rollouts (`rollouts.rollout_values`) the K continuation values at
    the depth limit, v(h, n) = value of <blueprint for the bot, sigma_o^n for the opponent>
    (Section 4's bias set: the blueprint and K - 1 biased copies), and the opponent's
    alternative values at the roots: its best of the same K continuations of the whole rest of
@@ -28,32 +28,31 @@ opponent actions, `LargeNestedSolvingBot`:
    bot has the exact best response (Libratus' nested solving likewise took "alternative
    payoffs ... based on the expected value from the previously-solved subgame", Brown et al.
    2018, App.);
-4. builds the depth-limited gadget game (`solving.depth_limited_game`: 'unsafe' at the first
+4. builds the depth-limited gadget game (`leaves.depth_limited_game`: 'unsafe' at the first
    public state, the configured gadget below) with the GGSE prior and solves it
    (`ggse.solve`), then plays the solution in the solved information sets and the blueprint
    elsewhere.
 
 Late in the game the rest below a leaf state can be small enough to compile: with
-`LargeNestedSettings.exact_leaf_nodes` > 0, states whose continuation has at most that many
+`NestedSettings.exact_leaf_nodes` > 0, states whose continuation has at most that many
 nodes get exact values (`continuation.continuation_values`, standard error 0) and only the
 others rollouts. The rollouts ask the blueprint and its biased copies once per information
 state for the bot's lifetime (`rollouts.CachedPolicy`; the same draws as asking at every step).
 Values are cached per leaf history, so a bot gets faster as it sees more games; the CPU
 seconds of each phase of its decisions add up in `seconds` (`PHASES`).
 
-Its blueprint can be any OpenSpiel policy; `mccfr_blueprint` trains OpenSpiel's
-external-sampling Monte Carlo CFR. `bias_set` is the opponent's K continuations of step 3.
+Its blueprint can be any OpenSpiel policy (`subgames.blueprints.mccfr_blueprint` trains
+OpenSpiel's external-sampling Monte Carlo CFR). `from_states.bias_set` is the opponent's K
+continuations of step 3.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 import numpy as np
 import pyspiel
@@ -62,137 +61,29 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import loading, policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import continuation, rollouts, solving
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
-from ospiel_ext.algorithms.depth_limited.from_states import BiasedPolicy, DepthLimitedPolicy
-from ospiel_ext.algorithms.depth_limited.public_belief import (
+from ospiel_ext.algorithms.depth_limited import rollouts
+from ospiel_ext.algorithms.depth_limited.sampled import continuation
+from ospiel_ext.algorithms.depth_limited.sampled.from_states import DepthLimitedPolicy, bias_set
+from ospiel_ext.algorithms.depth_limited.sampled.public_belief import (
     LocalGame,
     PublicBelief,
-    PublicKey,
     local_game,
     make_public_key,
     sample_histories,
 )
+from ospiel_ext.algorithms.depth_limited.settings import NestedSettings
 from ospiel_ext.algorithms.subgames import ggse, priors
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
 from ospiel_ext.arrays import FloatArray
-from ospiel_ext.loading import DEFAULT_MAX_NODES, check_two_player_zero_sum
+from ospiel_ext.loading import check_two_player_zero_sum
 from ospiel_ext.runtime import interrupts
 
 LARGE_GADGETS = ("resolving", "max_margin", "unsafe")
+SAMPLED_SETS = ("bias", "blueprint")  # the sets of OpenSpiel policies (`from_states.bias_set`)
 PHASES = ("beliefs", "local_game", "values", "quantities", "gadget", "solve")
 """The phases of a decision whose CPU seconds `LargeNestedSolvingBot.seconds` adds up: steps 1-4
 of the module docstring, with step 3's leaf and root values (rollouts or exact) apart."""
-
-
-class MCCFRPolicy(policy_lib.Policy):
-    """An OpenSpiel C++ policy (e.g. a Monte Carlo CFR average policy) as a Python policy.
-
-    Information states it never visited play uniformly.
-    """
-
-    def __init__(self, game: pyspiel.Game, cpp_policy: Any, owner: Any = None):
-        super().__init__(game, [0, 1])
-        self.cpp_policy = cpp_policy
-        self._owner = owner  # what the C++ policy points into (an MCCFR solver's tables)
-
-    def action_probabilities(
-        self, state: pyspiel.State, player_id: int | None = None
-    ) -> dict[int, float]:
-        """OpenSpiel's `Policy.action_probabilities`: {action: probability} at `state`."""
-        try:
-            probs = dict(self.cpp_policy.action_probabilities(state))
-        except Exception:  # pyspiel raises a bare RuntimeError when unvisited
-            probs = {}
-        total = sum(probs.values())
-        if not probs or not total > 0:
-            legal = state.legal_actions()
-            return {a: 1.0 / len(legal) for a in legal}
-        return {a: p / total for a, p in probs.items()}
-
-
-def mccfr_blueprint(game: pyspiel.Game, iterations: int, seed: int = 0) -> MCCFRPolicy:
-    """OpenSpiel's external-sampling Monte Carlo CFR (C++) run for `iterations`.
-
-    The blueprint of a game too large to solve whole (Section 8.1 trained value functions
-    instead; any OpenSpiel policy will do).
-    """
-    if iterations < 1:
-        raise ValueError(f"game {game}: MCCFR needs at least one iteration, got {iterations}")
-    solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=seed)
-    for _ in range(iterations):
-        solver.run_iteration()
-    return MCCFRPolicy(game, solver.average_policy(), owner=solver)
-
-
-def bias_set(
-    blueprint: policy_lib.Policy, opponent: int, num_values: int, game: pyspiel.Game
-) -> tuple[list[policy_lib.Policy], list[str]]:
-    """The opponent's blueprint and K - 1 biased copies (Section 4's bias, factor 10).
-
-    Each copy favours the legal action of one rank at every decision: the lowest, the
-    highest, the second lowest, the second highest, ... Ranks rather than action ids: in
-    games whose legal actions move with the history (Liar's dice bids, Goofspiel cards) a
-    fixed id is soon illegal, and its copy would equal the blueprint.
-    """
-    if num_values > 1 + game.num_distinct_actions():
-        raise ValueError(
-            f"game {game}: the bias set has {1 + game.num_distinct_actions()} strategies, "
-            f"K = {num_values} asked"
-        )
-    out, labels = [blueprint], ["blueprint"]
-    for k in range(num_values - 1):
-        rank = k // 2 if k % 2 == 0 else -(k // 2) - 1  # 0, -1, 1, -2, 2, ...
-        out.append(BiasedPolicy(blueprint, opponent, ranks=[rank]))
-        labels.append(f"bias legal rank {rank}")
-    return out, labels
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class LargeNestedSettings:
-    """The settings of a `LargeNestedSolvingBot`.
-
-    Attributes:
-      public_key: the public observation of a state ('observer', 'actions', 'lines' or a
-        function; `make_public_key`).
-      depth: player moves from the current public state to the depth limit (>= 1).
-      num_values: K continuation values (1: naive single-valued solving).
-      method: 'cfr' (CFR+), 'lp' or 'egt'.
-      iterations: solver iterations per decision.
-      samples: rollouts per leaf state and continuation (>= 2).
-      eps: the GGSE tremble (default `ggse.DEFAULT_EPS`).
-      max_nodes: the largest local game.
-      exact_leaf_nodes: leaf states whose rest of the game has at most this many nodes get
-        exact values from a compiled continuation (`continuation.continuation_values`; 0:
-        rollouts everywhere).
-      max_histories: the most histories of a public state a solve uses (0: all of them). Above
-        it the solve works on `public_belief.sample_histories`: the histories of the bot's own
-        information set (always, even if they alone exceed the budget) and max_histories - |own|
-        kept by priority sampling on reach P_0 P_1 P_c, importance-weighted, seeded by the bot's
-        seed and the public state (`LargeNestedSolvingBot.solve_belief`). Only the solve
-        samples: with max_belief_histories 0, the belief carried from decision to decision
-        (`PublicBelief.advance`) stays exact, so the errors of one decision's sample do not
-        compound over the game, at the cost of the beliefs phase, which walks every history.
-      max_belief_histories: the most histories the belief carries to the next decision (0: all
-        of them). Above it, after each solve, the belief itself is replaced by a
-        `public_belief.sample_histories` of it (the bot's own information set kept, the others
-        priority-sampled from a stream of the same seed and public state apart from the
-        solve's sample: `LargeNestedSolvingBot.solve`), and the next decision's belief grows
-        from that sample: the beliefs phase walks at most this many histories times the moves
-        to the next decision, and the sampling errors compound over the decisions of a game.
-    """
-
-    public_key: str | PublicKey = "observer"
-    depth: int = 1
-    num_values: int = 4
-    method: ggse.Method = "cfr"
-    iterations: int = 300
-    samples: int = 4
-    eps: float | None = None
-    max_nodes: int = DEFAULT_MAX_NODES
-    exact_leaf_nodes: int = 0
-    max_histories: int = 0
-    max_belief_histories: int = 0
 
 
 class LargeNestedSolvingBot(pyspiel.Bot):
@@ -200,10 +91,11 @@ class LargeNestedSolvingBot(pyspiel.Bot):
 
     Args:
       game: the game (two players, zero-sum, sequential).
-      blueprint: any OpenSpiel policy of both players (e.g. `mccfr_blueprint`).
+      blueprint: any OpenSpiel policy of both players (e.g. `blueprints.mccfr_blueprint`).
       player: the bot's player.
-      settings: the public key, depth, K, solver, iterations, rollout samples, GGSE tremble
-        and largest local game (`LargeNestedSettings`; its defaults if None).
+      settings: the public key, depth, K ('bias' set, or 'blueprint' with K = 1), solver,
+        iterations, time limit, GGSE tremble, rollout samples, largest local game and history
+        budgets (`settings.NestedSettings`; its defaults if None).
       gadget: 'resolving', 'max_margin' or 'unsafe' below the first public state.
       prior: the GGSE prior ('none', 'uniform', 'blueprint').
       seed: seeds the rollouts, the bot's action sampling and (with the public state) the
@@ -216,13 +108,13 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         blueprint: policy_lib.Policy,
         player: int,
         *,
-        settings: LargeNestedSettings | None = None,
+        settings: NestedSettings | None = None,
         gadget: GadgetKind = "resolving",
         prior: priors.PriorKind = "none",
         seed: int = 0,
     ):
         pyspiel.Bot.__init__(self)
-        s = LargeNestedSettings() if settings is None else settings
+        s = NestedSettings() if settings is None else settings
         depth, num_values, samples = s.depth, s.num_values, s.samples
         check_two_player_zero_sum(game)
         if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
@@ -239,6 +131,12 @@ class LargeNestedSolvingBot(pyspiel.Bot):
             raise ValueError(f"game {game}: prior {prior!r} with gadget {gadget!r}")
         if samples < 2 or num_values < 1:
             raise ValueError(f"game {game}: need samples >= 2 and K >= 1")
+        single = s.strategy_set == "blueprint"
+        if s.strategy_set not in SAMPLED_SETS or (single and num_values != 1):
+            raise ValueError(
+                f"game {game}: the strategy set of a game too large to compile is 'bias' or "
+                f"'blueprint' (K = 1), got {s.strategy_set!r} with K = {num_values}"
+            )
         for name in ("exact_leaf_nodes", "max_histories", "max_belief_histories"):
             value = getattr(s, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -433,12 +331,19 @@ class LargeNestedSolvingBot(pyspiel.Bot):
         prior = "none" if gadget == "unsafe" else self.prior
         with self._timed("gadget"):
             if len(local.leaf_nodes):
-                game = solving.depth_limited_game(q, local.subgame, self.leaves(local), gadget)
+                game = leaves_lib.depth_limited_game(q, local.subgame, self.leaves(local), gadget)
             else:
                 game = ss.gadget_game(gadget, q, local.subgame, player=self.player)
             pi = priors.gadget_prior(game, prior)
         with self._timed("solve"):
-            solution = ggse.solve(game, pi, self.method, eps=self.eps, iterations=self.iterations)
+            solution = ggse.solve(
+                game,
+                pi,
+                self.method,
+                eps=self.eps,
+                iterations=self.iterations,
+                time_limit=self.settings.time_limit,
+            )
         self._adopt(solution)
         self.solves += 1
         return solution
