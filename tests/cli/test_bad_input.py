@@ -925,27 +925,6 @@ BENCHMARK_CASES = [
     ),
     ("nested_solving_speed.py", ["--bots=nested/unsafe"], "--bots needs two bots"),
     (
-        "nested_solving_round_robin.py",
-        ["--projected_games=0"],
-        "--projected_games must be positive",
-    ),
-    (
-        "nested_solving_round_robin.py",
-        ["--bots=blueprint"],
-        "--bots needs at least two distinct bots",
-    ),
-    ("nested_solving_round_robin.py", ["--eps=0.7"], "--eps must be in (0, 1/2)"),
-    ("nested_solving_round_robin.py", ["--game=no_such_game"], "unknown game 'no_such_game'"),
-    ("speed.py", ["--chunk_seconds=-1"], "--chunk_seconds must be positive, got -1.0"),
-    ("nested_solving_speed.py", ["--seconds=0"], "--seconds must be positive"),
-    ("nested_solving_speed.py", ["--games=0"], "--games must be positive"),
-    (
-        "nested_solving_speed.py",
-        ["--max_belief_histories=-1"],
-        "--max_belief_histories must be non-",
-    ),
-    ("nested_solving_speed.py", ["--bots=nested/unsafe"], "--bots needs two bots"),
-    (
         "nested_solving_speed.py",
         ["--output_json=" + _benchmark("nested_solving_speed.py")],
         "is this command's own script",
