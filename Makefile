@@ -39,11 +39,12 @@ demo: $(VENV)/.installed-demo
 	@echo "      $(BIN)/ospiel-ext play --game=leduc_poker --policy=leduc.json --opponent=human --games=2"
 	@echo "      docs/tutorial.md                                           (the library from Python)"
 
-# The tests run on every core (pytest-xdist; at most 8 workers, each holds its compiled games):
+# The tests run on every core (pytest-xdist; at most 8 workers, each holds its compiled games;
+# an idle worker takes tests queued for a busy one, so long tests do not end the run alone):
 # `make test PYTEST_WORKERS=0` runs them in this process. pytest exits 5 when no test is
 # collected; that is not a failure of the suite.
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --maxprocesses=8
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --maxprocesses=8 --dist=worksteal
 
 test: $(VENV)/.installed-test
 	$(PYTEST); rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
