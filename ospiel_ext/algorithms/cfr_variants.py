@@ -15,8 +15,8 @@ One iteration, for each player p (in turn, with alternating updates):
    Subgame Solving in Imperfect-Information Games", 2025, eq. 5); regrets updated by the config
    (sum; RM+ clipping; DCFR discounting of positive / negative regrets);
 4. the average accumulates pi'_p's realization plan (uniformly, or weighted t or DCFR's t^gamma);
-5. regret matching over all infosets at once (`regret_matching`) gives pi_p, and
-   pi'_p = B pi_p (eq. 4).
+5. regret matching over all infosets at once (`regret_matching`; a regret within the tie
+   tolerance of `cfr_rules` counts as none) gives pi_p, and pi'_p = B pi_p (eq. 4).
 
 Basis matrices (Farina, Kroer & Sandholm 2017, behaviourally constrained regret minimisation)
 restrict an infoset's strategy to {B pi : pi in the simplex}; every column of B is a
@@ -48,13 +48,16 @@ from ospiel_ext.algorithms.cfr_rules import (
     average_weights,
     check_discount,
     finish_regrets,
+    payoff_scale,
+    positive_regrets,
+    tie_tolerance,
 )
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.constraints import (
     BehaviouralLowerBounds,
     resolve_lower_bounds,
 )
-from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 from ospiel_ext.treeplex import Treeplex
 
 # the rule and its presets live in `cfr_rules` (shared with `poker.range_cfr`); named here too
@@ -84,15 +87,37 @@ def _block_basis(tp: Treeplex, blocks: Mapping[int, FloatArray]) -> sp.csr_matri
     )
 
 
-def regret_matching(tp: Treeplex, regrets: FloatArray) -> FloatArray:
-    """Behavioural strategy proportional to positive regrets, uniform where none is positive."""
-    pos = np.maximum(regrets, 0.0)
+def regret_matching(tp: Treeplex, regrets: FloatArray, tol: FloatArray | float = 0.0) -> FloatArray:
+    """Behavioural strategy proportional to positive regrets, uniform where none is positive.
+
+    Args:
+      tp: the player's treeplex.
+      regrets: cumulative regrets, one per sequence.
+      tol: the tie tolerance, a number or one per sequence (`cfr_rules.tie_tolerance`): a
+        regret at or below it counts as none (`cfr_rules.positive_regrets`).
+    """
+    pos = positive_regrets(regrets, tol, np.empty_like(regrets))
     pos[0] = 0.0
     total = tp.spread(tp.segment_sum(pos))
     b = tp.uniform.copy()
     np.divide(pos, total, out=b, where=total > 0)
     b[0] = 1.0
     return b
+
+
+def _payoff_scale(sf: SequenceForm) -> float:
+    """The payoff scale of the tie rule (`cfr_rules.tie_tolerance`).
+
+    The game's (`cfr_rules.payoff_scale`); for a form of no game the largest |leaf utility|
+    of its tree, or max |A_ij| (a smaller scale: fewer regrets count as ties).
+    """
+    if sf.game is not None:
+        return payoff_scale(sf.game)
+    if isinstance(sf, TreeSequenceForm):
+        leaves = sf.leaves
+        return float(max(np.abs(sf.tree.lo[leaves]).max(initial=0.0),
+                         np.abs(sf.tree.hi[leaves]).max(initial=0.0)))  # fmt: skip
+    return sf.max_abs_payoff()
 
 
 class CFRVariantSolver:
@@ -159,6 +184,9 @@ class CFRVariantSolver:
         self._regrets = [np.zeros(tp.num_sequences) for tp in self._tps]
         self._average = [np.zeros(tp.num_sequences) for tp in self._tps]
         self._iteration = 0
+        # per player and infoset, the opponent-and-chance reach summed over the iterations
+        self._reach = [np.zeros(tp.num_infosets) for tp in self._tps]
+        self._scale: float | None = None  # `_payoff_scale`, on first use
         self._engine = self._offered_engine()
 
     def _offered_engine(self) -> CFREngine | None:
@@ -200,6 +228,16 @@ class CFRVariantSolver:
             else:
                 result.append(None)
         return result[0], result[1]
+
+    def _tie_tolerance(self, p: int, opponent_plan: FloatArray) -> FloatArray:
+        """Player p's tie tolerance per sequence this iteration (`cfr_rules.tie_tolerance`).
+
+        Adds this iteration's opponent-and-chance reach of p's infosets to their sum.
+        """
+        if self._scale is None:
+            self._scale = _payoff_scale(self._sf)
+        self._reach[p] += self._sf.opponent_reach(p, opponent_plan)
+        return self._tps[p].spread(tie_tolerance(self._reach[p], self._scale))
 
     def _apply_basis(self, player: int, pi: FloatArray) -> FloatArray:
         b = self._basis[player]
@@ -258,7 +296,7 @@ class CFRVariantSolver:
         if decay != 1.0:
             self._average[p] *= decay
         self._average[p] += weight * tp.realization_plan(played)
-        self._policy[p] = regret_matching(tp, regrets)
+        self._policy[p] = regret_matching(tp, regrets, self._tie_tolerance(p, opponent_plan))
         self._played[p] = self._apply_basis(p, self._policy[p])  # eq. (4): pi' = B pi
 
     def current_behavioural(self) -> policies.Behavioural:

@@ -15,8 +15,8 @@ board and hand orbit (`orbits`), and one iteration is, for the updating player p
    the strategy and take the instantaneous regrets, the opponent's sum them, a round's end
    sums its dealt boards (`deals`: with suit isomorphism, relabelled hands; one sparse
    product, `orbits.deal_matrix`);
-3. the update rule of `cfr_rules.CFRConfig` (regret matching, RM+, DCFR discounting,
-   linear or t^gamma averaging) on whole arrays.
+3. the update rule of `cfr_rules.CFRConfig` (regret matching with its tie rule, RM+, DCFR
+   discounting, linear or t^gamma averaging) on whole arrays.
 
 Everything a pass does below a round's first rows is independent board by board (a deal
 joins the boards only at the round's ends), so with `threads` > 1 each round's entries are
@@ -27,7 +27,10 @@ in one block, so the iterates do not depend on the number of threads.
 
 These are the sequence-form solver's iterates (`cfr_variants.CFRVariantSolver`) in another
 layout: the infoset (decision, board, hand) is one array entry (with suit isomorphism, the
-infosets of one hand orbit share it), its sequences the A actions.
+infosets of one hand orbit share it), its sequences the A actions. The sums run in another
+order, so the two agree up to rounding, which regret ties no longer turn into different
+actions (`cfr_rules`, ties) but which the iteration amplifies: to 1e-9 for tens to hundreds
+of iterations (`cfr_rules`), not for ever.
 Nothing of size sequences x sequences and no tree of histories is built, so Rhode Island
 Hold'em runs whole (with `suits=True`, one board per suit orbit). The best response is the
 same walk with a maximum at the responder's decisions, an exact exploitability.
@@ -58,6 +61,9 @@ from ospiel_ext.algorithms.cfr_rules import (
     average_weights,
     check_discount,
     finish_regrets,
+    payoff_scale,
+    positive_regrets,
+    tie_tolerance,
 )
 from ospiel_ext.algorithms.poker import range_tree, structure
 from ospiel_ext.algorithms.poker.range_policy import RangePolicy
@@ -69,18 +75,29 @@ DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
 def regret_matching(
-    regrets: FloatArray, out: FloatArray | None = None, *, nonnegative: bool = False
+    regrets: FloatArray,
+    out: FloatArray | None = None,
+    *,
+    nonnegative: bool = False,
+    tol: FloatArray | float = 0.0,
 ) -> FloatArray:
     """Strategies proportional to positive regrets over axis 1, uniform where none is.
 
     Args:
       regrets: (n, A, ...) cumulative regrets.
       out: where to write the strategies (a new array if None).
-      nonnegative: the regrets are known to be >= 0 (RM+), so none is clipped.
+      nonnegative: the regrets are known to be >= 0 (RM+), so with no tolerance none is
+        clipped.
+      tol: the tie tolerance, a number or an array broadcast against the regrets
+        (`cfr_rules.tie_tolerance`): a regret at or below it counts as none
+        (`cfr_rules.positive_regrets`).
     """
     if out is None:
         out = np.empty_like(regrets)
-    positive = regrets if nonnegative else np.maximum(regrets, 0.0, out=out)
+    if nonnegative and np.ndim(tol) == 0 and tol == 0:
+        positive = regrets
+    else:
+        positive = positive_regrets(regrets, tol, out, nonnegative=nonnegative)
     total = positive.sum(axis=1)
     none = total <= 0
     np.divide(1.0, total, out=total, where=~none)
@@ -315,6 +332,18 @@ class RangeWalker:
         return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
 
 
+def opponent_reach(layout: range_tree.RoundLayout, rho: FloatArray, entries: slice) -> FloatArray:
+    """(n, F') the opponent-and-chance reach of the information sets at n rows of a round.
+
+    The sequence form's `opponent_reach` in the range layout: the fold rule against the
+    opponent's reach rho (n, F') at payoff 1, on the round's `entries` (whole boards); in rho's
+    floating-point type. The tie rule's reach (`cfr_rules.tie_tolerance`).
+    """
+    out = np.empty_like(rho)
+    range_tree.fold_values(layout, rho, np.ones(len(rho)), entries, out=out)
+    return out
+
+
 def _add_regrets(regrets: FloatArray, children: list[FloatArray], mixed: FloatArray) -> None:
     """regrets[:, a] += children[a] - mixed: the instantaneous regrets of a decision group."""
     for a, child in enumerate(children):
@@ -341,13 +370,14 @@ class RangeCFRSolver:
     Args:
       tree: the laid-out public tree (`RangeTree(structure.detect(game), suits=...)`).
       config: the variant (default CFR+).
-      dtype: the floating-point type of the iteration: regrets, current strategies, reaches
-        and values. float64 (the default) gives the sequence-form solver's iterates; float32
-        halves the bytes every pass reads and writes (an iteration of Rhode Island Hold'em
-        about 2x as fast), each entry then carrying float32's relative rounding (6e-8) into
-        the regrets. The average strategy is accumulated in float64 either way, and it is
-        evaluated in float64 (`evaluate_average`), so the exploitability reported is exact
-        for the strategy returned.
+      dtype: the floating-point type of the iteration: regrets, current strategies, reaches and
+        values. float64 (the default) gives the sequence-form solver's iterates (up to rounding,
+        module docstring); float32 halves the bytes every pass reads and writes (an iteration of
+        Rhode Island Hold'em about 2x as fast), each entry then carrying float32's relative
+        rounding (6e-8) into the regrets, and the tie tolerance is float32's
+        (`cfr_rules.tie_tolerance`). The average strategy is accumulated in float64 either way,
+        and it is evaluated in float64 (`evaluate_average`), so the exploitability reported is
+        exact for the strategy returned.
       threads: threads each pass runs on (`RangeWalker`); the iterates are the same for any
         number. With more than one, `close()` the solver or use it as a context manager.
 
@@ -376,6 +406,12 @@ class RangeCFRSolver:
         self._average = self.walker.zeros(np.float64)
         self._iteration = 0
         self._reach: list[list[FloatArray] | None] = [None, None]  # reused buffers
+        # per round and group, each decision's opponent-and-chance reach per entry (n, F)
+        # summed over the iterations: the tie rule's R_t(I) (`cfr_rules.tie_tolerance`)
+        self._reach_sum = [
+            [np.zeros_like(a[:, 0]) for a in per_round] for per_round in self._regrets
+        ]
+        self._scale = payoff_scale(tree.structure.game)
 
     def close(self) -> None:
         """Shuts the walker's thread pool down (`RangeWalker.close`)."""
@@ -437,7 +473,9 @@ class RangeCFRSolver:
             self.walker.each_block(r, functools.partial(self._accumulate, p=p, r=r, own=own[r]))
         self.walker.values(p, opponent, self._strategy, self._regrets)
         for r in range(len(self.tree.rounds)):
-            self.walker.each_block(r, functools.partial(self._match, p=p, r=r))
+            self.walker.each_block(
+                r, functools.partial(self._match, p=p, r=r, opponent=opponent[r])
+            )
 
     def _accumulate(self, _: int, b: slice, *, p: int, r: int, own: FloatArray) -> None:
         """Adds iteration t's realization plans of p's decisions in round r, boards b."""
@@ -451,15 +489,24 @@ class RangeCFRSolver:
                 reach = reach * weight
             average += self._strategy[r][k][:, :, b] * reach[:, None]
 
-    def _match(self, _: int, b: slice, *, p: int, r: int) -> None:
-        """The update rule on p's regrets in round r, boards b, and the next strategies."""
+    def _match(self, _: int, b: slice, *, p: int, r: int, opponent: FloatArray) -> None:
+        """The update rule on p's regrets in round r, boards b, and the next strategies.
+
+        The tie tolerance's reach sums grow by this iteration's opponent-and-chance reach of
+        p's decisions: the fold rule against the opponent's reach, at payoff 1.
+        """
+        lay = self.tree.rounds[r]
         for k in self._groups_of(p, r):
+            reach_sum = self._reach_sum[r][k][:, b]
+            reach_sum += opponent_reach(lay, opponent[lay.groups[k].rows, b], b)
+            tol = tie_tolerance(reach_sum, self._scale, self.dtype)[:, None]
             regrets = self._regrets[r][k][:, :, b]
             finish_regrets(self.config, regrets, self._iteration)
             regret_matching(
                 regrets,
                 out=self._strategy[r][k][:, :, b],
                 nonnegative=self.config.regret_matching_plus,
+                tol=tol,
             )
 
     def _groups_of(self, player: int, r: int) -> list[int]:
