@@ -229,15 +229,19 @@ class CFRVariantSolver:
                 result.append(None)
         return result[0], result[1]
 
-    def _tie_tolerance(self, p: int, opponent_plan: FloatArray) -> FloatArray:
+    def _tie_tolerance(self, p: int, opponent_plan: FloatArray) -> FloatArray | float:
         """Player p's tie tolerance per sequence this iteration (`cfr_rules.tie_tolerance`).
 
-        Adds this iteration's opponent-and-chance reach of p's infosets to their sum.
+        Adds this iteration's opponent-and-chance reach of p's infosets to their sum; 0 with
+        the tie rule off (`CFRConfig.tie_ulps`).
         """
+        if not self.config.tie_ulps:
+            return 0.0
         if self._scale is None:
             self._scale = _payoff_scale(self._sf)
         self._reach[p] += self._sf.opponent_reach(p, opponent_plan)
-        return self._tps[p].spread(tie_tolerance(self._reach[p], self._scale))
+        tol = tie_tolerance(self._reach[p], self._scale, ulps=self.config.tie_ulps)
+        return self._tps[p].spread(tol)
 
     def _apply_basis(self, player: int, pi: FloatArray) -> FloatArray:
         b = self._basis[player]

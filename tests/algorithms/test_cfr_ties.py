@@ -90,7 +90,7 @@ def test_layouts_take_ties_alike_and_agree_to_1e9(layouts, game, variant):
     `AGREE_TO`, and no iteration jumps while they are within 1e-6.
     """
     explicit, public, tree, index = layouts(game)
-    config = cfr_rules.PRESETS[variant]
+    config = cfr_rules.with_tie_rule(cfr_rules.PRESETS[variant])
     reference = cfr_variants.CFRVariantSolver(explicit, config)
     others = {
         "public_tree": cfr_variants.CFRVariantSolver(public, config),

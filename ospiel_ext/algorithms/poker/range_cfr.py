@@ -407,9 +407,11 @@ class RangeCFRSolver:
         self._iteration = 0
         self._reach: list[list[FloatArray] | None] = [None, None]  # reused buffers
         # per round and group, each decision's opponent-and-chance reach per entry (n, F)
-        # summed over the iterations: the tie rule's R_t(I) (`cfr_rules.tie_tolerance`)
+        # summed over the iterations: the tie rule's R_t(I) (`cfr_rules.tie_tolerance`), kept
+        # only with the rule on (`CFRConfig.tie_ulps`)
         self._reach_sum = [
-            [np.zeros_like(a[:, 0]) for a in per_round] for per_round in self._regrets
+            [np.zeros_like(a[:, 0]) for a in per_round]
+            for per_round in (self._regrets if config.tie_ulps else [])
         ]
         self._scale = payoff_scale(tree.structure.game)
 
@@ -495,11 +497,13 @@ class RangeCFRSolver:
         The tie tolerance's reach sums grow by this iteration's opponent-and-chance reach of
         p's decisions: the fold rule against the opponent's reach, at payoff 1.
         """
-        lay = self.tree.rounds[r]
+        lay, ulps = self.tree.rounds[r], self.config.tie_ulps
         for k in self._groups_of(p, r):
-            reach_sum = self._reach_sum[r][k][:, b]
-            reach_sum += opponent_reach(lay, opponent[lay.groups[k].rows, b], b)
-            tol = tie_tolerance(reach_sum, self._scale, self.dtype)[:, None]
+            tol: FloatArray | float = 0.0  # the tie rule off (`CFRConfig.tie_ulps`)
+            if ulps:
+                reach_sum = self._reach_sum[r][k][:, b]
+                reach_sum += opponent_reach(lay, opponent[lay.groups[k].rows, b], b)
+                tol = tie_tolerance(reach_sum, self._scale, self.dtype, ulps)[:, None]
             regrets = self._regrets[r][k][:, :, b]
             finish_regrets(self.config, regrets, self._iteration)
             regret_matching(
