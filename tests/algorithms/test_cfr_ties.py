@@ -1,4 +1,4 @@
-"""Regret ties (issue 49): the tie rule of `cfr_rules`, and the layouts' iterates under it.
+"""Regret ties: the tie rule of `cfr_rules`, and the layouts' iterates under it.
 
 A cumulative regret that is 0 in exact arithmetic comes out as 0 or a few units of rounding
 depending on the order of the sums; without a rule the explicit form, the public-tree form and
