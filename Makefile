@@ -47,7 +47,7 @@ PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --maxprocesses=8 --dist=worksteal
 
 test: $(VENV)/.installed-test
-	$(PYTEST); rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
+	$(PYTEST) --durations=15; rc=$$?; [ $$rc -eq 5 ] && exit 0 || exit $$rc
 
 # The tests not marked slow (setup.cfg declares the marker): a quick check while editing.
 test-fast: $(VENV)/.installed-test

@@ -500,7 +500,7 @@ SLICES: tuple[Slice, ...] = (
                 f"--solver={solver}",
                 f"--dtype={dtype}",
                 "--threads=2",  # as the runs (the iterates do not depend on it)
-                "--time_limit=8",
+                "--time_limit=3",
                 "--output_json={out}",
             ),
             "poker_scale.md: the first iterations of the Rhode Island runs (the curve at fixed "
