@@ -41,9 +41,10 @@ def test_record_names_the_kernels_that_decide_rounding(fresh, monkeypatch):
     assert r["kernel_environment"]["OPENBLAS_NUM_THREADS"] == "1"
     assert isinstance(r["numpy_simd"], list)
     code = "from ospiel_ext.runtime import provenance; print(provenance.record()['numpy_simd'])"
+    off = os.environ.get("NPY_DISABLE_CPU_FEATURES", "")  # kernels already off stay off
     less = subprocess.run(
         [sys.executable, "-c", code],
-        env={**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(r["numpy_simd"])},
+        env={**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join([off, *r["numpy_simd"]])},
         capture_output=True,
         text=True,
         timeout=60,
