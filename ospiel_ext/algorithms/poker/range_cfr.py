@@ -111,7 +111,25 @@ def normalise(weights: Arrays) -> Arrays:
     return [[regret_matching(w) for w in per_round] for per_round in weights]
 
 
-class RangeWalker:
+class _Closing:
+    """A context manager that `close()`s its object at the end of the `with` block."""
+
+    def close(self) -> None:
+        """Releases what the object holds."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class RangeWalker(_Closing):
     """The passes over a `RangeTree`: reaches, values, best responses.
 
     Args:
@@ -145,17 +163,6 @@ class RangeWalker:
         if self._close is not None:
             self._close()
         self._pool = None
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def each_block(self, r: int, work: Callable[[int, slice], None]) -> None:
         """work(i, boards) for every block i of round r's boards, on the walker's threads."""
@@ -364,7 +371,7 @@ def mix(tree: RangeTree, strategies: tuple[Arrays, Arrays]) -> Arrays:
     ]
 
 
-class RangeCFRSolver:
+class RangeCFRSolver(_Closing):
     """A CFR variant (`cfr_rules.CFRConfig`) on a `RangeTree` (module docstring).
 
     Args:
@@ -418,17 +425,6 @@ class RangeCFRSolver:
     def close(self) -> None:
         """Shuts the walker's thread pool down (`RangeWalker.close`)."""
         self.walker.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def name(self) -> str:
