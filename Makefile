@@ -36,7 +36,7 @@ demo: $(VENV)/.installed-demo
 	@echo "next: $(BIN)/ospiel-ext --help                                      (every command)"
 	@echo "      $(BIN)/ospiel-ext solve --game=leduc_poker --solver=lp --policy_out=leduc.json"
 	@echo "      $(BIN)/ospiel-ext evaluate --game=leduc_poker --policy=leduc.json"
-	@echo "      $(BIN)/ospiel-ext play --game=leduc_poker --policy=leduc.json --opponent=human --games=2"
+	@echo "      $(BIN)/ospiel-ext play --game=leduc_poker --policy=leduc.json --opponent=human --num_games=2"
 	@echo "      docs/tutorial.md                                           (the library from Python)"
 
 # The tests run on every core (pytest-xdist; at most 8 workers, each holds its compiled games;
