@@ -55,19 +55,22 @@ INTERRUPTED_EXIT_CODE = 130
 """Exit code of a script stopped by Ctrl-C (128 + SIGINT)."""
 
 
+def _say(kind: str, message: str) -> None:
+    """Prints `<kind>: <message>` on one line to stderr, after what stdout holds."""
+    sys.stdout.flush()
+    sys.stderr.write(f"{kind}: {cli_flags.one_line(message)}\n")
+    sys.stderr.flush()
+
+
 def fail(message: str, exit_code: int = USAGE_EXIT_CODE) -> NoReturn:
     """Prints `error: <message>` on one line to stderr and exits with `exit_code`."""
-    sys.stdout.flush()
-    sys.stderr.write(f"error: {cli_flags.one_line(message)}\n")
-    sys.stderr.flush()
+    _say("error", message)
     sys.exit(exit_code)
 
 
 def warn(message: str) -> None:
     """Prints `warning: <message>` on one line to stderr (the command goes on)."""
-    sys.stdout.flush()
-    sys.stderr.write(f"warning: {cli_flags.one_line(message)}\n")
-    sys.stderr.flush()
+    _say("warning", message)
 
 
 def deprecated(old: str, new: str) -> None:
