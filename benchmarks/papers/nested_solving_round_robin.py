@@ -35,7 +35,8 @@ On a Dask cluster add --scheduler=HOST:PORT; the JSON's `projection` gives the h
 --projected_games games per pair would take on N workers at the measured cost per game.
 JSON keys: game, settings, seconds, interrupted, stop_reason ('games', 'time_limit' or
 'interrupted'), games_asked, games_per_pair (the fewest games
-any pair played), pairs (a, b, games, mean, ci95, ci95_deals, win_rate), worst_matchups (bot,
+any pair played), pairs (a, b, games, mean, ci95, ci95_deals, win_rate, returns: bot a's return
+in each game, in game order), worst_matchups (bot,
 win_rate, opponent, mean_win_rate), workers (null on a Dask cluster),
 worker_seconds_per_game (wall seconds x workers / games played; null on a cluster),
 projection {games_per_pair, hours_by_workers {N: hours}}.
@@ -122,7 +123,7 @@ def main(argv):
         )
     seconds = time.perf_counter() - start
     interrupted = interrupts.requested()
-    text, fields = matches.report(pairs, returns, round_robin=True)
+    text, fields = matches.report(pairs, returns, round_robin=True, with_returns=True)
     played = sum(len(r) for r in returns.values())
     per_game = seconds * workers / played if played and workers else None
     projection = {

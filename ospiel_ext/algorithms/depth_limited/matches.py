@@ -305,12 +305,15 @@ def report(
     pairs: Sequence[tuple[str, str]],
     returns: dict[tuple[str, str], Sequence[float]],
     round_robin: bool,
+    *,
+    with_returns: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The printed tables and the JSON fields of a head to head.
 
     Per pair, bot A's mean return with 95 % intervals over games and over deals
-    (`duplicate_ci95`) and its win rate; for a round robin also Figure 4's worst-matchup
-    table (`worst_matchups`).
+    (`duplicate_ci95`) and its win rate, and with `with_returns` its return in every game in
+    game order (so that a rerun of a pair's first games can be checked against the run); for a
+    round robin also Figure 4's worst-matchup table (`worst_matchups`).
     """
     summaries = [Summary.of(a, b, returns[a, b]) for a, b in pairs if returns[a, b]]
     rates = win_rates(summaries, returns)
@@ -323,7 +326,12 @@ def report(
     )  # fmt: skip
     fields: dict[str, Any] = {
         "pairs": [
-            {**dataclasses.asdict(s), "ci95_deals": deals[s.a, s.b], "win_rate": rates[s.a, s.b]}
+            {
+                **dataclasses.asdict(s),
+                "ci95_deals": deals[s.a, s.b],
+                "win_rate": rates[s.a, s.b],
+                **({"returns": list(returns[s.a, s.b])} if with_returns else {}),
+            }
             for s in summaries
         ]
     }
