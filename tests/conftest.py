@@ -80,6 +80,7 @@ SLOW_TESTS = frozenset(
         "tests/openspiel_compat/test_discounted_cfr_openspiel.py::DiscountedCfrTest::test_discounted_cfr_runs_against_leduc",
         "tests/runtime/test_progress.py::test_log_lines_have_no_timestamps_and_quiet_silences_them",
         "tests/runtime/test_progress.py::test_solve_with_a_time_limit_alone_runs_until_the_time_limit",
+        "tests/runtime/test_progress.py::test_egt_with_a_time_limit_alone_runs_until_the_time_limit",
         "tests/runtime/test_progress.py::test_the_bar_of_a_time_limited_run_counts_to_the_time_limit_and_shows_the_nash_conv",
         "tests/runtime/test_sweeps.py::test_a_reused_pool_forgets_the_stop_of_an_earlier_sweep",
         "tests/runtime/test_sweeps.py::test_process_pool_matches_openspiel",

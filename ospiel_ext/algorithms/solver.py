@@ -32,6 +32,7 @@ restored when it returns.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Callable, Collection
 from typing import Literal, Protocol, runtime_checkable
@@ -373,3 +374,20 @@ def log_spaced(iterations: int, count: int) -> tuple[int, ...]:
     if iterations < 1 or count < 1:
         return ()
     return tuple(int(i) for i in np.unique(np.geomspace(1, iterations, count).round().astype(int)))
+
+
+OPEN_ENDED_ITERATIONS = 10**9
+"""Where `checkpoints_for` ends the points of a run with no iteration budget."""
+
+
+def checkpoints_for(iterations: int | None, count: int, density_of: int) -> tuple[int, ...]:
+    """The checkpoints of a run: `count` log-spaced points up to its iteration budget.
+
+    With no iteration budget (None: a time limit, a target or Ctrl-C ends the run), log-spaced
+    points at the density of `count` points over `density_of` iterations, up to
+    `OPEN_ENDED_ITERATIONS` (`run` also measures where the run stops).
+    """
+    if iterations is not None:
+        return log_spaced(iterations, count)
+    decades = math.log10(OPEN_ENDED_ITERATIONS) / math.log10(max(density_of, 10))
+    return log_spaced(OPEN_ENDED_ITERATIONS, math.ceil(count * decades))

@@ -2,8 +2,9 @@
 
 Bars are tqdm's, on stderr, and drawn only when stderr is a terminal (tqdm's `disable=None`);
 where it is not (pipes, log files), a long count or run logs an INFO line now and then instead
-(`Counter`: every 10 s, `RunProgress`: every minute). Every script's `--quiet` (`cli.command`)
-or `set_enabled(False)` turns both off, and sweep workers never draw (their parent does).
+(`Counter`: every 10 s unless told otherwise, `RunProgress`: every minute). Every script's
+`--quiet` (`cli.command`) or `set_enabled(False)` turns both off, and sweep workers never draw
+(their parent does).
 
     with progress.bar("CFR+", total=iterations, unit="it") as bar:
         for _ in range(iterations):
@@ -74,12 +75,18 @@ class Counter:
         self.desc, self.total, self.unit, self.log_seconds = desc, total, unit, log_seconds
         self._bar = bar(desc, total=total, unit=unit, unit_scale=True)
         self._start = self._last = time.perf_counter()
+        self._postfix: dict[str, str] = {}
 
     def __enter__(self) -> Counter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._bar.close()
+
+    def set_postfix(self, **figures: str) -> None:
+        """Figures shown after the count (on the bar, and in the log lines), e.g. epsilon."""
+        self._postfix = figures
+        self._bar.set_postfix(refresh=False, **figures)
 
     def update_to(self, n: int) -> None:
         """Moves the count to `n`: the bar, or without a bar an INFO line every `log_seconds`."""
@@ -88,9 +95,11 @@ class Counter:
         if self._bar.disable and _enabled and now - self._last >= self.log_seconds:
             self._last = now
             total = "" if self.total is None else f" of about {self.total:.3g}"
+            figures = "".join(f", {k} {v}" for k, v in self._postfix.items())
             logging.info(
-                "%s: %s %ss%s, %.0fs", self.desc, f"{n:,}", self.unit, total, now - self._start
-            )
+                "%s: %s %ss%s, %.0fs%s",
+                self.desc, f"{n:,}", self.unit, total, now - self._start, figures,
+            )  # fmt: skip
 
 
 class RunProgress:

@@ -223,6 +223,24 @@ def test_compare_writes_curves(tmp_path):
     assert ours[-1] == pytest.approx(cpp[-1], abs=1e-9)  # same algorithm, same iterates
 
 
+def test_compare_with_a_time_limit_alone_compares_at_equal_time(tmp_path):
+    """The time limit alone sets each solver's run; it used to stop at --iterations' 200."""
+    out = tmp_path / "c.json"
+    proc = run(
+        "compare.py",
+        "--game=kuhn_poker",
+        "--time_limit=1",
+        "--solvers=cfr_plus,openspiel_cpp_cfr_plus",
+        f"--output_json={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["iterations"] is None
+    for curve in result["solvers"].values():
+        assert curve["stop_reason"] == "time_limit"
+        assert curve["iterations"] == sorted(set(curve["iterations"]))
+
+
 @pytest.mark.parametrize(
     "script, flags, message",
     [

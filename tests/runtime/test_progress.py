@@ -12,7 +12,7 @@ import pytest
 from helpers import LEDUC_VALUE
 
 from ospiel_ext import lp, sequence_form, walk
-from ospiel_ext.algorithms import cfr
+from ospiel_ext.algorithms import certificates, cfr
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.runtime import progress
 
@@ -183,3 +183,30 @@ def test_solve_with_a_time_limit_alone_runs_until_the_time_limit(tmp_path):
     assert row["stop_reason"] == "iterations" and row["iterations"] == 7
     r = _solve(f"--output_json={out}")  # neither: --iterations' default
     assert json.loads(out.read_text())["iterations"] == 1000
+
+
+def test_egt_with_a_time_limit_alone_runs_until_the_time_limit(tmp_path):
+    """EGT planned its checkpoints from --iterations, so a time limit alone stopped at 1,000."""
+    out = tmp_path / "r.json"
+    r = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", "egt.py"), "--game=kuhn_poker",
+         "--time_limit=2", f"--output_json={out}"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    row = json.loads(out.read_text())
+    assert row["stop_reason"] == "time_limit"
+    assert row["iterations"][-1] == row["final_iteration"]  # the curve ends where it stopped
+    assert row["iterations"] == sorted(set(row["iterations"]))
+
+
+def test_without_a_terminal_the_certificate_search_logs_its_epsilon(monkeypatch, caplog):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.setattr(progress, "RUN_LOG_SECONDS", 0.0)  # a line after every iteration
+    with caplog.at_level("INFO"):
+        result = certificates.search("kuhn_poker")
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("certifying")]
+    assert len(lines) == result.iterations
+    assert all(re.match(r"certifying kuhn_poker\(\): [\d,]+ iterations, \d+s, epsilon \S+, "
+                        r"trunk_nodes [\d,]+$", line) for line in lines)  # fmt: skip
+    assert lines[-1].split("epsilon ")[1].startswith(f"{result.certificate.epsilon:.3g},")

@@ -193,7 +193,9 @@ def _search(
     reason: SearchStop | None = None
     warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None)
     trace: list[IterationCost] = []
-    with progress.bar(f"certifying {trunk.game}", unit="it") as bar:
+    with progress.Counter(
+        f"certifying {trunk.game}", unit="iteration", log_seconds=progress.RUN_LOG_SECONDS
+    ) as shown:
         while reason is None:
             iteration += 1
             began = time.perf_counter()
@@ -214,8 +216,8 @@ def _search(
             lp_seconds += solved.lp_seconds
             if best is None or cert.epsilon < best.epsilon:
                 best = cert
-            bar.update()
-            bar.set_postfix(epsilon=f"{best.epsilon:.3g}", trunk_nodes=trunk.num_nodes)
+            shown.set_postfix(epsilon=f"{best.epsilon:.3g}", trunk_nodes=f"{trunk.num_nodes:,}")
+            shown.update_to(iteration)
             logging.vlog(
                 1,
                 "iteration %d  trunk nodes %d  infosets %d  alpha* %.6g  beta* %.6g  epsilon %.3g",

@@ -3,8 +3,9 @@ r"""Convergence of our CFR family against OpenSpiel's solvers on one game.
   ospiel-ext compare --game=leduc_poker --iterations=500 \
       --solvers=cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus --plot=/tmp/leduc.png
 
-Every solver runs the same number of iterations (or until --time_limit seconds of its own,
-evaluation included) through the one run loop (`ospiel_ext.algorithms.solver.run`);
+Every solver runs the same number of iterations, or, with --time_limit, until that many seconds
+of its own (evaluation included; given alone, --time_limit sets each solver's run length: a
+comparison at equal time), through the one run loop (`ospiel_ext.algorithms.solver.run`);
 exploitability of the average policy is measured at ~20 log-spaced checkpoints with
 ospiel_ext.evaluate (which agrees with OpenSpiel's to 1e-9), and evaluation time is not
 counted as solver time. OpenSpiel's solvers run through a thin adapter to our Solver protocol
@@ -14,9 +15,9 @@ Ctrl-C stops the whole comparison (the current solver after its current iteratio
 further solver starts; during a solver's set-up, that solver does not run); the curves so far
 are printed and written, and the script exits with code 130.
 
-JSON keys: game, iterations, interrupted, solvers: {name: {iterations: [...], seconds: [...],
-exploitability: [...] (>= 0; rounding errors above -1e-9 are written as 0),
-seconds_per_iteration, stop_reason}}.
+JSON keys: game, iterations (--iterations; null with --time_limit alone), interrupted,
+solvers: {name: {iterations: [...], seconds: [...], exploitability: [...] (>= 0; rounding
+errors above -1e-9 are written as 0), seconds_per_iteration, stop_reason}}.
 """
 
 import textwrap
@@ -60,8 +61,10 @@ _SOLVERS = flags.DEFINE_list(
     "cfr_plus,openspiel_cpp_cfr_plus,openspiel_py_cfr_plus",
     f"Comma-separated, from {SOLVERS}.",
 )
-_ITERATIONS = flags.DEFINE_integer("iterations", 200, "Iterations per solver.")
-_TIME_LIMIT = flags.DEFINE_float("time_limit", 120.0, "Seconds per solver.")
+_ITERATIONS = flags.DEFINE_integer(
+    "iterations", 200, "Iterations per solver (with --time_limit alone: as many as it allows)."
+)
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds per solver (no limit by default).")
 _MAX_NODES = flags.DEFINE_integer("max_nodes", None, "Refuse games with more nodes.")
 _PLOT = flags.DEFINE_string("plot", None, "Write a PNG plot here (needs matplotlib).")
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the curves here as JSON.")
@@ -112,7 +115,10 @@ def _make(name: str, game: pyspiel.Game, sf: TreeSequenceForm) -> solver_lib.Sol
 
 def _run(solver: solver_lib.Solver, checkpoints: tuple[int, ...]) -> dict[str, Any]:
     result = solver_lib.run(
-        solver, _ITERATIONS.value, time_limit=_TIME_LIMIT.value, checkpoints=checkpoints
+        solver,
+        cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT),
+        time_limit=_TIME_LIMIT.value,
+        checkpoints=checkpoints,
     )
     curve = result.curve
     return {
@@ -170,8 +176,8 @@ def main(argv: list[str]) -> None:
         f"{game} does not provide; compare ours only (--solvers={','.join(_OURS)})",
     )
     sf = cli.compile_game(game, _MAX_NODES.value)
-    n = _ITERATIONS.value
-    checkpoints = solver_lib.log_spaced(n, 20)
+    n = cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT)
+    checkpoints = solver_lib.checkpoints_for(n, 20, _ITERATIONS.default)
     curves = {}
     with interrupts.graceful():  # Ctrl-C between two solvers' loops
         for name in names:

@@ -24,6 +24,11 @@ With --target_gap, one run of up to 10 x --iterations steps: the --num_checkpoin
 points up to --iterations, then a checkpoint every --iterations / 10 steps where the gap is
 tested.
 
+--time_limit alone sets the run's length (as many steps as fit): the checkpoints keep the
+density of --num_checkpoints over --iterations' default and go on in log space until the time
+is up (with --target_gap the gap is tested at each of them); the curve ends where the run
+stopped. Given with --iterations, the run ends at whichever comes first.
+
 --form=public_tree runs on the poker games' public tree x hand ranges (`algorithms.forms`;
 poker games only): the same iterates, JSON and policy file as the explicit form's, with no
 game tree compiled and no payoff matrix built.
@@ -49,7 +54,9 @@ from ospiel_ext.runtime.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
 _XI = flags.DEFINE_float("xi", 0.005, "Behavioural lower bound of every action (0: plain EGT).")
-_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "EGT steps.")
+_ITERATIONS = flags.DEFINE_integer(
+    "iterations", 1000, "EGT steps (with --time_limit alone: as many as it allows)."
+)
 _DGF_WEIGHT = flags.DEFINE_float(
     "dgf_weight", 0.0, "Overall DGF weight; 0 tunes it (--stepping=theory only)."
 )
@@ -95,12 +102,18 @@ def _plot(path: str, title: str, curve: solver_lib.ConvergenceCurve) -> None:
     cli_output.save_figure(fig, path, dpi=100)
 
 
-def _checkpoints(iterations: int) -> list[int]:
+def _checkpoints(iterations: int | None) -> list[int]:
     """The log-spaced checkpoints, then (with --target_gap) the ones where the gap is tested.
 
-    Those are one every iterations / 10 steps up to 10 x iterations.
+    Those are one every iterations / 10 steps up to 10 x iterations. With no step budget
+    (None: --time_limit alone), log-spaced points at the density --num_checkpoints gives
+    --iterations' default, until the run stops (`solver.checkpoints_for`).
     """
-    points = set(solver_lib.log_spaced(iterations, _NUM_CHECKPOINTS.value))
+    points = set(
+        solver_lib.checkpoints_for(iterations, _NUM_CHECKPOINTS.value, _ITERATIONS.default)
+    )
+    if iterations is None:
+        return sorted(points)
     if _TARGET_GAP.value is not None:
         points |= set(range(iterations, 10 * iterations + 1, max(iterations // 10, 1)))
     return sorted(points)
@@ -141,15 +154,15 @@ def main(argv: list[str]) -> None:
         with cli.stage(f"tuning the DGF weight on {game}"):
             weight = egt.tune_dgf_weight(sf)
         solver = egt.EGTSolver(sf, xi=_XI.value, dgf_weight=weight)
-    n, epsilon = _ITERATIONS.value, _TARGET_GAP.value
+    n, epsilon = cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT), _TARGET_GAP.value
     with interrupts.graceful():  # a Ctrl-C once the run is done lets the gap be measured
         result = solver_lib.run(
             solver,
-            n if epsilon is None else 10 * n,
+            n if epsilon is None or n is None else 10 * n,
             time_limit=_TIME_LIMIT.value,
             checkpoints=_checkpoints(n),
             infoset_regrets=True,
-            target=None if epsilon is None else _gap_at_most(epsilon, after=n),
+            target=None if epsilon is None else _gap_at_most(epsilon, after=n or 0),
         )
         gap = solver.perturbed_gap()
     curve, reason = result.curve, result.stop_reason
