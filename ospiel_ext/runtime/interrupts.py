@@ -46,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from types import FrameType
 from typing import Any, Literal
@@ -70,6 +71,7 @@ class _State:
 
     def __init__(self) -> None:
         self.signal: int | None = None  # the first signal received, while a region is open
+        self.signal_time = 0.0  # when it arrived (time.time(): comparable across processes)
         self.timed_out = False  # a deadline() passed (and no signal came first)
         self.depth = 0  # open handled() / graceful() regions of the main thread
         self.graceful = 0  # open graceful() regions
@@ -119,7 +121,7 @@ def _handle(signum: int, frame: FrameType | None) -> None:
     del frame
     first = _state.signal is None
     if first:
-        _state.signal = signum
+        _state.signal, _state.signal_time = signum, time.time()
     if _state.worker:
         return
     if first and _state.graceful:
@@ -273,13 +275,17 @@ def install_in_worker() -> None:
         signal.signal(signum, _handle)
 
 
-def begin_task(sweep: str) -> None:
+def begin_task(sweep: str, started: float) -> None:
     """In a sweep worker, clears a stop asked of an earlier sweep when another sweep begins.
 
-    Cleared when the first task of another sweep (id `sweep`) begins: a process pool reuses
-    its workers, and the stopped sweep's tasks still queued must stop too. Elsewhere does
-    nothing (the computation's own regions clear the flag).
+    Cleared when the first task of another sweep (id `sweep`, begun at `started`, a
+    `time.time()` of the same host) begins, if the signal arrived before that sweep began: a
+    process pool reuses its workers, and the stopped sweep's tasks still queued must stop too,
+    while a signal that reached the worker after this sweep began, even before its first task
+    of it, is this sweep's stop. Elsewhere does nothing (the computation's own regions clear
+    the flag).
     """
     if _state.worker and _state.sweep != sweep:
         _state.sweep = sweep
-        _state.reset()
+        if _state.signal is None or _state.signal_time < started:
+            _state.reset()

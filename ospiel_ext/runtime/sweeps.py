@@ -50,9 +50,9 @@ R = TypeVar("R")
 _DESCRIPTION_CHARS = 200
 
 
-def _task(fn: Callable[[T], R], task: T, sweep: str) -> R:
-    """Runs one task of sweep `sweep` where the executor puts it (`interrupts.begin_task`)."""
-    interrupts.begin_task(sweep)
+def _task(fn: Callable[[T], R], task: T, sweep: str, started: float) -> R:
+    """Runs one task of sweep `sweep` (begun at `started`: `interrupts.begin_task`)."""
+    interrupts.begin_task(sweep, started)
     return fn(task)
 
 
@@ -170,6 +170,7 @@ class _Sweep(Generic[T, R]):
         self.fn, self.tasks, self.executor, self.describe = fn, tasks, executor, describe
         self.progress, self.poll_seconds = progress, poll_seconds
         self.sweep_id = uuid.uuid4().hex
+        self.started = time.time()  # wall clock: a worker's signal time is compared with it
         self.finished: queue.SimpleQueue[cf.Future[R]] = queue.SimpleQueue()
         self.in_flight: dict[cf.Future[R], int] = {}
         self.results: dict[int, R] = {}
@@ -227,7 +228,9 @@ class _Sweep(Generic[T, R]):
             if interrupts.requested() or (stop is not None and stop()):
                 return interrupts.stop_reason() or "interrupted"
             if submitted < total and len(self.in_flight) < max_in_flight:
-                future = self.executor.submit(_task, self.fn, self.tasks[submitted], self.sweep_id)
+                future = self.executor.submit(
+                    _task, self.fn, self.tasks[submitted], self.sweep_id, self.started
+                )
                 self.in_flight[future] = submitted
                 future.add_done_callback(self.finished.put)
                 submitted += 1

@@ -89,3 +89,20 @@ def test_budget_reports_time_memory_and_ctrl_c():
         assert budget.Budget(time_limit=100).exceeded() == "interrupted"
     with pytest.raises(ValueError, match="time_limit must be positive"):
         budget.Budget(time_limit=0)
+
+
+def test_a_worker_keeps_a_stop_that_came_after_its_sweep_began(monkeypatch):
+    """A stop forwarded to a pool worker before its first task of the sweep used to be cleared
+    when that task began (it was taken for an earlier sweep's stop), so the task ran on."""
+    monkeypatch.setattr(interrupts, "_state", interrupts._State())
+    interrupts._state.worker = True
+    interrupts.begin_task("earlier", started=time.time())
+    before = time.time()
+    interrupts._handle(signal.SIGINT, None)  # forwarded by the parent: the worker keeps running
+    assert interrupts.requested()
+    interrupts.begin_task("stopped", started=before)  # its first task of the stopped sweep
+    assert interrupts.requested()
+    interrupts.begin_task("stopped", started=before)  # its next task of the same sweep
+    assert interrupts.requested()
+    interrupts.begin_task("next", started=time.time() + 1.0)  # a sweep that began afterwards
+    assert not interrupts.requested()
