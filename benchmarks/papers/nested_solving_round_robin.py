@@ -18,7 +18,7 @@ sample of a public state's histories above --max_histories, a sample of the beli
 pair's mean return and win rate, and Figure 4's measure: each bot's win rate against its worst
 matchup.
 The 95 % interval is given over games and over deals (each deal is played from both seats and
-its two games are not independent: `matches.duplicate_ci95`).
+its two games are not independent: `match_report.duplicate_ci95`).
 
 The tasks (--chunk games of one pair) go round the pairs, so that --time_limit (a wall-clock
 budget: no task starts after it, running ones stop at their current game), Ctrl-C or SIGTERM
@@ -48,7 +48,7 @@ import time
 import nested_flags
 from absl import app, flags
 
-from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited import match_report, matches
 from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
 from ospiel_ext.algorithms.depth_limited.sampled import public_belief
 from ospiel_ext.algorithms.subgames import blueprints
@@ -123,7 +123,7 @@ def main(argv):
         )
     seconds = time.perf_counter() - start
     interrupted = interrupts.requested()
-    text, fields = matches.report(pairs, returns, round_robin=True, with_returns=True)
+    text, fields = match_report.report(pairs, returns, round_robin=True, with_returns=True)
     played = sum(len(r) for r in returns.values())
     per_game = seconds * workers / played if played and workers else None
     projection = {

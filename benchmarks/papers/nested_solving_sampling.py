@@ -50,7 +50,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms import subgames as ss
-from ospiel_ext.algorithms.depth_limited import NestedSettings, matches
+from ospiel_ext.algorithms.depth_limited import NestedSettings, match_report, matches
 from ospiel_ext.algorithms.depth_limited.sampled import bot as sampled_bot
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -150,7 +150,7 @@ def _row(game, name, key, *, spec, blueprint, budget, carried=0):
         sizes += seen
         sampled, solves = sampled + s, solves + n
     r = np.array(values)
-    ci95 = matches.Z_95 * float(r.std(ddof=1)) / math.sqrt(len(r)) if seeds > 1 else 0.0
+    ci95 = match_report.Z_95 * float(r.std(ddof=1)) / math.sqrt(len(r)) if seeds > 1 else 0.0
     row = {
         "game": name,
         "bot": spec,

@@ -44,7 +44,8 @@ The core (both stacks use it):
   (`subgames.blueprints.mccfr_blueprint`).
 
 On top of both stacks, `matches`: head-to-head matches of either stack's bots as sweep tasks,
-in duplicate (Table 1; Kubíček et al.'s Section 8.1 round robin).
+in duplicate (Table 1; Kubíček et al.'s Section 8.1 round robin), and `match_report`: their
+mean returns, confidence intervals, win rates and worst-matchup table (Figure 4).
 
     >>> import numpy as np
     >>> import ospiel_ext.games

@@ -27,8 +27,9 @@ worker processes, which never outlive the command) return the games they finishe
 are printed and written with stop_reason (exit code 130 after Ctrl-C or SIGTERM).
 
 JSON keys: game, blueprint, settings, seconds, interrupted, stop_reason ('games',
-'interrupted', 'time_limit'), pairs (a, b, games, mean, ci95, ci95_deals, win_rate),
-worst_matchups (round robin: bot, win_rate, opponent, mean_win_rate).
+'interrupted', 'time_limit'), pairs (a, b, games, mean, ci95, ci95_deals, win_rate,
+chunk_totals: bot A's total return over each task's games, in game order), worst_matchups
+(round robin: bot, win_rate, opponent, mean_win_rate).
 """
 
 import itertools
@@ -38,7 +39,7 @@ from typing import cast
 from absl import app, flags, logging
 
 from ospiel_ext.algorithms import depth_limited as dl
-from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited import match_report, matches
 from ospiel_ext.algorithms.subgames import blueprints, ggse
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -133,7 +134,9 @@ def main(argv: list[str]) -> None:
             cli.fail(str(e), exit_code=1)
     seconds = time.perf_counter() - start
     stop_reason = stop.reason or "games"
-    text, fields = matches.report(pairs, dict(returns), round_robin=_PAIRS.value == "round_robin")
+    text, fields = match_report.report(
+        pairs, dict(returns), round_robin=_PAIRS.value == "round_robin", chunk=chunk
+    )
     print(f"{text} in {seconds:.1f} s")
     if stop_reason != "games":
         print(f"stopped ({stop_reason}) after {sum(map(len, returns.values()))} games")

@@ -34,7 +34,7 @@ from absl import flags, logging
 from open_spiel.python.bots.policy import PolicyBot
 
 from ospiel_ext import loading
-from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited import match_report, matches
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -157,7 +157,7 @@ def main(argv: list[str]) -> None:
     except EndOfInput:
         print("\nend of input: stopping", file=sys.stderr)
     stop_reason = stop.reason or ("games" if len(returns) == _NUM_GAMES.value else "end of input")
-    summary = matches.Summary.of("policy", spec, returns) if returns else None
+    summary = match_report.Summary.of("policy", spec, returns) if returns else None
     row = {
         "game": str(game),
         "policy": _POLICY.value,

@@ -12,7 +12,7 @@ import pyspiel
 import pytest
 
 from ospiel_ext.algorithms import depth_limited as dl
-from ospiel_ext.algorithms.depth_limited import matches
+from ospiel_ext.algorithms.depth_limited import match_report, matches
 from ospiel_ext.algorithms.subgames import blueprints
 
 SETTINGS = dl.NestedSettings(depth=1, num_values=2, iterations=20)
@@ -164,21 +164,21 @@ def test_duplicate_deals(monkeypatch):
 
 def test_summary_confidence_interval():
     r = [1.0, -1.0, 2.0, 0.0, 1.0]
-    s = matches.Summary.of("a", "b", r)
+    s = match_report.Summary.of("a", "b", r)
     sd = math.sqrt(sum((x - 0.6) ** 2 for x in r) / 4)
     assert s.games == 5 and s.mean == pytest.approx(0.6)
     assert s.ci95 == pytest.approx(1.959963984540054 * sd / math.sqrt(5))
-    assert np.isinf(matches.Summary.of("a", "b", [1.0]).ci95)
+    assert np.isinf(match_report.Summary.of("a", "b", [1.0]).ci95)
 
 
 def test_win_rates_and_worst_matchups_by_hand():
     returns = {("x", "y"): [1, -1, 1, 1], ("x", "z"): [0, 0, -1, 1], ("y", "z"): [-1, -1, -1, 1]}
-    pairs = [matches.Summary.of(a, b, r) for (a, b), r in returns.items()]
-    rates = matches.win_rates(pairs, returns)
+    pairs = [match_report.Summary.of(a, b, r) for (a, b), r in returns.items()]
+    rates = match_report.win_rates(pairs, returns)
     assert rates["x", "y"] == 0.75 and rates["y", "x"] == 0.25
     assert rates["x", "z"] == 0.5  # two draws count half each
     assert rates["y", "z"] == 0.25 and rates["z", "y"] == 0.75
-    rows = matches.worst_matchups(rates)
+    rows = match_report.worst_matchups(rates)
     # x: worst 0.5 (z), mean 0.625; z: worst 0.5 (x), mean 0.625; y: worst 0.25
     assert [r[0] for r in rows][-1] == "y"
     assert dict((r[0], (r[1], r[3])) for r in rows) == {
@@ -189,24 +189,28 @@ def test_win_rates_and_worst_matchups_by_hand():
 def test_report_fields():
     returns = {("x", "y"): [1, -1, 1, 1], ("x", "z"): [0, 0, -1, 1], ("y", "z"): []}
     pairs = list(returns)
-    text, fields = matches.report(pairs, returns, round_robin=True)
+    text, fields = match_report.report(pairs, returns, round_robin=True)
     # the unplayed pair (an interrupted run) is left out
     assert [(p["a"], p["b"], p["games"]) for p in fields["pairs"]] == [("x", "y", 4), ("x", "z", 4)]
     assert [p["win_rate"] for p in fields["pairs"]] == [0.75, 0.5]
     # deals (1, -1) and (1, 1): means 0 and 1, standard deviation 1/sqrt(2)
-    assert fields["pairs"][0]["ci95_deals"] == pytest.approx(matches.Z_95 * 0.5)
+    assert fields["pairs"][0]["ci95_deals"] == pytest.approx(match_report.Z_95 * 0.5)
     assert {w["bot"] for w in fields["worst_matchups"]} == {"x", "y", "z"}
     assert "worst-matchup win rate" in text and text.endswith("8 games")
-    text, fields = matches.report(pairs, returns, round_robin=False)
+    text, fields = match_report.report(pairs, returns, round_robin=False)
     assert "worst_matchups" not in fields and "worst-matchup" not in text
+    assert all("returns" not in p and "chunk_totals" not in p for p in fields["pairs"])
+    _, fields = match_report.report(pairs, returns, round_robin=False, with_returns=True, chunk=3)
+    assert [p["returns"] for p in fields["pairs"]] == [[1, -1, 1, 1], [0, 0, -1, 1]]
+    assert [p["chunk_totals"] for p in fields["pairs"]] == [[1.0, 1.0], [-1.0, 1.0]]
 
 
 def test_duplicate_interval_is_over_deals():
     # each deal won by its seat 0: the games vary, the deals' means are all 0
-    assert matches.duplicate_ci95([1, -1, -1, 1, 1, -1]) == 0.0
+    assert match_report.duplicate_ci95([1, -1, -1, 1, 1, -1]) == 0.0
     deals = np.array([1.0, 0.0, 1.0])  # deal means of the games below
-    expected = matches.Z_95 * deals.std(ddof=1) / np.sqrt(3)
-    assert np.isclose(matches.duplicate_ci95([1, 1, 1, -1, 1, 1]), expected)
+    expected = match_report.Z_95 * deals.std(ddof=1) / np.sqrt(3)
+    assert np.isclose(match_report.duplicate_ci95([1, 1, 1, -1, 1, 1]), expected)
 
 
 class _CtrlCInGame(pyspiel.Bot):
