@@ -38,13 +38,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from absl import logging
 from numpy.typing import NDArray
-from scipy.cluster.hierarchy import DisjointSet
-from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
@@ -52,6 +50,10 @@ from ospiel_ext.algorithms.gameshrink.signal_tree import SignalTree
 from ospiel_ext.arrays import IntArray, first_index, group_by, row_classes, unique_rows
 from ospiel_ext.runtime import interrupts, stops
 from ospiel_ext.runtime.budget import Budget
+
+if TYPE_CHECKING:  # scipy.cluster and scipy.optimize load when a filter runs, not on import:
+    # the poker package imports this package for its descriptions of games
+    from scipy.cluster.hierarchy import DisjointSet
 
 ShrinkStop = Literal["fixed_point", "time_limit", "max_memory", "interrupted"]
 """The `stops.StopReason`s of GameShrink's filters."""
@@ -345,7 +347,9 @@ class OrderedGameIsomorphism:
             if c.shape[0] != c.shape[1]:
                 self._memo[key] = math.inf
             else:
-                rows, cols = linear_sum_assignment(c)
+                from scipy import optimize  # loaded when a filter runs
+
+                rows, cols = optimize.linear_sum_assignment(c)
                 self._memo[key] = float(c[rows, cols].mean())
         return float(self._memo[key])
 
@@ -373,6 +377,8 @@ def approximate_filter(
     at most `threshold`) and the lossless classes of the rounds not reached: a filter between
     the lossless one (which refines it) and the complete approximate one (which it refines).
     """
+    from scipy.cluster import hierarchy  # loaded when a filter runs
+
     budget = Budget() if budget is None else budget
     iso = OrderedGameIsomorphism(st, lossless)
     merged: list[IntArray] = []
@@ -383,7 +389,7 @@ def approximate_filter(
             rep = first_index(lossless[r], k)  # a view of each class
             parent = st.parent_classes(merged, r)[rep]  # each class's parent class, as joined
             order, bounds = group_by(parent, int(parent.max()) + 1)
-            sets = DisjointSet(range(k))
+            sets = hierarchy.DisjointSet(range(k))
             for g in range(len(bounds) - 1):
                 siblings = order[bounds[g] : bounds[g + 1]]
                 for a, b in itertools.combinations(siblings.tolist(), 2):
