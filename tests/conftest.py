@@ -63,6 +63,8 @@ SLOW_TESTS = frozenset(
         "tests/algorithms/poker/test_range_cfr.py::test_suit_isomorphism_gives_the_lifted_strategy_exactly",
         "tests/algorithms/poker/test_range_policy.py::test_openspiel_measures_the_exploitability_the_walker_reports",
         "tests/algorithms/poker/test_range_policy.py::test_three_suits_through_the_compiled_form",
+        "tests/algorithms/poker/test_holdem_ranges.py::test_openspiel_measures_the_exploitability_the_walker_reports",
+        "tests/algorithms/poker/test_holdem_ranges.py::test_one_pass_of_a_random_policy_equals_the_explicit_form",
         "tests/algorithms/subgames/test_batched_gadgets.py::test_the_batched_gadget_is_the_per_history_gadget",
         "tests/algorithms/subgames/test_combine.py::test_safe_resolving_never_hurts",
         "tests/algorithms/subgames/test_experiment.py::test_local_dask_gives_the_serial_records",

@@ -1,7 +1,10 @@
-r"""Rhode Island Hold'em solved whole on the public tree (issue 36): CFR+ or DCFR for a budget.
+r"""A poker game solved whole on the public tree: CFR+ or DCFR for a budget.
 
   python benchmarks/perf/range_cfr_run.py --solver=cfr_plus --time_limit=3600 \
       --output_json=docs/results/rhode_island_cfr_plus.json
+
+Rhode Island Hold'em by default; any game of the range layout (`poker.structure`), hold'em
+with two hole cards and a flop too (`universal_poker`).
 
 Builds the range layout of --game (`poker.range_tree.RangeTree`, one board per suit orbit
 with --suits) and runs `poker.range_cfr.RangeCFRSolver` (CFR+ or DCFR; its regrets, strategies,
@@ -19,7 +22,9 @@ of the average profile), nash_conv, exploitability, max_infoset_regret (empty)},
 {iterations, seconds, exploitability, value} (the last measurement, where the run stopped),
 stop_reason, wall_seconds, at_600_seconds (the last measurement within 600 solving seconds),
 seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first measurement at or below; null
-when not reached). --policy_out writes the average strategy (`poker.range_policy`: an
+when not reached), exploitability_mbb (the final exploitability in milli-big-blinds per game,
+universal_poker games; else null), br_seconds (one exact evaluation of the average profile:
+both best responses). --policy_out writes the average strategy (`poker.range_policy`: an
 OpenSpiel policy of the whole game once loaded; Rhode Island's is 133 MB).
 """
 
@@ -31,7 +36,7 @@ from absl import flags
 
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.algorithms.poker import range_cfr, range_policy
+from ospiel_ext.algorithms.poker import range_cfr, range_policy, structure
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -83,10 +88,14 @@ def main(argv):
         checkpoints=solver_lib.log_spaced(MAX_ITERATIONS, 120),
         log_every=None,
     )
+    tick = time.perf_counter()
+    solver.evaluate_average()  # once more, timed: an exact best response of a saved strategy
+    br_seconds = time.perf_counter() - tick
     curve = result.curve.as_dict()
     points = list(zip(curve["iterations"], curve["seconds"], curve["exploitability"]))
     last = {k: curve[k][-1] for k in ("iterations", "seconds", "exploitability", "value")}
     within = [i for i, (_, s, _) in enumerate(points) if s <= 600]
+    blind = structure.big_blind(game)
     output = {
         "game": str(game),
         "solver": _SOLVER.value,
@@ -100,6 +109,8 @@ def main(argv):
         "peak_rss_bytes": timing.status_bytes("VmHWM"),
         "curve": curve,
         "final": last,
+        "exploitability_mbb": None if blind is None else 1000 * last["exploitability"] / blind,
+        "br_seconds": br_seconds,
         "stop_reason": result.stop_reason,
         "wall_seconds": result.wall_seconds,
         "at_600_seconds": (

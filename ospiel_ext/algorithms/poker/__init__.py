@@ -11,7 +11,11 @@ Sandholm, "Finding Equilibria in Large Sequential Games of Imperfect Information
 2006, Definition 1), which is why this package builds on `gameshrink` (and never the reverse).
 Modules:
 
-* `structure`: the poker structure of a game (`detect`), or a refusal naming what is missing;
+* `structure`: the poker structure of a game (`detect`), or a refusal naming what is missing:
+  one-card games (Kuhn, Leduc, Rhode Island Hold'em) and hold'em with several hole cards and
+  boards dealt several cards at once (`universal_poker`);
+* `hands`: hands of several cards (`HandSpace`), their card removal by inclusion-exclusion
+  and showdowns by strength-sorted prefix sums, O(H) per board (Sections 4.1-4.2);
 * `public_tree`: the public tree, boards and chance weights, and both players' treeplexes
   numbered exactly as the compiled game tree's (no index map);
 * `products`: fold and showdown values against an opponent's range as precomputed gather /
@@ -21,6 +25,8 @@ Modules:
 * `deals`: the boards of each round, optionally one per suit orbit (suit isomorphism);
 * `range_tree`: the public tree laid out as (node x board x hand) arrays per round, decisions
   in groups whose children are consecutive rows;
+* `set_terminals`: the folds and showdowns of hands of several cards on that layout (`hands`),
+  in place of the one-card games' T x T kernels;
 * `range_cfr`: CFR / CFR+ / DCFR and exact best responses on that layout (Johanson et al.
   2012, Section 3); with suit isomorphism it solves Rhode Island Hold'em whole;
 * `range_engine`: that solver as the CFR engine the public-tree form offers the generic

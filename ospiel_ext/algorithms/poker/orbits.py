@@ -111,7 +111,7 @@ class OrbitLayout:
 
 def layout(dl: RoundDeals) -> OrbitLayout:
     """The round's `OrbitLayout`: classes by orbit count, boards in order within a class."""
-    valid = dl.remaining > 0
+    valid = dl.multiplicity > 0
     n_b, t = valid.shape
     reps = [np.unique(dl.hand_orbit[b][valid[b]]) for b in range(n_b)]
     counts = np.array([len(r) for r in reps])
@@ -173,11 +173,15 @@ def deal_matrix(child: OrbitLayout, dl: RoundDeals, parent: OrbitLayout) -> sp.c
     over the round's deal entries (one per card the parent board can deal).
     """
     rows, cols = [], []
+    hand_perms: dict[bytes, IntArray] = {}  # the few relabellings, each computed once
     for e in range(len(dl.deal_child)):
         b = dl.deal_parent[e]
         mine = parent.index[b]
         entries = np.unique(mine[mine >= 0])
-        target = child.index[dl.deal_child[e], dl.deal_perm[e][parent.hand[entries]]]
+        key = dl.deal_perm[e].tobytes()
+        if key not in hand_perms:
+            hand_perms[key] = dl.hand_perm(e)
+        target = child.index[dl.deal_child[e], hand_perms[key][parent.hand[entries]]]
         ok = target >= 0
         rows.append(target[ok])
         cols.append(entries[ok])

@@ -36,7 +36,7 @@ import numpy as np
 
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.algorithms.poker import deals
-from ospiel_ext.algorithms.poker.structure import PokerStructure
+from ospiel_ext.algorithms.poker.structure import PokerStructure, refuse
 from ospiel_ext.arrays import IntArray
 from ospiel_ext.treeplex import Treeplex
 
@@ -117,6 +117,13 @@ class PublicTree:
     """
 
     def __init__(self, structure: PokerStructure, max_infosets: int | None = MAX_INFOSETS):
+        if structure.card_sets:
+            raise refuse(
+                structure.name,
+                "hands or boards of several cards (the tabular numbering of the public tree "
+                "is built for one-card hands and boards; the range layout solves such games: "
+                "poker.range_cfr.for_game(game), or ospiel-ext solve --form=public_tree --suits)",
+            )
         self.structure = structure
         self.boards = deals.deals(structure)
         self.decisions, self.terminals = _flatten(structure.betting)

@@ -61,17 +61,8 @@ class RangePolicy(policy_lib.Policy):
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
         """`Policy.action_probabilities`: the acting player's entry at `state`."""
-        ps, player = self.tree.structure, state.current_player()
-        r, key = stage_games.betting_key(state)
-        k, i = self._decision[r][key]
-        chance = stage_games.chance_actions_of(state)
-        if ps.joint_private_deal:
-            hands, public = divmod(chance[0], ps.num_types), chance[1:]
-        else:
-            hands, public = (chance[0], chance[1]), chance[2:]
-        board, relabel = self.tree.canonical[r]
-        b = self._board[r][tuple(public)]
-        probs = self.strategy[r][k][i, :, board[b], relabel[b, hands[player]]]
+        r, k, i, board, hand = locate(self.tree, state, self._board, self._decision)
+        probs = self.strategy[r][k][i, :, board, hand]
         node = self.tree.rounds[r].groups[k].betting[i]
         return dict(zip(node.actions, probs.tolist()))
 
@@ -81,9 +72,95 @@ class RangePolicy(policy_lib.Policy):
         return layout.to_tabular(layout.from_policy(self))
 
 
+def arrays_from_tabular(tree: RangeTree, pol: policy_lib.TabularPolicy) -> Arrays:
+    """A TabularPolicy of the tree's game as per-hand arrays (n, A, n_B, H) of the tree.
+
+    Every decision state the policy lists writes its action probabilities at its entry
+    (`locate`); entries no state names (hands a board excludes) are uniform.
+
+    Raises:
+      ValueError: with suit isomorphism, two information sets of one entry (suit-isomorphic
+        ones) are played differently: the tree evaluates suit-symmetric profiles only (lay the
+        tree out without suits to evaluate this policy).
+    """
+    arrays = [
+        [np.full((len(g.nodes), g.num_actions, *lay.deals.multiplicity.shape), np.nan)
+         for g in lay.groups]
+        for lay in tree.rounds
+    ]  # fmt: skip
+    boards = [
+        {tuple(row): b for b, row in enumerate(dl.types.tolist())} for dl in tree.actual_deals
+    ]
+    decisions = [
+        {node.key: (k, i) for k, g in enumerate(lay.groups) for i, node in enumerate(g.betting)}
+        for lay in tree.rounds
+    ]
+    for row, state in enumerate(pol.states):
+        r, k, i, b, h = locate(tree, state, boards, decisions)
+        actions = list(tree.rounds[r].groups[k].betting[i].actions)
+        probs = pol.action_probability_array[row, actions]
+        here = arrays[r][k][i, :, b, h]
+        if not np.isnan(here[0]) and np.abs(here - probs).max() > 1e-9:
+            raise ValueError(
+                f"game {tree.name}: the policy plays suit-isomorphic information sets "
+                f"differently (at {state.information_state_string()!r}); lay the tree out "
+                "without suit isomorphism to evaluate it"
+            )
+        arrays[r][k][i, :, b, h] = probs
+    for lay, per_round in zip(tree.rounds, arrays):
+        orbit = lay.deals.hand_orbit
+        for a in per_round:
+            np.copyto(a, 1.0 / a.shape[1], where=np.isnan(a))
+            if tree.suits and a.size:
+                boards_ = np.arange(orbit.shape[0])[:, None]
+                if np.abs(a - a[:, :, boards_, orbit]).max() > 1e-9:
+                    raise ValueError(
+                        f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
+                        "differently; lay the tree out without suit isomorphism to evaluate it"
+                    )
+    return arrays
+
+
+def locate(
+    tree: RangeTree,
+    state: pyspiel.State,
+    boards: list[dict[tuple[int, ...], int]],
+    decisions: list[dict[str, tuple[int, int]]],
+) -> tuple[int, int, int, int, int]:
+    """(round, group, node, board, hand) of the acting player's entry at a decision `state`.
+
+    `boards` maps each round's actual boards (`deals.RoundDeals.types` rows) to their index,
+    `decisions` each round's betting keys to (group, node); with suit isomorphism the board
+    and hand are the canonical ones (`RangeTree.canonical`).
+    """
+    ps, player = tree.structure, state.current_player()
+    r, key = stage_games.betting_key(state)
+    k, i = decisions[r][key]
+    chance = stage_games.chance_actions_of(state)
+    size = ps.hole_cards
+    if ps.joint_private_deal:
+        private, public = list(divmod(chance[0], ps.num_types)), chance[1:]
+    else:
+        private, public = chance[: 2 * size], chance[2 * size :]
+    own = np.asarray(private[player * size : (player + 1) * size])
+    canonical, relabel = tree.canonical[r]
+    b = boards[r][_board_key(ps.public_cards, public)]
+    return r, k, i, int(canonical[b]), int(ps.hands.index(relabel[b][own][None])[0])
+
+
+def _board_key(public_cards: tuple[int, ...], dealt: list[int]) -> tuple[int, ...]:
+    """The board of the public cards `dealt` so far: each round's cards ascending (`deals`)."""
+    key: list[int] = []
+    for count in public_cards:
+        key += sorted(dealt[len(key) : len(key) + count])
+        if len(key) >= len(dealt):
+            break
+    return tuple(key)
+
+
 def _check_shapes(tree: RangeTree, strategy: Arrays) -> None:
     want = [
-        [(len(g.nodes), g.num_actions, *lay.deals.remaining.shape) for g in lay.groups]
+        [(len(g.nodes), g.num_actions, *lay.deals.multiplicity.shape) for g in lay.groups]
         for lay in tree.rounds
     ]
     got = [[tuple(np.shape(a)) for a in per_round] for per_round in strategy]

@@ -38,6 +38,7 @@ from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.algorithms.poker import orbits, products
 from ospiel_ext.algorithms.poker.deals import RoundDeals, canonical_of, deals
 from ospiel_ext.algorithms.poker.orbits import OrbitLayout
+from ospiel_ext.algorithms.poker.set_terminals import SetTerminals
 from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
 
@@ -100,11 +101,13 @@ class RoundLayout:
       fold_weight: (F,) coef_B m_B(h) at each entry's representative.
       count_weight: (F,) m_B(h) times the orbit's size: the opponent's hands it stands for.
       kernels: per segment of `orbits`, the transposed showdown kernels over orbits
-        (`orbits.kernels`), or None without showdowns.
+        (`orbits.kernels`), or None without showdowns or with `sets`.
       parent_entry: (F,) each entry's entry in the round before (`orbits.parent_entries`);
         None in the first round.
       deal_matrix: (F, F of the round before) the deal summing this round's values into the
         round before's (`orbits.deal_matrix`); None in the first round.
+      sets: the folds and showdowns of a game whose hands or boards hold several cards
+        (`set_terminals`), in place of the one-card weights and kernels; None otherwise.
     """
 
     round: int
@@ -123,6 +126,7 @@ class RoundLayout:
     kernels: list[FloatArray] | None
     parent_entry: IntArray | None
     deal_matrix: sp.csc_matrix | None
+    sets: SetTerminals | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -141,10 +145,21 @@ class RangeTree:
     Args:
       structure: the poker structure.
       suits: one board per suit orbit (`deals`).
+      card_sets: evaluate terminals as hands of card sets (`set_terminals`), the one-card
+        games' kernels otherwise; None: as the game needs (`PokerStructure.card_sets`), and
+        a game of one-card hands and distinct cards may take either (the tests compare them).
     """
 
-    def __init__(self, structure: PokerStructure, *, suits: bool = False):
+    def __init__(
+        self, structure: PokerStructure, *, suits: bool = False, card_sets: bool | None = None
+    ):
         self.structure, self.suits = structure, suits
+        self.card_sets = structure.card_sets if card_sets is None else card_sets
+        if self.card_sets and int(structure.copies.max()) > 1:
+            raise ValueError(
+                f"game {structure.name}: hands of card sets need distinct cards, and it deals "
+                "card types in several copies"
+            )
         self.deals = deals(structure, suits=suits)
         rows = _rows(structure.betting)
         rounds: list[RoundLayout] = []
@@ -231,12 +246,15 @@ class RangeTree:
             n = np.arange(len(g.nodes))[:, None]
             assert np.array_equal(g.children, g.children[0] + n), "children not consecutive"
         entries = orbits.layout(dl)
-        m = dl.remaining.astype(np.float64)
-        kernels = None
+        m = dl.multiplicity.astype(np.float64)
+        strength = None
         if showdowns:
-            b, h = np.nonzero(dl.remaining > 0)
-            strength = np.full(dl.remaining.shape, -1, dtype=np.int64)
-            strength[b, h] = self.structure.strength(h, dl.types[b])
+            b, h = np.nonzero(dl.multiplicity > 0)
+            strength = np.full(dl.multiplicity.shape, -1, dtype=np.int64)
+            strength[b, h] = self.structure.strength(dl.hands.cards[h], dl.types[b])
+        sets = SetTerminals(dl, entries, strength) if self.card_sets else None
+        kernels = None
+        if strength is not None and sets is None:
             kernels = orbits.kernels(entries, products.kernel(m, dl.coef, strength))
         m_entry = m[entries.board, entries.hand]
         return RoundLayout(
@@ -258,6 +276,7 @@ class RangeTree:
             if before is None
             else orbits.parent_entries(entries, dl, before.orbits),
             deal_matrix=None if before is None else orbits.deal_matrix(entries, dl, before.orbits),
+            sets=sets,
         )
 
 
@@ -312,6 +331,9 @@ def fold_values(
     In rho's floating-point type; rho and out cover the round's `entries` (whole boards);
     both may be views (`RoundLayout.fold_runs`).
     """
+    if layout.sets is not None:
+        out[...] = layout.sets.fold(rho, payoff, entries)
+        return
     weight = layout.count_weight[entries].astype(rho.dtype)
     for part, q, _ in layout.orbits.cut(entries):
         w = layout.orbits.segments[q].width
@@ -331,6 +353,8 @@ def showdown_values(layout: RoundLayout, rho: FloatArray, entries: slice) -> Flo
     run as in `fold_values`: a product's rounding depends on its row count, and float32 runs
     replay their iterates bit for bit.
     """
+    if layout.sets is not None:
+        return layout.sets.showdown(rho, layout.pot, entries)
     assert layout.kernels is not None
     out = np.empty_like(rho)
     for part, q, boards in layout.orbits.cut(entries):

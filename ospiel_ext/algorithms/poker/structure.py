@@ -4,15 +4,18 @@ A game has it when (Johanson, Bowling, Waugh & Zinkevich, "Accelerating Best Res
 Calculation in Large Extensive Games", IJCAI 2011, Section 3, the assumptions behind the
 public-tree walk):
 
-* chance deals one private card to each player first, then public cards, at most one at the
-  start of each later betting round, uniformly without replacement from a deck of card
-  *types* with `copies` each (cards of one type are told apart by nobody: limit Leduc deals
-  ranks; the other games deal cards, one copy each);
+* chance deals k private cards to each player first, then public cards at the start of later
+  betting rounds (any number per round, none before the second), uniformly without
+  replacement from a deck of card *types* with `copies` each (cards of one type are told
+  apart by nobody: limit Leduc deals ranks; the other games deal cards, one copy each; a game
+  that deals several cards at once, to a hand or to a round's board, deals distinct cards);
+  a player sees its hand and each round's board as sets (`universal_poker` shows them
+  sorted), so a hand is one of the C(N, k) sets of k cards (`hands.HandSpace`);
 * every player action is public and the legal actions depend on the betting only (checked by
   `stage_games.betting_tree`: Gilpin & Sandholm, "Finding Equilibria in Large Sequential
   Games of Imperfect Information", ACM EC 2006, Definition 1, games with ordered signals);
 * a terminal pays either a fold, a payoff that depends on the betting only, or a showdown,
-  pot x sign(strength(own card, board) - strength(opponent's card, board)) after the last
+  pot x sign(strength(own hand, board) - strength(opponent's hand, board)) after the last
   round, with one strength function for both players.
 
 The description is GameShrink's ordered-signals description of the game (Gilpin & Sandholm
@@ -27,6 +30,7 @@ compiled game wherever one compiles.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 
@@ -38,6 +42,7 @@ from ospiel_ext import loading
 from ospiel_ext.algorithms.gameshrink import descriptions, ordered_games, stage_games
 from ospiel_ext.algorithms.gameshrink.ordered_games import OrderedGame, RankOutcome
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
+from ospiel_ext.algorithms.poker.hands import HandSpace
 from ospiel_ext.arrays import IntArray
 
 # Games whose chance actions name card types with several copies (limit Leduc deals ranks of
@@ -60,9 +65,11 @@ class PokerStructure:
       copies: cards of each type in the deck.
       joint_private_deal: both private cards are one chance action t0 * T + t1 (limit Leduc),
         not two actions t0 then t1.
-      public_cards: public cards dealt at the start of each betting round (0 or 1; 0 first).
-      strength: (hand types (n,), board types (n, k)) -> comparable int strength of each hand.
+      public_cards: public cards dealt at the start of each betting round (0 first).
+      strength: (hands' cards (n,) or (n, k), board types (n, cards)) -> comparable int
+        strength of each hand.
       betting: the betting tree of all rounds (`stage_games.BettingNode`).
+      hole_cards: k, private cards per player.
     """
 
     game: pyspiel.Game
@@ -72,6 +79,21 @@ class PokerStructure:
     public_cards: tuple[int, ...]
     strength: Callable[[IntArray, IntArray], IntArray]
     betting: BettingNode
+    hole_cards: int = 1
+
+    @functools.cached_property
+    def hands(self) -> HandSpace:
+        """The private hands: sets of `hole_cards` of the T types (the types when k = 1)."""
+        return HandSpace.of(self.num_types, self.hole_cards)
+
+    @property
+    def card_sets(self) -> bool:
+        """Whether a hand or a round's board has several cards.
+
+        Such games take card removal by inclusion-exclusion and sorted showdowns (`hands`)
+        instead of the one-card kernels.
+        """
+        return self.hole_cards > 1 or max(self.public_cards) > 1
 
     @property
     def name(self) -> str:
@@ -105,12 +127,20 @@ def _strength_function(og: OrderedGame, copies: int) -> Callable[[IntArray, IntA
     outcome = og.outcome
     if not isinstance(outcome, RankOutcome):
         raise refuse(og.name, "the showdown is not decided by one hand ranking of both players")
-    public = [s for g, (s, _) in zip(og.groups, og.slots) if g.owner == ordered_games.PUBLIC]
-    if outcome.hands != ([0, *public], [1, *public]):
-        raise refuse(og.name, "a hand is not the player's private card with the public cards")
+    public = [
+        slot
+        for g, (start, size) in zip(og.groups, og.slots)
+        if g.owner == ordered_games.PUBLIC
+        for slot in range(start, start + size)
+    ]
+    k = og.groups[0].size
+    own = (list(range(k)), list(range(k, 2 * k)))
+    if outcome.hands != (own[0] + public, own[1] + public):
+        raise refuse(og.name, "a hand is not the player's private cards with the public cards")
 
     def strength(hand: IntArray, board: IntArray) -> IntArray:
-        types = np.column_stack([hand, board]).astype(np.int64)
+        hand = np.asarray(hand, dtype=np.int64)
+        types = np.column_stack([hand.reshape(len(hand), -1), board]).astype(np.int64)
         return np.asarray(outcome.strength(card_ids(types, copies)), dtype=np.int64)
 
     return strength
@@ -120,13 +150,15 @@ def _representative_deals(
     strength: Callable[[IntArray, IntArray], IntArray],
     copies: IntArray,
     public: tuple[int, ...],
+    hole: int,
 ) -> tuple[IntArray, NDArray[np.int8]]:
     """One card-level deal per showdown result (-1, 0, 1) that some deal produces."""
     rng = np.random.default_rng(0)
     k = sum(public)
     deck = np.repeat(np.arange(len(copies)), copies)
-    deals = np.array([rng.permutation(deck)[: 2 + k] for _ in range(4096)])
-    labels = np.sign(strength(deals[:, 0], deals[:, 2:]) - strength(deals[:, 1], deals[:, 2:]))
+    deals = np.array([rng.permutation(deck)[: 2 * hole + k] for _ in range(4096)])
+    board = deals[:, 2 * hole :]
+    labels = np.sign(strength(deals[:, :hole], board) - strength(deals[:, hole : 2 * hole], board))
     first = {int(lab): int(np.flatnonzero(labels == lab)[0]) for lab in np.unique(labels)}
     rows = [first[lab] for lab in sorted(first)]
     return card_ids(deals[rows], int(copies[0])), np.sign(labels[rows]).astype(np.int8)
@@ -165,31 +197,34 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
     except ValueError as e:
         raise refuse(game, f"no description of its deal and showdown ({e})") from None
     groups = og.groups
-    if [(g.round, g.owner, g.size) for g in groups[:2]] != [(0, 0, 1), (0, 1, 1)] or any(
+    hole = groups[0].size
+    if [(g.round, g.owner, g.size) for g in groups[:2]] != [(0, 0, hole), (0, 1, hole)] or any(
         g.owner != ordered_games.PUBLIC for g in groups[2:]
     ):
-        raise refuse(game, "each player must get one private card, first, and no other")
+        raise refuse(game, "each player must get its private cards first, as many as the other")
     public = [0] * og.num_rounds
     for g in groups[2:]:
         public[g.round] += g.size
-    if public[0] or max(public) > 1:
-        raise refuse(game, "a round must deal at most one public card, none before round 1")
+    if public[0]:
+        raise refuse(game, "public cards are dealt before the second betting round")
     c = _COPIES.get(game.get_type().short_name, 1)
     if og.num_cards % c:
         raise refuse(game, f"a deck of {og.num_cards} cards in {c} copies per type")
+    if c > 1 and (hole > 1 or max(public) > 1):
+        raise refuse(game, "several cards dealt at once from a deck of card types in copies")
     num_types = og.num_cards // c
     copies = np.full(num_types, c, dtype=np.int64)
     strength = _strength_function(og, c)
-    deals, labels = _representative_deals(strength, copies, tuple(public))
+    deals, labels = _representative_deals(strength, copies, tuple(public), hole)
     # The chance actions must be the types (joint for the private pair, or one per card).
-    d = deals[0] // c
+    d = [int(t) for t in deals[0] // c]
     private = og.chance_actions(deals[0], 0)
-    joint = private == [int(d[0]) * num_types + int(d[1])]
-    if not joint and private != [int(d[0]), int(d[1])]:
+    joint = hole == 1 and private == [d[0] * num_types + d[1]]
+    if not joint and private != d[: 2 * hole]:
         raise refuse(game, "the private deal's chance actions are not the card types")
     for r in range(1, og.num_rounds):
-        got = og.chance_actions(deals[0], r)
-        if got != [int(t) for t in d[2 + sum(public[:r]) : 2 + sum(public[: r + 1])]]:
+        first = 2 * hole + sum(public[:r])
+        if og.chance_actions(deals[0], r) != d[first : first + public[r]]:
             raise refuse(game, f"round {r}'s chance actions are not the public card types")
     betting = stage_games.betting_tree(og, deals, labels)
     _check_terminals(str(game), betting, og.num_rounds - 1)
@@ -201,9 +236,21 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
         public_cards=tuple(public),
         strength=strength,
         betting=betting,
+        hole_cards=hole,
     )
 
 
 def falling(n: int, k: int) -> int:
     """N (n - 1) ... (n - k + 1): ordered draws of k distinct cards from n."""
     return math.perm(n, k)
+
+
+def big_blind(game: pyspiel.Game) -> float | None:
+    """The big blind of a `universal_poker` game (the largest of its blinds), else None.
+
+    Poker results are given in milli-big-blinds per game (mbb/g): 1000 x chips / big blind.
+    """
+    if game.get_type().short_name != "universal_poker":
+        return None
+    blinds = [float(b) for b in str(game.get_parameters().get("blind", "")).split()]
+    return max(blinds) if blinds and max(blinds) > 0 else None

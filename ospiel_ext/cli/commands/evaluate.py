@@ -8,7 +8,8 @@ Prints and writes (JSON keys): game; on_policy_values (each player's expected ut
 both play the policy); player_improvements (what a best response gains over that, per
 player); best_response_values (their sum); nash_conv; exploitability (nash_conv / 2) — all
 from `open_spiel.python.algorithms.exploitability.nash_conv` and
-`open_spiel.python.algorithms.expected_game_score.policy_value`; policy (the file),
+`open_spiel.python.algorithms.expected_game_score.policy_value`; exploitability_mbb (in
+milli-big-blinds per game, universal_poker games only); policy (the file),
 best_response_by ('openspiel' or 'ospiel_ext', below). With --against: the policy's
 expected utility against the other policy file in each seat (as_player_0, as_player_1) and
 their mean (average). OpenSpiel's TabularPolicy and best response walk the whole game in
@@ -32,7 +33,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
 from ospiel_ext import evaluate, loading
-from ospiel_ext.algorithms.poker import range_cfr, range_policy
+from ospiel_ext.algorithms.poker import range_cfr, range_policy, structure
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -139,6 +140,10 @@ def main(argv: list[str]) -> None:
         "exploitability": cli_output.clip_rounding(nash_conv / 2),
         "best_response_by": by,
     }
+    blind = structure.big_blind(game)
+    mbb = "" if blind is None else f" ({1000 * row['exploitability'] / blind:.6g} mbb/g)"
+    if blind is not None:
+        row["exploitability_mbb"] = 1000 * row["exploitability"] / blind
     if against is not None:
         as_0, as_1 = against
         row["against"] = {
@@ -162,7 +167,7 @@ def main(argv: list[str]) -> None:
             ],
         )
     )
-    print(f"NashConv {row['nash_conv']:.6g}, exploitability {row['exploitability']:.6g}")
+    print(f"NashConv {row['nash_conv']:.6g}, exploitability {row['exploitability']:.6g}{mbb}")
     if against is not None:
         a = row["against"]
         print(

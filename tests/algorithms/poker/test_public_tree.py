@@ -202,7 +202,7 @@ def test_infoset_regrets(forms):
     "game, prop",
     [
         ("liars_dice", "no description of its deal and showdown"),
-        (descriptions.UNIVERSAL_POKER_EXAMPLES[2], "one private card"),
+        (descriptions.UNIVERSAL_POKER_EXAMPLES[2], "hands or boards of several cards"),
         ("tic_tac_toe", "no description"),
     ],
 )
