@@ -12,8 +12,9 @@ reaches and values in --dtype, the average always in float64; each pass on --thr
 one block of boards each) through the pack's run loop (`algorithms.solver.run`) until
 --time_limit seconds of wall-clock time have passed, measuring the average profile exactly
 (best responses on the same tree; not counted as solving seconds) at iterations 1, 2, 3, ...
-growing by about 12 % (`solver.log_spaced`). Ctrl-C or SIGTERM stops after the current
-iteration and writes the result so far (`stop_reason`).
+growing by about 12 % (`solver.log_spaced`; --num_checkpoints points up to 10^6 iterations).
+Ctrl-C or SIGTERM stops after the current iteration and writes the result so far
+(`stop_reason`).
 
 JSON keys: game, solver, suits, dtype, threads, boards (per round), entries (regret entries,
 both players), build_seconds, seconds_per_iteration (solving seconds / iterations),
@@ -22,8 +23,8 @@ of the average profile), nash_conv, exploitability, max_infoset_regret (empty)},
 {iterations, seconds, exploitability, value} (the last measurement, where the run stopped),
 stop_reason, wall_seconds, at_600_seconds (the last measurement within 600 solving seconds),
 seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first measurement at or below; null
-when not reached), exploitability_mbb (the final exploitability in milli-big-blinds per game,
-universal_poker games; else null), br_seconds (one exact evaluation of the average profile:
+when not reached), exploitability_mbb (the final exploitability in milli-big-blinds per game;
+universal_poker games only), br_seconds (one exact evaluation of the average profile:
 both best responses). --policy_out writes the average strategy (`poker.range_policy`: an
 OpenSpiel policy of the whole game once loaded; Rhode Island's is 133 MB).
 """
@@ -59,6 +60,13 @@ _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here 
 _POLICY_OUT = flags.DEFINE_string(
     "policy_out", None, "Write the average strategy here (.npz, `range_policy.load_range_policy`)."
 )
+_NUM_CHECKPOINTS = flags.DEFINE_integer(
+    "num_checkpoints",
+    120,
+    "Log-spaced measurements up to 10^6 iterations (fewer for games whose exact evaluation "
+    "takes long: hold'em's takes about a minute).",
+    lower_bound=2,
+)
 TARGETS = {"seconds_to_1e-3": 1e-3, "seconds_to_1e-4": 1e-4}
 MAX_ITERATIONS = 10**6
 
@@ -85,7 +93,7 @@ def main(argv):
         solver,
         MAX_ITERATIONS,
         time_limit=_TIME_LIMIT.value,
-        checkpoints=solver_lib.log_spaced(MAX_ITERATIONS, 120),
+        checkpoints=solver_lib.log_spaced(MAX_ITERATIONS, _NUM_CHECKPOINTS.value),
         log_every=None,
     )
     tick = time.perf_counter()
@@ -109,7 +117,7 @@ def main(argv):
         "peak_rss_bytes": timing.status_bytes("VmHWM"),
         "curve": curve,
         "final": last,
-        "exploitability_mbb": None if blind is None else 1000 * last["exploitability"] / blind,
+        **({} if blind is None else {"exploitability_mbb": 1000 * last["exploitability"] / blind}),
         "br_seconds": br_seconds,
         "stop_reason": result.stop_reason,
         "wall_seconds": result.wall_seconds,
