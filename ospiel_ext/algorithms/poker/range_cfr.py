@@ -53,6 +53,7 @@ import numpy as np
 import pyspiel
 import scipy.sparse as sp
 from numpy.typing import DTypeLike
+from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms.cfr_rules import (
@@ -66,7 +67,7 @@ from ospiel_ext.algorithms.cfr_rules import (
     tie_tolerance,
 )
 from ospiel_ext.algorithms.poker import range_tree, structure
-from ospiel_ext.algorithms.poker.range_policy import RangePolicy
+from ospiel_ext.algorithms.poker.range_policy import RangePolicy, arrays_from_tabular
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.arrays import FloatArray
 
@@ -569,3 +570,20 @@ def for_game(
         dtype=dtype,
         threads=threads,
     )
+
+
+def evaluate_tabular(
+    pol: policy_lib.TabularPolicy, *, suits: bool = False
+) -> evaluate.ProfileEvaluation:
+    """Exact values and best responses of a TabularPolicy of a poker game, on its range layout.
+
+    Both players play `pol` (`arrays_from_tabular`); the best responses are exact, as
+    OpenSpiel's `exploitability` (to rounding), without walking the game tree. `suits`: one
+    board per suit orbit, for a suit-symmetric policy only (refused otherwise).
+
+    Raises:
+      ValueError: the game lacks the poker structure (`structure.detect`), or with `suits` the
+        policy is not suit-symmetric.
+    """
+    tree = range_tree.RangeTree(structure.detect(pol.game), suits=suits)
+    return RangeWalker(tree).evaluate(tree.contract(arrays_from_tabular(tree, pol)))
