@@ -333,10 +333,11 @@ class RangeWalker(_Closing):
         profiles: `deals`).
         """
         c = float(self.tree.structure.game.utility_sum())
-        reach1 = self.reaches(1, strategy)
-        value = self.values(0, reach1, strategy)
-        br0 = self.values(0, reach1, None)
-        br1 = self.values(1, self.reaches(0, strategy), None)
+        reach = self.reaches(1, strategy)
+        value = self.values(0, reach, strategy)
+        br0 = self.values(0, reach, None)
+        # player 0's reaches into player 1's buffers: one (nodes, F) array per round less
+        br1 = self.values(1, self.reaches(0, strategy, out=reach), None)
         return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
 
 
