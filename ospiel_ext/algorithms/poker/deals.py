@@ -1,19 +1,23 @@
 """The public card deals of a poker game, round by round, optionally up to suit isomorphism.
 
-A round's *boards* are the public card types dealt so far; the public tree keeps one vector
-over the T private card types (hands) per board (Johanson, Bowling, Waugh & Zinkevich,
-"Accelerating Best Response Calculation in Large Extensive Games", IJCAI 2011, Section 3).
+A round's *boards* are the public card types dealt so far, each round's as a set; the public
+tree keeps one vector over the private hands per board (Johanson, Bowling, Waugh & Zinkevich,
+"Accelerating Best Response Calculation in Large Extensive Games", IJCAI 2011, Section 3): the
+T card types for one-card hands, the C(T, k) sets of k cards otherwise (`hands.HandSpace`).
 With m_B(t) the copies of type t the board B leaves in the deck, the chance probability of
-private types (h0, h1) and board B is coef_B m_B(h0) (m_B(h1) - [h0 = h1]) (`public_tree`).
+one-card hands (h0, h1) and board B is coef_B m_B(h0) (m_B(h1) - [h0 = h1]) (`public_tree`);
+for hands of several cards it is coef_B for disjoint hands and board, coef_B counting the
+orders in which each hand and each round's set can be dealt.
 
 Suit isomorphism. Permuting the suits of every card maps a deal to one with the same
 showdown results, so the game below two boards in one suit orbit is the same game up to
 relabelling the hands. `deals(..., suits=True)` keeps one *canonical* board per orbit of the
 boards that extend a canonical board of the round before (the orbit under the permutations
-that fix that board card by card): the smallest card of each orbit, dealt by the permutation
-pi that takes the dealt card to it. Walking down, a canonical child gets its parent's vectors
-as they are (the dealt card is its own representative); walking up, the parent sums, over
-every card c the deck can deal, its canonical child's values at the hands pi_c(h):
+that fix each of that board's rounds setwise): the lexicographically smallest image of the
+dealt set, dealt by the permutation pi that takes the dealt set to it. Walking down, a
+canonical child gets its parent's vectors as they are (the dealt set is its own
+representative); walking up, the parent sums, over every set c of cards the deck can deal,
+its canonical child's values at the hands pi_c(h):
 
     v_B(h) = sum_c v_canon(B + c)(pi_c(h)).
 
