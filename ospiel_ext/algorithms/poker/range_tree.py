@@ -21,7 +21,9 @@ hand. Against the opponent's reach vector rho at board B, own hand h is worth
 W_B = m_B m_B^T - diag(m_B) the card-removal matrix (Section 4.2), the fold in O(T) and the
 showdown as one kernel per board over its orbits (`products` measured a T x T kernel faster
 in numpy than Section 4.1's sorted prefix sums); the sums over the opponent's hands o run
-over orbits, each weighted by its size (`orbits`).
+over orbits, each weighted by its size (`orbits`). Games whose hands or boards hold several
+cards (hold'em) evaluate both by inclusion-exclusion over shared cards and strength-sorted
+prefix sums instead (`set_terminals`, `RoundLayout.sets`).
 """
 
 from __future__ import annotations
