@@ -90,14 +90,16 @@ class HandSpace:
 
         Index 0 is the empty set; the k-subset of a hand is the hand itself.
         """
-        out = []
-        for j in range(self.size + 1):
-            cols = list(itertools.combinations(range(self.size), j))
-            if j == 0:
-                out.append(np.zeros((self.num_hands, 1), dtype=np.int64))
-                continue
-            out.append(np.stack([colex_index(self.cards[:, list(c)]) for c in cols], axis=1))
-        return tuple(out)
+        return tuple(
+            np.stack(
+                [
+                    colex_index(self.cards[:, list(c)])  # the empty set's index is 0
+                    for c in itertools.combinations(range(self.size), j)
+                ],
+                axis=1,
+            )
+            for j in range(self.size + 1)
+        )
 
     @functools.cached_property
     def members(self) -> tuple[IntArray, ...]:

@@ -49,19 +49,13 @@ class RangePolicy(policy_lib.Policy):
         super().__init__(tree.structure.game, [0, 1])
         _check_shapes(tree, strategy)
         self.tree, self.strategy = tree, strategy
-        self._board = [
-            {tuple(row): b for b, row in enumerate(dl.types.tolist())} for dl in tree.actual_deals
-        ]
-        self._decision = [
-            {node.key: (k, i) for k, g in enumerate(lay.groups) for i, node in enumerate(g.betting)}
-            for lay in tree.rounds
-        ]
+        self._locate = EntryLocator(tree)
 
     def action_probabilities(
         self, state: pyspiel.State, player_id: int | None = None
     ) -> dict[int, float]:
         """`Policy.action_probabilities`: the acting player's entry at `state`."""
-        r, k, i, board, hand = locate(self.tree, state, self._board, self._decision)
+        r, k, i, board, hand = self._locate(state)
         probs = self.strategy[r][k][i, :, board, hand]
         node = self.tree.rounds[r].groups[k].betting[i]
         return dict(zip(node.actions, probs.tolist()))
@@ -76,7 +70,7 @@ def arrays_from_tabular(tree: RangeTree, pol: policy_lib.TabularPolicy) -> Array
     """A TabularPolicy of the tree's game as per-hand arrays (n, A, n_B, H) of the tree.
 
     Every decision state the policy lists writes its action probabilities at its entry
-    (`locate`); entries no state names (hands a board excludes) are uniform.
+    (`EntryLocator`); entries no state names (hands a board excludes) are uniform.
 
     Raises:
       ValueError: with suit isomorphism, two information sets of one entry (suit-isomorphic
@@ -88,15 +82,9 @@ def arrays_from_tabular(tree: RangeTree, pol: policy_lib.TabularPolicy) -> Array
          for g in lay.groups]
         for lay in tree.rounds
     ]  # fmt: skip
-    boards = [
-        {tuple(row): b for b, row in enumerate(dl.types.tolist())} for dl in tree.actual_deals
-    ]
-    decisions = [
-        {node.key: (k, i) for k, g in enumerate(lay.groups) for i, node in enumerate(g.betting)}
-        for lay in tree.rounds
-    ]
+    locate = EntryLocator(tree)
     for row, state in enumerate(pol.states):
-        r, k, i, b, h = locate(tree, state, boards, decisions)
+        r, k, i, b, h = locate(state)
         actions = list(tree.rounds[r].groups[k].betting[i].actions)
         probs = pol.action_probability_array[row, actions]
         here = arrays[r][k][i, :, b, h]
@@ -108,44 +96,58 @@ def arrays_from_tabular(tree: RangeTree, pol: policy_lib.TabularPolicy) -> Array
             )
         arrays[r][k][i, :, b, h] = probs
     for lay, per_round in zip(tree.rounds, arrays):
-        orbit = lay.deals.hand_orbit
         for a in per_round:
             np.copyto(a, 1.0 / a.shape[1], where=np.isnan(a))
-            if tree.suits and a.size:
-                boards_ = np.arange(orbit.shape[0])[:, None]
-                if np.abs(a - a[:, :, boards_, orbit]).max() > 1e-9:
-                    raise ValueError(
-                        f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
-                        "differently; lay the tree out without suit isomorphism to evaluate it"
-                    )
+            if tree.suits and not _suit_symmetric(a, lay.deals.hand_orbit):
+                raise ValueError(
+                    f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
+                    "differently; lay the tree out without suit isomorphism to evaluate it"
+                )
     return arrays
 
 
-def locate(
-    tree: RangeTree,
-    state: pyspiel.State,
-    boards: list[dict[tuple[int, ...], int]],
-    decisions: list[dict[str, tuple[int, int]]],
-) -> tuple[int, int, int, int, int]:
-    """(round, group, node, board, hand) of the acting player's entry at a decision `state`.
+def _suit_symmetric(strategy: np.ndarray, orbit: np.ndarray) -> bool:
+    """Whether per-hand arrays (n, A, n_B, H) agree to 1e-9 over each hand orbit of a board.
 
-    `boards` maps each round's actual boards (`deals.RoundDeals.types` rows) to their index,
-    `decisions` each round's betting keys to (group, node); with suit isomorphism the board
-    and hand are the canonical ones (`RangeTree.canonical`).
+    `orbit` (n_B, H) is `deals.RoundDeals.hand_orbit`.
     """
-    ps, player = tree.structure, state.current_player()
-    r, key = stage_games.betting_key(state)
-    k, i = decisions[r][key]
-    chance = stage_games.chance_actions_of(state)
-    size = ps.hole_cards
-    if ps.joint_private_deal:
-        private, public = list(divmod(chance[0], ps.num_types)), chance[1:]
-    else:
-        private, public = chance[: 2 * size], chance[2 * size :]
-    own = np.asarray(private[player * size : (player + 1) * size])
-    canonical, relabel = tree.canonical[r]
-    b = boards[r][_board_key(ps.public_cards, public)]
-    return r, k, i, int(canonical[b]), int(ps.hands.index(relabel[b][own][None])[0])
+    boards = np.arange(orbit.shape[0])[:, None]
+    return not strategy.size or np.abs(strategy - strategy[:, :, boards, orbit]).max() <= 1e-9
+
+
+class EntryLocator:
+    """Where a decision state's entry is in a `RangeTree`'s per-hand arrays.
+
+    Called on a state of the tree's game, returns (round, group, node, board, hand) of the
+    acting player's entry; with suit isomorphism the board and hand are the canonical ones
+    (`RangeTree.canonical`).
+    """
+
+    def __init__(self, tree: RangeTree):
+        self.tree = tree
+        self._boards = [
+            {tuple(row): b for b, row in enumerate(dl.types.tolist())} for dl in tree.actual_deals
+        ]
+        self._decisions = [
+            {node.key: (k, i) for k, g in enumerate(lay.groups) for i, node in enumerate(g.betting)}
+            for lay in tree.rounds
+        ]
+
+    def __call__(self, state: pyspiel.State) -> tuple[int, int, int, int, int]:
+        """(round, group, node, board, hand) of the acting player's entry at `state`."""
+        ps, player = self.tree.structure, state.current_player()
+        r, key = stage_games.betting_key(state)
+        k, i = self._decisions[r][key]
+        chance = stage_games.chance_actions_of(state)
+        size = ps.hole_cards
+        if ps.joint_private_deal:
+            private, public = list(divmod(chance[0], ps.num_types)), chance[1:]
+        else:
+            private, public = chance[: 2 * size], chance[2 * size :]
+        own = np.asarray(private[player * size : (player + 1) * size])
+        canonical, relabel = self.tree.canonical[r]
+        b = self._boards[r][_board_key(ps.public_cards, public)]
+        return r, k, i, int(canonical[b]), int(ps.hands.index(relabel[b][own][None])[0])
 
 
 def _board_key(public_cards: tuple[int, ...], dealt: list[int]) -> tuple[int, ...]:
@@ -219,15 +221,13 @@ def _check_distributions(tree: RangeTree, strategy: Arrays, path: str | os.PathL
     hand_orbit), the profiles whose values the range walker computes exactly.
     """
     for r, (lay, per_round) in enumerate(zip(tree.rounds, strategy)):
-        orbit = lay.deals.hand_orbit
-        boards = np.arange(orbit.shape[0])[:, None]
         for k, a in enumerate(per_round):
             where = f"{path}: round {r}, decision group {k}"
             if not np.issubdtype(a.dtype, np.floating) or not np.isfinite(a).all():
                 raise ValueError(f"{where}: probabilities that are not finite numbers")
             if a.size and (a.min() < 0 or np.abs(a.sum(axis=1) - 1).max() > 1e-6):
                 raise ValueError(f"{where}: an entry that is not a distribution over its actions")
-            if tree.suits and a.size and np.abs(a - a[:, :, boards, orbit]).max() > 1e-9:
+            if tree.suits and not _suit_symmetric(a, lay.deals.hand_orbit):
                 raise ValueError(
                     f"{where}: hands of one orbit under the board's suit permutations have "
                     "different strategies (the range walker evaluates suit-symmetric ones)"

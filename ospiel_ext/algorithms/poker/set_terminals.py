@@ -49,17 +49,19 @@ class SetTerminals:
         excluded = dl.multiplicity == 0
         self.showdowns = None if strength is None else hands.Showdowns(dl.hands, strength, excluded)
 
-    def _chunks(self, n: int, entries: slice) -> list[tuple[slice, IntArray]]:
+    def _chunks(self, n: int, entries: slice) -> list[tuple[slice, IntArray, IntArray]]:
         """The slice's boards in chunks of about `CHUNK_ENTRIES` spread entries (n x boards x H).
 
-        Per chunk: its entries (a slice of whole boards, relative to `entries`) and its boards.
+        Per chunk: its entries (a slice of whole boards, relative to `entries`), its boards,
+        and each of its entries' position among them.
         """
         board = self.orbits.board[entries]
-        first = np.flatnonzero(np.r_[True, board[1:] != board[:-1]])
+        new_board = np.r_[True, board[1:] != board[:-1]]
+        first = np.flatnonzero(new_board)
         per = max(1, CHUNK_ENTRIES // max(1, n * self.space.num_hands))
         edges = [*first[::per].tolist(), len(board)]
         return [
-            (slice(a, b), board[first[i * per : (i + 1) * per]])
+            (slice(a, b), board[first[i * per : (i + 1) * per]], np.cumsum(new_board[a:b]) - 1)
             for i, (a, b) in enumerate(itertools.pairwise(edges))
         ]
 
@@ -82,13 +84,10 @@ class SetTerminals:
         """Each entry's scale (n,) x coef_B x sums(spread rho, boards), chunk by chunk."""
         start = entries.indices(self.orbits.width)[0]
         out = np.empty_like(rho)
-        for part, boards in self._chunks(len(rho), entries):
+        for part, boards, position in self._chunks(len(rho), entries):
             first = start + part.start
             full = sums(self._spread(rho[:, part], first, boards), boards)
-            at = slice(first, start + part.stop)
-            board = self.orbits.board[at]
-            position = np.cumsum(np.r_[True, board[1:] != board[:-1]]) - 1  # in `boards`
-            out[:, part] = full[:, position, self.orbits.hand[at]]
+            out[:, part] = full[:, position, self.orbits.hand[first : start + part.stop]]
         out *= self.coef[self.orbits.board[entries]].astype(rho.dtype, copy=False)
         out *= scale.astype(rho.dtype, copy=False)[:, None]
         return out
