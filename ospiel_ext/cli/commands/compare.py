@@ -113,10 +113,12 @@ def _make(name: str, game: pyspiel.Game, sf: TreeSequenceForm) -> solver_lib.Sol
     return _OURS[name](sf) if name in _OURS else _OpenSpielSolver(name, game, sf)
 
 
-def _run(solver: solver_lib.Solver, checkpoints: tuple[int, ...]) -> dict[str, Any]:
+def _run(
+    solver: solver_lib.Solver, iterations: int | None, checkpoints: tuple[int, ...]
+) -> dict[str, Any]:
     result = solver_lib.run(
         solver,
-        cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT),
+        iterations,
         time_limit=_TIME_LIMIT.value,
         checkpoints=checkpoints,
     )
@@ -184,7 +186,7 @@ def main(argv: list[str]) -> None:
             solver = _make(name, game, sf)  # OpenSpiel's Python CFR walks the game here
             if interrupts.requested():
                 break
-            curves[name] = _run(solver, checkpoints)
+            curves[name] = _run(solver, n, checkpoints)
             if curves[name]["stop_reason"] == "interrupted":
                 break
     interrupted = interrupts.requested()
