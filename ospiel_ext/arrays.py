@@ -39,13 +39,33 @@ def first_index(labels: NDArray, num_labels: int) -> IntArray:
     return first
 
 
+def unique_codes(codes: NDArray, bound: int) -> tuple[IntArray, IntArray]:
+    """`np.unique(codes, return_inverse=True)` for integers in 0 .. bound - 1, without a sort.
+
+    Returns (the distinct codes ascending, each code's index among them). When `bound` is at
+    most a few times `len(codes)`, a table of `bound` entries marks the codes present (O(n +
+    bound) instead of numpy's O(n log n) argsort: 8.6 of the 17 s in the published Rhode
+    Island abstraction's joint classes); otherwise numpy's sort.
+    """
+    codes = np.asarray(codes).ravel()
+    if bound > 4 * len(codes) + 1024:
+        uniq, index = np.unique(codes, return_inverse=True)
+        return uniq.astype(np.int64, copy=False), index.ravel().astype(np.int64, copy=False)
+    present = np.zeros(bound, dtype=np.bool_)
+    present[codes] = True
+    uniq = np.flatnonzero(present)
+    rank = np.zeros(bound, dtype=np.int64)
+    rank[uniq] = np.arange(len(uniq))
+    return uniq, rank[codes]
+
+
 def unique_rows(rows: NDArray) -> tuple[IntArray, IntArray]:
     """The first index of each distinct row and each row's distinct-row id.
 
     Returns (first index of each distinct row, each row's distinct-row id), distinct rows in
     lexicographic order: `np.unique(rows, axis=0, return_index=True, return_inverse=True)` for
-    a 2-D array of non-negative integers, but on one int64 per row (a 1-D sort instead of a
-    row sort) when the columns' ranges multiply to less than 2**62.
+    a 2-D array of non-negative integers, but on one int64 per row (`unique_codes` instead of
+    a row sort) when the columns' ranges multiply to less than 2**62.
     """
     rows = np.asarray(rows)
     spans = [int(m) + 1 for m in rows.max(axis=0)] if len(rows) else []
@@ -53,7 +73,8 @@ def unique_rows(rows: NDArray) -> tuple[IntArray, IntArray]:
         code = np.zeros(len(rows), dtype=np.int64)
         for j, span in enumerate(spans):  # mixed radix, first column most significant
             code = code * span + rows[:, j]
-        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        uniq, inverse = unique_codes(code, math.prod(spans))
+        return first_index(inverse, len(uniq)), inverse
     else:
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
     return first, inverse.ravel()

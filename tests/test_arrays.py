@@ -36,3 +36,12 @@ def test_segment_ranks_and_indices():
     )
     empty = np.zeros(0, dtype=np.int64)
     assert len(arrays.segment_ranks(empty)) == len(arrays.segment_indices(empty, empty)) == 0
+
+
+@pytest.mark.parametrize("bound", [1, 7, 5000, 10**9])  # the table and numpy's sort
+def test_unique_codes_is_numpys_unique(bound):
+    codes = np.random.default_rng(bound).integers(0, bound, size=3000)
+    uniq, index = arrays.unique_codes(codes, bound)
+    want_uniq, want_index = np.unique(codes, return_inverse=True)
+    np.testing.assert_array_equal(uniq, want_uniq)
+    np.testing.assert_array_equal(index, want_index.ravel())

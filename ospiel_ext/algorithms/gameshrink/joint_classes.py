@@ -17,7 +17,7 @@ import functools
 import numpy as np
 
 from ospiel_ext.algorithms.gameshrink.shrink import Abstraction
-from ospiel_ext.arrays import IntArray, group_by
+from ospiel_ext.arrays import IntArray, group_by, unique_codes
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -43,8 +43,7 @@ class JointClasses:
             # Each deal's pair of classes this round (a view's class fixes its parent's).
             k = abstraction.num_classes[r]
             code = classes[r][st.views[r][0]] * k + classes[r][st.views[r][1]]
-            uniq, index = np.unique(code, return_inverse=True)
-            index = index.ravel()
+            uniq, index = unique_codes(code, k * k)
             pairs.append(np.column_stack([uniq // k, uniq % k]))
             cnt = np.bincount(index * 3 + st.result + 1, minlength=3 * len(uniq))
             counts.append(cnt.reshape(-1, 3))
