@@ -75,7 +75,15 @@ def test_equilibrium_and_uniform_policies(files, tmp_path):
 @pytest.mark.parametrize(
     "flags, message",
     [
-        ([], "--policy is required"),
+        ([], "one of --policy and --agent is required"),
+        (["--policy={lp}", "--agent=x.py:f"], "one of --policy and --agent is required"),
+        (["--agent=x.py:f", "--against={lp}"], "--against takes policy files, not --agent"),
+        (["--agent=nothing"], "not MODULE:NAME or FILE.py:NAME"),
+        (["--agent=/nonexistent/a.py:f"], "no file /nonexistent/a.py"),
+        (["--agent=no_such_module_here:f"], "No module named 'no_such_module_here'"),
+        (["--agent={agent}:missing"], "has no callable missing"),
+        (["--game=leduc_poker", "--agent={agent}:sums_to_two"], "does not sum to 1"),
+        (["--game=go(board_size=5)", "--agent={agent}:uniform"], "no public-tree poker"),
         (["--policy=/nonexistent/p.json"], "/nonexistent/p.json"),
         (["--game=leduc_poker", "--policy={lp}"], "not for leduc_poker()"),
         (["--game=kuhn_poker(players=3)", "--policy={lp}"], "has 3 players"),
@@ -90,7 +98,9 @@ def test_equilibrium_and_uniform_policies(files, tmp_path):
 )
 def test_bad_input_is_one_line(files, range_files, tmp_path, flags, message):
     np.savez(tmp_path / "other.npz", x=np.zeros(2))
+    (tmp_path / "agent.py").write_text(AGENTS)
     paths = {
+        "agent": tmp_path / "agent.py",
         "lp": files / "lp.json",
         "a": range_files / "a.npz",
         "c": range_files / "c.npz",
@@ -100,6 +110,50 @@ def test_bad_input_is_one_line(files, range_files, tmp_path, flags, message):
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+AGENTS = """
+import numpy as np
+
+
+def uniform(node):
+    return np.full((len(node.hands), len(node.actions)), 1 / len(node.actions))
+
+
+def sums_to_two(node):
+    return 2 * uniform(node)
+
+
+def first_action(node):
+    probs = np.zeros((len(node.hands), len(node.actions)))
+    probs[:, 0] = 1
+    return probs
+"""
+
+
+@pytest.mark.parametrize("name", ["uniform", "first_action"])
+def test_an_agent_is_evaluated_on_the_public_tree_as_openspiel_walks_it(tmp_path, name):
+    """--agent=FILE.py:NAME, a batched policy, against OpenSpiel's walk of the same play."""
+    game = pyspiel.load_game(
+        "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=2 1,raiseSize=2 4,"
+        "firstPlayer=2 1,maxRaises=2 2,numSuits=2,numRanks=3,numHoleCards=2,numBoardCards=0 2)"
+    )
+    (tmp_path / "agent.py").write_text(AGENTS)
+    out = tmp_path / "e.json"
+    proc = run(f"--game={game}", f"--agent={tmp_path / 'agent.py'}:{name}", f"--output_json={out}")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(out.read_text())
+    pol = policies.uniform_policy(game)
+    if name == "first_action":
+        pol.action_probability_array[:] = 0
+        for s, row_ in enumerate(pol.states):
+            pol.action_probability_array[s, row_.legal_actions()[0]] = 1
+    assert row["best_response_by"] == "ospiel_ext (public tree)"
+    assert row["exploitability"] == pytest.approx(
+        os_exploitability.exploitability(game, pol), abs=1e-9
+    )
+    assert row["exploitability_mbb"] == pytest.approx(1000 * row["exploitability"] / 2)
+    assert row["agent"].endswith(f"agent.py:{name}")
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,9 @@ Modules:
   (policies, lifted strategies, the equality tests);
 * `range_policy`: a strategy on that layout as an OpenSpiel policy of the whole game
   (`RangeCFRSolver.average_policy`), saved and loaded as .npz;
+* `agents`: batched policies (an agent asked once per public node and board, for every hand
+  at once, e.g. a network on stacked information-state tensors) evaluated exactly on that
+  layout (`evaluate_batched`; `ospiel-ext evaluate --agent`);
 * `abstract_ranges`: a strategy of GameShrink's Γ_f on that layout, evaluated exactly in the
   original game (Theorems 2-3 tested on Rhode Island Hold'em itself).
 

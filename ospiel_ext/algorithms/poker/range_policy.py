@@ -98,7 +98,7 @@ def arrays_from_tabular(tree: RangeTree, pol: policy_lib.TabularPolicy) -> Array
     for lay, per_round in zip(tree.rounds, arrays):
         for a in per_round:
             np.copyto(a, 1.0 / a.shape[1], where=np.isnan(a))
-            if tree.suits and not _suit_symmetric(a, lay.deals.hand_orbit):
+            if tree.suits and not suit_symmetric(a, lay.deals.hand_orbit):
                 raise ValueError(
                     f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
                     "differently; lay the tree out without suit isomorphism to evaluate it"
@@ -106,7 +106,7 @@ def arrays_from_tabular(tree: RangeTree, pol: policy_lib.TabularPolicy) -> Array
     return arrays
 
 
-def _suit_symmetric(strategy: np.ndarray, orbit: np.ndarray) -> bool:
+def suit_symmetric(strategy: np.ndarray, orbit: np.ndarray) -> bool:
     """Whether per-hand arrays (n, A, n_B, H) agree to 1e-9 over each hand orbit of a board.
 
     `orbit` (n_B, H) is `deals.RoundDeals.hand_orbit`.
@@ -227,7 +227,7 @@ def _check_distributions(tree: RangeTree, strategy: Arrays, path: str | os.PathL
                 raise ValueError(f"{where}: probabilities that are not finite numbers")
             if a.size and (a.min() < 0 or np.abs(a.sum(axis=1) - 1).max() > 1e-6):
                 raise ValueError(f"{where}: an entry that is not a distribution over its actions")
-            if tree.suits and not _suit_symmetric(a, lay.deals.hand_orbit):
+            if tree.suits and not suit_symmetric(a, lay.deals.hand_orbit):
                 raise ValueError(
                     f"{where}: hands of one orbit under the board's suit permutations have "
                     "different strategies (the range walker evaluates suit-symmetric ones)"

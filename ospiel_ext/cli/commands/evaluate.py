@@ -9,7 +9,7 @@ both play the policy); player_improvements (what a best response gains over that
 player); best_response_values (their sum); nash_conv; exploitability (nash_conv / 2) — all
 from `open_spiel.python.algorithms.exploitability.nash_conv` and
 `open_spiel.python.algorithms.expected_game_score.policy_value`; exploitability_mbb (in
-milli-big-blinds per game, universal_poker games only); policy (the file),
+milli-big-blinds per game, universal_poker games only); policy (the file) or agent,
 best_response_by ('openspiel' or 'ospiel_ext', below). With --against: the policy's
 expected utility against the other policy file in each seat (as_player_0, as_player_1) and
 their mean (average). OpenSpiel's TabularPolicy and best response walk the whole game in
@@ -25,7 +25,20 @@ whole), so its values and best responses are computed exactly on the public tree
 ranges (`poker.range_cfr.RangeWalker`; equal to OpenSpiel's to 1e-9 where both run,
 `tests/cli/test_evaluate_and_play.py`), best_response_by 'ospiel_ext (public tree)', and
 --max_nodes does not apply. --against is then a range policy of the same game and layout.
+
+--agent=MODULE:NAME (or FILE.py:NAME) evaluates a batched policy instead of a file: NAME is
+a function of a public decision node and board (`poker.agents.PublicNode`: the betting, the
+board, the acting player's hands, their information-state tensors) to the probabilities of
+every hand, so that a neural agent is asked once per public node, not once per state, and its
+best responses are exact on the public tree (`poker.agents.evaluate_batched`; --suits for a
+suit-symmetric agent, --threads for the best-response passes):
+
+  ospiel-ext evaluate --game="universal_poker(...)" --agent=my_agents.py:deep_cfr_agent
 """
+
+import importlib
+import importlib.util
+import os
 
 import pyspiel
 from absl import flags
@@ -33,7 +46,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
 from ospiel_ext import evaluate, loading
-from ospiel_ext.algorithms.poker import range_cfr, range_policy, structure
+from ospiel_ext.algorithms.poker import agents, range_cfr, range_policy, structure
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -41,8 +54,17 @@ from ospiel_ext.cli import solving as cli_solving
 from ospiel_ext.runtime.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
-_POLICY = flags.DEFINE_string("policy", None, "The policy file to evaluate (required).")
+_POLICY = flags.DEFINE_string("policy", None, "The policy file to evaluate (or --agent).")
 _AGAINST = flags.DEFINE_string("against", None, "Also play the policy against this policy file.")
+_AGENT = flags.DEFINE_string(
+    "agent", None, "MODULE:NAME or FILE.py:NAME, a batched policy to evaluate (not with --policy)."
+)
+_SUITS = flags.DEFINE_bool(
+    "suits", False, "With --agent: one board per suit orbit (a suit-symmetric agent only)."
+)
+_THREADS = flags.DEFINE_integer(
+    "threads", 1, "With --agent: threads of the best-response passes.", lower_bound=1
+)
 _MAX_NODES = flags.DEFINE_integer(
     "max_nodes", 2_000_000, "Refuse games estimated above this many nodes."
 )
@@ -110,10 +132,55 @@ def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
     return on_policy, improvements, result.nash_conv, "ospiel_ext (public tree)", against
 
 
+def _load_agent(spec: str) -> agents.BatchedPolicy:
+    """The callable NAME of MODULE:NAME or FILE.py:NAME (one-line errors for a bad spec)."""
+    where, sep, name = spec.rpartition(":")
+    cli_flags.require(
+        bool(sep and where and name), f"--agent={spec}: not MODULE:NAME or FILE.py:NAME"
+    )
+    try:
+        if where.endswith(".py"):
+            cli_flags.require(os.path.isfile(where), f"--agent={spec}: no file {where}")
+            loader = importlib.util.spec_from_file_location("ospiel_ext_agent", where)
+            assert loader is not None and loader.loader is not None
+            module = importlib.util.module_from_spec(loader)
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except ImportError as e:
+        cli_flags.require(False, f"--agent={spec}: {e}")
+    agent = getattr(module, name, None)
+    cli_flags.require(callable(agent), f"--agent={spec}: {where} has no callable {name}")
+    return agent  # type: ignore[return-value]
+
+
+def _agent_figures(game: pyspiel.Game, spec: str) -> _Figures:
+    """Exact values and best responses of a batched policy on the public tree (docstring)."""
+    agent = _load_agent(spec)
+    with cli.stage("asking the agent and computing best responses on the public tree"):
+        with cli_flags.refuse(ValueError):
+            result = agents.evaluate_batched(
+                game, agent, suits=_SUITS.value, threads=_THREADS.value
+            )
+    on_policy = [float(v) for v in result.on_policy_values]
+    improvements = [float(v) for v in result.player_improvements]
+    return on_policy, improvements, result.nash_conv, "ospiel_ext (public tree)", None
+
+
 def main(argv: list[str]) -> None:
     """Evaluates --policy in --game (best responses, NashConv); prints and writes the figures."""
     cli_flags.no_arguments(argv)
-    cli_flags.require(bool(_POLICY.value), "--policy is required")
+    cli_flags.require(
+        bool(_POLICY.value) != bool(_AGENT.value), "one of --policy and --agent is required"
+    )
+    cli_flags.require(
+        not (_AGENT.value and _AGAINST.value), "--against takes policy files, not --agent"
+    )
+    if _AGENT.value:
+        cli_flags.output_path(_OUTPUT_JSON)
+        game = cli.load_game(_GAME.value)
+        _report(game, _AGENT.value, _agent_figures(game, _AGENT.value))
+        return
     cli_flags.input_file(_POLICY)
     if _AGAINST.value:
         cli_flags.input_file(_AGAINST)
@@ -129,10 +196,16 @@ def main(argv: list[str]) -> None:
     )
     game = cli.load_game(_GAME.value)
     figures = (_range_figures if ranges else _openspiel_figures)(game, _POLICY.value)
+    _report(game, _POLICY.value, figures)
+
+
+def _report(game: pyspiel.Game, evaluated: str, figures: _Figures) -> None:
+    """Prints the figures of the policy file or agent `evaluated` and writes --output_json."""
     on_policy, improvements, nash_conv, by, against = figures
+    key = "agent" if _AGENT.value else "policy"
     row = {
         "game": str(game),
-        "policy": _POLICY.value,
+        key: evaluated,
         "on_policy_values": on_policy,
         "player_improvements": improvements,
         "best_response_values": [v + d for v, d in zip(on_policy, improvements)],
@@ -152,7 +225,7 @@ def main(argv: list[str]) -> None:
             "as_player_1": as_1,
             "average": (as_0 + as_1) / 2,
         }
-    print(f"game: {game}\npolicy: {_POLICY.value}")
+    print(f"game: {game}\n{key}: {evaluated}")
     print(
         format_table(
             ["player", "on-policy value", "best-response value", "improvement"],
