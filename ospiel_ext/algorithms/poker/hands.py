@@ -211,12 +211,12 @@ class Showdowns:
         lowest = np.iinfo(np.int64).min
         s = np.where(excluded, lowest, np.asarray(strength, dtype=np.int64))
         # per family size j: the members of every family in strength order on every board
-        # (n_B, C(N, j), G_j), and per (board, hand, subset) the positions of lo and hi in the
-        # board's (C(N, j), G_j + 1) block of cumulative sums (the family's end, its total, is
-        # read from the families' totals: `net`)
+        # (n_B, C(N, j), G_j), and per (board, hand, subset) the positions of lo, hi and the
+        # family's end in the board's (C(N, j), G_j + 1) block of cumulative sums
         self._sorted: list[IntArray] = []
         self._lo: list[IntArray] = []
         self._hi: list[IntArray] = []
+        self._end: list[IntArray] = []
         for j in range(space.size):
             members = space.members[j]  # (C, G)
             g = members.shape[1]
@@ -240,14 +240,13 @@ class Showdowns:
             base = family * (g + 1)
             self._lo.append(base + run_start[b, family, at])
             self._hi.append(base + run_stop[b, family, at])
+            self._end.append(np.broadcast_to(base + g, at.shape))
 
     def net(self, rho: FloatArray, boards: IntArray | slice = slice(None)) -> FloatArray:
         """(n, n_b, H) net_b(h) against rho (n, n_b, H) >= 0 on `boards` (of the constructor's).
 
         In rho's floating-point type, rounding residues flushed to 0 (module docstring). Every
-        gather is one `np.take` over flat indices into the chunk's arrays; the families' ends
-        (their totals, the last cumulative sums) from a compact copy of those, (n, n_b x C):
-        a gather from the whole cumulative sums took a third of the showdowns' time.
+        gather is one `np.take` over flat indices into the chunk's arrays.
         """
         n, n_b, h_count = rho.shape
         flat_rho = rho.reshape(n, -1)
@@ -263,8 +262,7 @@ class Showdowns:
             block = shift * (c_count * (g + 1))
             both = _gather(flat, self._lo[j][boards] + block)
             both += _gather(flat, self._hi[j][boards] + block)
-            totals = np.ascontiguousarray(c[:, :, -1])  # (n, n_b x C) each family's total
-            both -= _gather(totals, shift * c_count + self.space.subsets[j][None])
+            both -= _gather(flat, self._end[j][boards] + block)
             term = both.sum(axis=1).reshape(n, n_b, h_count)
             if j % 2:
                 out -= term
