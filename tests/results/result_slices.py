@@ -545,6 +545,13 @@ NOT_COVERED: Mapping[str, str] = {
     "docs/results/holdem_limit_flop.json": "52-card limit flop hold'em: the layout takes about "
     "6 GB and an exact evaluation 17 GB at its peak and a minute, beyond a test; its code is "
     "checked against the compiled form on small hold'em games (test_holdem_ranges.py)",
+    **{
+        f"docs/results/holdem_agent_evaluation{suffix}.json": "Deep CFR's training needs PyTorch, "
+        "which the test set-up does not install, and takes minutes; the exact evaluation of "
+        "networks on batched tensors is checked against OpenSpiel's per-state walk of the same "
+        "network in tests/algorithms/poker/test_agents.py"
+        for suffix in ("", "_24")
+    },
     "docs/results/certificates_cold_leduc13.json": "one 6-minute search; its 5- and 9-rank "
     "siblings are certificates_cold.json rows",
     "docs/results/certificates_6rank.json": "its runs end at a 900 s time limit (no trace)",
