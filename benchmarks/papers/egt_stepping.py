@@ -12,7 +12,7 @@ Technique", NeurIPS 2018 (`egt.EGTSolver(stepping="aggressive")`), also restarte
 Gilpin, Pena & Sandholm, Math. Programming 2012 (`stepping="restarted"`), need until the
 exploitability of their strategies first falls to --target_exploitability, measured after
 every iteration.
-Issue 17's goal: EGT within 2x CFR+. EGT's crossing is sensitive to rounding (its iterates
+The target: EGT within 2x CFR+. EGT's crossing is sensitive to rounding (its iterates
 drift apart at 1e-6 within about 50 steps after a last-bit change), so each EGT run is
 repeated with its DGF weight (theory) or first tau (aggressive) multiplied by 1 + r for each
 --rounding_perturbations r, and the range of the crossings is printed beside it.
@@ -21,7 +21,7 @@ Part 2, on --regret_game: the IJCAI 2017 paper's Figure 3 measure (maximum infos
 after --traversals traversals, for CFR+, EGT with xi = 0 and perturbed EGT at each --xis, with
 each step-size rule, and the factor CFR+ / perturbed EGT (paper: about 100).
 
-Part 3, the refinement solvers side by side (issue 17): on each --refine_games game with
+Part 3, the refinement solvers side by side: on each --refine_games game with
 xi = --refine_xi, tree traversals until the saddle-point gap *in the perturbed game* (best
 responses within the perturbed strategy sets) first falls to --refine_target_gap, for CFR+ with
 behavioural lower bounds and perturbed EGT (each rule), and the maximum infoset regret and

@@ -1,5 +1,5 @@
 """GameShrink's transformation as the paper writes it against our coarsest lossless filter
-(issue 18, item 1; Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of
+(Gilpin & Sandholm, "Finding Equilibria in Large Sequential Games of
 Imperfect Information", ACM EC 2006, Definitions 4-5, Algorithms 1-2).
 
   python benchmarks/papers/gameshrink_filters.py --output_json=docs/results/gameshrink_filters.json

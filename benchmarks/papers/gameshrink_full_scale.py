@@ -1,4 +1,4 @@
-r"""GameShrink's losslessness tested on the whole of Rhode Island Hold'em (issue 36).
+r"""GameShrink's losslessness tested on the whole of Rhode Island Hold'em.
 
   python benchmarks/papers/gameshrink_full_scale.py \
       --output_json=docs/results/gameshrink_full_scale.json

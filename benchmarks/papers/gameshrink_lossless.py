@@ -1,4 +1,4 @@
-"""Which GameShrink abstractions are lossless (issue 34 item 8; Gilpin & Sandholm, "Finding
+"""Which GameShrink abstractions are lossless (Gilpin & Sandholm, "Finding
 Equilibria in Large Sequential Games of Imperfect Information", ACM EC 2006, Definition 5,
 Theorem 2, Algorithm 2).
 

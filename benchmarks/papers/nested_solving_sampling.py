@@ -1,4 +1,4 @@
-r"""The error of sampling a public state's histories (issue 37), measured where the game compiles.
+r"""The error of sampling a public state's histories, measured where the game compiles.
 
   python benchmarks/papers/nested_solving_sampling.py \
       --games="liars_dice(numdice=1,dice_sides=4)=actions" \

@@ -1,4 +1,4 @@
-r"""Nested solving at speed (issue 37): the same Goofspiel 7 games with the old and the new path.
+r"""Nested solving at speed: the same Goofspiel 7 games with the old and the new path.
 
   python benchmarks/papers/nested_solving_speed.py --num_games=2 --max_histories=2000 \
       --max_belief_histories=10000 --output_json=docs/results/nested_speed.json
@@ -21,8 +21,8 @@ paths, the CPU seconds per phase of a decision
 (`sampled.bot.PHASES`: beliefs, local game, leaf and root values, quantities, gadget, solve; both
 bots added), the states valued exactly and by rollouts, and the speed-up (old seconds over new).
 The bots' seeds are the same in both paths; the old path's decisions are those of the code
-before issue 37, the new path's differ where exact values replace rollout estimates or the
-histories are sampled.
+without the new path's changes, the new path's differ where exact values replace rollout
+estimates or the histories are sampled.
 Ctrl-C, SIGTERM or --time_limit stop the run within a decision's history walk: the game under
 way is dropped, the path's finished games stand, and the JSON is written with the games both
 paths finished (exit code 130 after Ctrl-C or SIGTERM).

@@ -1,5 +1,5 @@
 r"""Where certificate search spends its time, iteration by iteration, against the trunk's size
-(issue 16: per-iteration cost should grow with what changed, not with the trunk).
+(the aim: a per-iteration cost that grows with what changed, not with the trunk).
 
   python benchmarks/perf/certificate_costs.py \
       --game="sequential_goofspiel(num_cards=6,info=perfect)" --time_limit=600 \

@@ -1,5 +1,5 @@
 r"""HiGHS's dual simplex (warm-started) against its interior point method (with crossover), for
-the trunk LPs of certificate search, side by side in one run (issue 16).
+the trunk LPs of certificate search, side by side in one run.
 
   python benchmarks/perf/certificate_lp_methods.py --time_limit=900 \
       --output_json=docs/results/certificate_lp_methods.json
@@ -11,7 +11,7 @@ whole, warm-started from the previous trunk's basis) and "ipm" (interior point w
 cold), at most --time_limit seconds each, and prints iterations, seconds, HiGHS seconds,
 epsilon and the trunk, with the ratio simplex s / ipm s (above 1: the interior point method is
 faster). The committed JSON also has a third variant, "live" (one HiGHS model per LP side
-changed in place), run before that option was removed (issue 35; docs/results/certificates.md).
+changed in place), run before that option was removed (docs/results/certificates.md).
 HiGHS's seconds per iteration against the trunk's size are in each run's `trace`.
 """
 

@@ -1,5 +1,5 @@
 r"""Starting a certificate-search trunk LP from CFR+'s strategy, against HiGHS's own starts
-(issue 16: "a CFR+ warm start of the basis").
+(a CFR+ warm start of the basis).
 
   python benchmarks/perf/certificate_lp_starts.py \
       --output_json=docs/results/certificate_lp_starts.json

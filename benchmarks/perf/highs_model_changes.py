@@ -1,11 +1,11 @@
-"""What a change to a kept HiGHS model costs the next solve (issue 16).
+"""What a change to a kept HiGHS model costs the next solve.
 
   python benchmarks/perf/highs_model_changes.py --output_json=docs/results/highs_model_changes.json
 
 Certificate search (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
 Black-Box Extensive-Form Games", AAAI 2021, Algorithm 6.7) solves a sequence of LPs that differ
 by a few rows, columns and coefficients (the finding that led us to remove a kept-model option,
-`highs.LiveModel`, in issue 35: docs/results/certificates.md).
+`highs.LiveModel`: docs/results/certificates.md).
 This script measures, on the sequence-form LP of each --games entry solved to optimality
 once, the `Highs.run` that follows each kind of change to the kept model, every change chosen
 so that the optimum stays where it is (no pivot is needed): the same cost set again, the same

@@ -1,4 +1,4 @@
-"""Poker at scale (issue 36): the public-tree sequence form against the explicit one.
+"""Poker at scale: the public-tree sequence form against the explicit one.
 
   python benchmarks/perf/poker_scale.py --output_json=docs/results/poker_scale.json
 
@@ -18,7 +18,7 @@ iterations.
 The explicit form's iterates are the same (tests/algorithms/poker), so its curve per
 iteration is this one; per second it is slower by the speed-up of part 1.
 
-Part 3, on --lossless_game (Rhode Island Hold'em): the issue's own comparison. CFR+ on
+Part 3, on --lossless_game (Rhode Island Hold'em): the headline comparison. CFR+ on
 GameShrink's lossless abstraction, the explicit product sequence form of Γ_f (5.5 M LP rows,
 133 M nonzeros), against CFR+ on the range layout of the whole game with suit isomorphism
 (`poker.range_cfr`, 13 / 325 boards per later round) in three variants: float64 on one

@@ -1,4 +1,4 @@
-r"""float32 against float64 on the range layout (issue 36): an iteration of each, side by side.
+r"""float32 against float64 on the range layout: an iteration of each, side by side.
 
   python benchmarks/perf/range_dtype.py --output_json=docs/results/range_dtype.json
 

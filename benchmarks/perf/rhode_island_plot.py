@@ -1,4 +1,4 @@
-r"""The Rhode Island convergence plot of poker_scale.md (issue 36), from the runs' JSONs.
+r"""The Rhode Island convergence plot of poker_scale.md, from the runs' JSONs.
 
   python benchmarks/perf/rhode_island_plot.py --plot=docs/results/rhode_island.png
 

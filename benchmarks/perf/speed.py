@@ -84,7 +84,7 @@ def _cfr_rows(game, sf):
     ours = cfr.CFRPlusSolver(sf)
     steps = {
         "ours": ours.evaluate_and_update_policy,
-        # EGT steps (issue 17's row: xi = 0.005, Algorithm 1's step), unperturbed, aggressive
+        # EGT steps (the 1.5x goal's row: xi = 0.005, Algorithm 1's step), unperturbed, aggressive
         "ours_egt_step": egt.EGTSolver(sf, xi=0.005, dgf_weight=1e-4).evaluate_and_update_policy,
         "ours_egt_step_xi0": egt.EGTSolver(sf, dgf_weight=1e-4).evaluate_and_update_policy,
         "ours_egt_aggressive_step": egt.EGTSolver(

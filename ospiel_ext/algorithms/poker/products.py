@@ -1,4 +1,4 @@
-"""Precomputed gather / kernel / scatter products of the public-tree form (issue 36, speed).
+"""Precomputed gather / kernel / scatter products of the public-tree form, for speed.
 
 A block of public states sharing a round (n states x n_B boards x T hands) maps the
 opponent's realization plan to chance-weighted values of own hands through one T x T kernel
