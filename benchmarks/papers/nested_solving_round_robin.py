@@ -23,7 +23,7 @@ its two games are not independent: `match_report.duplicate_ci95`).
 The tasks (--chunk games of one pair) go round the pairs, so that --time_limit (a wall-clock
 budget: no task starts after it, running ones stop at their current game), Ctrl-C or SIGTERM
 leave every pair with about as many games; the JSON is written either way (exit 130 when
-interrupted). The Goofspiel 7 round robin of issue 37:
+interrupted). The committed Goofspiel 7 round robin:
 
   python benchmarks/papers/nested_solving_round_robin.py \
       --game="turn_based_simultaneous_game(game=goofspiel(\
