@@ -1,6 +1,6 @@
 """Policy files: an OpenSpiel policy of a game written to JSON and read back.
 
-The policy file format (DESIGN.md): JSON `{"game": "<load_game string>", "policy":
+The policy file format (docs/policy_files.md): JSON `{"game": "<load_game string>", "policy":
 {"<information_state_string>": {"<action id>": probability, ...}, ...}}`, keyed as the game's
 `policies.tabular_policy` (the information_state_string almost always; `policies.shared_key`
 where both players share a string). Never pickle. `save_policy` writes one
@@ -22,7 +22,7 @@ from ospiel_ext.runtime import files
 
 
 def save_policy(pol: policy_lib.Policy, path: str | os.PathLike, game: pyspiel.Game | str) -> None:
-    """Writes `pol`, a policy of `game`, to `path` in the policy file format of DESIGN.md.
+    """Writes `pol`, a policy of `game`, to `path` in the format of docs/policy_files.md.
 
     JSON, never pickle; `load_policy` reads it back.
     """

@@ -1,4 +1,4 @@
-"""Shared test games, reference values and API checks (STYLE.md: one check_game / check_solver
+"""Shared test games, reference values and API checks (one check_game / check_solver
 for all tests), imported by the tests as `from helpers import ...`; conftest.py keeps only
 pytest's fixtures and set-up."""
 
@@ -27,7 +27,7 @@ SMALL_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice(numdice=1,dice_sides=4)"
 
 KUHN_VALUE = -1.0 / 18.0  # player 0's value of Kuhn poker (theory)
 FULL, NULL = 7, 3  # minor numbers of /dev/full and /dev/null (major 1)
-LEDUC_VALUE = -0.0856064  # player 0's value of Leduc poker (DESIGN.md reference)
+LEDUC_VALUE = -0.0856064  # player 0's value of Leduc poker (docs/games.md)
 
 
 def check_solver(solver_cls, game, iterations=10, **kwargs):

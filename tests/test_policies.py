@@ -1,4 +1,4 @@
-"""Arrays <-> TabularPolicy, and the JSON policy file format of DESIGN.md."""
+"""Arrays <-> TabularPolicy, and the JSON policy file format of docs/policy_files.md."""
 
 import dataclasses
 import json

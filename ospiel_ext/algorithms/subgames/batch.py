@@ -1,19 +1,18 @@
 """Many gadget games solved by one CFR+ run on their disjoint union.
 
 Resolving every subgame of a cut, for both players and every blueprint of a sweep, means
-hundreds of small independent CFR+ runs whose cost is numpy call overhead, not arithmetic
-(DESIGN.md, "How the array core stays fast"). The disjoint union of K gadget games is one game:
-a root chance node leads to every gadget with weight 1 (`TreeBuilder.set_chance_prob`; the
-weights need not sum to one, and with weight 1 every block's values are exactly the gadget's),
-and gadget k's information sets are re-keyed "<k>|<key>" so that no two gadgets share one (two
-gadgets of one subgame, for players 0 and 1, hold the same keys). Its treeplexes and payoff
-are block-diagonal, so one vectorised CFR+ iteration advances every gadget at once, and each
-block's iterates are those of a separate run (alternating updates and linear averaging act
-block by block) up to floating-point rounding: sums run in another order, and regret
-matching+ can turn a difference of 1e-16 in a regret that is 0 in exact arithmetic into a
-different iterate. The GGSE trembles (Kubíček, Lisý & Sandholm 2025, "Equilibrium Refinements
-Improve Subgame Solving in Imperfect-Information Games", Section 7.2, eq. 6) are the gadgets'
-own, re-keyed.
+hundreds of small independent CFR+ runs whose cost is numpy call overhead, not arithmetic. The
+disjoint union of K gadget games is one game: a root chance node leads to every gadget with
+weight 1 (`TreeBuilder.set_chance_prob`; the weights need not sum to one, and with weight 1
+every block's values are exactly the gadget's), and gadget k's information sets are re-keyed
+"<k>|<key>" so that no two gadgets share one (two gadgets of one subgame, for players 0 and 1,
+hold the same keys). Its treeplexes and payoff are block-diagonal, so one vectorised CFR+
+iteration advances every gadget at once, and each block's iterates are those of a separate run
+(alternating updates and linear averaging act block by block) up to floating-point rounding:
+sums run in another order, and regret matching+ can turn a difference of 1e-16 in a regret that
+is 0 in exact arithmetic into a different iterate. The GGSE trembles (Kubíček, Lisý & Sandholm
+2025, "Equilibrium Refinements Improve Subgame Solving in Imperfect-Information Games", Section
+7.2, eq. 6) are the gadgets' own, re-keyed.
 """
 
 from __future__ import annotations
