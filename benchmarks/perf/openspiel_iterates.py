@@ -6,7 +6,7 @@ Ours and OpenSpiel's `cfr.CFRSolver`, `cfr.CFRPlusSolver` and `discounted_cfr.DC
 side by side on one game; at each of --checkpoints the largest difference between the two average
 strategies (`action_probability_array`) is printed. Both apply the same update rules, summing
 in another order: the differences are floating-point rounding, which CFR+'s clipping of
-regrets at zero and DCFR's discounting amplify once a regret sits near zero (README.md,
+regrets at zero and DCFR's discounting amplify once a regret sits near zero (docs/library.md,
 "Drop-in for OpenSpiel's cfr"). The tests compare early iterates to 1e-9
 (tests/algorithms/test_cfr.py).
 """
