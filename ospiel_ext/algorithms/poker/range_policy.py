@@ -196,6 +196,9 @@ def load_range_policy(path: str | os.PathLike) -> RangePolicy:
     data = files.read_npz(path, "range-policy file")
     if "format" not in data or str(data["format"]) != _FORMAT:
         raise ValueError(f"{path} is not a range-policy file")
+    missing = [key for key in ("game", "suits") if key not in data]
+    if missing:
+        raise ValueError(f"{path}: a range-policy file without its {' and '.join(missing)}")
     saved = str(data["game"])
     game = loading.load(saved)
     if str(game) != saved:

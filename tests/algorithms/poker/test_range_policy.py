@@ -90,6 +90,9 @@ def test_other_files_and_shapes_are_refused(tmp_path):
     np.savez(path, x=np.zeros(3))
     with pytest.raises(ValueError, match="not a range-policy file"):
         load_range_policy(path)
+    np.savez(path, format="ospiel_ext range policy 1", game="leduc_poker")
+    with pytest.raises(ValueError, match="a range-policy file without its suits"):
+        load_range_policy(path)
     tree = range_tree.RangeTree(structure.detect(loading.load("leduc_poker")))
     strategy = tree.expand(range_cfr.RangeWalker(tree).uniform())
     strategy[1][0] = strategy[1][0][:, :, :1]
