@@ -22,7 +22,7 @@ GOOFSPIEL_4 = (
     "points_order=descending))"
 )
 
-# The games the foundation must agree with OpenSpiel on (issue 2).
+# The games the foundation must agree with OpenSpiel on.
 SMALL_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice(numdice=1,dice_sides=4)", GOOFSPIEL_4]
 
 KUHN_VALUE = -1.0 / 18.0  # player 0's value of Kuhn poker (theory)

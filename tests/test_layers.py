@@ -114,7 +114,7 @@ ALIASES = {"FloatArray": "ospiel_ext.arrays", "IntArray": "ospiel_ext.arrays",
 
 
 def test_array_type_aliases_are_defined_once():
-    """Issue 35 item 2: the shared type aliases live in one module each; others import them."""
+    """The shared type aliases live in one module each; others import them."""
     where = {}
     for module, path in MODULES:
         tree = ast.parse(open(path, encoding="utf-8").read(), path)
@@ -212,7 +212,7 @@ def test_import_edges_include_type_checking_imports_and_outer_packages(tmp_path)
 
 
 def test_library_imports_have_no_cycle():
-    """Issue 35 item 2: no cycle among library modules, not even through type-only imports
+    """No cycle among library modules, not even through type-only imports
     (a cycle hidden behind TYPE_CHECKING or a function-local import is a dependency pointing
     the wrong way)."""
     assert _find_cycle(IMPORTS) is None, " -> ".join(_find_cycle(IMPORTS) or ())

@@ -69,7 +69,7 @@ def test_solve_writes_result_and_policy(tmp_path, solver):
     ids=["solve", "egt"],
 )
 def test_public_tree_form_writes_the_explicit_forms_policy_and_json(tmp_path, script, flags, tol):
-    """`--form=public_tree` (issue 36) of `solve` (CFR+) and `egt`: the same policy file and
+    """`--form=public_tree` of `solve` (CFR+) and `egt`: the same policy file and
     JSON as `--form=explicit` after the same iterations on Leduc, every probability and figure
     to `tol` (the two forms sum the same terms in different orders; EGT's scale is
     `max_abs_payoff`, read from the public tree without the payoff matrix)."""

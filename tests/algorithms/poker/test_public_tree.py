@@ -1,4 +1,4 @@
-"""The public-tree sequence form against the explicit one (issue 36): the same treeplexes, and
+"""The public-tree sequence form against the explicit one: the same treeplexes, and
 sequence values, expected values, reaches, CFR+ / DCFR iterates, best responses and
 exploitability equal to 1e-12 on every poker game that compiles both ways. The reference is
 always the explicit form (`sequence_form.for_game`, the compiled game tree's sparse payoff

@@ -1,4 +1,4 @@
-"""CFR on the range layout (`poker.range_cfr`) against the explicit sequence form (issue 36).
+"""CFR on the range layout (`poker.range_cfr`) against the explicit sequence form.
 
 The reference is always the compiled game's sequence form (`sequence_form.for_game`) and the
 pack's sequence-form solver, an independent computation: one pass (values, best responses,

@@ -1,4 +1,4 @@
-"""Exact leaf values from a compiled continuation (issue 37) and the cached rollouts.
+"""Exact leaf values from a compiled continuation and the cached rollouts.
 
 The exact values are checked against OpenSpiel's `expected_game_score.policy_value` from each
 leaf state (an independent recursion over pyspiel states; Goofspiel 4 and 5 with imperfect
