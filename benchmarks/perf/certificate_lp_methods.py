@@ -11,7 +11,7 @@ whole, warm-started from the previous trunk's basis) and "ipm" (interior point w
 cold), at most --time_limit seconds each, and prints iterations, seconds, HiGHS seconds,
 epsilon and the trunk, with the ratio simplex s / ipm s (above 1: the interior point method is
 faster). The committed JSON also has a third variant, "live" (one HiGHS model per LP side
-changed in place), run before that option was removed (docs/results/certificates.md).
+changed in place), run before that option was removed (docs/engineering.md).
 HiGHS's seconds per iteration against the trunk's size are in each run's `trace`.
 """
 

@@ -5,7 +5,7 @@
 Certificate search (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal Strategies in
 Black-Box Extensive-Form Games", AAAI 2021, Algorithm 6.7) solves a sequence of LPs that differ
 by a few rows, columns and coefficients (the finding that led us to remove a kept-model option,
-`highs.LiveModel`: docs/results/certificates.md).
+`highs.LiveModel`: docs/engineering.md).
 This script measures, on the sequence-form LP of each --games entry solved to optimality
 once, the `Highs.run` that follows each kind of change to the kept model, every change chosen
 so that the optimum stays where it is (no pivot is needed): the same cost set again, the same
@@ -19,7 +19,7 @@ HiGHS's simplex keeps its factorisation and edge weights through cost and bound 
 new columns (`kNewCols` calls `HEkk::clear`), on new rows (`kNewRows`, the same while
 `kExtendInvertWhenAddingRows` is false, as in HiGHS 1.12 and 1.15.1) and on a changed
 coefficient (`Highs::changeCoefficientInterface` reports `kNewRows`): see
-docs/results/certificates.md.
+docs/engineering.md.
 """
 
 import statistics

@@ -95,7 +95,7 @@ def _costs(name: str, json: str, game: str, max_trunk_nodes: int, *flags: str) -
             *flags,
             "--output_json={out}",
         ),
-        "certificates.md: the trunk sizes per iteration behind the cost tables",
+        "certificates.md and engineering.md: the trunk sizes per iteration behind the cost plots",
         drop_last={"trace": 2},  # the budget cuts the last expansion short
         # settings (older files lack them; the command in the provenance has them)
         ignore=(
@@ -159,7 +159,8 @@ SLICES: tuple[Slice, ...] = (
             "--cfr_iterations=100",
             "--output_json={out}",
         ),
-        "certificates.md: 'A CFR+ start' (simplex iterations and objectives per start)",
+        "engineering.md: 'Simplex, interior point, or a CFR+ start' (simplex iterations and "
+        "objectives per start)",
         keys={"trunks": ("trunk_nodes",), "runs": ("start",)},
         vertex=_highs_path,
     ),
@@ -176,7 +177,8 @@ SLICES: tuple[Slice, ...] = (
             "--rounds=1",
             "--output_json={out}",
         ),
-        "certificates.md: 'What a model change costs HiGHS' (simplex iterations)",
+        "engineering.md: 'Why the trunk LP is rebuilt each iteration' (simplex iterations per "
+        "model change)",
         keys={"runs": ("game",)},
         vertex=_highs_path,
         ignore=("rounds",),
@@ -206,7 +208,7 @@ SLICES: tuple[Slice, ...] = (
             "--games=leduc_poker",
             "--output_json={out}",
         ),
-        "efpe.md: the Goofspiel 4 and Leduc tables and curves (Figures 2-3)",
+        "efpe.md: the Goofspiel 4 and Leduc rows and curves (Figures 2-3)",
         atol=1e-9,
         rtol=1e-6,
         # EGT's curves part from their 11th point on another CPU; measured at their last
