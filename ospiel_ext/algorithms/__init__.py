@@ -4,6 +4,7 @@
 * `cfr_variants`: vectorised CFR, CFR+, DCFR and LCFR on the sequence form, one update rule
   configured by `CFRConfig`, with basis matrices;
 * `cfr`: the same as drop-ins for OpenSpiel's CFR solvers (its signatures);
+* `lp_solver`: a drop-in for OpenSpiel's `lp_solver` (matrix games, dominance) on HiGHS;
 * `dilated_entropy`: the (perturbed) dilated entropy DGF of a treeplex and its closed-form argmax;
 * `egt`: the excessive gap technique with that DGF (approximate EFPE);
 * `forms`: the sequence form a solver runs on, by name (`form="explicit"` or `"public_tree"`);
