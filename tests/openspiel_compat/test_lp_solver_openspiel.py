@@ -7,32 +7,18 @@ and every test case of the file runs (the 3-player and general-sum dominance cas
 dominance functions take any normal-form game, as OpenSpiel's).
 """
 
-import importlib
 import re
 import sys
 
 import pyspiel
 import pytest
+from openspiel_tests import with_module_swapped
 
 from ospiel_ext.algorithms import lp_solver
 
 _NAME = "open_spiel.python.algorithms.lp_solver"
 
-
-def _openspiel_test_module():
-    saved = sys.modules.get(_NAME)
-    sys.modules[_NAME] = lp_solver
-    try:
-        sys.modules.pop(_NAME + "_test", None)
-        return importlib.import_module(_NAME + "_test")
-    finally:
-        if saved is None:
-            sys.modules.pop(_NAME, None)
-        else:
-            sys.modules[_NAME] = saved
-
-
-LPSolversTest = _openspiel_test_module().LPSolversTest
+LPSolversTest = with_module_swapped(_NAME + "_test", _NAME, lp_solver).LPSolversTest
 
 
 def test_the_openspiel_file_runs_against_ours():

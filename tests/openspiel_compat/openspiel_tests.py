@@ -1,0 +1,24 @@
+"""Loading one of OpenSpiel's own test files with only its import of the module under test
+bound to ours (the drop-in compat tests)."""
+
+import importlib
+import sys
+import types
+
+
+def with_module_swapped(test_module: str, module: str, ours: types.ModuleType) -> types.ModuleType:
+    """OpenSpiel's `test_module`, imported while the name `module` is bound to `ours`.
+
+    The test file's `from open_spiel.python.algorithms import X` finds `ours` under X's name;
+    afterwards the name is restored, so no other test sees the swap.
+    """
+    saved = sys.modules.get(module)
+    sys.modules[module] = ours
+    try:
+        sys.modules.pop(test_module, None)
+        return importlib.import_module(test_module)
+    finally:
+        if saved is None:
+            sys.modules.pop(module, None)
+        else:
+            sys.modules[module] = saved
