@@ -12,13 +12,20 @@ def with_module_swapped(test_module: str, module: str, ours: types.ModuleType) -
     The test file's `from open_spiel.python.algorithms import X` finds `ours` under X's name;
     afterwards the name is restored, so no other test sees the swap.
     """
-    saved = sys.modules.get(module)
+    package, _, name = module.rpartition(".")
+    parent = importlib.import_module(package)
+    saved_module, saved_attribute = sys.modules.get(module), getattr(parent, name, None)
     sys.modules[module] = ours
+    setattr(parent, name, ours)  # `from package import name` reads the attribute first
     try:
         sys.modules.pop(test_module, None)
         return importlib.import_module(test_module)
     finally:
-        if saved is None:
+        if saved_module is None:
             sys.modules.pop(module, None)
         else:
-            sys.modules[module] = saved
+            sys.modules[module] = saved_module
+        if saved_attribute is None:
+            delattr(parent, name)
+        else:
+            setattr(parent, name, saved_attribute)
