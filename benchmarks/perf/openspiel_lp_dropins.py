@@ -1,0 +1,132 @@
+r"""OpenSpiel's sequence_form_lp and lp_solver against the pack's drop-ins, side by side.
+
+  pip install cvxpy ecos   # OpenSpiel's two modules import cvxpy; its wheel does not
+  python benchmarks/perf/openspiel_lp_dropins.py \
+      --output_json=docs/results/openspiel_lp_dropins.json
+
+For each --games entry, `sequence_form_lp.solve_zero_sum_game(game)` of OpenSpiel
+(`open_spiel.python.algorithms`, cvxpy with its default solver, ECOS) and of ospiel_ext
+(`ospiel_ext.algorithms`, HiGHS); for each --matrix_games entry, `lp_solver.
+solve_zero_sum_matrix_game`. Each call runs in a fresh process of its own (the game loaded
+there, the call timed there), OpenSpiel's under --max_gib of address space and --time_limit
+seconds: a case that exceeds either is recorded as such ("memory" or "time") with the limit,
+not a figure.
+
+JSON keys: cases [{kind, game, openspiel: {seconds, value, status}, ours: {...}, speedup
+(OpenSpiel's seconds / ours where both finished), value_difference}], time_limit, max_gib.
+"""
+
+import json
+import resource
+import subprocess
+import sys
+import time
+
+from absl import flags
+
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+
+GAMES = (
+    "kuhn_poker",
+    "leduc_poker",
+    "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)",
+    "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=3)",
+    "turn_based_simultaneous_game(game=goofspiel(imp_info=true,num_cards=5,"
+    "points_order=descending))",
+)
+MATRIX_GAMES = ("blotto", "matrix_rps")
+_GAMES = flags.DEFINE_multi_string("games", list(GAMES), "Sequential games (load_game strings).")
+_MATRIX_GAMES = flags.DEFINE_multi_string(
+    "matrix_games", list(MATRIX_GAMES), "Matrix games (load_matrix_game names)."
+)
+_TIME_LIMIT = flags.DEFINE_float("time_limit", 300.0, "Seconds for each of OpenSpiel's calls.")
+_MAX_GIB = flags.DEFINE_float("max_gib", 8.0, "Address space for each of OpenSpiel's calls.")
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
+
+# One call, in the child process: argv = [kind, implementation, game]; prints seconds and value.
+_CHILD = """
+import json, sys, time
+import pyspiel
+import ospiel_ext.games
+kind, impl, name = sys.argv[1:4]
+if kind == "sequence_form_lp":
+    if impl == "openspiel":
+        from open_spiel.python.algorithms import sequence_form_lp as module
+    else:
+        from ospiel_ext.algorithms import sequence_form_lp as module
+    game = pyspiel.load_game(name)
+    start = time.perf_counter()
+    value = module.solve_zero_sum_game(game)[0]
+else:
+    if impl == "openspiel":
+        from open_spiel.python.algorithms import lp_solver as module
+    else:
+        from ospiel_ext.algorithms import lp_solver as module
+    game = pyspiel.load_matrix_game(name)
+    start = time.perf_counter()
+    value = module.solve_zero_sum_matrix_game(game)[2]
+print(json.dumps({"seconds": time.perf_counter() - start, "value": float(value)}))
+"""
+
+
+def _limits(max_bytes: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
+
+    return apply
+
+
+def _call(kind: str, impl: str, game: str) -> dict:
+    """One call in a fresh process: {seconds, value, status} or {status: memory / time / ...}."""
+    limit = _TIME_LIMIT.value if impl == "openspiel" else None
+    max_bytes = int(_MAX_GIB.value * 2**30) if impl == "openspiel" else resource.RLIM_INFINITY
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, kind, impl, game],
+            capture_output=True,
+            text=True,
+            timeout=limit,
+            preexec_fn=_limits(max_bytes),
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": "time", "seconds": time.perf_counter() - start}
+    if proc.returncode != 0:
+        memory = "MemoryError" in proc.stderr or "std::bad_alloc" in proc.stderr
+        last = (proc.stderr.strip().splitlines() or [""])[-1][:200]
+        return {"status": "memory" if memory else "error", "error": last}
+    return {"status": "ok", **json.loads(proc.stdout.strip().splitlines()[-1])}
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_TIME_LIMIT)
+    cli_flags.positive(_MAX_GIB)
+    cli_flags.output_path(_OUTPUT_JSON)
+    cases = []
+    todo = [("sequence_form_lp", g) for g in _GAMES.value]
+    todo += [("lp_solver", g) for g in _MATRIX_GAMES.value]
+    for kind, game in todo:
+        with cli.stage(f"{kind}: {game}"):
+            ours, theirs = _call(kind, "ours", game), _call(kind, "openspiel", game)
+        row = {"kind": kind, "game": game, "openspiel": theirs, "ours": ours}
+        if ours["status"] == theirs["status"] == "ok":
+            row["speedup"] = theirs["seconds"] / ours["seconds"]
+            row["value_difference"] = abs(theirs["value"] - ours["value"])
+        cases.append(row)
+        speed = f"{row['speedup']:.1f}x" if "speedup" in row else theirs["status"]
+        print(
+            f"{kind} {game}: ours {ours.get('seconds', float('nan')):.3f} s, OpenSpiel "
+            f"{theirs.get('seconds', float('nan')):.3f} s ({theirs['status']}): {speed}"
+        )
+    with cli.outputs():
+        cli_output.write_json(
+            _OUTPUT_JSON.value,
+            {"cases": cases, "time_limit": _TIME_LIMIT.value, "max_gib": _MAX_GIB.value},
+        )
+
+
+if __name__ == "__main__":
+    cli.main(main)
