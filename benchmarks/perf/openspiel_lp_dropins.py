@@ -1,4 +1,4 @@
-r"""OpenSpiel's sequence_form_lp and lp_solver against the pack's drop-ins, side by side.
+r"""OpenSpiel's sequence_form_lp, best_response and lp_solver against the drop-ins, side by side.
 
   pip install cvxpy ecos   # OpenSpiel's two modules import cvxpy; its wheel does not
   python benchmarks/perf/openspiel_lp_dropins.py \
@@ -6,7 +6,9 @@ r"""OpenSpiel's sequence_form_lp and lp_solver against the pack's drop-ins, side
 
 For each --games entry, `sequence_form_lp.solve_zero_sum_game(game)` of OpenSpiel
 (`open_spiel.python.algorithms`, cvxpy with its default solver, ECOS) and of ospiel_ext
-(`ospiel_ext.algorithms`, HiGHS); for each --matrix_games entry, `lp_solver.
+(`ospiel_ext.algorithms`, HiGHS) and `best_response.BestResponsePolicy(game, 0,
+UniformRandomPolicy(game)).value(root)` (OpenSpiel's walks the states in Python; ours is one
+pass over the compiled game); for each --matrix_games entry, `lp_solver.
 solve_zero_sum_matrix_game`. Each call runs in a fresh process of its own (the game loaded
 there, the call timed there), OpenSpiel's under --max_gib of address space and --time_limit
 seconds: a case that exceeds either is recorded as such ("memory" or "time") with the limit,
@@ -59,6 +61,16 @@ if kind == "sequence_form_lp":
     game = pyspiel.load_game(name)
     start = time.perf_counter()
     value = module.solve_zero_sum_game(game)[0]
+elif kind == "best_response":
+    from open_spiel.python import policy
+    if impl == "openspiel":
+        from open_spiel.python.algorithms import best_response as module
+    else:
+        from ospiel_ext.algorithms import best_response as module
+    game = pyspiel.load_game(name)
+    start = time.perf_counter()
+    br = module.BestResponsePolicy(game, 0, policy.UniformRandomPolicy(game))
+    value = br.value(game.new_initial_state())
 else:
     if impl == "openspiel":
         from open_spiel.python.algorithms import lp_solver as module
@@ -106,7 +118,7 @@ def main(argv):
     cli_flags.positive(_MAX_GIB)
     cli_flags.output_path(_OUTPUT_JSON)
     cases = []
-    todo = [("sequence_form_lp", g) for g in _GAMES.value]
+    todo = [(kind, g) for g in _GAMES.value for kind in ("sequence_form_lp", "best_response")]
     todo += [("lp_solver", g) for g in _MATRIX_GAMES.value]
     for kind, game in todo:
         with cli.stage(f"{kind}: {game}"):
