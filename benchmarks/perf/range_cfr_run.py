@@ -10,9 +10,10 @@ Builds the range layout of --game (`poker.range_tree.RangeTree`, one board per s
 with --suits) and runs `poker.range_cfr.RangeCFRSolver` (CFR+ or DCFR; its regrets, strategies,
 reaches and values in --dtype, the average always in float64; each pass on --threads threads,
 one block of boards each) through the pack's run loop (`algorithms.solver.run`) until
---time_limit seconds of wall-clock time have passed, measuring the average profile exactly
-(best responses on the same tree; not counted as solving seconds) at iterations 1, 2, 3, ...
-growing by about 12 % (`solver.log_spaced`; --num_checkpoints points up to 10^6 iterations).
+--time_limit seconds of wall-clock time have passed (or --iterations iterations), measuring
+the average profile exactly (best responses on the same tree; not counted as solving seconds)
+at iterations 1, 2, 3, ... growing by about 12 % (`solver.log_spaced`; --num_checkpoints
+points up to 10^6 iterations).
 Ctrl-C or SIGTERM stops after the current iteration and writes the result so far
 (`stop_reason`).
 
@@ -45,6 +46,12 @@ from ospiel_ext.cli import output as cli_output
 _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A poker game (load_game string).")
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "dcfr"], "The CFR variant.")
 _TIME_LIMIT = flags.DEFINE_float("time_limit", 600.0, "Wall-clock seconds of the run.")
+_ITERATIONS = flags.DEFINE_integer(
+    "iterations",
+    None,
+    "Also stop after this many iterations (a fixed amount of work).",
+    lower_bound=1,
+)
 cli_flags.rename("seconds", "time_limit")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _DTYPE = flags.DEFINE_enum(
@@ -91,7 +98,7 @@ def main(argv):
     build_seconds = time.perf_counter() - start
     result = solver_lib.run(
         solver,
-        MAX_ITERATIONS,
+        _ITERATIONS.value or MAX_ITERATIONS,
         time_limit=_TIME_LIMIT.value,
         checkpoints=solver_lib.log_spaced(MAX_ITERATIONS, _NUM_CHECKPOINTS.value),
         log_every=None,

@@ -107,3 +107,10 @@ def test_a_root_state_inside_the_game_is_refused():
     state = game.new_initial_state().child(0)
     with pytest.raises(ValueError, match="root_state other than the initial state"):
         best_response.BestResponsePolicy(game, 0, policy_lib.UniformRandomPolicy(game), state)
+
+
+def test_a_policy_missing_states_is_refused_naming_the_state():
+    game = pyspiel.load_game("leduc_poker")
+    kuhn = policy_lib.TabularPolicy(pyspiel.load_game("kuhn_poker"))
+    with pytest.raises(ValueError, match="the policy does not cover information state"):
+        best_response.BestResponsePolicy(game, 0, kuhn)
