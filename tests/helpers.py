@@ -25,6 +25,17 @@ GOOFSPIEL_4 = (
 # The games the foundation must agree with OpenSpiel on.
 SMALL_GAMES = ["kuhn_poker", "leduc_poker", "liars_dice(numdice=1,dice_sides=4)", GOOFSPIEL_4]
 
+# Hold'em games that compile: two hole cards from a deck of 3 ranks x 2 suits and a 2-card flop
+# (every card is dealt), limit; and a 3-card flop, no-limit with pot and all-in bets, one suit of
+# 7 ranks (compiles in a second)
+HOLDEM_LIMIT = (
+    "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
+    "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=3,numHoleCards=2,numBoardCards=0 2)"
+)
+HOLDEM_NO_LIMIT = (
+    "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=2 1,firstPlayer=2 1,"
+    "numSuits=1,numRanks=7,numHoleCards=2,numBoardCards=0 3,stack=8 8,bettingAbstraction=fcpa)"
+)
 KUHN_VALUE = -1.0 / 18.0  # player 0's value of Kuhn poker (theory)
 FULL, NULL = 7, 3  # minor numbers of /dev/full and /dev/null (major 1)
 LEDUC_VALUE = -0.0856064  # player 0's value of Leduc poker (docs/games.md)

@@ -20,7 +20,7 @@ import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import best_response as os_best_response
 from open_spiel.python.algorithms import exploitability
-from openspiel_tests import with_module_swapped
+from openspiel_tests import skipped, with_module_swapped
 
 from ospiel_ext.algorithms import best_response
 
@@ -37,20 +37,9 @@ class BestResponseTest(_MODULE.BestResponseTest):
     """OpenSpiel's cases, but those listed in the module docstring (skipped below)."""
 
 
-def _skipped(reason):
-    """A case that does not run, with the reason (a function of its own per case: a mark on a
-    shared function would carry every case's reason)."""
-
-    @pytest.mark.skip(reason=reason)
-    def case(self):
-        del self
-
-    return case
-
-
 for _case, _reason in _LEFT_OUT.items():
     assert hasattr(BestResponseTest, _case), _case
-    setattr(BestResponseTest, _case, _skipped(_reason))
+    setattr(BestResponseTest, _case, skipped(_reason))
 del _MODULE.BestResponseTest, _MODULE.TabularBestResponseMDPTest
 _TIC_TAC_TOE = "test_best_response_tic_tac_toe_value_is_consistent"  # compiles 549,946 nodes
 setattr(BestResponseTest, _TIC_TAC_TOE, pytest.mark.slow(getattr(BestResponseTest, _TIC_TAC_TOE)))

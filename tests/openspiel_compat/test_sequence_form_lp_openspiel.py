@@ -18,7 +18,7 @@ import pyspiel
 import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
-from openspiel_tests import with_module_swapped
+from openspiel_tests import skipped, with_module_swapped
 
 from ospiel_ext.algorithms import sequence_form_lp
 
@@ -31,20 +31,9 @@ class SFLPTest(_MODULE.SFLPTest):
     """OpenSpiel's cases, but those that read .efg files it does not ship (skipped below)."""
 
 
-def _skipped(reason):
-    """A case that does not run, with the reason (a function of its own per case: a mark on a
-    shared function would carry every case's reason)."""
-
-    @pytest.mark.skip(reason=reason)
-    def case(self):
-        del self
-
-    return case
-
-
 for _case in dir(SFLPTest):
     if _case.startswith(("test_kuhn_poker_efg", "test_sequential_equilibrium")):
-        setattr(SFLPTest, _case, _skipped(_NO_EFG_FILES))
+        setattr(SFLPTest, _case, skipped(_NO_EFG_FILES))
 
 
 del _MODULE.SFLPTest  # collected once, as the subclass above

@@ -6,21 +6,14 @@ as an ordinary `Policy`, and its own information-state tensors of states built p
 import numpy as np
 import pyspiel
 import pytest
+from helpers import HOLDEM_LIMIT, HOLDEM_NO_LIMIT
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies
 from ospiel_ext.algorithms.poker import agents, range_cfr, range_tree, structure
 
-# two hole cards from 3 ranks x 2 suits, a 2-card flop; and no-limit with a 3-card flop
-LIMIT = (
-    "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
-    "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=3,numHoleCards=2,numBoardCards=0 2)"
-)
-NO_LIMIT = (
-    "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=2 1,firstPlayer=2 1,"
-    "numSuits=1,numRanks=7,numHoleCards=2,numBoardCards=0 3,stack=8 8,bettingAbstraction=fcpa)"
-)
+LIMIT, NO_LIMIT = HOLDEM_LIMIT, HOLDEM_NO_LIMIT
 HOLDEM = [LIMIT, NO_LIMIT]
 ONE_CARD = [
     "kuhn_poker",

@@ -8,6 +8,7 @@ exploitability of the exported policy."""
 import numpy as np
 import pyspiel
 import pytest
+from helpers import HOLDEM_LIMIT, HOLDEM_NO_LIMIT
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import evaluate, policies
@@ -21,16 +22,7 @@ from ospiel_ext.algorithms.poker import (
     structure,
 )
 
-# two hole cards from a deck of 3 ranks x 2 suits, a 2-card flop: every card is dealt
-LIMIT = (
-    "universal_poker(betting=limit,numPlayers=2,numRounds=2,blind=1 1,raiseSize=2 4,"
-    "firstPlayer=1 1,maxRaises=2 2,numSuits=2,numRanks=3,numHoleCards=2,numBoardCards=0 2)"
-)
-# a 3-card flop, no-limit with pot and all-in bets, one suit of 7 ranks (compiles in a second)
-NO_LIMIT = (
-    "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,blind=2 1,firstPlayer=2 1,"
-    "numSuits=1,numRanks=7,numHoleCards=2,numBoardCards=0 3,stack=8 8,bettingAbstraction=fcpa)"
-)
+LIMIT, NO_LIMIT = HOLDEM_LIMIT, HOLDEM_NO_LIMIT
 # the same with 4 ranks x 2 suits: suit orbits of 3-card flops (its explicit form takes 15 s to
 # compile, so it is checked against the range layout without suits)
 NO_LIMIT_SUITS = NO_LIMIT.replace("numSuits=1,numRanks=7", "numSuits=2,numRanks=4")
