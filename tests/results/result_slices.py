@@ -497,11 +497,11 @@ SLICES: tuple[Slice, ...] = (
                 f"--solver={solver}",
                 f"--dtype={dtype}",
                 "--threads=2",  # as the runs (the iterates do not depend on it)
-                "--iterations=20",  # a fixed amount of work, whatever the machine's load
+                "--iterations=10",  # a fixed amount of work, whatever the machine's load
                 "--time_limit=600",
                 "--output_json={out}",
             ),
-            "poker_scale.md: the first 20 iterations of the Rhode Island runs (the curve at fixed "
+            "poker_scale.md: the first 10 iterations of the Rhode Island runs (the curve at fixed "
             "iteration counts)",
             # the measurement where the budget stopped is off the grid of iteration counts
             drop_last=dict.fromkeys(CURVE_LISTS, 1),
