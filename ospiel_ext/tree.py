@@ -117,6 +117,23 @@ class GameTree:
             node = int(self.parent[node])
         return actions[::-1]
 
+    def node_at(self, history: list[int]) -> int:
+        """The node that the action ids `history` (a state's `history()`) reach from the root.
+
+        The inverse of `history`, one step per action through the children.
+
+        Raises:
+          ValueError: the tree has no such node (another game's history, or beyond a leaf).
+        """
+        node = 0
+        for action in history:
+            kids = self.children(node)
+            found = np.flatnonzero(self.action[kids.start : kids.stop] == action)
+            if not len(found):
+                raise ValueError(f"{self.name} has no node for history {history}")
+            node = kids.start + int(found[0])
+        return node
+
     def state(self, node: int) -> pyspiel.State:
         """Replays the history of `node` in the source game."""
         if self.game is None:

@@ -8,7 +8,7 @@ realization plan gives the best-responding player's action at every information 
 or not (the lowest action id among equally good ones, as OpenSpiel), and one bottom-up pass
 over the tree's node arrays gives every node's value with the best response plugged in
 (`tree_values.node_values`). `value(state)` and `q_value(state, action)` then look the state
-up by its history (one step per action through the children arrays).
+up by its history (`GameTree.node_at`).
 
 `CPPBestResponsePolicy` takes the signature of OpenSpiel's class of that name (whose extra
 arguments, precomputed states and a C++ best-response processor, are accepted and not needed)
@@ -84,21 +84,9 @@ class BestResponsePolicy(policy_lib.Policy):
         profile = sf.tree_profile((behavioural[0], behavioural[1]))
         self._values = tree_values.node_values(sf.tree, profile, player=player_id)
 
-    def _node(self, state: pyspiel.State) -> int:
-        """The compiled tree's node of `state`, found by its history from the root."""
-        tree, node = self._tree, 0
-        for action in state.history():
-            start = int(tree.child_start[node])
-            children = tree.action[start : start + int(tree.num_children[node])]
-            found = np.flatnonzero(children == action)
-            if not len(found):
-                raise ValueError(f"game {self.game}: no node for history {state.history()}")
-            node = start + int(found[0])
-        return node
-
     def value(self, state: pyspiel.State) -> float:
         """The best responder's expected utility from `state` (best response vs the policy)."""
-        return float(self._values[self._node(state)])
+        return float(self._values[self._tree.node_at(state.history())])
 
     def q_value(self, state: pyspiel.State, action: int) -> float:
         """The best responder's expected utility after `action` at `state`."""
