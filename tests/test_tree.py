@@ -2,6 +2,7 @@
 computation."""
 
 import numpy as np
+import pytest
 from helpers import subtree_utility_range
 
 from ospiel_ext import walk
@@ -47,6 +48,14 @@ def test_nodes_replay_to_the_same_states(small_game):
             assert tree.infoset_key[tree.infoset[node]] == state.information_state_string(p)
             assert list(tree.action[tree.children(int(node))]) == state.legal_actions()
         assert np.all(tree.parent[tree.children(int(node))] == node)
+        assert tree.node_at(state.history()) == node  # a state's node, found by its history
+
+
+def test_a_history_the_tree_lacks_is_refused(small_game):
+    tree = walk.game_tree(small_game)
+    leaf = int(np.flatnonzero(tree.is_leaf)[0])
+    with pytest.raises(ValueError, match="has no node for history"):
+        tree.node_at([*tree.history(leaf), 0])
 
 
 def test_flat_infoset_actions_are_each_infosets_legal_actions(small_game):
