@@ -546,7 +546,7 @@ NOT_COVERED: Mapping[str, str] = {
     "its figures equal rhode_island_dcfr_fast.json's at 6,791 iterations to the last bit (the "
     "same solver), and that file's slice reruns the first iterations",
     "docs/results/holdem_limit_flop.json": "52-card limit flop hold'em: the layout takes about "
-    "6 GB and an exact evaluation 17 GB at its peak and a minute, beyond a test; its code is "
+    "6 GB and an exact evaluation 15 GB at its peak and half a minute, beyond a test; its code is "
     "checked against the compiled form on small hold'em games (test_holdem_ranges.py)",
     **{
         f"docs/results/holdem_agent_evaluation{suffix}.json": "Deep CFR's training needs PyTorch, "
