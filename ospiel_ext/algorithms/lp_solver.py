@@ -223,7 +223,9 @@ def _payoffs(game_or_payoffs: pyspiel.NormalFormGame | ArrayLike) -> FloatArray:
             [np.asarray(game_or_payoffs.row_utilities()), game_or_payoffs.col_utilities()]
         ).astype(np.float64)
     if isinstance(game_or_payoffs, pyspiel.NormalFormGame):
-        tensor = pyspiel.extensive_to_tensor_game(game_or_payoffs)
+        tensor = game_or_payoffs
+        if not isinstance(tensor, pyspiel.TensorGame):
+            tensor = pyspiel.extensive_to_tensor_game(tensor)
         players = range(tensor.num_players())
         return np.stack([np.asarray(tensor.player_utilities(p)) for p in players])
     return np.asarray(game_or_payoffs, dtype=np.float64)

@@ -44,3 +44,13 @@ def test_an_infeasible_program_solves_to_none():
     lp.set_cons_coeff("c", "x", 1.0)
     lp.set_cons_rhs("c", -1.0)
     assert lp.solve() is None
+
+
+def test_a_tensor_game_is_reduced_as_its_payoff_tensor():
+    payoffs = [[[1.0, 2.0], [3.0, 4.0]], [[0.0, 1.0], [1.0, 0.0]]]
+    game = pyspiel.create_tensor_game(payoffs)
+    _, live = lp_solver.iterated_dominance(game, lp_solver.DominanceType.DOMINANCE_STRICT)
+    _, want = lp_solver.iterated_dominance(payoffs, lp_solver.DominanceType.DOMINANCE_STRICT)
+    assert (
+        [a.tolist() for a in live] == [a.tolist() for a in want] == [[False, True], [True, False]]
+    )
