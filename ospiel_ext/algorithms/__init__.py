@@ -8,6 +8,7 @@
 * `sequence_form_lp`: a drop-in for OpenSpiel's `sequence_form_lp` on the pack's HiGHS LP;
 * `best_response`: a drop-in for OpenSpiel's `best_response`, computed once on the arrays;
 * `expected_game_score`: OpenSpiel's `policy_value` on the arrays;
+* `policy_aggregator`: OpenSpiel's `PolicyAggregator` (mixtures of policies) on the arrays;
 * `dilated_entropy`: the (perturbed) dilated entropy DGF of a treeplex and its closed-form argmax;
 * `egt`: the excessive gap technique with that DGF (approximate EFPE);
 * `forms`: the sequence form a solver runs on, by name (`form="explicit"` or `"public_tree"`);
