@@ -70,15 +70,8 @@ class ProfileBot(pyspiel.Bot):
         """The pyspiel `Bot.restart_at` API: nothing to forget."""
 
     def node(self, state: pyspiel.State) -> int:
-        """The compiled tree's node of `state` (walks its history)."""
-        tree, node = self.sf.tree, 0
-        for a in state.history():
-            children = tree.children(node)
-            k = np.flatnonzero(tree.action[children.start : children.stop] == a)
-            if not len(k):
-                raise ValueError(f"game {self.sf.name}: action {a} is not in the compiled tree")
-            node = children.start + int(k[0])
-        return node
+        """The compiled tree's node of `state` (`GameTree.node_at` of its history)."""
+        return self.sf.tree.node_at(state.history())
 
     def probabilities(self, node: int) -> np.ndarray:
         """The bot's action probabilities at `node` (its decision node)."""
