@@ -38,7 +38,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms.poker import range_cfr, structure
-from ospiel_ext.algorithms.poker.range_policy import suit_symmetric
+from ospiel_ext.algorithms.poker.range_policy import check_suit_symmetric
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
@@ -201,10 +201,7 @@ def arrays_from_batched(tree: RangeTree, policy: BatchedPolicy) -> Arrays:
         an answer is not an (H, A) array of distributions over the actions (to 1e-6); with
         suit isomorphism, the answers differ over a hand orbit of a board.
     """
-    shapes = [
-        [(len(g.nodes), g.num_actions, *lay.deals.multiplicity.shape) for g in lay.groups]
-        for lay in tree.rounds
-    ]
+    shapes = tree.per_hand_shapes
     need = 8 * sum(int(np.prod(s)) for per_round in shapes for s in per_round)
     memory = budget.physical_memory()
     if memory is not None and need > MEMORY_SHARE * memory:
@@ -220,13 +217,7 @@ def arrays_from_batched(tree: RangeTree, policy: BatchedPolicy) -> Arrays:
             probs = _checked(tree.name, node, policy(node))
             arrays[r][k][i][:, b, allowed[r][b]] = probs.T
             shown.update_to(done)
-    if tree.suits:
-        for lay, per_round in zip(tree.rounds, arrays):
-            if not all(suit_symmetric(a, lay.deals.hand_orbit) for a in per_round):
-                raise ValueError(
-                    f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
-                    "differently; evaluate it without suit isomorphism"
-                )
+    check_suit_symmetric(tree, arrays)
     return arrays
 
 

@@ -77,11 +77,7 @@ def arrays_from_tabular(tree: RangeTree, pol: policy_lib.TabularPolicy) -> Array
         ones) are played differently: the tree evaluates suit-symmetric profiles only (lay the
         tree out without suits to evaluate this policy).
     """
-    arrays = [
-        [np.full((len(g.nodes), g.num_actions, *lay.deals.multiplicity.shape), np.nan)
-         for g in lay.groups]
-        for lay in tree.rounds
-    ]  # fmt: skip
+    arrays = [[np.full(shape, np.nan) for shape in per_round] for per_round in tree.per_hand_shapes]
     locate = EntryLocator(tree)
     for row, state in enumerate(pol.states):
         r, k, i, b, h = locate(state)
@@ -95,15 +91,29 @@ def arrays_from_tabular(tree: RangeTree, pol: policy_lib.TabularPolicy) -> Array
                 "without suit isomorphism to evaluate it"
             )
         arrays[r][k][i, :, b, h] = probs
-    for lay, per_round in zip(tree.rounds, arrays):
+    for per_round in arrays:
         for a in per_round:
             np.copyto(a, 1.0 / a.shape[1], where=np.isnan(a))
-            if tree.suits and not suit_symmetric(a, lay.deals.hand_orbit):
-                raise ValueError(
-                    f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
-                    "differently; lay the tree out without suit isomorphism to evaluate it"
-                )
+    check_suit_symmetric(tree, arrays)
     return arrays
+
+
+def check_suit_symmetric(tree: RangeTree, strategy: Arrays) -> None:
+    """Refuses per-hand arrays of a suit-isomorphic tree that differ over a hand orbit.
+
+    Raises:
+      ValueError: with suit isomorphism, a policy's arrays (n, A, n_B, H) play hands of one
+        orbit of a board differently (`suit_symmetric`): the tree evaluates suit-symmetric
+        profiles only.
+    """
+    if not tree.suits:
+        return
+    for lay, per_round in zip(tree.rounds, strategy):
+        if not all(suit_symmetric(a, lay.deals.hand_orbit) for a in per_round):
+            raise ValueError(
+                f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
+                "differently; lay the tree out without suit isomorphism to evaluate it"
+            )
 
 
 def suit_symmetric(strategy: np.ndarray, orbit: np.ndarray) -> bool:
@@ -161,10 +171,7 @@ def _board_key(public_cards: tuple[int, ...], dealt: list[int]) -> tuple[int, ..
 
 
 def _check_shapes(tree: RangeTree, strategy: Arrays) -> None:
-    want = [
-        [(len(g.nodes), g.num_actions, *lay.deals.multiplicity.shape) for g in lay.groups]
-        for lay in tree.rounds
-    ]
+    want = tree.per_hand_shapes
     got = [[tuple(np.shape(a)) for a in per_round] for per_round in strategy]
     if got != want:
         raise ValueError(f"game {tree.name}: strategy arrays of shapes {got}, the tree's {want}")

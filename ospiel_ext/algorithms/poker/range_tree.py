@@ -169,6 +169,14 @@ class RangeTree:
             rounds.append(self._round(r, rows, self.deals[r], rounds[-1] if r else None))
         self.rounds = tuple(rounds)
 
+    @property
+    def per_hand_shapes(self) -> list[list[tuple[int, ...]]]:
+        """Per round and decision group, the shape (n, A, n_B, H) of a per-hand array."""
+        return [
+            [(len(g.nodes), g.num_actions, *lay.deals.multiplicity.shape) for g in lay.groups]
+            for lay in self.rounds
+        ]
+
     def expand(self, arrays: Arrays, fill: float | None = None) -> Arrays:
         """Per-entry arrays (n, A, F) as per-hand arrays (n, A, n_B, T) (`orbits.expand`).
 
