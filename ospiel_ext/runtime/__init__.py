@@ -7,6 +7,7 @@
 * `executors`, `sweeps`: independent runs on local processes or a Dask cluster;
 * `provenance`: the command, code and machine behind a results file;
 * `tables`: plain text tables;
+* `callables`: functions a user names as MODULE:NAME or FILE.py:NAME;
 * `files`: outputs that never destroy anything (atomic replacement, links followed, pipes and
   devices written through) and readers of JSON / .npz inputs.
 

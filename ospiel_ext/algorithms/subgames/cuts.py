@@ -27,7 +27,6 @@ games of Section 2.1 need the root information sets refined by every later one).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Literal, get_args
 
@@ -39,6 +38,7 @@ from scipy.sparse import csgraph
 
 from ospiel_ext import arrays, loading
 from ospiel_ext.arrays import IntArray
+from ospiel_ext.runtime import callables
 from ospiel_ext.tree import CHANCE, GameTree
 
 CutKind = Literal[
@@ -437,10 +437,9 @@ def parse_cut(spec: str) -> Cut:
     (a predicate on pyspiel states).
     """
     if ":" in spec:
-        module_name, _, function = spec.partition(":")
         try:
-            predicate = getattr(importlib.import_module(module_name), function)
-        except (ImportError, AttributeError) as e:
+            predicate = callables.load_callable(spec)
+        except ValueError as e:
             raise ValueError(f"cut {spec!r}: cannot load the predicate: {e}") from None
         return Cut.where(predicate)
     name, _, arg = spec.partition("=")

@@ -36,10 +36,6 @@ suit-symmetric agent, --threads for the best-response passes):
   ospiel-ext evaluate --game="universal_poker(...)" --agent=my_agents.py:deep_cfr_agent
 """
 
-import importlib
-import importlib.util
-import os
-
 import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import exploitability as os_exploitability
@@ -51,6 +47,7 @@ from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
 from ospiel_ext.cli import solving as cli_solving
+from ospiel_ext.runtime import callables
 from ospiel_ext.runtime.tables import format_table
 
 _GAME = flags.DEFINE_string("game", "kuhn_poker", "A pyspiel.load_game string.")
@@ -132,31 +129,13 @@ def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
     return on_policy, improvements, result.nash_conv, "ospiel_ext (public tree)", against
 
 
-def _load_agent(spec: str) -> agents.BatchedPolicy:
-    """The callable NAME of MODULE:NAME or FILE.py:NAME (one-line errors for a bad spec)."""
-    where, sep, name = spec.rpartition(":")
-    cli_flags.require(
-        bool(sep and where and name), f"--agent={spec}: not MODULE:NAME or FILE.py:NAME"
-    )
-    try:
-        if where.endswith(".py"):
-            cli_flags.require(os.path.isfile(where), f"--agent={spec}: no file {where}")
-            loader = importlib.util.spec_from_file_location("ospiel_ext_agent", where)
-            assert loader is not None and loader.loader is not None
-            module = importlib.util.module_from_spec(loader)
-            loader.loader.exec_module(module)
-        else:
-            module = importlib.import_module(where)
-    except ImportError as e:
-        cli_flags.require(False, f"--agent={spec}: {e}")
-    agent = getattr(module, name, None)
-    cli_flags.require(callable(agent), f"--agent={spec}: {where} has no callable {name}")
-    return agent  # type: ignore[return-value]
-
-
 def _agent_figures(game: pyspiel.Game, spec: str) -> _Figures:
     """Exact values and best responses of a batched policy on the public tree (docstring)."""
-    agent = _load_agent(spec)
+    with cli_flags.refuse(ValueError):  # one line: --agent=SPEC: what is wrong
+        try:
+            agent: agents.BatchedPolicy = callables.load_callable(spec)
+        except ValueError as e:
+            raise ValueError(f"--agent={spec}: {e}") from None
     with cli.stage("asking the agent and computing best responses on the public tree"):
         with cli_flags.refuse(ValueError):
             result = agents.evaluate_batched(
