@@ -124,6 +124,13 @@ def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
             as_0 = walker.value(range_cfr.mix(tree, (mine, theirs)))
             as_1 = c - walker.value(range_cfr.mix(tree, (theirs, mine)))
             against = (as_0, as_1)
+    return _public_tree_figures(result, against)
+
+
+def _public_tree_figures(
+    result: evaluate.ProfileEvaluation, against: tuple[float, float] | None
+) -> _Figures:
+    """The figures of an evaluation on the public tree (`RangeWalker.evaluate`)."""
     on_policy = [float(v) for v in result.on_policy_values]
     improvements = [float(v) for v in result.player_improvements]
     return on_policy, improvements, result.nash_conv, "ospiel_ext (public tree)", against
@@ -141,9 +148,7 @@ def _agent_figures(game: pyspiel.Game, spec: str) -> _Figures:
             result = agents.evaluate_batched(
                 game, agent, suits=_SUITS.value, threads=_THREADS.value
             )
-    on_policy = [float(v) for v in result.on_policy_values]
-    improvements = [float(v) for v in result.player_improvements]
-    return on_policy, improvements, result.nash_conv, "ospiel_ext (public tree)", None
+    return _public_tree_figures(result, None)
 
 
 def main(argv: list[str]) -> None:
