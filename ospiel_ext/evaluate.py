@@ -146,12 +146,7 @@ def best_response(
         raise ValueError(f"player_id must be 0 or 1 in a two-player game, got {player_id}")
     sf, behavioural = _game_and_profile(game, policy)
     result = evaluate_profile(sf, behavioural)
-    tp, opp = sf.treeplexes[player_id], sf.treeplexes[1 - player_id]
-    g = sf.sequence_values(player_id, opp.realization_plan(behavioural[1 - player_id]))
-    _, pure = tp.best_response(g)
-    chosen = np.flatnonzero(pure[1:] > 0) + 1  # one sequence per infoset, in infoset order
-    keys = sf.infoset_keys(player_id)
-    actions = {keys[i]: int(a) for i, a in zip(tp.seq_infoset[chosen], tp.seq_action[chosen])}
+    _, actions = pure_best_response(sf, behavioural, player_id)
     values = [float(v) for v in result.on_policy_values]
     return {
         "best_response_action": actions,
@@ -160,6 +155,25 @@ def best_response(
         "on_policy_values": values,
         "nash_conv": float(result.player_improvements[player_id]),
     }
+
+
+def pure_best_response(
+    sf: sf_lib.TreeSequenceForm, behavioural: policies.Behavioural, player: int
+) -> tuple[FloatArray, dict[str, int]]:
+    """`player`'s pure best response to the other player's behavioural strategy.
+
+    One bottom-up treeplex pass (`Treeplex.best_response`): an action at every information
+    set of the player, reached or not, the lowest action id among equally good ones. Returns
+    the player's behavioural array (1 at each chosen sequence) and {information-state key:
+    action}.
+    """
+    tp, opp = sf.treeplexes[player], sf.treeplexes[1 - player]
+    g = sf.sequence_values(player, opp.realization_plan(behavioural[1 - player]))
+    _, pure = tp.best_response(g)
+    chosen = np.flatnonzero(pure[1:] > 0) + 1  # one sequence per infoset, in infoset order
+    keys = sf.infoset_keys(player)
+    actions = {keys[i]: int(a) for i, a in zip(tp.seq_infoset[chosen], tp.seq_action[chosen])}
+    return pure, actions
 
 
 def exploitability(game: pyspiel.Game | str, policy: policy_lib.Policy) -> float:

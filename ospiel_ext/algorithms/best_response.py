@@ -25,12 +25,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import get_all_states
 
-from ospiel_ext import loading, policies, sequence_form, tree_values
+from ospiel_ext import evaluate, loading, policies, sequence_form, tree_values
 
 
 class BestResponsePolicy(policy_lib.Policy):
@@ -71,17 +70,12 @@ class BestResponsePolicy(policy_lib.Policy):
         self._player_id = player_id
         self._key = loading.key_function(game)
         sf = sequence_form.for_game(game)
-        behavioural = list(policies.layout(sf).behavioural(policy))
-        tp, opponent = sf.treeplexes[player_id], sf.treeplexes[1 - player_id]
-        g = sf.sequence_values(player_id, opponent.realization_plan(behavioural[1 - player_id]))
-        _, behavioural[player_id] = tp.best_response(g)
-        chosen = np.flatnonzero(behavioural[player_id][1:] > 0) + 1
-        keys = sf.infoset_keys(player_id)
-        self.best_response_actions: dict[str, int] = {
-            keys[i]: int(a) for i, a in zip(tp.seq_infoset[chosen], tp.seq_action[chosen])
-        }
+        behavioural = policies.layout(sf).behavioural(policy)
+        pure, self.best_response_actions = evaluate.pure_best_response(sf, behavioural, player_id)
         self._tree = sf.tree
-        profile = sf.tree_profile((behavioural[0], behavioural[1]))
+        profile = sf.tree_profile(
+            (pure, behavioural[1]) if player_id == 0 else (behavioural[0], pure)
+        )
         self._values = tree_values.node_values(sf.tree, profile, player=player_id)
 
     def value(self, state: pyspiel.State) -> float:
