@@ -82,12 +82,8 @@ class PolicyAggregator:
         for pol, w in zip(pool, weights):
             if w:
                 plan += w * tp.realization_plan(layout.behavioural(pol)[player])
-        parent = np.where(np.arange(tp.num_sequences) > 0, plan[np.maximum(tp.seq_parent, 0)], 1)
-        behavioural = np.divide(plan, parent, out=np.zeros_like(plan), where=parent > 0)
-        behavioural += self._epsilon
-        totals = np.zeros(tp.num_infosets)
-        np.add.at(totals, tp.seq_infoset[1:], behavioural[1:])
-        behavioural[1:] /= totals[tp.seq_infoset[1:]]
+        behavioural = tp.behavioural(plan) + self._epsilon  # OpenSpiel's smoothing
+        behavioural[1:] /= tp.spread(tp.segment_sum(behavioural))[1:]
         keys = sf.infoset_keys(player)
         table: dict[str, dict[int, float]] = {key: {} for key in keys}
         for s in range(1, tp.num_sequences):
