@@ -85,11 +85,8 @@ def realization_lower_bounds(tp: Treeplex, eps: float) -> LinearConstraints:
     """
     n = tp.num_sequences
     depth = np.zeros(n, dtype=np.int64)
-    for _ in range(n):  # the treeplex's depth: one level per pass
-        deeper = depth[tp.seq_parent[1:]] + 1
-        if np.array_equal(deeper, depth[1:]):
-            break
-        depth[1:] = deeper
+    for d, level in enumerate(tp.levels, start=1):  # a level's sequences hold d own actions
+        depth[level.seq_lo : level.seq_hi] = d
     seqs = np.arange(1, n)
     matrix = sp.csr_matrix((np.ones(n - 1), (np.arange(n - 1), seqs)), shape=(n - 1, n))
     return LinearConstraints(matrix, eps ** depth[1:].astype(np.float64), tp.stable_ids[seqs])
