@@ -202,27 +202,35 @@ class PolicyLayout:
             pol.action_probability_array[self.rows[p], self.cols[p]] = behavioural[p][1:]
         return pol
 
-    def from_tabular(self, pol: policy_lib.TabularPolicy) -> Behavioural:
-        """Behavioural arrays of a TabularPolicy of the same game (keyed like ours)."""
+    def from_tabular(
+        self, pol: policy_lib.TabularPolicy, players: tuple[int, ...] = (0, 1)
+    ) -> Behavioural:
+        """Behavioural arrays of a TabularPolicy of the same game (keyed like ours).
+
+        Another keying (e.g. a TabularPolicy of some players only) is asked state by state
+        at the information sets of `players` (`from_policy`).
+        """
         if (
             pol.state_lookup is not self.template.state_lookup
             and pol.state_lookup != self.template.state_lookup
         ):
-            return self.from_policy(pol)
+            return self.from_policy(pol, players)
         table = pol.action_probability_array
         return (
             self._with_root(table[self.rows[0], self.cols[0]]),
             self._with_root(table[self.rows[1], self.cols[1]]),
         )
 
-    def from_policy(self, pol: policy_lib.Policy) -> Behavioural:
+    def from_policy(self, pol: policy_lib.Policy, players: tuple[int, ...] = (0, 1)) -> Behavioural:
         """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset.
 
-        The state is the TabularPolicy's of the infoset's row.
+        The state is the TabularPolicy's of the infoset's row. Only the information sets of
+        `players` are queried (a policy of one player, e.g. OpenSpiel's BestResponsePolicy,
+        covers no other); the other player's array is uniform.
         """
         tables: tuple[dict, dict] = ({}, {})
         states = self.template.states
-        for p in (0, 1):
+        for p in players:
             for key, row in zip(self.sf.infoset_keys(p), self.infoset_rows[p]):
                 try:
                     tables[p][key] = action_probabilities(pol, states[row], p)
@@ -230,7 +238,7 @@ class PolicyLayout:
                     raise ValueError(
                         f"the policy does not cover information state {key!r} of {self.sf.name}"
                     ) from None
-        return behavioural_from_table(self.sf, tables)
+        return behavioural_from_table(self.sf, tables, missing="uniform")
 
     def from_table(self, table: Mapping[str, Any]) -> Behavioural:
         """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}.
@@ -239,11 +247,15 @@ class PolicyLayout:
         """
         return behavioural_from_table(self.sf, table)
 
-    def behavioural(self, pol: policy_lib.Policy) -> Behavioural:
-        """Behavioural arrays of `pol`, using the fast path for TabularPolicy."""
+    def behavioural(self, pol: policy_lib.Policy, players: tuple[int, ...] = (0, 1)) -> Behavioural:
+        """Behavioural arrays of `pol`, using the fast path for TabularPolicy.
+
+        `players`: whose information sets `pol` is asked at (`from_policy`); a TabularPolicy
+        of the whole game is read whole.
+        """
         if isinstance(pol, policy_lib.TabularPolicy):
-            return self.from_tabular(pol)
-        return self.from_policy(pol)
+            return self.from_tabular(pol, players)
+        return self.from_policy(pol, players)
 
     @staticmethod
     def _with_root(b: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -70,7 +70,8 @@ class BestResponsePolicy(policy_lib.Policy):
         self._player_id = player_id
         self._key = loading.key_function(game)
         sf = sequence_form.for_game(game)
-        behavioural = policies.layout(sf).behavioural(policy)
+        # the other player's strategy only: a policy of that player alone is enough
+        behavioural = policies.layout(sf).behavioural(policy, players=(1 - player_id,))
         pure, self.best_response_actions = evaluate.pure_best_response(sf, behavioural, player_id)
         self._tree = sf.tree
         profile = sf.tree_profile(

@@ -41,7 +41,10 @@ def policy_value(
         return list(openspiel_score.policy_value(state, policies, probability_threshold))
     per_player = [policies] * 2 if isinstance(policies, policy_lib.Policy) else list(policies)
     layout = policies_lib.layout(sf)
-    behavioural = (layout.behavioural(per_player[0])[0], layout.behavioural(per_player[1])[1])
+    behavioural = (
+        layout.behavioural(per_player[0], players=(0,))[0],
+        layout.behavioural(per_player[1], players=(1,))[1],
+    )  # each policy asked at its own player's information sets only, as OpenSpiel's walk
     values = tree_values.node_values(sf.tree, sf.tree_profile(behavioural))
     value = float(values[sf.tree.node_at(state.history())])
     return [value, float(game.utility_sum()) - value]

@@ -81,7 +81,8 @@ class PolicyAggregator:
         plan = np.zeros(tp.num_sequences)
         for pol, w in zip(pool, weights):
             if w:
-                plan += w * tp.realization_plan(layout.behavioural(pol)[player])
+                own = layout.behavioural(pol, players=(player,))[player]
+                plan += w * tp.realization_plan(own)
         behavioural = tp.behavioural(plan) + self._epsilon  # OpenSpiel's smoothing
         behavioural[1:] /= tp.spread(tp.segment_sum(behavioural))[1:]
         keys = sf.infoset_keys(player)

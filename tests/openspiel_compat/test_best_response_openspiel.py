@@ -103,3 +103,13 @@ def test_a_policy_missing_states_is_refused_naming_the_state():
     kuhn = policy_lib.TabularPolicy(pyspiel.load_game("kuhn_poker"))
     with pytest.raises(ValueError, match="the policy does not cover information state"):
         best_response.BestResponsePolicy(game, 0, kuhn)
+
+
+def test_a_policy_of_the_other_player_alone_is_enough():
+    """OpenSpiel's best response asks the policy at the other player's states only."""
+    game = pyspiel.load_game("leduc_poker")
+    other = policy_lib.TabularPolicy(game, players=[1])
+    ours = best_response.BestResponsePolicy(game, 0, other)
+    theirs = os_best_response.BestResponsePolicy(game, 0, other)
+    root = game.new_initial_state()
+    assert ours.value(root) == pytest.approx(theirs.value(root), abs=1e-12)

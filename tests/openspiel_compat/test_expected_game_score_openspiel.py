@@ -35,3 +35,18 @@ def test_values_from_inner_states_are_openspiels(game):
     for state in [game.new_initial_state(), *list(pols[0].states)[:50]]:
         ours = expected_game_score.policy_value(state, pols)
         np.testing.assert_allclose(ours, os_score.policy_value(state, pols), atol=1e-12)
+
+
+def test_policies_of_one_player_each_are_asked_at_their_own_states_only():
+    """As OpenSpiel's walk: policies[p] is asked at player p's states, so a policy of that
+    player alone (a TabularPolicy over one player's states) is enough."""
+    game = pyspiel.load_game("leduc_poker")
+    pols = [policy_lib.TabularPolicy(game, players=[p]) for p in (0, 1)]
+    for p, pol in enumerate(pols):
+        probs = np.random.default_rng(p).random(pol.action_probability_array.shape)
+        probs *= pol.legal_actions_mask
+        pol.action_probability_array = probs / probs.sum(axis=1, keepdims=True)
+    root = game.new_initial_state()
+    np.testing.assert_allclose(
+        expected_game_score.policy_value(root, pols), os_score.policy_value(root, pols), atol=1e-12
+    )
