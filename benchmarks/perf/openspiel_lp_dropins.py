@@ -20,7 +20,8 @@ second call skips the walk that dominates a first one.
 
 JSON keys: cases [{kind, game, openspiel: {seconds, repeat_seconds, value, status}, ours:
 {...}, speedup and repeat_speedup (OpenSpiel's seconds / ours where both finished),
-value_difference}], time_limit, max_gib.
+value_difference}], stop_reason (null, or "interrupted": Ctrl-C or SIGTERM ended the run,
+and the cases finished before it are written), time_limit, max_gib.
 """
 
 import json
@@ -34,6 +35,7 @@ from absl import flags
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
 
 GAMES = (
     "kuhn_poker",
@@ -118,29 +120,42 @@ def main(argv):
     cases = []
     todo = [(kind, g) for g in _GAMES.value for kind in ("sequence_form_lp", "best_response")]
     todo += [("lp_solver", g) for g in _MATRIX_GAMES.value]
-    for kind, game in todo:
-        with cli.stage(f"{kind}: {game}"):
-            ours, theirs = _call(kind, "ours", game), _call(kind, "openspiel", game)
-        row = {"kind": kind, "game": game, "openspiel": theirs, "ours": ours}
-        if ours["status"] == theirs["status"] == "ok":
-            row["speedup"] = theirs["seconds"] / ours["seconds"]
-            row["repeat_speedup"] = theirs["repeat_seconds"] / ours["repeat_seconds"]
-            row["value_difference"] = abs(theirs["value"] - ours["value"])
-        cases.append(row)
-        speed = (
-            f"{row['speedup']:.1f}x, a second call {row['repeat_speedup']:.1f}x"
-            if "speedup" in row
-            else theirs["status"]
-        )
-        print(
-            f"{kind} {game}: ours {ours.get('seconds', float('nan')):.3f} s, OpenSpiel "
-            f"{theirs.get('seconds', float('nan')):.3f} s ({theirs['status']}): {speed}"
-        )
+    with cli.stoppable() as stop:  # Ctrl-C: the cases so far are written, with the reason
+        for kind, game in todo:
+            with cli.stage(f"{kind}: {game}"):
+                ours, theirs = _call(kind, "ours", game), _call(kind, "openspiel", game)
+            if interrupts.requested():  # the signal reached the case's process too
+                break
+            cases.append(_row(kind, game, ours, theirs))
     with cli.outputs():
         cli_output.write_json(
             _OUTPUT_JSON.value,
-            {"cases": cases, "time_limit": _TIME_LIMIT.value, "max_gib": _MAX_GIB.value},
+            {
+                "cases": cases,
+                "stop_reason": stop.reason,
+                "time_limit": _TIME_LIMIT.value,
+                "max_gib": _MAX_GIB.value,
+            },
         )
+
+
+def _row(kind: str, game: str, ours: dict, theirs: dict) -> dict:
+    """One case's JSON record, printed as a line."""
+    row = {"kind": kind, "game": game, "openspiel": theirs, "ours": ours}
+    if ours["status"] == theirs["status"] == "ok":
+        row["speedup"] = theirs["seconds"] / ours["seconds"]
+        row["repeat_speedup"] = theirs["repeat_seconds"] / ours["repeat_seconds"]
+        row["value_difference"] = abs(theirs["value"] - ours["value"])
+    speed = (
+        f"{row['speedup']:.1f}x, a second call {row['repeat_speedup']:.1f}x"
+        if "speedup" in row
+        else theirs["status"]
+    )
+    print(
+        f"{kind} {game}: ours {ours.get('seconds', float('nan')):.3f} s, OpenSpiel "
+        f"{theirs.get('seconds', float('nan')):.3f} s ({theirs['status']}): {speed}"
+    )
+    return row
 
 
 if __name__ == "__main__":
