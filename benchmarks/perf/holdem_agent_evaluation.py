@@ -25,7 +25,9 @@ single row, and the two exploitabilities then differ by about 3e-8.
 JSON keys: game, iterations, traversals, train_seconds, exploitability (ours, chips),
 exploitability_mbb, nash_conv, calls (public nodes x boards asked), ours_seconds;
 openspiel_exploitability, openspiel_seconds, speedup (OpenSpiel's seconds / ours) when
-OpenSpiel's evaluation runs; agreement (|ours - OpenSpiel's|).
+OpenSpiel's evaluation runs; agreement (|ours - OpenSpiel's|). A Ctrl-C or SIGTERM during
+OpenSpiel's evaluation writes ours with stop_reason "interrupted" (earlier, nothing: there is
+no result so far).
 """
 
 import time
@@ -36,7 +38,7 @@ from absl import flags
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
 
-from ospiel_ext.algorithms.poker import agents, range_tree, structure
+from ospiel_ext.algorithms.poker import agents, structure
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -62,6 +64,7 @@ class NetworkAgent:
 
     def __init__(self, network, torch):
         self.network, self.torch = network.double(), torch
+        self.calls = 0  # batched calls: public decision nodes x boards
 
     def _probabilities(self, tensors: np.ndarray, actions) -> np.ndarray:
         with self.torch.no_grad():
@@ -71,6 +74,7 @@ class NetworkAgent:
 
     def __call__(self, node: agents.PublicNode) -> np.ndarray:
         """The batched policy: every hand of the node in one forward pass."""
+        self.calls += 1
         return self._probabilities(node.information_state_tensors(), node.actions)
 
     def per_state(self, state: pyspiel.State) -> dict[int, float]:
@@ -117,7 +121,7 @@ def main(argv):
         "exploitability": ours.exploitability,
         "nash_conv": ours.nash_conv,
         "ours_seconds": time.perf_counter() - start,
-        "calls": agents.num_calls(range_tree.RangeTree(structure.detect(game))),
+        "calls": agent.calls,
     }
     blind = structure.big_blind(game)
     if blind is not None:
@@ -125,9 +129,15 @@ def main(argv):
     print(f"ours: exploitability {ours.exploitability:.9g} in {row['ours_seconds']:.2f} s")
     if _OPENSPIEL.value:
         start = time.perf_counter()
-        with cli.stage("OpenSpiel: the network asked per state, then its best responses"):
-            tabular = policy_lib.tabular_policy_from_callable(game, agent.per_state)
-            theirs = float(exploitability.exploitability(game, tabular))
+        try:  # OpenSpiel's walk does not poll a stop flag: Ctrl-C raises in it
+            with cli.stage("OpenSpiel: the network asked per state, then its best responses"):
+                tabular = policy_lib.tabular_policy_from_callable(game, agent.per_state)
+                theirs = float(exploitability.exploitability(game, tabular))
+        except KeyboardInterrupt:  # ours is kept: written with the reason, exit 130
+            row["stop_reason"] = "interrupted"
+            with cli.outputs():
+                cli_output.write_json(_OUTPUT_JSON.value, row)
+            raise
         row["openspiel_seconds"] = time.perf_counter() - start
         row["openspiel_exploitability"] = theirs
         row["agreement"] = abs(theirs - ours.exploitability)
