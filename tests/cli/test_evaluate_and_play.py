@@ -84,6 +84,7 @@ def test_equilibrium_and_uniform_policies(files, tmp_path):
         (["--agent={agent}:missing"], "has no callable missing"),
         (["--game=leduc_poker", "--agent={agent}:sums_to_two"], "does not sum to 1"),
         (["--game=go(board_size=5)", "--agent={agent}:uniform"], "no public-tree poker"),
+        (["--agent={agent}:uniform", "--output_json={agent}"], "--agent file"),
         (["--policy=/nonexistent/p.json"], "/nonexistent/p.json"),
         (["--game=leduc_poker", "--policy={lp}"], "not for leduc_poker()"),
         (["--game=kuhn_poker(players=3)", "--policy={lp}"], "has 3 players"),

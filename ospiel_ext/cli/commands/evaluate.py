@@ -162,6 +162,9 @@ def main(argv: list[str]) -> None:
     )
     if _AGENT.value:
         cli_flags.output_path(_OUTPUT_JSON)
+        agent_file = _AGENT.value.rpartition(":")[0]
+        if agent_file.endswith(".py"):  # the agent's file is an input the JSON must not replace
+            cli_flags.distinct_files([_OUTPUT_JSON], inputs=[("--agent file", agent_file)])
         game = cli.load_game(_GAME.value)
         _report(game, _AGENT.value, _agent_figures(game, _AGENT.value))
         return
