@@ -21,9 +21,17 @@ board and hand orbit (`orbits`), and one iteration is, for the updating player p
 Everything a pass does below a round's first rows is independent board by board (a deal
 joins the boards only at the round's ends), so with `threads` > 1 each round's entries are
 cut into that many consecutive blocks of whole boards (`orbits.OrbitLayout.blocks`), one per
-thread (numpy releases the GIL inside its
-loops and BLAS calls). Every entry is computed by the same operations in the same order as
-in one block, so the iterates do not depend on the number of threads.
+thread (numpy releases the GIL inside its loops and BLAS calls).
+
+The last round, the largest (52-card flop hold'em: hundreds of millions of (node, entry)
+values), is never held whole in reaches or values: a pass cuts it into chunks of whole boards
+(`CHUNK_VALUES` values each), and a thread takes a chunk through its reaches (from the round
+above's ends), its values bottom up and, in the solver, the average, regrets and update rule
+of that chunk, in buffers it reuses; only the values at the round's first rows go up to the
+round above, which is walked whole. Each entry is computed by the same operations in the same
+order in any block or chunk, so the iterates do not depend on the number of threads or the
+chunk size, exactly with one-card kernels, to rounding with card sets (their products over
+hand families round by their row count, `set_terminals`).
 
 These are the sequence-form solver's iterates (`cfr_variants.CFRVariantSolver`) in another
 layout: the infoset (decision, board, hand) is one array entry (with suit isomorphism, the
@@ -35,15 +43,16 @@ Nothing of size sequences x sequences and no tree of histories is built, so Rhod
 Hold'em runs whole (with `suits=True`, one board per suit orbit). The best response is the
 same walk with a maximum at the responder's decisions, an exact exploitability.
 
-A pass is not cut short by Ctrl-C (an iteration of the 52-card game takes about 0.15 s): the
-run loop (`algorithms.solver.run`) stops after the current iteration and keeps the result so
-far; an exception from inside a pass would lose it.
+A pass is not cut short by Ctrl-C: the run loop (`algorithms.solver.run`) stops after the
+current iteration (0.15 s in 52-card Rhode Island Hold'em, 13 s in 52-card limit flop hold'em)
+and keeps the result so far; an exception from inside a pass would lose it.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
+import threading
 import weakref
 from collections.abc import Callable
 from types import TracebackType
@@ -73,6 +82,11 @@ from ospiel_ext.arrays import FloatArray
 
 DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 """The floating-point types `RangeCFRSolver` iterates in."""
+
+CHUNK_VALUES = 4_000_000
+"""About how many (node, entry) values of the last round a pass holds per thread and array at
+once (`RangeWalker`): 32 MB in float64, where the whole round of 52-card flop hold'em is
+hundreds of millions."""
 
 
 def regret_matching(
@@ -137,17 +151,22 @@ class RangeWalker(_Closing):
       tree: the laid-out public tree.
       threads: threads a pass runs on, each on its own block of every round's boards
         (module docstring); at most as many blocks as a round has boards.
+      chunk_values: about how many (node, entry) values of the last round a thread holds at
+        once (`CHUNK_VALUES`; module docstring, the last round in chunks).
 
     With more than one thread the walker owns a thread pool: `close()` it, or use the walker
     as a context manager (`with RangeWalker(tree, threads=2) as walker:`); a walker
     garbage-collected unclosed shuts its pool down then.
     """
 
-    def __init__(self, tree: RangeTree, *, threads: int = 1):
+    def __init__(self, tree: RangeTree, *, threads: int = 1, chunk_values: int = CHUNK_VALUES):
         if threads < 1:
             raise ValueError(f"game {tree.name}: threads must be at least 1, got {threads}")
         self.tree, self.threads = tree, threads
         self.blocks = [lay.orbits.blocks(threads) for lay in tree.rounds]
+        last = tree.rounds[-1]
+        parts = -(-last.num_nodes * last.orbits.width // max(1, chunk_values))
+        self.chunks = last.orbits.blocks(max(threads, parts))
         # per round before a deal and block: the deal's transpose restricted to the block
         self._deals: list[list[sp.csr_matrix]] = [
             [_checked(nxt.deal_matrix)[:, b].T.tocsr() for b in blocks]
@@ -158,6 +177,7 @@ class RangeWalker(_Closing):
             None if self._pool is None else weakref.finalize(self, self._pool.shutdown, wait=True)
         )
         self._values: dict[np.dtype, list[FloatArray]] = {}
+        self._local = threading.local()  # per thread: its chunk buffers (`chunk_buffer`)
 
     def close(self) -> None:
         """Shuts the thread pool down (a pass afterwards runs on this thread only)."""
@@ -167,13 +187,33 @@ class RangeWalker(_Closing):
 
     def each_block(self, r: int, work: Callable[[int, slice], None]) -> None:
         """work(i, boards) for every block i of round r's boards, on the walker's threads."""
-        blocks = self.blocks[r]
-        if self._pool is None or len(blocks) == 1:
-            for i, b in enumerate(blocks):
+        self._each(self.blocks[r], work)
+
+    def each_chunk(self, work: Callable[[slice], None]) -> None:
+        """work(entries) for every chunk of the last round's boards, on the walker's threads."""
+        self._each(self.chunks, lambda _, b: work(b))
+
+    def _each(self, parts: list[slice], work: Callable[[int, slice], None]) -> None:
+        if self._pool is None or len(parts) == 1:
+            for i, b in enumerate(parts):
                 work(i, b)
             return
-        for future in [self._pool.submit(work, i, b) for i, b in enumerate(blocks)]:
+        for future in [self._pool.submit(work, i, b) for i, b in enumerate(parts)]:
             future.result()
+
+    def chunk_buffer(self, slot: int, b: slice, dtype: np.dtype) -> FloatArray:
+        """A (nodes, entries) array of the last round for chunk b: this thread's `slot`.
+
+        The memory is kept and reused from chunk to chunk (fresh memory costs page faults).
+        """
+        lay = self.tree.rounds[-1]
+        width = b.stop - b.start
+        key = (slot, dtype)
+        buffers = self._local.__dict__.setdefault("buffers", {})
+        if key not in buffers:
+            most = max(c.stop - c.start for c in self.chunks)
+            buffers[key] = np.empty(lay.num_nodes * most, dtype=dtype)
+        return buffers[key][: lay.num_nodes * width].reshape(lay.num_nodes, width)
 
     def uniform(self, dtype: DTypeLike = np.float64) -> Arrays:
         """Uniform strategies of both players, per entry (n, A, F)."""
@@ -192,59 +232,90 @@ class RangeWalker(_Closing):
         return [[np.zeros_like(s) for s in per_round] for per_round in self.uniform(dtype)]
 
     def reaches(
-        self, player: int, strategy: Arrays, out: list[FloatArray] | None = None
+        self,
+        player: int,
+        strategy: Arrays,
+        out: list[FloatArray] | None = None,
+        *,
+        rounds: int | None = None,
     ) -> list[FloatArray]:
-        """`player`'s reach vectors at every node, per round (nodes, F), top down.
+        """`player`'s reach vectors at every node of the first `rounds` rounds (nodes, F).
 
-        In the strategies' floating-point type.
+        Top down, in the strategies' floating-point type; `rounds` None: every round (the
+        passes of `evaluate` and the solver hold the last round chunk by chunk instead:
+        `chunk_reach`).
 
         Args:
           player: whose reaches.
           strategy: both players' strategies, per entry (`uniform`).
           out: arrays to write them into (an earlier result, reused: a pass that writes
             fresh memory spends much of its time on the kernel's page faults).
+          rounds: how many rounds, from the first.
         """
-        dtype = next(s.dtype for per_round in strategy for s in per_round)
+        layouts = self.tree.rounds[: len(self.tree.rounds) if rounds is None else rounds]
         if out is None:
-            out = [np.empty(lay.shape, dtype=dtype) for lay in self.tree.rounds]
-        for r, reach in enumerate(out):
-            # the round's first rows, in the order of the ends before
-            first = out[r - 1][self.tree.rounds[r - 1].ends] if r else None
+            dtype = next((s.dtype for per_round in strategy for s in per_round), np.float64)
+            out = [np.empty(lay.shape, dtype=dtype) for lay in layouts]
+        for r, (lay, reach) in enumerate(zip(layouts, out)):
+            first = self.first_rows(out[:r])
             self.each_block(
                 r,
-                functools.partial(
-                    self._reach_block, player=player, r=r, strategy=strategy, reach=reach,
-                    first=first,
+                lambda _, b, lay=lay, r=r, reach=reach, first=first: reach_rows(
+                    lay, player, strategy=_sliced(strategy[r], b), reach=reach[:, b],
+                    first=_take(lay, first, b),
                 ),
             )  # fmt: skip
         return out
 
-    def _reach_block(
+    def first_rows(self, upper: list[FloatArray]) -> FloatArray | None:
+        """The first rows of the round below the rounds of `upper` (their reaches).
+
+        The rows of the upper rounds' last ends, in order; None for the first round.
+        """
+        if not upper:
+            return None
+        return upper[-1][self.tree.rounds[len(upper) - 1].ends]
+
+    def chunk_reach(
         self,
-        _: int,
-        b: slice,
-        *,
         player: int,
-        r: int,
-        strategy: Arrays,
-        reach: FloatArray,
+        *,
         first: FloatArray | None,
-    ) -> None:
-        """`reaches` of round r on boards b."""
-        lay = self.tree.rounds[r]
-        if first is None:
-            reach[0, b] = 1.0
-        else:
-            assert lay.parent_entry is not None
-            reach[: len(first), b] = np.take(first, lay.parent_entry[b], axis=1)
-        for g, s in zip(lay.groups, strategy[r]):
-            here = reach[g.rows, b]
-            for a in range(g.num_actions):
-                rows = reach[g.child_rows(a), b]
-                if g.player == player:
-                    np.multiply(here, s[:, a, b], out=rows)
-                else:
-                    rows[...] = here
+        strategy: list[FloatArray],
+        b: slice,
+        slot: int,
+    ) -> FloatArray:
+        """`player`'s reaches at the last round's nodes on chunk b (`chunk_buffer` `slot`).
+
+        `first`: the round's first rows (`first_rows` of the reaches above; None in a
+        one-round game); `strategy`: the round's strategies on the chunk (n, A, |b|).
+        """
+        lay = self.tree.rounds[-1]
+        reach = self.chunk_buffer(slot, b, strategy[0].dtype if strategy else np.float64)
+        reach_rows(lay, player, strategy=strategy, reach=reach, first=_take(lay, first, b))
+        return reach
+
+    def chunk_values(
+        self,
+        player: int,
+        rho: FloatArray,
+        *,
+        strategy: list[FloatArray] | None,
+        b: slice,
+        slot: int,
+        regrets: list[FloatArray] | None = None,
+    ) -> FloatArray:
+        """`player`'s values at the last round's nodes on chunk b (`chunk_buffer` `slot`).
+
+        Against the opponent's reaches rho there (`chunk_reach`); `strategy` None for a best
+        response; `regrets` (on the chunk) receive the instantaneous regrets (`value_rows`).
+        """
+        v = self.chunk_buffer(slot, b, rho.dtype)
+        value_rows(
+            self.tree.rounds[-1], player, v=v, rho=rho, b=b, ends=None, strategy=strategy,
+            regrets=regrets,
+        )  # fmt: skip
+        return v
 
     def values(
         self,
@@ -259,28 +330,68 @@ class RangeWalker(_Closing):
 
         Args:
           player: whose values.
-          opponent_reach: the opponent's reaches (`reaches`).
+          opponent_reach: the opponent's reaches at every round (`reaches`).
           strategy: the strategies the player's decisions mix by; None for the maximum.
           regrets: if given, receives the player's instantaneous regrets (added in place).
         """
-        below: FloatArray | None = None
-        dtype = opponent_reach[0].dtype
+        roots = self.roots(opponent_reach[-1].dtype)
+
+        def work(b: slice) -> None:
+            v = self.chunk_values(
+                player, opponent_reach[-1][:, b], b=b, slot=2,
+                strategy=None if strategy is None else _sliced(strategy[-1], b),
+                regrets=None if regrets is None else _sliced(regrets[-1], b),
+            )  # fmt: skip
+            roots[:, b] = v[: len(roots)]
+
+        self.each_chunk(work)
+        return self.upper_values(
+            player, opponent_reach, strategy=strategy, roots=roots, regrets=regrets
+        )
+
+    def roots(self, dtype: DTypeLike) -> FloatArray:
+        """An empty array for values at the last round's first rows, on all its entries.
+
+        (rows, F): the rows the round ends above it lead to; the root in a one-round game.
+        """
+        rows = len(self.tree.rounds[-2].ends) if len(self.tree.rounds) > 1 else 1
+        return np.empty((rows, self.tree.rounds[-1].orbits.width), dtype=dtype)
+
+    def upper_values(
+        self,
+        player: int,
+        opponent_reach: list[FloatArray],
+        *,
+        strategy: Arrays | None,
+        roots: FloatArray,
+        regrets: Arrays | None = None,
+    ) -> float:
+        """`player`'s value at the root: the rounds above the last, bottom up.
+
+        Args:
+          player: whose values.
+          opponent_reach: the opponent's reaches in the rounds above the last (`reaches`).
+          strategy: the strategies the player's decisions mix by; None for the maximum.
+          roots: the player's values at the last round's first rows, on all its entries
+            (from `chunk_values`).
+          regrets: if given, receives the player's instantaneous regrets (added in place).
+        """
+        below, dtype = roots, roots.dtype
         if dtype not in self._values:  # reused (`reaches`: page faults)
-            self._values[dtype] = [np.empty(lay.shape, dtype=dtype) for lay in self.tree.rounds]
-        for r in range(len(self.tree.rounds) - 1, -1, -1):
+            self._values[dtype] = [np.empty(lay.shape, dtype) for lay in self.tree.rounds[:-1]]
+        for r in range(len(self.tree.rounds) - 2, -1, -1):
             v = self._values[dtype][r]
             self.each_block(
                 r,
                 functools.partial(
-                    self._value_block, player=player, r=r, v=v, rho=opponent_reach[r],
+                    self._upper_block, player=player, r=r, v=v, rho=opponent_reach[r],
                     below=below, strategy=strategy, regrets=regrets,
                 ),
             )  # fmt: skip
             below = v
-        assert below is not None
         return float(below[0] @ self.tree.rounds[0].orbits.size)
 
-    def _value_block(
+    def _upper_block(
         self,
         i: int,
         b: slice,
@@ -289,56 +400,169 @@ class RangeWalker(_Closing):
         r: int,
         v: FloatArray,
         rho: FloatArray,
-        below: FloatArray | None,
+        below: FloatArray,
         strategy: Arrays | None,
         regrets: Arrays | None,
     ) -> None:
-        """`values` of round r on entries b (block i): terminals, round ends, decisions."""
+        """`upper_values` of round r on entries b (block i)."""
         lay = self.tree.rounds[r]
-        sign = 1.0 if player == 0 else -1.0
-        for rows, at in lay.fold_runs:
-            range_tree.fold_values(lay, rho[rows, b], sign * lay.fold_payoff[at], b, out=v[rows, b])
-        if len(lay.showdowns):
-            v[lay.showdowns, b] = range_tree.showdown_values(lay, rho[lay.showdowns, b], b)
-        if below is not None:  # v_B(h) = sum_c v_canon(B + c)(pi_c(h)) (`orbits.deal_matrix`)
-            deal = self._deals[r][i].astype(v.dtype, copy=False)
-            v[lay.ends, b] = (deal @ below[: len(lay.ends)].T).T
-        for k in range(len(lay.groups) - 1, -1, -1):
-            g = lay.groups[k]
-            children = [v[g.child_rows(a), b] for a in range(g.num_actions)]
-            if g.player != player:
-                v[g.rows, b] = functools.reduce(np.add, children)
-            elif strategy is None:
-                v[g.rows, b] = functools.reduce(np.maximum, children)
-            else:
-                s = strategy[r][k][:, :, b]
-                # in place where the rows are a view (`DecisionGroup.rows`)
-                mixed = v[g.rows, b] if isinstance(g.rows, slice) else np.empty_like(children[0])
-                np.multiply(children[0], s[:, 0], out=mixed)
-                for a in range(1, g.num_actions):
-                    mixed += children[a] * s[:, a]
-                if not isinstance(g.rows, slice):
-                    v[g.rows, b] = mixed
-                if regrets is not None:
-                    _add_regrets(regrets[r][k][:, :, b], children, mixed)
+        value_rows(
+            lay, player, v=v[:, b], rho=rho[:, b], b=b,
+            ends=self._deals[r][i].astype(v.dtype, copy=False) @ below[: len(lay.ends)].T,
+            strategy=None if strategy is None else _sliced(strategy[r], b),
+            regrets=None if regrets is None else _sliced(regrets[r], b),
+        )  # fmt: skip
+
+    def profile_values(
+        self, strategy: Arrays, wanted: tuple[tuple[int, bool], ...], *, weights: bool = False
+    ) -> list[float]:
+        """Root values of (player, mixed) pairs, against the opponent's strategy.
+
+        The player's decisions mix by the strategy (mixed) or take the maximum (a best
+        response). One pass: the rounds above the last in full, the last one chunk by chunk.
+        `weights`: `strategy` holds accumulated realization weights, normalised chunk by
+        chunk (`normalise`), never copied whole.
+        """
+        top = normalise(strategy[:-1]) if weights else strategy[:-1]
+        opponents = sorted({1 - p for p, _ in wanted})
+        upper = {q: self.reaches(q, top, rounds=len(top)) for q in opponents}
+        first = {q: self.first_rows(upper[q]) for q in opponents}
+        dtype = next(s.dtype for per_round in strategy for s in per_round)
+        roots = [self.roots(dtype) for _ in wanted]
+
+        def work(b: slice) -> None:
+            local = _sliced(strategy[-1], b)
+            if weights:
+                local = [regret_matching(s) for s in local]
+            rho = {
+                q: self.chunk_reach(q, first=first[q], strategy=local, b=b, slot=q)
+                for q in opponents
+            }
+            for j, (p, mixed) in enumerate(wanted):
+                v = self.chunk_values(p, rho[1 - p], strategy=local if mixed else None, b=b, slot=2)
+                roots[j][:, b] = v[: len(roots[j])]
+
+        self.each_chunk(work)
+        return [
+            self.upper_values(p, upper[1 - p], strategy=top if mixed else None, roots=roots[j])
+            for j, (p, mixed) in enumerate(wanted)
+        ]
 
     def value(self, strategy: Arrays) -> float:
         """Player 0's expected utility of the profile (exact as `evaluate`)."""
-        return self.values(0, self.reaches(1, strategy), strategy)
+        return self.profile_values(strategy, ((0, True),))[0]
 
-    def evaluate(self, strategy: Arrays) -> evaluate.ProfileEvaluation:
+    def evaluate(self, strategy: Arrays, *, weights: bool = False) -> evaluate.ProfileEvaluation:
         """The profile's values and best-response values, as `evaluate.evaluate_profile`'s.
 
         Exact in the game the tree lays out (with suit isomorphism, for suit-symmetric
-        profiles: `deals`).
+        profiles: `deals`). `weights`: the strategy is accumulated realization weights
+        (`profile_values`).
         """
         c = float(self.tree.structure.game.utility_sum())
-        reach = self.reaches(1, strategy)
-        value = self.values(0, reach, strategy)
-        br0 = self.values(0, reach, None)
-        # player 0's reaches into player 1's buffers: one (nodes, F) array per round less
-        br1 = self.values(1, self.reaches(0, strategy, out=reach), None)
+        value, br0, br1 = self.profile_values(
+            strategy, ((0, True), (0, False), (1, False)), weights=weights
+        )
         return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
+
+
+def reach_rows(
+    lay: range_tree.RoundLayout,
+    player: int,
+    *,
+    strategy: list[FloatArray],
+    reach: FloatArray,
+    first: FloatArray | None,
+) -> None:
+    """`player`'s reaches at a round's nodes on a block of its entries, top down.
+
+    Args:
+      lay: the round.
+      player: whose reaches.
+      strategy: the round's strategies on the block, per group (n, A, w).
+      reach: (nodes, w) written in place.
+      first: (rows, w) the reaches of the round's first rows (`RangeWalker.first_rows` taken
+        at the block's entries); None in the first round (the root's reach is 1).
+    """
+    if first is None:
+        reach[0] = 1.0
+    else:
+        reach[: len(first)] = first
+    for g, s in zip(lay.groups, strategy):
+        here = reach[g.rows]
+        for a in range(g.num_actions):
+            rows = reach[g.child_rows(a)]
+            if g.player == player:
+                np.multiply(here, s[:, a], out=rows)
+            else:
+                rows[...] = here
+
+
+def value_rows(
+    lay: range_tree.RoundLayout,
+    player: int,
+    *,
+    v: FloatArray,
+    rho: FloatArray,
+    b: slice,
+    ends: FloatArray | None,
+    strategy: list[FloatArray] | None,
+    regrets: list[FloatArray] | None,
+) -> None:
+    """`player`'s values at a round's nodes on entries b, bottom up.
+
+    Terminals, then the round's ends, then the decisions, deepest first.
+
+    Args:
+      lay: the round.
+      player: whose values.
+      v: (nodes, w) written in place.
+      rho: (nodes, w) the opponent's reaches.
+      b: the block's entries in the round (whole boards).
+      ends: (ends, w) the values at the round's ends: the next round's dealt boards summed
+        (`orbits.deal_matrix`: v_B(h) = sum_c v_canon(B + c)(pi_c(h))); None in the last round.
+      strategy: the round's strategies on the block, per group; None for the maximum.
+      regrets: if given, the player's regrets on the block, per group, receive the
+        instantaneous regrets (added in place).
+    """
+    sign = 1.0 if player == 0 else -1.0
+    for rows, at in lay.fold_runs:
+        range_tree.fold_values(lay, rho[rows], sign * lay.fold_payoff[at], b, out=v[rows])
+    if len(lay.showdowns):
+        v[lay.showdowns] = range_tree.showdown_values(lay, rho[lay.showdowns], b)
+    if ends is not None:
+        v[lay.ends] = ends.T
+    for k in range(len(lay.groups) - 1, -1, -1):
+        g = lay.groups[k]
+        children = [v[g.child_rows(a)] for a in range(g.num_actions)]
+        if g.player != player:
+            v[g.rows] = functools.reduce(np.add, children)
+        elif strategy is None:
+            v[g.rows] = functools.reduce(np.maximum, children)
+        else:
+            s = strategy[k]
+            # in place where the rows are a view (`DecisionGroup.rows`)
+            mixed = v[g.rows] if isinstance(g.rows, slice) else np.empty_like(children[0])
+            np.multiply(children[0], s[:, 0], out=mixed)
+            for a in range(1, g.num_actions):
+                mixed += children[a] * s[:, a]
+            if not isinstance(g.rows, slice):
+                v[g.rows] = mixed
+            if regrets is not None:
+                _add_regrets(regrets[k], children, mixed)
+
+
+def _sliced(arrays: list[FloatArray], b: slice) -> list[FloatArray]:
+    """A round's per-group arrays (n, A, F) on entries b: views."""
+    return [a[:, :, b] for a in arrays]
+
+
+def _take(lay: range_tree.RoundLayout, first: FloatArray | None, b: slice) -> FloatArray | None:
+    """The first rows' values (rows, F of the round before) at entries b of the round."""
+    if first is None:
+        return None
+    assert lay.parent_entry is not None
+    return np.take(first, lay.parent_entry[b], axis=1)
 
 
 def opponent_reach(layout: range_tree.RoundLayout, rho: FloatArray, entries: slice) -> FloatArray:
@@ -389,6 +613,8 @@ class RangeCFRSolver(_Closing):
         exact for the strategy returned.
       threads: threads each pass runs on (`RangeWalker`); the iterates are the same for any
         number. With more than one, `close()` the solver or use it as a context manager.
+      chunk_values: the memory a pass holds of the last round (`RangeWalker`); the iterates
+        are the same for any value.
 
     Raises:
       ValueError: DCFR's discount is invalid (`cfr_rules.check_discount`), or the dtype or
@@ -402,6 +628,7 @@ class RangeCFRSolver(_Closing):
         *,
         dtype: DTypeLike = np.float64,
         threads: int = 1,
+        chunk_values: int = CHUNK_VALUES,
     ):
         check_discount(config, tree.name)
         if np.dtype(dtype) not in DTYPES:
@@ -409,12 +636,13 @@ class RangeCFRSolver(_Closing):
                 f"game {tree.name}: the range solver iterates in float64 or float32, got {dtype}"
             )
         self.tree, self.config, self.dtype = tree, config, np.dtype(dtype)
-        self.walker = RangeWalker(tree, threads=threads)
+        self.walker = RangeWalker(tree, threads=threads, chunk_values=chunk_values)
         self._strategy = self.walker.uniform(self.dtype)
         self._regrets = self.walker.zeros(self.dtype)
         self._average = self.walker.zeros(np.float64)
         self._iteration = 0
-        self._reach: list[list[FloatArray] | None] = [None, None]  # reused buffers
+        self._reach: list[list[FloatArray] | None] = [None, None]  # reused: the upper rounds'
+
         # per round and group, each decision's opponent-and-chance reach per entry (n, F)
         # summed over the iterations: the tie rule's R_t(I) (`cfr_rules.tie_tolerance`), kept
         # only with the rule on (`CFRConfig.tie_ulps`)
@@ -449,58 +677,84 @@ class RangeCFRSolver(_Closing):
         return 2 * self._iteration
 
     def evaluate_and_update_policy(self) -> None:
-        """One iteration: both players, in turn with alternating updates.
+        """One iteration: both players, in turn with alternating updates (`_update`).
 
-        Two reach passes: player 1's serves as player 0's opponent and as its own reach for
-        the average, its strategy unchanged until its turn; player 0's, taken after its
-        update, serves as player 1's opponent and, with alternating updates, as player 0's
-        own reach in the next iteration (nothing changes player 0's strategy in between).
-        Without alternation player 0's is taken before either update.
+        With alternating updates player 1 updates against player 0's new strategy; without,
+        both update against the strategies the iteration began with.
         """
         self._iteration += 1
-        w = self.walker
-        reach1 = self._reach[1] = w.reaches(1, self._strategy, self._reach[1])
-        reach0 = self._reach[0]
-        if reach0 is None or not self.config.alternating_updates:
-            reach0 = self._reach[0] = w.reaches(0, self._strategy, reach0)
-        self._update(0, opponent=reach1, own=reach0)
         if self.config.alternating_updates:
-            reach0 = self._reach[0] = w.reaches(0, self._strategy, reach0)
-        self._update(1, opponent=reach0, own=reach1)
+            self._update((0,))
+            self._update((1,))
+        else:
+            self._update((0, 1))
 
-    def _update(self, p: int, *, opponent: list[FloatArray], own: list[FloatArray]) -> None:
-        for r in range(len(self.tree.rounds)):
-            self.walker.each_block(r, functools.partial(self._accumulate, p=p, r=r, own=own[r]))
-        self.walker.values(p, opponent, self._strategy, self._regrets)
-        for r in range(len(self.tree.rounds)):
-            self.walker.each_block(
-                r, functools.partial(self._match, p=p, r=r, opponent=opponent[r])
+    def _update(self, players: tuple[int, ...]) -> None:
+        """The players' average, regrets and strategies, from one pass.
+
+        The rounds above the last hold both players' reaches whole; the last round is walked
+        chunk by chunk (`RangeWalker.each_chunk`): its reaches, then each player's values and
+        regrets, then the update rule, so that its reaches and values are never held whole.
+        The rounds above follow, bottom up, from the players' values at the last round's
+        first rows.
+        """
+        w, last = self.walker, len(self.tree.rounds) - 1
+        upper = [w.reaches(q, self._strategy, self._reach[q], rounds=last) for q in (0, 1)]
+        self._reach = upper
+        first = [w.first_rows(u) for u in upper]
+        roots = {p: w.roots(self.dtype) for p in players}
+
+        def work(b: slice) -> None:
+            local = _sliced(self._strategy[last], b)
+            rho = [w.chunk_reach(q, first=first[q], strategy=local, b=b, slot=q) for q in (0, 1)]
+            for p in players:
+                self._accumulate(p, last, b, rho[p])
+            regrets = _sliced(self._regrets[last], b)
+            for p in players:
+                v = w.chunk_values(p, rho[1 - p], strategy=local, b=b, slot=2, regrets=regrets)
+                roots[p][:, b] = v[: len(roots[p])]
+            for p in players:
+                self._match(p, last, b, rho[1 - p])
+
+        w.each_chunk(work)
+        for p in players:
+            for r in range(last):
+                w.each_block(r, lambda _, b, r=r, p=p: self._accumulate(p, r, b, upper[p][r][:, b]))
+            w.upper_values(
+                p, upper[1 - p], strategy=self._strategy, roots=roots[p], regrets=self._regrets
             )
+        for p in players:
+            for r in range(last):
+                w.each_block(r, lambda _, b, r=r, p=p: self._match(p, r, b, upper[1 - p][r][:, b]))
 
-    def _accumulate(self, _: int, b: slice, *, p: int, r: int, own: FloatArray) -> None:
-        """Adds iteration t's realization plans of p's decisions in round r, boards b."""
+    def _accumulate(self, p: int, r: int, b: slice, own: FloatArray) -> None:
+        """Adds iteration t's realization plans of p's decisions in round r, entries b.
+
+        `own`: p's reaches at the round's nodes on those entries (nodes, |b|).
+        """
         decay, weight = average_weights(self.config, self._iteration)
         for k in self._groups_of(p, r):
             g, average = self.tree.rounds[r].groups[k], self._average[r][k][:, :, b]
             if decay != 1.0:
                 average *= decay
-            reach = own[g.rows, b]
+            reach = own[g.rows]
             if weight != 1.0:
                 reach = reach * weight
             average += self._strategy[r][k][:, :, b] * reach[:, None]
 
-    def _match(self, _: int, b: slice, *, p: int, r: int, opponent: FloatArray) -> None:
-        """The update rule on p's regrets in round r, boards b, and the next strategies.
+    def _match(self, p: int, r: int, b: slice, opponent: FloatArray) -> None:
+        """The update rule on p's regrets in round r, entries b, and the next strategies.
 
-        The tie tolerance's reach sums grow by this iteration's opponent-and-chance reach of
-        p's decisions: the fold rule against the opponent's reach, at payoff 1.
+        `opponent`: the opponent's reaches at the round's nodes on those entries. The tie
+        tolerance's reach sums grow by this iteration's opponent-and-chance reach of p's
+        decisions: the fold rule against the opponent's reach, at payoff 1.
         """
         lay, ulps = self.tree.rounds[r], self.config.tie_ulps
         for k in self._groups_of(p, r):
             tol: FloatArray | float = 0.0  # the tie rule off (`CFRConfig.tie_ulps`)
             if ulps:
                 reach_sum = self._reach_sum[r][k][:, b]
-                reach_sum += opponent_reach(lay, opponent[lay.groups[k].rows, b], b)
+                reach_sum += opponent_reach(lay, opponent[lay.groups[k].rows], b)
                 tol = tie_tolerance(reach_sum, self._scale, self.dtype, ulps)[:, None]
             regrets = self._regrets[r][k][:, :, b]
             finish_regrets(self.config, regrets, self._iteration)
@@ -535,7 +789,7 @@ class RangeCFRSolver(_Closing):
 
         Makes the solver a `solver.SelfEvaluatingSolver`, which the run loop measures.
         """
-        return self.walker.evaluate(normalise(self._average))
+        return self.walker.evaluate(self._average, weights=True)
 
     def exploitability(self) -> float:
         """OpenSpiel's exploitability of the average profile, (br_0 + br_1) / 2 (zero-sum)."""

@@ -163,6 +163,27 @@ def test_terminals_in_chunks_of_boards_are_the_terminals_at_once(monkeypatch):
     _assert_same(range_cfr.RangeWalker(tree).evaluate(strategy), whole, tol=1e-14)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_pass_over_chunks_of_one_board_is_the_pass_over_the_whole_round(threads):
+    """The walker holds the last round chunk by chunk: one board per chunk gives the values of
+    one chunk, for a random profile, and for accumulated weights normalised chunk by chunk as
+    for the same weights normalised whole. To rounding, not bit for bit: the card-set
+    terminals' products over hand families round by their row count, which the chunk sets
+    (`test_terminals_in_chunks_of_boards_are_the_terminals_at_once`)."""
+    tree = range_tree.RangeTree(structure.detect(NO_LIMIT_SUITS), suits=True)
+    whole = range_cfr.RangeWalker(tree)
+    weights = whole.uniform()
+    rng = np.random.default_rng(1)
+    for per_round in weights:
+        for a in per_round:
+            a[...] = rng.random(a.shape) ** 3
+    with range_cfr.RangeWalker(tree, threads=threads, chunk_values=1) as chunked:
+        assert len(chunked.chunks) == tree.rounds[-1].deals.num_boards > 1
+        strategy = range_cfr.normalise(weights)
+        _assert_same(chunked.evaluate(strategy), whole.evaluate(strategy), tol=1e-14)
+        _assert_same(chunked.evaluate(weights, weights=True), whole.evaluate(strategy), tol=1e-14)
+
+
 def test_card_sets_need_distinct_cards():
     ps = structure.detect("limit_leduc_poker(num_ranks=3)")
     with pytest.raises(ValueError, match="distinct cards"):

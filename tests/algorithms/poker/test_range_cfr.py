@@ -331,19 +331,30 @@ def test_a_signal_ends_the_run_after_the_current_iteration_with_its_result():
     assert result.curve.iterations[-1] == ours.iteration == result.iterations
 
 
-@pytest.mark.parametrize("config", [cfr_rules.CFR_PLUS, cfr_rules.DCFR], ids=["cfr+", "dcfr"])
+@pytest.mark.parametrize(
+    "config",
+    [cfr_rules.CFR_PLUS, cfr_rules.DCFR, cfr_rules.CFRConfig(alternating_updates=False)],
+    ids=["cfr+", "dcfr", "simultaneous"],
+)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_threads_give_the_same_iterates_bit_for_bit(config, dtype):
-    """Each block of boards is computed by the same operations as in one block, so the
-    iterates, averages and exploitabilities are equal exactly, with suits (whose round before
-    the last deal averages hand orbits per block) and without."""
+def test_threads_and_chunks_give_the_same_iterates_bit_for_bit(config, dtype):
+    """Each block of boards, and each chunk of the last round's, is computed by the same
+    operations as in one block, so the iterates, averages and exploitabilities are equal
+    exactly, with suits (whose round before the last deal averages hand orbits per block) and
+    without: 1, 2 and 3 threads, and chunks of one board on 1 and 2 threads."""
     game = RI_3X3
     for suits in (False, True):
         tree = range_tree.RangeTree(structure.detect(game), suits=suits)
+        cases = [(1, None), (2, None), (3, None), (1, 1), (2, 1)]
         solvers = [
-            range_cfr.RangeCFRSolver(tree, config, dtype=dtype, threads=n) for n in (1, 2, 3)
+            range_cfr.RangeCFRSolver(
+                tree, config, dtype=dtype, threads=n, chunk_values=chunk or range_cfr.CHUNK_VALUES
+            )
+            for n, chunk in cases
         ]
-        assert [len(s.walker.blocks[-1]) for s in solvers] == [1, 2, 3]
+        assert [len(s.walker.blocks[-1]) for s in solvers] == [1, 2, 3, 1, 2]
+        boards = tree.rounds[-1].deals.num_boards
+        assert [len(s.walker.chunks) for s in solvers] == [1, 2, 3, boards, boards]
         for _ in range(8):
             for s in solvers:
                 s.evaluate_and_update_policy()
