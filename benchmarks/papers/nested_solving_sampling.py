@@ -39,7 +39,6 @@ public states the exact bot solved in).
 
 import collections
 import dataclasses
-import math
 import time
 
 import nested_flags
@@ -150,7 +149,7 @@ def _row(game, name, key, *, spec, blueprint, budget, carried=0):
         sizes += seen
         sampled, solves = sampled + s, solves + n
     r = np.array(values)
-    ci95 = match_report.Z_95 * float(r.std(ddof=1)) / math.sqrt(len(r)) if seeds > 1 else 0.0
+    ci95 = match_report.t_ci95(values)
     row = {
         "game": name,
         "bot": spec,

@@ -241,3 +241,10 @@ def test_a_stopped_match_keeps_whole_deals_only():
     others = [pyspiel.make_uniform_random_bot(p, p) for p in (0, 1)]
     returns = matches.play_duplicate(game, [ctrl_c, ctrl_c], others, games=6, seed=0)
     assert len(returns) == 2
+
+
+def test_t_ci95_is_students_interval_over_a_few_values():
+    """Two values 0 and 1: sd 1/sqrt(2), standard error 1/2, t(1)'s 97.5 % point 12.7062 (a
+    table value); one value has no interval."""
+    assert match_report.t_ci95([0.0, 1.0]) == pytest.approx(12.7062 / 2, rel=1e-5)
+    assert match_report.t_ci95([3.0]) == 0.0
