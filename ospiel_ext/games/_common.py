@@ -114,6 +114,19 @@ class Game(pyspiel.Game):
         return StringObserver(iig_obs_type, params)
 
 
+def kept(record: Any, memo: dict[int, Any]) -> Any:
+    """`__deepcopy__` of an immutable record: the record itself.
+
+    pyspiel clones a Python state by deep-copying each attribute of its `__dict__` (about a
+    microsecond per attribute, more per tuple element). A state that keeps its fields in one
+    or two immutable records whose `__deepcopy__` is `kept` clones in a third of the time of
+    one with ten attributes (3.7 against 10.7 us on Rhode Island Hold'em); every update
+    replaces the record (`NamedTuple._replace`), never mutates it.
+    """
+    del memo
+    return record
+
+
 class State(pyspiel.State):
     """Base class for our states.
 

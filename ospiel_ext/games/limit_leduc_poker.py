@@ -25,7 +25,7 @@ probability (copies left) / (2k - 2). Actions: 0 fold, 1 check/call, 2 raise.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pyspiel
@@ -66,19 +66,51 @@ class LimitLeducPokerGame(_common.Game):
         return LimitLeducPokerState(self)
 
 
+class _Hand(NamedTuple):
+    """What the actions so far decided (`_common.kept`: replaced, never mutated)."""
+
+    private: tuple[int, ...] = ()  # (rank of player 0, rank of player 1) once dealt
+    public: int = -1
+    betting: tuple[str, str] = ("", "")  # actions of each round, as "fcr" characters
+    pot: tuple[int, int] = (1, 1)
+    folded: int = -1
+    player: int = int(pyspiel.PlayerId.CHANCE)
+    __deepcopy__ = _common.kept
+
+
 class LimitLeducPokerState(_common.State):
     """Cards, the betting of each round, contributions to the pot."""
 
     def __init__(self, game: LimitLeducPokerGame) -> None:
         super().__init__(game)
         self._k, self._max_raises = game.num_ranks, game.max_raises
-        # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
-        self.private: tuple[int, ...] = ()  # (rank of player 0, rank of player 1) once dealt
-        self.public = -1
-        self.betting: tuple[str, str] = ("", "")  # actions of each round, as "fcr" characters
-        self.pot: tuple[int, int] = (1, 1)
-        self.folded = -1
-        self._player: int = pyspiel.PlayerId.CHANCE
+        # one record, so that pyspiel's clone copies three attributes (`_common.kept`)
+        self._hand = _Hand()
+
+    @property
+    def private(self) -> tuple[int, ...]:
+        """(rank of player 0, rank of player 1) once dealt."""
+        return self._hand.private
+
+    @property
+    def public(self) -> int:
+        """The public rank, or -1."""
+        return self._hand.public
+
+    @property
+    def betting(self) -> tuple[str, str]:
+        """Each round's actions, as "fcr" characters."""
+        return self._hand.betting
+
+    @property
+    def pot(self) -> tuple[int, int]:
+        """Each player's contribution."""
+        return self._hand.pot
+
+    @property
+    def folded(self) -> int:
+        """The player who folded, or -1."""
+        return self._hand.folded
 
     @property
     def round(self) -> int:
@@ -90,7 +122,7 @@ class LimitLeducPokerState(_common.State):
 
     def current_player(self) -> int:
         """Chance, the player to bet, or terminal (pyspiel `State.current_player`)."""
-        return self._player
+        return self._hand.player
 
     def _legal_actions(self, player: int) -> list[int]:
         return _betting.legal_actions(
@@ -113,26 +145,26 @@ class LimitLeducPokerState(_common.State):
         return [(r, n / (2 * k - 2)) for r, n in enumerate(left) if n > 0]
 
     def _apply_action(self, action: int) -> None:
-        if self._player == pyspiel.PlayerId.CHANCE:
-            if not self.private:
-                self.private = divmod(action, self._k)
+        h = self._hand
+        if h.player == pyspiel.PlayerId.CHANCE:
+            if not h.private:
+                self._hand = h._replace(private=divmod(action, self._k), player=0)
             else:
-                self.public = action
-            self._player = 0
+                self._hand = h._replace(public=action, player=0)
             return
-        player, rnd = self._player, self.round
-        history, self.pot, over = _betting.apply(
-            self.betting[rnd], self.pot, player, action=action, raise_amount=_RAISE_AMOUNTS[rnd]
+        player, rnd = h.player, self.round
+        history, pot, over = _betting.apply(
+            h.betting[rnd], h.pot, player, action=action, raise_amount=_RAISE_AMOUNTS[rnd]
         )
-        self.betting = (history, self.betting[1]) if rnd == 0 else (self.betting[0], history)
-        if action == _betting.FOLD:
-            self.folded = player
+        betting = (history, h.betting[1]) if rnd == 0 else (h.betting[0], history)
+        folded = player if action == _betting.FOLD else h.folded
         if not over:
-            self._player = 1 - player
+            nxt = 1 - player
         elif rnd == 0 and action != _betting.FOLD:
-            self._player = pyspiel.PlayerId.CHANCE
+            nxt = int(pyspiel.PlayerId.CHANCE)
         else:
-            self._player = pyspiel.PlayerId.TERMINAL
+            nxt = int(pyspiel.PlayerId.TERMINAL)
+        self._hand = _Hand(h.private, h.public, betting, pot, folded, nxt)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -143,7 +175,7 @@ class LimitLeducPokerState(_common.State):
 
     def is_terminal(self) -> bool:
         """True after a fold or the second round's betting (pyspiel `State.is_terminal`)."""
-        return self._player == int(pyspiel.PlayerId.TERMINAL)
+        return self._hand.player == int(pyspiel.PlayerId.TERMINAL)
 
     def _winner(self) -> int:
         """0 or 1 for the showdown winner, -1 for a split."""

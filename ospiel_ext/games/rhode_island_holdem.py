@@ -39,7 +39,7 @@ Actions: 0 fold, 1 check/call, 2 raise.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyspiel
 
@@ -85,6 +85,10 @@ class RhodeIslandHoldemGame(_common.Game):
             "ante, small_bet and big_bet must be >= 1",
         )
         _common.check(self.max_raises >= 0, name, f"max_raises must be >= 0, got {self.max_raises}")
+        self.rules = _Rules(
+            self.num_ranks * self.num_suits, self.num_suits, self.num_ranks, self.max_raises,
+            self.ace_low, self.raise_amounts,
+        )  # fmt: skip
         bound = self.ante + self.max_raises * sum(self.raise_amounts)
         info = _common.game_info(
             3, self.num_ranks * self.num_suits, bound, 4 + _NUM_ROUNDS * (self.max_raises + 2)
@@ -96,69 +100,110 @@ class RhodeIslandHoldemGame(_common.Game):
         return RhodeIslandHoldemState(self)
 
 
+class _Rules(NamedTuple):
+    """The game's constants, shared by every state and clone (`_common.kept`)."""
+
+    deck: int
+    suits: int
+    ranks: int
+    max_raises: int
+    ace_low: bool
+    raise_amounts: tuple[int, int, int]
+    __deepcopy__ = _common.kept
+
+
+class _Hand(NamedTuple):
+    """What the actions so far decided (`_common.kept`: replaced, never mutated)."""
+
+    pot: tuple[int, int]
+    cards: tuple[int, ...] = ()  # player 0's, player 1's, flop, turn
+    betting: tuple[str, ...] = ("",)  # one string per round started
+    folded: int = -1
+    player: int = int(pyspiel.PlayerId.CHANCE)
+    __deepcopy__ = _common.kept
+
+
 class RhodeIslandHoldemState(_common.State):
     """Dealt cards (private then public), the betting of each round, contributions."""
 
     def __init__(self, game: RhodeIslandHoldemGame) -> None:
         super().__init__(game)
-        self._deck = game.num_ranks * game.num_suits
-        self._suits, self._max_raises = game.num_suits, game.max_raises
-        self._ranks, self._ace_low = game.num_ranks, game.ace_low
-        self._raise_amounts = game.raise_amounts
-        # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
-        self.cards: tuple[int, ...] = ()  # player 0's, player 1's, flop, turn
-        self.betting: tuple[str, ...] = ("",)  # one string per round started
-        self.pot = (game.ante, game.ante)
-        self.folded = -1
-        self._player: int = pyspiel.PlayerId.CHANCE
+        # two records, so that pyspiel's clone copies two attributes (`_common.kept`)
+        self._rules: _Rules = game.rules
+        self._hand = _Hand(pot=(game.ante, game.ante))
+
+    @property
+    def cards(self) -> tuple[int, ...]:
+        """The cards dealt: player 0's, player 1's, the flop, the turn."""
+        return self._hand.cards
+
+    @property
+    def betting(self) -> tuple[str, ...]:
+        """Each started round's actions, as "fcr" characters."""
+        return self._hand.betting
+
+    @property
+    def pot(self) -> tuple[int, int]:
+        """Each player's contribution."""
+        return self._hand.pot
+
+    @property
+    def folded(self) -> int:
+        """The player who folded, or -1."""
+        return self._hand.folded
 
     @property
     def round(self) -> int:
         """The betting round, from 0 (the number of rounds started, minus one)."""
-        return len(self.betting) - 1
+        return len(self._hand.betting) - 1
 
     def current_player(self) -> int:
         """Chance, the player to bet, or terminal (pyspiel `State.current_player`)."""
-        return self._player
+        return self._hand.player
 
     def _legal_actions(self, player: int) -> list[int]:
+        h = self._hand
         return _betting.legal_actions(
-            self.betting[-1], self.pot, player, max_raises=self._max_raises, fold_always=False
+            h.betting[-1], h.pot, player, max_raises=self._rules.max_raises, fold_always=False
         )
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Every card left, uniformly (pyspiel `State.chance_outcomes`)."""
-        left = [c for c in range(self._deck) if c not in self.cards]
+        cards = self._hand.cards
+        left = [c for c in range(self._rules.deck) if c not in cards]
         return [(c, 1.0 / len(left)) for c in left]
 
     def _apply_action(self, action: int) -> None:
-        if self._player == pyspiel.PlayerId.CHANCE:
-            self.cards += (action,)
-            self._player = pyspiel.PlayerId.CHANCE if len(self.cards) == 1 else 0
+        h = self._hand
+        if h.player == pyspiel.PlayerId.CHANCE:
+            cards = (*h.cards, action)
+            player = int(pyspiel.PlayerId.CHANCE) if len(cards) == 1 else 0
+            self._hand = h._replace(cards=cards, player=player)
             return
-        player, rnd = self._player, self.round
-        history, self.pot, over = _betting.apply(
-            self.betting[-1], self.pot, player, action=action, raise_amount=self._raise_amounts[rnd]
-        )
-        self.betting = (*self.betting[:-1], history)
-        if action == _betting.FOLD:
-            self.folded = player
+        player, rnd = h.player, len(h.betting) - 1
+        history, pot, over = _betting.apply(
+            h.betting[-1], h.pot, player, action=action,
+            raise_amount=self._rules.raise_amounts[rnd],
+        )  # fmt: skip
+        betting = (*h.betting[:-1], history)
+        folded = player if action == _betting.FOLD else h.folded
         if not over:
-            self._player = 1 - player
+            nxt = 1 - player
         elif action == _betting.FOLD or rnd == _NUM_ROUNDS - 1:
-            self._player = pyspiel.PlayerId.TERMINAL
+            nxt = int(pyspiel.PlayerId.TERMINAL)
         else:
-            self.betting += ("",)
-            self._player = pyspiel.PlayerId.CHANCE
+            betting += ("",)
+            nxt = int(pyspiel.PlayerId.CHANCE)
+        self._hand = _Hand(pot, h.cards, betting, folded, nxt)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"card {action // self._suits}/{action % self._suits}"
+            return f"card {action // self._rules.suits}/{action % self._rules.suits}"
         return _betting.ACTION_NAMES[action]
 
     def is_terminal(self) -> bool:
         """True after a fold or the last round's betting (pyspiel `State.is_terminal`)."""
-        return self._player == int(pyspiel.PlayerId.TERMINAL)
+        return self._hand.player == int(pyspiel.PlayerId.TERMINAL)
 
     def returns(self) -> list[float]:
         """The fold or showdown payoffs, zeros before the end (pyspiel `State.returns`)."""
@@ -167,9 +212,10 @@ class RhodeIslandHoldemState(_common.State):
         if self.folded >= 0:
             return _betting.fold_returns(self.pot, self.folded)
         flop, turn = self.cards[2], self.cards[3]
+        rules = self._rules
         v0, v1 = (
             poker_hands.three_card_value(
-                (self.cards[p], flop, turn), self._suits, self._ranks, self._ace_low
+                (self.cards[p], flop, turn), rules.suits, rules.ranks, rules.ace_low
             )
             for p in (0, 1)
         )
@@ -181,8 +227,9 @@ class RhodeIslandHoldemState(_common.State):
             r = self.returns()[0]
             return r, r
         rnd = self.round
-        left = [(self._raise_amounts[rnd], self._max_raises - self.betting[-1].count("r"))]
-        left += [(self._raise_amounts[r], self._max_raises) for r in range(rnd + 1, _NUM_ROUNDS)]
+        amounts, most = self._rules.raise_amounts, self._rules.max_raises
+        left = [(amounts[rnd], most - self.betting[-1].count("r"))]
+        left += [(amounts[r], most) for r in range(rnd + 1, _NUM_ROUNDS)]
         top = _betting.stake_bound(self.pot, left)
         return -top, top
 

@@ -24,7 +24,7 @@ v - 1.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyspiel
 
@@ -72,6 +72,18 @@ class SequentialGoofspielGame(_common.Game):
         return SequentialGoofspielState(self)
 
 
+class _Play(NamedTuple):
+    """What the actions so far decided (`_common.kept`: replaced, never mutated)."""
+
+    prizes: tuple[int, ...] = ()
+    bids0: tuple[int, ...] = ()
+    bids1: tuple[int, ...] = ()
+    results: str = ""  # per round: "0" (player 0 won), "1", or "=" (tie)
+    diff: float = 0.0  # player 0's points minus player 1's
+    player: int = 0
+    __deepcopy__ = _common.kept
+
+
 class SequentialGoofspielState(_common.State):
     """Prizes revealed so far, both players' bids, and the round results."""
 
@@ -80,13 +92,35 @@ class SequentialGoofspielState(_common.State):
         self._k, self._perfect = game.num_cards, game.info == "perfect"
         self._random = game.points_order == "random"
         self._order = game.points_order
-        # Immutable attributes only: pyspiel clones a Python state by deep-copying each attribute.
-        self.prizes: tuple[int, ...] = ()
-        self.bids0: tuple[int, ...] = ()
-        self.bids1: tuple[int, ...] = ()
-        self.results = ""  # per round: "0" (player 0 won), "1", or "=" (tie)
-        self.diff = 0.0  # player 0's points minus player 1's
-        self._player: int = self._next_player()
+        # one record of what changes, so that pyspiel's clone copies it as one attribute
+        # (`_common.kept`)
+        self._play = _Play()
+        self._play = self._play._replace(player=self._next_player())
+
+    @property
+    def prizes(self) -> tuple[int, ...]:
+        """The prizes revealed so far."""
+        return self._play.prizes
+
+    @property
+    def bids0(self) -> tuple[int, ...]:
+        """Player 0's bids so far."""
+        return self._play.bids0
+
+    @property
+    def bids1(self) -> tuple[int, ...]:
+        """Player 1's bids so far."""
+        return self._play.bids1
+
+    @property
+    def results(self) -> str:
+        """Per round decided: "0" (player 0 won), "1", or "=" (tie)."""
+        return self._play.results
+
+    @property
+    def diff(self) -> float:
+        """Player 0's points minus player 1's."""
+        return self._play.diff
 
     @property
     def round(self) -> int:
@@ -100,7 +134,7 @@ class SequentialGoofspielState(_common.State):
 
     def current_player(self) -> int:
         """Chance (random order), a bidder, or terminal (pyspiel `State.current_player`)."""
-        return self._player
+        return self._play.player
 
     def _next_player(self) -> int:
         if self.round == self._k:
@@ -119,27 +153,29 @@ class SequentialGoofspielState(_common.State):
         return [(v - 1, 1.0 / len(left)) for v in left]
 
     def _apply_action(self, action: int) -> None:
-        if self.is_chance_node():
-            self.prizes += (action + 1,)
-        elif self.current_player() == 0:
-            self.bids0 += (action + 1,)
+        play = self._play
+        if play.player == pyspiel.PlayerId.CHANCE:
+            play = play._replace(prizes=(*play.prizes, action + 1))
+        elif play.player == 0:
+            play = play._replace(bids0=(*play.bids0, action + 1))
         else:
-            self.bids1 += (action + 1,)
             prize = self._prize()
-            b0, b1 = self.bids0[-1], self.bids1[-1]
-            if b0 != b1:
-                self.diff += prize if b0 > b1 else -prize
-            if not self._random:
-                self.prizes += (prize,)
-            self.results += "0" if b0 > b1 else "1" if b1 > b0 else "="
-        self._player = self._next_player()
+            b0, b1 = play.bids0[-1], action + 1
+            play = play._replace(
+                bids1=(*play.bids1, b1),
+                diff=play.diff + (0 if b0 == b1 else prize if b0 > b1 else -prize),
+                prizes=play.prizes if self._random else (*play.prizes, prize),
+                results=play.results + ("0" if b0 > b1 else "1" if b1 > b0 else "="),
+            )
+        self._play = play
+        self._play = play._replace(player=self._next_player())
 
     def _action_to_string(self, player: int, action: int) -> str:
         return f"prize {action + 1}" if player == pyspiel.PlayerId.CHANCE else f"bid {action + 1}"
 
     def is_terminal(self) -> bool:
         """True once all k rounds are decided (pyspiel `State.is_terminal`)."""
-        return self._player == int(pyspiel.PlayerId.TERMINAL)
+        return self._play.player == int(pyspiel.PlayerId.TERMINAL)
 
     def returns(self) -> list[float]:
         """Player 0's points minus player 1's, zeros before the end (pyspiel `State.returns`)."""
