@@ -7,9 +7,10 @@ reach for hold'em. The public tree x hand ranges layout (Johanson, Bowling, Waug
 asks instead, at each public decision node (the betting so far and one board), for the
 acting player's probabilities in every hand the board allows: one call per public node, a
 batch of hands per call. A *batched policy* is a function of a `PublicNode` to an (H, A)
-array of those probabilities; `arrays_from_batched` lays its answers out on a `RangeTree`,
-and `evaluate_batched` computes both players' exact best responses against it
-(`range_cfr.RangeWalker`, as for the range solver's own strategies).
+array of those probabilities; `evaluate_batched` computes both players' exact best responses
+against it (`range_cfr.RangeWalker`, as for the range solver's own strategies), asking the
+last round's nodes chunk by chunk of boards as the walker reaches them, so that only the
+rounds above the last are held whole (`arrays_from_batched` lays every answer out at once).
 
 `PublicNode.information_state_tensors()` gives the H information-state tensors of a node as
 OpenSpiel computes them (the network input of OpenSpiel's agents): one state's tensor plus,
@@ -22,14 +23,14 @@ reference the tests compare the batched path with.
 With suit isomorphism (`suits=True`) the agent is asked only on one board per suit orbit,
 and its answers must agree over each hand orbit of that board (checked): a suit-symmetric
 agent. Most trained agents are not; lay the tree out without suits (the default) to evaluate
-them exactly, on a deck whose per-hand arrays fit in memory (`arrays_from_batched` refuses
-one that does not, with the size).
+them exactly, every actual board asked (52-card flop hold'em: 22,100 flops per flop node).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 import pyspiel
@@ -38,7 +39,11 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms.poker import range_cfr, structure
-from ospiel_ext.algorithms.poker.range_policy import check_suit_symmetric
+from ospiel_ext.algorithms.poker.range_policy import (
+    asymmetric,
+    check_suit_symmetric,
+    suit_symmetric,
+)
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
@@ -164,45 +169,121 @@ def _betting(key: str) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(a) for a in part.split(",") if a) for part in key.split("|"))
 
 
-def public_nodes(tree: RangeTree) -> Iterator[tuple[int, int, int, int, PublicNode]]:
+def public_nodes(
+    tree: RangeTree,
+    r: int | None = None,
+    boards: Iterable[int] | None = None,
+    builder: _StateBuilder | None = None,
+) -> Iterator[tuple[int, int, int, int, PublicNode]]:
     """Every (round, group, node, board, PublicNode) of the tree's decisions, round by round.
 
-    Boards are the tree's (one per suit orbit with suits); hands those the board allows.
+    Boards are the tree's (one per suit orbit with suits); hands those the board allows. With
+    r, round r's only, on `boards` (all by default); `builder` shares one state builder (and
+    its learnt tensor columns) across calls.
     """
-    builder = _StateBuilder(tree.structure)
+    builder = _StateBuilder(tree.structure) if builder is None else builder
     hands = tree.structure.hands.cards
-    for r, lay in enumerate(tree.rounds):
+    for rr in range(len(tree.rounds)) if r is None else (r,):
+        lay = tree.rounds[rr]
         allowed = lay.deals.multiplicity > 0
-        boards = [tuple(board) for board in lay.deals.types.tolist()]
+        chosen = range(lay.deals.num_boards) if boards is None else list(boards)
         for k, group in enumerate(lay.groups):
             for i, node in enumerate(group.betting):
                 betting, actions = _betting(node.key), tuple(node.actions)
-                for b, board in enumerate(boards):
+                for b in chosen:
+                    board = tuple(lay.deals.types[b].tolist())
                     pn = PublicNode(
                         node.player, betting, board, hands[allowed[b]], actions, builder
                     )
                     builder.first.setdefault(node.player, pn)
-                    yield r, k, i, b, pn
+                    yield rr, k, i, b, pn
 
 
 def num_calls(tree: RangeTree) -> int:
-    """The calls `arrays_from_batched` makes: public decision nodes x the tree's boards."""
+    """The calls a batched policy gets: public decision nodes x the tree's boards."""
     return sum(len(g.nodes) * lay.deals.num_boards for lay in tree.rounds for g in lay.groups)
 
 
+class _Asker:
+    """Asks a batched policy node by node (module docstring), from any of a walker's threads.
+
+    `arrays(rounds)` lays the answers of the first rounds out whole; `chunk(b)` gives the last
+    round's on a chunk of its entries (`range_cfr.RangeWalker.each_chunk`), so that the last
+    round's answers are never held whole. The policy is called under a lock, one call at a
+    time, in a deterministic order per chunk.
+    """
+
+    def __init__(self, tree: RangeTree, policy: BatchedPolicy, shown: progress.Counter):
+        self.tree, self.policy, self.shown = tree, policy, shown
+        self.builder = _StateBuilder(tree.structure)
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def _ask(self, r: int, boards: Iterable[int], out: list[FloatArray], at: IntArray) -> None:
+        """Writes round r's answers on `boards` to per-hand arrays `out` (n, A, boards, H).
+
+        Board b goes to position at[b] of the boards axis.
+        """
+        allowed = self.tree.rounds[r].deals.multiplicity > 0
+        with self._lock:
+            for _, k, i, b, node in public_nodes(self.tree, r, boards, self.builder):
+                probs = _checked(self.tree.name, node, self.policy(node))
+                out[k][i][:, at[b], allowed[b]] = probs.T
+                self.calls += 1
+                self.shown.update_to(self.calls)
+
+    def arrays(self, rounds: int) -> Arrays:
+        """Per-hand arrays (n, A, n_B, H) of the first `rounds` rounds.
+
+        Hands a board excludes play uniformly (the walker weighs them by zero).
+        """
+        shapes = self.tree.per_hand_shapes[:rounds]
+        arrays = [[np.full(s, 1.0 / s[1]) for s in per_round] for per_round in shapes]
+        for r, per_round in enumerate(arrays):
+            boards = range(self.tree.rounds[r].deals.num_boards)
+            self._ask(r, boards, per_round, np.arange(len(boards)))
+        check_suit_symmetric(self.tree, arrays)
+        return arrays
+
+    def chunk(self, b: slice) -> list[FloatArray]:
+        """The last round's answers per entry (n, A, |b|) on entries b (whole boards)."""
+        r = len(self.tree.rounds) - 1
+        lay = self.tree.rounds[r]
+        board, hand = lay.orbits.board[b], lay.orbits.hand[b]
+        boards = np.unique(board)
+        at = np.zeros(lay.deals.num_boards, dtype=np.int64)
+        at[boards] = np.arange(len(boards))
+        shapes = [(n, a, len(boards), t) for n, a, _, t in self.tree.per_hand_shapes[r]]
+        per_hand = [np.full(s, 1.0 / s[1]) for s in shapes]
+        self._ask(r, boards.tolist(), per_hand, at)
+        orbit = lay.deals.hand_orbit[boards]
+        if self.tree.suits and not all(suit_symmetric(a, orbit) for a in per_hand):
+            raise asymmetric(self.tree)
+        return [np.ascontiguousarray(a[:, :, at[board], hand]) for a in per_hand]
+
+
 def arrays_from_batched(tree: RangeTree, policy: BatchedPolicy) -> Arrays:
-    """The batched policy's answers as per-hand arrays (n, A, n_B, H) of the tree.
+    """The batched policy's answers as per-hand arrays (n, A, n_B, H) of the whole tree.
 
     One call per public decision node and board (`public_nodes`); hands a board excludes
-    play uniformly (the walker weighs them by zero).
+    play uniformly (the walker weighs them by zero). `evaluate_batched` holds only the last
+    round's answers of a chunk at a time instead.
 
     Raises:
       ValueError: the arrays would take more than `MEMORY_SHARE` of the machine's memory;
         an answer is not an (H, A) array of distributions over the actions (to 1e-6); with
         suit isomorphism, the answers differ over a hand orbit of a board.
     """
-    shapes = tree.per_hand_shapes
-    need = 8 * sum(int(np.prod(s)) for per_round in shapes for s in per_round)
+    _check_memory(tree, len(tree.rounds))
+    with progress.Counter(f"asking the policy of {tree.name}", num_calls(tree), "node") as shown:
+        return _Asker(tree, policy, shown).arrays(len(tree.rounds))
+
+
+def _check_memory(tree: RangeTree, rounds: int) -> None:
+    """Refuses per-hand arrays of the first `rounds` rounds above `MEMORY_SHARE`."""
+    need = 8 * sum(
+        int(np.prod(s)) for per_round in tree.per_hand_shapes[:rounds] for s in per_round
+    )
     memory = budget.physical_memory()
     if memory is not None and need > MEMORY_SHARE * memory:
         raise ValueError(
@@ -210,15 +291,6 @@ def arrays_from_batched(tree: RangeTree, policy: BatchedPolicy) -> Arrays:
             f"than {MEMORY_SHARE:.0%} of this machine's {memory / 2**30:.1f} GiB (a smaller "
             "deck, or suits=True for a suit-symmetric agent)"
         )
-    arrays = [[np.full(s, 1.0 / s[1]) for s in per_round] for per_round in shapes]
-    allowed = [lay.deals.multiplicity > 0 for lay in tree.rounds]
-    with progress.Counter(f"asking the policy of {tree.name}", num_calls(tree), "node") as shown:
-        for done, (r, k, i, b, node) in enumerate(public_nodes(tree), 1):
-            probs = _checked(tree.name, node, policy(node))
-            arrays[r][k][i][:, b, allowed[r][b]] = probs.T
-            shown.update_to(done)
-    check_suit_symmetric(tree, arrays)
-    return arrays
 
 
 def _checked(name: str, node: PublicNode, answer: ArrayLike) -> FloatArray:
@@ -256,9 +328,15 @@ def evaluate_batched(
       ValueError: the game lacks the structure, or `arrays_from_batched` refuses.
     """
     tree = RangeTree(structure.detect(game), suits=suits)
-    strategy = tree.contract(arrays_from_batched(tree, policy))
-    with range_cfr.RangeWalker(tree, threads=threads) as walker:
-        return walker.evaluate(strategy)
+    last = len(tree.rounds) - 1
+    _check_memory(tree, last)
+    with (
+        progress.Counter(f"asking the policy of {tree.name}", num_calls(tree), "node") as shown,
+        range_cfr.RangeWalker(tree, threads=threads) as walker,
+    ):
+        asker = _Asker(tree, policy, shown)
+        upper = tree.contract(asker.arrays(last))
+        return walker.evaluate(upper, last=asker.chunk)
 
 
 def from_policy(pol: policy_lib.Policy) -> BatchedPolicy:

@@ -152,20 +152,21 @@ class RangeWalker(_Closing):
       threads: threads a pass runs on, each on its own block of every round's boards
         (module docstring); at most as many blocks as a round has boards.
       chunk_values: about how many (node, entry) values of the last round a thread holds at
-        once (`CHUNK_VALUES`; module docstring, the last round in chunks).
+        once (None: `CHUNK_VALUES`; module docstring, the last round in chunks).
 
     With more than one thread the walker owns a thread pool: `close()` it, or use the walker
     as a context manager (`with RangeWalker(tree, threads=2) as walker:`); a walker
     garbage-collected unclosed shuts its pool down then.
     """
 
-    def __init__(self, tree: RangeTree, *, threads: int = 1, chunk_values: int = CHUNK_VALUES):
+    def __init__(self, tree: RangeTree, *, threads: int = 1, chunk_values: int | None = None):
         if threads < 1:
             raise ValueError(f"game {tree.name}: threads must be at least 1, got {threads}")
         self.tree, self.threads = tree, threads
         self.blocks = [lay.orbits.blocks(threads) for lay in tree.rounds]
         last = tree.rounds[-1]
-        parts = -(-last.num_nodes * last.orbits.width // max(1, chunk_values))
+        values = CHUNK_VALUES if chunk_values is None else chunk_values
+        parts = -(-last.num_nodes * last.orbits.width // max(1, values))
         self.chunks = last.orbits.blocks(max(threads, parts))
         # per round before a deal and block: the deal's transpose restricted to the block
         self._deals: list[list[sp.csr_matrix]] = [
@@ -414,24 +415,32 @@ class RangeWalker(_Closing):
         )  # fmt: skip
 
     def profile_values(
-        self, strategy: Arrays, wanted: tuple[tuple[int, bool], ...], *, weights: bool = False
+        self,
+        strategy: Arrays,
+        wanted: tuple[tuple[int, bool], ...],
+        *,
+        weights: bool = False,
+        last: Callable[[slice], list[FloatArray]] | None = None,
     ) -> list[float]:
         """Root values of (player, mixed) pairs, against the opponent's strategy.
 
         The player's decisions mix by the strategy (mixed) or take the maximum (a best
         response). One pass: the rounds above the last in full, the last one chunk by chunk.
         `weights`: `strategy` holds accumulated realization weights, normalised chunk by
-        chunk (`normalise`), never copied whole.
+        chunk (`normalise`), never copied whole. `last`: the strategy holds the rounds above
+        the last only, and last(b) gives the last round's on chunk b (n, A, |b|) per group,
+        asked once per chunk (e.g. a batched policy asked node by node: `poker.agents`).
         """
-        top = normalise(strategy[:-1]) if weights else strategy[:-1]
+        upper_rounds = strategy if last is not None else strategy[:-1]
+        top = normalise(upper_rounds) if weights else upper_rounds
         opponents = sorted({1 - p for p, _ in wanted})
         upper = {q: self.reaches(q, top, rounds=len(top)) for q in opponents}
         first = {q: self.first_rows(upper[q]) for q in opponents}
-        dtype = next(s.dtype for per_round in strategy for s in per_round)
+        dtype = next((s.dtype for per_round in strategy for s in per_round), np.float64)
         roots = [self.roots(dtype) for _ in wanted]
 
         def work(b: slice) -> None:
-            local = _sliced(strategy[-1], b)
+            local = _sliced(strategy[-1], b) if last is None else last(b)
             if weights:
                 local = [regret_matching(s) for s in local]
             rho = {
@@ -452,16 +461,22 @@ class RangeWalker(_Closing):
         """Player 0's expected utility of the profile (exact as `evaluate`)."""
         return self.profile_values(strategy, ((0, True),))[0]
 
-    def evaluate(self, strategy: Arrays, *, weights: bool = False) -> evaluate.ProfileEvaluation:
+    def evaluate(
+        self,
+        strategy: Arrays,
+        *,
+        weights: bool = False,
+        last: Callable[[slice], list[FloatArray]] | None = None,
+    ) -> evaluate.ProfileEvaluation:
         """The profile's values and best-response values, as `evaluate.evaluate_profile`'s.
 
         Exact in the game the tree lays out (with suit isomorphism, for suit-symmetric
-        profiles: `deals`). `weights`: the strategy is accumulated realization weights
-        (`profile_values`).
+        profiles: `deals`). `weights`, `last`: the strategy is accumulated realization
+        weights; the last round's comes chunk by chunk from last(b) (`profile_values`).
         """
         c = float(self.tree.structure.game.utility_sum())
         value, br0, br1 = self.profile_values(
-            strategy, ((0, True), (0, False), (1, False)), weights=weights
+            strategy, ((0, True), (0, False), (1, False)), weights=weights, last=last
         )
         return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
 
@@ -628,7 +643,7 @@ class RangeCFRSolver(_Closing):
         *,
         dtype: DTypeLike = np.float64,
         threads: int = 1,
-        chunk_values: int = CHUNK_VALUES,
+        chunk_values: int | None = None,
     ):
         check_discount(config, tree.name)
         if np.dtype(dtype) not in DTYPES:

@@ -110,10 +110,15 @@ def check_suit_symmetric(tree: RangeTree, strategy: Arrays) -> None:
         return
     for lay, per_round in zip(tree.rounds, strategy):
         if not all(suit_symmetric(a, lay.deals.hand_orbit) for a in per_round):
-            raise ValueError(
-                f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
-                "differently; lay the tree out without suit isomorphism to evaluate it"
-            )
+            raise asymmetric(tree)
+
+
+def asymmetric(tree: RangeTree) -> ValueError:
+    """The refusal of a policy that is not suit-symmetric on a suit-isomorphic tree."""
+    return ValueError(
+        f"game {tree.name}: the policy plays suit-isomorphic hands of a board "
+        "differently; lay the tree out without suit isomorphism to evaluate it"
+    )
 
 
 def suit_symmetric(strategy: np.ndarray, orbit: np.ndarray) -> bool:

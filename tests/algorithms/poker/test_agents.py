@@ -121,6 +121,32 @@ def test_arrays_too_large_for_the_machine_are_refused_before_any_call(monkeypatc
     assert not calls
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_last_rounds_answers_are_asked_chunk_by_chunk_and_never_held_whole(
+    monkeypatch, threads
+):
+    """With room for the first round's answers only (`arrays_from_batched` refuses the whole
+    tree) and chunks of one board, the agent is asked once per public node and board, and its
+    exploitability is the tabular route's (to 1e-12)."""
+    tree = range_tree.RangeTree(structure.detect(LIMIT))
+    pol = policies.random_policy(pyspiel.load_game(LIMIT), seed=5)
+    batched = agents.from_policy(pol)
+    entries = [8 * int(np.prod(s)) for per_round in tree.per_hand_shapes for s in per_round]
+    first = sum(entries[: len(tree.per_hand_shapes[0])])
+    monkeypatch.setattr(agents.budget, "physical_memory", lambda: 2 * first + 1)
+    monkeypatch.setattr(agents, "MEMORY_SHARE", 0.5)
+    with pytest.raises(ValueError, match="GiB"):
+        agents.arrays_from_batched(tree, batched)
+    monkeypatch.setattr(range_cfr, "CHUNK_VALUES", 1)
+    calls = []
+    ours = agents.evaluate_batched(
+        LIMIT, lambda node: calls.append(node) or batched(node), threads=threads
+    )
+    assert len(calls) == agents.num_calls(tree)
+    theirs = range_cfr.evaluate_tabular(pol)
+    np.testing.assert_allclose(ours.best_response_values, theirs.best_response_values, atol=1e-12)
+
+
 def test_tensors_not_linear_in_the_own_cards_come_from_each_hands_state(monkeypatch):
     """Wrong columns (as for an encoding that is not one-hot) fail the check: built per hand."""
     monkeypatch.setattr(

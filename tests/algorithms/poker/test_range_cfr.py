@@ -348,7 +348,7 @@ def test_threads_and_chunks_give_the_same_iterates_bit_for_bit(config, dtype):
         cases = [(1, None), (2, None), (3, None), (1, 1), (2, 1)]
         solvers = [
             range_cfr.RangeCFRSolver(
-                tree, config, dtype=dtype, threads=n, chunk_values=chunk or range_cfr.CHUNK_VALUES
+                tree, config, dtype=dtype, threads=n, chunk_values=chunk
             )
             for n, chunk in cases
         ]
