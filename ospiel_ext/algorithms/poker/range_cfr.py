@@ -79,6 +79,7 @@ from ospiel_ext.algorithms.poker import range_tree, structure
 from ospiel_ext.algorithms.poker.range_policy import RangePolicy, arrays_from_tabular
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.runtime import blas
 
 DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 """The floating-point types `RangeCFRSolver` iterates in."""
@@ -195,12 +196,17 @@ class RangeWalker(_Closing):
         self._each(self.chunks, lambda _, b: work(b))
 
     def _each(self, parts: list[slice], work: Callable[[int, slice], None]) -> None:
+        """work(i, part) for every part, on the pool's threads.
+
+        OpenBLAS meanwhile on one thread (`runtime.blas`: its own would spin beside the pool's).
+        """
         if self._pool is None or len(parts) == 1:
             for i, b in enumerate(parts):
                 work(i, b)
             return
-        for future in [self._pool.submit(work, i, b) for i, b in enumerate(parts)]:
-            future.result()
+        with blas.single_threaded():
+            for future in [self._pool.submit(work, i, b) for i, b in enumerate(parts)]:
+                future.result()
 
     def chunk_buffer(self, slot: int, b: slice, dtype: np.dtype) -> FloatArray:
         """A (nodes, entries) array of the last round for chunk b: this thread's `slot`.
