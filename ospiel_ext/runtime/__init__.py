@@ -8,6 +8,7 @@
 * `provenance`: the command, code and machine behind a results file;
 * `tables`: plain text tables;
 * `callables`: functions a user names as MODULE:NAME or FILE.py:NAME;
+* `blas`: OpenBLAS on one thread while the pack's own threads run numpy;
 * `files`: outputs that never destroy anything (atomic replacement, links followed, pipes and
   devices written through) and readers of JSON / .npz inputs.
 
