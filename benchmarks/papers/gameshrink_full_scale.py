@@ -16,7 +16,7 @@ profile twice:
 * in Γ_f (`evaluate.evaluate_profile` on Γ_f's sequence form): what a user of the abstraction
   sees;
 * lifted into the original 52-card game (Theorem 2's construction) on the range layout with
-  suit isomorphism (`poker.abstract_ranges.RangeLift`, `range_cfr.RangeWalker.evaluate`): the
+  suit isomorphism (`poker.abstract_ranges.RangeLift`, `range_walker.RangeWalker.evaluate`): the
   game's own exact best responses, which no compiled form of its 52 M information sets reaches.
 
 For a lossless filter the two exploitabilities and values are equal at every checkpoint (up to
@@ -40,7 +40,7 @@ from ospiel_ext import evaluate
 from ospiel_ext.algorithms import cfr, gameshrink
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import abstract_game
-from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
+from ospiel_ext.algorithms.poker import range_tree, range_walker, structure
 from ospiel_ext.algorithms.poker.abstract_ranges import RangeLift
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -129,7 +129,7 @@ def main(argv):
     game = cli.load_game(_GAME.value)
     with cli_flags.refuse(ValueError):
         ps = structure.detect(game)
-    walker = range_cfr.RangeWalker(range_tree.RangeTree(ps, suits=True))
+    walker = range_walker.RangeWalker(range_tree.RangeTree(ps, suits=True))
     output = {
         "game": str(game),
         "checkpoints": points,

@@ -107,7 +107,7 @@ _LOSSLESS = flags.DEFINE_string(
 _RANGE_THREADS = flags.DEFINE_integer(
     "range_threads",
     2,
-    "Part 3: the threads of the last range variant (float32; `range_cfr.RangeWalker`).",
+    "Part 3: the threads of the last range variant (float32; `range_walker.RangeWalker`).",
     lower_bound=1,
 )
 _LP_GAMES = flags.DEFINE_multi_string(

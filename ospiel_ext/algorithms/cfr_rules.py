@@ -28,7 +28,7 @@ both engines' regret matching calls): a cumulative regret counts only above its 
 
 eps of the regrets' floating-point type, scale the game's largest |payoff| (`payoff_scale`),
 R_t(I) the opponent-and-chance reach of the information set summed over the iterations so
-far (`SequenceForm.opponent_reach`; `poker.range_cfr.opponent_reach` in the range layout).
+far (`SequenceForm.opponent_reach`; `poker.range_rows.opponent_reach` in the range layout).
 scale x R_t(I) bounds the sum of the magnitudes of every term of I's counterfactual values
 over t iterations, so it bounds a cumulative regret and eps times it is the unit its
 rounding is measured in; it grows with t, as the rounding of a sum of t iterations does, and

@@ -14,7 +14,7 @@ import pytest
 
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr_rules, cfr_variants
-from ospiel_ext.algorithms.poker import range_cfr, range_form, range_tree
+from ospiel_ext.algorithms.poker import range_cfr, range_form, range_rows, range_tree, range_walker
 from ospiel_ext.algorithms.poker.range_numbering import SequenceIndex
 
 RI_3X2 = "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"
@@ -145,7 +145,7 @@ def test_a_regret_within_the_tolerance_counts_as_none():
             if nonnegative and min(regrets) < 0:
                 continue
             arr = np.array(regrets, dtype=dtype).reshape(1, 2, 1)
-            got = range_cfr.regret_matching(arr, nonnegative=nonnegative, tol=dtype(tol))
+            got = range_rows.regret_matching(arr, nonnegative=nonnegative, tol=dtype(tol))
             np.testing.assert_allclose(got.ravel(), expected, rtol=1e-7)
             assert not np.signbit(got).any()  # no -0.0
     r = np.zeros(tp.num_sequences)
@@ -181,7 +181,7 @@ def test_range_opponent_reach_is_the_sequence_forms(game, suits):
     explicit, public = sf_lib.for_game(game), range_form.for_game(game)
     tree = range_tree.RangeTree(public.public_tree.structure, suits=suits)
     index = SequenceIndex(public.public_tree, tree)
-    walker = range_cfr.RangeWalker(tree)
+    walker = range_walker.RangeWalker(tree)
     rng = np.random.default_rng(0)
     profile = []
     for tp in explicit.treeplexes:
@@ -196,7 +196,7 @@ def test_range_opponent_reach_is_the_sequence_forms(game, suits):
         per_entry = [
             [
                 np.broadcast_to(
-                    range_cfr.opponent_reach(lay, rho[r][g.rows], slice(None))[:, None],
+                    range_rows.opponent_reach(lay, rho[r][g.rows], slice(None))[:, None],
                     (len(g.nodes), g.num_actions, lay.shape[1]),
                 )
                 if g.player == p

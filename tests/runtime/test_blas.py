@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
+from ospiel_ext.algorithms.poker import range_tree, range_walker, structure
 from ospiel_ext.runtime import blas
 
 needs_openblas = pytest.mark.skipif(not blas.num_threads(), reason="no OpenBLAS loaded")
@@ -26,7 +26,7 @@ def test_the_walkers_threads_run_with_openblas_on_one_thread():
         structure.detect("rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)")
     )
     seen, before = [], blas.num_threads()
-    with range_cfr.RangeWalker(tree, threads=2) as walker:
+    with range_walker.RangeWalker(tree, threads=2) as walker:
         walker.each_block(1, lambda i, b: seen.append((threading.get_ident(), blas.num_threads())))
     assert len(seen) == 2 and all(set(counts) == {1} for _, counts in seen)
     assert blas.num_threads() == before

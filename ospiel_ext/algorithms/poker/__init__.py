@@ -27,8 +27,12 @@ Modules:
   in groups whose children are consecutive rows;
 * `set_terminals`: the folds and showdowns of hands of several cards on that layout (`hands`),
   in place of the one-card games' T x T kernels;
-* `range_cfr`: CFR / CFR+ / DCFR and exact best responses on that layout (Johanson et al.
-  2012, Section 3); with suit isomorphism it solves Rhode Island Hold'em whole;
+* `range_rows`: one round's rows on a block of boards: reaches, values and regrets,
+  regret matching (the kernels of every pass);
+* `range_walker`: the passes over that layout, on threads, the last round chunk by chunk of
+  boards: values and exact best responses (`RangeWalker.evaluate`);
+* `range_cfr`: CFR / CFR+ / DCFR on those passes (Johanson et al. 2012, Section 3); with suit
+  isomorphism it solves Rhode Island Hold'em and 52-card flop hold'em whole;
 * `range_engine`: that solver as the CFR engine the public-tree form offers the generic
   solvers (`cfr_rules.OffersCFREngine`), from `RANGE_MIN_SEQUENCES` sequences on;
 * `range_numbering`: the map between that layout and the treeplexes' sequence numbering

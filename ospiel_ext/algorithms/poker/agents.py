@@ -8,7 +8,7 @@ asks instead, at each public decision node (the betting so far and one board), f
 acting player's probabilities in every hand the board allows: one call per public node, a
 batch of hands per call. A *batched policy* is a function of a `PublicNode` to an (H, A)
 array of those probabilities; `evaluate_batched` computes both players' exact best responses
-against it (`range_cfr.RangeWalker`, as for the range solver's own strategies), asking the
+against it (`range_walker.RangeWalker`, as for the range solver's own strategies), asking the
 last round's nodes chunk by chunk of boards as the walker reaches them, so that only the
 rounds above the last are held whole (`arrays_from_batched` lays every answer out at once).
 
@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike
 from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
-from ospiel_ext.algorithms.poker import range_cfr, structure
+from ospiel_ext.algorithms.poker import range_walker, structure
 from ospiel_ext.algorithms.poker.range_policy import (
     asymmetric,
     check_suit_symmetric,
@@ -208,7 +208,7 @@ class _Asker:
     """Asks a batched policy node by node (module docstring), from any of a walker's threads.
 
     `arrays(rounds)` lays the answers of the first rounds out whole; `chunk(b)` gives the last
-    round's on a chunk of its entries (`range_cfr.RangeWalker.each_chunk`), so that the last
+    round's on a chunk of its entries (`range_walker.RangeWalker.each_chunk`), so that the last
     round's answers are never held whole. The policy is called under a lock, one call at a
     time, in a deterministic order per chunk.
     """
@@ -322,7 +322,7 @@ def evaluate_batched(
       game: a poker game with the public-tree structure (`structure.detect`), or its string.
       policy: the batched policy (module docstring).
       suits: one board per suit orbit, for a suit-symmetric policy (checked per board).
-      threads: threads of the best-response passes (`range_cfr.RangeWalker`).
+      threads: threads of the best-response passes (`range_walker.RangeWalker`).
 
     Raises:
       ValueError: the game lacks the structure, or `arrays_from_batched` refuses.
@@ -332,7 +332,7 @@ def evaluate_batched(
     _check_memory(tree, last)
     with (
         progress.Counter(f"asking the policy of {tree.name}", num_calls(tree), "node") as shown,
-        range_cfr.RangeWalker(tree, threads=threads) as walker,
+        range_walker.RangeWalker(tree, threads=threads) as walker,
     ):
         asker = _Asker(tree, policy, shown)
         upper = tree.contract(asker.arrays(last))

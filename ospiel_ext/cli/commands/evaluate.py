@@ -22,7 +22,7 @@ information_state_string: in a perfect-information game without one (pig, breakt
 A --policy ending in .npz is a range policy (`ospiel-ext solve --form=public_tree --suits`,
 `poker.range_policy`): of a poker game too large for OpenSpiel's walk (Rhode Island Hold'em
 whole), so its values and best responses are computed exactly on the public tree x hand
-ranges (`poker.range_cfr.RangeWalker`; equal to OpenSpiel's to 1e-9 where both run,
+ranges (`poker.range_walker.RangeWalker`; equal to OpenSpiel's to 1e-9 where both run,
 `tests/cli/test_evaluate_and_play.py`), best_response_by 'ospiel_ext (public tree)', and
 --max_nodes does not apply. --against is then a range policy of the same game and layout.
 
@@ -42,7 +42,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
 
 from ospiel_ext import evaluate, loading
-from ospiel_ext.algorithms.poker import agents, range_cfr, range_policy, structure
+from ospiel_ext.algorithms.poker import agents, range_policy, range_walker, structure
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -113,7 +113,7 @@ def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
             f"with suits {policy.tree.suits} (both range policies on one layout)",
         )
     tree = policy.tree
-    walker = range_cfr.RangeWalker(tree)
+    walker = range_walker.RangeWalker(tree)
     with cli.stage("computing best responses on the public tree"):
         mine = tree.contract(policy.strategy)  # one entry per hand orbit (`poker.orbits`)
         result = walker.evaluate(mine)
@@ -121,8 +121,8 @@ def _range_figures(game: pyspiel.Game, path: str) -> _Figures:
         if other is not None:
             c = float(game.utility_sum())
             theirs = tree.contract(other.strategy)
-            as_0 = walker.value(range_cfr.mix(tree, (mine, theirs)))
-            as_1 = c - walker.value(range_cfr.mix(tree, (theirs, mine)))
+            as_0 = walker.value(range_walker.mix(tree, (mine, theirs)))
+            as_1 = c - walker.value(range_walker.mix(tree, (theirs, mine)))
             against = (as_0, as_1)
     return _public_tree_figures(result, against)
 

@@ -12,7 +12,7 @@ from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr_variants, gameshrink
 from ospiel_ext.algorithms.gameshrink import abstract_game, lifting
-from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
+from ospiel_ext.algorithms.poker import range_tree, range_walker, structure
 from ospiel_ext.algorithms.poker.abstract_ranges import RangeLift
 
 TOL = 1e-12
@@ -49,7 +49,9 @@ def test_the_lifted_strategy_is_evaluated_as_in_the_compiled_game(game, transfor
         explicit, policies.layout(explicit).from_policy(lifting.LiftedPolicy(shrunk, b))
     )
     tree = range_tree.RangeTree(structure.detect(game), suits=suits)
-    got = range_cfr.RangeWalker(tree).evaluate(tree.contract(RangeLift(tree, shrunk).strategy(b)))
+    got = range_walker.RangeWalker(tree).evaluate(
+        tree.contract(RangeLift(tree, shrunk).strategy(b))
+    )
     assert want.exploitability > 1e-2  # 20 iterations: far from an equilibrium
     assert abs(got.on_policy_values[0] - want.on_policy_values[0]) < TOL
     np.testing.assert_allclose(
@@ -63,7 +65,7 @@ def test_lossless_and_not(game):
     paper's transformation (not lossless on multi-round games) exploitable beyond Γ_f's."""
     game = pyspiel.load_game(game)
     tree = range_tree.RangeTree(structure.detect(game), suits=True)
-    walker = range_cfr.RangeWalker(tree)
+    walker = range_walker.RangeWalker(tree)
     gaps = {}
     for transformation in ("coarsest", "paper"):
         shrunk, b = _abstract_profile(game, transformation, iterations=200)

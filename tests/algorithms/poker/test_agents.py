@@ -11,7 +11,7 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies
-from ospiel_ext.algorithms.poker import agents, range_cfr, range_tree, structure
+from ospiel_ext.algorithms.poker import agents, range_tree, range_walker, structure
 
 LIMIT, NO_LIMIT = HOLDEM_LIMIT, HOLDEM_NO_LIMIT
 HOLDEM = [LIMIT, NO_LIMIT]
@@ -48,7 +48,7 @@ class _SoftmaxOfTensor(policy_lib.Policy):
 
 
 # OpenSpiel's walk of the larger games takes seconds: they are compared with the tabular route
-# on the same layout (`range_cfr.evaluate_tabular`), itself checked against OpenSpiel's walk
+# on the same layout (`range_walker.evaluate_tabular`), itself checked against OpenSpiel's walk
 # (test_holdem_ranges.py, test_range_policy.py).
 OPENSPIEL_WALKS = [LIMIT, *ONE_CARD[:3]]
 
@@ -57,7 +57,7 @@ OPENSPIEL_WALKS = [LIMIT, *ONE_CARD[:3]]
 def test_an_openspiel_policy_asked_per_hand_has_openspiels_exploitability(game):
     pol = policies.random_policy(pyspiel.load_game(game), seed=3)
     ours = agents.evaluate_batched(game, agents.from_policy(pol))
-    theirs = range_cfr.evaluate_tabular(pol)
+    theirs = range_walker.evaluate_tabular(pol)
     np.testing.assert_allclose(ours.best_response_values, theirs.best_response_values, atol=1e-12)
     if game in OPENSPIEL_WALKS:
         want = os_exploitability.exploitability(pol.game, pol)
@@ -137,13 +137,13 @@ def test_the_last_rounds_answers_are_asked_chunk_by_chunk_and_never_held_whole(
     monkeypatch.setattr(agents, "MEMORY_SHARE", 0.5)
     with pytest.raises(ValueError, match="GiB"):
         agents.arrays_from_batched(tree, batched)
-    monkeypatch.setattr(range_cfr, "CHUNK_VALUES", 1)
+    monkeypatch.setattr(range_walker, "CHUNK_VALUES", 1)
     calls = []
     ours = agents.evaluate_batched(
         LIMIT, lambda node: calls.append(node) or batched(node), threads=threads
     )
     assert len(calls) == agents.num_calls(tree)
-    theirs = range_cfr.evaluate_tabular(pol)
+    theirs = range_walker.evaluate_tabular(pol)
     np.testing.assert_allclose(ours.best_response_values, theirs.best_response_values, atol=1e-12)
 
 

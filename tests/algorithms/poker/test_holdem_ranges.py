@@ -17,7 +17,9 @@ from ospiel_ext.algorithms import cfr_rules, cfr_variants
 from ospiel_ext.algorithms.poker import (
     range_cfr,
     range_policy,
+    range_rows,
     range_tree,
+    range_walker,
     set_terminals,
     structure,
 )
@@ -31,7 +33,7 @@ TOL = 1e-12
 
 
 def _evaluate(tree, pol):
-    walker = range_cfr.RangeWalker(tree)
+    walker = range_walker.RangeWalker(tree)
     return walker.evaluate(tree.contract(range_policy.arrays_from_tabular(tree, pol)))
 
 
@@ -57,7 +59,7 @@ def test_one_pass_of_a_random_policy_equals_the_explicit_form(game, seed):
     pol = policies.random_policy(pyspiel.load_game(game), seed=seed)
     sf = sf_lib.for_game(game)
     theirs = evaluate.evaluate_profile(sf, policies.layout(sf).from_tabular(pol))
-    _assert_same(range_cfr.evaluate_tabular(pol), theirs)
+    _assert_same(range_walker.evaluate_tabular(pol), theirs)
     assert ps.card_sets
 
 
@@ -143,24 +145,24 @@ def test_one_card_games_through_the_card_set_terminals(game):
     ps = structure.detect(game)
     kernel, sets = (range_tree.RangeTree(ps, suits=True, card_sets=c) for c in (False, True))
     assert sets.rounds[-1].sets is not None and kernel.rounds[-1].sets is None
-    strategy = range_cfr.RangeWalker(kernel).uniform()
+    strategy = range_walker.RangeWalker(kernel).uniform()
     rng = np.random.default_rng(0)
     for per_round in strategy:
         for a in per_round:
             a[...] = rng.random(a.shape) ** 3
             a /= a.sum(axis=1, keepdims=True)
     _assert_same(
-        range_cfr.RangeWalker(sets).evaluate(strategy),
-        range_cfr.RangeWalker(kernel).evaluate(strategy),
+        range_walker.RangeWalker(sets).evaluate(strategy),
+        range_walker.RangeWalker(kernel).evaluate(strategy),
     )
 
 
 def test_terminals_in_chunks_of_boards_are_the_terminals_at_once(monkeypatch):
     tree = range_tree.RangeTree(structure.detect(NO_LIMIT_SUITS), suits=True)
-    strategy = range_cfr.RangeWalker(tree).uniform()
-    whole = range_cfr.RangeWalker(tree).evaluate(strategy)
+    strategy = range_walker.RangeWalker(tree).uniform()
+    whole = range_walker.RangeWalker(tree).evaluate(strategy)
     monkeypatch.setattr(set_terminals, "CHUNK_ENTRIES", 1)  # one board per chunk
-    _assert_same(range_cfr.RangeWalker(tree).evaluate(strategy), whole, tol=1e-14)
+    _assert_same(range_walker.RangeWalker(tree).evaluate(strategy), whole, tol=1e-14)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -171,15 +173,15 @@ def test_a_pass_over_chunks_of_one_board_is_the_pass_over_the_whole_round(thread
     terminals' products over hand families round by their row count, which the chunk sets
     (`test_terminals_in_chunks_of_boards_are_the_terminals_at_once`)."""
     tree = range_tree.RangeTree(structure.detect(NO_LIMIT_SUITS), suits=True)
-    whole = range_cfr.RangeWalker(tree)
+    whole = range_walker.RangeWalker(tree)
     weights = whole.uniform()
     rng = np.random.default_rng(1)
     for per_round in weights:
         for a in per_round:
             a[...] = rng.random(a.shape) ** 3
-    with range_cfr.RangeWalker(tree, threads=threads, chunk_values=1) as chunked:
+    with range_walker.RangeWalker(tree, threads=threads, chunk_values=1) as chunked:
         assert len(chunked.chunks) == tree.rounds[-1].deals.num_boards > 1
-        strategy = range_cfr.normalise(weights)
+        strategy = range_rows.normalise(weights)
         _assert_same(chunked.evaluate(strategy), whole.evaluate(strategy), tol=1e-14)
         _assert_same(chunked.evaluate(weights, weights=True), whole.evaluate(strategy), tol=1e-14)
 

@@ -24,6 +24,7 @@ from ospiel_ext.algorithms.poker import (
     range_engine,
     range_form,
     range_tree,
+    range_walker,
     structure,
 )
 from ospiel_ext.algorithms.poker.range_numbering import SequenceIndex
@@ -73,7 +74,7 @@ def test_one_pass_equals_the_explicit_form(game, dtype):
     b = _random_profile(explicit, 0)
     per_hand = [[a.astype(dtype) for a in per_round] for per_round in index.to_arrays(b)]
     arrays = tree.contract(per_hand)
-    walker = range_cfr.RangeWalker(tree)
+    walker = range_walker.RangeWalker(tree)
 
     def assert_close(got, expected):
         expected = np.asarray(expected)
@@ -347,9 +348,7 @@ def test_threads_and_chunks_give_the_same_iterates_bit_for_bit(config, dtype):
         tree = range_tree.RangeTree(structure.detect(game), suits=suits)
         cases = [(1, None), (2, None), (3, None), (1, 1), (2, 1)]
         solvers = [
-            range_cfr.RangeCFRSolver(
-                tree, config, dtype=dtype, threads=n, chunk_values=chunk
-            )
+            range_cfr.RangeCFRSolver(tree, config, dtype=dtype, threads=n, chunk_values=chunk)
             for n, chunk in cases
         ]
         assert [len(s.walker.blocks[-1]) for s in solvers] == [1, 2, 3, 1, 2]
@@ -428,7 +427,7 @@ def test_fewer_than_one_thread_is_refused():
 def test_reach_buffers_are_rewritten_whole():
     """`reaches` into an earlier result (garbage-filled) equals a fresh pass."""
     tree = range_tree.RangeTree(structure.detect("leduc_poker"))
-    walker = range_cfr.RangeWalker(tree)
+    walker = range_walker.RangeWalker(tree)
     rng = np.random.default_rng(1)
     strategy = [[rng.random(s.shape) for s in per_round] for per_round in walker.uniform()]
     for p in (0, 1):
@@ -446,7 +445,7 @@ def test_expand_and_contract_move_entries_between_the_layouts(suits):
     rng = np.random.default_rng(3)
     entries = [
         [rng.random(s.shape) for s in per_round]
-        for per_round in range_cfr.RangeWalker(tree).uniform()
+        for per_round in range_walker.RangeWalker(tree).uniform()
     ]
     per_hand = tree.expand(entries)
     for lay, mine, theirs, back in zip(tree.rounds, entries, per_hand, tree.contract(per_hand)):
@@ -470,7 +469,7 @@ def test_a_threaded_solver_shuts_its_pool_down():
     assert threading.active_count() == before
     solver.evaluate_and_update_policy()  # closed: the passes run on this thread
     assert threading.active_count() == before
-    walker = range_cfr.RangeWalker(tree, threads=2)
+    walker = range_walker.RangeWalker(tree, threads=2)
     walker.values(0, walker.reaches(1, walker.uniform()), walker.uniform())
     assert threading.active_count() > before
     del walker

@@ -10,7 +10,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from ospiel_ext import evaluate, loading, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms.gameshrink import descriptions
-from ospiel_ext.algorithms.poker import range_cfr, range_tree, structure
+from ospiel_ext.algorithms.poker import range_cfr, range_tree, range_walker, structure
 from ospiel_ext.algorithms.poker.range_policy import (
     RangePolicy,
     load_range_policy,
@@ -94,7 +94,7 @@ def test_other_files_and_shapes_are_refused(tmp_path):
     with pytest.raises(ValueError, match="a range-policy file without its suits"):
         load_range_policy(path)
     tree = range_tree.RangeTree(structure.detect(loading.load("leduc_poker")))
-    strategy = tree.expand(range_cfr.RangeWalker(tree).uniform())
+    strategy = tree.expand(range_walker.RangeWalker(tree).uniform())
     strategy[1][0] = strategy[1][0][:, :, :1]
     with pytest.raises(ValueError, match="strategy arrays of shapes"):
         RangePolicy(tree, strategy)
@@ -102,7 +102,7 @@ def test_other_files_and_shapes_are_refused(tmp_path):
 
 def _saved_uniform(path, game="leduc_poker", suits=True, change=None):
     tree = range_tree.RangeTree(structure.detect(loading.load(game)), suits=suits)
-    strategy = tree.expand(range_cfr.RangeWalker(tree).uniform())
+    strategy = tree.expand(range_walker.RangeWalker(tree).uniform())
     if change is not None:
         change(strategy)
     save_range_policy(RangePolicy(tree, strategy), path)

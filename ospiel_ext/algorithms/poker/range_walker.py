@@ -1,0 +1,453 @@
+"""The passes over a `RangeTree`: reaches, values, exact best responses, chunk by chunk.
+
+The public tree x hand ranges layout (Johanson, Bowling, Waugh & Zinkevich, "Accelerating
+Best Response Calculation in Large Extensive Games", IJCAI 2011, Sections 3-4): every public
+node carries a vector over (board, hand orbit) entries (`range_tree`), a player's reaches go
+top down one numpy call per decision group and action, and values go bottom up from the
+terminals against the opponent's reach (folds in O(F), showdowns by one kernel per board over
+its orbits or, for hands of card sets, by sorted prefix sums: `set_terminals`); a round's end
+sums its dealt boards (`deals`: with suit isomorphism, relabelled hands; one sparse product,
+`orbits.deal_matrix`). A player's decisions mix their children by a strategy, or take the
+maximum: the best response, an exact exploitability (`RangeWalker.evaluate`). The CFR solver
+on the same passes is `range_cfr`.
+
+Everything a pass does below a round's first rows is independent board by board (a deal
+joins the boards only at the round's ends), so with `threads` > 1 each round's entries are
+cut into that many consecutive blocks of whole boards (`orbits.OrbitLayout.blocks`), one per
+thread (numpy releases the GIL inside its loops and BLAS calls).
+
+The last round, the largest (52-card flop hold'em: hundreds of millions of (node, entry)
+values), is never held whole in reaches or values: a pass cuts it into chunks of whole boards
+(`CHUNK_VALUES` values each), and a thread takes a chunk through its reaches (from the round
+above's ends), its values bottom up and, in the solver, the average, regrets and update rule
+of that chunk, in buffers it reuses; only the values at the round's first rows go up to the
+round above, which is walked whole. Each entry is computed by the same operations in the same
+order in any block or chunk, so the iterates do not depend on the number of threads or the
+chunk size, exactly with one-card kernels, to rounding with card sets (their products over
+hand families round by their row count, `set_terminals`).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import functools
+import threading
+import weakref
+from collections.abc import Callable
+from types import TracebackType
+from typing import Self
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import DTypeLike
+from open_spiel.python import policy as policy_lib
+
+from ospiel_ext import evaluate
+from ospiel_ext.algorithms.poker import range_tree, structure
+from ospiel_ext.algorithms.poker.range_policy import arrays_from_tabular
+from ospiel_ext.algorithms.poker.range_rows import (
+    normalise,
+    reach_rows,
+    regret_matching,
+    sliced,
+    take,
+    value_rows,
+)
+from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
+from ospiel_ext.arrays import FloatArray
+from ospiel_ext.runtime import blas
+
+CHUNK_VALUES = 4_000_000
+"""About how many (node, entry) values of the last round a pass holds per thread and array at
+once (`RangeWalker`): 32 MB in float64, where the whole round of 52-card flop hold'em is
+hundreds of millions."""
+
+
+class Closing:
+    """A context manager that `close()`s its object at the end of the `with` block."""
+
+    def close(self) -> None:
+        """Releases what the object holds."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class RangeWalker(Closing):
+    """The passes over a `RangeTree`: reaches, values, best responses.
+
+    Args:
+      tree: the laid-out public tree.
+      threads: threads a pass runs on, each on its own block of every round's boards
+        (module docstring); at most as many blocks as a round has boards.
+      chunk_values: about how many (node, entry) values of the last round a thread holds at
+        once (None: `CHUNK_VALUES`; module docstring, the last round in chunks).
+
+    With more than one thread the walker owns a thread pool: `close()` it, or use the walker
+    as a context manager (`with RangeWalker(tree, threads=2) as walker:`); a walker
+    garbage-collected unclosed shuts its pool down then.
+    """
+
+    def __init__(self, tree: RangeTree, *, threads: int = 1, chunk_values: int | None = None):
+        if threads < 1:
+            raise ValueError(f"game {tree.name}: threads must be at least 1, got {threads}")
+        self.tree, self.threads = tree, threads
+        self.blocks = [lay.orbits.blocks(threads) for lay in tree.rounds]
+        last = tree.rounds[-1]
+        values = CHUNK_VALUES if chunk_values is None else chunk_values
+        parts = -(-last.num_nodes * last.orbits.width // max(1, values))
+        self.chunks = last.orbits.blocks(max(threads, parts))
+        # per round before a deal and block: the deal's transpose restricted to the block
+        self._deals: list[list[sp.csr_matrix]] = [
+            [_checked(nxt.deal_matrix)[:, b].T.tocsr() for b in blocks]
+            for blocks, nxt in zip(self.blocks, tree.rounds[1:])
+        ]
+        self._pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
+        self._close = (
+            None if self._pool is None else weakref.finalize(self, self._pool.shutdown, wait=True)
+        )
+        self._values: dict[np.dtype, list[FloatArray]] = {}
+        self._local = threading.local()  # per thread: its chunk buffers (`chunk_buffer`)
+
+    def close(self) -> None:
+        """Shuts the thread pool down (a pass afterwards runs on this thread only)."""
+        if self._close is not None:
+            self._close()
+        self._pool = None
+
+    def each_block(self, r: int, work: Callable[[int, slice], None]) -> None:
+        """work(i, boards) for every block i of round r's boards, on the walker's threads."""
+        self._each(self.blocks[r], work)
+
+    def each_chunk(self, work: Callable[[slice], None]) -> None:
+        """work(entries) for every chunk of the last round's boards, on the walker's threads."""
+        self._each(self.chunks, lambda _, b: work(b))
+
+    def _each(self, parts: list[slice], work: Callable[[int, slice], None]) -> None:
+        """work(i, part) for every part, on the pool's threads.
+
+        OpenBLAS meanwhile on one thread (`runtime.blas`: its own would spin beside the pool's).
+        """
+        if self._pool is None or len(parts) == 1:
+            for i, b in enumerate(parts):
+                work(i, b)
+            return
+        with blas.single_threaded():
+            for future in [self._pool.submit(work, i, b) for i, b in enumerate(parts)]:
+                future.result()
+
+    def chunk_buffer(self, slot: int, b: slice, dtype: np.dtype) -> FloatArray:
+        """A (nodes, entries) array of the last round for chunk b: this thread's `slot`.
+
+        The memory is kept and reused from chunk to chunk (fresh memory costs page faults).
+        """
+        lay = self.tree.rounds[-1]
+        width = b.stop - b.start
+        key = (slot, dtype)
+        buffers = self._local.__dict__.setdefault("buffers", {})
+        if key not in buffers:
+            most = max(c.stop - c.start for c in self.chunks)
+            buffers[key] = np.empty(lay.num_nodes * most, dtype=dtype)
+        return buffers[key][: lay.num_nodes * width].reshape(lay.num_nodes, width)
+
+    def uniform(self, dtype: DTypeLike = np.float64) -> Arrays:
+        """Uniform strategies of both players, per entry (n, A, F)."""
+        return [
+            [
+                np.full(
+                    (len(g.nodes), g.num_actions, lay.shape[1]), 1.0 / g.num_actions, dtype=dtype
+                )
+                for g in lay.groups
+            ]
+            for lay in self.tree.rounds
+        ]
+
+    def zeros(self, dtype: DTypeLike = np.float64) -> Arrays:
+        """Zero arrays shaped as the strategies."""
+        return [[np.zeros_like(s) for s in per_round] for per_round in self.uniform(dtype)]
+
+    def reaches(
+        self,
+        player: int,
+        strategy: Arrays,
+        out: list[FloatArray] | None = None,
+        *,
+        rounds: int | None = None,
+    ) -> list[FloatArray]:
+        """`player`'s reach vectors at every node of the first `rounds` rounds (nodes, F).
+
+        Top down, in the strategies' floating-point type; `rounds` None: every round (the
+        passes of `evaluate` and the solver hold the last round chunk by chunk instead:
+        `chunk_reach`).
+
+        Args:
+          player: whose reaches.
+          strategy: both players' strategies, per entry (`uniform`).
+          out: arrays to write them into (an earlier result, reused: a pass that writes
+            fresh memory spends much of its time on the kernel's page faults).
+          rounds: how many rounds, from the first.
+        """
+        layouts = self.tree.rounds[: len(self.tree.rounds) if rounds is None else rounds]
+        if out is None:
+            dtype = next((s.dtype for per_round in strategy for s in per_round), np.float64)
+            out = [np.empty(lay.shape, dtype=dtype) for lay in layouts]
+        for r, (lay, reach) in enumerate(zip(layouts, out)):
+            first = self.first_rows(out[:r])
+            self.each_block(
+                r,
+                lambda _, b, lay=lay, r=r, reach=reach, first=first: reach_rows(
+                    lay, player, strategy=sliced(strategy[r], b), reach=reach[:, b],
+                    first=take(lay, first, b),
+                ),
+            )  # fmt: skip
+        return out
+
+    def first_rows(self, upper: list[FloatArray]) -> FloatArray | None:
+        """The first rows of the round below the rounds of `upper` (their reaches).
+
+        The rows of the upper rounds' last ends, in order; None for the first round.
+        """
+        if not upper:
+            return None
+        return upper[-1][self.tree.rounds[len(upper) - 1].ends]
+
+    def chunk_reach(
+        self,
+        player: int,
+        *,
+        first: FloatArray | None,
+        strategy: list[FloatArray],
+        b: slice,
+        slot: int,
+    ) -> FloatArray:
+        """`player`'s reaches at the last round's nodes on chunk b (`chunk_buffer` `slot`).
+
+        `first`: the round's first rows (`first_rows` of the reaches above; None in a
+        one-round game); `strategy`: the round's strategies on the chunk (n, A, |b|).
+        """
+        lay = self.tree.rounds[-1]
+        reach = self.chunk_buffer(slot, b, strategy[0].dtype if strategy else np.float64)
+        reach_rows(lay, player, strategy=strategy, reach=reach, first=take(lay, first, b))
+        return reach
+
+    def chunk_values(
+        self,
+        player: int,
+        rho: FloatArray,
+        *,
+        strategy: list[FloatArray] | None,
+        b: slice,
+        slot: int,
+        regrets: list[FloatArray] | None = None,
+    ) -> FloatArray:
+        """`player`'s values at the last round's nodes on chunk b (`chunk_buffer` `slot`).
+
+        Against the opponent's reaches rho there (`chunk_reach`); `strategy` None for a best
+        response; `regrets` (on the chunk) receive the instantaneous regrets (`value_rows`).
+        """
+        v = self.chunk_buffer(slot, b, rho.dtype)
+        value_rows(
+            self.tree.rounds[-1], player, v=v, rho=rho, b=b, ends=None, strategy=strategy,
+            regrets=regrets,
+        )  # fmt: skip
+        return v
+
+    def values(
+        self,
+        player: int,
+        opponent_reach: list[FloatArray],
+        strategy: Arrays | None,
+        regrets: Arrays | None = None,
+    ) -> float:
+        """`player`'s value at the root, bottom up; a best response where `strategy` is None.
+
+        In the floating-point type of `opponent_reach`.
+
+        Args:
+          player: whose values.
+          opponent_reach: the opponent's reaches at every round (`reaches`).
+          strategy: the strategies the player's decisions mix by; None for the maximum.
+          regrets: if given, receives the player's instantaneous regrets (added in place).
+        """
+        roots = self.roots(opponent_reach[-1].dtype)
+
+        def work(b: slice) -> None:
+            v = self.chunk_values(
+                player, opponent_reach[-1][:, b], b=b, slot=2,
+                strategy=None if strategy is None else sliced(strategy[-1], b),
+                regrets=None if regrets is None else sliced(regrets[-1], b),
+            )  # fmt: skip
+            roots[:, b] = v[: len(roots)]
+
+        self.each_chunk(work)
+        return self.upper_values(
+            player, opponent_reach, strategy=strategy, roots=roots, regrets=regrets
+        )
+
+    def roots(self, dtype: DTypeLike) -> FloatArray:
+        """An empty array for values at the last round's first rows, on all its entries.
+
+        (rows, F): the rows the round ends above it lead to; the root in a one-round game.
+        """
+        rows = len(self.tree.rounds[-2].ends) if len(self.tree.rounds) > 1 else 1
+        return np.empty((rows, self.tree.rounds[-1].orbits.width), dtype=dtype)
+
+    def upper_values(
+        self,
+        player: int,
+        opponent_reach: list[FloatArray],
+        *,
+        strategy: Arrays | None,
+        roots: FloatArray,
+        regrets: Arrays | None = None,
+    ) -> float:
+        """`player`'s value at the root: the rounds above the last, bottom up.
+
+        Args:
+          player: whose values.
+          opponent_reach: the opponent's reaches in the rounds above the last (`reaches`).
+          strategy: the strategies the player's decisions mix by; None for the maximum.
+          roots: the player's values at the last round's first rows, on all its entries
+            (from `chunk_values`).
+          regrets: if given, receives the player's instantaneous regrets (added in place).
+        """
+        below, dtype = roots, roots.dtype
+        if dtype not in self._values:  # reused (`reaches`: page faults)
+            self._values[dtype] = [np.empty(lay.shape, dtype) for lay in self.tree.rounds[:-1]]
+        for r in range(len(self.tree.rounds) - 2, -1, -1):
+            v = self._values[dtype][r]
+            self.each_block(
+                r,
+                functools.partial(
+                    self._upper_block, player=player, r=r, v=v, rho=opponent_reach[r],
+                    below=below, strategy=strategy, regrets=regrets,
+                ),
+            )  # fmt: skip
+            below = v
+        return float(below[0] @ self.tree.rounds[0].orbits.size)
+
+    def _upper_block(
+        self,
+        i: int,
+        b: slice,
+        *,
+        player: int,
+        r: int,
+        v: FloatArray,
+        rho: FloatArray,
+        below: FloatArray,
+        strategy: Arrays | None,
+        regrets: Arrays | None,
+    ) -> None:
+        """`upper_values` of round r on entries b (block i)."""
+        lay = self.tree.rounds[r]
+        value_rows(
+            lay, player, v=v[:, b], rho=rho[:, b], b=b,
+            ends=self._deals[r][i].astype(v.dtype, copy=False) @ below[: len(lay.ends)].T,
+            strategy=None if strategy is None else sliced(strategy[r], b),
+            regrets=None if regrets is None else sliced(regrets[r], b),
+        )  # fmt: skip
+
+    def profile_values(
+        self,
+        strategy: Arrays,
+        wanted: tuple[tuple[int, bool], ...],
+        *,
+        weights: bool = False,
+        last: Callable[[slice], list[FloatArray]] | None = None,
+    ) -> list[float]:
+        """Root values of (player, mixed) pairs, against the opponent's strategy.
+
+        The player's decisions mix by the strategy (mixed) or take the maximum (a best
+        response). One pass: the rounds above the last in full, the last one chunk by chunk.
+        `weights`: `strategy` holds accumulated realization weights, normalised chunk by
+        chunk (`normalise`), never copied whole. `last`: the strategy holds the rounds above
+        the last only, and last(b) gives the last round's on chunk b (n, A, |b|) per group,
+        asked once per chunk (e.g. a batched policy asked node by node: `poker.agents`).
+        """
+        upper_rounds = strategy if last is not None else strategy[:-1]
+        top = normalise(upper_rounds) if weights else upper_rounds
+        opponents = sorted({1 - p for p, _ in wanted})
+        upper = {q: self.reaches(q, top, rounds=len(top)) for q in opponents}
+        first = {q: self.first_rows(upper[q]) for q in opponents}
+        dtype = next((s.dtype for per_round in strategy for s in per_round), np.float64)
+        roots = [self.roots(dtype) for _ in wanted]
+
+        def work(b: slice) -> None:
+            local = sliced(strategy[-1], b) if last is None else last(b)
+            if weights:
+                local = [regret_matching(s) for s in local]
+            rho = {
+                q: self.chunk_reach(q, first=first[q], strategy=local, b=b, slot=q)
+                for q in opponents
+            }
+            for j, (p, mixed) in enumerate(wanted):
+                v = self.chunk_values(p, rho[1 - p], strategy=local if mixed else None, b=b, slot=2)
+                roots[j][:, b] = v[: len(roots[j])]
+
+        self.each_chunk(work)
+        return [
+            self.upper_values(p, upper[1 - p], strategy=top if mixed else None, roots=roots[j])
+            for j, (p, mixed) in enumerate(wanted)
+        ]
+
+    def value(self, strategy: Arrays) -> float:
+        """Player 0's expected utility of the profile (exact as `evaluate`)."""
+        return self.profile_values(strategy, ((0, True),))[0]
+
+    def evaluate(
+        self,
+        strategy: Arrays,
+        *,
+        weights: bool = False,
+        last: Callable[[slice], list[FloatArray]] | None = None,
+    ) -> evaluate.ProfileEvaluation:
+        """The profile's values and best-response values, as `evaluate.evaluate_profile`'s.
+
+        Exact in the game the tree lays out (with suit isomorphism, for suit-symmetric
+        profiles: `deals`). `weights`, `last`: the strategy is accumulated realization
+        weights; the last round's comes chunk by chunk from last(b) (`profile_values`).
+        """
+        c = float(self.tree.structure.game.utility_sum())
+        value, br0, br1 = self.profile_values(
+            strategy, ((0, True), (0, False), (1, False)), weights=weights, last=last
+        )
+        return evaluate.ProfileEvaluation((value, c - value), (br0, c + br1))
+
+
+def _checked(deal: sp.csc_matrix | None) -> sp.csc_matrix:
+    assert deal is not None, "every round after the first has a deal"
+    return deal
+
+
+def mix(tree: RangeTree, strategies: tuple[Arrays, Arrays]) -> Arrays:
+    """The profile in which each player p plays `strategies[p]` (its own groups' arrays)."""
+    return [
+        [strategies[g.player][r][k] for k, g in enumerate(lay.groups)]
+        for r, lay in enumerate(tree.rounds)
+    ]
+
+
+def evaluate_tabular(
+    pol: policy_lib.TabularPolicy, *, suits: bool = False
+) -> evaluate.ProfileEvaluation:
+    """Exact values and best responses of a TabularPolicy of a poker game, on its range layout.
+
+    Both players play `pol` (`arrays_from_tabular`); the best responses are exact, as
+    OpenSpiel's `exploitability` (to rounding), without walking the game tree. `suits`: one
+    board per suit orbit, for a suit-symmetric policy only (refused otherwise).
+
+    Raises:
+      ValueError: the game lacks the poker structure (`structure.detect`), or with `suits` the
+        policy is not suit-symmetric.
+    """
+    tree = range_tree.RangeTree(structure.detect(pol.game), suits=suits)
+    return RangeWalker(tree).evaluate(tree.contract(arrays_from_tabular(tree, pol)))
