@@ -14,10 +14,15 @@ up by its history (`GameTree.node_at`).
 arguments, precomputed states and a C++ best-response processor, are accepted and not needed)
 and is the same computation, with `all_states` and `tabular_best_response_map` as OpenSpiel's.
 
+A simultaneous-move game is compiled turn-based (`loading.load`): the policy is asked at the
+simultaneous game's states (each turn-based state replayed there, a move of player 0 that
+player 1 has not seen left pending), and `best_response_actions` is keyed by the simultaneous
+game's information states, as OpenSpiel's.
+
 Differences, on purpose: two-player zero-sum games with perfect recall only (others are refused
-with a ValueError naming the game and the property: `sequence_form.for_game`), and sequential
-ones (OpenSpiel's also walks simultaneous-move games); `root_state` must be the game's initial
-state (a ValueError otherwise); `cut_threshold` is accepted and ignored (the values are exact).
+with a ValueError naming the game and the property: `sequence_form.for_game`); `root_state`
+must be the game's initial state (a ValueError otherwise); `cut_threshold` is accepted and
+ignored (the values are exact).
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import get_all_states
 
 from ospiel_ext import evaluate, loading, policies, sequence_form, tree_values
+from ospiel_ext.tree import GameTree
 
 
 class BestResponsePolicy(policy_lib.Policy):
@@ -70,9 +77,16 @@ class BestResponsePolicy(policy_lib.Policy):
         self._player_id = player_id
         self._key = loading.key_function(game)
         sf = sequence_form.for_game(game)
+        simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+        if simultaneous:
+            policy = _AtSimultaneousStates(game, policy)
         # the other player's strategy only: a policy of that player alone is enough
         behavioural = policies.layout(sf).behavioural(policy, players=(1 - player_id,))
         pure, self.best_response_actions = evaluate.pure_best_response(sf, behavioural, player_id)
+        if simultaneous:
+            self.best_response_actions = _simultaneous_keys(
+                game, sf.tree, self.best_response_actions, player_id
+            )
         self._tree = sf.tree
         profile = sf.tree_profile(
             (pure, behavioural[1]) if player_id == 0 else (behavioural[0], pure)
@@ -97,6 +111,60 @@ class BestResponsePolicy(policy_lib.Policy):
         """{best-response action: 1.0} at a state of the best responder."""
         del player_id
         return {self.best_response_action(self._key(state, self._player_id)): 1.0}
+
+
+def simultaneous_state(game: pyspiel.Game, history: list[int]) -> pyspiel.State:
+    """The state of simultaneous-move `game` at a history of its turn-based conversion.
+
+    Chance outcomes apply one by one, the players' moves as joint actions; a move still
+    pending (player 0's, at player 1's turn) is left out: player 1 acts without seeing it.
+    """
+    state = game.new_initial_state()
+    pending: list[int] = []
+    for a in history:
+        if state.is_chance_node():
+            state.apply_action(a)
+            continue
+        pending.append(a)
+        if len(pending) == game.num_players():
+            state.apply_actions(pending)
+            pending = []
+    return state
+
+
+class _AtSimultaneousStates(policy_lib.Policy):
+    """A policy of a simultaneous-move game asked at the turn-based conversion's states."""
+
+    def __init__(self, game: pyspiel.Game, policy: policy_lib.Policy):
+        super().__init__(game, [0, 1])
+        self._policy = policy
+
+    def action_probabilities(
+        self, state: pyspiel.State, player_id: int | None = None
+    ) -> dict[int, float]:
+        player = state.current_player() if player_id is None else player_id
+        probs: dict[int, float] = self._policy.action_probabilities(
+            simultaneous_state(self.game, state.history()), player
+        )
+        return probs
+
+
+def _simultaneous_keys(
+    game: pyspiel.Game, tree: GameTree, actions: dict[str, int], player: int
+) -> dict[str, int]:
+    """The player's best-response actions keyed by the simultaneous game's information states.
+
+    `actions` is keyed by the turn-based conversion's; each information set is read at its
+    first node, replayed in `game` (`simultaneous_state`).
+    """
+    key = loading.key_function(game)
+    nodes, offsets = tree.infoset_nodes
+    return {
+        key(simultaneous_state(game, tree.history(int(nodes[offsets[i]]))), player): actions[
+            tree.infoset_key[i]
+        ]
+        for i in np.flatnonzero(tree.infoset_player == player).tolist()
+    }
 
 
 class CPPBestResponsePolicy(BestResponsePolicy):

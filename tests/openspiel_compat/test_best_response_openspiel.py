@@ -5,14 +5,14 @@ The test file is loaded with only the import changed (`openspiel_tests.with_modu
 Left out, with the reason:
 - the 3-player Kuhn case of `test_cpp_and_python_value_are_identical`: ours is two-player
   zero-sum only;
-- `test_best_response_oshi_zumo_simultaneous_game` and
-  `test_best_response_prisoner_dilemma_simultaneous_game`: simultaneous-move games (ours
-  compiles sequential games; `turn_based_simultaneous_game` has other information states than
-  the keys these cases ask for);
+- `test_best_response_prisoner_dilemma_simultaneous_game`: the iterated prisoner's dilemma is
+  general-sum (ours is two-player zero-sum only; the zero-sum simultaneous-move case, Oshi-Zumo,
+  runs);
 - `TabularBestResponseMDPTest`: OpenSpiel's C++ `TabularBestResponseMDP`, not this module.
 """
 
 import sys
+import zlib
 
 import numpy as np
 import pyspiel
@@ -28,8 +28,7 @@ _NAME = "open_spiel.python.algorithms.best_response"
 _MODULE = with_module_swapped(_NAME + "_test", _NAME, best_response)
 _LEFT_OUT = {
     "test_cpp_and_python_value_are_identical1": "3-player Kuhn: ours is two-player only",
-    "test_best_response_oshi_zumo_simultaneous_game": "a simultaneous-move game",
-    "test_best_response_prisoner_dilemma_simultaneous_game": "a simultaneous-move game",
+    "test_best_response_prisoner_dilemma_simultaneous_game": "general-sum: ours is zero-sum",
 }
 
 
@@ -113,3 +112,32 @@ def test_a_policy_of_the_other_player_alone_is_enough():
     theirs = os_best_response.BestResponsePolicy(game, 0, other)
     root = game.new_initial_state()
     assert ours.value(root) == pytest.approx(theirs.value(root), abs=1e-12)
+
+
+class _SeededPolicy(policy_lib.Policy):
+    """A fixed random distribution over the player's legal actions per (state key, player)
+    (a TabularPolicy of Oshi-Zumo shares one row between the players, whose information
+    strings are equal and whose legal actions are not)."""
+
+    def action_probabilities(self, state, player_id=None):
+        player = state.current_player() if player_id is None else player_id
+        legal = state.legal_actions(player)
+        seed = zlib.crc32(f"{player}|{state.information_state_string(player)}".encode())
+        weights = np.random.default_rng(seed).random(len(legal)) ** 3
+        return dict(zip(legal, weights / weights.sum()))
+
+
+def test_a_policy_of_a_simultaneous_game_gets_openspiels_best_response():
+    """A random policy of Oshi-Zumo asked at the simultaneous game's states: both players'
+    values and every best-response action (keyed by the simultaneous game's information
+    states) as OpenSpiel's walk."""
+    game = pyspiel.load_game("oshi_zumo(horizon=3,coins=4)")
+    pol = _SeededPolicy(game, [0, 1])
+    root = game.new_initial_state()
+    for player in (0, 1):
+        ours = best_response.BestResponsePolicy(game, player, pol)
+        theirs = os_best_response.BestResponsePolicy(game, player, pol)
+        assert ours.value(root) == pytest.approx(theirs.value(root), abs=1e-12)
+        assert ours.best_response_actions
+        for key, action in ours.best_response_actions.items():
+            assert theirs.best_response_action(key) == action, key
