@@ -40,6 +40,8 @@ and keeps the result so far; an exception from inside a pass would lose it.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pyspiel
 from numpy.typing import DTypeLike
@@ -68,6 +70,11 @@ from ospiel_ext.arrays import FloatArray
 
 DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 """The floating-point types `RangeCFRSolver` iterates in."""
+
+KEEP_LAST_REACHES = 64_000_000
+"""The most (node, entry) values of both players' last-round reaches `RangeCFRSolver` keeps
+whole between passes (256 MB in float32): Rhode Island Hold'em's 20.6 M are kept, 52-card flop
+hold'em's 487 M to 730 M streamed."""
 
 
 class RangeCFRSolver(Closing):
@@ -115,6 +122,14 @@ class RangeCFRSolver(Closing):
         self._average = self.walker.zeros(np.float64)
         self._iteration = 0
         self._reach: list[list[FloatArray] | None] = [None, None]  # reused: the upper rounds'
+        # the last round's reaches of both players, kept whole where they fit in
+        # `KEEP_LAST_REACHES` values: a player's serve until its strategy changes (two reach
+        # passes per iteration instead of four, the 52-card Rhode Island Hold'em's iteration
+        # a third shorter); streamed chunk by chunk otherwise (`range_walker`)
+        last = tree.rounds[-1]
+        keep = 2 * last.num_nodes * last.orbits.width <= KEEP_LAST_REACHES
+        self._last_reach = [np.empty(last.shape, self.dtype) for _ in (0, 1)] if keep else None
+        self._reach_valid = [False, False]
 
         # per round and group, each decision's opponent-and-chance reach per entry (n, F)
         # summed over the iterations: the tie rule's R_t(I) (`cfr_rules.tie_tolerance`), kept
@@ -176,20 +191,10 @@ class RangeCFRSolver(Closing):
         self._reach = upper
         first = [w.first_rows(u) for u in upper]
         roots = {p: w.roots(self.dtype) for p in players}
-
-        def work(b: slice) -> None:
-            local = sliced(self._strategy[last], b)
-            rho = [w.chunk_reach(q, first=first[q], strategy=local, b=b, slot=q) for q in (0, 1)]
-            for p in players:
-                self._accumulate(p, last, b, rho[p])
-            regrets = sliced(self._regrets[last], b)
-            for p in players:
-                v = w.chunk_values(p, rho[1 - p], strategy=local, b=b, slot=2, regrets=regrets)
-                roots[p][:, b] = v[: len(roots[p])]
-            for p in players:
-                self._match(p, last, b, rho[1 - p])
-
-        w.each_chunk(work)
+        w.each_chunk(
+            functools.partial(self._update_chunk, players=players, first=first, roots=roots)
+        )
+        self._reach_valid = [q not in players for q in (0, 1)]  # an updated player's changed
         for p in players:
             for r in range(last):
                 w.each_block(r, lambda _, b, r=r, p=p: self._accumulate(p, r, b, upper[p][r][:, b]))
@@ -199,6 +204,44 @@ class RangeCFRSolver(Closing):
         for p in players:
             for r in range(last):
                 w.each_block(r, lambda _, b, r=r, p=p: self._match(p, r, b, upper[1 - p][r][:, b]))
+
+    def _update_chunk(
+        self,
+        b: slice,
+        *,
+        players: tuple[int, ...],
+        first: list[FloatArray | None],
+        roots: dict[int, FloatArray],
+    ) -> None:
+        """`_update` on chunk b of the last round.
+
+        Reaches, average, values and regrets (the players' values at the round's first rows
+        into `roots`), then the update rule.
+        """
+        last = len(self.tree.rounds) - 1
+        local = sliced(self._strategy[last], b)
+        rho = [self._chunk_reach(q, first[q], local, b) for q in (0, 1)]
+        for p in players:
+            self._accumulate(p, last, b, rho[p])
+        regrets = sliced(self._regrets[last], b)
+        for p in players:
+            v = self.walker.chunk_values(
+                p, rho[1 - p], strategy=local, b=b, slot=2, regrets=regrets
+            )
+            roots[p][:, b] = v[: len(roots[p])]
+        for p in players:
+            self._match(p, last, b, rho[1 - p])
+
+    def _chunk_reach(
+        self, q: int, first: FloatArray | None, local: list[FloatArray], b: slice
+    ) -> FloatArray:
+        """Player q's last-round reaches on chunk b, kept while valid (`KEEP_LAST_REACHES`)."""
+        w, kept = self.walker, self._last_reach
+        if kept is None:
+            return w.chunk_reach(q, first=first, strategy=local, b=b, slot=q)
+        if not self._reach_valid[q]:
+            w.chunk_reach(q, first=first, strategy=local, b=b, slot=q, out=kept[q][:, b])
+        return kept[q][:, b]
 
     def _accumulate(self, p: int, r: int, b: slice, own: FloatArray) -> None:
         """Adds iteration t's realization plans of p's decisions in round r, entries b.

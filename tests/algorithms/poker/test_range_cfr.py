@@ -338,22 +338,27 @@ def test_a_signal_ends_the_run_after_the_current_iteration_with_its_result():
     ids=["cfr+", "dcfr", "simultaneous"],
 )
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_threads_and_chunks_give_the_same_iterates_bit_for_bit(config, dtype):
+def test_threads_and_chunks_give_the_same_iterates_bit_for_bit(config, dtype, monkeypatch):
     """Each block of boards, and each chunk of the last round's, is computed by the same
     operations as in one block, so the iterates, averages and exploitabilities are equal
     exactly, with suits (whose round before the last deal averages hand orbits per block) and
-    without: 1, 2 and 3 threads, and chunks of one board on 1 and 2 threads."""
+    without: 1, 2 and 3 threads, chunks of one board on 1 and 2 threads, and the last round's
+    reaches kept whole or recomputed chunk by chunk (`KEEP_LAST_REACHES`)."""
     game = RI_3X3
     for suits in (False, True):
         tree = range_tree.RangeTree(structure.detect(game), suits=suits)
-        cases = [(1, None), (2, None), (3, None), (1, 1), (2, 1)]
-        solvers = [
-            range_cfr.RangeCFRSolver(tree, config, dtype=dtype, threads=n, chunk_values=chunk)
-            for n, chunk in cases
-        ]
-        assert [len(s.walker.blocks[-1]) for s in solvers] == [1, 2, 3, 1, 2]
+        cases = [(1, None, True), (2, None, True), (3, None, True), (1, 1, True), (2, 1, True),
+                 (1, 1, False), (2, 1, False), (2, None, False)]  # fmt: skip
+        solvers = []
+        for n, chunk, keep in cases:
+            monkeypatch.setattr(range_cfr, "KEEP_LAST_REACHES", 10**9 if keep else 0)
+            solvers.append(
+                range_cfr.RangeCFRSolver(tree, config, dtype=dtype, threads=n, chunk_values=chunk)
+            )
+        assert [s._last_reach is not None for s in solvers] == [c[2] for c in cases]
+        assert [len(s.walker.blocks[-1]) for s in solvers] == [1, 2, 3, 1, 2, 1, 2, 2]
         boards = tree.rounds[-1].deals.num_boards
-        assert [len(s.walker.chunks) for s in solvers] == [1, 2, 3, boards, boards]
+        assert [len(s.walker.chunks) for s in solvers] == [1, 2, 3, *[boards] * 4, 2]
         for _ in range(8):
             for s in solvers:
                 s.evaluate_and_update_policy()
