@@ -7,6 +7,8 @@ amount; the round ends when a raise is called or when both players have checked.
 
 from __future__ import annotations
 
+from typing import Any
+
 FOLD, CALL, RAISE = 0, 1, 2
 ACTION_CHARS = "fcr"
 ACTION_NAMES = ("fold", "call", "raise")
@@ -65,3 +67,30 @@ def stake_bound(pot: tuple[int, int], raises_left: list[tuple[int, int]]) -> flo
     remaining round.
     """
     return float(max(pot) + sum(amount * count for amount, count in raises_left))
+
+
+class HandFields:
+    """The betting fields of a poker state that keeps them in its record `_hand`.
+
+    The record is replaced at every action, never mutated (`_common.kept`); these read it.
+    """
+
+    _hand: Any
+
+    @property
+    def betting(self) -> tuple[str, ...]:
+        """Each round's actions, as "fcr" characters (the rounds started, or every round)."""
+        betting: tuple[str, ...] = self._hand.betting
+        return betting
+
+    @property
+    def pot(self) -> tuple[int, int]:
+        """Each player's contribution."""
+        pot: tuple[int, int] = self._hand.pot
+        return pot
+
+    @property
+    def folded(self) -> int:
+        """The player who folded, or -1."""
+        folded: int = self._hand.folded
+        return folded

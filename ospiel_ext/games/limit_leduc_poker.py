@@ -78,7 +78,7 @@ class _Hand(NamedTuple):
     __deepcopy__ = _common.kept
 
 
-class LimitLeducPokerState(_common.State):
+class LimitLeducPokerState(_betting.HandFields, _common.State):
     """Cards, the betting of each round, contributions to the pot."""
 
     def __init__(self, game: LimitLeducPokerGame) -> None:
@@ -96,21 +96,6 @@ class LimitLeducPokerState(_common.State):
     def public(self) -> int:
         """The public rank, or -1."""
         return self._hand.public
-
-    @property
-    def betting(self) -> tuple[str, str]:
-        """Each round's actions, as "fcr" characters."""
-        return self._hand.betting
-
-    @property
-    def pot(self) -> tuple[int, int]:
-        """Each player's contribution."""
-        return self._hand.pot
-
-    @property
-    def folded(self) -> int:
-        """The player who folded, or -1."""
-        return self._hand.folded
 
     @property
     def round(self) -> int:

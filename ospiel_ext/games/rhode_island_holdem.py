@@ -123,7 +123,7 @@ class _Hand(NamedTuple):
     __deepcopy__ = _common.kept
 
 
-class RhodeIslandHoldemState(_common.State):
+class RhodeIslandHoldemState(_betting.HandFields, _common.State):
     """Dealt cards (private then public), the betting of each round, contributions."""
 
     def __init__(self, game: RhodeIslandHoldemGame) -> None:
@@ -136,21 +136,6 @@ class RhodeIslandHoldemState(_common.State):
     def cards(self) -> tuple[int, ...]:
         """The cards dealt: player 0's, player 1's, the flop, the turn."""
         return self._hand.cards
-
-    @property
-    def betting(self) -> tuple[str, ...]:
-        """Each started round's actions, as "fcr" characters."""
-        return self._hand.betting
-
-    @property
-    def pot(self) -> tuple[int, int]:
-        """Each player's contribution."""
-        return self._hand.pot
-
-    @property
-    def folded(self) -> int:
-        """The player who folded, or -1."""
-        return self._hand.folded
 
     @property
     def round(self) -> int:
