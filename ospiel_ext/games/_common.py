@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyspiel
@@ -114,14 +114,17 @@ class Game(pyspiel.Game):
         return StringObserver(iig_obs_type, params)
 
 
-def kept(record: Any, memo: dict[int, Any]) -> Any:
+Record = TypeVar("Record")
+
+
+def kept(record: Record, memo: dict[int, Any]) -> Record:
     """`__deepcopy__` of an immutable record: the record itself.
 
     pyspiel clones a Python state by deep-copying each attribute of its `__dict__` (about a
     microsecond per attribute, more per tuple element). A state that keeps its fields in one
-    or two immutable records whose `__deepcopy__` is `kept` clones in a third of the time of
-    one with ten attributes (3.7 against 10.7 us on Rhode Island Hold'em); every update
-    replaces the record (`NamedTuple._replace`), never mutates it.
+    or two immutable records whose `__deepcopy__` returns `kept(self, memo)` clones in a third
+    of the time of one with ten attributes (3.7 against 10.7 us on Rhode Island Hold'em);
+    every update replaces the record (`NamedTuple._replace`), never mutates it.
     """
     del memo
     return record

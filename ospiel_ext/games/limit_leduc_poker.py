@@ -75,7 +75,9 @@ class _Hand(NamedTuple):
     pot: tuple[int, int] = (1, 1)
     folded: int = -1
     player: int = int(pyspiel.PlayerId.CHANCE)
-    __deepcopy__ = _common.kept
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Hand:
+        return _common.kept(self, memo)
 
 
 class LimitLeducPokerState(_betting.HandFields, _common.State):
@@ -85,7 +87,7 @@ class LimitLeducPokerState(_betting.HandFields, _common.State):
         super().__init__(game)
         self._k, self._max_raises = game.num_ranks, game.max_raises
         # one record, so that pyspiel's clone copies three attributes (`_common.kept`)
-        self._hand = _Hand()
+        self._hand: _Hand = _Hand()
 
     @property
     def private(self) -> tuple[int, ...]:

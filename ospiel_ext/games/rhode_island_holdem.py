@@ -109,7 +109,9 @@ class _Rules(NamedTuple):
     max_raises: int
     ace_low: bool
     raise_amounts: tuple[int, int, int]
-    __deepcopy__ = _common.kept
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Rules:
+        return _common.kept(self, memo)
 
 
 class _Hand(NamedTuple):
@@ -120,7 +122,9 @@ class _Hand(NamedTuple):
     betting: tuple[str, ...] = ("",)  # one string per round started
     folded: int = -1
     player: int = int(pyspiel.PlayerId.CHANCE)
-    __deepcopy__ = _common.kept
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Hand:
+        return _common.kept(self, memo)
 
 
 class RhodeIslandHoldemState(_betting.HandFields, _common.State):
@@ -130,7 +134,7 @@ class RhodeIslandHoldemState(_betting.HandFields, _common.State):
         super().__init__(game)
         # two records, so that pyspiel's clone copies two attributes (`_common.kept`)
         self._rules: _Rules = game.rules
-        self._hand = _Hand(pot=(game.ante, game.ante))
+        self._hand: _Hand = _Hand(pot=(game.ante, game.ante))
 
     @property
     def cards(self) -> tuple[int, ...]:

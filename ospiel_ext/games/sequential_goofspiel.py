@@ -81,7 +81,9 @@ class _Play(NamedTuple):
     results: str = ""  # per round: "0" (player 0 won), "1", or "=" (tie)
     diff: float = 0.0  # player 0's points minus player 1's
     player: int = 0
-    __deepcopy__ = _common.kept
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Play:
+        return _common.kept(self, memo)
 
 
 class SequentialGoofspielState(_common.State):

@@ -24,15 +24,16 @@ import contextlib
 import ctypes
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _PREFIXES = ("scipy_openblas", "openblas")  # symbol prefixes: numpy's and scipy's wheels, others
 _INTS = ("64_", "")  # 64-bit-integer builds add a suffix
 _lock = threading.Lock()
 _depth = 0
-_saved: list[tuple[ctypes._CFuncPtr, int]] = []  # (set, count) to restore
+_saved: list[tuple[Callable[[int], None], int]] = []  # (set, count) to restore
 
-Functions = tuple[ctypes._CFuncPtr, ctypes._CFuncPtr]
+Functions = tuple[Callable[[], int], Callable[[int], None]]
+"""(get, set) of one library's thread count."""
 
 
 @functools.cache

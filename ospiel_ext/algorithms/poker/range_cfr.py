@@ -188,7 +188,7 @@ class RangeCFRSolver(Closing):
         """
         w, last = self.walker, len(self.tree.rounds) - 1
         upper = [w.reaches(q, self._strategy, self._reach[q], rounds=last) for q in (0, 1)]
-        self._reach = upper
+        self._reach[:] = upper
         first = [w.first_rows(u) for u in upper]
         roots = {p: w.roots(self.dtype) for p in players}
         w.each_chunk(
@@ -197,13 +197,21 @@ class RangeCFRSolver(Closing):
         self._reach_valid = [q not in players for q in (0, 1)]  # an updated player's changed
         for p in players:
             for r in range(last):
-                w.each_block(r, lambda _, b, r=r, p=p: self._accumulate(p, r, b, upper[p][r][:, b]))
+                w.each_block(r, functools.partial(self._accumulate_block, p, r, upper[p][r]))
             w.upper_values(
                 p, upper[1 - p], strategy=self._strategy, roots=roots[p], regrets=self._regrets
             )
         for p in players:
             for r in range(last):
-                w.each_block(r, lambda _, b, r=r, p=p: self._match(p, r, b, upper[1 - p][r][:, b]))
+                w.each_block(r, functools.partial(self._match_block, p, r, upper[1 - p][r]))
+
+    def _accumulate_block(self, p: int, r: int, own: FloatArray, _: int, b: slice) -> None:
+        """`_accumulate` on block b of round r, `own` the round's whole reaches."""
+        self._accumulate(p, r, b, own[:, b])
+
+    def _match_block(self, p: int, r: int, opponent: FloatArray, _: int, b: slice) -> None:
+        """`_match` on block b of round r, `opponent` the round's whole reaches."""
+        self._match(p, r, b, opponent[:, b])
 
     def _update_chunk(
         self,

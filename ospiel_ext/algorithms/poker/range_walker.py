@@ -148,19 +148,21 @@ class RangeWalker(Closing):
             for future in [self._pool.submit(work, i, b) for i, b in enumerate(parts)]:
                 future.result()
 
-    def chunk_buffer(self, slot: int, b: slice, dtype: np.dtype) -> FloatArray:
+    def chunk_buffer(self, slot: int, b: slice, dtype: DTypeLike) -> FloatArray:
         """A (nodes, entries) array of the last round for chunk b: this thread's `slot`.
 
         The memory is kept and reused from chunk to chunk (fresh memory costs page faults).
         """
         lay = self.tree.rounds[-1]
         width = b.stop - b.start
-        key = (slot, dtype)
+        key = (slot, np.dtype(dtype))
+        buffers: dict[tuple[int, np.dtype], FloatArray]
         buffers = self._local.__dict__.setdefault("buffers", {})
         if key not in buffers:
             most = max(c.stop - c.start for c in self.chunks)
-            buffers[key] = np.empty(lay.num_nodes * most, dtype=dtype)
-        return buffers[key][: lay.num_nodes * width].reshape(lay.num_nodes, width)
+            buffers[key] = np.empty(lay.num_nodes * most, dtype=key[1])
+        out: FloatArray = buffers[key][: lay.num_nodes * width].reshape(lay.num_nodes, width)
+        return out
 
     def uniform(self, dtype: DTypeLike = np.float64) -> Arrays:
         """Uniform strategies of both players, per entry (n, A, F)."""
@@ -205,13 +207,22 @@ class RangeWalker(Closing):
             out = [np.empty(lay.shape, dtype=dtype) for lay in layouts]
         for r, (lay, reach) in enumerate(zip(layouts, out)):
             first = self.first_rows(out[:r])
-            self.each_block(
-                r,
-                lambda _, b, lay=lay, r=r, reach=reach, first=first: reach_rows(
+
+            def work(
+                _: int,
+                b: slice,
+                *,
+                lay: range_tree.RoundLayout = lay,
+                r: int = r,
+                reach: FloatArray = reach,
+                first: FloatArray | None = first,
+            ) -> None:
+                reach_rows(
                     lay, player, strategy=sliced(strategy[r], b), reach=reach[:, b],
                     first=take(lay, first, b),
-                ),
-            )  # fmt: skip
+                )  # fmt: skip
+
+            self.each_block(r, work)
         return out
 
     def first_rows(self, upper: list[FloatArray]) -> FloatArray | None:
