@@ -74,7 +74,7 @@ DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 KEEP_LAST_REACHES = 64_000_000
 """The most (node, entry) values of both players' last-round reaches `RangeCFRSolver` keeps
 whole between passes (256 MB in float32): Rhode Island Hold'em's 20.6 M are kept, 52-card flop
-hold'em's 487 M to 730 M streamed."""
+hold'em's streamed (486 M in limit, 728 M in no-limit `fcpa`)."""
 
 
 class RangeCFRSolver(Closing):
@@ -124,13 +124,11 @@ class RangeCFRSolver(Closing):
         self._reach: list[list[FloatArray] | None] = [None, None]  # reused: the upper rounds'
         # the last round's reaches of both players, kept whole where they fit in
         # `KEEP_LAST_REACHES` values: a player's serve until its strategy changes (two reach
-        # passes per iteration instead of four, the 52-card Rhode Island Hold'em's iteration
-        # a third shorter); streamed chunk by chunk otherwise (`range_walker`)
+        # passes per iteration instead of four); streamed chunk by chunk otherwise
         last = tree.rounds[-1]
         keep = 2 * last.num_nodes * last.orbits.width <= KEEP_LAST_REACHES
         self._last_reach = [np.empty(last.shape, self.dtype) for _ in (0, 1)] if keep else None
         self._reach_valid = [False, False]
-
         # per round and group, each decision's opponent-and-chance reach per entry (n, F)
         # summed over the iterations: the tie rule's R_t(I) (`cfr_rules.tie_tolerance`), kept
         # only with the rule on (`CFRConfig.tie_ulps`)
