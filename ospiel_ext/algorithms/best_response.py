@@ -159,12 +159,11 @@ def _simultaneous_keys(
     """
     key = loading.key_function(game)
     nodes, offsets = tree.infoset_nodes
-    return {
-        key(simultaneous_state(game, tree.history(int(nodes[offsets[i]]))), player): actions[
-            tree.infoset_key[i]
-        ]
-        for i in np.flatnonzero(tree.infoset_player == player).tolist()
-    }
+    out: dict[str, int] = {}
+    for i in np.flatnonzero(tree.infoset_player == player).tolist():
+        state = simultaneous_state(game, tree.history(int(nodes[offsets[i]])))
+        out[key(state, player)] = actions[tree.infoset_key[i]]
+    return out
 
 
 class CPPBestResponsePolicy(BestResponsePolicy):

@@ -187,13 +187,13 @@ def public_nodes(
         lay = tree.rounds[rr]
         allowed = lay.deals.multiplicity > 0
         chosen = range(lay.deals.num_boards) if boards is None else list(boards)
+        cards = {b: tuple(lay.deals.types[b].tolist()) for b in chosen}  # once per board
         for k, group in enumerate(lay.groups):
             for i, node in enumerate(group.betting):
                 betting, actions = _betting(node.key), tuple(node.actions)
                 for b in chosen:
-                    board = tuple(lay.deals.types[b].tolist())
                     pn = PublicNode(
-                        node.player, betting, board, hands[allowed[b]], actions, builder
+                        node.player, betting, cards[b], hands[allowed[b]], actions, builder
                     )
                     builder.first.setdefault(node.player, pn)
                     yield rr, k, i, b, pn
