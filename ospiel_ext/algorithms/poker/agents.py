@@ -47,7 +47,7 @@ from ospiel_ext.algorithms.poker.range_policy import (
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
-from ospiel_ext.runtime import budget, progress
+from ospiel_ext.runtime import budget, interrupts, progress
 
 BatchedPolicy = Callable[["PublicNode"], ArrayLike]
 """A function of a public decision node to its (H, A) action probabilities (module docstring)."""
@@ -227,6 +227,7 @@ class _Asker:
         allowed = self.tree.rounds[r].deals.multiplicity > 0
         with self._lock:
             for _, k, i, b, node in public_nodes(self.tree, r, boards, self.builder):
+                interrupts.check()  # an agent's pass can take hours: Ctrl-C between calls
                 probs = _checked(self.tree.name, node, self.policy(node))
                 out[k][i][:, at[b], allowed[b]] = probs.T
                 self.calls += 1

@@ -138,6 +138,8 @@ class RangeWalker(Closing):
     def _each(self, parts: list[slice], work: Callable[[int, slice], None]) -> None:
         """work(i, part) for every part, on the pool's threads.
 
+        If a part raises (or a KeyboardInterrupt reaches this thread), the parts not yet
+        started are cancelled and those running finish before the exception goes on.
         OpenBLAS meanwhile on one thread (`runtime.blas`: its own would spin beside the pool's).
         """
         if self._pool is None or len(parts) == 1:
@@ -145,8 +147,15 @@ class RangeWalker(Closing):
                 work(i, b)
             return
         with blas.single_threaded():
-            for future in [self._pool.submit(work, i, b) for i, b in enumerate(parts)]:
-                future.result()
+            futures = [self._pool.submit(work, i, b) for i, b in enumerate(parts)]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:  # e.g. Ctrl-C: the parts not started are not started
+                for future in futures:
+                    future.cancel()
+                cf.wait(futures)
+                raise
 
     def chunk_buffer(self, slot: int, b: slice, dtype: DTypeLike) -> FloatArray:
         """A (nodes, entries) array of the last round for chunk b: this thread's `slot`.

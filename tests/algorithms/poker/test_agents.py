@@ -3,6 +3,10 @@
 The reference is OpenSpiel itself: its per-state `exploitability` of the same policy written
 as an ordinary `Policy`, and its own information-state tensors of states built per hand."""
 
+import os
+import signal
+import threading
+
 import numpy as np
 import pyspiel
 import pytest
@@ -12,6 +16,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies
 from ospiel_ext.algorithms.poker import agents, range_tree, range_walker, structure
+from ospiel_ext.runtime import interrupts
 
 LIMIT, NO_LIMIT = HOLDEM_LIMIT, HOLDEM_NO_LIMIT
 HOLDEM = [LIMIT, NO_LIMIT]
@@ -145,6 +150,28 @@ def test_the_last_rounds_answers_are_asked_chunk_by_chunk_and_never_held_whole(
     assert len(calls) == agents.num_calls(tree)
     theirs = range_walker.evaluate_tabular(pol)
     np.testing.assert_allclose(ours.best_response_values, theirs.best_response_values, atol=1e-12)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_the_asking_within_a_call(monkeypatch, threads):
+    """A Ctrl-C while the agent is asked (a pass of hours for a slow network) stops it at the
+    next call, on every thread, and no chunk queued behind starts: Interrupted (exit 130)."""
+    monkeypatch.setattr(range_walker, "CHUNK_VALUES", 1)  # chunks queued behind the signal
+    uniform = agents.from_policy(policy_lib.UniformRandomPolicy(pyspiel.load_game(LIMIT)))
+    calls, at = [], 40
+
+    def slow(node):
+        calls.append(node)
+        if len(calls) == at:
+            os.kill(os.getpid(), signal.SIGINT)
+            threading.Event().wait(0.1)  # the main thread's handler sets the flag meanwhile
+        return uniform(node)
+
+    tree = range_tree.RangeTree(structure.detect(LIMIT))
+    assert agents.num_calls(tree) > 10 * at
+    with interrupts.graceful(), pytest.raises(interrupts.Interrupted):
+        agents.evaluate_batched(LIMIT, slow, threads=threads)
+    assert at <= len(calls) <= at + threads
 
 
 def test_tensors_not_linear_in_the_own_cards_come_from_each_hands_state(monkeypatch):
