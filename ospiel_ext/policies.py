@@ -178,22 +178,36 @@ class PolicyLayout:
                 f"a TabularPolicy needs the pyspiel game; {sf.name} is a sequence form of none"
             )
         self.sf = sf
-        self.template = tabular_policy(sf.game)
-        self.rows: list[NDArray[np.int64]] = []
-        self.cols: list[NDArray[np.int64]] = []
-        self.infoset_rows: list[NDArray[np.int64]] = []
-        for p, tp in enumerate(sf.treeplexes):
-            keys = [row_key(self.template, p, k) for k in sf.infoset_keys(p)]
+        self.cols = [tp.seq_action[1:] for tp in sf.treeplexes]
+
+    @functools.cached_property
+    def template(self) -> policy_lib.TabularPolicy:
+        """The game's own TabularPolicy (`tabular_policy`: a walk of the game by OpenSpiel).
+
+        Built when first needed: reading a TabularPolicy keyed like the sequence form needs
+        only that policy's `state_lookup` (`from_tabular`).
+        """
+        return tabular_policy(self.sf.game)
+
+    @functools.cached_property
+    def infoset_rows(self) -> list[NDArray[np.int64]]:
+        """Per player, the template's row of each information set."""
+        out = []
+        for p in (0, 1):
+            keys = [row_key(self.template, p, k) for k in self.sf.infoset_keys(p)]
             missing = [k for k in keys if k not in self.template.state_lookup]
             if missing:
                 raise ValueError(
-                    f"information state {missing[0]!r} of {sf.name} is not in "
+                    f"information state {missing[0]!r} of {self.sf.name} is not in "
                     "the game's TabularPolicy"
                 )
-            inf_rows = np.array([self.template.state_lookup[k] for k in keys], dtype=np.int64)
-            self.infoset_rows.append(inf_rows)
-            self.rows.append(np.repeat(inf_rows, tp.num_actions))
-            self.cols.append(tp.seq_action[1:])
+            out.append(np.array([self.template.state_lookup[k] for k in keys], dtype=np.int64))
+        return out
+
+    @functools.cached_property
+    def rows(self) -> list[NDArray[np.int64]]:
+        """Per player, the template's row of each sequence but the empty one."""
+        return [np.repeat(r, tp.num_actions) for r, tp in zip(self.infoset_rows, self.sf.treeplexes)]
 
     def to_tabular(self, behavioural: Behavioural) -> policy_lib.TabularPolicy:
         """A fresh TabularPolicy playing the given behavioural strategies."""
@@ -210,6 +224,10 @@ class PolicyLayout:
         Another keying (e.g. a TabularPolicy of some players only) is asked state by state
         at the information sets of `players` (`from_policy`).
         """
+        if "template" not in self.__dict__ and type(pol) is policy_lib.TabularPolicy:
+            read = self._read_by_keys(pol, players)
+            if read is not None:
+                return read
         if (
             pol.state_lookup is not self.template.state_lookup
             and pol.state_lookup != self.template.state_lookup
@@ -220,6 +238,27 @@ class PolicyLayout:
             self._with_root(table[self.rows[0], self.cols[0]]),
             self._with_root(table[self.rows[1], self.cols[1]]),
         )
+
+    def _read_by_keys(
+        self, pol: policy_lib.TabularPolicy, players: tuple[int, ...]
+    ) -> Behavioural | None:
+        """`from_tabular` through `pol`'s own `state_lookup`, as OpenSpiel reads its rows.
+
+        None if an information set of `players` is not a key there (e.g. a game keyed by
+        history, which OpenSpiel's TabularPolicy keys otherwise); another player's array is
+        read where the policy has all its keys, else uniform.
+        """
+        out = []
+        for p, tp in enumerate(self.sf.treeplexes):
+            rows = [pol.state_lookup.get(k) for k in self.sf.infoset_keys(p)]
+            if None in rows:
+                if p in players:
+                    return None
+                out.append(tp.uniform.copy())
+                continue
+            seq_rows = np.repeat(np.array(rows, dtype=np.int64), tp.num_actions)
+            out.append(self._with_root(pol.action_probability_array[seq_rows, self.cols[p]]))
+        return out[0], out[1]
 
     def from_policy(self, pol: policy_lib.Policy, players: tuple[int, ...] = (0, 1)) -> Behavioural:
         """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset.

@@ -95,6 +95,9 @@ SLOW_TESTS = frozenset(
 
 
 def pytest_collection_modifyitems(items):
+    # the results slices first: the longest tests (up to ~35 s), started while the other
+    # worker takes the rest, not left to the end of a worker's share (`--dist=worksteal`)
+    items.sort(key=lambda item: not item.nodeid.startswith("tests/results/"))
     for item in items:
         test = item.nodeid.split("[", 1)[0]
         if test.split("::", 1)[0] in SLOW_MODULES or test in SLOW_TESTS:

@@ -55,6 +55,28 @@ def test_tables_are_the_policy_read_per_information_state(small_game):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("players", [None, [1]], ids=["both", "player1"])
+def test_openspiels_own_tabular_policy_is_read_through_its_keys(small_game, players):
+    """A TabularPolicy OpenSpiel built (its own row order; of one player or both) is read
+    through its own keys, without walking the game for a template, as OpenSpiel asks it
+    state by state."""
+    pol = policy_lib.TabularPolicy(small_game, players=players)
+    rng = np.random.default_rng(7)
+    pol.action_probability_array[:] = rng.random(pol.action_probability_array.shape)
+    pol.action_probability_array *= pol.legal_actions_mask
+    pol.action_probability_array /= pol.action_probability_array.sum(axis=1, keepdims=True)
+    sf = sequence_form.for_game(small_game)
+    asked = (0, 1) if players is None else (1,)
+    fast = policies.PolicyLayout(sf)  # not `layout`'s cached one
+    got = fast.from_tabular(pol, players=asked)
+    assert "template" not in fast.__dict__
+    want = policies.PolicyLayout(sf).from_policy(pol, players=asked)
+    for p in asked:
+        np.testing.assert_array_equal(got[p], want[p])
+    if players == [1]:
+        np.testing.assert_array_equal(got[0], sf.treeplexes[0].uniform)
+
+
 def test_tables_with_missing_rows():
     sf = sequence_form.for_game("kuhn_poker")
     tp0 = sf.treeplexes[0]

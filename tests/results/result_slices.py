@@ -337,6 +337,7 @@ SLICES: tuple[Slice, ...] = (
             "benchmarks/papers/depth_limited_off_tree.py",
             "--num_ranks=3",
             "--stack=20",
+            "--value_iterations=0",
             "--num_values=1,2",
             "--output_json={out}",
         ),
