@@ -5,12 +5,11 @@ one-line errors for bad input."""
 
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pyspiel
 import pytest
+from forkserver import run_script
 from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms.expected_game_score import policy_value
@@ -23,13 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def run(*flags, script="evaluate.py", stdin=None):
-    return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", script), *flags],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        input=stdin,
-    )
+    """`python scripts/script flags` (forked from a warm interpreter: `forkserver`)."""
+    return run_script(os.path.join(ROOT, "scripts", script), *flags, stdin=stdin)
 
 
 @pytest.fixture(scope="module")

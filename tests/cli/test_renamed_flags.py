@@ -8,11 +8,10 @@ different commands (--epsilon, --max_nodes, --games), each command maps it to it
 import glob
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from absl import app, flags
+from forkserver import run_module, run_script
 
 from ospiel_ext.cli import flags as cli_flags
 
@@ -32,9 +31,8 @@ RENAMED = {
 
 
 def _command(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "ospiel_ext", *args], capture_output=True, text=True, timeout=300
-    )
+    """`python -m ospiel_ext args` (forked from a warm interpreter: `forkserver`)."""
+    return run_module("ospiel_ext", *args)
 
 
 def _deprecated_in_help(help_text: str) -> dict[str, str]:
@@ -205,20 +203,16 @@ RENAMED_BENCHMARKS = {
 
 @pytest.mark.parametrize("benchmark", sorted(RENAMED_BENCHMARKS))
 def test_each_benchmark_accepts_exactly_its_old_spellings(benchmark):
-    r = subprocess.run(
-        [sys.executable, _benchmark(benchmark), "--help"],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
-    )  # fmt: skip
+    r = run_script(_benchmark(benchmark), "--help", cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert _deprecated_in_help(r.stdout) == RENAMED_BENCHMARKS[benchmark]
 
 
 def test_efpe_old_output_folder_writes_the_json_there(tmp_path):
     """--out_dir=D --noplots (deprecated) is --output_json=D/efpe.json without --plots_dir."""
-    r = subprocess.run(
-        [sys.executable, _benchmark("efpe"), "--games=kuhn_poker",
-         "--traversals=6", "--aggressive_xis=", f"--out_dir={tmp_path}", "--noplots"],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    r = run_script(
+        _benchmark("efpe"), "--games=kuhn_poker", "--traversals=6", "--aggressive_xis=",
+        f"--out_dir={tmp_path}", "--noplots", cwd=ROOT,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines() == [

@@ -9,6 +9,7 @@ import time
 
 import pyspiel
 import pytest
+from forkserver import run_script
 from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
@@ -20,12 +21,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def run(script, *flags, folder="scripts"):
-    return subprocess.run(
-        [sys.executable, os.path.join(ROOT, folder, script), *flags],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """`python folder/script flags` (forked from a warm interpreter: `forkserver`)."""
+    return run_script(os.path.join(ROOT, folder, script), *flags)
 
 
 def test_game_stats(tmp_path):

@@ -10,11 +10,10 @@ JSON (make's .venv installs it: constraints.txt); elsewhere they are skipped wit
 import glob
 import json
 import os
-import subprocess
-import sys
 import warnings
 
 import pytest
+from forkserver import run_script
 from result_compare import compare
 from result_slices import NOT_COVERED, SLICES
 
@@ -49,13 +48,7 @@ def test_results_json_records_its_provenance(path):
 def test_quick_slice_reproduces_the_committed_figures(piece, tmp_path):
     out = str(tmp_path / "fresh.json")
     argv = [a.replace("{out}", out).replace("{dir}", str(tmp_path)) for a in piece.argv]
-    proc = subprocess.run(
-        [sys.executable, os.path.join(ROOT, argv[0]), *argv[1:]],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = run_script(os.path.join(ROOT, argv[0]), *argv[1:], cwd=ROOT)
     assert proc.returncode == 0, f"{' '.join(argv)}\n{proc.stderr[-3000:]}"
     fresh_path = piece.fresh.replace("{out}", out).replace("{dir}", str(tmp_path))
     with open(fresh_path, encoding="utf-8") as f:

@@ -1,13 +1,19 @@
-"""Runs scripts/*.py as forked copies of one interpreter that has already imported what the
-scripts import, so that a bad-input case costs a fork (~50 ms), not a fresh interpreter (~0.8 s).
+"""Runs scripts/*.py and benchmarks as forked copies of one interpreter that has already
+imported what they import, so that a bad-input case costs a fork (~50 ms), not a fresh
+interpreter (~0.5-0.8 s).
 
 The server (this file run as a program) reads one JSON request per line on stdin: {"script":
-path, "args": [...], "stdout": path, "stderr": path, "cwd": dir}. For each it forks a child that
-points file descriptors 0 / 1 / 2 at /dev/null and the two files, sets sys.argv and sys.path[0]
-(the script's folder) and executes the script as `__main__` with `runpy.run_path`, exactly as
-`python script args` would after its imports; the exit status is what `sys.exit` / an exception
-would give. The server answers {"pid": pid} at once (so a test can send the child a SIGINT) and
+path, "args": [...], "stdout": path, "stderr": path, "cwd": dir}, with optional "stdin" (a file
+standard input reads; else /dev/null) and "module" (run `python -m module` instead of the
+script). For each it forks a child that points file descriptors 0 / 1 / 2 at the input and
+the two files, sets sys.argv and sys.path[0] (the script's folder) and executes the script as
+`__main__` with `runpy.run_path` (`runpy.run_module` for a module), exactly as `python script
+args` would after its imports; the exit status is what `sys.exit` / an exception would give.
+The server answers {"pid": pid} at once (so a test can send the child a SIGINT) and
 {"returncode": code} when the child ends (negative: killed by that signal, as subprocess).
+
+The command tests use one server per module (`ForkServer`), or this process's (`shared`,
+`run_script`, `run_module`): the scripts' tests and the results slices.
 
 Nothing is compiled or cached in the server: each child starts from the state right after
 the imports, like a fresh process.
@@ -15,6 +21,7 @@ the imports, like a fresh process.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import json
 import os
@@ -23,10 +30,26 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _run_main(request: dict) -> None:
+    """Runs the request's script (or module) as `__main__`, as `python script` would."""
+    if request.get("module"):  # python -m module
+        sys.argv = [request["module"], *request["args"]]
+        sys.path.insert(0, os.getcwd())
+        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+        return
+    sys.argv = [request["script"], *request["args"]]
+    # as `python script` does: the script's folder first on the path, for its siblings
+    # (benchmarks/papers/depth_limited.py imports depth_limited_games.py ...); run_path adds it
+    # only for a folder
+    sys.path.insert(0, os.path.dirname(os.path.abspath(request["script"])))
+    runpy.run_path(request["script"], run_name="__main__")
 
 
 def _child(request: dict) -> None:
@@ -35,7 +58,7 @@ def _child(request: dict) -> None:
     try:
         os.chdir(request["cwd"])
         for fd, path, flags in (
-            (0, os.devnull, os.O_RDONLY),
+            (0, request.get("stdin") or os.devnull, os.O_RDONLY),
             (1, request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
             (2, request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
         ):
@@ -43,12 +66,7 @@ def _child(request: dict) -> None:
             os.dup2(opened, fd)
             os.close(opened)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        sys.argv = [request["script"], *request["args"]]
-        # as `python script` does: the script's folder first on the path, for its siblings
-        # (benchmarks/papers/depth_limited.py imports depth_limited_games.py ...); run_path adds it
-        # only for a folder
-        sys.path.insert(0, os.path.dirname(os.path.abspath(request["script"])))
-        runpy.run_path(request["script"], run_name="__main__")
+        _run_main(request)
         code = 0
     except SystemExit as e:  # as the interpreter does at exit
         if e.code is None:
@@ -118,7 +136,7 @@ class ForkServer:
     """Client of the server: `run` a script to completion, or `start` it and `finish` it."""
 
     def __init__(self, scratch: str):
-        root = os.path.dirname(os.path.dirname(HERE))
+        root = os.path.dirname(HERE)
         path = os.environ.get("PYTHONPATH")
         env = {**os.environ, "PYTHONPATH": root if not path else root + os.pathsep + path}
         self._proc = subprocess.Popen(
@@ -131,18 +149,31 @@ class ForkServer:
         self._scratch = scratch
         self._count = 0
 
-    def start(self, script: str, *args: str, cwd: str | None = None) -> tuple[int, str, str]:
-        """Starts a script; returns (pid, stdout path, stderr path)."""
+    def start(
+        self,
+        script: str,
+        *args: str,
+        cwd: str | None = None,
+        stdin: str | None = None,
+        module: str | None = None,
+    ) -> tuple[int, str, str]:
+        """Starts a script (or `python -m module` if `module`); returns (pid, stdout path,
+        stderr path). `stdin`: the text its standard input reads (else /dev/null)."""
         self._count += 1
         out = os.path.join(self._scratch, f"run{self._count}.out")
         err = os.path.join(self._scratch, f"run{self._count}.err")
         request = {
             "script": script,
+            "module": module,
             "args": list(args),
             "stdout": out,
             "stderr": err,
             "cwd": cwd or self._scratch,
         }
+        if stdin is not None:
+            request["stdin"] = os.path.join(self._scratch, f"run{self._count}.in")
+            with open(request["stdin"], "w", encoding="utf-8") as f:
+                f.write(stdin)
         self._proc.stdin.write(json.dumps(request) + "\n")
         self._proc.stdin.flush()
         return json.loads(self._proc.stdout.readline())["pid"], out, err
@@ -155,8 +186,18 @@ class ForkServer:
         code = json.loads(self._proc.stdout.readline())["returncode"]
         return Result(code, _read(out), _read(err))
 
-    def run(self, script: str, *args: str, cwd: str | None = None, timeout: float = 120) -> Result:
-        return self.finish(*self.start(script, *args, cwd=cwd), timeout=timeout)
+    def run(
+        self,
+        script: str,
+        *args: str,
+        cwd: str | None = None,
+        timeout: float = 120,
+        stdin: str | None = None,
+        module: str | None = None,
+    ) -> Result:
+        return self.finish(
+            *self.start(script, *args, cwd=cwd, stdin=stdin, module=module), timeout=timeout
+        )
 
     def interrupt(
         self,
@@ -186,6 +227,37 @@ class ForkServer:
     def close(self) -> None:
         self._proc.stdin.close()
         self._proc.wait(timeout=60)
+
+
+_SHARED: ForkServer | None = None
+
+
+def shared() -> ForkServer:
+    """This process's server (one per pytest worker), started on first use, closed at exit.
+
+    For tests that run scripts through a plain helper function rather than a fixture; the
+    scripts run as their child processes would, from the caller's working directory.
+    """
+    global _SHARED
+    if _SHARED is None:
+        scratch = tempfile.TemporaryDirectory()
+        _SHARED = ForkServer(scratch.name)
+        atexit.register(scratch.cleanup)
+        atexit.register(_SHARED.close)
+    return _SHARED
+
+
+def run_script(
+    path: str, *args: str, stdin: str | None = None, cwd: str | None = None, timeout: float = 600
+) -> Result:
+    """`python path args` in a fork of the shared server (from `cwd`, else the current
+    directory)."""
+    return shared().run(path, *args, cwd=cwd or os.getcwd(), stdin=stdin, timeout=timeout)
+
+
+def run_module(module: str, *args: str, timeout: float = 600) -> Result:
+    """`python -m module args` in a fork of the shared server, from the current directory."""
+    return shared().run("", *args, cwd=os.getcwd(), module=module, timeout=timeout)
 
 
 if __name__ == "__main__":
