@@ -207,7 +207,8 @@ class PolicyLayout:
     @functools.cached_property
     def rows(self) -> list[NDArray[np.int64]]:
         """Per player, the template's row of each sequence but the empty one."""
-        return [np.repeat(r, tp.num_actions) for r, tp in zip(self.infoset_rows, self.sf.treeplexes)]
+        pairs = zip(self.infoset_rows, self.sf.treeplexes)
+        return [np.repeat(r, tp.num_actions) for r, tp in pairs]
 
     def to_tabular(self, behavioural: Behavioural) -> policy_lib.TabularPolicy:
         """A fresh TabularPolicy playing the given behavioural strategies."""
