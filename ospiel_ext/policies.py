@@ -15,7 +15,7 @@ behind it (certificate trunks, depth-limited games, abstractions): `behavioural_
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -264,21 +264,35 @@ class PolicyLayout:
     def from_policy(self, pol: policy_lib.Policy, players: tuple[int, ...] = (0, 1)) -> Behavioural:
         """Behavioural arrays of any OpenSpiel Policy, queried at one state per infoset.
 
-        The state is the TabularPolicy's of the infoset's row. Only the information sets of
+        The state is one of the infoset's (`_states`). Only the information sets of
         `players` are queried (a policy of one player, e.g. OpenSpiel's BestResponsePolicy,
         covers no other); the other player's array is uniform.
         """
         tables: tuple[dict, dict] = ({}, {})
-        states = self.template.states
         for p in players:
-            for key, row in zip(self.sf.infoset_keys(p), self.infoset_rows[p]):
+            for key, state in zip(self.sf.infoset_keys(p), self._states(p)):
                 try:
-                    tables[p][key] = action_probabilities(pol, states[row], p)
+                    tables[p][key] = action_probabilities(pol, state, p)
                 except (KeyError, IndexError):
                     raise ValueError(
                         f"the policy does not cover information state {key!r} of {self.sf.name}"
                     ) from None
         return behavioural_from_table(self.sf, tables, missing="uniform")
+
+    def _states(self, player: int) -> Iterator[pyspiel.State]:
+        """One state of each of `player`'s information sets, in the treeplex's order.
+
+        Replayed from the compiled tree where the sequence form has one (no walk of the game
+        by OpenSpiel), else the template's.
+        """
+        tree = getattr(self.sf, "tree", None)
+        if tree is None or tree.game is None:
+            states = self.template.states
+            yield from (states[row] for row in self.infoset_rows[player])
+            return
+        nodes, offsets = tree.infoset_nodes
+        for g in self.sf.treeplexes[player].infoset_ids:
+            yield tree.state(int(nodes[offsets[g]]))
 
     def from_table(self, table: Mapping[str, Any]) -> Behavioural:
         """Behavioural arrays from {info state: [(action, prob), ...] or {action: prob}}.
