@@ -5,7 +5,8 @@ Calculation in Large Extensive Games", IJCAI 2011, Section 3, the assumptions be
 public-tree walk):
 
 * chance deals k private cards to each player first, then public cards at the start of later
-  betting rounds (any number per round, none before the second), uniformly without
+  betting rounds (any number per round, none before the second; in `universal_poker` in one
+  round only, as its information states forget which round dealt a card), uniformly without
   replacement from a deck of card *types* with `copies` each (cards of one type are told
   apart by nobody: limit Leduc deals ranks; the other games deal cards, one copy each; a game
   that deals several cards at once, to a hand or to a round's board, deals distinct cards);
@@ -48,6 +49,11 @@ from ospiel_ext.arrays import IntArray
 # Games whose chance actions name card types with several copies (limit Leduc deals ranks of
 # a two-suit deck); every other described game deals card ids.
 _COPIES = {"limit_leduc_poker": 2}
+# Games whose information states show the whole board as one sorted set of cards, whichever
+# round dealt each (OpenSpiel's universal_poker): where two or more rounds deal public cards
+# (numBoardCards=0 3 1 1), a player forgets which round dealt which card, so the game it
+# defines has imperfect recall and a per-round layout would be another game.
+_BOARD_AS_ONE_SET = {"universal_poker"}
 
 
 def refuse(game: object, prop: str) -> ValueError:
@@ -202,11 +208,7 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
         g.owner != ordered_games.PUBLIC for g in groups[2:]
     ):
         raise refuse(game, "each player must get its private cards first, as many as the other")
-    public = [0] * og.num_rounds
-    for g in groups[2:]:
-        public[g.round] += g.size
-    if public[0]:
-        raise refuse(game, "public cards are dealt before the second betting round")
+    public = _public_cards(game, og)
     c = _COPIES.get(game.get_type().short_name, 1)
     if og.num_cards % c:
         raise refuse(game, f"a deck of {og.num_cards} cards in {c} copies per type")
@@ -238,6 +240,27 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
         betting=betting,
         hole_cards=hole,
     )
+
+
+def _public_cards(game: pyspiel.Game, og: OrderedGame) -> list[int]:
+    """The number of public cards each round deals, checked.
+
+    None in the first round; in one round only where the information states show the board
+    as one set (`_BOARD_AS_ONE_SET`).
+    """
+    public = [0] * og.num_rounds
+    for g in og.groups[2:]:
+        public[g.round] += g.size
+    if public[0]:
+        raise refuse(game, "public cards are dealt before the second betting round")
+    if game.get_type().short_name in _BOARD_AS_ONE_SET and sum(n > 0 for n in public) > 1:
+        raise refuse(
+            game,
+            "public cards are dealt in more than one round and its information states show "
+            "the board as one sorted set, so a player forgets which round dealt which card "
+            "(imperfect recall)",
+        )
+    return public
 
 
 def falling(n: int, k: int) -> int:

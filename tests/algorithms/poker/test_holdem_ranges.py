@@ -190,3 +190,29 @@ def test_card_sets_need_distinct_cards():
     ps = structure.detect("limit_leduc_poker(num_ranks=3)")
     with pytest.raises(ValueError, match="distinct cards"):
         range_tree.RangeTree(ps, card_sets=True)
+
+
+def test_public_cards_in_several_rounds_of_universal_poker_are_refused_as_imperfect_recall():
+    """universal_poker shows the board as one sorted set: after a turn card A then a river
+    card B, and after B then A, a player has one information state though it saw different
+    turn boards (OpenSpiel's own strings), so the game has imperfect recall and the range
+    layout, which keeps each round's board, refuses it as the explicit form does."""
+    game = (
+        "universal_poker(betting=limit,numPlayers=2,numRounds=3,blind=1 1,raiseSize=2 2 4,"
+        "firstPlayer=1 1 1,maxRaises=1 1 1,numSuits=2,numRanks=3,numHoleCards=2,"
+        "numBoardCards=0 1 1)"
+    )
+    turn_strings, river_strings = [], []
+    for turn, river in ((0, 1), (1, 0)):
+        state = pyspiel.load_game(game).new_initial_state()
+        for action in [5, 4, 3, 2, 1, 1, turn]:  # the hands, check-check, the turn card
+            state.apply_action(action)
+        turn_strings.append(state.information_state_string(0))
+        for action in [1, 1, river]:
+            state.apply_action(action)
+        river_strings.append(state.information_state_string(0))
+    assert turn_strings[0] != turn_strings[1] and river_strings[0] == river_strings[1]
+    with pytest.raises(ValueError, match=r"numBoardCards=0 1 1.*imperfect recall"):
+        structure.detect(game)
+    with pytest.raises(ValueError, match="perfect recall"):
+        sf_lib.for_game(game)
