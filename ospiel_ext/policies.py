@@ -27,6 +27,7 @@ from open_spiel.python.algorithms import get_all_states
 from ospiel_ext import loading
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.sequence_form import SequenceForm
+from ospiel_ext.tree import GameTree
 
 Behavioural = tuple[NDArray[np.float64], NDArray[np.float64]]
 Table = dict[str, dict[int, float]]
@@ -55,6 +56,27 @@ def _decision_states(game: pyspiel.Game) -> dict[str, pyspiel.State]:
         if "0 states" not in str(e):
             raise
         return {}
+    return states
+
+
+def _first_states(tree: GameTree) -> dict[str, pyspiel.State]:
+    """One decision state per information set of a compiled game, as `TabularPolicy` keeps.
+
+    The state of each information set whose history string sorts first: OpenSpiel's
+    constructor sorts every decision state by its history string and gives an information
+    set its row at the first, so given these states alone it builds the same rows in the
+    same order, without walking the game again.
+    """
+    parent, action = tree.parent.tolist(), tree.action.tolist()
+    history = [""] * tree.num_nodes  # parents come before their children
+    for node in range(1, tree.num_nodes):
+        p = parent[node]
+        history[node] = f"{history[p]}, {action[node]}" if p else str(action[node])
+    nodes, offsets = tree.infoset_nodes
+    states = {}
+    for g in range(tree.num_infosets):
+        first = min(nodes[offsets[g] : offsets[g + 1]].tolist(), key=history.__getitem__)
+        states[history[first]] = tree.state(first)
     return states
 
 
@@ -142,7 +164,14 @@ def _template(game_string: str) -> policy_lib.TabularPolicy:
     """
     game = loading.load(game_string)
     loading.refuse_by_estimate(game, loading.node_cap(game, None))
-    states = _decision_states(game)
+    return _template_of(game, _decision_states(game))
+
+
+def _template_of(game: pyspiel.Game, states: dict[str, pyspiel.State]) -> policy_lib.TabularPolicy:
+    """The TabularPolicy of `game` on decision `states` (by history string).
+
+    Keyed as `tabular_policy` says.
+    """
     if not states:
         return _empty_policy(game)
     key = loading.key_function(game)
@@ -182,12 +211,20 @@ class PolicyLayout:
 
     @functools.cached_property
     def template(self) -> policy_lib.TabularPolicy:
-        """The game's own TabularPolicy (`tabular_policy`: a walk of the game by OpenSpiel).
+        """The game's own TabularPolicy (`tabular_policy`), rows in OpenSpiel's order.
 
-        Built when first needed: reading a TabularPolicy keyed like the sequence form needs
-        only that policy's `state_lookup` (`from_tabular`).
+        Built when first needed (reading a TabularPolicy keyed like the sequence form needs
+        only that policy's `state_lookup`: `from_tabular`); from the compiled tree where the
+        sequence form is a whole sequential game's (`_first_states`), else by OpenSpiel's walk.
         """
-        return tabular_policy(self.sf.game)
+        sf = self.sf
+        if (
+            isinstance(sf, sf_lib.TreeSequenceForm)
+            and sf.whole_game
+            and sf.game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+        ):  # OpenSpiel's rows from one state per information set of the compiled tree
+            return _template_of(sf.game, _first_states(sf.tree))
+        return tabular_policy(sf.game)
 
     @functools.cached_property
     def infoset_rows(self) -> list[NDArray[np.int64]]:

@@ -188,7 +188,11 @@ class TreeSequenceForm(SequenceForm):
       node_seq: per player, the sequence of that player leading to each tree node.
       chance_reach: product of chance probabilities from the root to each node.
       leaves: the leaf nodes.
+      whole_game: the tree is the whole game (`for_game`), not a trunk, subgame, gadget or
+        action abstraction of it.
     """
+
+    whole_game = False
 
     def __init__(self, tree: GameTree):
         tp0, seq0 = Treeplex.build(tree, 0)
@@ -312,6 +316,7 @@ def for_game(game: pyspiel.Game | str, max_nodes: int | None = None) -> TreeSequ
     sf = _CACHE.get(key)
     if sf is None:
         sf = TreeSequenceForm(walk.game_tree(game, max_nodes=max_nodes))
+        sf.whole_game = True
         _CACHE[key] = sf
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)

@@ -264,3 +264,24 @@ def test_a_game_without_a_decision_node_has_an_empty_policy(name, tmp_path):
     assert json.loads((tmp_path / "p.json").read_text())["policy"] == {}
     again = policy_files.load_policy(game, tmp_path / "p.json")
     assert again.state_lookup == {}
+
+
+@pytest.mark.parametrize(
+    "game",
+    ["kuhn_poker", "leduc_poker", "liars_dice(numdice=1,dice_sides=4)", PIG, "test_shared_key_rps",
+     "rhode_island_holdem(num_ranks=3,num_suits=2,max_raises=1)"],
+)  # fmt: skip
+def test_the_layouts_template_has_openspiels_rows_without_its_walk(game):
+    """The template a layout builds from one state per information set of the compiled tree
+    is the TabularPolicy OpenSpiel's walk gives: the same keys on the same rows, legal actions
+    and states (its `tabular_policy`, itself OpenSpiel's own where the keys are OpenSpiel's)."""
+    game = pyspiel.load_game(game)
+    ours = policies.PolicyLayout(sequence_form.for_game(game)).template
+    walked = policies.tabular_policy(game)
+    assert type(ours) is type(walked)
+    assert list(ours.state_lookup.items()) == list(walked.state_lookup.items())
+    np.testing.assert_array_equal(ours.legal_actions_mask, walked.legal_actions_mask)
+    assert [s.history() for s in ours.states] == [s.history() for s in walked.states]
+    if type(walked) is policy_lib.TabularPolicy:
+        theirs = policy_lib.TabularPolicy(game)
+        assert list(theirs.state_lookup.items()) == list(walked.state_lookup.items())
