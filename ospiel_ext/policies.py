@@ -217,14 +217,15 @@ class PolicyLayout:
         only that policy's `state_lookup`: `from_tabular`); from the compiled tree where the
         sequence form is a whole sequential game's (`_first_states`), else by OpenSpiel's walk.
         """
-        sf = self.sf
+        sf, game = self.sf, self.sf.game
+        assert game is not None  # checked in __init__
         if (
             isinstance(sf, sf_lib.TreeSequenceForm)
             and sf.whole_game
-            and sf.game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+            and game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
         ):  # OpenSpiel's rows from one state per information set of the compiled tree
-            return _template_of(sf.game, _first_states(sf.tree))
-        return tabular_policy(sf.game)
+            return _template_of(game, _first_states(sf.tree))
+        return tabular_policy(game)
 
     @functools.cached_property
     def infoset_rows(self) -> list[NDArray[np.int64]]:

@@ -6,13 +6,18 @@ import subprocess
 import sys
 
 import pytest
+from forkserver import run_module, run_script
 
 from ospiel_ext.cli.commands import COMMANDS, DEPRECATED_SCRIPTS, module_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def command(*args, program=(sys.executable, "-m", "ospiel_ext")):
+def command(*args, program=None):
+    """`python -m ospiel_ext args` (forked from a warm interpreter: `forkserver`), or the
+    `program` given (the installed entry point) in a fresh process."""
+    if program is None:
+        return run_module("ospiel_ext", *args)
     return subprocess.run([*program, *args], capture_output=True, text=True, timeout=300)
 
 
@@ -40,10 +45,7 @@ def test_command_modules_and_scripts_are_named_after_their_subcommands():
 @pytest.mark.parametrize("old", sorted(DEPRECATED_SCRIPTS))
 def test_an_old_script_name_warns_and_runs_its_command(old):
     new = module_name(DEPRECATED_SCRIPTS[old])
-    r = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", f"{old}.py"), "--help"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = run_script(os.path.join(ROOT, "scripts", f"{old}.py"), "--help")
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines() == [
         f"warning: scripts/{old}.py is deprecated, use scripts/{new}.py "
@@ -56,10 +58,9 @@ def test_an_old_script_name_writes_what_the_new_one_writes(tmp_path):
     outputs = []
     for script in ("game_stats", "stats"):
         out = tmp_path / f"{script}.json"
-        r = subprocess.run(
-            [sys.executable, os.path.join(ROOT, "scripts", f"{script}.py"), "--game=kuhn_poker",
-             f"--output_json={out}"],
-            capture_output=True, text=True, timeout=300,
+        r = run_script(
+            os.path.join(ROOT, "scripts", f"{script}.py"), "--game=kuhn_poker",
+            f"--output_json={out}",
         )  # fmt: skip
         assert r.returncode == 0, r.stderr
         assert ("deprecated" in r.stderr) == (script == "game_stats")
@@ -93,10 +94,9 @@ def test_subcommand_writes_the_same_json_as_the_script(tmp_path):
     out_command, out_script = tmp_path / "a.json", tmp_path / "b.json"
     r = command("stats", "--game=leduc_poker", f"--output_json={out_command}")
     assert r.returncode == 0, r.stderr
-    s = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "scripts", "stats.py"), "--game=leduc_poker",
-         f"--output_json={out_script}"],
-        capture_output=True, text=True, timeout=300,
+    s = run_script(
+        os.path.join(ROOT, "scripts", "stats.py"), "--game=leduc_poker",
+        f"--output_json={out_script}",
     )  # fmt: skip
     assert s.returncode == 0, s.stderr
     a, b = json.loads(out_command.read_text()), json.loads(out_script.read_text())

@@ -8,6 +8,7 @@ import sys
 
 import pyspiel
 import pytest
+from forkserver import run_script
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies, policy_files
@@ -17,6 +18,10 @@ SCRIPT = os.path.join(ROOT, "scripts", "subgame.py")
 
 
 def run(*flags, env=None):
+    """`python scripts/subgame.py flags`: forked from a warm interpreter (`forkserver`), or in
+    a fresh process where `env` changes the environment."""
+    if env is None:
+        return run_script(SCRIPT, *flags)
     return subprocess.run(
         [sys.executable, SCRIPT, *flags], capture_output=True, text=True, timeout=600, env=env
     )
