@@ -80,6 +80,8 @@ class SearchResult(stops.Stoppable):
       simplex_iterations: HiGHS's, summed.
       trace: one `IterationCost` per iteration.
       peak_memory: the largest resident memory seen (bytes; 0 unless `max_memory` was set).
+      explored_nodes: the nodes of the trunk the search grew (its last), against the
+        certificate's trunk (`certificate.trunk`), which may be an earlier, smaller one.
     """
 
     certificate: Certificate
@@ -90,6 +92,7 @@ class SearchResult(stops.Stoppable):
     simplex_iterations: int = 0
     trace: tuple[IterationCost, ...] = ()
     peak_memory: int = 0
+    explored_nodes: int = 0
 
 
 def _support_leaves(
@@ -257,8 +260,9 @@ def _search(
     logging.vlog(
         1,
         "certificate search stopped (%s) after %d iterations, %.1fs: epsilon %.3g, trunk of "
-        "%d nodes",
+        "%d nodes (%d explored)",
         reason, iteration, budget.elapsed(), best.epsilon, best.trunk.num_nodes,
+        trunk.num_nodes,
     )  # fmt: skip
     return SearchResult(
         certificate=best,
@@ -269,6 +273,7 @@ def _search(
         simplex_iterations=simplex,
         trace=tuple(trace),
         peak_memory=budget.peak_memory,
+        explored_nodes=trunk.num_nodes,
     )
 
 

@@ -31,8 +31,10 @@ refused, before the search, for an infinite game such as limit_leduc_poker(max_r
 
 JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0),
 zero_certificate (epsilon <= 1e-12 x the trunk's payoff range, `certificates.ZERO_TOLERANCE`:
-an exact equilibrium up to floating point), value_lower, value_upper, trunk_nodes,
-trunk_infosets, minimal_nodes, minimal_infosets, iterations, seconds, lp_seconds, stop_reason
+an exact equilibrium up to floating point), value_lower, value_upper, trunk_nodes and
+trunk_infosets (the certificate's trunk), minimal_nodes, minimal_infosets, explored_nodes (the
+trunk the search grew, which may be larger than the certificate's: a run that never beats its
+first certificate keeps that one), iterations, seconds, lp_seconds, stop_reason
 ('epsilon', 'no pseudoterminal node in support', 'max_nodes', 'max_memory', 'time_limit',
 'interrupted'), stopped_early (true for the last four), verified (true: the certificate was
 verified from the game before it was written; false with --nature_epsilon, whose sampled trunk
@@ -127,6 +129,7 @@ def _row(
         "trunk_infosets": cert.trunk.num_infosets,
         "minimal_nodes": minimal.trunk.num_nodes,
         "minimal_infosets": minimal.trunk.num_infosets,
+        "explored_nodes": result.explored_nodes,
         "iterations": result.iterations,
         "seconds": result.seconds,
         "lp_seconds": result.lp_seconds,

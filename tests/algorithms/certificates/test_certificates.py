@@ -342,3 +342,13 @@ def test_the_default_node_cap_is_finite():
     assert certificates.DEFAULT_MAX_TRUNK_NODES < np.inf
     with pytest.raises(ValueError, match="max_nodes must be positive"):
         certificates.search("kuhn_poker", max_nodes=0)
+
+
+def test_the_explored_trunk_is_reported_beside_the_certificates():
+    """Tic-tac-toe at a cap of 300 nodes never beats the root's certificate (every leaf of a
+    small trunk is still [-1, 1]): the certificate's trunk is the root, the trunk grown is
+    what the cap allowed."""
+    result = certificates.search("tic_tac_toe", max_nodes=300)
+    assert result.stop_reason == "max_nodes"
+    assert result.certificate.trunk.num_nodes == 1 and result.certificate.epsilon == 2
+    assert 200 < result.explored_nodes <= 300
