@@ -217,15 +217,27 @@ class PolicyLayout:
         only that policy's `state_lookup`: `from_tabular`); from the compiled tree where the
         sequence form is a whole sequential game's (`_first_states`), else by OpenSpiel's walk.
         """
-        sf, game = self.sf, self.sf.game
+        game = self.sf.game
         assert game is not None  # checked in __init__
+        if self._whole_tree is not None:  # OpenSpiel's rows from the compiled tree's states
+            return _template_of(game, _first_states(self._whole_tree))
+        return tabular_policy(game)
+
+    @functools.cached_property
+    def _whole_tree(self) -> GameTree | None:
+        """The compiled tree of a whole sequential game (`TreeSequenceForm.whole_game`).
+
+        Its histories are the game's. None for any other form (a trunk, a gadget game, ...).
+        """
+        sf = self.sf
         if (
             isinstance(sf, sf_lib.TreeSequenceForm)
             and sf.whole_game
-            and game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
-        ):  # OpenSpiel's rows from one state per information set of the compiled tree
-            return _template_of(game, _first_states(sf.tree))
-        return tabular_policy(game)
+            and sf.tree.game is not None
+            and sf.tree.game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+        ):
+            return sf.tree
+        return None
 
     @functools.cached_property
     def infoset_rows(self) -> list[NDArray[np.int64]]:
@@ -320,11 +332,11 @@ class PolicyLayout:
     def _states(self, player: int) -> Iterator[pyspiel.State]:
         """One state of each of `player`'s information sets, in the treeplex's order.
 
-        Replayed from the compiled tree where the sequence form has one (no walk of the game
-        by OpenSpiel), else the template's.
+        Replayed from the compiled tree of a whole game (`_whole_tree`: no walk of the game by
+        OpenSpiel), else the template's.
         """
-        tree = getattr(self.sf, "tree", None)
-        if tree is None or tree.game is None:
+        tree = self._whole_tree
+        if tree is None:
             states = self.template.states
             yield from (states[row] for row in self.infoset_rows[player])
             return
