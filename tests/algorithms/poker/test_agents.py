@@ -3,6 +3,7 @@
 The reference is OpenSpiel itself: its per-state `exploitability` of the same policy written
 as an ordinary `Policy`, and its own information-state tensors of states built per hand."""
 
+import importlib.util
 import os
 import signal
 import threading
@@ -187,3 +188,20 @@ def test_tensors_not_linear_in_the_own_cards_come_from_each_hands_state(monkeypa
         want = [node.state(h).information_state_tensor() for h in range(len(node.hands))]
         np.testing.assert_array_equal(node.information_state_tensors(), np.float32(want))
     assert node._states.per_state_nodes == 20
+
+
+def test_the_benchmarks_card_agent_is_a_policy_that_is_not_suit_symmetric():
+    """benchmarks/perf/card_agent.py (holdem.md's agent at scale): distributions over the
+    legal actions, evaluated without suit isomorphism and refused with it."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "benchmarks", "perf")
+    spec = importlib.util.spec_from_file_location("card_agent", os.path.join(path, "card_agent.py"))
+    card_agent = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(card_agent)
+    tree = range_tree.RangeTree(structure.detect(LIMIT))
+    for _, _, _, _, node in list(agents.public_nodes(tree))[:20]:
+        probs = card_agent.card_weights(node)
+        assert probs.shape == (len(node.hands), len(node.actions)) and np.all(probs > 0)
+        np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert agents.evaluate_batched(LIMIT, card_agent.card_weights).nash_conv > 0
+    with pytest.raises(ValueError, match="suit-isomorphic hands"):
+        agents.evaluate_batched(LIMIT, card_agent.card_weights, suits=True)
