@@ -186,6 +186,10 @@ def disjoint_sums(space: HandSpace, rho: FloatArray) -> FloatArray:
     return _flush(out, space, total)
 
 
+_BLOCK_ENTRIES = 1 << 22
+"""About how many (board, family member) entries `Showdowns` sorts at once."""
+
+
 class Showdowns:
     """Showdown values against the opponent's range on many boards, by sorted prefix sums.
 
@@ -212,35 +216,57 @@ class Showdowns:
         s = np.where(excluded, lowest, np.asarray(strength, dtype=np.int64))
         # per family size j: the members of every family in strength order on every board
         # (n_B, C(N, j), G_j), and per (board, hand, subset) the positions of lo, hi and the
-        # family's end in the board's (C(N, j), G_j + 1) block of cumulative sums
+        # family's end in the board's (C(N, j), G_j + 1) block of cumulative sums; int32 (a
+        # board's block is small), built a block of boards at a time so that the sort's
+        # temporaries stay small (52-card flops: 22,100 boards)
         self._sorted: list[IntArray] = []
         self._lo: list[IntArray] = []
         self._hi: list[IntArray] = []
         self._end: list[IntArray] = []
+        n_boards, n_hands = s.shape
         for j in range(space.size):
             members = space.members[j]  # (C, G)
-            g = members.shape[1]
-            ms = s[:, members]  # (n_B, C, G)
-            order = np.argsort(ms, axis=2, kind="stable")
-            self._sorted.append(np.take_along_axis(members[None], order, axis=2))
-            sorted_s = np.take_along_axis(ms, order, axis=2)
-            pos = np.arange(g)
-            new_run = np.ones_like(sorted_s, dtype=bool)
-            new_run[..., 1:] = sorted_s[..., 1:] != sorted_s[..., :-1]
-            run_start = np.maximum.accumulate(np.where(new_run, pos, 0), axis=2)
-            ends_run = np.ones_like(sorted_s, dtype=bool)
-            ends_run[..., :-1] = new_run[..., 1:]
-            last = np.maximum.accumulate(np.where(ends_run, g - 1 - pos, 0)[..., ::-1], axis=2)
-            run_stop = (g - last)[..., ::-1]  # one past the run's last position
-            inverse = np.empty_like(order)
-            np.put_along_axis(inverse, order, pos[None, None], axis=2)
             family = space.subsets[j][None]  # (1, H, C(k, j))
-            b = np.arange(len(s))[:, None, None]
-            at = inverse[b, family, space.slots[j][None]]  # (n_B, H, C(k, j)) sorted position
+            c_count, g = members.shape
+            assert c_count * (g + 1) < np.iinfo(np.int32).max
+            self._sorted.append(np.empty((n_boards, c_count, g), dtype=np.int32))
+            self._lo.append(np.empty((n_boards, n_hands, family.shape[2]), dtype=np.int32))
+            self._hi.append(np.empty_like(self._lo[j]))
+            step = max(1, _BLOCK_ENTRIES // max(1, c_count * g))
+            for first in range(0, n_boards, step):
+                block = slice(first, min(first + step, n_boards))
+                self._sort_block(j, s[block], block)
             base = family * (g + 1)
-            self._lo.append(base + run_start[b, family, at])
-            self._hi.append(base + run_stop[b, family, at])
-            self._end.append(np.broadcast_to(base + g, at.shape))
+            self._end.append(np.broadcast_to(base + g, self._lo[j].shape))
+
+    def _sort_block(self, j: int, s: IntArray, block: slice) -> None:
+        """Family size j's sorted members and lo / hi positions on the boards `block`.
+
+        `s`: (n_b, H) the strengths on those boards (the constructor's).
+        """
+        space = self.space
+        members = space.members[j]  # (C, G)
+        g = members.shape[1]
+        ms = s[:, members]  # (n_b, C, G)
+        order = np.argsort(ms, axis=2, kind="stable")
+        self._sorted[j][block] = np.take_along_axis(members[None], order, axis=2)
+        sorted_s = np.take_along_axis(ms, order, axis=2)
+        pos = np.arange(g)
+        new_run = np.ones_like(sorted_s, dtype=bool)
+        new_run[..., 1:] = sorted_s[..., 1:] != sorted_s[..., :-1]
+        run_start = np.maximum.accumulate(np.where(new_run, pos, 0), axis=2)
+        ends_run = np.ones_like(sorted_s, dtype=bool)
+        ends_run[..., :-1] = new_run[..., 1:]
+        last = np.maximum.accumulate(np.where(ends_run, g - 1 - pos, 0)[..., ::-1], axis=2)
+        run_stop = (g - last)[..., ::-1]  # one past the run's last position
+        inverse = np.empty_like(order)
+        np.put_along_axis(inverse, order, pos[None, None], axis=2)
+        family = space.subsets[j][None]  # (1, H, C(k, j))
+        b = np.arange(len(s))[:, None, None]
+        at = inverse[b, family, space.slots[j][None]]  # (n_b, H, C(k, j)) sorted position
+        base = family * (g + 1)
+        self._lo[j][block] = base + run_start[b, family, at]
+        self._hi[j][block] = base + run_stop[b, family, at]
 
     def net(self, rho: FloatArray, boards: IntArray | slice = slice(None)) -> FloatArray:
         """(n, n_b, H) net_b(h) against rho (n, n_b, H) >= 0 on `boards` (of the constructor's).

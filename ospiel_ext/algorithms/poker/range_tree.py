@@ -50,6 +50,9 @@ Arrays = list[list[FloatArray]]
 (n, A, F) per entry in the passes, (n, A, n_B, T) per hand in policies and files
 (`RangeTree.expand`)."""
 
+STRENGTH_BLOCK = 1 << 20
+"""(board, hand) pairs whose showdown strengths are evaluated at once."""
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class DecisionGroup:
@@ -261,7 +264,11 @@ class RangeTree:
         if showdowns:
             b, h = np.nonzero(dl.multiplicity > 0)
             strength = np.full(dl.multiplicity.shape, -1, dtype=np.int64)
-            strength[b, h] = self.structure.strength(dl.hands.cards[h], dl.types[b])
+            # in blocks: the hand evaluator's temporaries are tens of times its input
+            # (52-card flops without suit isomorphism: 26 M pairs)
+            for i in range(0, len(b), STRENGTH_BLOCK):
+                bb, hh = b[i : i + STRENGTH_BLOCK], h[i : i + STRENGTH_BLOCK]
+                strength[bb, hh] = self.structure.strength(dl.hands.cards[hh], dl.types[bb])
         sets = SetTerminals(dl, entries, strength) if self.card_sets else None
         kernels = None
         if strength is not None and sets is None:

@@ -79,8 +79,12 @@ def test_disjoint_sums_are_the_card_removal_sums(deck, k, m):
     np.testing.assert_allclose(sums, _brute(space, boards, rho), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("block_entries", [None, 1], ids=["whole", "board_by_board"])
 @pytest.mark.parametrize("deck, k, m", CASES)
-def test_sorted_showdowns_are_the_kernel_sums(deck, k, m):
+def test_sorted_showdowns_are_the_kernel_sums(deck, k, m, block_entries, monkeypatch):
+    """Also with the sorts done one board at a time (`Showdowns` builds blocks of boards)."""
+    if block_entries is not None:
+        monkeypatch.setattr(hands, "_BLOCK_ENTRIES", block_entries)
     space, boards, excluded, rho, strength = _setup(deck, k, m, seed=1)
     net = hands.Showdowns(space, strength, excluded).net(rho)
     expected = _brute(space, boards, rho, strength)
