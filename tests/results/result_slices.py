@@ -552,6 +552,10 @@ NOT_COVERED: Mapping[str, str] = {
     "docs/results/holdem_nolimit_flop.json": "52-card no-limit flop hold'em: an iteration takes "
     "about 15 s and an exact evaluation half a minute in 8.6 GB, beyond a test; its code is "
     "checked against the compiled form on small no-limit hold'em (test_holdem_ranges.py)",
+    "docs/results/holdem_agent_52.json": "an agent that is not suit-symmetric asked 1.5 M times "
+    "on 52-card limit flop hold'em, about 8 minutes; the batched evaluation is checked against "
+    "OpenSpiel's per-state walk in tests/algorithms/poker/test_agents.py, the benchmark's agent "
+    "there too",
     "docs/results/holdem_fchpa_32.json": "32-card no-limit flop hold'em with half-pot bets: "
     "its arrays take about 14 GB and a run 15 minutes, beyond a test; the same code as "
     "holdem_nolimit_flop.json's",
