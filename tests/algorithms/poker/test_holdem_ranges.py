@@ -15,6 +15,7 @@ from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
 from ospiel_ext.algorithms import cfr_rules, cfr_variants
 from ospiel_ext.algorithms.poker import (
+    hands,
     range_cfr,
     range_policy,
     range_rows,
@@ -61,6 +62,18 @@ def test_one_pass_of_a_random_policy_equals_the_explicit_form(game, seed):
     theirs = evaluate.evaluate_profile(sf, policies.layout(sf).from_tabular(pol))
     _assert_same(range_walker.evaluate_tabular(pol), theirs)
     assert ps.card_sets
+
+
+def test_strengths_evaluated_in_small_blocks_give_the_explicit_forms_values(monkeypatch):
+    """The layout evaluates showdown strengths a block of (board, hand) pairs at a time
+    (`range_tree.STRENGTH_BLOCK`) and sorts them a block of boards at a time: with blocks of
+    7 pairs and one board the values are still the explicit form's."""
+    monkeypatch.setattr(range_tree, "STRENGTH_BLOCK", 7)
+    monkeypatch.setattr(hands, "_BLOCK_ENTRIES", 1)
+    pol = policies.random_policy(pyspiel.load_game(NO_LIMIT), seed=4)
+    sf = sf_lib.for_game(NO_LIMIT)
+    theirs = evaluate.evaluate_profile(sf, policies.layout(sf).from_tabular(pol))
+    _assert_same(range_walker.evaluate_tabular(pol), theirs)
 
 
 def test_suit_isomorphism_evaluates_the_uniform_profile_exactly():
