@@ -15,19 +15,22 @@ the average profile exactly (best responses on the same tree; not counted as sol
 at iterations 1, 2, 3, ... growing by about 12 % (`solver.log_spaced`; --num_checkpoints
 points up to 10^6 iterations).
 Ctrl-C or SIGTERM stops after the current iteration and writes the result so far
-(`stop_reason`).
+(`stop_reason`); an iteration or a measurement still under way a second later is paused or
+given up (`paused`; `final` is then the last measurement, of an earlier average), and
+`br_seconds` is not measured.
 
 JSON keys: game, solver, suits, dtype, threads, boards (per round), entries (regret entries,
 both players), build_seconds, seconds_per_iteration (solving seconds / iterations),
 peak_rss_bytes (VmHWM), curve {iterations, traversals, seconds (solving), value (player 0's,
 of the average profile), nash_conv, exploitability, max_infoset_regret (empty)}, final
 {iterations, seconds, exploitability, value} (the last measurement, where the run stopped),
-stop_reason, wall_seconds, at_600_seconds (the last measurement within 600 solving seconds),
-seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first measurement at or below; null
-when not reached), exploitability_mbb (the final exploitability in milli-big-blinds per game;
-universal_poker games only), br_seconds (one exact evaluation of the average profile:
-both best responses). --policy_out writes the average strategy (`poker.range_policy`: an
-OpenSpiel policy of the whole game once loaded; Rhode Island's is 133 MB).
+stop_reason, paused, wall_seconds, at_600_seconds (the last measurement within 600 solving
+seconds), seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first measurement at or
+below; null when not reached), exploitability_mbb (the final exploitability in
+milli-big-blinds per game; universal_poker games only), br_seconds (one exact evaluation of
+the average profile: both best responses). --policy_out writes the average strategy
+(`poker.range_policy`: an OpenSpiel policy of the whole game once loaded; Rhode Island's is
+133 MB).
 """
 
 import time
@@ -42,6 +45,7 @@ from ospiel_ext.algorithms.poker import range_cfr, range_policy, structure
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
+from ospiel_ext.runtime import interrupts
 
 _GAME = flags.DEFINE_string("game", "rhode_island_holdem", "A poker game (load_game string).")
 _SOLVER = flags.DEFINE_enum("solver", "cfr_plus", ["cfr_plus", "dcfr"], "The CFR variant.")
@@ -103,12 +107,17 @@ def main(argv):
         checkpoints=solver_lib.log_spaced(MAX_ITERATIONS, _NUM_CHECKPOINTS.value),
         log_every=None,
     )
-    tick = time.perf_counter()
-    solver.evaluate_average()  # once more, timed: an exact best response of a saved strategy
-    br_seconds = time.perf_counter() - tick
+    br_seconds = None
+    if not interrupts.requested():  # after Ctrl-C the result so far is written at once
+        tick = time.perf_counter()
+        solver.evaluate_average()  # once more, timed: an exact best response of a saved strategy
+        br_seconds = time.perf_counter() - tick
     curve = result.curve.as_dict()
     points = list(zip(curve["iterations"], curve["seconds"], curve["exploitability"]))
-    last = {k: curve[k][-1] for k in ("iterations", "seconds", "exploitability", "value")}
+    last = {
+        k: curve[k][-1] if curve[k] else None
+        for k in ("iterations", "seconds", "exploitability", "value")
+    }
     within = [i for i, (_, s, _) in enumerate(points) if s <= 600]
     blind = structure.big_blind(game)
     output = {
@@ -124,9 +133,14 @@ def main(argv):
         "peak_rss_bytes": timing.status_bytes("VmHWM"),
         "curve": curve,
         "final": last,
-        **({} if blind is None else {"exploitability_mbb": 1000 * last["exploitability"] / blind}),
+        **(
+            {}
+            if blind is None or last["exploitability"] is None
+            else {"exploitability_mbb": 1000 * last["exploitability"] / blind}
+        ),
         "br_seconds": br_seconds,
         "stop_reason": result.stop_reason,
+        "paused": result.paused,
         "wall_seconds": result.wall_seconds,
         "at_600_seconds": (
             {k: curve[k][within[-1]] for k in ("iterations", "seconds", "exploitability")}
@@ -139,9 +153,10 @@ def main(argv):
         },
     }
     print(
-        f"{_SOLVER.value}: {last['iterations']} iterations, {last['seconds']:.1f} s solving, "
-        f"exploitability {last['exploitability']:.3e}, value {last['value']:.6f} "
-        f"({result.stop_reason}); seconds to 1e-3 {output['seconds_to_1e-3']}, "
+        f"{_SOLVER.value}: {result.iterations} iterations, {result.seconds:.1f} s solving, "
+        f"last measured at {last['iterations']}: exploitability {last['exploitability']}, "
+        f"value {last['value']} ({result.stop_reason}{', paused' if result.paused else ''}); "
+        f"seconds to 1e-3 {output['seconds_to_1e-3']}, "
         f"to 1e-4 {output['seconds_to_1e-4']}; "
         f"{np.mean(np.diff(curve['seconds'])) if len(points) > 1 else 0:.1f} s between checks"
     )

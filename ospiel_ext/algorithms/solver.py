@@ -12,7 +12,10 @@ through `run`, which checks after EVERY iteration
 3. Ctrl-C or SIGTERM (`ospiel_ext.runtime.interrupts`): the first one makes the loop stop after the
    current iteration and return the result so far with stop reason 'interrupted' (a second one
    interrupts as usual); a run that starts after one arrived in the same computation (the next
-   inner solve of a nested solver, under an enclosing `interrupts.handled()`) stops at once;
+   inner solve of a nested solver, under an enclosing `interrupts.handled()`) stops at once.
+   Where an iteration or a measurement takes long (52-card hold'em: seconds), a
+   `PausableSolver`'s iteration pauses, and a measurement that gives up
+   (`interrupts.Interrupted`) is left out, a second after the signal (`interrupts.overdue`);
 4. the time limit, on the wall-clock time of the loop (solver and evaluation together),
 
 then returns a frozen `RunResult`. Meanwhile `progress.RunProgress` shows the iterations
@@ -35,7 +38,7 @@ import dataclasses
 import math
 import time
 from collections.abc import Callable, Collection
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 from absl import logging
@@ -133,6 +136,24 @@ AnySolver = Solver | SelfEvaluatingSolver
 """What `run` runs."""
 
 
+@runtime_checkable
+class PausableSolver(Protocol):
+    """A solver whose iterations can pause part way and resume (`poker.range_cfr`).
+
+    For iterations of many seconds: `run` pauses one a second after Ctrl-C or SIGTERM
+    (`interrupts.overdue`) instead of finishing it.
+    """
+
+    @property
+    def paused(self) -> bool:
+        """An iteration stopped part way; the next call finishes it."""
+        ...
+
+    def iterate(self, stop: Callable[[], bool] | None = None) -> bool:
+        """One iteration (the rest of a paused one); False if it paused when stop() held."""
+        ...
+
+
 def solver_name(solver: AnySolver) -> str:
     """The name of the game a solver runs on."""
     return solver.sequence_form.name if isinstance(solver, Solver) else solver.name
@@ -190,7 +211,11 @@ class RunResult(stops.Stoppable):
       wall_seconds: wall-clock seconds of the whole loop, evaluation included.
       stop_reason: 'iterations' (budget done), 'time_limit', 'interrupted' (Ctrl-C) or
         'target' (the target predicate held at a checkpoint).
-      curve: the measurements at the checkpoints (and where the run stopped).
+      curve: the measurements at the checkpoints (and where the run stopped, unless that
+        measurement was given up after Ctrl-C or the solver paused).
+      paused: a `PausableSolver`'s iteration was paused part way by Ctrl-C (not counted in
+        `iterations`): its average holds that iteration on part of the game, and is not
+        measured into the curve.
     """
 
     iterations: int
@@ -198,6 +223,7 @@ class RunResult(stops.Stoppable):
     wall_seconds: float
     stop_reason: StopReason
     curve: ConvergenceCurve
+    paused: bool = False
 
 
 class _CurveRecorder:
@@ -233,6 +259,14 @@ class _CurveRecorder:
             f"  max infoset regret {regret:.3g}" if self._infoset_regrets else "",
             seconds,
         )
+
+    def measure_or_give_up(self, seconds: float) -> bool:
+        """`measure`, or False if the evaluation gave up after Ctrl-C (`interrupts.overdue`)."""
+        try:
+            self.measure(seconds)
+        except interrupts.Interrupted:
+            return False
+        return True
 
     def curve(self) -> ConvergenceCurve:
         """The frozen curve of the rows measured so far."""
@@ -329,24 +363,25 @@ def run(
     shown = progress.RunProgress(
         name, iterations, time_limit, measure=lambda: float(evaluate_average(solver).nash_conv)
     )
+    pausable = isinstance(solver, PausableSolver)
     with interrupts.graceful(), shown:
         while reason is None:
             if done in points:
-                recorder.measure(seconds)
+                if not recorder.measure_or_give_up(seconds):
+                    reason = interrupts.stop_reason() or "interrupted"
+                    break
                 shown.measured(recorder.last_nash_conv)
                 if target is not None and target(solver):
                     reason = "target"
                     break
-            if iterations is not None and done >= iterations:
-                reason = "iterations"
-            elif interrupts.requested():
-                reason = interrupts.stop_reason()
-            elif time_limit is not None and time.perf_counter() - start >= time_limit:
-                reason = "time_limit"
-            else:
+            reason = _budget_spent(done, iterations, time.perf_counter() - start, time_limit)
+            if reason is None:
                 tick = time.perf_counter()
-                solver.evaluate_and_update_policy()
+                complete = _iterate(solver, pausable)
                 seconds += time.perf_counter() - tick
+                if not complete:
+                    reason = interrupts.stop_reason() or "interrupted"
+                    break
                 done += 1
                 shown.update(done)
                 if log_every is not None and done % log_every == 0:
@@ -356,8 +391,9 @@ def run(
                         solver.exploitability(),
                         seconds,
                     )
-        if len(points) and recorder.last_iteration != solver.iteration:
-            recorder.measure(seconds)
+        paused = pausable and bool(getattr(solver, "paused", False))
+        if len(points) and recorder.last_iteration != solver.iteration and not paused:
+            recorder.measure_or_give_up(seconds)
     if reason != "iterations":
         logging.vlog(1, "stopped (%s) after %d iterations, %.2fs", reason, done, seconds)
     return RunResult(
@@ -366,7 +402,29 @@ def run(
         wall_seconds=time.perf_counter() - start,
         stop_reason=reason,
         curve=recorder.curve(),
+        paused=paused,
     )
+
+
+def _budget_spent(
+    done: int, iterations: int | None, elapsed: float, time_limit: float | None
+) -> StopReason | None:
+    """Why the run stops before another iteration (budget, Ctrl-C, time limit), or None."""
+    if iterations is not None and done >= iterations:
+        return "iterations"
+    if interrupts.requested():
+        return interrupts.stop_reason()
+    if time_limit is not None and elapsed >= time_limit:
+        return "time_limit"
+    return None
+
+
+def _iterate(solver: AnySolver, pausable: bool) -> bool:
+    """One iteration of the solver; False if it paused (a `PausableSolver`, after Ctrl-C)."""
+    if pausable:
+        return cast(PausableSolver, solver).iterate(stop=interrupts.overdue)
+    solver.evaluate_and_update_policy()
+    return True
 
 
 def log_spaced(iterations: int, count: int) -> tuple[int, ...]:

@@ -108,6 +108,22 @@ def stop_reason() -> Literal["interrupted", "time_limit"] | None:
     return "time_limit" if _state.timed_out else None
 
 
+GRACE_SECONDS = 1.0
+"""How long after the first Ctrl-C / SIGTERM a phase that polls `overdue()` may go on: a step
+that ends within it (a small game's iteration or evaluation) ends as if no signal had come."""
+
+
+def overdue() -> bool:
+    """True once Ctrl-C or SIGTERM arrived more than `GRACE_SECONDS` ago (not a deadline).
+
+    For phases whose steps are long (an iteration or an exact evaluation of 52-card hold'em
+    takes tens of seconds): they finish a step that ends within the grace and give up the rest,
+    so the result so far is written within a second or two of the signal. A time limit does
+    not make a phase overdue: the run it ends finishes its step and measures it exactly.
+    """
+    return _state.signal is not None and time.time() - _state.signal_time > GRACE_SECONDS
+
+
 def check() -> None:
     """Raises `Interrupted` if a signal arrived or a deadline passed.
 

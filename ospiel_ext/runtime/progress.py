@@ -14,6 +14,7 @@ where it is not (pipes, log files), a long count or run logs an INFO line now an
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import time
@@ -22,6 +23,8 @@ from typing import Any
 
 import tqdm
 from absl import logging
+
+from ospiel_ext.runtime import interrupts
 
 _enabled = True
 
@@ -177,7 +180,8 @@ class RunProgress:
                 self._bar.total = max(total, done)
         if (drawn or log_due) and self._measure is not None and self._may_measure(now):
             tick = time.perf_counter()
-            self.measured(self._measure())
+            with contextlib.suppress(interrupts.Interrupted):  # given up after Ctrl-C
+                self.measured(self._measure())
             self._last_measure = time.perf_counter()
             self._measure_cost = self._last_measure - tick
         self._bar.update(done - self._bar.n)

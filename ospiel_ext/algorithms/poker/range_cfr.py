@@ -33,14 +33,19 @@ Nothing of size sequences x sequences and no tree of histories is built, so Rhod
 Hold'em runs whole (with `suits=True`, one board per suit orbit). The best response is the
 same walk with a maximum at the responder's decisions, an exact exploitability.
 
-A pass is not cut short by Ctrl-C: the run loop (`algorithms.solver.run`) stops after the
-current iteration (0.15 s in 52-card Rhode Island Hold'em, 13 s in 52-card limit flop hold'em)
-and keeps the result so far; an exception from inside a pass would lose it.
+An iteration can pause between chunks of the last round (`RangeCFRSolver.iterate`): the run
+loop (`algorithms.solver.run`) pauses it a second after Ctrl-C or SIGTERM
+(`interrupts.overdue`), so that a 52-card hold'em run (13-14 s per iteration) stops within
+about two seconds, while a small game's iteration (0.15 s in Rhode Island Hold'em) ends as
+before. The paused iteration's state is kept; the next call finishes it, and the iterates are
+those of a run never paused.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections.abc import Callable
 
 import numpy as np
 import pyspiel
@@ -75,6 +80,22 @@ KEEP_LAST_REACHES = 64_000_000
 """The most (node, entry) values of both players' last-round reaches `RangeCFRSolver` keeps
 whole between passes (256 MB in float32): Rhode Island Hold'em's 20.6 M are kept, 52-card flop
 hold'em's streamed (486 M in limit, 728 M in no-limit `fcpa`)."""
+
+
+@dataclasses.dataclass
+class _Pass:
+    """A pass of `RangeCFRSolver` under way: what its remaining chunks and its end need.
+
+    `upper`: both players' reaches in the rounds above the last; `first`: their first rows of
+    the last round; `roots`: the updating players' values there, chunk by chunk; `left`: the
+    indices of the last round's chunks not walked yet (`RangeWalker.each_chunk`).
+    """
+
+    players: tuple[int, ...]
+    upper: list[list[FloatArray]]
+    first: list[FloatArray | None]
+    roots: dict[int, FloatArray]
+    left: list[int] | None  # None: an exception left them unknown
 
 
 class RangeCFRSolver(Closing):
@@ -137,6 +158,8 @@ class RangeCFRSolver(Closing):
             for per_round in (self._regrets if config.tie_ulps else [])
         ]
         self._scale = payoff_scale(tree.structure.game)
+        self._todo: list[tuple[int, ...]] = []  # the passes of a paused iteration still to do
+        self._pass: _Pass | None = None  # the paused pass
 
     def close(self) -> None:
         """Shuts the walker's thread pool down (`RangeWalker.close`)."""
@@ -149,8 +172,17 @@ class RangeCFRSolver(Closing):
 
     @property
     def iteration(self) -> int:
-        """Iterations performed so far."""
-        return self._iteration
+        """Iterations completed so far (one paused part way is not counted: `paused`)."""
+        return self._iteration - self.paused
+
+    @property
+    def paused(self) -> bool:
+        """An iteration stopped part way (`iterate`); the next call finishes it.
+
+        Meanwhile the average holds that iteration on the boards already walked: a strategy
+        profile like any other (its evaluation is exact), between the iterates.
+        """
+        return bool(self._todo)
 
     @property
     def entries(self) -> int:
@@ -160,45 +192,76 @@ class RangeCFRSolver(Closing):
     @property
     def traversals(self) -> int:
         """Tree traversals so far: one per player per iteration."""
-        return 2 * self._iteration
+        return 2 * self.iteration
 
     def evaluate_and_update_policy(self) -> None:
-        """One iteration: both players, in turn with alternating updates (`_update`).
+        """One iteration (the rest of a paused one first: `iterate`)."""
+        self.iterate()
 
-        With alternating updates player 1 updates against player 0's new strategy; without,
-        both update against the strategies the iteration began with.
+    def iterate(self, stop: Callable[[], bool] | None = None) -> bool:
+        """One iteration, or the rest of a paused one; False if it paused (again).
+
+        Both players, in turn with alternating updates (player 1 then updates against player
+        0's new strategy; without, both against the strategies the iteration began with), each
+        in one pass (`_begin`, the last round chunk by chunk, `_finish`). `stop` is asked before
+        each chunk of the last round: once it holds, the chunks not begun are left and the
+        iteration pauses (`paused`), its state kept; the next call walks them and goes on. The
+        chunks are independent, so the iterates are those of a run never paused.
         """
-        self._iteration += 1
-        if self.config.alternating_updates:
-            self._update((0,))
-            self._update((1,))
-        else:
-            self._update((0, 1))
+        if not self._todo:
+            self._iteration += 1
+            self._todo = [(0,), (1,)] if self.config.alternating_updates else [(0, 1)]
+        while self._todo:
+            if self._pass is None:
+                self._pass = self._begin(self._todo[0])
+            pass_ = self._pass
+            if pass_.left is None:
+                raise RuntimeError(
+                    f"game {self.name}: an exception (e.g. a second Ctrl-C) stopped an iteration "
+                    "part way, whose chunks done are not known: start a new solver"
+                )
+            todo, pass_.left = pass_.left, None  # unknown until each_chunk returns
+            pass_.left = self.walker.each_chunk(
+                functools.partial(self._update_chunk, pass_=pass_), only=todo, stop=stop
+            )
+            if pass_.left:
+                return False
+            self._finish(pass_)
+            self._pass = None
+            self._todo.pop(0)
+        return True
 
-    def _update(self, players: tuple[int, ...]) -> None:
-        """The players' average, regrets and strategies, from one pass.
+    def _begin(self, players: tuple[int, ...]) -> _Pass:
+        """A pass of the players: the reaches of both players in the rounds above the last.
 
         The rounds above the last hold both players' reaches whole; the last round is walked
-        chunk by chunk (`RangeWalker.each_chunk`): its reaches, then each player's values and
-        regrets, then the update rule, so that its reaches and values are never held whole.
-        The rounds above follow, bottom up, from the players' values at the last round's
-        first rows.
+        chunk by chunk (`RangeWalker.each_chunk`, `_update_chunk`): its reaches, then each
+        player's values and regrets, then the update rule, so that its reaches and values are
+        never held whole. The rounds above follow, bottom up, from the players' values at the
+        last round's first rows (`_finish`).
         """
         w, last = self.walker, len(self.tree.rounds) - 1
         upper = [w.reaches(q, self._strategy, self._reach[q], rounds=last) for q in (0, 1)]
         self._reach[:] = upper
-        first = [w.first_rows(u) for u in upper]
-        roots = {p: w.roots(self.dtype) for p in players}
-        w.each_chunk(
-            functools.partial(self._update_chunk, players=players, first=first, roots=roots)
+        return _Pass(
+            players=players,
+            upper=upper,
+            first=[w.first_rows(u) for u in upper],
+            roots={p: w.roots(self.dtype) for p in players},
+            left=list(range(len(w.chunks))),
         )
+
+    def _finish(self, pass_: _Pass) -> None:
+        """The rounds above the last, once every chunk is walked: average, regrets, update."""
+        w, last, players, upper = self.walker, len(self.tree.rounds) - 1, pass_.players, pass_.upper
         self._reach_valid = [q not in players for q in (0, 1)]  # an updated player's changed
         for p in players:
             for r in range(last):
                 w.each_block(r, functools.partial(self._accumulate_block, p, r, upper[p][r]))
             w.upper_values(
-                p, upper[1 - p], strategy=self._strategy, roots=roots[p], regrets=self._regrets
-            )
+                p, upper[1 - p], strategy=self._strategy, roots=pass_.roots[p],
+                regrets=self._regrets,
+            )  # fmt: skip
         for p in players:
             for r in range(last):
                 w.each_block(r, functools.partial(self._match_block, p, r, upper[1 - p][r]))
@@ -211,19 +274,13 @@ class RangeCFRSolver(Closing):
         """`_match` on block b of round r, `opponent` the round's whole reaches."""
         self._match(p, r, b, opponent[:, b])
 
-    def _update_chunk(
-        self,
-        b: slice,
-        *,
-        players: tuple[int, ...],
-        first: list[FloatArray | None],
-        roots: dict[int, FloatArray],
-    ) -> None:
-        """`_update` on chunk b of the last round.
+    def _update_chunk(self, b: slice, *, pass_: _Pass) -> None:
+        """The pass on chunk b of the last round.
 
         Reaches, average, values and regrets (the players' values at the round's first rows
-        into `roots`), then the update rule.
+        into the pass's `roots`), then the update rule.
         """
+        players, first, roots = pass_.players, pass_.first, pass_.roots
         last = len(self.tree.rounds) - 1
         local = sliced(self._strategy[last], b)
         rho = [self._chunk_reach(q, first[q], local, b) for q in (0, 1)]

@@ -25,6 +25,11 @@ round above, which is walked whole. Each entry is computed by the same operation
 order in any block or chunk, so the iterates do not depend on the number of threads or the
 chunk size, exactly with one-card kernels, to rounding with card sets (their products over
 hand families round by their row count, `set_terminals`).
+
+Ctrl-C or SIGTERM stops a pass between chunks once `interrupts.overdue()` (a second after
+the signal): an evaluation (`profile_values`) raises `interrupts.Interrupted`, having no result
+so far; a solver's pass leaves its remaining chunks for later (`each_chunk`'s `stop`,
+`range_cfr`).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import concurrent.futures as cf
 import functools
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Self
 
@@ -55,7 +60,7 @@ from ospiel_ext.algorithms.poker.range_rows import (
 )
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.arrays import FloatArray
-from ospiel_ext.runtime import blas
+from ospiel_ext.runtime import blas, interrupts
 
 CHUNK_VALUES = 16_000_000
 """About how many (node, entry) values of the last round a pass holds per thread and array at
@@ -131,9 +136,30 @@ class RangeWalker(Closing):
         """work(i, boards) for every block i of round r's boards, on the walker's threads."""
         self._each(self.blocks[r], work)
 
-    def each_chunk(self, work: Callable[[slice], None]) -> None:
-        """work(entries) for every chunk of the last round's boards, on the walker's threads."""
-        self._each(self.chunks, lambda _, b: work(b))
+    def each_chunk(
+        self,
+        work: Callable[[slice], None],
+        *,
+        only: Sequence[int] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> list[int]:
+        """work(entries) for the chunks of the last round's boards, on the walker's threads.
+
+        Every chunk, or those of the indices `only` (into `chunks`). With `stop`, a chunk not
+        begun when stop() holds is left undone. Returns the indices of the chunks left, in
+        order (a chunk's work depends on no other's, so they can be done later).
+        """
+        indices = list(range(len(self.chunks)) if only is None else only)
+        left: list[int] = []
+
+        def guarded(i: int, b: slice) -> None:
+            if stop is not None and stop():
+                left.append(indices[i])
+            else:
+                work(b)
+
+        self._each([self.chunks[i] for i in indices], guarded)
+        return sorted(left)
 
     def _each(self, parts: list[slice], work: Callable[[int, slice], None]) -> None:
         """work(i, part) for every part, on the pool's threads.
@@ -420,7 +446,8 @@ class RangeWalker(Closing):
                 v = self.chunk_values(p, rho[1 - p], strategy=local if mixed else None, b=b, slot=2)
                 roots[j][:, b] = v[: len(roots[j])]
 
-        self.each_chunk(work)
+        if self.each_chunk(work, stop=interrupts.overdue):  # a 52-card pass: tens of seconds
+            raise interrupts.Interrupted
         return [
             self.upper_values(p, upper[1 - p], strategy=top if mixed else None, roots=roots[j])
             for j, (p, mixed) in enumerate(wanted)

@@ -34,7 +34,9 @@ JSON keys: game, solver, iterations (0 for lp), value (player 0's expected utili
 returned profile; the LP value for lp), exploitability, nash_conv (both >= 0; rounding errors
 above -1e-9 are written as 0), seconds (solver time, evaluation excluded), stopped_early
 (Ctrl-C or --time_limit), stop_reason ('iterations', 'time_limit' or 'interrupted'; 'optimal'
-for lp); with --suits also dtype, threads and boards (the canonical boards of each round).
+for lp); with --suits also dtype, threads, boards (the canonical boards of each round) and
+paused (an iteration of a large game paused part way by Ctrl-C; its policy holds that
+iteration on the boards already walked).
 An LP stopped by --time_limit or Ctrl-C has no strategy: value, exploitability and nash_conv
 are null and no policy file is written.
 
@@ -42,11 +44,14 @@ are null and no policy file is written.
 the run ends at whichever comes first. A progress bar shows the iterations, the ETA against
 that budget and the average profile's NashConv when stderr is a terminal, and a log line a
 minute when it is not (--log_every=N: a line every N iterations). Ctrl-C or SIGTERM stops CFR
-after the current iteration and HiGHS within milliseconds; the command then prints and writes
-the result so far (JSON, policy) and exits with code 130. The outputs are written together:
+after the current iteration and HiGHS within milliseconds; with --suits an iteration or the
+exact evaluation still under way a second later is paused or given up (52-card hold'em: 13-35
+s each), the evaluation's figures then null. The command then prints and writes the result so
+far (JSON, policy) and exits with code 130. The outputs are written together:
 all of them, or none and one line saying why (exit code 1).
 """
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -148,14 +153,17 @@ def _solve_on_ranges(game: pyspiel.Game) -> tuple[dict[str, Any], Callable[[str]
         solver = range_cfr.for_game(
             game, cfr_rules.PRESETS[_SOLVER.value], dtype=_DTYPE.value, threads=_THREADS.value
         )
-    with solver:  # its threads, shut down after the run and the evaluation
+    # one region: after Ctrl-C, an exact evaluation that would outlast `interrupts.overdue`
+    # (tens of seconds at 52 cards) is given up, and the policy is written without its figures
+    with solver, interrupts.graceful():  # its threads, shut down after the run and evaluation
         result = solver_lib.run(
             solver,
             cli_flags.iteration_budget(_ITERATIONS, _TIME_LIMIT),
             time_limit=_TIME_LIMIT.value,
             log_every=_LOG_EVERY.value or cli.log_every(),
         )
-        with interrupts.graceful():
+        evaluation = None
+        with contextlib.suppress(interrupts.Interrupted):
             evaluation = solver.evaluate_average()
     row = _row(
         game,
@@ -168,6 +176,7 @@ def _solve_on_ranges(game: pyspiel.Game) -> tuple[dict[str, Any], Callable[[str]
         dtype=_DTYPE.value,
         threads=_THREADS.value,
         boards=[lay.deals.num_boards for lay in solver.tree.rounds],
+        paused=result.paused,
     )
     return row, lambda path: range_policy.save_range_policy(solver.average_policy(), path)
 

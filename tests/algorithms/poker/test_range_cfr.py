@@ -332,6 +332,136 @@ def test_a_signal_ends_the_run_after_the_current_iteration_with_its_result():
     assert result.curve.iterations[-1] == ours.iteration == result.iterations
 
 
+def _stop_after(calls):
+    """A stop predicate that holds from its (calls + 1)-th question on."""
+    asked = itertools.count()
+    return lambda: next(asked) >= calls
+
+
+def _same_state(a, b):
+    for x, y in zip(itertools.chain(*a.current_strategy(), *a.average_strategy()),
+                    itertools.chain(*b.current_strategy(), *b.average_strategy())):  # fmt: skip
+        assert np.array_equal(x, y)
+
+
+@pytest.mark.parametrize(
+    "config", [cfr_rules.CFR_PLUS, cfr_rules.CFRConfig(alternating_updates=False)],
+    ids=["alternating", "simultaneous"],
+)  # fmt: skip
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_paused_iteration_resumes_to_the_iterates_of_a_run_never_paused(config, threads):
+    """`iterate(stop)` leaves the chunks not begun when stop() holds; the solver is `paused`
+    (its completed iterations counted), an evaluation meanwhile changes nothing, and the next
+    calls give the uninterrupted run's strategies and averages bit for bit. Paused in the first
+    pass, in the second (alternating: the chunks of player 1's pass), twice in one iteration."""
+    tree = range_tree.RangeTree(structure.detect(RI_3X3), suits=True)
+    chunks = tree.rounds[-1].deals.num_boards  # chunk_values=1: one board per chunk
+    straight = range_cfr.RangeCFRSolver(tree, config, threads=threads, chunk_values=1)
+    paused = range_cfr.RangeCFRSolver(tree, config, threads=threads, chunk_values=1)
+    assert len(paused.walker.chunks) == chunks > 4
+    for _ in range(2):
+        straight.evaluate_and_update_policy()
+        assert paused.iterate(stop=_stop_after(10**9))
+    assert not paused.paused and paused.iteration == 2
+    stops = [2, chunks + 1, 0] if config.alternating_updates else [2, 1, 0]
+    for calls in stops:
+        assert not paused.iterate(stop=_stop_after(calls))
+        assert paused.paused and paused.iteration == 2
+        paused.evaluate_average()
+    assert paused.iterate()  # the rest of iteration 3
+    assert not paused.paused and paused.iteration == 3
+    straight.evaluate_and_update_policy()
+    for _ in range(3):
+        straight.evaluate_and_update_policy()
+        paused.evaluate_and_update_policy()
+    assert straight.iteration == paused.iteration == 6
+    _same_state(straight, paused)
+    assert paused.exploitability() == straight.exploitability()
+
+
+def test_ctrl_c_pauses_a_long_iteration_and_the_next_run_finishes_it(monkeypatch):
+    """SIGINT in the middle of an iteration, with no grace (`interrupts.GRACE_SECONDS` 0, as a
+    52-card iteration outlasts it): `run` returns within the iteration, 'interrupted' and
+    `paused`, without measuring the average between iterates; a later run goes on to the
+    iterates of a run never interrupted."""
+    import os
+    import signal
+
+    from ospiel_ext.runtime import interrupts
+
+    monkeypatch.setattr(interrupts, "GRACE_SECONDS", 0.0)
+    tree = range_tree.RangeTree(structure.detect(RI_3X3), suits=True)
+    straight = range_cfr.RangeCFRSolver(tree, chunk_values=1)
+    ours = range_cfr.RangeCFRSolver(tree, chunk_values=1)
+    update_chunk = ours._update_chunk
+    calls = itertools.count()
+
+    def signalling(*args, **kwargs):  # the signal arrives in the 3rd iteration's first pass
+        if next(calls) == 2 * 2 * len(ours.walker.chunks) + 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return update_chunk(*args, **kwargs)
+
+    monkeypatch.setattr(ours, "_update_chunk", signalling)
+    result = solver_lib.run(ours, 10, checkpoints=range(11))
+    assert result.stop_reason == "interrupted" and result.paused
+    assert result.iterations == ours.iteration == 2 and ours.paused
+    assert result.curve.iterations == (0, 1, 2)  # nothing measured of the paused average
+    result = solver_lib.run(ours, 3)
+    assert result.stop_reason == "iterations" and not result.paused and ours.iteration == 5
+    for _ in range(5):
+        straight.evaluate_and_update_policy()
+    _same_state(straight, ours)
+
+
+def test_an_exception_inside_a_pass_leaves_a_solver_that_refuses_to_go_on(monkeypatch):
+    """A second Ctrl-C (KeyboardInterrupt) in a pass: which chunks were updated is not known,
+    so the next iteration is refused rather than updating some of them twice."""
+    tree = range_tree.RangeTree(structure.detect(RI_3X3), suits=True)
+    ours = range_cfr.RangeCFRSolver(tree, chunk_values=1)
+    update_chunk, calls = ours._update_chunk, itertools.count()
+
+    def failing(*args, **kwargs):
+        if next(calls) == 3:
+            raise KeyboardInterrupt
+        return update_chunk(*args, **kwargs)
+
+    monkeypatch.setattr(ours, "_update_chunk", failing)
+    with pytest.raises(KeyboardInterrupt):
+        ours.evaluate_and_update_policy()
+    with pytest.raises(RuntimeError, match=r"part way.*start a new solver"):
+        ours.evaluate_and_update_policy()
+
+
+def test_ctrl_c_gives_up_a_long_measurement_and_the_run_keeps_its_result(monkeypatch):
+    """SIGINT while the run measures the average (an exact evaluation, 30 s at 52 cards), no
+    grace: the evaluation raises `Interrupted` between chunks and the run returns at once,
+    'interrupted', without that row; outside a run the evaluation raises."""
+    import os
+    import signal
+
+    from ospiel_ext.runtime import interrupts
+
+    monkeypatch.setattr(interrupts, "GRACE_SECONDS", 0.0)
+    tree = range_tree.RangeTree(structure.detect(RI_3X3), suits=True)
+    ours = range_cfr.RangeCFRSolver(tree, chunk_values=1)
+    values = ours.walker.chunk_values
+    calls = itertools.count()
+
+    def signalling(*args, **kwargs):  # 3 calls per chunk: the measurement at iteration 2
+        if next(calls) == 2 * 2 * len(ours.walker.chunks) + 2 * 3 * len(ours.walker.chunks) + 4:
+            os.kill(os.getpid(), signal.SIGINT)
+        return values(*args, **kwargs)
+
+    monkeypatch.setattr(ours.walker, "chunk_values", signalling)
+    result = solver_lib.run(ours, 10, checkpoints=range(11))
+    assert result.stop_reason == "interrupted" and not result.paused
+    assert result.iterations == ours.iteration == 2 and result.curve.iterations == (0, 1)
+    with interrupts.graceful():
+        os.kill(os.getpid(), signal.SIGINT)
+        with pytest.raises(interrupts.Interrupted):
+            ours.evaluate_average()
+
+
 @pytest.mark.parametrize(
     "config",
     [cfr_rules.CFR_PLUS, cfr_rules.DCFR, cfr_rules.CFRConfig(alternating_updates=False)],
