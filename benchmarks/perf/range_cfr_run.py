@@ -21,16 +21,16 @@ given up (`paused`; `final` is then the last measurement, of an earlier average)
 
 JSON keys: game, solver, suits, dtype, threads, boards (per round), entries (regret entries,
 both players), build_seconds, seconds_per_iteration (solving seconds / iterations),
-peak_rss_bytes (VmHWM), curve {iterations, traversals, seconds (solving), value (player 0's,
-of the average profile), nash_conv, exploitability, max_infoset_regret (empty)}, final
+peak_rss_bytes (VmHWM), curve {iterations, traversals, seconds (solving), value (player 0's, of
+the average profile), nash_conv, exploitability, max_infoset_regret (empty)}, final
 {iterations, seconds, exploitability, value} (the last measurement, where the run stopped),
-stop_reason, paused, wall_seconds, at_600_seconds (the last measurement within 600 solving
-seconds), seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first measurement at or
-below; null when not reached), exploitability_mbb (the final exploitability in
-milli-big-blinds per game; universal_poker games only), br_seconds (one exact evaluation of
+stop_reason, paused (only when true), wall_seconds, at_600_seconds (the last measurement within
+600 solving seconds), seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first
+measurement at or below; null when not reached), exploitability_mbb (the final exploitability
+in milli-big-blinds per game; universal_poker games only), br_seconds (one exact evaluation of
 the average profile: both best responses). --policy_out writes the average strategy
-(`poker.range_policy`: an OpenSpiel policy of the whole game once loaded; Rhode Island's is
-133 MB).
+(`poker.range_policy`: an OpenSpiel policy of the whole game once loaded; Rhode Island's is 133
+MB).
 """
 
 import time
@@ -140,7 +140,7 @@ def main(argv):
         ),
         "br_seconds": br_seconds,
         "stop_reason": result.stop_reason,
-        "paused": result.paused,
+        **({"paused": True} if result.paused else {}),
         "wall_seconds": result.wall_seconds,
         "at_600_seconds": (
             {k: curve[k][within[-1]] for k in ("iterations", "seconds", "exploitability")}

@@ -359,7 +359,7 @@ def test_head_to_head_stops_its_workers(tmp_path, sig):
         for line in proc.stderr:  # the workers run once the sweep has started
             if "sweep:" in line or time.monotonic() > deadline:
                 break
-        time.sleep(3)
+        time.sleep(1)
         proc.send_signal(sig)
         if sig == signal.SIGINT:
             time.sleep(0.2)
@@ -576,8 +576,9 @@ def test_poker_scale_writes_the_parts_so_far_and_starts_no_other(server, tmp_pat
         "--lossless_game=",
         "--lp_games=kuhn_poker",
         f"--output_json={out}",
-        wait_for=None,
-        seconds=6.0,
+        "--verbose",  # part 2's run loop logs its checkpoints
+        wait_for="iteration 1 ",
+        seconds=1.0,
         sig=sig,
     )
     row = _interrupted(result, out)

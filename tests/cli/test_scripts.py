@@ -130,7 +130,7 @@ def test_solve_with_suits_writes_a_range_policy_openspiel_evaluates(tmp_path):
     )
 
 
-def _interrupt(script, *flags, wait_for, seconds=2.0):
+def _interrupt(script, *flags, wait_for, seconds=1.0):
     """Runs a script, sends SIGINT `seconds` after its log shows `wait_for` (its loop runs)."""
     proc = subprocess.Popen(
         [sys.executable, os.path.join(ROOT, "scripts", script), *flags],
