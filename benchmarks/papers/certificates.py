@@ -9,6 +9,9 @@ a percentage of the game, next to the paper's numbers; wall time and LP time. Ea
 under --time_limit seconds; a run stopped by the budget reports its best certificate's epsilon.
 For unlimited limit Leduc (an infinite game) the size is that of the paper's trunk with at most
 12 consecutive raises, and the largest number of consecutive raises ever expanded is reported.
+--steps=paper (the default) runs Algorithm 6.7's own step (`expand_below=0`, warm-started
+simplex); --steps=auto the search's defaults, which choose both as they run
+(`certificates.steps`).
 """
 
 import time
@@ -62,7 +65,14 @@ cli_flags.rename("compile_max_nodes", "max_nodes")
 _WARM_START = flags.DEFINE_boolean(
     "warm_start", True, "Start every LP from the previous trunk's basis."
 )
+_STEPS = flags.DEFINE_enum(
+    "steps", "paper", ["paper", "auto"], "Algorithm 6.7's step, or the search's auto choice."
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the rows here as JSON.")
+STEPS = {
+    "paper": {"expand_below": 0, "lp_method": "simplex"},
+    "auto": {"expand_below": certificates.AUTO, "lp_method": certificates.AUTO},
+}
 
 
 def _pct(part, whole):
@@ -91,7 +101,7 @@ def main(argv):
             nodes, infosets = 0, 0
         start = time.perf_counter()
         result = certificates.search(
-            game, time_limit=_TIME_LIMIT.value, warm_start=_WARM_START.value
+            game, time_limit=_TIME_LIMIT.value, warm_start=_WARM_START.value, **STEPS[_STEPS.value]
         )
         cert = result.certificate
         minimal = certificates.minimal_certificate(cert)

@@ -8,6 +8,7 @@ Games" (AAAI 2021). Modules:
   (Sections 3, 4, Def. 6.2);
 * `trunk_lps`: the best certificate of a trunk, unbounded payoffs (Sections 6.1, 6.4);
 * `search`: Algorithm 6.7, the search that grows the trunk (Sections 6.3, 6.7);
+* `steps`: how large its steps are and which LP method it uses, chosen as it runs;
 * `io`: certificate files, re-verified from the game alone.
 
 The names users call are re-exported here: `certificates.search(game, ...)`,
@@ -29,20 +30,24 @@ from ospiel_ext.algorithms.certificates.search import (
     SearchStop,
     search,
 )
+from ospiel_ext.algorithms.certificates.steps import AUTO, Choice, Steps
 from ospiel_ext.algorithms.certificates.trunk_lps import best_certificate
 from ospiel_ext.algorithms.certificates.trunks import BlackBox, Bounds, NatureSampling, Trunk
 
 __all__ = [
+    "AUTO",
     "DEFAULT_MAX_TRUNK_NODES",
     "ZERO_TOLERANCE",
     "BlackBox",
     "Bounds",
     "Certificate",
     "CertificatePolicy",
+    "Choice",
     "IterationCost",
     "NatureSampling",
     "SearchResult",
     "SearchStop",
+    "Steps",
     "Trunk",
     "Verification",
     "best_certificate",

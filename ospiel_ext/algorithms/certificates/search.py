@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from ospiel_ext import loading, lp
 from ospiel_ext.algorithms.certificates.certificate import Certificate
+from ospiel_ext.algorithms.certificates.steps import AUTO, Choice, Steps
 from ospiel_ext.algorithms.certificates.trunk_lps import TrunkSolves, solve_trunk
 from ospiel_ext.algorithms.certificates.trunks import BlackBox, Trunk
 from ospiel_ext.runtime import interrupts, progress, stops
@@ -82,6 +83,8 @@ class SearchResult(stops.Stoppable):
       peak_memory: the largest resident memory seen (bytes; 0 unless `max_memory` was set).
       explored_nodes: the nodes of the trunk the search grew (its last), against the
         certificate's trunk (`certificate.trunk`), which may be an earlier, smaller one.
+      expand_below, lp_method: the steps of the last iteration (`steps.Steps`).
+      choices: the changes "auto" made to them, in order (`steps.Choice`).
     """
 
     certificate: Certificate
@@ -93,6 +96,9 @@ class SearchResult(stops.Stoppable):
     trace: tuple[IterationCost, ...] = ()
     peak_memory: int = 0
     explored_nodes: int = 0
+    expand_below: int = 0
+    lp_method: str = "simplex"
+    choices: tuple[Choice, ...] = ()
 
 
 def _support_leaves(
@@ -125,8 +131,8 @@ def search(
     expand_shallowest: bool = False,
     black_box: BlackBox | None = None,
     warm_start: bool = True,
-    expand_below: int = 0,
-    lp_method: str = "simplex",
+    expand_below: int | str = AUTO,
+    lp_method: str = AUTO,
     max_memory: int | None = None,
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
@@ -149,6 +155,8 @@ def search(
     larger steps where each iteration's cost grows with the whole trunk).
     `lp_method` is HiGHS's algorithm for the trunk LPs (`highs.METHODS`: "simplex", warm-started
     as above, or "ipm", interior point with crossover, cold; faster on large trunks).
+    "auto" (the default of both) chooses them from the growth and LP seconds of the iterations
+    so far (`steps.Steps`); `expand_below=0, lp_method="simplex"` is Algorithm 6.7's own step.
     `black_box` is how the game is queried (Section 5; None: `BlackBox()`): its `bounds` oracle
     (default `trunks.utility_bounds`) and, with `nature`, chance sampled: the certificate is
     exact for the sampled trunk and worth epsilon + 2 nature.epsilon in the true game with
@@ -160,8 +168,7 @@ def search(
     """
     if not epsilon >= 0:
         raise ValueError(f"epsilon must be non-negative, got {epsilon}")
-    if expand_below < 0:
-        raise ValueError(f"expand_below must be non-negative, got {expand_below}")
+    steps = Steps(expand_below, lp_method)
     black_box = black_box or BlackBox()
     trunk = Trunk(game, black_box.bounds, black_box.nature)
     cap = loading.node_cap(trunk.game, max_nodes, DEFAULT_MAX_TRUNK_NODES, walk_whole_game=False)
@@ -174,8 +181,7 @@ def search(
             budget,
             expand_shallowest=expand_shallowest,
             warm_start=warm_start,
-            expand_below=expand_below,
-            lp_method=lp_method,
+            steps=steps,
         )
 
 
@@ -187,8 +193,7 @@ def _search(
     *,
     expand_shallowest: bool,
     warm_start: bool,
-    expand_below: int,
-    lp_method: str,
+    steps: Steps,
 ) -> SearchResult:
     """The loop of `search` (see there)."""
     best: Certificate | None = None
@@ -205,7 +210,7 @@ def _search(
             sf = TreeSequenceForm(trunk.tree())
             sf.tree.check_perfect_recall()
             built = time.perf_counter()
-            solved, reason = _solve_within(sf, warm, lp_method, budget)
+            solved, reason = _solve_within(sf, warm, steps.lp_method, budget)
             if solved is None:
                 break
             if warm_start:
@@ -241,7 +246,9 @@ def _search(
             expanding = time.perf_counter()
             expanded = 0
             if reason is None:
-                expanded, reason = _expand(trunk, to_expand, expand_below, cap=cap, budget=budget)
+                expanded, reason = _expand(
+                    trunk, to_expand, steps.expand_below, cap=cap, budget=budget
+                )
             done = time.perf_counter()
             trace.append(
                 IterationCost(
@@ -254,15 +261,22 @@ def _search(
                     expanded=expanded,
                 )
             )
+            steps.observe(
+                iteration,
+                nodes=sf.tree.num_nodes,
+                nodes_after=trunk.num_nodes,
+                seconds=expanding - began,
+                lp_seconds=solved.lp_seconds,
+            )
     assert reason is not None
     if best is None:  # stopped before the first trunk's LPs: its uniform profile
         best = _uniform_certificate(sf)
     logging.vlog(
         1,
         "certificate search stopped (%s) after %d iterations, %.1fs: epsilon %.3g, trunk of "
-        "%d nodes (%d explored)",
+        "%d nodes (%d explored); %s",
         reason, iteration, budget.elapsed(), best.epsilon, best.trunk.num_nodes,
-        trunk.num_nodes,
+        trunk.num_nodes, steps.describe(),
     )  # fmt: skip
     return SearchResult(
         certificate=best,
@@ -274,6 +288,9 @@ def _search(
         trace=tuple(trace),
         peak_memory=budget.peak_memory,
         explored_nodes=trunk.num_nodes,
+        expand_below=steps.expand_below,
+        lp_method=steps.lp_method,
+        choices=tuple(steps.choices),
     )
 
 

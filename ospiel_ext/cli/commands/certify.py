@@ -20,28 +20,32 @@ trunk counts, the strategy; format version 2) and PATH.npz (the trunk's arrays);
 together: `ospiel-ext verify --certificate=PATH` reads both.
 
 Large trunks: --expand_below=K expands K levels deeper per iteration (fewer, larger steps)
-and --lp_method=ipm solves the trunk LPs by HiGHS's interior point method; together they
-certify 6-rank Goofspiel (docs/results/certificates.md):
+and --lp_method=ipm solves the trunk LPs by HiGHS's interior point method. Both default to
+auto: the search chooses them from what its iterations measure (how much each grows the trunk,
+how long the LPs take; `certificates.steps`) and prints what it chose. --expand_below=0
+--lp_method=simplex is Algorithm 6.7's own step:
 
-  ospiel-ext certify --game="sequential_goofspiel(num_cards=6)" --expand_below=1 \
-      --lp_method=ipm --certificate_out=/tmp/g6.cert.json
+  ospiel-ext certify --game="sequential_goofspiel(num_cards=6)" \
+      --certificate_out=/tmp/g6.cert.json
 
 --policy_out needs a finite game (it writes a policy for every information state); it is
 refused, before the search, for an infinite game such as limit_leduc_poker(max_raises=-1).
 
-JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0),
-zero_certificate (epsilon <= 1e-12 x the trunk's payoff range, `certificates.ZERO_TOLERANCE`:
-an exact equilibrium up to floating point), value_lower, value_upper, trunk_nodes and
-trunk_infosets (the certificate's trunk), minimal_nodes, minimal_infosets, explored_nodes (the
-trunk the search grew, which may be larger than the certificate's: a run that never beats its
-first certificate keeps that one), iterations, seconds, lp_seconds, stop_reason
-('epsilon', 'no pseudoterminal node in support', 'max_nodes', 'max_memory', 'time_limit',
-'interrupted'), stopped_early (true for the last four), verified (true: the certificate was
-verified from the game before it was written; false with --nature_epsilon, whose sampled trunk
-the game cannot reproduce); with --nature_epsilon (chance sampled, Section 5) also
-true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
+JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0), zero_certificate
+(epsilon <= 1e-12 x the trunk's payoff range, `certificates.ZERO_TOLERANCE`: an exact
+equilibrium up to floating point), value_lower, value_upper, trunk_nodes and trunk_infosets
+(the certificate's trunk), minimal_nodes, minimal_infosets, explored_nodes (the trunk the
+search grew, which may be larger than the certificate's: a run that never beats its first
+certificate keeps that one), iterations, seconds, lp_seconds, stop_reason ('epsilon', 'no
+pseudoterminal node in support', 'max_nodes', 'max_memory', 'time_limit', 'interrupted'),
+stopped_early (true for the last four), verified (true: the certificate was verified from the
+game before it was written; false with --nature_epsilon, whose sampled trunk the game cannot
+reproduce), expand_below and lp_method (those of the last iteration), choices (what auto chose,
+in order: iteration, expand_below, lp_method, reason); with --nature_epsilon (chance sampled,
+Section 5) also true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
 """
 
+import dataclasses
 from typing import Any
 
 import pyspiel
@@ -93,19 +97,19 @@ _POLICY_OUT = flags.DEFINE_string(
     "policy_out", None, "Write the certified policy of the full game (finite games only)."
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the results here as JSON.")
-_EXPAND_BELOW = flags.DEFINE_integer(
+_EXPAND_BELOW = flags.DEFINE_string(
     "expand_below",
-    0,
+    certificates.AUTO,
     "Per iteration, also expand the expanded nodes' new children this many levels deeper "
-    "(fewer, larger steps; 1-2 were 1.2-5x faster on Goofspiel and search_game).",
+    "(fewer, larger steps), or auto: chosen from the trunk's growth per iteration.",
 )
 _LP_METHOD = flags.DEFINE_enum(
     "lp_method",
-    "simplex",
-    list(highs.METHODS),
-    "HiGHS's algorithm for the trunk LPs: simplex (warm-started) or ipm (interior point with "
-    "crossover; faster on large trunks whose warm starts help little, such as 6-rank "
-    "imperfect-information Goofspiel; slower on small ones: docs/results/certificates.md).",
+    certificates.AUTO,
+    [certificates.AUTO, *highs.METHODS],
+    "HiGHS's algorithm for the trunk LPs: simplex (warm-started), ipm (interior point with "
+    "crossover; faster on large trunks whose warm starts help little, slower on small ones: "
+    "docs/results/certificates.md), or auto: the faster per trunk node once LPs take seconds.",
 )
 _WARM_START = flags.DEFINE_boolean(
     "warm_start", True, "Start every LP from the previous trunk's basis (--nowarm_start: cold)."
@@ -136,6 +140,9 @@ def _row(
         "stop_reason": result.stop_reason,
         "stopped_early": result.stopped_early,
         "verified": nature is None,
+        "expand_below": result.expand_below,
+        "lp_method": result.lp_method,
+        "choices": [dataclasses.asdict(c) for c in result.choices],
     }
     if nature is not None:
         # Corollary 5.2: an (epsilon + 2 epsilon_nature)-equilibrium, probability 1 - 4 delta
@@ -166,7 +173,11 @@ def main(argv: list[str]) -> None:
     for holder in (_MAX_TRUNK_NODES, _TIME_LIMIT, _NATURE_EPSILON, _NATURE_SUPPORT, _MAX_MEMORY_GB):
         cli_flags.positive(holder)
     cli_flags.non_negative(_TARGET_EPSILON)
-    cli_flags.non_negative(_EXPAND_BELOW)
+    cli_flags.require(
+        _EXPAND_BELOW.value == certificates.AUTO or _EXPAND_BELOW.value.isdigit(),
+        f"--expand_below must be a non-negative integer or {certificates.AUTO}, "
+        f"got {_EXPAND_BELOW.value!r}",
+    )
     cli_flags.fraction(_NATURE_DELTA)
     cli_flags.output_path(_OUTPUT_JSON)
     cli_flags.output_path(_CERTIFICATE_OUT, suffixes=("", ".npz"))
@@ -210,7 +221,11 @@ def main(argv: list[str]) -> None:
             expand_shallowest=_SHALLOWEST.value,
             black_box=certificates.BlackBox(nature=nature),
             warm_start=_WARM_START.value,
-            expand_below=_EXPAND_BELOW.value,
+            expand_below=(
+                _EXPAND_BELOW.value
+                if _EXPAND_BELOW.value == certificates.AUTO
+                else int(_EXPAND_BELOW.value)
+            ),
             lp_method=_LP_METHOD.value,
         )
         # a Ctrl-C once the search is done lets the certificate be checked and written
@@ -219,7 +234,9 @@ def main(argv: list[str]) -> None:
             _verify(game, cert)
         minimal = certificates.minimal_certificate(cert)
     row = _row(game, result, minimal, nature)
-    print(format_table(["quantity", "value"], row.items()))
+    print(format_table(["quantity", "value"], [(k, v) for k, v in row.items() if k != "choices"]))
+    for c in result.choices:
+        print(f"chose at iteration {c.iteration}: {c.reason}")
     with cli.outputs():
         cli_output.write_json(_OUTPUT_JSON.value, row)
         if _CERTIFICATE_OUT.value:
