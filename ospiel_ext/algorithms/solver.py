@@ -34,6 +34,7 @@ restored when it returns.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -385,13 +386,14 @@ def run(
                 done += 1
                 shown.update(done)
                 if log_every is not None and done % log_every == 0:
-                    logging.info(
-                        "iteration %d  exploitability %.3g  %.2fs",
-                        solver.iteration,
-                        solver.exploitability(),
-                        seconds,
-                    )
-        paused = pausable and bool(getattr(solver, "paused", False))
+                    with contextlib.suppress(interrupts.Interrupted):  # given up after Ctrl-C
+                        logging.info(
+                            "iteration %d  exploitability %.3g  %.2fs",
+                            solver.iteration,
+                            solver.exploitability(),
+                            seconds,
+                        )
+        paused = pausable and cast(PausableSolver, solver).paused
         if len(points) and recorder.last_iteration != solver.iteration and not paused:
             recorder.measure_or_give_up(seconds)
     if reason != "iterations":
