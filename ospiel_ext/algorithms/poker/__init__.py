@@ -29,8 +29,10 @@ Modules:
   in place of the one-card games' T x T kernels;
 * `range_rows`: one round's rows on a block of boards: reaches, values and regrets,
   regret matching (the kernels of every pass);
-* `range_walker`: the passes over that layout, on threads, the last round chunk by chunk of
-  boards: values and exact best responses (`RangeWalker.evaluate`);
+* `range_parts`: the blocks of boards each thread walks and the chunks of the last round,
+  which a pass can leave for later (Ctrl-C);
+* `range_walker`: the passes over that layout, on those threads and chunks: values and exact
+  best responses (`RangeWalker.evaluate`);
 * `range_cfr`: CFR / CFR+ / DCFR on those passes (Johanson et al. 2012, Section 3); with suit
   isomorphism it solves Rhode Island Hold'em and 52-card flop hold'em whole;
 * `range_engine`: that solver as the CFR engine the public-tree form offers the generic

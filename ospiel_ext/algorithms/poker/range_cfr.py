@@ -62,6 +62,7 @@ from ospiel_ext.algorithms.cfr_rules import (
     tie_tolerance,
 )
 from ospiel_ext.algorithms.poker import range_tree, structure
+from ospiel_ext.algorithms.poker.range_parts import Closing
 from ospiel_ext.algorithms.poker.range_policy import RangePolicy
 from ospiel_ext.algorithms.poker.range_rows import (
     normalise,
@@ -70,7 +71,7 @@ from ospiel_ext.algorithms.poker.range_rows import (
     sliced,
 )
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
-from ospiel_ext.algorithms.poker.range_walker import Closing, RangeWalker
+from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray
 
 DTYPES = (np.dtype(np.float64), np.dtype(np.float32))

@@ -13,17 +13,16 @@ on the same passes is `range_cfr`.
 
 Everything a pass does below a round's first rows is independent board by board (a deal
 joins the boards only at the round's ends), so with `threads` > 1 each round's entries are
-cut into that many consecutive blocks of whole boards (`orbits.OrbitLayout.blocks`), one per
-thread (numpy releases the GIL inside its loops and BLAS calls).
+cut into that many consecutive blocks of whole boards, one per thread (`range_parts`).
 
 The last round, the largest (52-card flop hold'em: hundreds of millions of (node, entry)
 values), is never held whole in reaches or values: a pass cuts it into chunks of whole boards
-(`CHUNK_VALUES` values each), and a thread takes a chunk through its reaches (from the round
-above's ends), its values bottom up and, in the solver, the average, regrets and update rule
-of that chunk, in buffers it reuses; only the values at the round's first rows go up to the
-round above, which is walked whole. Each entry is computed by the same operations in the same
-order in any block or chunk, so the iterates do not depend on the number of threads or the
-chunk size, exactly with one-card kernels, to rounding with card sets (their products over
+(`range_parts.CHUNK_VALUES` values each), and a thread takes a chunk through its reaches (from
+the round above's ends), its values bottom up and, in the solver, the average, regrets and
+update rule of that chunk, in buffers it reuses; only the values at the round's first rows go
+up to the round above, which is walked whole. Each entry is computed by the same operations in
+the same order in any block or chunk, so the iterates do not depend on the number of threads or
+the chunk size, exactly with one-card kernels, to rounding with card sets (their products over
 hand families round by their row count, `set_terminals`).
 
 Ctrl-C or SIGTERM stops a pass between chunks once `interrupts.overdue()` (a second after
@@ -34,13 +33,8 @@ so far; a solver's pass leaves its remaining chunks for later (`each_chunk`'s `s
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import functools
-import threading
-import weakref
-from collections.abc import Callable, Sequence
-from types import TracebackType
-from typing import Self
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,6 +43,7 @@ from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms.poker import range_tree, structure
+from ospiel_ext.algorithms.poker.range_parts import BoardParts
 from ospiel_ext.algorithms.poker.range_policy import arrays_from_tabular
 from ospiel_ext.algorithms.poker.range_rows import (
     normalise,
@@ -60,35 +55,10 @@ from ospiel_ext.algorithms.poker.range_rows import (
 )
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.arrays import FloatArray
-from ospiel_ext.runtime import blas, interrupts
-
-CHUNK_VALUES = 16_000_000
-"""About how many (node, entry) values of the last round a pass holds per thread and array at
-once (`RangeWalker`): 64 MB in float32, 128 MB in float64, where the whole round of 52-card
-flop hold'em is hundreds of millions. Rhode Island Hold'em's last round (10.3 M) is then one
-chunk per thread, as fast as whole arrays; in 52-card limit flop hold'em 16 chunks took 9.0 s
-per DCFR iteration and 62 chunks of 4 M 9.8 s, at the same peak memory."""
+from ospiel_ext.runtime import interrupts
 
 
-class Closing:
-    """A context manager that `close()`s its object at the end of the `with` block."""
-
-    def close(self) -> None:
-        """Releases what the object holds."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class RangeWalker(Closing):
+class RangeWalker(BoardParts):
     """The passes over a `RangeTree`: reaches, values, best responses.
 
     Args:
@@ -96,7 +66,7 @@ class RangeWalker(Closing):
       threads: threads a pass runs on, each on its own block of every round's boards
         (module docstring); at most as many blocks as a round has boards.
       chunk_values: about how many (node, entry) values of the last round a thread holds at
-        once (None: `CHUNK_VALUES`; module docstring, the last round in chunks).
+        once (None: `range_parts.CHUNK_VALUES`; module docstring, the last round in chunks).
 
     With more than one thread the walker owns a thread pool: `close()` it, or use the walker
     as a context manager (`with RangeWalker(tree, threads=2) as walker:`); a walker
@@ -104,100 +74,13 @@ class RangeWalker(Closing):
     """
 
     def __init__(self, tree: RangeTree, *, threads: int = 1, chunk_values: int | None = None):
-        if threads < 1:
-            raise ValueError(f"game {tree.name}: threads must be at least 1, got {threads}")
-        self.tree, self.threads = tree, threads
-        self.blocks = [lay.orbits.blocks(threads) for lay in tree.rounds]
-        last = tree.rounds[-1]
-        values = CHUNK_VALUES if chunk_values is None else chunk_values
-        parts = -(-last.num_nodes * last.orbits.width // max(1, values))
-        # a multiple of the threads, so that each thread takes as many chunks (3 chunks on 2
-        # threads: one thread does two thirds of the round)
-        self.chunks = last.orbits.blocks(threads * -(-parts // threads))
+        super().__init__(tree, threads=threads, chunk_values=chunk_values)
         # per round before a deal and block: the deal's transpose restricted to the block
         self._deals: list[list[sp.csr_matrix]] = [
             [_checked(nxt.deal_matrix)[:, b].T.tocsr() for b in blocks]
             for blocks, nxt in zip(self.blocks, tree.rounds[1:])
         ]
-        self._pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
-        self._close = (
-            None if self._pool is None else weakref.finalize(self, self._pool.shutdown, wait=True)
-        )
         self._values: dict[np.dtype, list[FloatArray]] = {}
-        self._local = threading.local()  # per thread: its chunk buffers (`chunk_buffer`)
-
-    def close(self) -> None:
-        """Shuts the thread pool down (a pass afterwards runs on this thread only)."""
-        if self._close is not None:
-            self._close()
-        self._pool = None
-
-    def each_block(self, r: int, work: Callable[[int, slice], None]) -> None:
-        """work(i, boards) for every block i of round r's boards, on the walker's threads."""
-        self._each(self.blocks[r], work)
-
-    def each_chunk(
-        self,
-        work: Callable[[slice], None],
-        *,
-        only: Sequence[int] | None = None,
-        stop: Callable[[], bool] | None = None,
-    ) -> list[int]:
-        """work(entries) for the chunks of the last round's boards, on the walker's threads.
-
-        Every chunk, or those of the indices `only` (into `chunks`). With `stop`, a chunk not
-        begun when stop() holds is left undone. Returns the indices of the chunks left, in
-        order (a chunk's work depends on no other's, so they can be done later).
-        """
-        indices = list(range(len(self.chunks)) if only is None else only)
-        left: list[int] = []
-
-        def guarded(i: int, b: slice) -> None:
-            if stop is not None and stop():
-                left.append(indices[i])
-            else:
-                work(b)
-
-        self._each([self.chunks[i] for i in indices], guarded)
-        return sorted(left)
-
-    def _each(self, parts: list[slice], work: Callable[[int, slice], None]) -> None:
-        """work(i, part) for every part, on the pool's threads.
-
-        If a part raises (or a KeyboardInterrupt reaches this thread), the parts not yet
-        started are cancelled and those running finish before the exception goes on.
-        OpenBLAS meanwhile on one thread (`runtime.blas`: its own would spin beside the pool's).
-        """
-        if self._pool is None or len(parts) == 1:
-            for i, b in enumerate(parts):
-                work(i, b)
-            return
-        with blas.single_threaded():
-            futures = [self._pool.submit(work, i, b) for i, b in enumerate(parts)]
-            try:
-                for future in futures:
-                    future.result()
-            except BaseException:  # e.g. Ctrl-C: the parts not started are not started
-                for future in futures:
-                    future.cancel()
-                cf.wait(futures)
-                raise
-
-    def chunk_buffer(self, slot: int, b: slice, dtype: DTypeLike) -> FloatArray:
-        """A (nodes, entries) array of the last round for chunk b: this thread's `slot`.
-
-        The memory is kept and reused from chunk to chunk (fresh memory costs page faults).
-        """
-        lay = self.tree.rounds[-1]
-        width = b.stop - b.start
-        key = (slot, np.dtype(dtype))
-        buffers: dict[tuple[int, np.dtype], FloatArray]
-        buffers = self._local.__dict__.setdefault("buffers", {})
-        if key not in buffers:
-            most = max(c.stop - c.start for c in self.chunks)
-            buffers[key] = np.empty(lay.num_nodes * most, dtype=key[1])
-        out: FloatArray = buffers[key][: lay.num_nodes * width].reshape(lay.num_nodes, width)
-        return out
 
     def uniform(self, dtype: DTypeLike = np.float64) -> Arrays:
         """Uniform strategies of both players, per entry (n, A, F)."""

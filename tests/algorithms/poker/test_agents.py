@@ -16,7 +16,7 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policies
-from ospiel_ext.algorithms.poker import agents, range_tree, range_walker, structure
+from ospiel_ext.algorithms.poker import agents, range_parts, range_tree, range_walker, structure
 from ospiel_ext.runtime import interrupts
 
 LIMIT, NO_LIMIT = HOLDEM_LIMIT, HOLDEM_NO_LIMIT
@@ -143,7 +143,7 @@ def test_the_last_rounds_answers_are_asked_chunk_by_chunk_and_never_held_whole(
     monkeypatch.setattr(agents, "MEMORY_SHARE", 0.5)
     with pytest.raises(ValueError, match="GiB"):
         agents.arrays_from_batched(tree, batched)
-    monkeypatch.setattr(range_walker, "CHUNK_VALUES", 1)
+    monkeypatch.setattr(range_parts, "CHUNK_VALUES", 1)
     calls = []
     ours = agents.evaluate_batched(
         LIMIT, lambda node: calls.append(node) or batched(node), threads=threads
@@ -157,7 +157,7 @@ def test_the_last_rounds_answers_are_asked_chunk_by_chunk_and_never_held_whole(
 def test_ctrl_c_stops_the_asking_within_a_call(monkeypatch, threads):
     """A Ctrl-C while the agent is asked (a pass of hours for a slow network) stops it before
     the next call, on every thread, and no chunk queued behind starts: Interrupted (exit 130)."""
-    monkeypatch.setattr(range_walker, "CHUNK_VALUES", 1)  # chunks queued behind the signal
+    monkeypatch.setattr(range_parts, "CHUNK_VALUES", 1)  # chunks queued behind the signal
     uniform = agents.from_policy(policy_lib.UniformRandomPolicy(pyspiel.load_game(LIMIT)))
     calls, at = [], 40
 
