@@ -237,12 +237,7 @@ def _search(
                 cert.epsilon,
             )
             to_expand = _nodes_to_expand(trunk, solved, expand_shallowest)
-            if cert.epsilon <= epsilon + cert.zero_tolerance:
-                reason = "epsilon"
-            elif not to_expand:
-                reason = "no pseudoterminal node in support"
-            elif trunk.num_nodes + _children_bound(trunk, to_expand) > cap:
-                reason = "max_nodes"
+            reason = _done(cert, epsilon, trunk, to_expand=to_expand, cap=cap)
             expanding = time.perf_counter()
             expanded = 0
             if reason is None:
@@ -261,13 +256,14 @@ def _search(
                     expanded=expanded,
                 )
             )
-            steps.observe(
-                iteration,
-                nodes=sf.tree.num_nodes,
-                nodes_after=trunk.num_nodes,
-                seconds=expanding - began,
-                lp_seconds=solved.lp_seconds,
-            )
+            if reason is None:  # the next iteration's steps (none after the last)
+                steps.observe(
+                    iteration,
+                    nodes=sf.tree.num_nodes,
+                    nodes_after=trunk.num_nodes,
+                    seconds=expanding - began,
+                    lp_seconds=solved.lp_seconds,
+                )
     assert reason is not None
     if best is None:  # stopped before the first trunk's LPs: its uniform profile
         best = _uniform_certificate(sf)
@@ -292,6 +288,22 @@ def _search(
         lp_method=steps.lp_method,
         choices=tuple(steps.choices),
     )
+
+
+def _done(
+    cert: Certificate, epsilon: float, trunk: Trunk, *, to_expand: list[int], cap: int | float
+) -> SearchStop | None:
+    """Why the search stops once a trunk is solved, or None.
+
+    The target met, nothing to expand, or the node cap passed by the next expansion.
+    """
+    if cert.epsilon <= epsilon + cert.zero_tolerance:
+        return "epsilon"
+    if not to_expand:
+        return "no pseudoterminal node in support"
+    if trunk.num_nodes + _children_bound(trunk, to_expand) > cap:
+        return "max_nodes"
+    return None
 
 
 def _solve_within(

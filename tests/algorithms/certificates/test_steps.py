@@ -103,3 +103,19 @@ def test_a_search_whose_steps_change_still_certifies_and_says_what_it_chose(monk
     assert max(c.expand_below for c in result.choices) >= 1
     last = result.choices[-1]
     assert (result.expand_below, result.lp_method) == (last.expand_below, last.lp_method)
+    assert last.iteration <= result.iterations
+
+
+def test_the_last_iteration_chooses_nothing(monkeypatch):
+    """The steps are chosen for a next iteration only: a choice after the last would report
+    a method or depth the search never used."""
+    observed = []
+    observe = steps_lib.Steps.observe
+
+    def counting(self, iteration, **kwargs):
+        observed.append(iteration)
+        observe(self, iteration, **kwargs)
+
+    monkeypatch.setattr(steps_lib.Steps, "observe", counting)
+    result = certificates.search("sequential_goofspiel(num_cards=4)")
+    assert observed == list(range(1, result.iterations))
