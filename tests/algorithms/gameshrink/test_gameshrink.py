@@ -10,7 +10,7 @@ import numpy as np
 import pyspiel
 import pytest
 import scipy.sparse as sp
-from open_spiel.python.algorithms import exploitability as os_exploitability
+from helpers import cpp_exploitability
 from scipy.sparse.csgraph import connected_components
 
 from ospiel_ext import evaluate, lp
@@ -49,7 +49,7 @@ def _lifted_lp(game):
     """Γ_f's LP equilibrium and OpenSpiel's exploitability of it lifted to the original game."""
     solution = lp.solve(game.sequence_form)
     tabular = lifting.LiftedPolicy(game, solution.behavioural).to_tabular()
-    return solution, os_exploitability.exploitability(game.abstraction.og.game, tabular)
+    return solution, cpp_exploitability(game.abstraction.og.game, tabular)
 
 
 def test_colex_index_is_the_colexicographic_rank():
@@ -216,7 +216,7 @@ def test_abstract_exploitability_is_the_lifted_one(shrunk, game):
     profile = solver.average_behavioural()
     in_abstract = evaluate.evaluate_profile(abstract.sequence_form, profile).exploitability
     lifted = lifting.LiftedPolicy(abstract, profile).to_tabular()
-    in_original = os_exploitability.exploitability(abstract.abstraction.og.game, lifted)
+    in_original = cpp_exploitability(abstract.abstraction.og.game, lifted)
     assert in_abstract > 0.01  # not an equilibrium yet
     assert in_abstract == pytest.approx(in_original, abs=1e-9)
 
