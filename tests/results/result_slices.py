@@ -572,6 +572,9 @@ NOT_COVERED: Mapping[str, str] = {
     "docs/results/certificates_cold_leduc13.json": "one 6-minute search; its 5- and 9-rank "
     "siblings are certificates_cold.json rows",
     "docs/results/certificates_6rank.json": "its runs end at a 900 s time limit (no trace)",
+    "docs/results/certificates_5rank_random.json": "one hour of `ospiel-ext certify` with its "
+    "auto steps (which follow measured seconds); its certificate is verified from the game "
+    "before it is written",
     "docs/results/certificates_auto.json": "the search's auto steps follow measured seconds, so "
     "its trunks depend on the machine and its load; the same games with Algorithm 6.7's step "
     "are certificates.json's slice",
