@@ -232,17 +232,18 @@ class Showdowns:
             self._sorted.append(np.empty((n_boards, c_count, g), dtype=np.int32))
             self._lo.append(np.empty((n_boards, n_hands, family.shape[2]), dtype=np.int32))
             self._hi.append(np.empty_like(self._lo[j]))
+            base = family * (g + 1)  # each family's block of cumulative sums
             step = max(1, _BLOCK_ENTRIES // max(1, c_count * g))
             for first in range(0, n_boards, step):
                 block = slice(first, min(first + step, n_boards))
-                self._sort_block(j, s[block], block)
-            base = family * (g + 1)
+                self._sort_block(j, s[block], block, base)
             self._end.append(np.broadcast_to(base + g, self._lo[j].shape))
 
-    def _sort_block(self, j: int, s: IntArray, block: slice) -> None:
+    def _sort_block(self, j: int, s: IntArray, block: slice, base: IntArray) -> None:
         """Family size j's sorted members and lo / hi positions on the boards `block`.
 
-        `s`: (n_b, H) the strengths on those boards (the constructor's).
+        `s`: (n_b, H) the strengths on those boards (the constructor's); `base`: (1, H,
+        C(k, j)) where each family's block of cumulative sums starts.
         """
         space = self.space
         members = space.members[j]  # (C, G)
@@ -264,7 +265,6 @@ class Showdowns:
         family = space.subsets[j][None]  # (1, H, C(k, j))
         b = np.arange(len(s))[:, None, None]
         at = inverse[b, family, space.slots[j][None]]  # (n_b, H, C(k, j)) sorted position
-        base = family * (g + 1)
         self._lo[j][block] = base + run_start[b, family, at]
         self._hi[j][block] = base + run_stop[b, family, at]
 
