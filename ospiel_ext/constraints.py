@@ -167,11 +167,10 @@ class BehaviouralLowerBounds:
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player}")
         tp = sf.treeplexes[player]
-        keys = sf.infoset_keys(player)
         lower = tp.spread(np.full(tp.num_infosets, self.default))
         explicit = np.zeros(tp.num_infosets, dtype=bool)
         if self.per_infoset:
-            local = {key: i for i, key in enumerate(keys)}
+            local = {key: i for i, key in enumerate(sf.infoset_keys(player))}
             other = set(sf.infoset_keys(1 - player))
             for key, v in self.per_infoset.items():
                 i = local.get(key)
@@ -192,9 +191,9 @@ class BehaviouralLowerBounds:
             if len(over):
                 i = int(over[0])
                 raise ValueError(
-                    f"default lower bound {self.default} at {keys[i]!r} of {sf.name} is "
-                    f"infeasible: it sums to "
-                    f"{tp.num_actions[i] * self.default} over its {tp.num_actions[i]} actions; "
+                    f"default lower bound {self.default} at {sf.infoset_keys(player)[i]!r} of "
+                    f"{sf.name} is infeasible: it sums to {tp.num_actions[i] * self.default} "
+                    f"over its {tp.num_actions[i]} actions; "
                     "it must sum to less than 1"
                 )
         return lower

@@ -129,8 +129,11 @@ class Treeplex:
 
     def spread(self, per_infoset: FloatArray) -> FloatArray:
         """Per-infoset values repeated onto the infoset's sequences (empty sequence gets 0)."""
-        out = np.zeros(self.num_sequences)
-        out[1:] = np.repeat(per_infoset, self.num_actions)
+        if not self.num_infosets:
+            return np.zeros(self.num_sequences)
+        # one gather: the empty sequence's infoset -1 reads the last entry, then set to 0
+        out = np.asarray(per_infoset, dtype=np.float64).take(self.seq_infoset)
+        out[0] = 0.0
         return out
 
     def bottom_up(self, g: FloatArray, local: LocalRule) -> tuple[FloatArray, FloatArray]:

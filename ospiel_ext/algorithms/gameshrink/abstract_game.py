@@ -98,7 +98,7 @@ class AbstractGame:
         return builder.freeze()
 
     @functools.cached_property
-    def sequence_form(self) -> SequenceForm:
+    def sequence_form(self) -> ProductSequenceForm:
         """Γ_f's sequence form, from the betting tree x the joint classes without the game tree.
 
         Built by `ProductSequenceForm`; equal to TreeSequenceForm(self.tree) up to the order of
@@ -304,6 +304,31 @@ class ProductSequenceForm(SequenceForm):
             at = end
         return sp.csr_matrix((data, (rows, cols)), shape=shape)
 
+    def infosets_by_betting(self, player: int) -> dict[tuple[int, str], IntArray]:
+        """(round, betting key) -> `player`'s infoset index of each class of the round.
+
+        The index is the infoset's row in `treeplexes[player]`; the same table that parsing
+        `infoset_keys(player)` (`info_key`: round, class, betting) would give, read from the
+        decisions instead of 10^5-10^6 strings.
+        """
+        local = self._treeplex_infoset(player)
+        num_classes = self._game.abstraction.num_classes
+        return {
+            (d.node.round, d.node.key): local[
+                d.first_infoset + np.arange(num_classes[d.node.round])
+            ]
+            for d in self._decisions[player]
+        }
+
+    def _treeplex_infoset(self, player: int) -> IntArray:
+        """The treeplex row of each of `player`'s infosets, by provisional index."""
+        tp = self.treeplexes[player]
+        local = np.empty(tp.num_infosets, dtype=np.int64)
+        local[tp.infoset_ids - (self.treeplexes[0].num_infosets if player else 0)] = np.arange(
+            tp.num_infosets
+        )
+        return local
+
     def _reach_matrix(self, player: int) -> sp.csr_matrix:
         """R_player: the chance reach of each infoset of `player` through each opponent sequence.
 
@@ -315,10 +340,7 @@ class ProductSequenceForm(SequenceForm):
         """
         joint, opp, tp = self._game.joint, 1 - player, self.treeplexes[player]
         total = joint.counts[0].sum()
-        local = np.empty(tp.num_infosets, dtype=np.int64)  # provisional -> treeplex infoset
-        local[tp.infoset_ids - (self.treeplexes[0].num_infosets if player else 0)] = np.arange(
-            tp.num_infosets
-        )
+        local = self._treeplex_infoset(player)
         rows, cols, data = [], [], []
         for d in self._decisions[player]:
             r, pairs = d.node.round, joint.pairs[d.node.round]

@@ -18,8 +18,6 @@ checks on every board's hand orbits.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ospiel_ext.algorithms.gameshrink.abstract_game import AbstractGame
@@ -28,22 +26,6 @@ from ospiel_ext.algorithms.poker.deals import RoundDeals
 from ospiel_ext.algorithms.poker.range_tree import Arrays, DecisionGroup, RangeTree
 from ospiel_ext.algorithms.poker.structure import PokerStructure
 from ospiel_ext.arrays import FloatArray, IntArray
-
-_KEY = re.compile(r"r(\d+) c(\d+) b(.*)", re.DOTALL)
-
-
-def _infosets_by_betting(shrunk: AbstractGame, player: int) -> dict[tuple[int, str], IntArray]:
-    """(round, betting key) -> Γ_f's infoset index of each class of the round (-1: none)."""
-    num_classes = shrunk.abstraction.num_classes
-    out: dict[tuple[int, str], IntArray] = {}
-    for i, key in enumerate(shrunk.sequence_form.infoset_keys(player)):
-        match = _KEY.fullmatch(key)
-        if match is None:
-            raise ValueError(f"{shrunk.name}: unexpected information-state key {key!r}")
-        r, cls, betting = int(match[1]), int(match[2]), match[3]
-        row = out.setdefault((r, betting), np.full(num_classes[r], -1, dtype=np.int64))
-        row[cls] = i
-    return out
 
 
 def _classes(
@@ -98,7 +80,7 @@ class RangeLift:
                 f"the range tree is of {tree.name}, Γ_f of {shrunk.name}: not the same game"
             )
         self.tree, self.shrunk = tree, shrunk
-        tables = [_infosets_by_betting(shrunk, p) for p in (0, 1)]
+        tables = [shrunk.sequence_form.infosets_by_betting(p) for p in (0, 1)]
         actual, canonical = tree.actual_deals, tree.canonical
         self.sequences: list[list[IntArray]] = []  # per round and group: (n, A, n_B, T), -1
         for r, lay in enumerate(tree.rounds):

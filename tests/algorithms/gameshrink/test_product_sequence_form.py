@@ -174,3 +174,17 @@ def test_infoset_regrets_agree(forms, seed):
         np.testing.assert_allclose(ours.reach, theirs.reach[forms.inf[p]], rtol=0, atol=1e-12)
         np.testing.assert_allclose(ours.regret, theirs.regret[forms.inf[p]], rtol=0, atol=1e-9)
         assert ours.max > 0
+
+
+def test_infosets_by_betting_is_the_table_the_keys_spell(forms):
+    """Read from the decisions, the (round, betting) -> infoset-per-class table equals the one
+    parsed from the infoset keys ("r<round> c<class> b<betting>")."""
+    for p in (0, 1):
+        parsed = {}
+        for i, key in enumerate(forms.product.infoset_keys(p)):
+            head, betting = key.split(" b", 1)
+            r, c = head.split(" ")
+            parsed[int(r[1:]), betting, int(c[1:])] = i
+        table = forms.product.infosets_by_betting(p)
+        flat = {(r, b, c): int(i) for (r, b), row in table.items() for c, i in enumerate(row)}
+        assert flat == parsed
