@@ -18,10 +18,17 @@ Each process also times a second call on the same game (the other player's best 
 the same LP again): ours keeps the compiled game (`sequence_form.for_game`'s cache), so a
 second call skips the walk that dominates a first one.
 
+A first call on a game not yet compiled must visit every state through pyspiel, as
+OpenSpiel's best response does: for each best-response case a third process walks the states
+once and does nothing else (legal actions, the information-state string at decisions, the
+returns at terminals), and `first_call_bound`, OpenSpiel's seconds over that walk's, is the
+largest speed-up any first call could have.
+
 JSON keys: cases [{kind, game, openspiel: {seconds, repeat_seconds, value, status}, ours:
 {...}, speedup and repeat_speedup (OpenSpiel's seconds / ours where both finished),
-value_difference}], stop_reason (null, or "interrupted": Ctrl-C or SIGTERM ended the run,
-and the cases finished before it are written), time_limit, max_gib.
+value_difference, and for best responses walk_seconds and first_call_bound}], stop_reason
+(null, or "interrupted": Ctrl-C or SIGTERM ended the run, and the cases finished before it
+are written), time_limit, max_gib.
 """
 
 import json
@@ -61,9 +68,27 @@ import pyspiel
 import ospiel_ext.games
 from open_spiel.python import policy
 kind, impl, name = sys.argv[1:4]
+def walk(game):
+    # every state once, as any first call on an uncompiled game must visit them
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            state.returns()
+            continue
+        if state.is_chance_node():
+            actions = [a for a, _ in state.chance_outcomes()]
+        else:
+            state.information_state_string()
+            actions = state.legal_actions()
+        stack.extend(state.child(a) for a in actions)
+    return 0.0
 package = "open_spiel.python.algorithms" if impl == "openspiel" else "ospiel_ext.algorithms"
 module = importlib.import_module(package + "." + kind)
-if kind == "sequence_form_lp":
+if impl == "walk":
+    game = pyspiel.load_game(name)
+    call = lambda player: walk(game)
+elif kind == "sequence_form_lp":
     game = pyspiel.load_game(name)
     call = lambda player: module.solve_zero_sum_game(game)[0]
 elif kind == "best_response":
@@ -124,9 +149,10 @@ def main(argv):
         for kind, game in todo:
             with cli.stage(f"{kind}: {game}"):
                 ours, theirs = _call(kind, "ours", game), _call(kind, "openspiel", game)
+                walk = _call(kind, "walk", game) if kind == "best_response" else None
             if interrupts.requested():  # the signal reached the case's process too
                 break
-            cases.append(_row(kind, game, ours, theirs))
+            cases.append(_row(kind, game, ours, theirs, walk=walk))
     with cli.outputs():
         cli_output.write_json(
             _OUTPUT_JSON.value,
@@ -139,18 +165,24 @@ def main(argv):
         )
 
 
-def _row(kind: str, game: str, ours: dict, theirs: dict) -> dict:
+def _row(kind: str, game: str, ours: dict, theirs: dict, *, walk: dict | None) -> dict:
     """One case's JSON record, printed as a line."""
     row = {"kind": kind, "game": game, "openspiel": theirs, "ours": ours}
+    if walk is not None:
+        row["walk_seconds"] = walk.get("seconds")
     if ours["status"] == theirs["status"] == "ok":
         row["speedup"] = theirs["seconds"] / ours["seconds"]
         row["repeat_speedup"] = theirs["repeat_seconds"] / ours["repeat_seconds"]
         row["value_difference"] = abs(theirs["value"] - ours["value"])
+        if walk is not None and walk["status"] == "ok":
+            row["first_call_bound"] = theirs["seconds"] / walk["seconds"]
     speed = (
         f"{row['speedup']:.1f}x, a second call {row['repeat_speedup']:.1f}x"
         if "speedup" in row
         else theirs["status"]
     )
+    if "first_call_bound" in row:
+        speed += f" (a first call at most {row['first_call_bound']:.1f}x: the walk alone)"
     print(
         f"{kind} {game}: ours {ours.get('seconds', float('nan')):.3f} s, OpenSpiel "
         f"{theirs.get('seconds', float('nan')):.3f} s ({theirs['status']}): {speed}"
