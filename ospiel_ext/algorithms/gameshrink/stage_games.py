@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from ospiel_ext import loading
 from ospiel_ext.algorithms.gameshrink.ordered_games import CHANCE, OrderedGame, require
+from ospiel_ext.tree_builder import ActionFilter
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -46,13 +47,18 @@ class BettingNode:
 
 
 def betting_tree(
-    og: OrderedGame, deals: NDArray[np.integer], labels: NDArray[np.int8]
+    og: OrderedGame,
+    deals: NDArray[np.integer],
+    labels: NDArray[np.int8],
+    actions: ActionFilter | None = None,
 ) -> BettingNode:
     """The stage games G^1..G^r joined into one tree, walked once per showdown label.
 
     The walk follows one representative deal per showdown label (Definition 1: legal actions
     and the round structure must not depend on the signals; every action must be observed by
-    the other player).
+    the other player). `actions`: an action abstraction (`tree_builder.ActionFilter`, e.g.
+    `games.poker_actions.PotFractionAbstraction`): only the actions it keeps are walked, and
+    they too must not depend on the signals.
     """
     reps = {int(lab): deals[int(np.flatnonzero(labels == lab)[0])] for lab in np.unique(labels)}
     states = _deal_round(og, reps, {lab: og.game.new_initial_state() for lab in reps}, 0)
@@ -67,7 +73,7 @@ def betting_tree(
         elif first.current_player() == CHANCE:
             stack.append(_next_round(og, node, sts, reps))
         else:
-            stack.extend(_decision_children(og, node, sts))
+            stack.extend(_decision_children(og, node, sts, actions))
     return root
 
 
@@ -103,22 +109,32 @@ def _next_round(
 
 
 def _decision_children(
-    og: OrderedGame, node: BettingNode, states: _States
+    og: OrderedGame, node: BettingNode, states: _States, kept: ActionFilter | None
 ) -> list[tuple[BettingNode, _States]]:
     """The children of the decision `node` with their states, in action order.
 
-    Sets the node's player and actions, and checks that they do not depend on the signals and
-    that the opponent observes every action.
+    Sets the node's player and actions (those `kept` keeps, if given), and checks that they do
+    not depend on the signals and that the opponent observes every action.
     """
+
+    def actions_at(state: pyspiel.State) -> tuple[int, ...]:
+        return tuple(state.legal_actions() if kept is None else sorted(map(int, kept(state))))
+
     first = next(iter(states.values()))
     player = first.current_player()
-    actions = tuple(first.legal_actions())
+    actions = actions_at(first)
     for s in states.values():
         require(
-            s.current_player() == player and tuple(s.legal_actions()) == actions,
+            s.current_player() == player and actions_at(s) == actions,
             og.name,
             f"legal actions at betting {node.key!r} depend on the signals",
         )
+    require(
+        kept is None or (bool(actions) and set(actions) <= set(first.legal_actions())),
+        og.name,
+        f"the action abstraction keeps {list(actions)} at betting {node.key!r}, not a "
+        "non-empty subset of the legal actions",
+    )
     node.player, node.actions = player, actions
     opponent_views, non_terminal = set(), 0
     children = []

@@ -152,6 +152,12 @@ class EntryLocator:
         """(round, group, node, board, hand) of the acting player's entry at `state`."""
         ps, player = self.tree.structure, state.current_player()
         r, key = stage_games.betting_key(state)
+        if key not in self._decisions[r]:
+            raise ValueError(
+                f"game {self.tree.name}: the betting {key!r} of state "
+                f"{state.history()} is not in the range layout's betting tree (an action "
+                "outside its action abstraction)"
+            )
         k, i = self._decisions[r][key]
         chance = stage_games.chance_actions_of(state)
         size = ps.hole_cards

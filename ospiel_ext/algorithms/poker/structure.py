@@ -45,6 +45,7 @@ from ospiel_ext.algorithms.gameshrink.ordered_games import OrderedGame, RankOutc
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.algorithms.poker.hands import HandSpace
 from ospiel_ext.arrays import IntArray
+from ospiel_ext.tree_builder import ActionFilter
 
 # Games whose chance actions name card types with several copies (limit Leduc deals ranks of
 # a two-suit deck); every other described game deals card ids.
@@ -76,6 +77,7 @@ class PokerStructure:
         strength of each hand.
       betting: the betting tree of all rounds (`stage_games.BettingNode`).
       hole_cards: k, private cards per player.
+      actions: the action abstraction the betting tree keeps (None: every legal action).
     """
 
     game: pyspiel.Game
@@ -86,6 +88,7 @@ class PokerStructure:
     strength: Callable[[IntArray, IntArray], IntArray]
     betting: BettingNode
     hole_cards: int = 1
+    actions: ActionFilter | None = None
 
     @functools.cached_property
     def hands(self) -> HandSpace:
@@ -191,8 +194,16 @@ def _check_terminals(name: str, root: BettingNode, last_round: int) -> None:
             raise refuse(name, f"a showdown at betting {node.key!r} before the last round")
 
 
-def detect(game: pyspiel.Game | str) -> PokerStructure:
+def detect(game: pyspiel.Game | str, actions: ActionFilter | None = None) -> PokerStructure:
     """The poker structure of `game` (see the module docstring).
+
+    Args:
+      game: the game or its load_game string.
+      actions: an action abstraction (`tree_builder.ActionFilter`, e.g.
+        `games.poker_actions.PotFractionAbstraction` of a no-limit `universal_poker` game
+        with `bettingAbstraction=fullgame`): the betting tree keeps only its actions, as
+        `walk.game_tree(game, actions=...)` compiles them; every decision must keep the same
+        actions whatever the cards.
 
     Raises:
       ValueError: naming the game and the property it lacks.
@@ -228,7 +239,7 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
         first = 2 * hole + sum(public[:r])
         if og.chance_actions(deals[0], r) != d[first : first + public[r]]:
             raise refuse(game, f"round {r}'s chance actions are not the public card types")
-    betting = stage_games.betting_tree(og, deals, labels)
+    betting = stage_games.betting_tree(og, deals, labels, actions)
     _check_terminals(str(game), betting, og.num_rounds - 1)
     return PokerStructure(
         game=game,
@@ -239,6 +250,7 @@ def detect(game: pyspiel.Game | str) -> PokerStructure:
         strength=strength,
         betting=betting,
         hole_cards=hole,
+        actions=actions,
     )
 
 
