@@ -2,6 +2,7 @@
 for all tests), imported by the tests as `from helpers import ...`; conftest.py keeps only
 pytest's fixtures and set-up."""
 
+import dataclasses
 import inspect
 import os
 import stat
@@ -139,3 +140,41 @@ def memory_device(directory, name: str, minor: int) -> str:
     except OSError:
         return {FULL: "/dev/full", NULL: "/dev/null"}[minor]
     return path
+
+
+@dataclasses.dataclass
+class ProfileRows:
+    """A behavioural profile as the rows `range_policy.arrays_from_tabular` reads: one state per
+    information set of the compiled game, its action probabilities over the game's actions."""
+
+    states: list
+    action_probability_array: np.ndarray
+
+
+def profile_rows(explicit, profile):
+    """`profile` of a compiled game's sequence form as `ProfileRows` (one state per infoset)."""
+    g = explicit.tree
+    decisions = np.flatnonzero(g.infoset >= 0)
+    ids, first = np.unique(g.infoset[decisions], return_index=True)
+    node_of = dict(zip(ids.tolist(), decisions[first].tolist()))
+    states, probs = [], []
+    for tp, b in zip(explicit.treeplexes, profile):
+        for i, infoset in enumerate(tp.infoset_ids.tolist()):
+            states.append(g.state(node_of[infoset]))
+            row = np.zeros(g.game.num_distinct_actions())
+            seqs = slice(tp.seq_start[i], tp.seq_start[i] + tp.num_actions[i])
+            row[tp.seq_action[seqs]] = b[seqs]
+            probs.append(row)
+    return ProfileRows(states, np.array(probs))
+
+
+def random_behavioural(sf, seed):
+    """Random behavioural strategies of both players (cubed uniforms: some near 0)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for tp in sf.treeplexes:
+        b = rng.random(tp.num_sequences) ** 3
+        b[1:] /= np.repeat(tp.segment_sum(b), tp.num_actions)
+        b[0] = 1.0
+        out.append(b)
+    return out

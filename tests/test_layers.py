@@ -253,6 +253,7 @@ def test_subgame_solving_does_not_import_depth_limited_solving():
 
 DL_COMPILED = DEPTH_LIMITED + ".compiled"
 DL_SAMPLED = DEPTH_LIMITED + ".sampled"
+DL_RANGES = DEPTH_LIMITED + ".ranges"
 DL_CORE = tuple(f"{DEPTH_LIMITED}.{m}" for m in ("leaves", "rollouts", "settings"))
 
 
@@ -261,19 +262,23 @@ def _in_stack(module, stack):
 
 
 def test_depth_limited_core_imports_no_stack_and_the_stacks_not_each_other():
-    """Depth-limited solving is a shared core (leaves, rollouts, settings) under two stacks:
-    games compiled to a `GameTree` and games too large to compile. The core imports neither
-    stack, and neither stack imports the other (only `matches` and the package serve both)."""
-    stacks = (DL_COMPILED, DL_SAMPLED)
+    """Depth-limited solving is a shared core (leaves, rollouts, settings) under three stacks:
+    games compiled to a `GameTree`, games too large to compile, and poker's range layout. The
+    core imports no stack, and no stack imports another (only `matches` and the package serve
+    several)."""
+    stacks = (DL_COMPILED, DL_SAMPLED, DL_RANGES)
     bad = {
         m: sorted(t for t in IMPORTS[m] if any(_in_stack(t, s) for s in stacks)) for m in DL_CORE
     }
-    for own, other in ((DL_COMPILED, DL_SAMPLED), (DL_SAMPLED, DL_COMPILED)):
+    for own in stacks:
         for module in (m for m in IMPORTS if _in_stack(m, own)):
-            bad[module] = sorted(t for t in IMPORTS[module] if _in_stack(t, other))
+            bad[module] = sorted(
+                t for t in IMPORTS[module] if any(_in_stack(t, s) for s in stacks if s != own)
+            )
     assert not any(bad.values()), {m: t for m, t in bad.items() if t}
     users = {
-        s: [m for m in IMPORTS if _in_stack(m, s) and set(DL_CORE) & IMPORTS[m]] for s in stacks
+        s: [m for m in IMPORTS if _in_stack(m, s) and set(DL_CORE) & IMPORTS[m]]
+        for s in (DL_COMPILED, DL_SAMPLED)
     }
     assert all(users.values()), "a stack no longer builds on the core: revisit this layering"
 

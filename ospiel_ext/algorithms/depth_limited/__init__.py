@@ -4,10 +4,11 @@ Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information 
 (NeurIPS): Section 4's multi-valued states, Section 5's nested solving, Section 6.1's off-tree
 action; with the gadgets, priors and nested-solving experiments of Kubíček, Lisý & Sandholm
 (2025), "Equilibrium Refinements Improve Subgame Solving in Imperfect-Information Games",
-Section 8.1. A shared core, then two stacks: games compiled to a `GameTree`, and games too large
-to compile, which are walked from pyspiel states and valued by rollouts. One module per step.
+Section 8.1. A shared core, then three stacks: games compiled to a `GameTree`; games too large
+to compile, which are walked from pyspiel states and valued by rollouts; and poker games laid
+out as public tree x hand ranges (`poker.range_tree`), evaluated exactly. One module per step.
 
-The core (both stacks use it):
+The core (the first two stacks use it):
 
 * `leaves`: the depth limit, the K continuation values of each leaf state (exact, or Monte
   Carlo rollouts with standard errors), Section 4's weakening, and the depth-limited subgame
@@ -43,8 +44,14 @@ The core (both stacks use it):
   Kubíček et al.); its blueprint is any OpenSpiel policy, e.g. Monte Carlo CFR
   (`subgames.blueprints.mccfr_blueprint`).
 
-On top of both stacks, `matches`: head-to-head matches of either stack's bots as sweep tasks,
-in duplicate (Table 1; Kubíček et al.'s Section 8.1 round robin), and `match_report`: their
+`ranges/`, poker games on the range layout:
+
+* `ranges.off_tree`: Section 6.1's off-tree action in no-limit hold'em under an action
+  abstraction, its in-abstraction counterparts and pseudo-harmonic action translation,
+  evaluated by the range walker.
+
+On top of the first two stacks, `matches`: head-to-head matches of either stack's bots as sweep
+tasks, in duplicate (Table 1; Kubíček et al.'s Section 8.1 round robin), and `match_report`: their
 mean returns, confidence intervals, win rates and worst-matchup table (Figure 4).
 
     >>> import numpy as np

@@ -6,10 +6,9 @@ actions=...)`) and the pack's sequence-form evaluation and CFR, independent of t
 the games of the depth-limited paper's Section 6.1 (an abstraction of 0.5x and 1x pot bets and
 all-in, and the same with an off-tree 0.75x bet at the start)."""
 
-import dataclasses
-
 import numpy as np
 import pytest
+from helpers import profile_rows, random_behavioural
 
 from ospiel_ext import evaluate, walk
 from ospiel_ext import sequence_form as sf_lib
@@ -52,42 +51,6 @@ def _forms(game, actions):
     return explicit, public, tree, SequenceIndex(public.public_tree, tree)
 
 
-@dataclasses.dataclass
-class _Rows:
-    """A behavioural profile as the rows `range_policy.arrays_from_tabular` reads: one state per
-    information set of the compiled game, its action probabilities over the game's actions."""
-
-    states: list
-    action_probability_array: np.ndarray
-
-
-def _rows(explicit, profile):
-    g = explicit.tree
-    decisions = np.flatnonzero(g.infoset >= 0)
-    ids, first = np.unique(g.infoset[decisions], return_index=True)
-    node_of = dict(zip(ids.tolist(), decisions[first].tolist()))
-    states, probs = [], []
-    for tp, b in zip(explicit.treeplexes, profile):
-        for i, infoset in enumerate(tp.infoset_ids.tolist()):
-            states.append(g.state(node_of[infoset]))
-            row = np.zeros(g.game.num_distinct_actions())
-            seqs = slice(tp.seq_start[i], tp.seq_start[i] + tp.num_actions[i])
-            row[tp.seq_action[seqs]] = b[seqs]
-            probs.append(row)
-    return _Rows(states, np.array(probs))
-
-
-def _random_profile(sf, seed):
-    rng = np.random.default_rng(seed)
-    out = []
-    for tp in sf.treeplexes:
-        b = rng.random(tp.num_sequences) ** 3
-        b[1:] /= np.repeat(tp.segment_sum(b), tp.num_actions)
-        b[0] = 1.0
-        out.append(b)
-    return out
-
-
 @pytest.mark.parametrize(
     "game, actions",
     [(ONE_CARD, ABSTRACTION), (ONE_CARD, WITH_OFF_TREE), (TWO_CARDS, WITH_OFF_TREE)],
@@ -98,9 +61,9 @@ def test_the_restricted_layout_is_the_restricted_compiled_game(game, actions):
     explicit = sf_lib.TreeSequenceForm(walk.game_tree(game, actions=actions))
     tree = range_tree.RangeTree(structure.detect(game, actions=actions))
     for seed in (0, 1):
-        profile = _random_profile(explicit, seed)
+        profile = random_behavioural(explicit, seed)
         theirs = evaluate.evaluate_profile(explicit, profile)
-        arrays = range_policy.arrays_from_tabular(tree, _rows(explicit, profile))
+        arrays = range_policy.arrays_from_tabular(tree, profile_rows(explicit, profile))
         ours = range_walker.RangeWalker(tree).evaluate(tree.contract(arrays))
         np.testing.assert_allclose(ours.on_policy_values, theirs.on_policy_values, atol=1e-10)
         np.testing.assert_allclose(
@@ -166,6 +129,6 @@ def test_a_state_outside_the_abstraction_is_named():
     """A policy row at a betting the abstraction leaves out: a ValueError, not a KeyError."""
     explicit = sf_lib.TreeSequenceForm(walk.game_tree(ONE_CARD, actions=WITH_OFF_TREE))
     tree = range_tree.RangeTree(structure.detect(ONE_CARD, actions=ABSTRACTION))
-    rows = _rows(explicit, _random_profile(explicit, 0))
+    rows = profile_rows(explicit, random_behavioural(explicit, 0))
     with pytest.raises(ValueError, match="not in the range layout's betting tree"):
         range_policy.arrays_from_tabular(tree, rows)

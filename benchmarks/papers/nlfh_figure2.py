@@ -1,0 +1,200 @@
+r"""Figure 2 in no-limit flop hold'em on the range layout, exactly evaluated: the blueprint,
+randomized pseudo-harmonic action translation (RPAT) and the 0.75x bet in the abstraction.
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games"
+(NeurIPS), Section 6.1.
+
+  python benchmarks/papers/nlfh_figure2.py --num_ranks=13 --stack_bb=200 \
+      --output_json=docs/results/nlfh_figure2.json
+
+The game is the paper's no-limit flop hold'em (NLFH): two hole cards, a three-card flop, two
+betting rounds, blinds 100 / 50, stacks of --stack_bb big blinds, as `universal_poker` deals
+it with every bet size (`bettingAbstraction=fullgame`), on a deck of --num_ranks x --num_suits
+cards. Every tree is a range layout (`poker.range_tree`, one board per suit orbit with
+--suits) of the game under an action abstraction (`structure.detect(game, actions=...)`):
+
+* the abstraction: fold, call, bets of 0.5x and 1x the pot, all-in
+  (`games.poker_actions.PotFractionAbstraction`); the blueprint is --iterations of CFR+ in it
+  (`poker.range_cfr`), its exploitability measured in it;
+* the game in which the responder's exploitability is measured: the abstraction plus the
+  first player's (the small blind's, the paper's P1) 0.75x pot bet at the start;
+* RPAT: the responder reads the 0.75x bet as 0.5x with probability f(0.75) = 3/7 and as 1x
+  otherwise (Ganzfried & Sandholm 2013) and plays the blueprint accordingly
+  (`depth_limited.ranges.off_tree.rpat_strategy`);
+* the lower bound: --iterations of CFR+ on the game with the 0.75x bet in the abstraction.
+
+Exploitability is the responder's: what the best-responding bettor gains over its value in
+the game with the bet, in milli-big-blinds per game (mbb/g). That value is bracketed by the
+lower-bound solve's average profile (both best responses); each figure carries the bracket's
+half-width (`value_error_mbb`). Depth-limited solving with K values is not yet run here.
+
+Ctrl-C or SIGTERM stops the current solve after its iteration and writes the figures so far
+with `stop_reason`.
+
+JSON keys: game, deck_cards, stack_bb, suits, iterations, abstraction_entries, game_entries
+(regret entries of both players), blueprint_exploitability_mbb, value_mbb (the bettor's, in
+the game with the bet), value_error_mbb, rpat_probability_low, rpat_mbb, lower_bound_mbb,
+stage_seconds, seconds, peak_rss_bytes, stop_reason.
+"""
+
+import resource
+import time
+
+from absl import flags
+
+from ospiel_ext.algorithms import cfr_rules
+from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms.depth_limited.compiled.off_tree import pseudo_harmonic
+from ospiel_ext.algorithms.depth_limited.ranges import off_tree
+from ospiel_ext.algorithms.poker import range_cfr, range_tree, range_walker, structure
+from ospiel_ext.cli import command as cli
+from ospiel_ext.cli import flags as cli_flags
+from ospiel_ext.cli import output as cli_output
+from ospiel_ext.games import poker_actions as pa
+from ospiel_ext.runtime import interrupts
+
+OFF_TREE = ("0.75p", 0.75)
+NEIGHBOURS = (0.5, 1.0)
+BETTOR = 1  # universal_poker's firstPlayer=2 1: the small blind (player 1) acts first
+BIG_BLIND = 100
+RPAT_LOW = pseudo_harmonic(OFF_TREE[1], *NEIGHBOURS)  # f(0.75) = 3/7: read as the 0.5x bet
+
+_NUM_RANKS = flags.DEFINE_integer("num_ranks", 13, "Card ranks.", lower_bound=2)
+_NUM_SUITS = flags.DEFINE_integer("num_suits", 4, "Card suits.", lower_bound=1)
+_STACK_BB = flags.DEFINE_integer("stack_bb", 200, "Each player's stack in big blinds.")
+_ITERATIONS = flags.DEFINE_integer("iterations", 1000, "CFR+ iterations of each solve.")
+_VALUE_ITERATIONS = flags.DEFINE_integer(
+    "value_iterations",
+    None,
+    "CFR+ iterations of the game with the bet for its value (the lower-bound solve continued; "
+    "None: 4 x --iterations).",
+)
+_TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds of each solve (None: no limit).")
+_SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
+_THREADS = flags.DEFINE_integer("threads", 1, "Threads of each pass.", lower_bound=1)
+_OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
+
+
+def game_string(num_ranks: int, num_suits: int, stack_bb: int) -> str:
+    """NLFH on a deck of num_ranks x num_suits cards, every bet size."""
+    stack = stack_bb * BIG_BLIND
+    return (
+        "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,"
+        f"blind={BIG_BLIND} {BIG_BLIND // 2},firstPlayer=2 1,numSuits={num_suits},"
+        f"numRanks={num_ranks},numHoleCards=2,numBoardCards=0 3,stack={stack} {stack},"
+        "bettingAbstraction=fullgame)"
+    )
+
+
+def _solve(
+    tree: range_tree.RangeTree, iterations: int, solver: range_cfr.RangeCFRSolver | None = None
+) -> tuple[range_cfr.RangeCFRSolver, str]:
+    """CFR+ on `tree` for `iterations` more iterations (of `solver`, if given)."""
+    if solver is None:
+        solver = range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS, threads=_THREADS.value)
+    result = solver_lib.run(
+        solver, iterations, time_limit=_TIME_LIMIT.value, log_every=max(1, iterations // 5)
+    )
+    return solver, result.stop_reason
+
+
+def _value(solver: range_cfr.RangeCFRSolver) -> tuple[float, float]:
+    """The bettor's value, bracketed by the average profile's best responses: (mid, half-width)."""
+    ev = solver.evaluate_average()
+    br_bettor, br_responder = ev.best_response_values[BETTOR], ev.best_response_values[1 - BETTOR]
+    return (br_bettor - br_responder) / 2, (br_bettor + br_responder) / 2
+
+
+def _exploitability(tree: range_tree.RangeTree, strategy: list, value: float) -> float:
+    """The responder's exploitability: the bettor's best response to it minus its value."""
+    return range_walker.RangeWalker(tree).evaluate(strategy).best_response_values[BETTOR] - value
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    cli_flags.positive(_STACK_BB)
+    cli_flags.positive(_ITERATIONS)
+    if _TIME_LIMIT.value is not None:
+        cli_flags.positive(_TIME_LIMIT)
+    cli_flags.output_path(_OUTPUT_JSON)
+    iterations = _ITERATIONS.value
+    value_iterations = (
+        4 * iterations if _VALUE_ITERATIONS.value is None else _VALUE_ITERATIONS.value
+    )
+    cli_flags.require(value_iterations >= iterations, "--value_iterations must be >= --iterations")
+    wall = time.perf_counter()
+    game = cli.load_game(game_string(_NUM_RANKS.value, _NUM_SUITS.value, _STACK_BB.value))
+    abstraction = pa.PotFractionAbstraction(fractions=NEIGHBOURS)
+    with_bet = pa.PotFractionAbstraction(
+        fractions=NEIGHBOURS, extra=pa.first_bet_extra(BETTOR, dict([OFF_TREE]))
+    )
+    seconds: dict[str, float] = {}
+    result: dict = {
+        "game": str(game),
+        "deck_cards": _NUM_RANKS.value * _NUM_SUITS.value,
+        "stack_bb": _STACK_BB.value,
+        "suits": _SUITS.value,
+        "iterations": iterations,
+        "value_iterations": value_iterations,
+    }
+
+    def timed(name, f):
+        start = time.perf_counter()
+        with cli.stage(name):
+            out = f()
+        seconds[name] = round(time.perf_counter() - start, 1)
+        return out
+
+    def layout(actions):
+        with cli_flags.refuse(ValueError):
+            return range_tree.RangeTree(structure.detect(game, actions=actions), suits=_SUITS.value)
+
+    def mbb(chips: float) -> float:
+        return 1000.0 * chips / BIG_BLIND
+
+    stop_reason = None
+    with cli.stoppable() as stop:
+        abstract = timed("layout", lambda: layout(abstraction))
+        full = timed("layout_with_bet", lambda: layout(with_bet))
+        print(f"{game}: layouts in {seconds['layout'] + seconds['layout_with_bet']} s", flush=True)
+        blueprint_solver, stop_reason = timed("blueprint", lambda: _solve(abstract, iterations))
+        result["abstraction_entries"] = blueprint_solver.entries
+        blueprint = abstract.contract(blueprint_solver.average_strategy())
+        result["blueprint_exploitability_mbb"] = mbb(blueprint_solver.exploitability())
+        if stop_reason == "iterations":
+            bound_solver, stop_reason = timed("lower_bound", lambda: _solve(full, iterations))
+            result["game_entries"] = bound_solver.entries
+            lower = full.contract(bound_solver.average_strategy())
+            more = value_iterations - iterations
+            if stop_reason == "iterations" and more > 0:
+                _, stop_reason = timed("value", lambda: _solve(full, more, bound_solver))
+            value, error = _value(bound_solver)
+            result["value_mbb"], result["value_error_mbb"] = mbb(value), mbb(error)
+            result["lower_bound_mbb"] = mbb(_exploitability(full, lower, value))
+            off = off_tree.OffTree.find(
+                full,
+                abstract,
+                replacements=lambda state: [
+                    abstraction.labels(state)[pa.fraction_label(f)] for f in NEIGHBOURS
+                ],
+                weights=(RPAT_LOW, 1 - RPAT_LOW),
+                translate=with_bet.translate,
+            )
+            rpat = timed("rpat", lambda: off_tree.rpat_strategy(off, blueprint))
+            result["rpat_probability_low"] = RPAT_LOW
+            result["rpat_mbb"] = mbb(_exploitability(full, rpat, value))
+    result["stage_seconds"] = seconds
+    result["seconds"] = round(time.perf_counter() - wall, 1)
+    # the peak RSS (VmHWM): ru_maxrss counts KiB on Linux
+    result["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    result["stop_reason"] = stop.reason or stop_reason
+    for key in ("blueprint_exploitability_mbb", "lower_bound_mbb", "rpat_mbb", "value_error_mbb"):
+        if key in result:
+            print(f"{key}: {result[key]:.2f}")
+    with cli.outputs():
+        cli_output.write_json(_OUTPUT_JSON.value, result)
+    if interrupts.requested():
+        raise KeyboardInterrupt
+
+
+if __name__ == "__main__":
+    cli.main(main)
