@@ -131,14 +131,7 @@ def main(argv):
     with_bet = pa.PotFractionAbstraction(
         fractions=NEIGHBOURS, extra=pa.first_bet_extra(0, dict([OFF_TREE]))
     )
-    seconds = {}
-
-    def timed(name, f):
-        start = time.perf_counter()
-        with cli.stage(name):
-            out = f()
-        seconds[name] = round(time.perf_counter() - start, 1)
-        return out
+    timed = cli.StageTimer()
 
     abstract = timed("compile", lambda: TreeSequenceForm(walk.game_tree(game, actions=abstraction)))
     full = timed(
@@ -266,7 +259,7 @@ def main(argv):
         )
     )
     total = round(time.perf_counter() - wall, 1)
-    print(f"\n{total} s; stages: {seconds}")
+    print(f"\n{total} s; stages: {timed.seconds}")
     result = {
         "game": str(game),
         "abstraction_nodes": abstract.tree.num_nodes,
@@ -286,7 +279,7 @@ def main(argv):
         **rows,
         "curve": curve,
         "seconds": total,
-        "stage_seconds": seconds,
+        "stage_seconds": timed.seconds,
     }
     cli_output.write_json(_OUTPUT_JSON.value, result)
     if _PLOTS_DIR.value:

@@ -127,7 +127,7 @@ def main(argv):
     with_bet = pa.PotFractionAbstraction(
         fractions=NEIGHBOURS, extra=pa.first_bet_extra(BETTOR, dict([OFF_TREE]))
     )
-    seconds: dict[str, float] = {}
+    timed = cli.StageTimer()
     result: dict = {
         "game": str(game),
         "deck_cards": _NUM_RANKS.value * _NUM_SUITS.value,
@@ -136,13 +136,6 @@ def main(argv):
         "iterations": iterations,
         "value_iterations": value_iterations,
     }
-
-    def timed(name, f):
-        start = time.perf_counter()
-        with cli.stage(name):
-            out = f()
-        seconds[name] = round(time.perf_counter() - start, 1)
-        return out
 
     def layout(actions):
         with cli_flags.refuse(ValueError):
@@ -155,7 +148,7 @@ def main(argv):
     with cli.stoppable() as stop:
         abstract = timed("layout", lambda: layout(abstraction))
         full = timed("layout_with_bet", lambda: layout(with_bet))
-        print(f"{game}: layouts in {seconds['layout'] + seconds['layout_with_bet']} s", flush=True)
+        print(f"{game}: layouts in {sum(timed.seconds.values()):.1f} s", flush=True)
         blueprint_solver, stop_reason = timed("blueprint", lambda: _solve(abstract, iterations))
         result["abstraction_entries"] = blueprint_solver.entries
         blueprint = abstract.contract(blueprint_solver.average_strategy())
@@ -182,7 +175,7 @@ def main(argv):
             rpat = timed("rpat", lambda: off_tree.rpat_strategy(off, blueprint))
             result["rpat_probability_low"] = RPAT_LOW
             result["rpat_mbb"] = mbb(_exploitability(full, rpat, value))
-    result["stage_seconds"] = seconds
+    result["stage_seconds"] = timed.seconds
     result["seconds"] = round(time.perf_counter() - wall, 1)
     # the peak RSS (VmHWM): ru_maxrss counts KiB on Linux
     result["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

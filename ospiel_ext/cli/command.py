@@ -35,6 +35,7 @@ import contextlib
 import logging as std_logging
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
@@ -98,6 +99,25 @@ def stage(what: str) -> Iterator[None]:
     except KeyboardInterrupt as e:
         e.add_note(_STAGE_NOTE + what)
         raise
+
+
+class StageTimer:
+    """Runs named stages (`stage`) and keeps each one's wall-clock seconds, rounded to 0.1.
+
+    `timed = StageTimer(); x = timed("blueprint", lambda: solve())`; `timed.seconds` maps each
+    stage's name to its seconds, in the order they ran (a results JSON's `stage_seconds`).
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, name: str, f: Callable[[], Any]) -> Any:
+        """Runs `f()` as the stage `name` and records its seconds; returns what it returns."""
+        start = time.perf_counter()
+        with stage(name):
+            out = f()
+        self.seconds[name] = round(time.perf_counter() - start, 1)
+        return out
 
 
 _QUIET = flags.DEFINE_bool(

@@ -556,6 +556,10 @@ NOT_COVERED: Mapping[str, str] = {
     "on 52-card limit flop hold'em, about 8 minutes; the batched evaluation is checked against "
     "OpenSpiel's per-state walk in tests/algorithms/poker/test_agents.py, the benchmark's agent "
     "there too",
+    "docs/results/nlfh_figure2.json": "three solves of thousands of CFR+ iterations on "
+    "no-limit flop hold'em's range layout (about an hour on 12 cards), beyond a test; the "
+    "layouts under an action abstraction and their RPAT are checked against the compiled game "
+    "(test_action_abstractions.py, depth_limited/ranges/test_off_tree.py)",
     "docs/results/holdem_fchpa_32.json": "32-card no-limit flop hold'em with half-pot bets: "
     "its arrays take about 14 GB and a run 15 minutes, beyond a test; the same code as "
     "holdem_nolimit_flop.json's",

@@ -87,25 +87,22 @@ def test_lifting_keeps_the_blueprint_outside_the_off_tree_subtree(both):
     assert lifted.on_policy_values[0] == pytest.approx(plain.on_policy_values[0], abs=1e-10)
 
 
-def test_weights_that_are_not_a_distribution_are_refused(both):
+@pytest.mark.parametrize(
+    "which, weights, message",
+    [
+        ("game", (0.5, 0.6), "sum to 1"),
+        ("abstract", (P, 1 - P), "no action outside the abstraction"),
+    ],
+)
+def test_bad_weights_and_layouts_without_an_off_tree_action_are_refused(
+    both, which, weights, message
+):
     _, off = both
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ValueError, match=message):
         off_tree.OffTree.find(
-            off.game,
+            getattr(off, which),
             off.abstract,
             replacements=_replacements,
-            weights=(0.5, 0.6),
-            translate=WITH_BET.translate,
-        )
-
-
-def test_layouts_without_an_off_tree_action_are_refused(both):
-    _, off = both
-    with pytest.raises(ValueError, match="no action outside the abstraction"):
-        off_tree.OffTree.find(
-            off.abstract,
-            off.abstract,
-            replacements=_replacements,
-            weights=(P, 1 - P),
+            weights=weights,
             translate=WITH_BET.translate,
         )
