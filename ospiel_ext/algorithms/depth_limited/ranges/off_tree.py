@@ -46,7 +46,7 @@ Translate = Callable[[pyspiel.State, int, pyspiel.State], "int | None"]
 
 
 @dataclasses.dataclass(frozen=True)
-class _Entry:
+class DecisionEntry:
     """Where a decision's strategy is: round, decision group, index in the group, row."""
 
     round: int
@@ -56,10 +56,10 @@ class _Entry:
     node: BettingNode
 
 
-def decisions(tree: RangeTree) -> dict[str, _Entry]:
+def decisions(tree: RangeTree) -> dict[str, DecisionEntry]:
     """Betting key -> where the decision with that key is in `tree`'s arrays."""
     return {
-        node.key: _Entry(r, k, j, int(g.nodes[j]), node)
+        node.key: DecisionEntry(r, k, j, int(g.nodes[j]), node)
         for r, lay in enumerate(tree.rounds)
         for k, g in enumerate(lay.groups)
         for j, node in enumerate(g.betting)
@@ -240,6 +240,8 @@ def rpat_strategy(off: OffTree, blueprint: Arrays) -> Arrays:
             if key not in m:
                 continue
             target, actions = m[key]
+            if not actions:  # no action here has a counterpart under this replacement
+                continue
             t = twin[target]
             probs = np.zeros(num.shape)
             for a_index, a in enumerate(e.node.actions):
