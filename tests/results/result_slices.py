@@ -556,6 +556,9 @@ NOT_COVERED: Mapping[str, str] = {
     "on 52-card limit flop hold'em, about 8 minutes; the batched evaluation is checked against "
     "OpenSpiel's per-state walk in tests/algorithms/poker/test_agents.py, the benchmark's agent "
     "there too",
+    "docs/results/range_cfr_variants.json": "six CFR variants x 200 iterations on 16-card "
+    "no-limit hold'em with exact evaluations, about 3 minutes, beyond a test; the variants' "
+    "update rules are tested against the explicit form (test_cfr_ties.py, test_range_cfr.py)",
     "docs/results/nlfh_figure2.json": "three solves of thousands of CFR+ iterations on "
     "no-limit flop hold'em's range layout (about an hour on 12 cards), beyond a test; the "
     "layouts under an action abstraction and their RPAT are checked against the compiled game "
