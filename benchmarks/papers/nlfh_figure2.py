@@ -153,6 +153,7 @@ def main(argv):
         result["abstraction_entries"] = blueprint_solver.entries
         blueprint = abstract.contract(blueprint_solver.average_strategy())
         result["blueprint_exploitability_mbb"] = mbb(blueprint_solver.exploitability())
+        del blueprint_solver  # its regrets and averages: the next solve's memory
         if stop_reason == "iterations":
             bound_solver, stop_reason = timed("lower_bound", lambda: _solve(full, iterations))
             result["game_entries"] = bound_solver.entries
