@@ -6,6 +6,8 @@ actions=...)`) and the pack's sequence-form evaluation and CFR, independent of t
 the games of the depth-limited paper's Section 6.1 (an abstraction of 0.5x and 1x pot bets and
 all-in, and the same with an off-tree 0.75x bet at the start)."""
 
+import functools
+
 import numpy as np
 import pytest
 from helpers import profile_rows, random_behavioural
@@ -41,10 +43,16 @@ WITH_OFF_TREE = poker_actions.PotFractionAbstraction(
 )
 
 
+@functools.cache
+def _explicit(game, actions):
+    """The compiled game restricted by `actions` (kept for the module: compiled once)."""
+    return sf_lib.TreeSequenceForm(walk.game_tree(game, actions=actions))
+
+
 def _forms(game, actions):
     """The restricted compiled game's sequence form, the restricted public-tree form, its
     range layout and the index between them (one-card games: the public tree numbers them)."""
-    explicit = sf_lib.TreeSequenceForm(walk.game_tree(game, actions=actions))
+    explicit = _explicit(game, actions)
     ps = structure.detect(game, actions=actions)
     public = range_form.PublicTreeSequenceForm(public_tree.PublicTree(ps))
     tree = range_tree.RangeTree(ps)
@@ -58,7 +66,7 @@ def _forms(game, actions):
 )
 def test_the_restricted_layout_is_the_restricted_compiled_game(game, actions):
     """A random profile's values and best responses equal to 1e-10."""
-    explicit = sf_lib.TreeSequenceForm(walk.game_tree(game, actions=actions))
+    explicit = _explicit(game, actions)
     tree = range_tree.RangeTree(structure.detect(game, actions=actions))
     for seed in (0, 1):
         profile = random_behavioural(explicit, seed)
@@ -127,7 +135,7 @@ def test_an_abstraction_that_keeps_an_illegal_action_is_refused():
 
 def test_a_state_outside_the_abstraction_is_named():
     """A policy row at a betting the abstraction leaves out: a ValueError, not a KeyError."""
-    explicit = sf_lib.TreeSequenceForm(walk.game_tree(ONE_CARD, actions=WITH_OFF_TREE))
+    explicit = _explicit(ONE_CARD, WITH_OFF_TREE)
     tree = range_tree.RangeTree(structure.detect(ONE_CARD, actions=ABSTRACTION))
     rows = profile_rows(explicit, random_behavioural(explicit, 0))
     with pytest.raises(ValueError, match="not in the range layout's betting tree"):
