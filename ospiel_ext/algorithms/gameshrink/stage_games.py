@@ -127,7 +127,8 @@ def _decision_children(
         require(
             s.current_player() == player and actions_at(s) == actions,
             og.name,
-            f"legal actions at betting {node.key!r} depend on the signals",
+            f"{'legal' if kept is None else 'kept'} actions at betting {node.key!r} depend on "
+            "the signals",
         )
     require(
         kept is None or (bool(actions) and set(actions) <= set(first.legal_actions())),
