@@ -121,7 +121,7 @@ def test_an_abstraction_that_depends_on_the_cards_is_refused():
         cards = str(state).count("2c")  # keeps the fold only with one private card
         return legal[:1] if cards else legal[:2]
 
-    with pytest.raises(ValueError, match="kept actions at betting .* depend on the signals"):
+    with pytest.raises(ValueError, match=r"kept actions at betting .* depend on the signals"):
         structure.detect(ONE_CARD, actions=peeks)
 
 
