@@ -30,7 +30,8 @@ lower-bound solve's average profile (both best responses); each figure carries t
 half-width (`value_error_mbb`). Depth-limited solving with K values is not yet run here.
 
 Ctrl-C or SIGTERM stops the current solve after its iteration and writes the figures so far
-with `stop_reason`.
+with `stop_reason`; with --stages_dir each finished solve is kept there (.npz: the average
+strategies and their figures) and the next run with the same settings starts after it.
 
 JSON keys: game, deck_cards, stack_bb, suits, iterations, value_iterations, abstraction_entries
 and game_entries (regret entries of both players), blueprint_exploitability_mbb, value_mbb (the
@@ -38,9 +39,13 @@ bettor's, in the game with the bet), value_error_mbb, rpat_probability_low, rpat
 lower_bound_mbb, stage_seconds, seconds, peak_rss_bytes, stop_reason.
 """
 
+import json
+import os
 import resource
 import time
+from collections.abc import Callable
 
+import numpy as np
 from absl import flags
 
 from ospiel_ext.algorithms import cfr_rules
@@ -52,7 +57,7 @@ from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
 from ospiel_ext.games import poker_actions as pa
-from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime import files, interrupts
 
 OFF_TREE = ("0.75p", 0.75)
 NEIGHBOURS = (0.5, 1.0)
@@ -73,6 +78,9 @@ _VALUE_ITERATIONS = flags.DEFINE_integer(
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds of each solve (None: no limit).")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _THREADS = flags.DEFINE_integer("threads", 1, "Threads of each pass.", lower_bound=1)
+_STAGES_DIR = flags.DEFINE_string(
+    "stages_dir", None, "Keep each finished solve here (.npz) and reuse it on the next run."
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
 
@@ -99,6 +107,99 @@ def _solve(
     return solver, result.stop_reason
 
 
+class _Stages:
+    """Finished solves kept in --stages_dir, one .npz each (the per-entry average strategies and
+    the figures they gave), so that a run stopped later starts after them.
+
+    A stage file records the settings it was solved with (`tag`); another game, deck, stack or
+    iteration count solves again and replaces it.
+    """
+
+    def __init__(self, directory: str | None, tag: str):
+        self.directory, self.tag = directory, tag
+
+    def _path(self, name: str) -> str:
+        return os.path.join(str(self.directory), f"{name}.npz")
+
+    def load(self, name: str, tree: range_tree.RangeTree) -> tuple[list, np.ndarray] | None:
+        """The stage's strategies (per round and group) and figures, if kept for these settings."""
+        if self.directory is None:
+            return None
+        try:
+            data = files.read_npz(self._path(name), f"{name} stage")
+        except FileNotFoundError:
+            return None
+        if str(data.get("tag")) != self.tag:
+            return None
+        strategy = [
+            [data[f"s{r}_{k}"] for k in range(len(lay.groups))] for r, lay in enumerate(tree.rounds)
+        ]
+        return strategy, data["figures"]
+
+    def kept_or_solved(
+        self,
+        name: str,
+        tree: range_tree.RangeTree,
+        solve: Callable[[], tuple[list, list[float], str]],
+    ) -> tuple[list, list[float], str]:
+        """The stage kept for these settings, else `solve()`'s (kept if it finished)."""
+        kept = self.load(name, tree)
+        if kept is not None:
+            return kept[0], kept[1].tolist(), "iterations"
+        strategy, figures, stop_reason = solve()
+        if stop_reason == "iterations":
+            self.save(name, strategy, figures)
+        return strategy, figures, stop_reason
+
+    def save(self, name: str, strategy: list, figures: list[float]) -> None:
+        """Keeps a finished stage (nothing without --stages_dir)."""
+        if self.directory is None:
+            return
+        os.makedirs(self.directory, exist_ok=True)
+        arrays = {
+            f"s{r}_{k}": a for r, per_round in enumerate(strategy) for k, a in enumerate(per_round)
+        }
+        with files.output(self._path(name), binary=True) as f:
+            np.savez(
+                f, tag=np.array(self.tag), figures=np.array(figures, dtype=np.float64), **arrays
+            )
+
+
+def _blueprint(
+    abstract: range_tree.RangeTree, iterations: int, timed: cli.StageTimer
+) -> tuple[list, list[float], str]:
+    """CFR+ in the abstraction: (its average per entry, [regret entries, exploitability in
+    chips], the stop reason)."""
+    solver, stop_reason = timed("blueprint", lambda: _solve(abstract, iterations))
+    return (
+        abstract.contract(solver.average_strategy()),
+        [solver.entries, solver.exploitability()],
+        stop_reason,
+    )
+
+
+def _mbb(chips: float) -> float:
+    """Chips per game in milli-big-blinds per game."""
+    return 1000.0 * float(chips) / BIG_BLIND
+
+
+def _bound(
+    full: range_tree.RangeTree, iterations: int, value_iterations: int, timed: cli.StageTimer
+) -> tuple[list, list[float], str]:
+    """CFR+ on the game with the bet: the average after `iterations` (the lower bound's
+    strategy), and the solve continued to `value_iterations` for the bettor's value.
+
+    Returns (that average per entry, [regret entries, value, its bracket's half-width], the
+    stop reason).
+    """
+    solver, stop_reason = timed("lower_bound", lambda: _solve(full, iterations))
+    lower = full.contract(solver.average_strategy())
+    more = value_iterations - iterations
+    if stop_reason == "iterations" and more > 0:
+        _, stop_reason = timed("value", lambda: _solve(full, more, solver))
+    return lower, [solver.entries, *_value(solver)], stop_reason
+
+
 def _value(solver: range_cfr.RangeCFRSolver) -> tuple[float, float]:
     """The bettor's value, bracketed by the average profile's best responses: (mid, half-width)."""
     ev = solver.evaluate_average()
@@ -111,18 +212,26 @@ def _exploitability(tree: range_tree.RangeTree, strategy: list, value: float) ->
     return range_walker.RangeWalker(tree).evaluate(strategy).best_response_values[BETTOR] - value
 
 
-def main(argv):
-    cli_flags.no_arguments(argv)
+def _checked_flags() -> tuple[int, int]:
+    """Checks the flags; returns (iterations, value_iterations)."""
     cli_flags.positive(_STACK_BB)
     cli_flags.positive(_ITERATIONS)
     if _TIME_LIMIT.value is not None:
         cli_flags.positive(_TIME_LIMIT)
     cli_flags.output_path(_OUTPUT_JSON)
+    if _STAGES_DIR.value:
+        cli_flags.output_dir(_STAGES_DIR)
     iterations = _ITERATIONS.value
     value_iterations = (
         4 * iterations if _VALUE_ITERATIONS.value is None else _VALUE_ITERATIONS.value
     )
     cli_flags.require(value_iterations >= iterations, "--value_iterations must be >= --iterations")
+    return iterations, value_iterations
+
+
+def main(argv):
+    cli_flags.no_arguments(argv)
+    iterations, value_iterations = _checked_flags()
     wall = time.perf_counter()
     game = cli.load_game(game_string(_NUM_RANKS.value, _NUM_SUITS.value, _STACK_BB.value))
     abstraction = pa.PotFractionAbstraction(fractions=NEIGHBOURS)
@@ -143,29 +252,15 @@ def main(argv):
         with cli_flags.refuse(ValueError):
             return range_tree.RangeTree(structure.detect(game, actions=actions), suits=_SUITS.value)
 
-    def mbb(chips: float) -> float:
-        return 1000.0 * chips / BIG_BLIND
-
+    stages = _Stages(
+        _STAGES_DIR.value, json.dumps([str(game), _SUITS.value, iterations, value_iterations])
+    )
     stop_reason = None
     with cli.stoppable() as stop:
         abstract = timed("layout", lambda: layout(abstraction))
         full = timed("layout_with_bet", lambda: layout(with_bet))
         print(f"{game}: layouts in {sum(timed.seconds.values()):.1f} s", flush=True)
-        blueprint_solver, stop_reason = timed("blueprint", lambda: _solve(abstract, iterations))
-        result["abstraction_entries"] = blueprint_solver.entries
-        blueprint = abstract.contract(blueprint_solver.average_strategy())
-        result["blueprint_exploitability_mbb"] = mbb(blueprint_solver.exploitability())
-        del blueprint_solver  # its regrets and averages: the next solve's memory
-        if stop_reason == "iterations":
-            bound_solver, stop_reason = timed("lower_bound", lambda: _solve(full, iterations))
-            result["game_entries"] = bound_solver.entries
-            lower = full.contract(bound_solver.average_strategy())
-            more = value_iterations - iterations
-            if stop_reason == "iterations" and more > 0:
-                _, stop_reason = timed("value", lambda: _solve(full, more, bound_solver))
-            value, error = _value(bound_solver)
-            result["value_mbb"], result["value_error_mbb"] = mbb(value), mbb(error)
-            result["lower_bound_mbb"] = mbb(_exploitability(full, lower, value))
+        with cli_flags.refuse(ValueError):  # e.g. stacks too short for a 0.75x bet
             off = off_tree.OffTree.find(
                 full,
                 abstract,
@@ -175,9 +270,22 @@ def main(argv):
                 weights=(RPAT_LOW, 1 - RPAT_LOW),
                 translate=with_bet.translate,
             )
+        blueprint, figures, stop_reason = stages.kept_or_solved(
+            "blueprint", abstract, lambda: _blueprint(abstract, iterations, timed)
+        )
+        result["abstraction_entries"] = int(figures[0])
+        result["blueprint_exploitability_mbb"] = _mbb(figures[1])
+        if stop_reason == "iterations":
+            lower, figures, stop_reason = stages.kept_or_solved(
+                "lower_bound", full, lambda: _bound(full, iterations, value_iterations, timed)
+            )
+            result["game_entries"] = int(figures[0])
+            value, error = float(figures[1]), float(figures[2])
+            result["value_mbb"], result["value_error_mbb"] = _mbb(value), _mbb(error)
+            result["lower_bound_mbb"] = _mbb(_exploitability(full, lower, value))
             rpat = timed("rpat", lambda: off_tree.rpat_strategy(off, blueprint))
             result["rpat_probability_low"] = RPAT_LOW
-            result["rpat_mbb"] = mbb(_exploitability(full, rpat, value))
+            result["rpat_mbb"] = _mbb(_exploitability(full, rpat, value))
     result["stage_seconds"] = timed.seconds
     result["seconds"] = round(time.perf_counter() - wall, 1)
     # the peak RSS (VmHWM): ru_maxrss counts KiB on Linux

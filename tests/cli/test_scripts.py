@@ -740,3 +740,36 @@ def test_head_to_head_prints_the_tasks_it_made(tmp_path, flags, line):
     assert proc.stdout.splitlines()[0] == line
     (pair,) = json.loads(out.read_text())["pairs"]
     assert pair["games"] == int(flags[0].split("=")[1])
+
+
+def _nlfh(tmp_path, name, *flags):
+    out = tmp_path / f"{name}.json"
+    proc = run(
+        "nlfh_figure2.py", "--num_ranks=3", "--stack_bb=5", "--iterations=5",
+        "--value_iterations=8", f"--output_json={out}", *flags, folder="benchmarks/papers",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(out.read_text())
+
+
+def test_nlfh_figure2_keeps_its_finished_solves_for_the_next_run(tmp_path):
+    """With --stages_dir the second run reuses both solves (no solving seconds) and reports the
+    same figures; other settings solve again."""
+    stages = f"--stages_dir={tmp_path / 'stages'}"
+    first, again = _nlfh(tmp_path, "first", stages), _nlfh(tmp_path, "again", stages)
+    figures = ("blueprint_exploitability_mbb", "value_mbb", "lower_bound_mbb", "rpat_mbb")
+    assert {k: again[k] for k in figures} == {k: first[k] for k in figures}
+    assert {"blueprint", "lower_bound", "value"} <= set(first["stage_seconds"])
+    assert not {"blueprint", "lower_bound", "value"} & set(again["stage_seconds"])
+    other = _nlfh(tmp_path, "other", stages, "--iterations=6")
+    assert {"blueprint", "lower_bound"} <= set(other["stage_seconds"])
+    assert first["rpat_mbb"] > 0 and first["stop_reason"] == "iterations"
+
+
+def test_nlfh_figure2_refuses_stacks_too_short_for_the_off_tree_bet(tmp_path):
+    proc = run(
+        "nlfh_figure2.py", "--num_ranks=3", "--stack_bb=2", "--iterations=2",
+        f"--output_json={tmp_path / 'n.json'}", folder="benchmarks/papers",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].endswith("no action outside the abstraction")
