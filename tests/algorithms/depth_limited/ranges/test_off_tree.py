@@ -10,9 +10,16 @@ import pytest
 from helpers import profile_rows, random_behavioural
 
 from ospiel_ext import evaluate, walk
+from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms.depth_limited.compiled import off_tree as compiled
 from ospiel_ext.algorithms.depth_limited.ranges import off_tree
-from ospiel_ext.algorithms.poker import range_policy, range_tree, range_walker, structure
+from ospiel_ext.algorithms.poker import (
+    range_cfr,
+    range_policy,
+    range_tree,
+    range_walker,
+    structure,
+)
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.sequence_form import TreeSequenceForm
 
@@ -106,3 +113,26 @@ def test_bad_weights_and_layouts_without_an_off_tree_action_are_refused(
             weights=weights,
             translate=WITH_BET.translate,
         )
+
+
+def test_rpat_with_suit_orbits_is_rpat_per_hand():
+    """One entry per suit orbit (`suits=True`) against one per hand: the same CFR+ blueprint
+    (suit-symmetric), the same RPAT exploitability."""
+    got = []
+    for suits in (False, True):
+        abstract = range_tree.RangeTree(structure.detect(GAME, actions=ABSTRACTION), suits=suits)
+        game = range_tree.RangeTree(structure.detect(GAME, actions=WITH_BET), suits=suits)
+        solver = range_cfr.RangeCFRSolver(abstract, cfr_rules.CFR_PLUS)
+        for _ in range(30):
+            solver.evaluate_and_update_policy()
+        off = off_tree.OffTree.find(
+            game,
+            abstract,
+            replacements=_replacements,
+            weights=(P, 1 - P),
+            translate=WITH_BET.translate,
+        )
+        blueprint = abstract.contract(solver.average_strategy())
+        ev = range_walker.RangeWalker(game).evaluate(off_tree.rpat_strategy(off, blueprint))
+        got.append(ev.best_response_values[BETTOR])
+    assert got[1] == pytest.approx(got[0], abs=1e-9)
