@@ -24,8 +24,9 @@ blueprint as if that bet had been made; as a behavioural strategy, at a node n w
 per entry (board, hand orbit), r_k the responder's own reach of n's counterpart under
 replacement k in the blueprint, b_k the blueprint there renormalised over the actions with a
 counterpart (a pot raise that would be all-in after one bet and not after the other).
-Everything else, and the off-tree bettor's strategy, is the blueprint by betting key
-(`lift`). The range walker then gives the responder's exact exploitability in `game`.
+Outside the off-tree subtree both players play the blueprint by betting key (`lift`); the
+bettor's decisions after its off-tree bet play uniformly, which a best response replaces. The
+range walker then gives the responder's exact exploitability in `game`.
 """
 
 from __future__ import annotations
