@@ -47,6 +47,7 @@ from collections.abc import Callable
 
 import numpy as np
 from absl import flags
+from absl import logging as absl_logging
 
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
@@ -129,12 +130,27 @@ class _Stages:
             data = files.read_npz(self._path(name), f"{name} stage")
         except FileNotFoundError:
             return None
-        if str(data.get("tag")) != self.tag:
+        except ValueError as e:  # not a stage file: solved again and replaced
+            absl_logging.warning("%s; solving the stage again", e)
             return None
-        strategy = [
-            [data[f"s{r}_{k}"] for k in range(len(lay.groups))] for r, lay in enumerate(tree.rounds)
+        shapes = [
+            [
+                (f"s{r}_{k}", (len(g.nodes), g.num_actions, lay.shape[1]))
+                for k, g in enumerate(lay.groups)
+            ]
+            for r, lay in enumerate(tree.rounds)
         ]
-        return strategy, data["figures"]
+        if (
+            str(data.get("tag")) != self.tag
+            or "figures" not in data
+            or any(
+                key not in data or data[key].shape != shape
+                for per_round in shapes
+                for key, shape in per_round
+            )
+        ):
+            return None  # other settings, or another layout of them
+        return [[data[key] for key, _ in per_round] for per_round in shapes], data["figures"]
 
     def kept_or_solved(
         self,
