@@ -254,7 +254,7 @@ def test_subgame_solving_does_not_import_depth_limited_solving():
 DL_COMPILED = DEPTH_LIMITED + ".compiled"
 DL_SAMPLED = DEPTH_LIMITED + ".sampled"
 DL_RANGES = DEPTH_LIMITED + ".ranges"
-DL_CORE = tuple(f"{DEPTH_LIMITED}.{m}" for m in ("leaves", "rollouts", "settings"))
+DL_CORE = tuple(f"{DEPTH_LIMITED}.{m}" for m in ("leaves", "rollouts", "settings", "translation"))
 
 
 def _in_stack(module, stack):
@@ -262,10 +262,10 @@ def _in_stack(module, stack):
 
 
 def test_depth_limited_core_imports_no_stack_and_the_stacks_not_each_other():
-    """Depth-limited solving is a shared core (leaves, rollouts, settings) under three stacks:
-    games compiled to a `GameTree`, games too large to compile, and poker's range layout. The
-    core imports no stack, and no stack imports another (only `matches` and the package serve
-    several)."""
+    """Depth-limited solving is a shared core (leaves, rollouts, settings, translation) under
+    three stacks: games compiled to a `GameTree`, games too large to compile, and poker's range
+    layout. The core imports no stack, no stack imports another (only `matches` and the package
+    serve several), and every stack builds on the core."""
     stacks = (DL_COMPILED, DL_SAMPLED, DL_RANGES)
     bad = {
         m: sorted(t for t in IMPORTS[m] if any(_in_stack(t, s) for s in stacks)) for m in DL_CORE
@@ -277,8 +277,7 @@ def test_depth_limited_core_imports_no_stack_and_the_stacks_not_each_other():
             )
     assert not any(bad.values()), {m: t for m, t in bad.items() if t}
     users = {
-        s: [m for m in IMPORTS if _in_stack(m, s) and set(DL_CORE) & IMPORTS[m]]
-        for s in (DL_COMPILED, DL_SAMPLED)
+        s: [m for m in IMPORTS if _in_stack(m, s) and set(DL_CORE) & IMPORTS[m]] for s in stacks
     }
     assert all(users.values()), "a stack no longer builds on the core: revisit this layering"
 

@@ -41,6 +41,7 @@ from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.depth_limited import translation
 from ospiel_ext.algorithms.depth_limited.compiled import (
     off_tree,
     off_tree_solving,
@@ -150,7 +151,7 @@ def main(argv):
         f"game values: {value_abs:.8f} ± {error_abs:.1e} (abstraction), "
         f"{value:.8f} ± {error:.1e} (with the bet)"
     )
-    p = off_tree.pseudo_harmonic(OFF_TREE[1], *NEIGHBOURS)
+    p = translation.pseudo_harmonic(OFF_TREE[1], *NEIGHBOURS)
 
     def replacements(state):
         labels = abstraction.labels(state)

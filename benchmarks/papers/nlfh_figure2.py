@@ -51,8 +51,8 @@ from absl import logging as absl_logging
 
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.algorithms.depth_limited.compiled.off_tree import pseudo_harmonic
 from ospiel_ext.algorithms.depth_limited.ranges import off_tree
+from ospiel_ext.algorithms.depth_limited.translation import pseudo_harmonic
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, range_walker, structure
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags

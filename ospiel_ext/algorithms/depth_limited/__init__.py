@@ -8,14 +8,16 @@ Section 8.1. A shared core, then three stacks: games compiled to a `GameTree`; g
 to compile, which are walked from pyspiel states and valued by rollouts; and poker games laid
 out as public tree x hand ranges (`poker.range_tree`), evaluated exactly. One module per step.
 
-The core (the first two stacks use it):
+The core (the stacks use it):
 
 * `leaves`: the depth limit, the K continuation values of each leaf state (exact, or Monte
   Carlo rollouts with standard errors), Section 4's weakening, and the depth-limited subgame
   as a gadget game of the subgame package (`depth_limited_game`);
 * `rollouts`: Monte Carlo rollouts of pyspiel states under OpenSpiel policies (Section 4's
   "Monte Carlo simulations"), with standard errors;
-* `settings`: `NestedSettings`, the one settings class of the nested bots of both stacks.
+* `settings`: `NestedSettings`, the one settings class of the nested bots of both stacks;
+* `translation`: the pseudo-harmonic mapping of an off-tree bet and how actions after it are
+  matched (`compiled.off_tree` and `ranges.off_tree`).
 
 `compiled/`, games compiled to a `GameTree`:
 

@@ -20,7 +20,7 @@ through a `translate(state, action, target_state)` function, e.g.
 * randomized pseudo-harmonic action translation (RPAT; Ganzfried & Sandholm (2013), "Action
   Translation in Extensive-Form Games with Large Action Spaces: Axioms, Paradoxes, and the
   Pseudo-Harmonic Mapping", IJCAI): a bet x between the abstraction's bets A < x < B is read as
-  A with probability `pseudo_harmonic(x, A, B)` and as B otherwise, and the blueprint is
+  A with probability `translation.pseudo_harmonic(x, A, B)` and as B otherwise, and the blueprint is
   played as if that bet had been made (`translate_strategy`; `rpat_profile` on an `OffTree`);
 * depth-limited solving of the subgame after the off-tree action (`off_tree_solving`), whose
   leaf values are "the average of the two corresponding value vectors" of the histories with A
@@ -40,26 +40,10 @@ from numpy.typing import NDArray
 from ospiel_ext import policies, tree_values
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited import leaves as leaves_lib
+from ospiel_ext.algorithms.depth_limited.translation import Translate, check_weights
 from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import CHANCE, GameTree
-
-# (state, action at it, the counterpart state) -> the counterpart action, or None.
-Translate = Callable[[pyspiel.State, int, pyspiel.State], "int | None"]
-
-
-def pseudo_harmonic(x: float, a: float, b: float) -> float:
-    """The probability that RPAT maps a bet of x (a pot fraction) to the smaller bet a.
-
-    For a <= x <= b (Ganzfried & Sandholm 2013, the pseudo-harmonic mapping):
-
-        f_{A,B}(x) = (B - x)(1 + A) / ((B - A)(1 + x)).
-    """
-    if not 0 <= a < b or not a <= x <= b:
-        raise ValueError(
-            f"pseudo-harmonic mapping needs 0 <= a <= x <= b, a < b; got {a}, {x}, {b}"
-        )
-    return (b - x) * (1 + a) / ((b - a) * (1 + x))
 
 
 def map_region(
@@ -204,7 +188,7 @@ class OffTree:
       player: the responder i (the opponent o = 1 - i takes the off-tree action).
       roots: the nodes of `game` just after the off-tree action (one per history before it).
       maps: per replacement action, `game`'s nodes -> `abstract`'s counterparts (-1 if none).
-      weights: the probability RPAT gives each replacement (`pseudo_harmonic`).
+      weights: the probability RPAT gives each replacement (`translation.pseudo_harmonic`).
     """
 
     game: TreeSequenceForm
@@ -244,8 +228,7 @@ def find_off_tree(
     """
     tree, twin = game.tree, abstract.tree
     o = 1 - player
-    if len(weights) < 1 or not np.isclose(sum(weights), 1.0) or min(weights) < 0:
-        raise ValueError(f"game {tree.name}: replacement weights must be >= 0 and sum to 1")
+    check_weights(tree.name, weights)
     twin_legal = {
         key: set(legal)
         for key, p, legal in zip(twin.infoset_key, twin.infoset_player, twin.infoset_legal_actions)

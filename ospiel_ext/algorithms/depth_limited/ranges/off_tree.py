@@ -37,13 +37,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyspiel
 
+from ospiel_ext.algorithms.depth_limited.translation import Translate, check_weights
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray
-
-# (state, action at it, the counterpart state) -> the counterpart action, or None.
-Translate = Callable[[pyspiel.State, int, pyspiel.State], "int | None"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,8 +91,7 @@ class OffTree:
       roots: betting keys of `game` just after the off-tree action.
       maps: per replacement, each betting key of `game` after the off-tree action -> (its
         counterpart's key in `abstract`, {action: counterpart action}).
-      weights: the probability RPAT gives each replacement (e.g. `compiled.off_tree.
-        pseudo_harmonic`).
+      weights: the probability RPAT gives each replacement (`translation.pseudo_harmonic`).
     """
 
     game: RangeTree
@@ -125,7 +122,9 @@ class OffTree:
           ValueError: the layouts are of different games, the weights are not a distribution,
             there is no off-tree action, or the replacements do not match the weights.
         """
-        _check(game, abstract, weights)
+        if game.name != abstract.name:
+            raise ValueError(f"the layouts are of {game.name} and {abstract.name}")
+        check_weights(game.name, weights)
         pg = game.structure.game
         twin = decisions(abstract)
         roots: list[str] = []
@@ -160,14 +159,6 @@ class OffTree:
             maps=tuple(maps),
             weights=tuple(float(w) for w in weights),
         )
-
-
-def _check(game: RangeTree, abstract: RangeTree, weights: Sequence[float]) -> None:
-    """Raises ValueError unless the layouts are of one game and the weights a distribution."""
-    if game.name != abstract.name:
-        raise ValueError(f"the layouts are of {game.name} and {abstract.name}")
-    if len(weights) < 1 or not np.isclose(sum(weights), 1.0) or min(weights) < 0:
-        raise ValueError(f"game {game.name}: replacement weights must be >= 0 and sum to 1")
 
 
 def _match(

@@ -5,7 +5,6 @@ that does not use the code under test (hand-worked bet sizes, histories looked u
 the blueprint's table, OpenSpiel states)."""
 
 import functools
-import itertools
 
 import numpy as np
 import pyspiel
@@ -60,16 +59,6 @@ def _setup():
 def _node(tree, history):
     index = {tuple(tree.history(n)): n for n in range(tree.num_nodes)}
     return index[tuple(history)]
-
-
-def test_pseudo_harmonic_mapping():
-    assert off_tree.pseudo_harmonic(0.75, 0.5, 1.0) == pytest.approx(P_LOW)
-    assert off_tree.pseudo_harmonic(0.5, 0.5, 1.0) == pytest.approx(1.0)
-    assert off_tree.pseudo_harmonic(1.0, 0.5, 1.0) == pytest.approx(0.0)
-    grid = [off_tree.pseudo_harmonic(x, 0.5, 1.0) for x in np.linspace(0.5, 1.0, 11)]
-    assert all(b < a for a, b in itertools.pairwise(grid))
-    with pytest.raises(ValueError):
-        off_tree.pseudo_harmonic(1.5, 0.5, 1.0)
 
 
 def test_counterpart_maps_follow_the_labels():

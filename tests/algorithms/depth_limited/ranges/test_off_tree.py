@@ -11,6 +11,7 @@ from helpers import profile_rows, random_behavioural
 
 from ospiel_ext import evaluate, walk
 from ospiel_ext.algorithms import cfr_rules
+from ospiel_ext.algorithms.depth_limited import translation
 from ospiel_ext.algorithms.depth_limited.compiled import off_tree as compiled
 from ospiel_ext.algorithms.depth_limited.ranges import off_tree
 from ospiel_ext.algorithms.poker import (
@@ -31,7 +32,7 @@ GAME = (
 BETTOR, RESPONDER = 1, 0
 ABSTRACTION = pa.PotFractionAbstraction((0.5, 1.0))
 WITH_BET = pa.PotFractionAbstraction((0.5, 1.0), extra=pa.first_bet_extra(BETTOR, {"0.75p": 0.75}))
-P = compiled.pseudo_harmonic(0.75, 0.5, 1.0)
+P = translation.pseudo_harmonic(0.75, 0.5, 1.0)
 
 
 def _replacements(state):
