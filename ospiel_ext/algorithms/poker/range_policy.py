@@ -143,22 +143,19 @@ class EntryLocator:
         self._boards = [
             {tuple(row): b for b, row in enumerate(dl.types.tolist())} for dl in tree.actual_deals
         ]
-        self._decisions = [
-            {node.key: (k, i) for k, g in enumerate(lay.groups) for i, node in enumerate(g.betting)}
-            for lay in tree.rounds
-        ]
 
     def __call__(self, state: pyspiel.State) -> tuple[int, int, int, int, int]:
         """(round, group, node, board, hand) of the acting player's entry at `state`."""
         ps, player = self.tree.structure, state.current_player()
         r, key = stage_games.betting_key(state)
-        if key not in self._decisions[r]:
+        entry = self.tree.decisions.get(key)
+        if entry is None:
             raise ValueError(
                 f"game {self.tree.name}: the betting {key!r} of state "
                 f"{state.history()} is not in the range layout's betting tree (an action "
                 "outside its action abstraction)"
             )
-        k, i = self._decisions[r][key]
+        k, i = entry.group, entry.index
         chance = stage_games.chance_actions_of(state)
         size = ps.hole_cards
         if ps.joint_private_deal:

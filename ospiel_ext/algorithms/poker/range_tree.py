@@ -89,6 +89,17 @@ class DecisionGroup:
         return slice(first, first + len(self.nodes))
 
 
+@dataclasses.dataclass(frozen=True)
+class DecisionEntry:
+    """Where a decision's strategy is: round, decision group, index in the group, row."""
+
+    round: int
+    group: int
+    index: int
+    row: int
+    node: BettingNode
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class RoundLayout:
     """One betting round's nodes, boards and terminals.
@@ -212,6 +223,16 @@ class RangeTree:
         `deals.canonical_of`: where an actual information set's entry is.
         """
         return canonical_of(self.deals, self.actual_deals)
+
+    @functools.cached_property
+    def decisions(self) -> dict[str, DecisionEntry]:
+        """Betting key -> where the decision with that key is in the tree's arrays."""
+        return {
+            node.key: DecisionEntry(r, k, j, int(g.nodes[j]), node)
+            for r, lay in enumerate(self.rounds)
+            for k, g in enumerate(lay.groups)
+            for j, node in enumerate(g.betting)
+        }
 
     @property
     def name(self) -> str:

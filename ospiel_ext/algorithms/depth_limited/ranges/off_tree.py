@@ -44,27 +44,6 @@ from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray
 
 
-@dataclasses.dataclass(frozen=True)
-class DecisionEntry:
-    """Where a decision's strategy is: round, decision group, index in the group, row."""
-
-    round: int
-    group: int
-    index: int
-    row: int
-    node: BettingNode
-
-
-def decisions(tree: RangeTree) -> dict[str, DecisionEntry]:
-    """Betting key -> where the decision with that key is in `tree`'s arrays."""
-    return {
-        node.key: DecisionEntry(r, k, j, int(g.nodes[j]), node)
-        for r, lay in enumerate(tree.rounds)
-        for k, g in enumerate(lay.groups)
-        for j, node in enumerate(g.betting)
-    }
-
-
 def state_at(game: pyspiel.Game, key: str) -> pyspiel.State:
     """A state of `game` with betting `key` ("a,b,|c," per round), one fixed deal.
 
@@ -126,11 +105,11 @@ class OffTree:
             raise ValueError(f"the layouts are of {game.name} and {abstract.name}")
         check_weights(game.name, weights)
         pg = game.structure.game
-        twin = decisions(abstract)
+        twin = abstract.decisions
         roots: list[str] = []
         maps: list[dict[str, tuple[str, dict[int, int]]]] = [{} for _ in weights]
         players = set()
-        for key, entry in decisions(game).items():
+        for key, entry in game.decisions.items():
             if key not in twin or set(entry.node.actions) <= set(twin[key].node.actions):
                 continue
             players.add(entry.node.player)
@@ -193,7 +172,7 @@ def lift(off: OffTree, blueprint: Arrays) -> Arrays:
 
     The off-tree action gets probability 0; decisions after it play uniformly.
     """
-    twin = decisions(off.abstract)
+    twin = off.abstract.decisions
     out = [
         [
             np.full((len(g.nodes), g.num_actions, lay.shape[1]), 1.0 / g.num_actions)
@@ -201,7 +180,7 @@ def lift(off: OffTree, blueprint: Arrays) -> Arrays:
         ]
         for lay in off.game.rounds
     ]
-    for key, e in decisions(off.game).items():
+    for key, e in off.game.decisions.items():
         if key not in twin:
             continue
         t = twin[key]
@@ -222,8 +201,8 @@ def rpat_strategy(off: OffTree, blueprint: Arrays) -> Arrays:
     """
     out = lift(off, blueprint)
     own = RangeWalker(off.abstract).reaches(off.player, blueprint)
-    twin = decisions(off.abstract)
-    for key, e in decisions(off.game).items():
+    twin = off.abstract.decisions
+    for key, e in off.game.decisions.items():
         if e.node.player != off.player or not any(key in m for m in off.maps):
             continue
         num = np.zeros(out[e.round][e.group][e.index].shape)
