@@ -169,7 +169,8 @@ def profile_rows(explicit, profile):
 
 
 def random_behavioural(sf, seed):
-    """Random behavioural strategies of both players (cubed uniforms: some near 0)."""
+    """Random behavioural strategies of both players (cubed uniforms: uneven, some actions
+    nearly never played)."""
     rng = np.random.default_rng(seed)
     out = []
     for tp in sf.treeplexes:
@@ -177,4 +178,4 @@ def random_behavioural(sf, seed):
         b[1:] /= np.repeat(tp.segment_sum(b), tp.num_actions)
         b[0] = 1.0
         out.append(b)
-    return out
+    return tuple(out)

@@ -8,6 +8,7 @@ import concurrent.futures
 
 import numpy as np
 import pytest
+from helpers import random_behavioural
 
 from ospiel_ext import evaluate, policies
 from ospiel_ext import sequence_form as sf_lib
@@ -44,16 +45,8 @@ def forms(request):
     return sf_lib.for_game(request.param), range_form.for_game(request.param)
 
 
-def _random_behavioural(tp, rng):
-    b = rng.random(tp.num_sequences) ** 3  # uneven, some actions nearly never played
-    b[0] = 1.0
-    b[1:] /= np.repeat(tp.segment_sum(b), tp.num_actions)
-    return b
-
-
 def _random_plans(sf, seed):
-    rng = np.random.default_rng(seed)
-    return [tp.realization_plan(_random_behavioural(tp, rng)) for tp in sf.treeplexes]
+    return [tp.realization_plan(b) for tp, b in zip(sf.treeplexes, random_behavioural(sf, seed))]
 
 
 def test_treeplexes_are_numbered_as_the_explicit_form(forms):
@@ -169,8 +162,7 @@ def test_values_along_a_cfr_plus_trajectory(forms):
 
 def test_best_responses_and_exploitability(forms):
     explicit, public = forms
-    rng = np.random.default_rng(3)
-    behavioural = tuple(_random_behavioural(tp, rng) for tp in explicit.treeplexes)
+    behavioural = random_behavioural(explicit, 3)
     ours = evaluate.evaluate_profile(public, behavioural)
     theirs = evaluate.evaluate_profile(explicit, behavioural)
     assert theirs.exploitability > 1e-3
@@ -189,8 +181,7 @@ def test_best_responses_and_exploitability(forms):
 
 def test_infoset_regrets(forms):
     explicit, public = forms
-    rng = np.random.default_rng(4)
-    behavioural = tuple(_random_behavioural(tp, rng) for tp in explicit.treeplexes)
+    behavioural = random_behavioural(explicit, 4)
     for p in (0, 1):
         ours = evaluate.infoset_regrets(public, behavioural, p)
         theirs = evaluate.infoset_regrets(explicit, behavioural, p)

@@ -12,6 +12,7 @@ import threading
 
 import numpy as np
 import pytest
+from helpers import random_behavioural
 
 from ospiel_ext import evaluate
 from ospiel_ext import sequence_form as sf_lib
@@ -52,17 +53,6 @@ def _layouts(game, suits=False):
     return explicit, tree, SequenceIndex(public.public_tree, tree)
 
 
-def _random_profile(sf, seed):
-    rng = np.random.default_rng(seed)
-    out = []
-    for tp in sf.treeplexes:
-        b = rng.random(tp.num_sequences) ** 3  # uneven, some actions nearly never played
-        b[0] = 1.0
-        b[1:] /= np.repeat(tp.segment_sum(b), tp.num_actions)
-        out.append(b)
-    return tuple(out)
-
-
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_one_pass_equals_the_explicit_form(game, dtype):
@@ -71,7 +61,7 @@ def test_one_pass_equals_the_explicit_form(game, dtype):
     In float32 against the explicit form's float64: sums of a few hundred terms, each rounded
     to float32's 2^-24 relative, within 1e-5 of the largest value compared."""
     explicit, tree, index = _layouts(game)
-    b = _random_profile(explicit, 0)
+    b = random_behavioural(explicit, 0)
     per_hand = [[a.astype(dtype) for a in per_round] for per_round in index.to_arrays(b)]
     arrays = tree.contract(per_hand)
     walker = range_walker.RangeWalker(tree)
