@@ -13,24 +13,25 @@ one block of boards each) through the pack's run loop (`algorithms.solver.run`) 
 --time_limit seconds of wall-clock time have passed (or --iterations iterations), measuring
 the average profile exactly (best responses on the same tree; not counted as solving seconds)
 at iterations 1, 2, 3, ... growing by about 12 % (`solver.log_spaced`; --num_checkpoints
-points up to 10^6 iterations).
+points up to 10^6 iterations). --sample_boards: public chance sampling of the last round's
+boards (`range_cfr`).
 Ctrl-C or SIGTERM stops after the current iteration and writes the result so far
 (`stop_reason`); an iteration or a measurement still under way a second later is paused or
 given up (`paused`; `final` is then the last measurement, of an earlier average), and
 `br_seconds` is not measured.
 
-JSON keys: game, solver, suits, dtype, threads, boards (per round), entries (regret entries,
-both players), build_seconds, seconds_per_iteration (solving seconds / iterations),
-peak_rss_bytes (VmHWM), curve {iterations, traversals, seconds (solving), value (player 0's, of
-the average profile), nash_conv, exploitability, max_infoset_regret (empty)}, final
-{iterations, seconds, exploitability, value} (the last measurement, where the run stopped),
-stop_reason, paused (only when true), wall_seconds, at_600_seconds (the last measurement within
-600 solving seconds), seconds_to_1e-3, seconds_to_1e-4 (solving seconds at the first
-measurement at or below; null when not reached), exploitability_mbb (the final exploitability
-in milli-big-blinds per game; universal_poker games only), br_seconds (one exact evaluation of
-the average profile: both best responses). --policy_out writes the average strategy
-(`poker.range_policy`: an OpenSpiel policy of the whole game once loaded; Rhode Island's is 133
-MB).
+JSON keys: game, solver, suits, dtype, threads, sample_boards (only when given), boards (per
+round), entries (regret entries, both players), build_seconds, seconds_per_iteration (solving
+seconds / iterations), peak_rss_bytes (VmHWM), curve {iterations, traversals, seconds (solving),
+value (player 0's, of the average profile), nash_conv, exploitability, max_infoset_regret
+(empty)}, final {iterations, seconds, exploitability, value} (the last measurement, where the
+run stopped), stop_reason, paused (only when true), wall_seconds, at_600_seconds (the last
+measurement within 600 solving seconds), seconds_to_1e-3, seconds_to_1e-4 (solving seconds at
+the first measurement at or below; null when not reached), exploitability_mbb (the final
+exploitability in milli-big-blinds per game; universal_poker games only), br_seconds (one exact
+evaluation of the average profile: both best responses). --policy_out writes the average
+strategy (`poker.range_policy`: an OpenSpiel policy of the whole game once loaded; Rhode
+Island's is 133 MB).
 """
 
 import time
@@ -67,6 +68,12 @@ _THREADS = flags.DEFINE_integer(
     "Threads each pass runs on, one block of boards each (the iterates do not depend on it).",
     lower_bound=1,
 )
+_SAMPLE_BOARDS = flags.DEFINE_float(
+    "sample_boards",
+    None,
+    "Public chance sampling: the fraction of the last round's boards a pass walks (one board "
+    "per chunk; `range_cfr`). Default: every board.",
+)
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 _POLICY_OUT = flags.DEFINE_string(
     "policy_out", None, "Write the average strategy here (.npz, `range_policy.load_range_policy`)."
@@ -97,6 +104,7 @@ def main(argv):
             suits=_SUITS.value,
             dtype=_DTYPE.value,
             threads=_THREADS.value,
+            sample_boards=_SAMPLE_BOARDS.value,
         )
     tree = solver.tree
     build_seconds = time.perf_counter() - start
@@ -126,6 +134,7 @@ def main(argv):
         "suits": _SUITS.value,
         "dtype": _DTYPE.value,
         "threads": _THREADS.value,
+        **({} if _SAMPLE_BOARDS.value is None else {"sample_boards": _SAMPLE_BOARDS.value}),
         "boards": [lay.deals.num_boards for lay in tree.rounds],
         "entries": solver.entries,
         "build_seconds": build_seconds,

@@ -191,6 +191,25 @@ def average_weights(config: CFRConfig, t: int) -> tuple[float, float]:
     return ((t - 1) / t) ** config.discount[2], 1.0
 
 
+def skipped_discounts(config: CFRConfig, last: int, t: int) -> tuple[float, float, float]:
+    """The discounts of iterations last + 1 ... t - 1 on entries no one of them walked.
+
+    (positive regrets, negative regrets, the average so far) factors: what `finish_regrets`
+    and `average_weights` would have applied to entries whose instantaneous regrets and
+    realization plans were 0 at those iterations (a sampled run's boards not sampled: no
+    sign changes there, so the products by sign are exact). All 1 unless DCFR discounts.
+    """
+    positive = negative = decay = 1.0
+    if config.discount is not None and t - 1 > last:
+        alpha, beta, gamma = config.discount
+        skipped = np.arange(last + 1, t, dtype=np.float64)
+        positive = float(np.prod(skipped**alpha / (skipped**alpha + 1)))
+        negative = float(np.prod(skipped**beta / (skipped**beta + 1)))
+        if config.linear_averaging:
+            decay = (last / (t - 1)) ** gamma if last > 0 else 0.0
+    return positive, negative, decay
+
+
 class CFREngine(Protocol):
     """Another layout of a CFR variant's iterates, offered by a sequence form.
 

@@ -633,6 +633,29 @@ def test_range_cfr_run_writes_a_policy_openspiel_evaluates(tmp_path, dtype):
     )
 
 
+def test_range_cfr_sampling_compares_full_and_sampled_walks(tmp_path):
+    """One row per solver, fraction and time limit; a sampled run's board passes are its
+    iterations times the fraction of chunks it draws (2 of Leduc's 3 boards for 0.5)."""
+    out = tmp_path / "s.json"
+    proc = run(
+        "range_cfr_sampling.py",
+        "--game=leduc_poker",
+        "--solvers=cfr_plus",
+        "--fractions=1,0.5",
+        "--time_limits=0.3",
+        f"--output_json={out}",
+        folder="benchmarks/perf",
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["boards"] == 3 and result["stop_reason"] is None
+    full, sampled = result["rows"]
+    assert (full["fraction"], sampled["fraction"]) == (1.0, 0.5)
+    assert full["board_passes"] == full["iterations"] > 0
+    assert sampled["board_passes"] == pytest.approx(sampled["iterations"] * 2 / 3)
+    assert all(r["exploitability_mbb"] > 0 for r in result["rows"])
+
+
 def test_nested_round_robin_stops_at_its_budget_with_even_pairs(tmp_path):
     """--time_limit ends the round robin with its JSON and exit 0; the tasks go round the pairs,
     so the pairs' games differ by at most one chunk."""

@@ -559,6 +559,13 @@ NOT_COVERED: Mapping[str, str] = {
     "docs/results/range_cfr_variants.json": "six CFR variants x 200 iterations on 16-card "
     "no-limit hold'em with exact evaluations, about 3 minutes, beyond a test; the variants' "
     "update rules are tested against the explicit form (test_cfr_ties.py, test_range_cfr.py)",
+    "docs/results/range_cfr_sampling.json": "runs of fixed wall-clock seconds (their "
+    "iterations depend on the machine and its load), about 9 minutes; the sampling is tested "
+    "against the full walk (test_range_sampling.py: unbiased values, the discounts of skipped "
+    "iterations)",
+    "docs/results/holdem_nolimit_flop_sampled.json": "20 minutes of 52-card no-limit flop "
+    "hold'em with public chance sampling, its iterations fixed by wall-clock time; the "
+    "sampling is tested against the full walk (test_range_sampling.py)",
     "docs/results/nlfh_figure2.json": "three solves of thousands of CFR+ iterations on "
     "no-limit flop hold'em's range layout (about an hour on 12 cards), beyond a test; the "
     "layouts under an action abstraction and their RPAT are checked against the compiled game "

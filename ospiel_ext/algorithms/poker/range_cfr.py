@@ -33,6 +33,17 @@ Nothing of size sequences x sequences and no tree of histories is built, so Rhod
 Hold'em runs whole (with `suits=True`, one board per suit orbit). The best response is the
 same walk with a maximum at the responder's decisions, an exact exploitability.
 
+Public chance sampling (Johanson et al. 2012, Section 3: sample the public chance outcomes,
+walk every private hand exactly): with `sample_boards` = f < 1 each pass walks k = round(f x
+C) of the last round's C chunks of boards, drawn uniformly without replacement, so that every
+board is walked with chance q = k / C; the walked chunks' values at the round's first rows go
+up multiplied by 1 / q (an unbiased estimate of the full pass's, so the rounds above update
+every pass) and the chunks not drawn keep their regrets and average, to which the discounts of
+the iterations that skipped them are applied when they are next drawn
+(`cfr_rules.skipped_discounts`: DCFR's iterates on the boards walked are then those of a run
+whose skipped iterations had zero regrets there). Measured on no-limit flop hold'em it
+converges more slowly per second than walking every board (`docs/results/holdem.md`).
+
 An iteration can pause between chunks of the last round (`RangeCFRSolver.iterate`): the run
 loop (`algorithms.solver.run`) pauses it a second after Ctrl-C or SIGTERM
 (`interrupts.overdue`), so that a 52-card hold'em run (13-14 s per iteration) stops within
@@ -59,6 +70,7 @@ from ospiel_ext.algorithms.cfr_rules import (
     check_discount,
     finish_regrets,
     payoff_scale,
+    skipped_discounts,
     tie_tolerance,
 )
 from ospiel_ext.algorithms.poker import range_tree, structure
@@ -89,7 +101,9 @@ class _Pass:
 
     `upper`: both players' reaches in the rounds above the last; `first`: their first rows of
     the last round; `roots`: the updating players' values there, chunk by chunk; `left`: the
-    indices of the last round's chunks not walked yet (`RangeWalker.each_chunk`).
+    indices of the last round's chunks not walked yet (`RangeWalker.each_chunk`); `weight`:
+    the factor of a walked chunk's values at the first rows (1 / the chance that a chunk is
+    drawn, `sample_boards`; 1 when every chunk is walked).
     """
 
     players: tuple[int, ...]
@@ -97,6 +111,50 @@ class _Pass:
     first: list[FloatArray | None]
     roots: dict[int, FloatArray]
     left: list[int] | None  # None: an exception left them unknown
+    weight: float = 1.0
+
+
+@dataclasses.dataclass
+class _ChunkSampling:
+    """Public chance sampling's draws (module docstring): `drawn` of the last round's chunks.
+
+    `chunk_of`: a chunk's first entry -> its index in `RangeWalker.chunks`; `walked`: per
+    player and chunk, the iteration that last walked the player's entries there (0: none).
+    """
+
+    rng: np.random.Generator
+    drawn: int
+    chunk_of: dict[int, int]
+    walked: np.ndarray
+
+    @classmethod
+    def of(cls, walker: RangeWalker, fraction: float | None, seed: int) -> _ChunkSampling | None:
+        """The draws of round(fraction x chunks) chunks a pass; None if every chunk is walked."""
+        if fraction is None or fraction == 1.0:
+            return None
+        chunks = len(walker.chunks)
+        return cls(
+            rng=np.random.default_rng(seed),
+            drawn=max(1, round(fraction * chunks)),
+            chunk_of={c.start: i for i, c in enumerate(walker.chunks)},
+            walked=np.zeros((2, chunks), dtype=np.int64),
+        )
+
+    @property
+    def weight(self) -> float:
+        """1 / the chance that a chunk is drawn."""
+        return len(self.chunk_of) / self.drawn
+
+    def draw(self) -> list[int]:
+        """A pass's chunks, uniformly without replacement, in order."""
+        return sorted(self.rng.choice(len(self.chunk_of), self.drawn, replace=False).tolist())
+
+    def last_walked(self, player: int, b: slice, t: int) -> int:
+        """The iteration that last walked player's entries of chunk b; records t as that."""
+        i = self.chunk_of[b.start]
+        last = int(self.walked[player, i])
+        self.walked[player, i] = t
+        return last
 
 
 class RangeCFRSolver(Closing):
@@ -117,10 +175,14 @@ class RangeCFRSolver(Closing):
         number. With more than one, `close()` the solver or use it as a context manager.
       chunk_values: the memory a pass holds of the last round (`RangeWalker`); the iterates
         are the same for any value.
+      sample_boards: the fraction f of the last round's chunks of boards a pass walks (module
+        docstring, public chance sampling); None or 1: all of them. Chunks are drawn, so
+        `chunk_values` then sets how finely: at most one chunk per board.
+      seed: the seed of the chunks drawn.
 
     Raises:
-      ValueError: DCFR's discount is invalid (`cfr_rules.check_discount`), or the dtype or
-        threads are; the message names the game.
+      ValueError: DCFR's discount is invalid (`cfr_rules.check_discount`), or the dtype,
+        threads or sample_boards are; the message names the game.
     """
 
     def __init__(
@@ -131,11 +193,17 @@ class RangeCFRSolver(Closing):
         dtype: DTypeLike = np.float64,
         threads: int = 1,
         chunk_values: int | None = None,
+        sample_boards: float | None = None,
+        seed: int = 0,
     ):
         check_discount(config, tree.name)
         if np.dtype(dtype) not in DTYPES:
             raise ValueError(
                 f"game {tree.name}: the range solver iterates in float64 or float32, got {dtype}"
+            )
+        if sample_boards is not None and not 0.0 < sample_boards <= 1.0:
+            raise ValueError(
+                f"game {tree.name}: sample_boards is a fraction in (0, 1], got {sample_boards}"
             )
         self.tree, self.config, self.dtype = tree, config, np.dtype(dtype)
         self.walker = RangeWalker(tree, threads=threads, chunk_values=chunk_values)
@@ -148,7 +216,9 @@ class RangeCFRSolver(Closing):
         # `KEEP_LAST_REACHES` values: a player's serve until its strategy changes (two reach
         # passes per iteration instead of four); streamed chunk by chunk otherwise
         last = tree.rounds[-1]
-        keep = 2 * last.num_nodes * last.orbits.width <= KEEP_LAST_REACHES
+        self._sampling = _ChunkSampling.of(self.walker, sample_boards, seed)
+        # (a sampled pass leaves the reaches of the chunks it skips as they were)
+        keep = 2 * last.num_nodes * last.orbits.width <= KEEP_LAST_REACHES and not self._sampling
         self._last_reach = [np.empty(last.shape, self.dtype) for _ in (0, 1)] if keep else None
         self._reach_valid = [False, False]
         # per round and group, each decision's opponent-and-chance reach per entry (n, F)
@@ -184,6 +254,11 @@ class RangeCFRSolver(Closing):
         profile like any other (its evaluation is exact), between the iterates.
         """
         return bool(self._todo)
+
+    @property
+    def drawn(self) -> float:
+        """The fraction of the last round's chunks a pass walks (`sample_boards`; 1: all)."""
+        return 1.0 if self._sampling is None else 1.0 / self._sampling.weight
 
     @property
     def entries(self) -> int:
@@ -244,13 +319,18 @@ class RangeCFRSolver(Closing):
         w, last = self.walker, len(self.tree.rounds) - 1
         upper = [w.reaches(q, self._strategy, self._reach[q], rounds=last) for q in (0, 1)]
         self._reach[:] = upper
-        return _Pass(
+        pass_ = _Pass(
             players=players,
             upper=upper,
             first=[w.first_rows(u) for u in upper],
             roots={p: w.roots(self.dtype) for p in players},
             left=list(range(len(w.chunks))),
         )
+        if self._sampling is not None:  # the chunks not drawn add nothing at the first rows
+            pass_.left, pass_.weight = self._sampling.draw(), self._sampling.weight
+            for roots in pass_.roots.values():
+                roots.fill(0.0)
+        return pass_
 
     def _finish(self, pass_: _Pass) -> None:
         """The rounds above the last, once every chunk is walked: average, regrets, update."""
@@ -283,6 +363,9 @@ class RangeCFRSolver(Closing):
         """
         players, first, roots = pass_.players, pass_.first, pass_.roots
         last = len(self.tree.rounds) - 1
+        if self._sampling is not None:
+            for p in players:
+                self._catch_up(p, b)
         local = sliced(self._strategy[last], b)
         rho = [self._chunk_reach(q, first[q], local, b) for q in (0, 1)]
         for p in players:
@@ -293,8 +376,24 @@ class RangeCFRSolver(Closing):
                 p, rho[1 - p], strategy=local, b=b, slot=2, regrets=regrets
             )
             roots[p][:, b] = v[: len(roots[p])]
+            if pass_.weight != 1.0:
+                roots[p][:, b] *= pass_.weight
         for p in players:
             self._match(p, last, b, rho[1 - p])
+
+    def _catch_up(self, p: int, b: slice) -> None:
+        """The discounts of the iterations that skipped p's entries of chunk b (sampling)."""
+        assert self._sampling is not None
+        last = self._sampling.last_walked(p, b, self._iteration)
+        positive, negative, decay = skipped_discounts(self.config, last, self._iteration)
+        r = len(self.tree.rounds) - 1
+        for k in self._groups_of(p, r):
+            regrets = self._regrets[r][k][:, :, b]
+            if (positive, negative) != (1.0, 1.0):
+                kind = regrets.dtype.type
+                regrets *= np.where(regrets > 0, kind(positive), kind(negative))
+            if decay != 1.0:
+                self._average[r][k][:, :, b] *= decay
 
     def _chunk_reach(
         self, q: int, first: FloatArray | None, local: list[FloatArray], b: slice
@@ -383,6 +482,7 @@ def for_game(
     suits: bool = True,
     dtype: DTypeLike = np.float64,
     threads: int = 1,
+    sample_boards: float | None = None,
 ) -> RangeCFRSolver:
     """`RangeCFRSolver` of a poker game: its structure detected, its public tree laid out.
 
@@ -394,6 +494,8 @@ def for_game(
         information sets).
       dtype: the iteration's floating-point type (`RangeCFRSolver`).
       threads: threads each pass runs on (`RangeCFRSolver`).
+      sample_boards: public chance sampling's fraction of boards a pass walks, one board per
+        chunk (`RangeCFRSolver`); None: every board, in the default chunks.
 
     Raises:
       ValueError: the game lacks the poker structure, its showdown sees suits (with `suits`),
@@ -404,4 +506,6 @@ def for_game(
         config,
         dtype=dtype,
         threads=threads,
+        chunk_values=None if sample_boards is None else 1,
+        sample_boards=sample_boards,
     )
