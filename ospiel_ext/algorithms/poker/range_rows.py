@@ -103,6 +103,7 @@ def value_rows(
     ends: FloatArray | None,
     strategy: list[FloatArray] | None,
     regrets: list[FloatArray] | None,
+    best: list[FloatArray] | None = None,
 ) -> None:
     """`player`'s values at a round's nodes on entries b, bottom up.
 
@@ -119,6 +120,9 @@ def value_rows(
       strategy: the round's strategies on the block, per group; None for the maximum.
       regrets: if given, the player's regrets on the block, per group, receive the
         instantaneous regrets (added in place).
+      best: with `strategy` None, if given, the player's groups on the block receive the
+        maximising actions as pure strategies (n, A, w): a best response (at a tie the
+        first action that attains the maximum).
     """
     sign = 1.0 if player == 0 else -1.0
     for rows, at in lay.fold_runs:
@@ -128,23 +132,48 @@ def value_rows(
     if ends is not None:
         v[lay.ends] = ends.T
     for k in range(len(lay.groups) - 1, -1, -1):
-        g = lay.groups[k]
-        children = [v[g.child_rows(a)] for a in range(g.num_actions)]
-        if g.player != player:
-            v[g.rows] = functools.reduce(np.add, children)
-        elif strategy is None:
-            v[g.rows] = functools.reduce(np.maximum, children)
-        else:
-            s = strategy[k]
-            # in place where the rows are a view (`DecisionGroup.rows`)
-            mixed = v[g.rows] if isinstance(g.rows, slice) else np.empty_like(children[0])
-            np.multiply(children[0], s[:, 0], out=mixed)
-            for a in range(1, g.num_actions):
-                mixed += children[a] * s[:, a]
-            if not isinstance(g.rows, slice):
-                v[g.rows] = mixed
-            if regrets is not None:
-                add_regrets(regrets[k], children, mixed)
+        _group_values(
+            lay.groups[k], player, v=v,
+            strategy=None if strategy is None else strategy[k],
+            regrets=None if regrets is None else regrets[k],
+            best=None if best is None else best[k],
+        )  # fmt: skip
+
+
+def _group_values(
+    g: range_tree.DecisionGroup,
+    player: int,
+    *,
+    v: FloatArray,
+    strategy: FloatArray | None,
+    regrets: FloatArray | None,
+    best: FloatArray | None,
+) -> None:
+    """`value_rows` at one decision group g: its children's values summed, mixed or maxed."""
+    children = [v[g.child_rows(a)] for a in range(g.num_actions)]
+    if g.player != player:
+        v[g.rows] = functools.reduce(np.add, children)
+    elif strategy is None:
+        v[g.rows] = functools.reduce(np.maximum, children)
+        if best is not None:
+            pure(best, children)
+    else:
+        # in place where the rows are a view (`DecisionGroup.rows`)
+        mixed = v[g.rows] if isinstance(g.rows, slice) else np.empty_like(children[0])
+        np.multiply(children[0], strategy[:, 0], out=mixed)
+        for a in range(1, g.num_actions):
+            mixed += children[a] * strategy[:, a]
+        if not isinstance(g.rows, slice):
+            v[g.rows] = mixed
+        if regrets is not None:
+            add_regrets(regrets, children, mixed)
+
+
+def pure(out: FloatArray, children: list[FloatArray]) -> None:
+    """Writes into out (n, A, w) 1 at the first action whose child is largest, else 0."""
+    out.fill(0.0)
+    choice = np.argmax(np.stack(children, axis=1), axis=1)
+    np.put_along_axis(out, choice[:, None], 1.0, axis=1)
 
 
 def sliced(arrays: list[FloatArray], b: slice) -> list[FloatArray]:

@@ -44,7 +44,7 @@ from open_spiel.python import policy as policy_lib
 from ospiel_ext import evaluate
 from ospiel_ext.algorithms.poker import range_tree, structure
 from ospiel_ext.algorithms.poker.range_parts import BoardParts
-from ospiel_ext.algorithms.poker.range_policy import arrays_from_tabular
+from ospiel_ext.algorithms.poker.range_policy import RangePolicy, arrays_from_tabular
 from ospiel_ext.algorithms.poker.range_rows import (
     normalise,
     reach_rows,
@@ -183,16 +183,18 @@ class RangeWalker(BoardParts):
         b: slice,
         slot: int,
         regrets: list[FloatArray] | None = None,
+        best: list[FloatArray] | None = None,
     ) -> FloatArray:
         """`player`'s values at the last round's nodes on chunk b (`chunk_buffer` `slot`).
 
         Against the opponent's reaches rho there (`chunk_reach`); `strategy` None for a best
-        response; `regrets` (on the chunk) receive the instantaneous regrets (`value_rows`).
+        response; `regrets` (on the chunk) receive the instantaneous regrets, `best` (on the
+        chunk) the best response's actions (`value_rows`).
         """
         v = self.chunk_buffer(slot, b, rho.dtype)
         value_rows(
             self.tree.rounds[-1], player, v=v, rho=rho, b=b, ends=None, strategy=strategy,
-            regrets=regrets,
+            regrets=regrets, best=best,
         )  # fmt: skip
         return v
 
@@ -244,6 +246,7 @@ class RangeWalker(BoardParts):
         strategy: Arrays | None,
         roots: FloatArray,
         regrets: Arrays | None = None,
+        best: Arrays | None = None,
     ) -> float:
         """`player`'s value at the root: the rounds above the last, bottom up.
 
@@ -254,6 +257,8 @@ class RangeWalker(BoardParts):
           roots: the player's values at the last round's first rows, on all its entries
             (from `chunk_values`).
           regrets: if given, receives the player's instantaneous regrets (added in place).
+          best: with `strategy` None, if given, receives the best response's actions at the
+            player's decisions (`range_rows.value_rows`).
         """
         below, dtype = roots, roots.dtype
         if dtype not in self._values:  # reused (`reaches`: page faults)
@@ -264,7 +269,7 @@ class RangeWalker(BoardParts):
                 r,
                 functools.partial(
                     self._upper_block, player=player, r=r, v=v, rho=opponent_reach[r],
-                    below=below, strategy=strategy, regrets=regrets,
+                    below=below, strategy=strategy, regrets=regrets, best=best,
                 ),
             )  # fmt: skip
             below = v
@@ -282,6 +287,7 @@ class RangeWalker(BoardParts):
         below: FloatArray,
         strategy: Arrays | None,
         regrets: Arrays | None,
+        best: Arrays | None,
     ) -> None:
         """`upper_values` of round r on entries b (block i)."""
         lay = self.tree.rounds[r]
@@ -290,7 +296,34 @@ class RangeWalker(BoardParts):
             ends=self._deals[r][i].astype(v.dtype, copy=False) @ below[: len(lay.ends)].T,
             strategy=None if strategy is None else sliced(strategy[r], b),
             regrets=None if regrets is None else sliced(regrets[r], b),
+            best=None if best is None else sliced(best[r], b),
         )  # fmt: skip
+
+    def best_response(self, player: int, strategy: Arrays) -> tuple[float, Arrays]:
+        """`player`'s best response to the opponent's strategy, and its value.
+
+        The same pass as the best-response value of `evaluate` (the last round chunk by
+        chunk), which records the maximising action of every decision of the player, per entry
+        (at a tie the first: `range_rows.value_rows`). Returns (the value, the profile in which
+        the player plays that pure strategy and the opponent `strategy`'s arrays): with suit
+        isomorphism a suit-symmetric pure strategy, as OpenSpiel's best responses are pure.
+        """
+        o, last = 1 - player, len(self.tree.rounds) - 1
+        best = self.zeros(np.float64)
+        upper = self.reaches(o, strategy[:last], rounds=last)
+        first = self.first_rows(upper)
+        roots = self.roots(np.float64)
+
+        def work(b: slice) -> None:
+            local = sliced(strategy[-1], b)
+            rho = self.chunk_reach(o, first=first, strategy=local, b=b, slot=o)
+            v = self.chunk_values(player, rho, strategy=None, b=b, slot=2, best=sliced(best[-1], b))
+            roots[:, b] = v[: len(roots)]
+
+        if self.each_chunk(work, stop=interrupts.overdue):
+            raise interrupts.Interrupted
+        value = self.upper_values(player, upper, strategy=None, roots=roots, best=best)
+        return value, mix(self.tree, (best, strategy) if player == 0 else (strategy, best))
 
     def profile_values(
         self,
@@ -388,3 +421,22 @@ def evaluate_tabular(
     """
     tree = range_tree.RangeTree(structure.detect(pol.game), suits=suits)
     return RangeWalker(tree).evaluate(tree.contract(arrays_from_tabular(tree, pol)))
+
+
+def best_response_to_tabular(
+    pol: policy_lib.TabularPolicy, player: int, *, suits: bool = False
+) -> tuple[float, RangePolicy]:
+    """`player`'s best response to a TabularPolicy of a poker game, and its value.
+
+    On the range layout (`RangeWalker.best_response`): returns the value and an OpenSpiel
+    policy in which `player` plays the pure best response and the opponent `pol`, without
+    walking the game tree. `suits`: as `evaluate_tabular`.
+
+    Raises:
+      ValueError: as `evaluate_tabular`.
+    """
+    tree = range_tree.RangeTree(structure.detect(pol.game), suits=suits)
+    value, profile = RangeWalker(tree).best_response(
+        player, tree.contract(arrays_from_tabular(tree, pol))
+    )
+    return value, RangePolicy(tree, tree.expand(profile))
