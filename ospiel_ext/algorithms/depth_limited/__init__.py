@@ -51,6 +51,9 @@ The core (the stacks use it):
 * `ranges.off_tree`: Section 6.1's off-tree action in no-limit hold'em under an action
   abstraction, its in-abstraction counterparts and pseudo-harmonic action translation,
   evaluated by the range walker.
+* `ranges.leaves`, `ranges.solving`: Section 4's multi-valued states at the end of the first
+  round (K continuations' values, linear in the opponent's reach) and the depth-limited first
+  round solved with them by CFR+, no pass below the limit.
 
 On top of the first two stacks, `matches`: head-to-head matches of either stack's bots as sweep
 tasks, in duplicate (Table 1; Kubíček et al.'s Section 8.1 round robin), and `match_report`: their

@@ -1,0 +1,121 @@
+"""Multi-valued states at the end of the first round, on the hold'em range layout.
+
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games",
+Section 4: at the depth limit the opponent o picks, per information set, one of K
+continuation strategies for the rest of the game, while the solving player i plays its
+blueprint there. On the range layout (`poker.range_tree`) the depth limit is the end of the
+first round: a leaf is a row of the first round's `ends` (a betting that deals the next
+round's cards), and o's leaf information set is (leaf, o's hand orbit).
+
+Below the leaves both strategies are fixed, so a player's value at a leaf is linear in the
+opponent's reach there: for continuation k and player p,
+
+    ends_p[h, e] = sum_j V_k,p[e, h, j] rho_(1-p)[e, j]
+
+over the opponent's first-round entries j (hand orbits: the reach of every hand of an orbit is
+the same in a suit-symmetric profile). `LeafValues.compute` finds each V_k,p column by column:
+one pass of the rounds below per opponent entry, with the opponent's reach at every leaf the
+indicator of that entry (`range_walker`'s last-round pass, the deal summed as in
+`RangeWalker.upper_values`), so the depth-limited game above needs no pass below the limit.
+Two-round games (hold'em's preflop and flop).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ospiel_ext.algorithms.poker.range_rows import sliced
+from ospiel_ext.algorithms.poker.range_tree import Arrays
+from ospiel_ext.algorithms.poker.range_walker import RangeWalker
+from ospiel_ext.arrays import FloatArray
+from ospiel_ext.runtime import interrupts
+
+
+@dataclasses.dataclass(frozen=True)
+class LeafValues:
+    """The K continuations' values at the end of the first round, per player.
+
+    Attributes:
+      values: per player p, (K, E, F, F): V_k,p[e, h, j] (module docstring), E the first
+        round's ends and F its entries.
+    """
+
+    values: tuple[FloatArray, FloatArray]
+
+    @property
+    def num_values(self) -> int:
+        """K."""
+        return int(self.values[0].shape[0])
+
+    @classmethod
+    def compute(cls, walker: RangeWalker, continuations: list[Arrays]) -> LeafValues:
+        """The values of the continuation profiles (both players' strategies, every round).
+
+        Only each profile's last round is read: continuation k is (o's k-th continuation
+        strategy, i's blueprint) there.
+
+        Ctrl-C, SIGTERM or a deadline stops it between passes (`interrupts.check`: no values
+        so far).
+
+        Raises:
+          ValueError: the layout has not two rounds, or no continuation is given.
+          interrupts.Interrupted: stopped.
+        """
+        tree = walker.tree
+        if len(tree.rounds) != 2:
+            raise ValueError(
+                f"game {tree.name}: leaves at the end of the first round need a two-round "
+                f"game, got {len(tree.rounds)} rounds"
+            )
+        if not continuations:
+            raise ValueError(f"game {tree.name}: give at least one continuation")
+        first, below = tree.rounds
+        shape = (len(continuations), len(first.ends), first.orbits.width, first.orbits.width)
+        values = (np.zeros(shape), np.zeros(shape))
+        deal = below.deal_matrix
+        assert deal is not None  # the second round's
+        deal_t = deal.T.tocsr()
+        for k, profile in enumerate(continuations):
+            for j in range(first.orbits.width):
+                reach = np.zeros((len(first.ends), first.orbits.width))
+                reach[:, j] = 1.0  # the opponent's, at every leaf
+                for p in (0, 1):
+                    interrupts.check()
+                    roots = _leaf_roots(walker, p, reach, profile[-1])
+                    values[p][k, :, :, j] = (deal_t @ roots.T).T
+        return cls(values)
+
+    def ends(self, player: int, split: FloatArray) -> FloatArray:
+        """`player`'s values at the leaves (F, E) when the opponent picks.
+
+        `split` (E, K, F): the opponent's reach at each leaf times its probability of each
+        continuation there.
+        """
+        out: FloatArray = np.einsum("kehj,ekj->he", self.values[player], split)
+        return out
+
+    def choice_values(self, player: int, opponent: FloatArray) -> FloatArray:
+        """The picking player's value of each continuation (E, K, F), against reaches (E, F)."""
+        out: FloatArray = np.einsum("kehj,ej->ekh", self.values[player], opponent)
+        return out
+
+
+def _leaf_roots(
+    walker: RangeWalker, player: int, reach: FloatArray, last: list[FloatArray]
+) -> FloatArray:
+    """`player`'s values at the last round's first rows (E, F').
+
+    The opponent's reach at the leaves is `reach` (E, F); both players play `last` below.
+    """
+    roots = walker.roots(np.float64)
+
+    def work(b: slice) -> None:
+        local = sliced(last, b)
+        rho = walker.chunk_reach(1 - player, first=reach, strategy=local, b=b, slot=1 - player)
+        v = walker.chunk_values(player, rho, strategy=local, b=b, slot=2)
+        roots[:, b] = v[: len(roots)]
+
+    walker.each_chunk(work)
+    return roots
