@@ -26,6 +26,7 @@ import dataclasses
 
 import numpy as np
 
+from ospiel_ext.algorithms.poker import range_tree
 from ospiel_ext.algorithms.poker.range_rows import sliced
 from ospiel_ext.algorithms.poker.range_tree import Arrays
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
@@ -87,6 +88,43 @@ class LeafValues:
                     values[p][k, :, :, j] = (deal_t @ roots.T).T
         return cls(values)
 
+    def extend(self, other: LeafValues) -> LeafValues:
+        """These continuations, then `other`'s."""
+        return LeafValues(
+            (
+                np.concatenate([self.values[0], other.values[0]]),
+                np.concatenate([self.values[1], other.values[1]]),
+            )
+        )
+
+    def weaken(
+        self, walker: RangeWalker, beliefs: FloatArray, player: int, reference: int = 0
+    ) -> LeafValues:
+        """Section 4's weakening, as `depth_limited.leaves.weaken` does on compiled games.
+
+        At each leaf information set (e, h) of the opponent o = 1 - player, where
+        continuation n gives o more than the `reference` one under o's belief (the solving
+        player's reach at the leaf `beliefs` (E, F), e.g. the blueprint's, times chance;
+        uniform where it is 0), o's value in every state of the set is lowered by the
+        difference, and the solving player's raised by as much (zero-sum): in the matrices,
+        by the difference times the chance weight of the set's states (`chance_weights`).
+        """
+        o = 1 - player
+        weights = chance_weights(walker)  # (E, F, F): [e, own entry, opponent entry]
+        believed = np.einsum("ehj,ej->eh", weights, beliefs) > 0  # else uniform
+        mass = np.where(believed, np.einsum("ehj,ej->eh", weights, beliefs), weights.sum(axis=2))
+        per_set = np.where(
+            believed,
+            np.einsum("kehj,ej->keh", self.values[o], beliefs),
+            self.values[o].sum(axis=3),
+        )
+        excess = np.maximum(per_set - per_set[[reference]], 0.0)
+        excess /= np.where(mass > 0, mass, 1.0)
+        lowered = self.values[o] - excess[..., None] * weights
+        raised = self.values[player] + np.einsum("kej,ehj->kehj", excess, weights)
+        values = [lowered, raised] if o == 0 else [raised, lowered]
+        return LeafValues((values[0], values[1]))
+
     def ends(self, player: int, split: FloatArray) -> FloatArray:
         """`player`'s values at the leaves (F, E) when the opponent picks.
 
@@ -100,6 +138,24 @@ class LeafValues:
         """The picking player's value of each continuation (E, K, F), against reaches (E, F)."""
         out: FloatArray = np.einsum("kehj,ej->ekh", self.values[player], opponent)
         return out
+
+
+def chance_weights(walker: RangeWalker) -> FloatArray:
+    """The chance weights at the first round's ends (E, F, F).
+
+    [e, h, j]: of a player's entry h with the opponent's entry j at end e, the fold rule at
+    payoff 1 (`range_tree.fold_values`) against the indicator of j.
+    """
+    lay = walker.tree.rounds[0]
+    ends, width = len(lay.ends), lay.orbits.width
+    out = np.empty((ends, width, width))
+    column = np.empty((ends, width))
+    for j in range(width):
+        rho = np.zeros((ends, width))
+        rho[:, j] = 1.0
+        range_tree.fold_values(lay, rho, np.ones(ends), slice(0, width), out=column)
+        out[:, :, j] = column
+    return out
 
 
 def _leaf_roots(

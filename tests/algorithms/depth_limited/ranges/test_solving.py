@@ -25,21 +25,28 @@ def _arrays(explicit, tree, behavioural):
     return tree.contract(range_policy.arrays_from_tabular(tree, tabular))
 
 
-def _compiled_value(explicit, blueprint, player, strategies):
+def _compiled_value(explicit, blueprint, player, strategies, weaken=False):
     """Player i's value of the depth-limited game at the start, by the LP (compiled)."""
     q = ss.BlueprintQuantities.compute(explicit, blueprint)
     limit = dl.depth_limit(explicit.tree, dl.parse_limit("round_end"))
     leaves = dl.exact_values(explicit, limit, blueprint, player=player, strategies=strategies)
+    if weaken:
+        leaves = dl.weaken(leaves, dl.leaf_beliefs(explicit, limit, blueprint, player))
     solution = dl.solve_depth_limited(q, dl.start_subgames(explicit.tree), leaves, method="lp")
     return solution.solutions[0].value  # `evaluate.guaranteed_value` for player i
 
 
-@pytest.mark.parametrize("game", ["leduc_poker", HOLDEM_LIMIT], ids=["leduc", "holdem"])
+@pytest.mark.parametrize(
+    "game, weaken",
+    [("leduc_poker", False), (HOLDEM_LIMIT, False), ("leduc_poker", True)],
+    ids=["leduc", "holdem", "leduc-weakened"],
+)
 @pytest.mark.parametrize("player", [0, 1])
-def test_the_depth_limited_game_has_the_compiled_games_value(game, player):
-    """Three continuations (the blueprint and two random strategies of the opponent): the
-    CFR+ average's best responses bracket the compiled LP's value, within 2e-4; with the
-    blueprint's continuation alone the game is another (worth more to the solving player)."""
+def test_the_depth_limited_game_has_the_compiled_games_value(game, player, weaken):
+    """Three continuations (the blueprint and two random strategies of the opponent), as
+    they are or weakened (Section 4): the CFR+ average's best responses bracket the compiled
+    LP's value, within 2e-4; with the blueprint's continuation alone the (plain) game is
+    another, worth more to the solving player."""
     explicit = sequence_form.for_game(game)
     tree = range_tree.RangeTree(structure.detect(game))
     blueprint = random_behavioural(explicit, 0)
@@ -49,10 +56,15 @@ def test_the_depth_limited_game_has_the_compiled_games_value(game, player):
         random_behavioural(explicit, 1)[o],
         random_behavioural(explicit, 2)[o],
     ]
-    want = _compiled_value(explicit, blueprint, player, strategies)
+    want = _compiled_value(explicit, blueprint, player, strategies, weaken)
     walker = range_walker.RangeWalker(tree)
     continuations = [_arrays(explicit, tree, profile_with(blueprint, o, s)) for s in strategies]
     leaves = LeafValues.compute(walker, continuations)
+    if weaken:  # not vacuous: the weakening moves the value
+        assert want != pytest.approx(_compiled_value(explicit, blueprint, player, strategies))
+        arrays = _arrays(explicit, tree, blueprint)
+        beliefs = walker.reaches(player, arrays, rounds=1)[0][tree.rounds[0].ends]
+        leaves = leaves.weaken(walker, beliefs, player)
     solver = DepthLimitedRangeSolver(walker, leaves, player)
     for _ in range(ITERATIONS):
         solver.evaluate_and_update_policy()
@@ -61,6 +73,8 @@ def test_the_depth_limited_game_has_the_compiled_games_value(game, player):
     best = evaluation.best_response_values[player]
     assert guaranteed - 1e-9 <= want <= best + 1e-9
     assert best - guaranteed < 2e-4
+    if weaken:
+        return
     one = DepthLimitedRangeSolver(walker, LeafValues(tuple(v[:1] for v in leaves.values)), player)
     for _ in range(300):
         one.evaluate_and_update_policy()
