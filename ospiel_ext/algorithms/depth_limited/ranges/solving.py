@@ -13,6 +13,11 @@ update rule as `poker.range_cfr`. No pass goes below the limit.
 `evaluate_average` gives the depth-limited game's values of the average profile and both best
 responses, exactly (o's best response picks the best continuation at every leaf): the solver
 is a `solver.SelfEvaluatingSolver`, which the pack's run loop drives.
+
+`self_generative` builds the continuations by Section 4's self-generative approach, as
+`compiled.strategy_sets.self_generative` does on compiled games: the blueprint first, then
+repeatedly o's best response (`RangeWalker.best_response`) to the solving player's
+depth-limited solution above the limit and blueprint below.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ospiel_ext import evaluate
+from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.cfr_rules import (
     CFR_PLUS,
     CFRConfig,
@@ -28,8 +34,10 @@ from ospiel_ext.algorithms.cfr_rules import (
 )
 from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
 from ospiel_ext.algorithms.poker.range_rows import normalise, regret_matching, value_rows
+from ospiel_ext.algorithms.poker.range_tree import Arrays
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.runtime import interrupts
 
 
 class DepthLimitedRangeSolver:
@@ -176,3 +184,52 @@ class DepthLimitedRangeSolver:
     def exploitability(self) -> float:
         """(br_0 + br_1) / 2 in the depth-limited game (zero-sum)."""
         return self.evaluate_average().exploitability
+
+
+def self_generative(
+    walker: RangeWalker,
+    blueprint: Arrays,
+    player: int,
+    num_values: int,
+    *,
+    iterations: int = 1000,
+    weaken: bool = True,
+) -> tuple[LeafValues, list[Arrays]]:
+    """Section 4's self-generative continuations for solving `player` (module docstring).
+
+    Each round solves the depth-limited first round with the values so far (weakened against
+    the blueprint's under its beliefs unless `weaken` is False: `LeafValues.weaken`) by
+    `iterations` of CFR+, then adds the opponent's best response to (that solution, the
+    blueprint below the limit). Returns the K = `num_values` values (weakened likewise) and the
+    continuation profiles (the blueprint, then each best response with the solving player's
+    strategy it answers). Ctrl-C or SIGTERM ends it with the set so far.
+
+    Raises:
+      ValueError: num_values < 1, or as `LeafValues.compute`.
+    """
+    if num_values < 1:
+        raise ValueError(f"game {walker.tree.name}: num_values must be >= 1, got {num_values}")
+    lay, opponent = walker.tree.rounds[0], 1 - player
+    beliefs = walker.reaches(player, blueprint, rounds=1)[0][lay.ends]
+    continuations = [blueprint]
+    raw = LeafValues.compute(walker, continuations)
+
+    def values() -> LeafValues:
+        return raw.weaken(walker, beliefs, player) if weaken else raw
+
+    while raw.num_values < num_values and not interrupts.requested():
+        solver = DepthLimitedRangeSolver(walker, values(), player)
+        solver_lib.run(solver, iterations)
+        first, _ = solver.average_strategy()
+        solution = [
+            [first[k] if g.player == player else blueprint[0][k] for k, g in enumerate(lay.groups)],
+            *blueprint[1:],
+        ]
+        try:
+            _, answer = walker.best_response(opponent, solution)
+            more = LeafValues.compute(walker, [answer])
+        except interrupts.Interrupted:  # the set so far
+            break
+        continuations.append(answer)
+        raw = raw.extend(more)
+    return values(), continuations

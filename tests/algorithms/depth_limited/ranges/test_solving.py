@@ -13,7 +13,10 @@ from ospiel_ext.algorithms import depth_limited as dl
 from ospiel_ext.algorithms import subgames as ss
 from ospiel_ext.algorithms.depth_limited.leaves import profile_with
 from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
-from ospiel_ext.algorithms.depth_limited.ranges.solving import DepthLimitedRangeSolver
+from ospiel_ext.algorithms.depth_limited.ranges.solving import (
+    DepthLimitedRangeSolver,
+    self_generative,
+)
 from ospiel_ext.algorithms.poker import range_policy, range_tree, range_walker, structure
 
 ITERATIONS = 1000  # the brackets measured 1.1e-5 to 7.5e-5 wide here
@@ -104,3 +107,37 @@ def test_leaves_need_two_rounds_and_a_continuation():
     tree = range_tree.RangeTree(structure.detect("leduc_poker"))
     with pytest.raises(ValueError, match=r"leduc_poker.*at least one"):
         LeafValues.compute(range_walker.RangeWalker(tree), [])
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_self_generative_adds_best_responses_to_the_depth_limited_solutions(player):
+    """K = 3 on Leduc from a random blueprint: the blueprint's values first; each added
+    continuation keeps the blueprint below the limit for the solving player and is the
+    opponent's pure best response to the solving player's strategy it carries (its value is
+    the best-response value); the weakened values never give the opponent more than the
+    blueprint's continuation at any leaf information set under the blueprint's beliefs."""
+    explicit = sequence_form.for_game("leduc_poker")
+    tree = range_tree.RangeTree(structure.detect("leduc_poker"))
+    walker = range_walker.RangeWalker(tree)
+    blueprint = _arrays(explicit, tree, random_behavioural(explicit, 5))
+    o = 1 - player
+    leaves, continuations = self_generative(walker, blueprint, player, 3, iterations=200)
+    assert leaves.num_values == len(continuations) == 3
+    assert continuations[0] is blueprint
+    raw = LeafValues.compute(walker, continuations)
+    np.testing.assert_array_equal(
+        raw.values[0][0], LeafValues.compute(walker, [blueprint]).values[0][0]
+    )
+    last = tree.rounds[-1]
+    for answer in continuations[1:]:
+        for k, g in enumerate(last.groups):
+            if g.player == player:
+                assert answer[-1][k] is blueprint[-1][k]
+            else:
+                assert set(np.unique(answer[-1][k])) <= {0.0, 1.0}
+        best, _ = walker.best_response(o, answer)
+        assert walker.profile_values(answer, ((o, True),))[0] == pytest.approx(best, abs=1e-12)
+    beliefs = walker.reaches(player, blueprint, rounds=1)[0][tree.rounds[0].ends]
+    per_set = np.einsum("kehj,ej->keh", leaves.values[o], beliefs)
+    assert np.all(per_set[1:] <= per_set[0] + 1e-12)
+    assert not np.allclose(leaves.values[o], raw.values[o])  # the weakening acted
