@@ -234,6 +234,14 @@ class RangeTree:
             for j, node in enumerate(g.betting)
         }
 
+    @functools.cached_property
+    def keys(self) -> tuple[tuple[str, ...], ...]:
+        """Per round, the betting key of each row."""
+        per_round: list[dict[int, str]] = [{} for _ in self.rounds]
+        for r, row, node in _rows(self.structure.betting).values():
+            per_round[r][row] = node.key
+        return tuple(tuple(keys[i] for i in range(len(keys))) for keys in per_round)
+
     @property
     def name(self) -> str:
         """The game's load_game string."""

@@ -275,6 +275,14 @@ class RangeWalker(BoardParts):
             below = v
         return float(below[0] @ self.tree.rounds[0].orbits.size)
 
+    def upper_rows(self, dtype: DTypeLike = np.float64) -> list[FloatArray]:
+        """The values of the rounds above the last at every node (nodes, F), per round.
+
+        From the last `upper_values` pass in that floating-point type (e.g. inside
+        `best_response` or `evaluate`): the walker's buffers, which the next pass reuses.
+        """
+        return self._values[np.dtype(dtype)]
+
     def _upper_block(
         self,
         i: int,

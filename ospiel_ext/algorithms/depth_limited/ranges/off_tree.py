@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyspiel
 
+from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
 from ospiel_ext.algorithms.depth_limited.translation import Translate, check_weights
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
@@ -68,8 +69,9 @@ class OffTree:
       abstract: the layout of the abstraction.
       player: the responder i (the opponent o = 1 - i takes the off-tree action).
       roots: betting keys of `game` just after the off-tree action.
-      maps: per replacement, each betting key of `game` after the off-tree action -> (its
-        counterpart's key in `abstract`, {action: counterpart action}).
+      maps: per replacement, each betting key of `game` after the off-tree action (a decision
+        or a round's end) -> (its counterpart's key in `abstract`, {action: counterpart
+        action}).
       weights: the probability RPAT gives each replacement (`translation.pseudo_harmonic`).
     """
 
@@ -148,11 +150,15 @@ def _match(
     translate: Translate,
     out: dict[str, tuple[str, dict[int, int]]],
 ) -> None:
-    """Walks `source` and `target` side by side, recording each decision's counterpart."""
+    """Walks `source` and `target` side by side, recording each decision's counterpart.
+
+    And each round end's (no actions: the leaves of a depth limit at the round's end).
+    """
     stack = [(source, target)]
     while stack:
         s, t = stack.pop()
         if s.next_round and t.next_round:
+            out[s.key] = (t.key, {})
             stack.append((s.children[0], t.children[0]))
             continue
         if s.utility is not None or t.utility is not None or s.next_round or t.next_round:
@@ -165,6 +171,33 @@ def _match(
                 actions[a] = b
                 stack.append((child, t.children[t.actions.index(b)]))
         out[s.key] = (t.key, actions)
+
+
+def transferred_leaves(off: OffTree, leaves: LeafValues) -> LeafValues:
+    """Leaf values at the end of `off.game`'s first round from `leaves` of `off.abstract`.
+
+    A leaf after the off-tree action takes the mean of its counterparts' values under the
+    replacements ("the average of those two corresponding value vectors", Section 6.1), as
+    `compiled.off_tree.transferred_leaves` does; any other leaf is in the abstraction and
+    takes its own.
+
+    Raises:
+      ValueError: a leaf has no counterpart (naming the game).
+    """
+    game, abstract = off.game, off.abstract
+    where = {abstract.keys[0][row]: e for e, row in enumerate(abstract.rounds[0].ends)}
+    out: list[list[FloatArray]] = [[], []]
+    for row in game.rounds[0].ends:
+        key = game.keys[0][row]
+        if key in where:
+            found = [where[key]]
+        else:
+            found = [where[m[key][0]] for m in off.maps if key in m]
+        if not found:
+            raise ValueError(f"game {game.name}: the leaf {key!r} has no counterpart")
+        for p in (0, 1):
+            out[p].append(np.mean([leaves.values[p][:, e] for e in found], axis=0))
+    return LeafValues((np.stack(out[0], axis=1), np.stack(out[1], axis=1)))
 
 
 def lift(off: OffTree, blueprint: Arrays) -> Arrays:

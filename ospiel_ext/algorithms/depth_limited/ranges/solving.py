@@ -22,6 +22,8 @@ depth-limited solution above the limit and blueprint below.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ospiel_ext import evaluate
@@ -40,6 +42,24 @@ from ospiel_ext.arrays import FloatArray
 from ospiel_ext.runtime import interrupts
 
 
+@dataclasses.dataclass(frozen=True)
+class Gadget:
+    """A resolving gadget at the game's first decision, the opponent o's.
+
+    Proposition 1's safety for a subgame that does not start at the start of the game (the
+    resolving gadget of Kubíček, Lisý & Sandholm (2025), "Equilibrium Refinements Improve
+    Subgame Solving in Imperfect-Information Games", Section 2.1): per entry, o either takes
+    `action` at the first decision, entering the subgame below it, or the alternative worth
+    `alternatives` to o (counterfactual values, e.g. its best in-abstraction action's,
+    Section 6.1). Outside the subgame both players play `fixed` (the first round's strategies
+    per group, e.g. the lifted blueprint), which the solver does not change.
+    """
+
+    action: int
+    alternatives: FloatArray
+    fixed: list[FloatArray]
+
+
 class DepthLimitedRangeSolver:
     """CFR on the first round with multi-valued leaves (module docstring).
 
@@ -48,9 +68,12 @@ class DepthLimitedRangeSolver:
       leaves: the K continuations' values at the first round's ends.
       player: the solving player i (the opponent picks the continuations).
       config: the CFR variant (no DCFR discount: `CFR_PLUS`, `cfr_rules.CFR`).
+      gadget: solve the subgame below o's first action `gadget.action` with a resolving
+        gadget (`Gadget`) instead of the whole first round.
 
     Raises:
-      ValueError: the player is not 0 or 1, or the config discounts (DCFR).
+      ValueError: the player is not 0 or 1, the config discounts (DCFR), or with a gadget
+        the first decision is not the opponent's.
     """
 
     def __init__(
@@ -59,6 +82,8 @@ class DepthLimitedRangeSolver:
         leaves: LeafValues,
         player: int,
         config: CFRConfig = CFR_PLUS,
+        *,
+        gadget: Gadget | None = None,
     ):
         tree = walker.tree
         if player not in (0, 1):
@@ -66,10 +91,13 @@ class DepthLimitedRangeSolver:
         if config.discount is not None:
             raise ValueError(f"game {tree.name}: depth-limited solving runs CFR or CFR+")
         self.walker, self.leaves, self.player, self.config = walker, leaves, player, config
+        self.gadget = gadget
         lay = tree.rounds[0]
         self._strategy = [walker.uniform()[0]]
         self._regrets = [walker.zeros()[0]]
         self._average = [walker.zeros()[0]]
+        self._inside = [np.ones(len(g.nodes), dtype=bool) for g in lay.groups]
+        self._enter = _Enter.of(self, gadget) if gadget is not None else None
         shape = (len(lay.ends), leaves.num_values, lay.orbits.width)
         self._choice = np.full(shape, 1.0 / leaves.num_values)
         self._choice_regrets = np.zeros(shape)
@@ -114,11 +142,12 @@ class DepthLimitedRangeSolver:
         strategy: list[list[FloatArray]] | None,
         choice: FloatArray,
         regrets: list[list[FloatArray]] | None = None,
-    ) -> tuple[float, FloatArray | None]:
-        """The root value of player p (for o, also its continuations' values (E, K, F)).
+    ) -> tuple[FloatArray, FloatArray | None]:
+        """Player p's values at the first round's nodes (nodes, F), and o's picks' values.
 
         `strategy` None: p best-responds (o then also picks the best continuation);
-        `choice`: o's continuation probabilities (E, K, F).
+        `choice`: o's continuation probabilities (E, K, F). For o, also its continuations'
+        values at the leaves (E, K, F).
         """
         lay = self.walker.tree.rounds[0]
         at_leaves = reach[1 - p][lay.ends]
@@ -135,55 +164,169 @@ class DepthLimitedRangeSolver:
             strategy=None if strategy is None else strategy[0],
             regrets=None if regrets is None else regrets[0],
         )  # fmt: skip
-        return float(v[0] @ lay.orbits.size), picks
+        return v, picks
+
+    def _root(self, p: int, v: FloatArray, gate: FloatArray, *, best: bool) -> float:
+        """Player p's value of the (gadget) game from its values v at the first round's nodes.
+
+        `gate` (2, F): o's probabilities of entering and of the alternative (gadget only).
+        """
+        size = self.walker.tree.rounds[0].orbits.size
+        if self._enter is None:
+            return float(v[0] @ size)
+        alternatives = self._enter.alternatives
+        if p == self.player:  # o's entering is in v already; the alternative pays o
+            return float(v[self._enter.row] @ size - (gate[1] * alternatives) @ size)
+        sub = v[self._enter.row]
+        own = np.maximum(sub, alternatives) if best else gate[0] * sub + gate[1] * alternatives
+        return float(own @ size)
 
     def _update(self, p: int) -> None:
         """Player p's instantaneous regrets, the update rule, and p's average."""
         lay, t = self.walker.tree.rounds[0], self._iteration
         reach = self._reaches(self._strategy)
-        _, picks = self._values(
+        v, picks = self._values(
             p, reach, strategy=self._strategy, choice=self._choice, regrets=self._regrets
         )
         decay, weight = average_weights(self.config, t)
         for k, g in enumerate(lay.groups):
-            if g.player != p:
-                continue
-            average = self._average[0][k]
-            average *= decay
-            average += self._strategy[0][k] * (weight * reach[p][g.rows])[:, None]
-            finish_regrets(self.config, self._regrets[0][k], t)
-            regret_matching(
-                self._regrets[0][k],
-                out=self._strategy[0][k],
-                nonnegative=self.config.regret_matching_plus,
-            )
-        if picks is not None:  # o's choices at the leaves
+            if g.player == p and self._inside[k].any():
+                self._update_group(k, reach[p][g.rows], decay, weight)
+        if picks is not None:  # o's choices at the leaves, and the gadget's
             self._choice_average *= decay
             self._choice_average += self._choice * (weight * reach[p][lay.ends])[:, None, :]
             self._choice_regrets += picks - (self._choice * picks).sum(axis=1, keepdims=True)
-            finish_regrets(self.config, self._choice_regrets, t)
-            regret_matching(
-                self._choice_regrets,
-                out=self._choice,
-                nonnegative=self.config.regret_matching_plus,
-            )
+            self._match(self._choice_regrets, self._choice)
+            if self._enter is not None:
+                self._enter.update(self, v, decay, weight)
+
+    def _update_group(self, k: int, own: FloatArray, decay: float, weight: float) -> None:
+        """Group k's average and update rule, at its nodes inside the subgame."""
+        inside, t = self._inside[k], self._iteration
+        strategy, regrets = self._strategy[0][k], self._regrets[0][k]
+        average = self._average[0][k]
+        average[inside] = (
+            decay * average[inside] + strategy[inside] * (weight * own[inside])[:, None]
+        )
+        r = regrets[inside]
+        finish_regrets(self.config, r, t)
+        regrets[inside] = r
+        strategy[inside] = regret_matching(r, nonnegative=self.config.regret_matching_plus)
+
+    def _match(self, regrets: FloatArray, out: FloatArray) -> None:
+        """The update rule on regrets (n, A, F) and their next strategies into out."""
+        finish_regrets(self.config, regrets, self._iteration)
+        regret_matching(regrets, out=out, nonnegative=self.config.regret_matching_plus)
 
     def average_strategy(self) -> tuple[list[FloatArray], FloatArray]:
-        """The average strategies: the first round's per group (n, A, F), o's choices (E, K, F)."""
-        return normalise(self._average)[0], regret_matching(self._choice_average)
+        """The average strategies: the first round's per group (n, A, F), o's choices (E, K, F).
+
+        With a gadget, the nodes outside the subgame play `Gadget.fixed`, and o's first
+        decision its average entering probability on the gadget's action (`gate`).
+        """
+        strategy = normalise(self._average)[0]
+        if self._enter is not None:
+            strategy = self._enter.outside(self, strategy, self._enter.average_gate())
+        return strategy, regret_matching(self._choice_average)
 
     def evaluate_average(self) -> evaluate.ProfileEvaluation:
-        """The depth-limited game's values of the average profile and both best responses."""
+        """The depth-limited (gadget) game's values of the average profile and best responses."""
         strategy, choice = self.average_strategy()
+        gate = np.ones((2, 1)) if self._enter is None else self._enter.average_gate()
         profile = [strategy]
         reach = self._reaches(profile)
-        value, _ = self._values(0, reach, strategy=profile, choice=choice)
-        best = [self._values(p, reach, strategy=None, choice=choice)[0] for p in (0, 1)]
+        value = self._root(
+            0, self._values(0, reach, strategy=profile, choice=choice)[0], gate, best=False
+        )
+        best = [
+            self._root(p, self._values(p, reach, strategy=None, choice=choice)[0], gate, best=True)
+            for p in (0, 1)
+        ]
         return evaluate.ProfileEvaluation((value, -value), (best[0], best[1]))
 
     def exploitability(self) -> float:
         """(br_0 + br_1) / 2 in the depth-limited game (zero-sum)."""
         return self.evaluate_average().exploitability
+
+
+@dataclasses.dataclass
+class _Enter:
+    """A `Gadget`'s state in the solver.
+
+    o's first decision (group, index), the subgame's root row, and o's regrets, strategy
+    (`gate`) and average over (enter, alternative) per entry, (2, 1, F) each.
+    """
+
+    group: int
+    index: int
+    row: int
+    alternatives: FloatArray
+    regrets: FloatArray
+    gate: FloatArray
+    average: FloatArray
+
+    @classmethod
+    def of(cls, solver: DepthLimitedRangeSolver, gadget: Gadget) -> _Enter:
+        """The gadget on the solver's first round; the solver's strategies outside it fixed."""
+        lay = solver.walker.tree.rounds[0]
+        k, j = next(
+            (k, int(np.flatnonzero(g.nodes == 0)[0]))
+            for k, g in enumerate(lay.groups)
+            if np.any(g.nodes == 0)
+        )
+        if lay.groups[k].player != solver.opponent:
+            raise ValueError(
+                f"game {solver.name}: the gadget's first decision is player "
+                f"{lay.groups[k].player}'s, not the opponent's ({solver.opponent})"
+            )
+        row = int(lay.groups[k].children[j, gadget.action])
+        below = {row}
+        for g_index, g in enumerate(lay.groups):  # groups in order of depth: parents first
+            solver._inside[g_index] = np.isin(g.nodes, list(below))
+            below.update(g.children[solver._inside[g_index]].ravel().tolist())
+        width = lay.orbits.width
+        enter = cls(
+            group=k, index=j, row=row,
+            alternatives=np.asarray(gadget.alternatives, dtype=np.float64),
+            regrets=np.zeros((2, 1, width)), gate=np.full((2, 1, width), 0.5),
+            average=np.zeros((2, 1, width)),
+        )  # fmt: skip
+        fixed = [f.astype(np.float64, copy=True) for f in gadget.fixed]
+        solver._strategy = [enter.outside(solver, fixed, enter.gate[:, 0])]
+        return enter
+
+    def outside(
+        self, solver: DepthLimitedRangeSolver, strategy: list[FloatArray], gate: FloatArray
+    ) -> list[FloatArray]:
+        """`strategy` inside the subgame, `Gadget.fixed`'s outside, o entering with gate[0]."""
+        fixed = solver.gadget.fixed if solver.gadget is not None else strategy
+        out = []
+        for k, (mine, theirs) in enumerate(zip(strategy, fixed)):
+            inside = solver._inside[k]
+            merged = np.where(inside[:, None, None], mine, theirs)
+            if k == self.group:
+                merged[self.index] = 0.0
+                merged[self.index, solver.gadget.action if solver.gadget else 0] = gate[0]
+            out.append(merged)
+        return out
+
+    def update(
+        self, solver: DepthLimitedRangeSolver, v: FloatArray, decay: float, weight: float
+    ) -> None:
+        """The gadget's regrets and strategy from o's values v at the first round's nodes."""
+        values = np.stack([v[self.row], self.alternatives])[:, None, :]
+        self.average *= decay
+        self.average += weight * self.gate
+        self.regrets += values - (self.gate * values).sum(axis=0, keepdims=True)
+        solver._match(self.regrets.transpose(1, 0, 2), self.gate.transpose(1, 0, 2))
+        current = solver._strategy[0][self.group]
+        current[self.index] = 0.0
+        current[self.index, solver.gadget.action if solver.gadget else 0] = self.gate[0, 0]
+
+    def average_gate(self) -> FloatArray:
+        """The average (enter, alternative) probabilities per entry (2, F)."""
+        gate: FloatArray = regret_matching(self.average.transpose(1, 0, 2))[0]
+        return gate
 
 
 def self_generative(
