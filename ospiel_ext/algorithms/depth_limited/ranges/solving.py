@@ -97,7 +97,11 @@ class DepthLimitedRangeSolver:
         self._regrets = [walker.zeros()[0]]
         self._average = [walker.zeros()[0]]
         self._inside = [np.ones(len(g.nodes), dtype=bool) for g in lay.groups]
-        self._enter = _Enter.of(self, gadget) if gadget is not None else None
+        self._enter = None
+        if gadget is not None:  # the subgame below the gadget's action; outside it fixed
+            self._enter = _Enter.of(self, gadget)
+            self._inside = self._enter.inside
+            self._strategy = [self._enter.outside(self._enter.fixed, self._enter.gate[:, 0])]
         shape = (len(lay.ends), leaves.num_values, lay.orbits.width)
         self._choice = np.full(shape, 1.0 / leaves.num_values)
         self._choice_regrets = np.zeros(shape)
@@ -226,7 +230,7 @@ class DepthLimitedRangeSolver:
         """
         strategy = normalise(self._average)[0]
         if self._enter is not None:
-            strategy = self._enter.outside(self, strategy, self._enter.average_gate())
+            strategy = self._enter.outside(strategy, self._enter.average_gate())
         return strategy, regret_matching(self._choice_average)
 
     def evaluate_average(self) -> evaluate.ProfileEvaluation:
@@ -253,21 +257,25 @@ class DepthLimitedRangeSolver:
 class _Enter:
     """A `Gadget`'s state in the solver.
 
-    o's first decision (group, index), the subgame's root row, and o's regrets, strategy
-    (`gate`) and average over (enter, alternative) per entry, (2, 1, F) each.
+    o's first decision (group, index), the gadget's `action`, `alternatives` and `fixed`
+    strategies, the subgame's root row and, per group, its nodes inside the subgame; o's
+    regrets, strategy (`gate`) and average over (enter, alternative) per entry, (2, 1, F) each.
     """
 
     group: int
     index: int
+    action: int
     row: int
+    inside: list[np.ndarray]
     alternatives: FloatArray
+    fixed: list[FloatArray]
     regrets: FloatArray
     gate: FloatArray
     average: FloatArray
 
     @classmethod
     def of(cls, solver: DepthLimitedRangeSolver, gadget: Gadget) -> _Enter:
-        """The gadget on the solver's first round; the solver's strategies outside it fixed."""
+        """The gadget on the solver's first round (ValueError if o does not act first)."""
         lay = solver.walker.tree.rounds[0]
         k, j = next(
             (k, int(np.flatnonzero(g.nodes == 0)[0]))
@@ -280,33 +288,27 @@ class _Enter:
                 f"{lay.groups[k].player}'s, not the opponent's ({solver.opponent})"
             )
         row = int(lay.groups[k].children[j, gadget.action])
-        below = {row}
-        for g_index, g in enumerate(lay.groups):  # groups in order of depth: parents first
-            solver._inside[g_index] = np.isin(g.nodes, list(below))
-            below.update(g.children[solver._inside[g_index]].ravel().tolist())
+        below, inside = {row}, []
+        for g in lay.groups:  # groups in order of depth: parents first
+            inside.append(np.isin(g.nodes, list(below)))
+            below.update(g.children[inside[-1]].ravel().tolist())
         width = lay.orbits.width
-        enter = cls(
-            group=k, index=j, row=row,
+        return cls(
+            group=k, index=j, action=gadget.action, row=row, inside=inside,
             alternatives=np.asarray(gadget.alternatives, dtype=np.float64),
+            fixed=[np.asarray(f, dtype=np.float64) for f in gadget.fixed],
             regrets=np.zeros((2, 1, width)), gate=np.full((2, 1, width), 0.5),
             average=np.zeros((2, 1, width)),
         )  # fmt: skip
-        fixed = [f.astype(np.float64, copy=True) for f in gadget.fixed]
-        solver._strategy = [enter.outside(solver, fixed, enter.gate[:, 0])]
-        return enter
 
-    def outside(
-        self, solver: DepthLimitedRangeSolver, strategy: list[FloatArray], gate: FloatArray
-    ) -> list[FloatArray]:
-        """`strategy` inside the subgame, `Gadget.fixed`'s outside, o entering with gate[0]."""
-        fixed = solver.gadget.fixed if solver.gadget is not None else strategy
+    def outside(self, strategy: list[FloatArray], gate: FloatArray) -> list[FloatArray]:
+        """`strategy` inside the subgame, `fixed` outside, o entering with gate[0] (F,)."""
         out = []
-        for k, (mine, theirs) in enumerate(zip(strategy, fixed)):
-            inside = solver._inside[k]
-            merged = np.where(inside[:, None, None], mine, theirs)
+        for k, (mine, theirs) in enumerate(zip(strategy, self.fixed)):
+            merged = np.where(self.inside[k][:, None, None], mine, theirs)
             if k == self.group:
                 merged[self.index] = 0.0
-                merged[self.index, solver.gadget.action if solver.gadget else 0] = gate[0]
+                merged[self.index, self.action] = gate[0]
             out.append(merged)
         return out
 
@@ -321,7 +323,7 @@ class _Enter:
         solver._match(self.regrets.transpose(1, 0, 2), self.gate.transpose(1, 0, 2))
         current = solver._strategy[0][self.group]
         current[self.index] = 0.0
-        current[self.index, solver.gadget.action if solver.gadget else 0] = self.gate[0, 0]
+        current[self.index, self.action] = self.gate[0, 0]
 
     def average_gate(self) -> FloatArray:
         """The average (enter, alternative) probabilities per entry (2, F)."""
