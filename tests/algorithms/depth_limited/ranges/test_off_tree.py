@@ -19,7 +19,7 @@ from ospiel_ext.algorithms.depth_limited import translation
 from ospiel_ext.algorithms.depth_limited.compiled import off_tree as compiled
 from ospiel_ext.algorithms.depth_limited.compiled import off_tree_solving as solving_compiled
 from ospiel_ext.algorithms.depth_limited.compiled import solving as dl_solving
-from ospiel_ext.algorithms.depth_limited.ranges import off_tree
+from ospiel_ext.algorithms.depth_limited.ranges import off_tree, off_tree_solving
 from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
 from ospiel_ext.algorithms.depth_limited.ranges.solving import (
     DepthLimitedRangeSolver,
@@ -200,13 +200,7 @@ def test_the_depth_limited_response_has_the_compiled_gadget_games_value(both, se
     leaves = off_tree.transferred_leaves(off, LeafValues.compute(abstract_walker, continuations))
     rpat = off_tree.rpat_strategy(off, arrays)
     walker = range_walker.RangeWalker(off.game)
-    walker.best_response(BETTOR, rpat)
-    values = walker.upper_rows()[0]
-    first = next(e for e in off.game.decisions.values() if e.round == 0 and e.row == 0)
-    keys = [c.key for c in first.node.children]
-    action = keys.index(off.roots[0])
-    children = off.game.rounds[0].groups[first.group].children[first.index]
-    alternatives = np.max([values[children[a]] for a in range(len(keys)) if a != action], axis=0)
+    action, alternatives = off_tree_solving.in_abstraction_alternatives(off, rpat)
     lay, width = off.game.rounds[0], off.game.rounds[0].orbits.width
     chance = np.empty((1, width))  # each entry's chance weight: counterfactual units
     range_tree.fold_values(lay, np.ones((1, width)), np.ones(1), slice(0, width), out=chance)
@@ -222,3 +216,26 @@ def test_the_depth_limited_response_has_the_compiled_gadget_games_value(both, se
     assert best - guaranteed < 1e-2  # chips, of payoffs up to 1,000 (measured 2.0e-3 to 5.6e-3)
     held = -(alternatives @ lay.orbits.size)
     assert want == pytest.approx(held, abs=1e-9) if lower == 0 else want < held - 1e-3
+
+
+def test_the_depth_limited_response_changes_the_responder_after_the_bet_only(both):
+    """`depth_limited_response`: the bettor's arrays and the responder's outside the first
+    round below the bet are RPAT's; below the bet the responder's are the solution's (K = 1,
+    the blueprint's continuation), which differ from RPAT's."""
+    compiled_off, off = both
+    arrays = _range_arrays(off, compiled_off, random_behavioural(compiled_off.abstract, 4))
+    leaves = LeafValues.compute(range_walker.RangeWalker(off.abstract), [arrays])
+    response = off_tree_solving.depth_limited_response(off, arrays, leaves, iterations=300)
+    rpat = off_tree.rpat_strategy(off, arrays)
+    below = [e for k, e in off.game.decisions.items() if k.startswith(off.roots[0])]
+    for r, lay in enumerate(off.game.rounds):
+        for k, g in enumerate(lay.groups):
+            mine = {e.index for e in below if (e.round, e.group) == (r, k) and r == 0}
+            for j in range(len(g.nodes)):
+                if g.player == BETTOR or j not in mine:
+                    np.testing.assert_array_equal(response[r][k][j], rpat[r][k][j])
+    assert any(
+        not np.allclose(response[0][e.group][e.index], rpat[0][e.group][e.index])
+        for e in below
+        if e.round == 0 and e.node.player == RESPONDER
+    )
