@@ -1,5 +1,6 @@
 r"""Figure 2 in no-limit flop hold'em on the range layout, exactly evaluated: the blueprint,
-randomized pseudo-harmonic action translation (RPAT) and the 0.75x bet in the abstraction.
+randomized pseudo-harmonic action translation (RPAT), depth-limited solving with K values and
+the 0.75x bet in the abstraction.
 Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games"
 (NeurIPS), Section 6.1.
 
@@ -22,12 +23,19 @@ layout (`poker.range_tree`, one board per suit orbit with
 * RPAT: the responder reads the 0.75x bet as 0.5x with probability f(0.75) = 3/7 and as 1x
   otherwise (Ganzfried & Sandholm 2013) and plays the blueprint accordingly
   (`depth_limited.ranges.off_tree.rpat_strategy`);
+* depth-limited solving (`depth_limited.ranges`): K = --num_values self-generative values
+  for the responder at the end of the abstraction's first round (`solving.self_generative`,
+  weakened, each depth-limited solve --dl_iterations of CFR+), transferred to the leaves
+  after the 0.75x bet, the first round below the bet solved with a resolving gadget whose
+  alternatives are the bettor's best in-abstraction values, RPAT beyond the limit
+  (`off_tree_solving.depth_limited_response`; the paper's safe subgame solving of the flop
+  is not run);
 * the lower bound: --iterations of CFR+ on the game with the 0.75x bet in the abstraction.
 
 Exploitability is the responder's: what the best-responding bettor gains over its value in
 the game with the bet, in milli-big-blinds per game (mbb/g). That value is bracketed by the
 lower-bound solve's average profile (both best responses); each figure carries the bracket's
-half-width (`value_error_mbb`). Depth-limited solving with K values is not yet run here.
+half-width (`value_error_mbb`).
 
 Ctrl-C or SIGTERM stops the current solve after its iteration and writes the figures so far
 with `stop_reason`; with --stages_dir each finished solve is kept there (.npz: the average
@@ -36,7 +44,8 @@ strategies and their figures) and the next run with the same settings starts aft
 JSON keys: game, deck_cards, stack_bb, suits, iterations, value_iterations, abstraction_entries
 and game_entries (regret entries of both players), blueprint_exploitability_mbb, value_mbb (the
 bettor's, in the game with the bet), value_error_mbb, rpat_probability_low, rpat_mbb,
-lower_bound_mbb, stage_seconds, seconds, peak_rss_bytes, stop_reason.
+lower_bound_mbb, depth_limited [{num_values, gadget, flop, exploitability_mbb}],
+dl_iterations, stage_seconds, seconds, peak_rss_bytes, stop_reason.
 """
 
 import json
@@ -51,7 +60,7 @@ from absl import logging as absl_logging
 
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.algorithms.depth_limited.ranges import off_tree
+from ospiel_ext.algorithms.depth_limited.ranges import off_tree, off_tree_solving, solving
 from ospiel_ext.algorithms.depth_limited.translation import pseudo_harmonic
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, range_walker, structure
 from ospiel_ext.cli import command as cli
@@ -79,6 +88,12 @@ _VALUE_ITERATIONS = flags.DEFINE_integer(
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds of each solve (None: no limit).")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _THREADS = flags.DEFINE_integer("threads", 1, "Threads of each pass.", lower_bound=1)
+_NUM_VALUES = flags.DEFINE_list(
+    "num_values", ["1", "2", "4", "8", "16"], "K of the depth-limited rows (empty: none)."
+)
+_DL_ITERATIONS = flags.DEFINE_integer(
+    "dl_iterations", 1000, "CFR+ iterations of each depth-limited solve.", lower_bound=1
+)
 _STAGES_DIR = flags.DEFINE_string(
     "stages_dir", None, "Keep each finished solve here (.npz) and reuse it on the next run."
 )
@@ -228,6 +243,37 @@ def _exploitability(tree: range_tree.RangeTree, strategy: list, value: float) ->
     return range_walker.RangeWalker(tree).evaluate(strategy).best_response_values[BETTOR] - value
 
 
+def _depth_limited(
+    off: off_tree.OffTree, blueprint: list, value: float, timed: cli.StageTimer
+) -> list[dict]:
+    """The responder's exploitability after depth-limited solving, per K (module docstring)."""
+    ks = sorted(set(cli_flags.int_list(_NUM_VALUES))) if _NUM_VALUES.value else []
+    if not ks:
+        return []
+    walker = range_walker.RangeWalker(off.abstract)
+    leaves, _ = timed(
+        "self_generative",
+        lambda: solving.self_generative(
+            walker, blueprint, off.player, ks[-1], iterations=_DL_ITERATIONS.value
+        ),
+    )
+    rows = []
+    for k in ks:
+        if k > leaves.num_values or interrupts.requested():  # stopped: the rows so far
+            break
+        response = timed(
+            f"depth_limited_{k}",
+            lambda k=k: off_tree_solving.depth_limited_response(
+                off, blueprint, leaves.first(k), iterations=_DL_ITERATIONS.value
+            ),
+        )
+        mbb = _mbb(_exploitability(off.game, response, value))
+        row = {"num_values": k, "gadget": "resolving", "flop": "rpat", "exploitability_mbb": mbb}
+        rows.append(row)
+        print(f"K = {k}: {mbb:.2f} mbb/g", flush=True)
+    return rows
+
+
 def _checked_flags() -> tuple[int, int]:
     """Checks the flags; returns (iterations, value_iterations)."""
     cli_flags.positive(_STACK_BB)
@@ -242,6 +288,8 @@ def _checked_flags() -> tuple[int, int]:
         4 * iterations if _VALUE_ITERATIONS.value is None else _VALUE_ITERATIONS.value
     )
     cli_flags.require(value_iterations >= iterations, "--value_iterations must be >= --iterations")
+    if _NUM_VALUES.value:
+        cli_flags.int_list(_NUM_VALUES)  # K >= 1, before any work
     return iterations, value_iterations
 
 
@@ -302,6 +350,8 @@ def main(argv):
             rpat = timed("rpat", lambda: off_tree.rpat_strategy(off, blueprint))
             result["rpat_probability_low"] = RPAT_LOW
             result["rpat_mbb"] = _mbb(_exploitability(full, rpat, value))
+            result["dl_iterations"] = _DL_ITERATIONS.value
+            result["depth_limited"] = _depth_limited(off, blueprint, value, timed)
     result["stage_seconds"] = timed.seconds
     result["seconds"] = round(time.perf_counter() - wall, 1)
     # the peak RSS (VmHWM): ru_maxrss counts KiB on Linux

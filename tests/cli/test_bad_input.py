@@ -847,6 +847,7 @@ BENCHMARK_CASES = [
         "x.json is the output --output_json (the same file)",
     ),
     ("range_cfr_run.py", ["--sample_boards=2"], "sample_boards is a fraction in (0, 1]"),
+    ("nlfh_figure2.py", ["--num_values=2,0"], "--num_values"),
     ("range_cfr_sampling.py", ["--fractions=0.5,0"], "--fractions must lie in (0, 1]"),
     ("range_cfr_sampling.py", ["--time_limits=0"], "--time_limits must be positive"),
     ("range_cfr_sampling.py", ["--game=chess"], "no public-tree poker structure"),

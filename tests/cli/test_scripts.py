@@ -769,7 +769,8 @@ def _nlfh(tmp_path, name, *flags):
     out = tmp_path / f"{name}.json"
     proc = run(
         "nlfh_figure2.py", "--num_ranks=3", "--stack_bb=5", "--iterations=5",
-        "--value_iterations=8", f"--output_json={out}", *flags, folder="benchmarks/papers",
+        "--value_iterations=8", "--num_values=1,2", "--dl_iterations=20",
+        f"--output_json={out}", *flags, folder="benchmarks/papers",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return json.loads(out.read_text())
@@ -777,10 +778,14 @@ def _nlfh(tmp_path, name, *flags):
 
 def test_nlfh_figure2_keeps_its_finished_solves_for_the_next_run(tmp_path):
     """With --stages_dir the second run reuses both solves (no solving seconds) and reports the
-    same figures; other settings solve again."""
+    same figures, the depth-limited rows (one per K) too; other settings solve again."""
     stages = f"--stages_dir={tmp_path / 'stages'}"
     first, again = _nlfh(tmp_path, "first", stages), _nlfh(tmp_path, "again", stages)
-    figures = ("blueprint_exploitability_mbb", "value_mbb", "lower_bound_mbb", "rpat_mbb")
+    figures = (
+        "blueprint_exploitability_mbb", "value_mbb", "lower_bound_mbb", "rpat_mbb",
+        "depth_limited",
+    )  # fmt: skip
+    assert [r["num_values"] for r in first["depth_limited"]] == [1, 2]
     assert {k: again[k] for k in figures} == {k: first[k] for k in figures}
     assert {"blueprint", "lower_bound", "value"} <= set(first["stage_seconds"])
     assert not {"blueprint", "lower_bound", "value"} & set(again["stage_seconds"])

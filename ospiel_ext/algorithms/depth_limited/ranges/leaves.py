@@ -88,6 +88,10 @@ class LeafValues:
                     values[p][k, :, :, j] = (deal_t @ roots.T).T
         return cls(values)
 
+    def first(self, k: int) -> LeafValues:
+        """The first k continuations (a self-generative set's first k are its K = k set)."""
+        return LeafValues((self.values[0][:k], self.values[1][:k]))
+
     def extend(self, other: LeafValues) -> LeafValues:
         """These continuations, then `other`'s."""
         return LeafValues(
