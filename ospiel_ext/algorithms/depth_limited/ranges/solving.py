@@ -23,6 +23,7 @@ depth-limited solution above the limit and blueprint below.
 from __future__ import annotations
 
 import dataclasses
+from typing import Literal
 
 import numpy as np
 
@@ -35,11 +36,15 @@ from ospiel_ext.algorithms.cfr_rules import (
     finish_regrets,
 )
 from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
+from ospiel_ext.algorithms.poker import range_tree
 from ospiel_ext.algorithms.poker.range_rows import normalise, regret_matching, value_rows
 from ospiel_ext.algorithms.poker.range_tree import Arrays
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.runtime import interrupts
+
+GadgetKind = Literal["resolving", "max_margin"]
+GADGETS: tuple[GadgetKind, ...] = ("resolving", "max_margin")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,12 +57,17 @@ class Gadget:
     `action` at the first decision, entering the subgame below it, or the alternative worth
     `alternatives` to o (counterfactual values, e.g. its best in-abstraction action's,
     Section 6.1). Outside the subgame both players play `fixed` (the first round's strategies
-    per group, e.g. the lifted blueprint), which the solver does not change.
+    per group, e.g. the lifted blueprint), which the solver does not change. `kind`
+    'max_margin': the max-margin gadget instead (Moravčík et al. 2016; GGSE Section 3): o picks
+    one of its root information sets, and the subgame pays o its value minus the set's
+    alternative (normalised by the set's chance weight), so the game's value is the maximin
+    margin.
     """
 
     action: int
     alternatives: FloatArray
     fixed: list[FloatArray]
+    kind: GadgetKind = "resolving"
 
 
 class DepthLimitedRangeSolver:
@@ -101,7 +111,7 @@ class DepthLimitedRangeSolver:
         if gadget is not None:  # the subgame below the gadget's action; outside it fixed
             self._enter = _Enter.of(self, gadget)
             self._inside = self._enter.inside
-            self._strategy = [self._enter.outside(self._enter.fixed, self._enter.gate[:, 0])]
+            self._strategy = [self._enter.outside(self._enter.fixed, self._enter.current)]
         shape = (len(lay.ends), leaves.num_values, lay.orbits.width)
         self._choice = np.full(shape, 1.0 / leaves.num_values)
         self._choice_regrets = np.zeros(shape)
@@ -170,20 +180,14 @@ class DepthLimitedRangeSolver:
         )  # fmt: skip
         return v, picks
 
-    def _root(self, p: int, v: FloatArray, gate: FloatArray, *, best: bool) -> float:
+    def _root(self, p: int, v: FloatArray, gadget: FloatArray | None, *, best: bool) -> float:
         """Player p's value of the (gadget) game from its values v at the first round's nodes.
 
-        `gate` (2, F): o's probabilities of entering and of the alternative (gadget only).
+        `gadget`: o's gadget strategy (`_Enter.current`'s shape; None without a gadget).
         """
-        size = self.walker.tree.rounds[0].orbits.size
-        if self._enter is None:
-            return float(v[0] @ size)
-        alternatives = self._enter.alternatives
-        if p == self.player:  # o's entering is in v already; the alternative pays o
-            return float(v[self._enter.row] @ size - (gate[1] * alternatives) @ size)
-        sub = v[self._enter.row]
-        own = np.maximum(sub, alternatives) if best else gate[0] * sub + gate[1] * alternatives
-        return float(own @ size)
+        if self._enter is None or gadget is None:
+            return float(v[0] @ self.walker.tree.rounds[0].orbits.size)
+        return self._enter.root_value(p, v, gadget, best=best, opponent=self.opponent)
 
     def _update(self, p: int) -> None:
         """Player p's instantaneous regrets, the update rule, and p's average."""
@@ -226,17 +230,17 @@ class DepthLimitedRangeSolver:
         """The average strategies: the first round's per group (n, A, F), o's choices (E, K, F).
 
         With a gadget, the nodes outside the subgame play `Gadget.fixed`, and o's first
-        decision its average entering probability on the gadget's action (`gate`).
+        decision the gadget's average reach of the subgame on the gadget's action.
         """
         strategy = normalise(self._average)[0]
         if self._enter is not None:
-            strategy = self._enter.outside(strategy, self._enter.average_gate())
+            strategy = self._enter.outside(strategy, self._enter.average_strategy())
         return strategy, regret_matching(self._choice_average)
 
     def evaluate_average(self) -> evaluate.ProfileEvaluation:
         """The depth-limited (gadget) game's values of the average profile and best responses."""
         strategy, choice = self.average_strategy()
-        gate = np.ones((2, 1)) if self._enter is None else self._enter.average_gate()
+        gate = None if self._enter is None else self._enter.average_strategy()
         profile = [strategy]
         reach = self._reaches(profile)
         value = self._root(
@@ -257,20 +261,26 @@ class DepthLimitedRangeSolver:
 class _Enter:
     """A `Gadget`'s state in the solver.
 
-    o's first decision (group, index), the gadget's `action`, `alternatives` and `fixed`
-    strategies, the subgame's root row and, per group, its nodes inside the subgame; o's
-    regrets, strategy (`gate`) and average over (enter, alternative) per entry, (2, 1, F) each.
+    o's first decision (group, index), the gadget's `kind`, `action`, `alternatives` and
+    `fixed` strategies, the subgame's root row and, per group, its nodes inside the subgame;
+    each entry's chance weight (`chance`: the fold rule at payoff 1, o's information set's
+    W(s_o)) and orbit size; o's gadget regrets, strategy (`current`) and average, shaped for
+    `regret_matching`: resolving (1, 2, F), (enter, alternative) per entry; max-margin (1, F),
+    one choice among o's root information sets.
     """
 
     group: int
     index: int
+    kind: GadgetKind
     action: int
     row: int
     inside: list[np.ndarray]
     alternatives: FloatArray
     fixed: list[FloatArray]
+    chance: FloatArray
+    size: FloatArray
     regrets: FloatArray
-    gate: FloatArray
+    current: FloatArray
     average: FloatArray
 
     @classmethod
@@ -287,48 +297,101 @@ class _Enter:
                 f"game {solver.name}: the gadget's first decision is player "
                 f"{lay.groups[k].player}'s, not the opponent's ({solver.opponent})"
             )
+        if gadget.kind not in GADGETS:
+            raise ValueError(f"game {solver.name}: gadget kinds are {GADGETS}, got {gadget.kind!r}")
         row = int(lay.groups[k].children[j, gadget.action])
         below, inside = {row}, []
         for g in lay.groups:  # groups in order of depth: parents first
             inside.append(np.isin(g.nodes, list(below)))
             below.update(g.children[inside[-1]].ravel().tolist())
         width = lay.orbits.width
+        chance = np.empty((1, width))
+        range_tree.fold_values(lay, np.ones((1, width)), np.ones(1), slice(0, width), out=chance)
+        shape = (1, 2, width) if gadget.kind == "resolving" else (1, width)
         return cls(
-            group=k, index=j, action=gadget.action, row=row, inside=inside,
+            group=k, index=j, kind=gadget.kind, action=gadget.action, row=row, inside=inside,
             alternatives=np.asarray(gadget.alternatives, dtype=np.float64),
             fixed=[np.asarray(f, dtype=np.float64) for f in gadget.fixed],
-            regrets=np.zeros((2, 1, width)), gate=np.full((2, 1, width), 0.5),
-            average=np.zeros((2, 1, width)),
+            chance=chance[0], size=np.asarray(lay.orbits.size, dtype=np.float64),
+            regrets=np.zeros(shape), current=np.full(shape, 1.0 / shape[1]),
+            average=np.zeros(shape),
         )  # fmt: skip
 
-    def outside(self, strategy: list[FloatArray], gate: FloatArray) -> list[FloatArray]:
-        """`strategy` inside the subgame, `fixed` outside, o entering with gate[0] (F,)."""
+    def factor(self, strategy: FloatArray) -> FloatArray:
+        """The opponent's reach of the subgame's root per entry (F,) under a gadget strategy.
+
+        Resolving: the entering probability; max-margin: the chosen information set's
+        probability over its chance weight, per hand of its orbit (chance then picks the
+        states of the set by w_i(h) / W(s_o)).
+        """
+        if self.kind == "resolving":
+            out: FloatArray = strategy[0, 0]
+            return out
+        return self._per_set(strategy[0] / self.size)
+
+    def _per_set(self, x: FloatArray) -> FloatArray:
+        """The values x (F,) per unit of each entry's chance weight W(s_o) (0 where it is 0)."""
+        out: FloatArray = np.divide(
+            x, self.chance, out=np.zeros_like(self.chance), where=self.chance > 0
+        )
+        return out
+
+    def outside(self, strategy: list[FloatArray], gadget: FloatArray) -> list[FloatArray]:
+        """`strategy` inside the subgame, `fixed` outside.
+
+        o's first decision takes the gadget's reach of the subgame (`factor` of the gadget
+        strategy `gadget`) on the gadget's action, 0 elsewhere.
+        """
         out = []
         for k, (mine, theirs) in enumerate(zip(strategy, self.fixed)):
             merged = np.where(self.inside[k][:, None, None], mine, theirs)
             if k == self.group:
                 merged[self.index] = 0.0
-                merged[self.index, self.action] = gate[0]
+                merged[self.index, self.action] = self.factor(gadget)
             out.append(merged)
         return out
+
+    def _utilities(self, v: FloatArray) -> FloatArray:
+        """The gadget actions' values to o, from its values v at the first round's nodes."""
+        if self.kind == "resolving":
+            values: FloatArray = np.stack([v[self.row], self.alternatives])[None]
+            return values
+        return self._per_set(v[self.row] - self.alternatives)[None]
+
+    def root_value(
+        self, p: int, v: FloatArray, strategy: FloatArray, *, best: bool, opponent: int
+    ) -> float:
+        """Player p's value of the gadget game from its values v (gadget strategy `strategy`)."""
+        if p != opponent:  # o's entering is in v already; the alternatives pay o
+            paid = (
+                (strategy[0, 1] * self.alternatives) @ self.size
+                if self.kind == "resolving"
+                else -self._per_set(strategy[0] * self.alternatives).sum()
+            )
+            return float(v[self.row] @ self.size - paid)
+        u = self._utilities(v)
+        if self.kind == "resolving":
+            own = u.max(axis=1)[0] if best else (strategy * u).sum(axis=1)[0]
+            return float(own @ self.size)
+        return float(u[0][self.chance > 0].max() if best else (strategy * u).sum())
 
     def update(
         self, solver: DepthLimitedRangeSolver, v: FloatArray, decay: float, weight: float
     ) -> None:
         """The gadget's regrets and strategy from o's values v at the first round's nodes."""
-        values = np.stack([v[self.row], self.alternatives])[:, None, :]
+        u = self._utilities(v)
         self.average *= decay
-        self.average += weight * self.gate
-        self.regrets += values - (self.gate * values).sum(axis=0, keepdims=True)
-        solver._match(self.regrets.transpose(1, 0, 2), self.gate.transpose(1, 0, 2))
-        current = solver._strategy[0][self.group]
-        current[self.index] = 0.0
-        current[self.index, self.action] = self.gate[0, 0]
+        self.average += weight * self.current
+        self.regrets += u - (self.current * u).sum(axis=1, keepdims=True)
+        solver._match(self.regrets, self.current)
+        first = solver._strategy[0][self.group]
+        first[self.index] = 0.0
+        first[self.index, self.action] = self.factor(self.current)
 
-    def average_gate(self) -> FloatArray:
-        """The average (enter, alternative) probabilities per entry (2, F)."""
-        gate: FloatArray = regret_matching(self.average.transpose(1, 0, 2))[0]
-        return gate
+    def average_strategy(self) -> FloatArray:
+        """The gadget's average strategy (shaped as `current`)."""
+        out: FloatArray = regret_matching(self.average)
+        return out
 
 
 def self_generative(
