@@ -26,8 +26,9 @@ layout (`poker.range_tree`, one board per suit orbit with
 * depth-limited solving (`depth_limited.ranges`): K = --num_values self-generative values
   for the responder at the end of the abstraction's first round (`solving.self_generative`,
   weakened, each depth-limited solve --dl_iterations of CFR+), transferred to the leaves
-  after the 0.75x bet, the first round below the bet solved with a resolving gadget whose
-  alternatives are the bettor's best in-abstraction values, RPAT beyond the limit
+  after the 0.75x bet, the first round below the bet solved with a resolving or max-margin
+  gadget (--gadgets) whose alternatives are the bettor's best in-abstraction values, RPAT
+  beyond the limit
   (`off_tree_solving.depth_limited_response`; the paper's safe subgame solving of the flop
   is not run);
 * the lower bound: --iterations of CFR+ on the game with the 0.75x bet in the abstraction.
@@ -90,6 +91,12 @@ _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _THREADS = flags.DEFINE_integer("threads", 1, "Threads of each pass.", lower_bound=1)
 _NUM_VALUES = flags.DEFINE_list(
     "num_values", ["1", "2", "4", "8", "16"], "K of the depth-limited rows (empty: none)."
+)
+_GADGETS = flags.DEFINE_multi_enum(
+    "gadgets",
+    ["resolving", "max_margin"],
+    list(solving.GADGETS),
+    "Gadgets of the depth-limited rows.",
 )
 _DL_ITERATIONS = flags.DEFINE_integer(
     "dl_iterations", 1000, "CFR+ iterations of each depth-limited solve.", lower_bound=1
@@ -258,19 +265,19 @@ def _depth_limited(
         ),
     )
     rows = []
-    for k in ks:
+    for gadget, k in ((g, k) for g in _GADGETS.value for k in ks):
         if k > leaves.num_values or interrupts.requested():  # stopped: the rows so far
             break
         response = timed(
-            f"depth_limited_{k}",
-            lambda k=k: off_tree_solving.depth_limited_response(
-                off, blueprint, leaves.first(k), iterations=_DL_ITERATIONS.value
+            f"depth_limited_{gadget}_{k}",
+            lambda g=gadget, k=k: off_tree_solving.depth_limited_response(
+                off, blueprint, leaves.first(k), iterations=_DL_ITERATIONS.value, gadget=g
             ),
         )
         mbb = _mbb(_exploitability(off.game, response, value))
-        row = {"num_values": k, "gadget": "resolving", "flop": "rpat", "exploitability_mbb": mbb}
+        row = {"num_values": k, "gadget": gadget, "flop": "rpat", "exploitability_mbb": mbb}
         rows.append(row)
-        print(f"K = {k}: {mbb:.2f} mbb/g", flush=True)
+        print(f"{gadget}, K = {k}: {mbb:.2f} mbb/g", flush=True)
     return rows
 
 

@@ -1,15 +1,15 @@
 """Depth-limited solving after an off-tree first action, on the hold'em range layout.
 
-Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games",
-Section 6.1 and Figure 2, as `compiled.off_tree_solving.depth_limited_response` does on
-compiled games: the responder i answers the bettor o's off-tree action at the start of the
-game (`off_tree.OffTree`) by solving the rest of the first round below it
+Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information Games", Section
+6.1 and Figure 2, as `compiled.off_tree_solving.depth_limited_response` does on compiled games:
+the responder i answers the bettor o's off-tree action at the start of the game
+(`off_tree.OffTree`) by solving the rest of the first round below it
 (`solving.DepthLimitedRangeSolver` with a `solving.Gadget`): leaves with K values transferred
 from the abstraction ("the average of those two corresponding value vectors":
-`off_tree.transferred_leaves`), a resolving gadget whose alternatives are o's counterfactual
-best-response values of its best in-abstraction first action against the translated strategy
-(`in_abstraction_alternatives`: Section 5's goal that the off-tree action pay o no more than
-an action already in the abstraction), and the translated strategy (RPAT,
+`off_tree.transferred_leaves`), a resolving or max-margin gadget whose alternatives are o's
+counterfactual best-response values of its best in-abstraction first action against the
+translated strategy (`in_abstraction_alternatives`: Section 5's goal that the off-tree action
+pay o no more than an action already in the abstraction), and the translated strategy (RPAT,
 `off_tree.rpat_strategy`) everywhere else, beyond the limit too. The paper solved the game
 beyond the limit by safe subgame solving; that step is not built on the range layout.
 """
@@ -25,7 +25,11 @@ from ospiel_ext.algorithms.depth_limited.ranges.off_tree import (
     rpat_strategy,
     transferred_leaves,
 )
-from ospiel_ext.algorithms.depth_limited.ranges.solving import DepthLimitedRangeSolver, Gadget
+from ospiel_ext.algorithms.depth_limited.ranges.solving import (
+    DepthLimitedRangeSolver,
+    Gadget,
+    GadgetKind,
+)
 from ospiel_ext.algorithms.poker.range_tree import Arrays
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker, mix
 from ospiel_ext.arrays import FloatArray
@@ -58,7 +62,12 @@ def in_abstraction_alternatives(off: OffTree, strategy: Arrays) -> tuple[int, Fl
 
 
 def depth_limited_response(
-    off: OffTree, blueprint: Arrays, abstract_leaves: LeafValues, *, iterations: int = 1000
+    off: OffTree,
+    blueprint: Arrays,
+    abstract_leaves: LeafValues,
+    *,
+    iterations: int = 1000,
+    gadget: GadgetKind = "resolving",
 ) -> Arrays:
     """The responder's strategy in `off.game` after the off-tree action, solved.
 
@@ -67,7 +76,8 @@ def depth_limited_response(
     lifted blueprint).
 
     `blueprint`: the abstraction's per-entry blueprint; `abstract_leaves`: K values at the
-    end of the abstraction's first round for the responder (e.g. `solving.self_generative`).
+    end of the abstraction's first round for the responder (e.g. `solving.self_generative`);
+    `gadget`: 'resolving' or 'max_margin' (`solving.Gadget`).
     Ctrl-C or SIGTERM ends the solve with its average so far (the run loop).
     """
     rpat = rpat_strategy(off, blueprint)
@@ -76,7 +86,7 @@ def depth_limited_response(
         RangeWalker(off.game),
         transferred_leaves(off, abstract_leaves),
         off.player,
-        gadget=Gadget(action=action, alternatives=alternatives, fixed=rpat[0]),
+        gadget=Gadget(action=action, alternatives=alternatives, fixed=rpat[0], kind=gadget),
     )
     solver_lib.run(solver, iterations)
     first, _ = solver.average_strategy()
