@@ -26,7 +26,8 @@ layout (`poker.range_tree`, one board per suit orbit with
   (`depth_limited.ranges.off_tree.rpat_strategy`);
 * depth-limited solving (`depth_limited.ranges`): K = --num_values self-generative values
   for the responder at the end of the abstraction's first round (`solving.self_generative`,
-  weakened, each depth-limited solve --dl_iterations of CFR+), transferred to the leaves
+  unweakened unless --weaken, as the compiled stand-ins' SG-u; each depth-limited solve
+  --dl_iterations of CFR+), transferred to the leaves
   after the 0.75x bet, the first round below the bet solved with a resolving or max-margin
   gadget (--gadgets) whose alternatives are the bettor's best in-abstraction values, RPAT
   beyond the limit
@@ -47,7 +48,7 @@ JSON keys: game, deck_cards, stack_bb, suits, iterations, value_iterations, abst
 and game_entries (regret entries of both players), blueprint_exploitability_mbb, value_mbb (the
 bettor's, in the game with the bet), value_error_mbb, rpat_probability_low, rpat_mbb,
 lower_bound_mbb, depth_limited [{num_values, gadget, flop, exploitability_mbb}],
-dl_iterations, stage_seconds, seconds, peak_rss_bytes, stop_reason.
+dl_iterations, weakened, stage_seconds, seconds, peak_rss_bytes, stop_reason.
 """
 
 import json
@@ -98,6 +99,9 @@ _GADGETS = flags.DEFINE_multi_enum(
     ["resolving", "max_margin"],
     list(solving.GADGETS),
     "Gadgets of the depth-limited rows.",
+)
+_WEAKEN = flags.DEFINE_bool(
+    "weaken", False, "Weaken the self-generative values (Section 4; off: SG-u, as the stand-ins)."
 )
 _DL_ITERATIONS = flags.DEFINE_integer(
     "dl_iterations", 1000, "CFR+ iterations of each depth-limited solve.", lower_bound=1
@@ -263,7 +267,12 @@ def _depth_limited(
     leaves, _ = timed(
         "self_generative",
         lambda: solving.self_generative(
-            walker, blueprint, off.player, ks[-1], iterations=_DL_ITERATIONS.value
+            walker,
+            blueprint,
+            off.player,
+            ks[-1],
+            iterations=_DL_ITERATIONS.value,
+            weaken=_WEAKEN.value,
         ),
     )
     rows = []
@@ -362,7 +371,7 @@ def main(argv):
             rpat = timed("rpat", lambda: off_tree.rpat_strategy(off, blueprint))
             result["rpat_probability_low"] = RPAT_LOW
             result["rpat_mbb"] = _mbb(_exploitability(full, rpat, value))
-            result["dl_iterations"] = _DL_ITERATIONS.value
+            result["dl_iterations"], result["weakened"] = _DL_ITERATIONS.value, _WEAKEN.value
             result["depth_limited"] = _depth_limited(off, blueprint, value, timed)
     result["stage_seconds"] = timed.seconds
     result["seconds"] = round(time.perf_counter() - wall, 1)
