@@ -316,21 +316,8 @@ class RangeWalker(BoardParts):
         the player plays that pure strategy and the opponent `strategy`'s arrays): with suit
         isomorphism a suit-symmetric pure strategy, as OpenSpiel's best responses are pure.
         """
-        o, last = 1 - player, len(self.tree.rounds) - 1
         best = self.zeros(np.float64)
-        upper = self.reaches(o, strategy[:last], rounds=last)
-        first = self.first_rows(upper)
-        roots = self.roots(np.float64)
-
-        def work(b: slice) -> None:
-            local = sliced(strategy[-1], b)
-            rho = self.chunk_reach(o, first=first, strategy=local, b=b, slot=o)
-            v = self.chunk_values(player, rho, strategy=None, b=b, slot=2, best=sliced(best[-1], b))
-            roots[:, b] = v[: len(roots)]
-
-        if self.each_chunk(work, stop=interrupts.overdue):
-            raise interrupts.Interrupted
-        value = self.upper_values(player, upper, strategy=None, roots=roots, best=best)
+        (value,) = self.profile_values(strategy, ((player, False),), best=best)
         return value, mix(self.tree, (best, strategy) if player == 0 else (strategy, best))
 
     def profile_values(
@@ -340,6 +327,7 @@ class RangeWalker(BoardParts):
         *,
         weights: bool = False,
         last: Callable[[slice], list[FloatArray]] | None = None,
+        best: Arrays | None = None,
     ) -> list[float]:
         """Root values of (player, mixed) pairs, against the opponent's strategy.
 
@@ -349,6 +337,8 @@ class RangeWalker(BoardParts):
         chunk (`normalise`), never copied whole. `last`: the strategy holds the rounds above
         the last only, and last(b) gives the last round's on chunk b (n, A, |b|) per group,
         asked once per chunk (e.g. a batched policy asked node by node: `poker.agents`).
+        `best` (shaped as `zeros`): each best-responding player's decisions receive its
+        maximising actions (`range_rows.value_rows`).
         """
         upper_rounds = strategy if last is not None else strategy[:-1]
         top = normalise(upper_rounds) if weights else upper_rounds
@@ -367,13 +357,22 @@ class RangeWalker(BoardParts):
                 for q in opponents
             }
             for j, (p, mixed) in enumerate(wanted):
-                v = self.chunk_values(p, rho[1 - p], strategy=local if mixed else None, b=b, slot=2)
+                v = self.chunk_values(
+                    p, rho[1 - p], strategy=local if mixed else None, b=b, slot=2,
+                    best=None if mixed or best is None else sliced(best[-1], b),
+                )  # fmt: skip
                 roots[j][:, b] = v[: len(roots[j])]
 
         if self.each_chunk(work, stop=interrupts.overdue):  # a 52-card pass: tens of seconds
             raise interrupts.Interrupted
         return [
-            self.upper_values(p, upper[1 - p], strategy=top if mixed else None, roots=roots[j])
+            self.upper_values(
+                p,
+                upper[1 - p],
+                strategy=top if mixed else None,
+                roots=roots[j],
+                best=None if mixed else best,
+            )
             for j, (p, mixed) in enumerate(wanted)
         ]
 
@@ -427,8 +426,8 @@ def evaluate_tabular(
       ValueError: the game lacks the poker structure (`structure.detect`), or with `suits` the
         policy is not suit-symmetric.
     """
-    tree = range_tree.RangeTree(structure.detect(pol.game), suits=suits)
-    return RangeWalker(tree).evaluate(tree.contract(arrays_from_tabular(tree, pol)))
+    tree, arrays = _tabular_layout(pol, suits)
+    return RangeWalker(tree).evaluate(arrays)
 
 
 def best_response_to_tabular(
@@ -443,8 +442,12 @@ def best_response_to_tabular(
     Raises:
       ValueError: as `evaluate_tabular`.
     """
-    tree = range_tree.RangeTree(structure.detect(pol.game), suits=suits)
-    value, profile = RangeWalker(tree).best_response(
-        player, tree.contract(arrays_from_tabular(tree, pol))
-    )
+    tree, arrays = _tabular_layout(pol, suits)
+    value, profile = RangeWalker(tree).best_response(player, arrays)
     return value, RangePolicy(tree, tree.expand(profile))
+
+
+def _tabular_layout(pol: policy_lib.TabularPolicy, suits: bool) -> tuple[RangeTree, Arrays]:
+    """The range layout of a TabularPolicy's poker game and the policy's per-entry arrays."""
+    tree = range_tree.RangeTree(structure.detect(pol.game), suits=suits)
+    return tree, tree.contract(arrays_from_tabular(tree, pol))

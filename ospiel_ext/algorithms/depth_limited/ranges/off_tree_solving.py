@@ -29,6 +29,7 @@ from ospiel_ext.algorithms.depth_limited.ranges.solving import (
     DepthLimitedRangeSolver,
     Gadget,
     GadgetKind,
+    first_decision,
 )
 from ospiel_ext.algorithms.poker.range_tree import Arrays
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker, mix
@@ -46,7 +47,7 @@ def in_abstraction_alternatives(off: OffTree, strategy: Arrays) -> tuple[int, Fl
       ValueError: the off-tree action is not o's first action of the game.
     """
     tree, o = off.game, 1 - off.player
-    first = next(e for e in tree.decisions.values() if e.round == 0 and e.row == 0)
+    first = first_decision(tree)
     keys = [child.key for child in first.node.children]
     if first.node.player != o or len(off.roots) != 1 or off.roots[0] not in keys:
         raise ValueError(

@@ -38,10 +38,16 @@ from ospiel_ext.algorithms.cfr_rules import (
 from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
 from ospiel_ext.algorithms.poker import range_tree
 from ospiel_ext.algorithms.poker.range_rows import normalise, regret_matching, value_rows
-from ospiel_ext.algorithms.poker.range_tree import Arrays
+from ospiel_ext.algorithms.poker.range_tree import Arrays, DecisionEntry, RangeTree
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray
 from ospiel_ext.runtime import interrupts
+
+
+def first_decision(tree: RangeTree) -> DecisionEntry:
+    """The game's first decision (row 0 of the first round)."""
+    return next(e for e in tree.decisions.values() if e.round == 0 and e.row == 0)
+
 
 GadgetKind = Literal["resolving", "max_margin"]
 GADGETS: tuple[GadgetKind, ...] = ("resolving", "max_margin")
@@ -101,7 +107,6 @@ class DepthLimitedRangeSolver:
         if config.discount is not None:
             raise ValueError(f"game {tree.name}: depth-limited solving runs CFR or CFR+")
         self.walker, self.leaves, self.player, self.config = walker, leaves, player, config
-        self.gadget = gadget
         lay = tree.rounds[0]
         self._strategy = [walker.uniform()[0]]
         self._regrets = [walker.zeros()[0]]
@@ -287,11 +292,8 @@ class _Enter:
     def of(cls, solver: DepthLimitedRangeSolver, gadget: Gadget) -> _Enter:
         """The gadget on the solver's first round (ValueError if o does not act first)."""
         lay = solver.walker.tree.rounds[0]
-        k, j = next(
-            (k, int(np.flatnonzero(g.nodes == 0)[0]))
-            for k, g in enumerate(lay.groups)
-            if np.any(g.nodes == 0)
-        )
+        first = first_decision(solver.walker.tree)
+        k, j = first.group, first.index
         if lay.groups[k].player != solver.opponent:
             raise ValueError(
                 f"game {solver.name}: the gadget's first decision is player "
