@@ -11,7 +11,7 @@ counterfactual best-response values of its best in-abstraction first action agai
 translated strategy (`in_abstraction_alternatives`: Section 5's goal that the off-tree action
 pay o no more than an action already in the abstraction), and the translated strategy (RPAT,
 `off_tree.rpat_strategy`) everywhere else, beyond the limit too. The paper solved the game
-beyond the limit by safe subgame solving; that step is not built on the range layout.
+beyond the limit by safe subgame solving: `beyond_limit.resolve_below`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms.depth_limited.ranges.gadgets import GadgetKind
 from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
 from ospiel_ext.algorithms.depth_limited.ranges.off_tree import (
     OffTree,
@@ -28,7 +29,6 @@ from ospiel_ext.algorithms.depth_limited.ranges.off_tree import (
 from ospiel_ext.algorithms.depth_limited.ranges.solving import (
     DepthLimitedRangeSolver,
     Gadget,
-    GadgetKind,
     first_decision,
 )
 from ospiel_ext.algorithms.poker.range_tree import Arrays

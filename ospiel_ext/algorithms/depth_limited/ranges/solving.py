@@ -23,7 +23,6 @@ depth-limited solution above the limit and blueprint below.
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
 
 import numpy as np
 
@@ -35,8 +34,8 @@ from ospiel_ext.algorithms.cfr_rules import (
     average_weights,
     finish_regrets,
 )
+from ospiel_ext.algorithms.depth_limited.ranges.gadgets import GadgetKind, RootGadgets
 from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
-from ospiel_ext.algorithms.poker import range_tree
 from ospiel_ext.algorithms.poker.range_rows import normalise, regret_matching, value_rows
 from ospiel_ext.algorithms.poker.range_tree import Arrays, DecisionEntry, RangeTree
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
@@ -47,10 +46,6 @@ from ospiel_ext.runtime import interrupts
 def first_decision(tree: RangeTree) -> DecisionEntry:
     """The game's first decision (row 0 of the first round)."""
     return next(e for e in tree.decisions.values() if e.round == 0 and e.row == 0)
-
-
-GadgetKind = Literal["resolving", "max_margin"]
-GADGETS: tuple[GadgetKind, ...] = ("resolving", "max_margin")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -211,7 +206,7 @@ class DepthLimitedRangeSolver:
             self._choice_regrets += picks - (self._choice * picks).sum(axis=1, keepdims=True)
             self._match(self._choice_regrets, self._choice)
             if self._enter is not None:
-                self._enter.update(self, v, decay, weight)
+                self._enter.update(self, v)
 
     def _update_group(self, k: int, own: FloatArray, decay: float, weight: float) -> None:
         """Group k's average and update rule, at its nodes inside the subgame."""
@@ -266,27 +261,18 @@ class DepthLimitedRangeSolver:
 class _Enter:
     """A `Gadget`'s state in the solver.
 
-    o's first decision (group, index), the gadget's `kind`, `action`, `alternatives` and
-    `fixed` strategies, the subgame's root row and, per group, its nodes inside the subgame;
-    each entry's chance weight (`chance`: the fold rule at payoff 1, o's information set's
-    W(s_o)) and orbit size; o's gadget regrets, strategy (`current`) and average, shaped for
-    `regret_matching`: resolving (1, 2, F), (enter, alternative) per entry; max-margin (1, F),
-    one choice among o's root information sets.
+    o's first decision (group, index), the gadget's `action` and `fixed` strategies, the
+    subgame's root row, per group its nodes inside the subgame, and the gadget at that one
+    root (`gadgets.RootGadgets`).
     """
 
     group: int
     index: int
-    kind: GadgetKind
     action: int
     row: int
     inside: list[np.ndarray]
-    alternatives: FloatArray
     fixed: list[FloatArray]
-    chance: FloatArray
-    size: FloatArray
-    regrets: FloatArray
-    current: FloatArray
-    average: FloatArray
+    gadgets: RootGadgets
 
     @classmethod
     def of(cls, solver: DepthLimitedRangeSolver, gadget: Gadget) -> _Enter:
@@ -299,101 +285,61 @@ class _Enter:
                 f"game {solver.name}: the gadget's first decision is player "
                 f"{lay.groups[k].player}'s, not the opponent's ({solver.opponent})"
             )
-        if gadget.kind not in GADGETS:
-            raise ValueError(f"game {solver.name}: gadget kinds are {GADGETS}, got {gadget.kind!r}")
+        gadgets = RootGadgets.of(
+            lay,
+            np.asarray(gadget.alternatives)[None],
+            gadget.kind,
+            config=solver.config,
+            name=solver.name,
+        )
         row = int(lay.groups[k].children[j, gadget.action])
         below, inside = {row}, []
         for g in lay.groups:  # groups in order of depth: parents first
             inside.append(np.isin(g.nodes, list(below)))
             below.update(g.children[inside[-1]].ravel().tolist())
-        width = lay.orbits.width
-        chance = np.empty((1, width))
-        range_tree.fold_values(lay, np.ones((1, width)), np.ones(1), slice(0, width), out=chance)
-        shape = (1, 2, width) if gadget.kind == "resolving" else (1, width)
         return cls(
-            group=k, index=j, kind=gadget.kind, action=gadget.action, row=row, inside=inside,
-            alternatives=np.asarray(gadget.alternatives, dtype=np.float64),
-            fixed=[np.asarray(f, dtype=np.float64) for f in gadget.fixed],
-            chance=chance[0], size=np.asarray(lay.orbits.size, dtype=np.float64),
-            regrets=np.zeros(shape), current=np.full(shape, 1.0 / shape[1]),
-            average=np.zeros(shape),
+            group=k, index=j, action=gadget.action, row=row, inside=inside,
+            fixed=[np.asarray(f, dtype=np.float64) for f in gadget.fixed], gadgets=gadgets,
         )  # fmt: skip
-
-    def factor(self, strategy: FloatArray) -> FloatArray:
-        """The opponent's reach of the subgame's root per entry (F,) under a gadget strategy.
-
-        Resolving: the entering probability; max-margin: the chosen information set's
-        probability over its chance weight, per hand of its orbit (chance then picks the
-        states of the set by w_i(h) / W(s_o)).
-        """
-        if self.kind == "resolving":
-            out: FloatArray = strategy[0, 0]
-            return out
-        return self._per_set(strategy[0] / self.size)
-
-    def _per_set(self, x: FloatArray) -> FloatArray:
-        """The values x (F,) per unit of each entry's chance weight W(s_o) (0 where it is 0)."""
-        out: FloatArray = np.divide(
-            x, self.chance, out=np.zeros_like(self.chance), where=self.chance > 0
-        )
-        return out
 
     def outside(self, strategy: list[FloatArray], gadget: FloatArray) -> list[FloatArray]:
         """`strategy` inside the subgame, `fixed` outside.
 
-        o's first decision takes the gadget's reach of the subgame (`factor` of the gadget
-        strategy `gadget`) on the gadget's action, 0 elsewhere.
+        o's first decision takes the gadget's reach of the subgame (`RootGadgets.factor` of
+        the gadget strategy `gadget`) on the gadget's action, 0 elsewhere.
         """
         out = []
         for k, (mine, theirs) in enumerate(zip(strategy, self.fixed)):
             merged = np.where(self.inside[k][:, None, None], mine, theirs)
             if k == self.group:
                 merged[self.index] = 0.0
-                merged[self.index, self.action] = self.factor(gadget)
+                merged[self.index, self.action] = self.gadgets.factor(gadget)[0]
             out.append(merged)
         return out
-
-    def _utilities(self, v: FloatArray) -> FloatArray:
-        """The gadget actions' values to o, from its values v at the first round's nodes."""
-        if self.kind == "resolving":
-            values: FloatArray = np.stack([v[self.row], self.alternatives])[None]
-            return values
-        return self._per_set(v[self.row] - self.alternatives)[None]
 
     def root_value(
         self, p: int, v: FloatArray, strategy: FloatArray, *, best: bool, opponent: int
     ) -> float:
         """Player p's value of the gadget game from its values v (gadget strategy `strategy`)."""
         if p != opponent:  # o's entering is in v already; the alternatives pay o
-            paid = (
-                (strategy[0, 1] * self.alternatives) @ self.size
-                if self.kind == "resolving"
-                else -self._per_set(strategy[0] * self.alternatives).sum()
-            )
-            return float(v[self.row] @ self.size - paid)
-        u = self._utilities(v)
-        if self.kind == "resolving":
-            own = u.max(axis=1)[0] if best else (strategy * u).sum(axis=1)[0]
-            return float(own @ self.size)
-        return float(u[0][self.chance > 0].max() if best else (strategy * u).sum())
+            return float(v[self.row] @ self.gadgets.weight) - self.gadgets.paid(strategy)
+        return self.gadgets.opponent_value(v[self.row][None], strategy, best=best)
 
-    def update(
-        self, solver: DepthLimitedRangeSolver, v: FloatArray, decay: float, weight: float
-    ) -> None:
+    def update(self, solver: DepthLimitedRangeSolver, v: FloatArray) -> None:
         """The gadget's regrets and strategy from o's values v at the first round's nodes."""
-        u = self._utilities(v)
-        self.average *= decay
-        self.average += weight * self.current
-        self.regrets += u - (self.current * u).sum(axis=1, keepdims=True)
-        solver._match(self.regrets, self.current)
+        self.gadgets.update(v[self.row][None], solver.iteration)
         first = solver._strategy[0][self.group]
         first[self.index] = 0.0
-        first[self.index, self.action] = self.factor(self.current)
+        first[self.index, self.action] = self.gadgets.factor(self.gadgets.current)[0]
+
+    @property
+    def current(self) -> FloatArray:
+        """The gadget's current strategy."""
+        return self.gadgets.current
 
     def average_strategy(self) -> FloatArray:
         """The gadget's average strategy (shaped as `current`)."""
-        out: FloatArray = regret_matching(self.average)
-        return out
+        return self.gadgets.average_strategy()
 
 
 def self_generative(
