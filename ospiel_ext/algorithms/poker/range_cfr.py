@@ -44,6 +44,12 @@ the iterations that skipped them are applied when they are next drawn
 whose skipped iterations had zero regrets there). Measured on no-limit flop hold'em it
 converges more slowly per second than walking every board (`docs/results/holdem.md`).
 
+With a `Subgame` the solver iterates the last round alone: the rounds above play the
+subgame's fixed strategies, the subgame sets both players' reaches at the last round's first
+rows (e.g. the opponent's from a safe subgame solving gadget at each root,
+`depth_limited.ranges.beyond_limit`) and receives their counterfactual values there after
+each pass.
+
 An iteration can pause between chunks of the last round (`RangeCFRSolver.iterate`): the run
 loop (`algorithms.solver.run`) pauses it a second after Ctrl-C or SIGTERM
 (`interrupts.overdue`), so that a 52-card hold'em run (13-14 s per iteration) stops within
@@ -57,6 +63,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 import pyspiel
@@ -81,6 +88,7 @@ from ospiel_ext.algorithms.poker.range_rows import (
     opponent_reach,
     regret_matching,
     sliced,
+    take,
 )
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
@@ -157,6 +165,28 @@ class _ChunkSampling:
         return last
 
 
+class Subgame(Protocol):
+    """The last round solved as a subgame below fixed rounds (`RangeCFRSolver`'s `subgame`).
+
+    The rounds above the last play `strategies` throughout; each pass starts the last round
+    from the reaches at its first rows that `first_rows` returns (e.g. a safe subgame solving
+    gadget's at the roots, `depth_limited.ranges.gadgets`), on the round's entries, and after
+    each player's pass `update` gets that player's counterfactual values at the same rows.
+    """
+
+    strategies: Arrays
+    """The rounds above the last: both players' strategies per entry (`RangeWalker.uniform`)."""
+
+    def first_rows(self, player: int, reach: FloatArray) -> FloatArray:
+        """The player's reaches at the last round's first rows, (rows, F) of its entries.
+
+        `reach`: those that `strategies` give.
+        """
+
+    def update(self, player: int, values: FloatArray, iteration: int) -> None:
+        """The player's counterfactual values (rows, F) at those rows after its pass."""
+
+
 class RangeCFRSolver(Closing):
     """A CFR variant (`cfr_rules.CFRConfig`) on a `RangeTree` (module docstring).
 
@@ -179,10 +209,13 @@ class RangeCFRSolver(Closing):
         docstring, public chance sampling); None or 1: all of them. Chunks are drawn, so
         `chunk_values` then sets how finely: at most one chunk per board.
       seed: the seed of the chunks drawn.
+      subgame: solve the last round alone below the rounds above it, which play the
+        subgame's fixed strategies (`Subgame`); every round is solved if None.
 
     Raises:
       ValueError: DCFR's discount is invalid (`cfr_rules.check_discount`), or the dtype,
-        threads or sample_boards are; the message names the game.
+        threads or sample_boards are, or a subgame is given for a one-round game or with
+        sample_boards; the message names the game.
     """
 
     def __init__(
@@ -195,6 +228,7 @@ class RangeCFRSolver(Closing):
         chunk_values: int | None = None,
         sample_boards: float | None = None,
         seed: int = 0,
+        subgame: Subgame | None = None,
     ):
         check_discount(config, tree.name)
         if np.dtype(dtype) not in DTYPES:
@@ -205,9 +239,17 @@ class RangeCFRSolver(Closing):
             raise ValueError(
                 f"game {tree.name}: sample_boards is a fraction in (0, 1], got {sample_boards}"
             )
+        if subgame is not None and (len(tree.rounds) < 2 or sample_boards not in (None, 1.0)):
+            raise ValueError(
+                f"game {tree.name}: a subgame is the last of 2+ rounds, all boards walked"
+            )
         self.tree, self.config, self.dtype = tree, config, np.dtype(dtype)
         self.walker = RangeWalker(tree, threads=threads, chunk_values=chunk_values)
         self._strategy = self.walker.uniform(self.dtype)
+        self._subgame = subgame
+        if subgame is not None:  # the rounds above the last play the subgame's strategies
+            for r, per_round in enumerate(subgame.strategies):
+                self._strategy[r] = [np.array(a, dtype=self.dtype) for a in per_round]
         self._regrets = self.walker.zeros(self.dtype)
         self._average = self.walker.zeros(np.float64)
         self._iteration = 0
@@ -322,7 +364,7 @@ class RangeCFRSolver(Closing):
         pass_ = _Pass(
             players=players,
             upper=upper,
-            first=[w.first_rows(u) for u in upper],
+            first=self._first_rows(upper),
             roots={p: w.roots(self.dtype) for p in players},
             left=list(range(len(w.chunks))),
         )
@@ -332,10 +374,35 @@ class RangeCFRSolver(Closing):
                 roots.fill(0.0)
         return pass_
 
+    def _first_rows(self, upper: list[list[FloatArray]]) -> list[FloatArray | None]:
+        """Both players' reaches at the last round's first rows (`RangeWalker.first_rows`).
+
+        With a subgame, on the last round's entries (`Subgame.first_rows`).
+        """
+        first = [self.walker.first_rows(u) for u in upper]
+        sub = self._subgame
+        if sub is None:
+            return first
+        lay = self.tree.rounds[-1]
+        out: list[FloatArray | None] = []
+        for q, f in enumerate(first):
+            reach = take(lay, f, slice(0, lay.orbits.width))
+            assert reach is not None  # a subgame has rounds above the last
+            out.append(sub.first_rows(q, reach))
+        return out
+
     def _finish(self, pass_: _Pass) -> None:
-        """The rounds above the last, once every chunk is walked: average, regrets, update."""
+        """The rounds above the last, once every chunk is walked: average, regrets, update.
+
+        With a subgame the rounds above stay fixed: the players' values at the last round's
+        first rows go to `Subgame.update` instead.
+        """
         w, last, players, upper = self.walker, len(self.tree.rounds) - 1, pass_.players, pass_.upper
         self._reach_valid = [q not in players for q in (0, 1)]  # an updated player's changed
+        if self._subgame is not None:
+            for p in players:
+                self._subgame.update(p, pass_.roots[p].astype(np.float64), self._iteration)
+            return
         for p in players:
             for r in range(last):
                 w.each_block(r, functools.partial(self._accumulate_block, p, r, upper[p][r]))
@@ -400,10 +467,13 @@ class RangeCFRSolver(Closing):
     ) -> FloatArray:
         """Player q's last-round reaches on chunk b, kept while valid (`KEEP_LAST_REACHES`)."""
         w, kept = self.walker, self._last_reach
+        expanded = self._subgame is not None  # first rows on the last round's entries
         if kept is None:
-            return w.chunk_reach(q, first=first, strategy=local, b=b, slot=q)
+            return w.chunk_reach(q, first=first, strategy=local, b=b, slot=q, expanded=expanded)
         if not self._reach_valid[q]:
-            w.chunk_reach(q, first=first, strategy=local, b=b, slot=q, out=kept[q][:, b])
+            w.chunk_reach(
+                q, first=first, strategy=local, b=b, slot=q, out=kept[q][:, b], expanded=expanded
+            )
         return kept[q][:, b]
 
     def _accumulate(self, p: int, r: int, b: slice, own: FloatArray) -> None:
@@ -455,9 +525,16 @@ class RangeCFRSolver(Closing):
         """The average strategies per hand (`RangeTree.expand`).
 
         Uniform before the first iteration, and at the hands a board excludes (no
-        information set there).
+        information set there); with a subgame, its fixed strategies above the last round.
         """
-        return self.tree.expand(normalise(self._average))
+        return self.tree.expand(self._average_arrays())
+
+    def _average_arrays(self) -> Arrays:
+        """The average strategies per entry (`average_strategy` before `RangeTree.expand`)."""
+        average = normalise(self._average)
+        if self._subgame is not None:
+            average[: len(self.tree.rounds) - 1] = self._subgame.strategies
+        return average
 
     def average_policy(self) -> RangePolicy:
         """The average strategies as an OpenSpiel policy (a new object on every call)."""
@@ -466,8 +543,12 @@ class RangeCFRSolver(Closing):
     def evaluate_average(self) -> evaluate.ProfileEvaluation:
         """Values and best-response values of the average profile (`RangeWalker.evaluate`).
 
-        Makes the solver a `solver.SelfEvaluatingSolver`, which the run loop measures.
+        Makes the solver a `solver.SelfEvaluatingSolver`, which the run loop measures. With a
+        subgame, the average profile is evaluated in the whole game (its fixed strategies
+        above the last round).
         """
+        if self._subgame is not None:
+            return self.walker.evaluate(self._average_arrays())
         return self.walker.evaluate(self._average, weights=True)
 
     def exploitability(self) -> float:

@@ -326,6 +326,40 @@ class RangeTree:
         )
 
 
+def by_key(
+    source: RangeTree,
+    arrays: Arrays,
+    target: RangeTree,
+    *,
+    into: Arrays | None = None,
+    player: int | None = None,
+) -> Arrays:
+    """Per-entry arrays of `source` on `target`, decision by betting key.
+
+    Two layouts of one game under different action abstractions (the same entries): each
+    decision of `target` whose key `source` has, with the same actions, takes `source`'s
+    arrays there (only `player`'s decisions if given); the others keep `into`'s (a copy) or
+    play uniformly.
+    """
+    out = (
+        [[np.array(a) for a in per_round] for per_round in into]
+        if into is not None
+        else [
+            [np.full((len(g.nodes), g.num_actions, lay.shape[1]), 1.0 / g.num_actions)
+             for g in lay.groups]
+            for lay in target.rounds
+        ]
+    )  # fmt: skip
+    known = source.decisions
+    for key, e in target.decisions.items():
+        s = known.get(key)
+        if s is None or s.node.actions != e.node.actions:
+            continue
+        if player is None or e.node.player == player:
+            out[e.round][e.group][e.index] = arrays[s.round][s.group][s.index]
+    return out
+
+
 def _depth(node: BettingNode) -> int:
     """Actions since the round began (the key counts them: each ends with ',')."""
     return node.key.rsplit("|", 1)[-1].count(",")

@@ -161,17 +161,20 @@ class RangeWalker(BoardParts):
         b: slice,
         slot: int,
         out: FloatArray | None = None,
+        expanded: bool = False,
     ) -> FloatArray:
         """`player`'s reaches at the last round's nodes on chunk b (`chunk_buffer` `slot`).
 
         `first`: the round's first rows (`first_rows` of the reaches above; None in a
-        one-round game); `strategy`: the round's strategies on the chunk (n, A, |b|); `out`:
-        (nodes, |b|) to write them into instead of the buffer.
+        one-round game), or with `expanded` already on the last round's entries (rows, F');
+        `strategy`: the round's strategies on the chunk (n, A, |b|); `out`: (nodes, |b|) to
+        write them into instead of the buffer.
         """
         lay = self.tree.rounds[-1]
         dtype = strategy[0].dtype if strategy else np.float64
         reach = self.chunk_buffer(slot, b, dtype) if out is None else out
-        reach_rows(lay, player, strategy=strategy, reach=reach, first=take(lay, first, b))
+        top = first[:, b] if expanded and first is not None else take(lay, first, b)
+        reach_rows(lay, player, strategy=strategy, reach=reach, first=top)
         return reach
 
     def chunk_values(
