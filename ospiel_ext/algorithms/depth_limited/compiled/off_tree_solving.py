@@ -28,11 +28,13 @@ Section 6.1 and Figure 2: the responder i answers the opponent o's off-tree acti
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
+import pyspiel
 
-from ospiel_ext import arrays, constraints, policies
+from ospiel_ext import arrays, constraints, policies, tree_values
 from ospiel_ext.algorithms import cfr_variants
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms import subgames as ss
@@ -46,6 +48,7 @@ from ospiel_ext.algorithms.depth_limited.compiled.off_tree import (
 )
 from ospiel_ext.algorithms.subgames import ggse
 from ospiel_ext.algorithms.subgames.gadgets import GadgetKind
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.tree import GameTree
 
 FIXED = 1 - 1e-7  # lower bounds must sum below 1: a fixed strategy is bounded at this share
@@ -83,7 +86,10 @@ def with_in_abstraction_alternatives(
 
 
 def with_leaf_value_targets(
-    q: ss.BlueprintQuantities, leaves: leaves_lib.MultiValuedLeaves, off: OffTree
+    q: ss.BlueprintQuantities,
+    leaves: leaves_lib.MultiValuedLeaves,
+    off: OffTree,
+    continuations: Sequence[policies.Behavioural] = (),
 ) -> ss.BlueprintQuantities:
     """`q` with the values the depth-limited game promised the opponent at its leaf states.
 
@@ -93,6 +99,16 @@ def with_leaf_value_targets(
     against the solution (the best of sum_h P_i(h) P_c(h) v(h, n) over n), v(h, n*) at every h
     in J. The resolving gadgets below the limit then keep the opponent at those values
     (nested solving, Section 5) instead of at its best response to the translated strategy.
+
+    Leaves at chance nodes (a limit before the public cards, `Cut.before_public_chance`):
+    the subgames below start at their children (the cards dealt), whose targets are
+    continuation n*'s values there, each the mean of its counterparts' in the abstraction
+    under the replacements (as `transferred_leaves` averages the leaves'):
+    `continuations` are the K continuation profiles of the abstraction whose values
+    `leaves` holds.
+
+    Raises:
+      ValueError: leaves at chance nodes without their K continuation profiles.
     """
     i, o = off.player, off.opponent
     nodes = leaves.nodes
@@ -110,9 +126,44 @@ def with_leaf_value_targets(
     pick = (totals.argmax if o == 0 else totals.argmin)(axis=1)
     values = np.array(q.values[i], dtype=np.float64)
     values[nodes[mine]] = leaves.values[mine, pick[index]]
+    tree = off.game.tree
+    chance = tree.player[nodes[mine]] == pyspiel.PlayerId.CHANCE
+    if np.any(chance):
+        if len(continuations) != leaves.num_values:
+            raise ValueError(
+                f"game {off.game.name}: leaves at chance nodes need their "
+                f"{leaves.num_values} continuation profiles for the targets below them"
+            )
+        parents = nodes[mine][chance]
+        kids = np.concatenate(
+            [tree.child_start[n] + np.arange(tree.num_children[n]) for n in parents]
+        )
+        parent_pick = np.repeat(pick[index][chance], tree.num_children[parents])
+        values[kids] = _counterpart_values(off, continuations, kids)[
+            parent_pick, np.arange(len(kids))
+        ]
     new = list(q.values)
     new[i] = values
     return dataclasses.replace(q, values=(new[0], new[1]))
+
+
+def _counterpart_values(
+    off: OffTree, continuations: Sequence[policies.Behavioural], nodes: IntArray
+) -> FloatArray:
+    """Each continuation's player-0 value at `nodes` of `off.game` (K, nodes).
+
+    The mean of its values at their counterparts in the abstraction.
+    """
+    abstract = off.abstract
+    found = np.stack([m[nodes] for m in off.maps])  # (replacements, nodes), -1: none
+    count = (found >= 0).sum(axis=0)
+    if np.any(count == 0):
+        raise ValueError(f"game {off.game.name}: a state below the limit has no counterpart")
+    out = np.empty((len(continuations), len(nodes)))
+    for k, profile in enumerate(continuations):
+        v = tree_values.node_values(abstract.tree, abstract.tree_profile(profile))
+        out[k] = np.where(found >= 0, v[np.maximum(found, 0)], 0.0).sum(axis=0) / count
+    return out
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -179,12 +230,14 @@ def resolve_below(
     iterations: int = ggse.DEFAULT_ITERATIONS,
     gadget: GadgetKind = "resolving",
     targets: Literal["promised", "translated"] = "promised",
+    continuations: Sequence[policies.Behavioural] = (),
 ) -> policies.Behavioural:
     """Every subgame beyond the depth limit after the off-tree action, resolved for the responder.
 
     Each is resolved with `gadget` ('resolving' or 'max_margin'), whose alternatives are
-    `targets`: 'promised' (`with_leaf_value_targets`) or 'translated' (the opponent's best
-    response to the depth-limited solution with the translated strategy beyond).
+    `targets`: 'promised' (`with_leaf_value_targets`; with leaves at chance nodes, from the
+    abstraction's K `continuations`) or 'translated' (the opponent's best response to the
+    depth-limited solution with the translated strategy beyond).
     """
     if gadget not in GADGETS or targets not in TARGETS:
         raise ValueError(
@@ -193,7 +246,7 @@ def resolve_below(
         )
     q = ss.BlueprintQuantities.compute(off.game, depth_limited)
     if targets == "promised":
-        q = with_leaf_value_targets(q, leaves, off)
+        q = with_leaf_value_targets(q, leaves, off, continuations)
     below = subgames_after(off, cut)
     return ss.resolve(
         q, below, gadget, prior="none", method=method, players=[off.player], iterations=iterations
@@ -211,11 +264,12 @@ def solve_off_tree(
     gadget: GadgetKind = "resolving",
     gadget_below: GadgetKind = "resolving",
     targets: Literal["promised", "translated"] = "promised",
+    continuations: Sequence[policies.Behavioural] = (),
 ) -> OffTreeSolution:
     """Section 6.1's response to the off-tree action.
 
     `depth_limited_response`, then `resolve_below` (the paper's "safe subgame solving" of the
-    rest of the game).
+    rest of the game; `continuations` as there).
     """
     dl, leaves = depth_limited_response(
         off,
@@ -235,6 +289,7 @@ def solve_off_tree(
         iterations=iterations,
         gadget=gadget_below,
         targets=targets,
+        continuations=continuations,
     )
     return OffTreeSolution(dl, resolved)
 

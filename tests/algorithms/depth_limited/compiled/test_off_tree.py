@@ -201,3 +201,38 @@ def test_best_continuation_changes_only_the_play_beyond_the_limit():
     e_rpat = evaluate.player_exploitability(full, rpat[1], 1, value)
     e_best = evaluate.player_exploitability(full, best[1], 1, value)
     assert e_best < e_rpat
+
+
+def test_promised_targets_below_leaves_at_chance_are_the_picked_continuations_values():
+    """Leaves before the flop card (`Cut.before_public_chance`): the subgames resolved
+    beyond them start after the card, and `with_leaf_value_targets` sets each of those
+    states' value to the bettor's picked continuation's value there, the mean over the
+    counterparts (looked up by history), and the leaves' own to the transferred values;
+    without the continuations it is refused."""
+    _, abstract, full, blueprint, off = _setup()
+    cut = ss.Cut.before_public_chance()
+    limit = leaves_lib.depth_limit(abstract.tree, cut)
+    continuations = [
+        blueprint,
+        leaves_lib.profile_with(blueprint, 0, abstract.treeplexes[0].uniform),
+    ]
+    mine = leaves_lib.exact_values(
+        abstract, limit, blueprint, player=1, strategies=[c[0] for c in continuations]
+    )
+    moved = off_tree.transferred_leaves(off, cut, mine)
+    q = ss.BlueprintQuantities.compute(full, off_tree.rpat_profile(off, blueprint))
+    with pytest.raises(ValueError, match="continuation profiles"):
+        off_tree_solving.with_leaf_value_targets(q, moved, off)
+    changed = off_tree_solving.with_leaf_value_targets(q, moved, off, continuations)
+    # the bettor's (player 0's) leaf information set: its card 0, every card of player 1
+    leaves = [_node(full.tree, [DEAL[0], c, OFF, CALL]) for c in range(6) if c != DEAL[0]]
+    w = q.reaches.player(1)[leaves] * q.reaches.chance[leaves]
+    k = int(np.argmax([w @ moved.values[moved.row[leaves], n] for n in range(2)]))
+    leaf = _node(full.tree, [*DEAL, OFF, CALL])
+    assert changed.values[1][leaf] == pytest.approx(moved.values[moved.row[leaf], k], abs=1e-12)
+    values = tree_values.node_values(abstract.tree, abstract.tree_profile(continuations[k]))
+    board = 4
+    counterparts = [[*DEAL, HALF, CALL, board], [*DEAL, POT, CALL, board]]
+    want = np.mean([values[_node(abstract.tree, h)] for h in counterparts])
+    below = _node(full.tree, [*DEAL, OFF, CALL, board])
+    assert changed.values[1][below] == pytest.approx(want, abs=1e-12)
