@@ -27,12 +27,13 @@ layout (`poker.range_tree`, one board per suit orbit with
 * depth-limited solving (`depth_limited.ranges`): K = --num_values self-generative values
   for the responder at the end of the abstraction's first round (`solving.self_generative`,
   unweakened unless --weaken, as the compiled stand-ins' SG-u; each depth-limited solve
-  --dl_iterations of CFR+), transferred to the leaves
-  after the 0.75x bet, the first round below the bet solved with a resolving or max-margin
-  gadget (--gadgets) whose alternatives are the bettor's best in-abstraction values, RPAT
-  beyond the limit
-  (`off_tree_solving.depth_limited_response`; the paper's safe subgame solving of the flop
-  is not run);
+  --dl_iterations of CFR+), transferred to the leaves after the 0.75x bet, the first round
+  below the bet solved with a resolving or max-margin gadget (--gadgets) whose alternatives
+  are the bettor's best in-abstraction values (`off_tree_solving.depth_limited_response`);
+  beyond the limit RPAT (rows with flop 'rpat') or, as the paper, safe subgame solving of
+  every flop subgame after the bet (rows with flop 'resolved': a resolving gadget per board
+  whose alternatives are the values the depth-limited game promised the bettor, from the
+  unweakened continuations, --flop_iterations of CFR+; `beyond_limit.resolve_below`);
 * the lower bound: --iterations of CFR+ on the game with the 0.75x bet in the abstraction.
 
 Exploitability is the responder's: what the best-responding bettor gains over its value in
@@ -51,6 +52,7 @@ lower_bound_mbb, depth_limited [{num_values, gadget, flop, exploitability_mbb}],
 dl_iterations, weakened, stage_seconds, seconds, peak_rss_bytes, stop_reason.
 """
 
+import itertools
 import json
 import os
 import resource
@@ -63,7 +65,13 @@ from absl import logging as absl_logging
 
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
-from ospiel_ext.algorithms.depth_limited.ranges import off_tree, off_tree_solving, solving
+from ospiel_ext.algorithms.depth_limited.ranges import (
+    beyond_limit,
+    gadgets,
+    off_tree,
+    off_tree_solving,
+    solving,
+)
 from ospiel_ext.algorithms.depth_limited.translation import pseudo_harmonic
 from ospiel_ext.algorithms.poker import range_cfr, range_tree, range_walker, structure
 from ospiel_ext.cli import command as cli
@@ -97,7 +105,7 @@ _NUM_VALUES = flags.DEFINE_list(
 _GADGETS = flags.DEFINE_multi_enum(
     "gadgets",
     ["resolving", "max_margin"],
-    list(solving.GADGETS),
+    list(gadgets.GADGETS),
     "Gadgets of the depth-limited rows.",
 )
 _WEAKEN = flags.DEFINE_bool(
@@ -105,6 +113,13 @@ _WEAKEN = flags.DEFINE_bool(
 )
 _DL_ITERATIONS = flags.DEFINE_integer(
     "dl_iterations", 1000, "CFR+ iterations of each depth-limited solve.", lower_bound=1
+)
+_FLOP_ITERATIONS = flags.DEFINE_integer(
+    "flop_iterations",
+    1000,
+    "CFR+ iterations of the safe subgame solving of the flop after each depth-limited solve "
+    "(0: RPAT beyond the limit only).",
+    lower_bound=0,
 )
 _PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write nlfh_figure2.png here.")
 _STAGES_DIR = flags.DEFINE_string(
@@ -264,7 +279,7 @@ def _depth_limited(
     if not ks:
         return []
     walker = range_walker.RangeWalker(off.abstract)
-    leaves, _ = timed(
+    leaves, continuations = timed(
         "self_generative",
         lambda: solving.self_generative(
             walker,
@@ -288,8 +303,24 @@ def _depth_limited(
         mbb = _mbb(_exploitability(off.game, response, value))
         row = {"num_values": k, "gadget": gadget, "flop": "rpat", "exploitability_mbb": mbb}
         rows.append(row)
-        print(f"{gadget}, K = {k}: {mbb:.2f} mbb/g", flush=True)
+        print(f"{gadget}, K = {k}, RPAT beyond: {mbb:.2f} mbb/g", flush=True)
+        if _FLOP_ITERATIONS.value and not interrupts.requested():
+            resolved = timed(
+                f"flop_{gadget}_{k}",
+                lambda r=response, k=k: _resolved(off, r, continuations[:k]),
+            )
+            mbb = _mbb(_exploitability(off.game, resolved, value))
+            rows.append({**row, "flop": "resolved", "exploitability_mbb": mbb})
+            print(f"{gadget}, K = {k}, flop resolved: {mbb:.2f} mbb/g", flush=True)
     return rows
+
+
+def _resolved(off: off_tree.OffTree, response: list, continuations: list) -> list:
+    """`response` with the flop after the bet resolved safely (`beyond_limit`)."""
+    resolution = beyond_limit.resolve_below(
+        off, response, continuations, iterations=_FLOP_ITERATIONS.value
+    )
+    return beyond_limit.resolved_response(off, response, resolution)
 
 
 def _checked_flags() -> tuple[int, int]:
@@ -397,20 +428,26 @@ def plot(result: dict, path: str) -> None:
     """
     plt = cli_output.pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for gadget, style in (("resolving", "o-"), ("max_margin", "s-")):
-        rows = [r for r in result["depth_limited"] if r["gadget"] == gadget]
+    for (gadget, marker, color), (flop, line) in itertools.product(
+        (("resolving", "o", "C0"), ("max_margin", "s", "C1")), (("resolved", "-"), ("rpat", ":"))
+    ):
+        rows = [
+            r for r in result["depth_limited"] if (r["gadget"], r.get("flop")) == (gadget, flop)
+        ]
         if rows:
-            ks = [r["num_values"] for r in rows]
+            beyond = "flop solved safely" if flop == "resolved" else "RPAT beyond"
             ax.plot(
-                ks,
+                [r["num_values"] for r in rows],
                 [r["exploitability_mbb"] for r in rows],
-                style,
-                label=f"depth-limited, {gadget.replace('_', '-')} gadget",
+                marker + line,
+                color=color,
+                label=f"depth-limited, {gadget.replace('_', '-')} gadget, {beyond}",
             )
     ax.axhline(result["rpat_mbb"], color="C3", label="action translation (RPAT)")
-    ax.axhline(result["lower_bound_mbb"], color="C2", label="0.75x bet in the abstraction")
+    ax.axhline(result["lower_bound_mbb"], color="k", label="0.75x bet in the abstraction")
     ks = sorted({r["num_values"] for r in result["depth_limited"]})
     ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
     ax.set_xticks(ks, [str(k) for k in ks])
     ax.set_xlabel("number of values per leaf state K")
     ax.set_ylabel("exploitability of the responder (mbb/g)")

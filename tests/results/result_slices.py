@@ -567,10 +567,11 @@ NOT_COVERED: Mapping[str, str] = {
     "hold'em with public chance sampling, its iterations fixed by wall-clock time; the "
     "sampling is tested against the full walk (test_range_sampling.py)",
     "docs/results/nlfh_figure2.json": "three solves of thousands of CFR+ iterations on "
-    "no-limit flop hold'em's range layout and the depth-limited rows (about an hour on 12 "
-    "cards), beyond a test; the layouts under an action abstraction, their RPAT, the "
-    "multi-valued leaves and the gadget games are checked against the compiled game "
-    "(test_action_abstractions.py, depth_limited/ranges/test_off_tree.py, test_solving.py)",
+    "no-limit flop hold'em's range layout, the depth-limited rows and the flop's safe "
+    "solving (about 1.5 hours on 12 cards), beyond a test; the layouts under an action "
+    "abstraction, their RPAT, the multi-valued leaves, the gadget games and the promised "
+    "values are checked against the compiled game (test_action_abstractions.py, "
+    "depth_limited/ranges/test_off_tree.py, test_solving.py)",
     "docs/results/holdem_fchpa_32.json": "32-card no-limit flop hold'em with half-pot bets: "
     "its arrays take about 14 GB and a run 15 minutes, beyond a test; the same code as "
     "holdem_nolimit_flop.json's",

@@ -53,7 +53,11 @@ The core (the stacks use it):
   evaluated by the range walker.
 * `ranges.leaves`, `ranges.solving`: Section 4's multi-valued states at the end of the first
   round (K continuations' values, linear in the opponent's reach) and the depth-limited first
-  round solved with them by CFR+, no pass below the limit.
+  round solved with them by CFR+, no pass below the limit (`ranges.gadgets`: resolving and
+  max-margin gadgets at subgame roots);
+* `ranges.off_tree_solving`, `ranges.beyond_limit`: that solve after the off-tree action, then
+  safe subgame solving of every flop subgame below it, with the values the depth-limited game
+  promised the bettor as its alternatives.
 
 On top of the first two stacks, `matches`: head-to-head matches of either stack's bots as sweep
 tasks, in duplicate (Table 1; Kubíček et al.'s Section 8.1 round robin), and `match_report`: their

@@ -84,7 +84,7 @@ class LeafValues:
                 reach[:, j] = 1.0  # the opponent's, at every leaf
                 for p in (0, 1):
                     interrupts.check()
-                    roots = _leaf_roots(walker, p, reach, profile[-1])
+                    roots = leaf_roots(walker, p, reach, profile[-1])
                     values[p][k, :, :, j] = (deal_t @ roots.T).T
         return cls(values)
 
@@ -162,10 +162,10 @@ def chance_weights(walker: RangeWalker) -> FloatArray:
     return out
 
 
-def _leaf_roots(
+def leaf_roots(
     walker: RangeWalker, player: int, reach: FloatArray, last: list[FloatArray]
 ) -> FloatArray:
-    """`player`'s values at the last round's first rows (E, F').
+    """`player`'s counterfactual values at the last round's first rows (E, F').
 
     The opponent's reach at the leaves is `reach` (E, F); both players play `last` below.
     """

@@ -19,7 +19,7 @@ from ospiel_ext.algorithms.depth_limited import translation
 from ospiel_ext.algorithms.depth_limited.compiled import off_tree as compiled
 from ospiel_ext.algorithms.depth_limited.compiled import off_tree_solving as solving_compiled
 from ospiel_ext.algorithms.depth_limited.compiled import solving as dl_solving
-from ospiel_ext.algorithms.depth_limited.ranges import off_tree, off_tree_solving
+from ospiel_ext.algorithms.depth_limited.ranges import beyond_limit, off_tree, off_tree_solving
 from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
 from ospiel_ext.algorithms.depth_limited.ranges.solving import (
     DepthLimitedRangeSolver,
@@ -244,3 +244,101 @@ def test_the_depth_limited_response_changes_the_responder_after_the_bet_only(bot
         for e in below
         if e.round == 0 and e.node.player == RESPONDER
     )
+
+
+def _continuations(compiled_off, off):
+    """Two continuations of the abstraction, a CFR+ blueprint's and a random strategy of the
+    bettor: the compiled profiles and the range layout's."""
+    solver = cfr.CFRPlusSolver(compiled_off.abstract)
+    for _ in range(100):
+        solver.evaluate_and_update_policy()
+    blueprint = solver.average_behavioural()
+    other = random_behavioural(compiled_off.abstract, 5)[BETTOR]
+    compiled_profiles = [blueprint, dl_leaves.profile_with(blueprint, BETTOR, other)]
+    return compiled_profiles, [_range_arrays(off, compiled_off, p) for p in compiled_profiles]
+
+
+def _compiled_promised_resolution(compiled_off, profile, continuations):
+    """The compiled stack's subgames after the bet and the flop card (one per betting and
+    board), each resolved for the responder by its LP with a resolving gadget whose
+    alternatives are the promised values (`with_leaf_value_targets` with leaves before the
+    flop: the bettor's best continuation per leaf information set, its node values at each
+    root's counterparts). Returns the sum of the LPs' values (with the chance weights)."""
+    off, cut = compiled_off, ss.Cut.before_public_chance()
+    limit = dl_leaves.depth_limit(off.abstract.tree, cut)
+    abstract_leaves = dl_leaves.exact_values(
+        off.abstract, limit, continuations[0], player=RESPONDER,
+        strategies=[c[BETTOR] for c in continuations],
+    )  # fmt: skip
+    leaves = compiled.transferred_leaves(off, cut, abstract_leaves)
+    q = ss.BlueprintQuantities.compute(off.game, profile)
+    q = solving_compiled.with_leaf_value_targets(q, leaves, off, continuations)
+    below = solving_compiled.subgames_after(off, cut)
+    resolution = ss.resolve(q, below, "resolving", prior="none", method="lp", players=[RESPONDER])
+    assert len(resolution.solutions) == len(below) > 1 and not resolution.skipped
+    return sum(s.unnormalised_value for s in resolution.solutions)
+
+
+def test_resolving_beyond_the_limit_has_the_compiled_gadget_games_value(both):
+    """Every subgame after the bet and the flop card (one per betting end and board) resolved
+    for the responder with resolving gadgets whose alternatives are the values the
+    depth-limited game promised the bettor, against a random profile of the game with the
+    bet: the best responses of CFR+'s gadget game bracket the sum of the compiled stack's
+    per-subgame LP values."""
+    compiled_off, off = both
+    compiled_continuations, continuations = _continuations(compiled_off, off)
+    profile = random_behavioural(compiled_off.game, 6)
+    want = _compiled_promised_resolution(compiled_off, profile, compiled_continuations)
+    rows = profile_rows(compiled_off.game, profile)
+    arrays = off.game.contract(range_policy.arrays_from_tabular(off.game, rows))
+    ours = beyond_limit.resolve_below(off, arrays, continuations, iterations=2000)
+    evaluation = ours.gadget_game()
+    guaranteed = -evaluation.best_response_values[BETTOR]
+    best = evaluation.best_response_values[RESPONDER]
+    assert guaranteed - 1e-9 <= want <= best + 1e-9
+    assert best - guaranteed < 5e-2  # chips, of payoffs up to 1,000
+
+
+def test_the_promised_values_sum_over_boards_to_the_depth_limited_games(both):
+    """Summed over the flop's boards, the promised values per (board, hand) are the best of
+    the transferred leaf values (`LeafValues.choice_values`, one pass per opponent entry)
+    against the responder's reach."""
+    compiled_off, off = both
+    _, continuations = _continuations(compiled_off, off)
+    response = off_tree.rpat_strategy(off, continuations[0])
+    first, last = off.game.rounds
+    ends = [e for e, row in enumerate(first.ends) if off.game.keys[0][row] in off.maps[0]]
+    got = beyond_limit.promised_values(off, response, continuations, ends)
+    leaves = off_tree.transferred_leaves(
+        off, LeafValues.compute(range_walker.RangeWalker(off.abstract), continuations)
+    )
+    reach = range_walker.RangeWalker(off.game).reaches(RESPONDER, response, rounds=1)[0]
+    want = leaves.choice_values(BETTOR, reach[first.ends]).max(axis=1)[ends]
+    np.testing.assert_allclose((last.deal_matrix.T @ got.T).T, want, atol=1e-9)
+
+
+def test_the_resolved_response_changes_the_responder_beyond_the_limit_only(both):
+    """`resolved_response`: every array is the depth-limited response's except the
+    responder's decisions in the last round after the bet, which the resolution sets."""
+    compiled_off, off = both
+    _, continuations = _continuations(compiled_off, off)
+    response = off_tree.rpat_strategy(off, continuations[0])
+    resolution = beyond_limit.resolve_below(off, response, continuations, iterations=50)
+    resolved = beyond_limit.resolved_response(off, response, resolution)
+    solved = resolution.strategy()
+    changed = 0
+    for key, e in off.game.decisions.items():
+        here, before = resolved[e.round][e.group][e.index], response[e.round][e.group][e.index]
+        if e.round == 1 and e.node.player == RESPONDER and key.startswith(off.roots[0]):
+            s = resolution.tree.decisions[key]
+            np.testing.assert_array_equal(here, solved[s.round][s.group][s.index])
+            changed += not np.allclose(here, before)
+        else:
+            np.testing.assert_array_equal(here, before)
+    assert changed > 0
+
+
+def test_resolving_beyond_the_limit_needs_one_off_tree_action_first_in_the_game(both):
+    _, off = both
+    with pytest.raises(ValueError, match=r"universal_poker.*one off-tree action"):
+        beyond_limit.subtree(dataclasses.replace(off, roots=(off.roots[0], off.roots[0])))
