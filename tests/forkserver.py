@@ -274,8 +274,10 @@ if __name__ == "__main__":
 
     import ospiel_ext.algorithms.certificates  # noqa: F401
     import ospiel_ext.algorithms.cfr  # noqa: F401
+    import ospiel_ext.algorithms.depth_limited  # noqa: F401
     import ospiel_ext.algorithms.egt  # noqa: F401
     import ospiel_ext.algorithms.gameshrink  # noqa: F401
+    import ospiel_ext.algorithms.subgames  # noqa: F401
     import ospiel_ext.cli.command  # noqa: F401
     import ospiel_ext.games  # noqa: F401
     import ospiel_ext.lp  # noqa: F401

@@ -186,6 +186,9 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(server, files):
 
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM]
+# Both signals reach one handler (tests/runtime/test_interrupts.py checks that each is
+# installed and stops a computation alike); a command's test below sends one of them, the
+# commands taking turns, and `test_sigterm_stops_like_ctrl_c` sends SIGTERM to five more.
 
 
 def _interrupted(result, out):
@@ -194,8 +197,7 @@ def _interrupted(result, out):
     return json.loads(out.read_text())
 
 
-@pytest.mark.parametrize("sig", SIGNALS)
-def test_subgame_stops_with_the_iterations_that_ran(server, tmp_path, sig):
+def test_subgame_stops_with_the_iterations_that_ran(server, tmp_path):
     """It used to exit 0, print "all 30 subgames resolved" and write the iterations asked."""
     out, pol = tmp_path / "r.json", tmp_path / "p.json"
     result = server.interrupt(
@@ -207,7 +209,7 @@ def test_subgame_stops_with_the_iterations_that_ran(server, tmp_path, sig):
         f"--policy_out={pol}",
         wait_for="resolving 30 subgames",
         seconds=1.0,
-        sig=sig,
+        sig=signal.SIGINT,
     )
     row = _interrupted(result, out)
     assert row["stop_reason"] == "interrupted"
@@ -218,8 +220,7 @@ def test_subgame_stops_with_the_iterations_that_ran(server, tmp_path, sig):
     policy_files.load_policy("leduc_poker", pol)
 
 
-@pytest.mark.parametrize("sig", SIGNALS)
-def test_depth_limited_stops_the_whole_command(server, tmp_path, sig):
+def test_depth_limited_stops_the_whole_command(server, tmp_path):
     """Each Ctrl-C used to end only the current inner solve, and nothing was written."""
     out = tmp_path / "r.json"
     result = server.interrupt(
@@ -229,15 +230,14 @@ def test_depth_limited_stops_the_whole_command(server, tmp_path, sig):
         f"--output_json={out}",
         wait_for="depth-limited solving of",
         seconds=1.0,
-        sig=sig,
+        sig=signal.SIGTERM,
     )
     row = _interrupted(result, out)
     assert row["stop_reason"] == "interrupted" and row["players_solved"] in ([], [0], [0, 1])
     assert row["full_depth_exploitability"] is None
 
 
-@pytest.mark.parametrize("sig", SIGNALS)
-def test_play_writes_the_games_played(server, files, tmp_path, sig):
+def test_play_writes_the_games_played(server, files, tmp_path):
     """It used to write nothing of the games already played."""
     out = tmp_path / "r.json"
     result = server.interrupt(
@@ -248,7 +248,7 @@ def test_play_writes_the_games_played(server, files, tmp_path, sig):
         f"--output_json={out}",
         wait_for="playing 100000000 games",
         seconds=1.0,
-        sig=sig,
+        sig=signal.SIGINT,
     )
     row = _interrupted(result, out)
     assert row["stop_reason"] == "interrupted" and 0 < row["games"] < row["games_asked"]
@@ -312,9 +312,8 @@ def liars_dice_policy(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("sig", SIGNALS)
 def test_commands_without_a_result_so_far_stop_and_write_nothing(
-    server, liars_dice_policy, tmp_path, sig
+    server, liars_dice_policy, tmp_path
 ):
     """OpenSpiel's best responses of Liar's dice take several seconds here: the signal comes a
     second after the command logs that they began (a fixed delay from the start missed them on
@@ -328,7 +327,7 @@ def test_commands_without_a_result_so_far_stop_and_write_nothing(
         "--verbose",
         wait_for="stage: computing best responses",
         seconds=1.0,
-        sig=sig,
+        sig=signal.SIGTERM,
     )
     assert result.returncode == 130, result.stderr
     assert error_lines(result.stderr) == ["interrupted while computing best responses"]
@@ -561,8 +560,7 @@ def test_a_fifo_without_a_reader_stops_on_one_signal(server, tmp_path):
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and list(tmp_path.iterdir()) == [fifo]
 
 
-@pytest.mark.parametrize("sig", SIGNALS)
-def test_poker_scale_writes_the_parts_so_far_and_starts_no_other(server, tmp_path, sig):
+def test_poker_scale_writes_the_parts_so_far_and_starts_no_other(server, tmp_path):
     """A signal in part 2's convergence run: part 1's figures and the run so far are written
     with stop_reason 'interrupted', exit 130; part 4 (an LP) no longer starts."""
     out = tmp_path / "r.json"
@@ -579,7 +577,7 @@ def test_poker_scale_writes_the_parts_so_far_and_starts_no_other(server, tmp_pat
         "--verbose",  # part 2's run loop logs its checkpoints
         wait_for="iteration 1 ",
         seconds=1.0,
-        sig=sig,
+        sig=signal.SIGINT,
     )
     row = _interrupted(result, out)
     assert row["stop_reason"] == "interrupted"
