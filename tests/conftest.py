@@ -91,8 +91,6 @@ SLOW_TESTS = frozenset(
         "tests/openspiel_compat/test_cfr_openspiel.py::CFRTest::test_cpp_algorithms_identical_to_python_algorithm1",
         "tests/openspiel_compat/test_cfr_openspiel.py::CFRTest::test_cpp_algorithms_identical_to_python_algorithm3",
         "tests/openspiel_compat/test_discounted_cfr_openspiel.py::DiscountedCfrTest::test_discounted_cfr_runs_against_leduc",
-        "tests/openspiel_compat/test_lp_solver_openspiel.py::LPSolversTest::test_iterated_dominance_ordering",
-        "tests/openspiel_compat/test_lp_solver_openspiel.py::LPSolversTest::test_iterated_dominance_strict_invariance",
         "tests/runtime/test_progress.py::test_egt_with_a_time_limit_alone_runs_until_the_time_limit",
         "tests/runtime/test_progress.py::test_log_lines_have_no_timestamps_and_quiet_silences_them",
         "tests/runtime/test_progress.py::test_solve_with_a_time_limit_alone_runs_until_the_time_limit",

@@ -849,6 +849,7 @@ BENCHMARK_CASES = [
     ("range_cfr_run.py", ["--sample_boards=2"], "sample_boards is a fraction in (0, 1]"),
     ("nlfh_figure2.py", ["--num_values=2,0"], "--num_values"),
     ("nlfh_figure2.py", ["--plots_dir=/proc/x"], "--plots_dir=/proc/x"),
+    ("nlfh_figure2.py", ["--flop_iterations=-1"], "flop_iterations"),
     ("range_cfr_sampling.py", ["--fractions=0.5,0"], "--fractions must lie in (0, 1]"),
     ("range_cfr_sampling.py", ["--time_limits=0"], "--time_limits must be positive"),
     ("range_cfr_sampling.py", ["--game=chess"], "no public-tree poker structure"),
