@@ -290,9 +290,9 @@ def _depth_limited(
             weaken=_WEAKEN.value,
         ),
     )
-    rows = []
+    rows = []  # stopped (Ctrl-C, SIGTERM): the rows of the solves that finished
     for gadget, k in ((g, k) for g in _GADGETS.value for k in ks):
-        if k > leaves.num_values or interrupts.requested():  # stopped: the rows so far
+        if k > leaves.num_values or interrupts.requested():
             break
         response = timed(
             f"depth_limited_{gadget}_{k}",
@@ -300,15 +300,19 @@ def _depth_limited(
                 off, blueprint, leaves.first(k), iterations=_DL_ITERATIONS.value, gadget=g
             ),
         )
+        if interrupts.requested():
+            break
         mbb = _mbb(_exploitability(off.game, response, value))
         row = {"num_values": k, "gadget": gadget, "flop": "rpat", "exploitability_mbb": mbb}
         rows.append(row)
         print(f"{gadget}, K = {k}, RPAT beyond: {mbb:.2f} mbb/g", flush=True)
-        if _FLOP_ITERATIONS.value and not interrupts.requested():
+        if _FLOP_ITERATIONS.value:
             resolved = timed(
                 f"flop_{gadget}_{k}",
                 lambda r=response, k=k: _resolved(off, r, continuations[:k]),
             )
+            if interrupts.requested():
+                break
             mbb = _mbb(_exploitability(off.game, resolved, value))
             rows.append({**row, "flop": "resolved", "exploitability_mbb": mbb})
             print(f"{gadget}, K = {k}, flop resolved: {mbb:.2f} mbb/g", flush=True)
