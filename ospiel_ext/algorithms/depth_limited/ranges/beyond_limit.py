@@ -32,7 +32,7 @@ resolved on its own, in one walk of the last round per player and iteration.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyspiel
@@ -165,6 +165,10 @@ class _Gadgets:
 class SubgameResolution:
     """Every subgame beyond the limit after the off-tree action, resolved (`resolve_below`).
 
+    The run loop's solver (`solver.SelfEvaluatingSolver`, pausable as the range solver): its
+    iterations are the range solver's, its evaluation the gadget game's (`gadget_game`), so
+    a run's progress shows the gadget game's NashConv.
+
     Attributes:
       tree: the layout below the off-tree action (`subtree`).
       solver: the CFR+ run on its last round, the first round fixed.
@@ -178,6 +182,42 @@ class SubgameResolution:
     gadgets: RootGadgets
     roots: IntArray
     responder: int
+
+    @property
+    def name(self) -> str:
+        """The game's load_game string."""
+        return self.solver.name
+
+    @property
+    def iteration(self) -> int:
+        """CFR+ iterations so far."""
+        return self.solver.iteration
+
+    @property
+    def traversals(self) -> int:
+        """Passes of the last round so far."""
+        return self.solver.traversals
+
+    @property
+    def paused(self) -> bool:
+        """An iteration stopped part way (`RangeCFRSolver.paused`)."""
+        return self.solver.paused
+
+    def iterate(self, stop: Callable[[], bool] | None = None) -> bool:
+        """One iteration, or the rest of a paused one (`RangeCFRSolver.iterate`)."""
+        return self.solver.iterate(stop)
+
+    def evaluate_and_update_policy(self) -> None:
+        """One iteration."""
+        self.solver.evaluate_and_update_policy()
+
+    def evaluate_average(self) -> evaluate.ProfileEvaluation:
+        """The gadget game's evaluation (`gadget_game`)."""
+        return self.gadget_game()
+
+    def exploitability(self) -> float:
+        """(br_0 + br_1) / 2 in the gadget game."""
+        return self.gadget_game().exploitability
 
     def strategy(self) -> Arrays:
         """The average profile per entry on `tree` (the first round i's fixed solution)."""
@@ -269,11 +309,12 @@ def resolve_below(
     )  # fmt: skip
     upper = range_tree.by_key(off.game, response, tree)[:-1]
     subgame = _Gadgets(upper, 1 - off.player, gadgets, roots)
-    solver = RangeCFRSolver(tree, CFR_PLUS, subgame=subgame)
-    solver_lib.run(solver, iterations)
-    return SubgameResolution(
-        tree=tree, solver=solver, gadgets=gadgets, roots=roots, responder=off.player
-    )
+    resolution = SubgameResolution(
+        tree=tree, solver=RangeCFRSolver(tree, CFR_PLUS, subgame=subgame), gadgets=gadgets,
+        roots=roots, responder=off.player,
+    )  # fmt: skip
+    solver_lib.run(resolution, iterations)
+    return resolution
 
 
 def resolved_response(off: OffTree, response: Arrays, resolution: SubgameResolution) -> Arrays:
