@@ -241,6 +241,36 @@ class RangeWalker(BoardParts):
         rows = len(self.tree.rounds[-2].ends) if len(self.tree.rounds) > 1 else 1
         return np.empty((rows, self.tree.rounds[-1].orbits.width), dtype=dtype)
 
+    def first_row_values(
+        self,
+        player: int,
+        first: FloatArray,
+        last: list[FloatArray],
+        *,
+        expanded: bool = False,
+        best: bool = False,
+    ) -> FloatArray:
+        """`player`'s counterfactual values at the last round's first rows (`roots`).
+
+        The last round walked chunk by chunk from the opponent's reaches `first` at those rows
+        (`chunk_reach`'s `first`, on the last round's entries with `expanded`), both players
+        mixing by `last` (the round's strategies, per entry), or `player` best-responding with
+        `best`. Nothing above the last round is walked (e.g. values of a depth limit at the
+        round's start, or of subgames rooted there).
+        """
+        roots = self.roots(np.float64)
+
+        def work(b: slice) -> None:
+            local = sliced(last, b)
+            rho = self.chunk_reach(
+                1 - player, first=first, strategy=local, b=b, slot=1 - player, expanded=expanded
+            )
+            v = self.chunk_values(player, rho, strategy=None if best else local, b=b, slot=2)
+            roots[:, b] = v[: len(roots)]
+
+        self.each_chunk(work)
+        return roots
+
     def upper_values(
         self,
         player: int,

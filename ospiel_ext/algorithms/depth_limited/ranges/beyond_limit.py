@@ -20,7 +20,7 @@ values (`off_tree.transferred_leaves`, "the average of those two corresponding v
 vectors"), a continuation's values after the off-tree action are the mean of its values at
 the counterparts of e under the in-abstraction replacements, each found by one pass of the
 abstraction's last round with i's reach at e placed at the counterpart
-(`leaves.leaf_roots`).
+(`RangeWalker.first_row_values`).
 
 All subgames are solved at once by one CFR+ run (`poker.range_cfr.RangeCFRSolver` with a
 `range_cfr.Subgame`) on the layout of the game below the off-tree action alone (`subtree`):
@@ -41,12 +41,10 @@ from ospiel_ext import evaluate
 from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.cfr_rules import CFR_PLUS
 from ospiel_ext.algorithms.depth_limited.ranges.gadgets import RootGadgets
-from ospiel_ext.algorithms.depth_limited.ranges.leaves import leaf_roots
 from ospiel_ext.algorithms.depth_limited.ranges.off_tree import OffTree
 from ospiel_ext.algorithms.depth_limited.ranges.solving import first_decision
 from ospiel_ext.algorithms.poker import range_tree, structure
 from ospiel_ext.algorithms.poker.range_cfr import RangeCFRSolver
-from ospiel_ext.algorithms.poker.range_rows import sliced
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray, IntArray
@@ -109,7 +107,7 @@ def promised_values(
             for n, c in batch:
                 at[c] = reach[ends[n]]
             for k, profile in enumerate(continuations):
-                roots = leaf_roots(walker, 1 - off.player, at, profile[-1])
+                roots = walker.first_row_values(1 - off.player, at, profile[-1])
                 for n, c in batch:
                     values[k, n] += roots[c]
     counts = np.array([sum(key in m for m in off.maps) for key in keys], dtype=np.float64)
@@ -236,49 +234,27 @@ class SubgameResolution:
         walker, (above, last) = self.solver.walker, self.tree.rounds
         deal, parent = last.deal_matrix, last.parent_entry
         assert deal is not None and parent is not None  # the second round's
-        own = walker.reaches(i, strategy, rounds=1)[0][above.ends]
+        own = walker.reaches(i, strategy, rounds=1)[0][above.ends]  # i's, at the first rows
         choice, roots = self.gadgets.average_strategy(), self.roots
-        gadget = np.zeros((len(own), last.orbits.width))
+        gadget = np.zeros((len(own), last.orbits.width))  # o's, the gadgets' reach
         gadget[roots] = self.gadgets.factor(choice)
-        first = (
-            [np.take(own, parent, axis=1), gadget]
-            if i == 0
-            else [gadget, np.take(own, parent, axis=1)]
-        )
-        own = own[roots]
+
+        def at_roots(p: int, opponent: FloatArray, *, best: bool) -> FloatArray:
+            v = walker.first_row_values(p, opponent, strategy[-1], expanded=True, best=best)
+            out: FloatArray = v[roots]
+            return out
 
         def value_i(best: bool) -> float:
-            v = (deal.T @ self._root_values(i, strategy, first, best=best)[roots].T).T
-            return float(((own * v) @ above.orbits.size).sum()) - self.gadgets.paid(choice)
+            v = (deal.T @ at_roots(i, gadget, best=best).T).T  # summed over the boards
+            return float(((own[roots] * v) @ above.orbits.size).sum()) - self.gadgets.paid(choice)
 
         value, best_i = value_i(False), value_i(True)
         best_o = self.gadgets.opponent_value(
-            self._root_values(o, strategy, first, best=True)[roots], choice, best=True
+            at_roots(o, np.take(own, parent, axis=1), best=True), choice, best=True
         )
         values = (value, -value) if i == 0 else (-value, value)
         br = (best_i, best_o) if i == 0 else (best_o, best_i)
         return evaluate.ProfileEvaluation(values, br)
-
-    def _root_values(
-        self, p: int, strategy: Arrays, first: list[FloatArray], *, best: bool
-    ) -> FloatArray:
-        """Player p's counterfactual values at the last round's first rows (rows, F').
-
-        The last round mixed by `strategy` or best, from the reaches `first` there.
-        """
-        walker = self.solver.walker
-        roots = walker.roots(np.float64)
-
-        def work(b: slice) -> None:
-            local = sliced(strategy[-1], b)
-            rho = walker.chunk_reach(
-                1 - p, first=first[1 - p], strategy=local, b=b, slot=1 - p, expanded=True
-            )
-            v = walker.chunk_values(p, rho, strategy=None if best else local, b=b, slot=2)
-            roots[:, b] = v[: len(roots)]
-
-        walker.each_chunk(work)
-        return roots
 
 
 def resolve_below(

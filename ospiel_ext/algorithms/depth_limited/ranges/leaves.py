@@ -27,7 +27,6 @@ import dataclasses
 import numpy as np
 
 from ospiel_ext.algorithms.poker import range_tree
-from ospiel_ext.algorithms.poker.range_rows import sliced
 from ospiel_ext.algorithms.poker.range_tree import Arrays
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray
@@ -84,7 +83,7 @@ class LeafValues:
                 reach[:, j] = 1.0  # the opponent's, at every leaf
                 for p in (0, 1):
                     interrupts.check()
-                    roots = leaf_roots(walker, p, reach, profile[-1])
+                    roots = walker.first_row_values(p, reach, profile[-1])
                     values[p][k, :, :, j] = (deal_t @ roots.T).T
         return cls(values)
 
@@ -160,22 +159,3 @@ def chance_weights(walker: RangeWalker) -> FloatArray:
         range_tree.fold_values(lay, rho, np.ones(ends), slice(0, width), out=column)
         out[:, :, j] = column
     return out
-
-
-def leaf_roots(
-    walker: RangeWalker, player: int, reach: FloatArray, last: list[FloatArray]
-) -> FloatArray:
-    """`player`'s counterfactual values at the last round's first rows (E, F').
-
-    The opponent's reach at the leaves is `reach` (E, F); both players play `last` below.
-    """
-    roots = walker.roots(np.float64)
-
-    def work(b: slice) -> None:
-        local = sliced(last, b)
-        rho = walker.chunk_reach(1 - player, first=reach, strategy=local, b=b, slot=1 - player)
-        v = walker.chunk_values(player, rho, strategy=local, b=b, slot=2)
-        roots[:, b] = v[: len(roots)]
-
-    walker.each_chunk(work)
-    return roots
