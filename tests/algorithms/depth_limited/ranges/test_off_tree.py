@@ -291,12 +291,13 @@ def test_resolving_beyond_the_limit_has_the_compiled_gadget_games_value(both):
     want = _compiled_promised_resolution(compiled_off, profile, compiled_continuations)
     rows = profile_rows(compiled_off.game, profile)
     arrays = off.game.contract(range_policy.arrays_from_tabular(off.game, rows))
-    ours = beyond_limit.resolve_below(off, arrays, continuations, iterations=2000)
+    ours = beyond_limit.resolve_below(off, arrays, continuations, iterations=1000)
     evaluation = ours.gadget_game()
     guaranteed = -evaluation.best_response_values[BETTOR]
     best = evaluation.best_response_values[RESPONDER]
     assert guaranteed - 1e-9 <= want <= best + 1e-9
-    assert best - guaranteed < 5e-2  # chips, of payoffs up to 1,000
+    # chips, of payoffs up to 1,000; measured 2.0e-2, 5.8e-3, 2.2e-3 after 500, 1,000, 2,000
+    assert best - guaranteed < 5e-2
 
 
 def test_the_promised_values_sum_over_boards_to_the_depth_limited_games(both):
