@@ -92,6 +92,9 @@ def promised_values(
 
     Returns:
       (len(ends), F'): o's counterfactual value at each row's entries (board, hand orbit).
+
+    Raises:
+      ValueError: an end has no counterpart in the abstraction (naming the game).
     """
     game, abstract = off.game, off.abstract
     first, last = game.rounds
@@ -111,7 +114,10 @@ def promised_values(
                 for n, c in batch:
                     values[k, n] += roots[c]
     counts = np.array([sum(key in m for m in off.maps) for key in keys], dtype=np.float64)
-    values /= np.maximum(counts, 1.0)[None, :, None]
+    if np.any(counts == 0):
+        missing = keys[int(np.argmin(counts))]
+        raise ValueError(f"game {game.name}: the leaf {missing!r} has no counterpart")
+    values /= counts[None, :, None]
     deal = last.deal_matrix
     assert deal is not None and last.parent_entry is not None  # the second round's
     summed = np.stack([(deal.T @ v.T).T for v in values])  # (K, ends, F): o's leaf values
