@@ -246,9 +246,11 @@ def test_the_depth_limited_response_changes_the_responder_after_the_bet_only(bot
     )
 
 
-def _continuations(compiled_off, off):
+@pytest.fixture(scope="module")
+def two_continuations(both):
     """Two continuations of the abstraction, a CFR+ blueprint's and a random strategy of the
     bettor: the compiled profiles and the range layout's."""
+    compiled_off, off = both
     solver = cfr.CFRPlusSolver(compiled_off.abstract)
     for _ in range(100):
         solver.evaluate_and_update_policy()
@@ -279,14 +281,14 @@ def _compiled_promised_resolution(compiled_off, profile, continuations):
     return sum(s.unnormalised_value for s in resolution.solutions)
 
 
-def test_resolving_beyond_the_limit_has_the_compiled_gadget_games_value(both):
+def test_resolving_beyond_the_limit_has_the_compiled_gadget_games_value(both, two_continuations):
     """Every subgame after the bet and the flop card (one per betting end and board) resolved
     for the responder with resolving gadgets whose alternatives are the values the
     depth-limited game promised the bettor, against a random profile of the game with the
     bet: the best responses of CFR+'s gadget game bracket the sum of the compiled stack's
     per-subgame LP values."""
     compiled_off, off = both
-    compiled_continuations, continuations = _continuations(compiled_off, off)
+    compiled_continuations, continuations = two_continuations
     profile = random_behavioural(compiled_off.game, 6)
     want = _compiled_promised_resolution(compiled_off, profile, compiled_continuations)
     rows = profile_rows(compiled_off.game, profile)
@@ -300,12 +302,12 @@ def test_resolving_beyond_the_limit_has_the_compiled_gadget_games_value(both):
     assert best - guaranteed < 5e-2
 
 
-def test_the_promised_values_sum_over_boards_to_the_depth_limited_games(both):
+def test_the_promised_values_sum_over_boards_to_the_depth_limited_games(both, two_continuations):
     """Summed over the flop's boards, the promised values per (board, hand) are the best of
     the transferred leaf values (`LeafValues.choice_values`, one pass per opponent entry)
     against the responder's reach."""
-    compiled_off, off = both
-    _, continuations = _continuations(compiled_off, off)
+    _, off = both
+    _, continuations = two_continuations
     response = off_tree.rpat_strategy(off, continuations[0])
     first, last = off.game.rounds
     ends = [e for e, row in enumerate(first.ends) if off.game.keys[0][row] in off.maps[0]]
@@ -318,11 +320,11 @@ def test_the_promised_values_sum_over_boards_to_the_depth_limited_games(both):
     np.testing.assert_allclose((last.deal_matrix.T @ got.T).T, want, atol=1e-9)
 
 
-def test_the_resolved_response_changes_the_responder_beyond_the_limit_only(both):
+def test_the_resolved_response_changes_the_responder_beyond_the_limit_only(both, two_continuations):
     """`resolved_response`: every array is the depth-limited response's except the
     responder's decisions in the last round after the bet, which the resolution sets."""
-    compiled_off, off = both
-    _, continuations = _continuations(compiled_off, off)
+    _, off = both
+    _, continuations = two_continuations
     response = off_tree.rpat_strategy(off, continuations[0])
     resolution = beyond_limit.resolve_below(off, response, continuations, iterations=50)
     resolved = beyond_limit.resolved_response(off, response, resolution)
