@@ -35,6 +35,7 @@ import itertools
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import DTypeLike
 
 from ospiel_ext.algorithms.gameshrink.stage_games import BettingNode
 from ospiel_ext.algorithms.poker import orbits, products
@@ -191,6 +192,18 @@ class RangeTree:
             for lay in self.rounds
         ]
 
+    def uniform(self, dtype: DTypeLike = np.float64) -> Arrays:
+        """Uniform strategies of both players, per entry (n, A, F) per round and group."""
+        return [
+            [
+                np.full(
+                    (len(g.nodes), g.num_actions, lay.shape[1]), 1.0 / g.num_actions, dtype=dtype
+                )
+                for g in lay.groups
+            ]
+            for lay in self.rounds
+        ]
+
     def expand(self, arrays: Arrays, fill: float | None = None) -> Arrays:
         """Per-entry arrays (n, A, F) as per-hand arrays (n, A, n_B, T) (`orbits.expand`).
 
@@ -342,14 +355,10 @@ def by_key(
     play uniformly.
     """
     out = (
-        [[np.array(a) for a in per_round] for per_round in into]
-        if into is not None
-        else [
-            [np.full((len(g.nodes), g.num_actions, lay.shape[1]), 1.0 / g.num_actions)
-             for g in lay.groups]
-            for lay in target.rounds
-        ]
-    )  # fmt: skip
+        target.uniform()
+        if into is None
+        else [[np.array(a) for a in per_round] for per_round in into]
+    )
     known = source.decisions
     for key, e in target.decisions.items():
         s = known.get(key)

@@ -83,16 +83,8 @@ class RangeWalker(BoardParts):
         self._values: dict[np.dtype, list[FloatArray]] = {}
 
     def uniform(self, dtype: DTypeLike = np.float64) -> Arrays:
-        """Uniform strategies of both players, per entry (n, A, F)."""
-        return [
-            [
-                np.full(
-                    (len(g.nodes), g.num_actions, lay.shape[1]), 1.0 / g.num_actions, dtype=dtype
-                )
-                for g in lay.groups
-            ]
-            for lay in self.tree.rounds
-        ]
+        """Uniform strategies of both players, per entry (n, A, F) (`RangeTree.uniform`)."""
+        return self.tree.uniform(dtype)
 
     def zeros(self, dtype: DTypeLike = np.float64) -> Arrays:
         """Zero arrays shaped as the strategies."""

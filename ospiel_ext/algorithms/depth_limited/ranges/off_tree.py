@@ -206,13 +206,7 @@ def lift(off: OffTree, blueprint: Arrays) -> Arrays:
     The off-tree action gets probability 0; decisions after it play uniformly.
     """
     twin = off.abstract.decisions
-    out = [
-        [
-            np.full((len(g.nodes), g.num_actions, lay.shape[1]), 1.0 / g.num_actions)
-            for g in lay.groups
-        ]
-        for lay in off.game.rounds
-    ]
+    out = off.game.uniform()
     for key, e in off.game.decisions.items():
         if key not in twin:
             continue
