@@ -290,6 +290,7 @@ def _depth_limited(
             weaken=_WEAKEN.value,
         ),
     )
+    below = beyond_limit.subtree(off) if _FLOP_ITERATIONS.value else None
     rows = []  # stopped (Ctrl-C, SIGTERM): the rows of the solves that finished
     for gadget, k in ((g, k) for g in _GADGETS.value for k in ks):
         if k > leaves.num_values or interrupts.requested():
@@ -309,7 +310,7 @@ def _depth_limited(
         if _FLOP_ITERATIONS.value:
             resolved = timed(
                 f"flop_{gadget}_{k}",
-                lambda r=response, k=k: _resolved(off, r, continuations[:k]),
+                lambda r=response, k=k: _resolved(off, below, r, continuations[:k]),
             )
             if interrupts.requested():
                 break
@@ -319,10 +320,12 @@ def _depth_limited(
     return rows
 
 
-def _resolved(off: off_tree.OffTree, response: list, continuations: list) -> list:
-    """`response` with the flop after the bet resolved safely (`beyond_limit`)."""
+def _resolved(
+    off: off_tree.OffTree, below: range_tree.RangeTree, response: list, continuations: list
+) -> list:
+    """`response` with the flop after the bet resolved safely (`beyond_limit`) on `below`."""
     resolution = beyond_limit.resolve_below(
-        off, response, continuations, iterations=_FLOP_ITERATIONS.value
+        off, response, continuations, iterations=_FLOP_ITERATIONS.value, tree=below
     )
     return beyond_limit.resolved_response(off, response, resolution)
 

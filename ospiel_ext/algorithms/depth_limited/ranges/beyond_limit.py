@@ -264,20 +264,26 @@ class SubgameResolution:
 
 
 def resolve_below(
-    off: OffTree, response: Arrays, continuations: list[Arrays], *, iterations: int = 1000
+    off: OffTree,
+    response: Arrays,
+    continuations: list[Arrays],
+    *,
+    iterations: int = 1000,
+    tree: RangeTree | None = None,
 ) -> SubgameResolution:
     """Every subgame beyond the limit after the off-tree action, resolved for i.
 
     `response`: the profile of `off.game` after depth-limited solving (i's first round below
     the off-tree action solved); `continuations`: the K continuation profiles of the
     abstraction whose values the depth-limited game used (unweakened), which give o's
-    alternatives (`promised_values`). `iterations` of CFR+ on the subgames' union. Ctrl-C or
+    alternatives (`promised_values`). `iterations` of CFR+ on the subgames' union. `tree`:
+    `subtree(off)`, laid out once for several resolutions; built here if None. Ctrl-C or
     SIGTERM ends it with the average so far (the run loop).
 
     Raises:
       ValueError: as `subtree`.
     """
-    tree = subtree(off)
+    tree = subtree(off) if tree is None else tree
     first, last = tree.rounds
     decisions = np.concatenate([g.nodes for g in last.groups])
     roots = np.flatnonzero(np.isin(np.arange(len(first.ends)), decisions))
