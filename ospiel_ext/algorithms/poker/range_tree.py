@@ -150,6 +150,19 @@ class RoundLayout:
         """(nodes, F): the shape of the round's value and reach arrays."""
         return (self.num_nodes, self.orbits.width)
 
+    def dealt(self, values: FloatArray) -> FloatArray:
+        """Values at this round's first rows (rows, F) summed over the cards dealt.
+
+        The values at the round before's ends (rows, F of the round before): `deal_matrix`.
+
+        Raises:
+          ValueError: this is the first round (nothing is dealt into it from a round before).
+        """
+        if self.deal_matrix is None:
+            raise ValueError(f"round {self.round} is the first: no deal into it")
+        out: FloatArray = (self.deal_matrix.T @ values.T).T
+        return out
+
     @functools.cached_property
     def fold_runs(self) -> tuple[tuple[slice, slice], ...]:
         """`row_runs` of the folds: (rows, positions in folds / fold_payoff)."""

@@ -118,9 +118,8 @@ def promised_values(
         missing = keys[int(np.argmin(counts))]
         raise ValueError(f"game {game.name}: the leaf {missing!r} has no counterpart")
     values /= counts[None, :, None]
-    deal = last.deal_matrix
-    assert deal is not None and last.parent_entry is not None  # the second round's
-    summed = np.stack([(deal.T @ v.T).T for v in values])  # (K, ends, F): o's leaf values
+    assert last.parent_entry is not None  # the second round's
+    summed = np.stack([last.dealt(v) for v in values])  # (K, ends, F): o's leaf values
     pick = summed.argmax(axis=0)[:, last.parent_entry]  # o's continuation per row and entry
     out: FloatArray = np.take_along_axis(values, pick[None], axis=0)[0]
     return out
@@ -238,8 +237,8 @@ class SubgameResolution:
         i, o = self.responder, 1 - self.responder
         strategy = self.strategy()
         walker, (above, last) = self.solver.walker, self.tree.rounds
-        deal, parent = last.deal_matrix, last.parent_entry
-        assert deal is not None and parent is not None  # the second round's
+        parent = last.parent_entry
+        assert parent is not None  # the second round's
         own = walker.reaches(i, strategy, rounds=1)[0][above.ends]  # i's, at the first rows
         choice, roots = self.gadgets.average_strategy(), self.roots
         gadget = np.zeros((len(own), last.orbits.width))  # o's, the gadgets' reach
@@ -251,7 +250,7 @@ class SubgameResolution:
             return out
 
         def value_i(best: bool) -> float:
-            v = (deal.T @ at_roots(i, gadget, best=best).T).T  # summed over the boards
+            v = last.dealt(at_roots(i, gadget, best=best))
             return float(((own[roots] * v) @ above.orbits.size).sum()) - self.gadgets.paid(choice)
 
         value, best_i = value_i(False), value_i(True)

@@ -74,9 +74,6 @@ class LeafValues:
         first, below = tree.rounds
         shape = (len(continuations), len(first.ends), first.orbits.width, first.orbits.width)
         values = (np.zeros(shape), np.zeros(shape))
-        deal = below.deal_matrix
-        assert deal is not None  # the second round's
-        deal_t = deal.T.tocsr()
         for k, profile in enumerate(continuations):
             for j in range(first.orbits.width):
                 reach = np.zeros((len(first.ends), first.orbits.width))
@@ -84,7 +81,7 @@ class LeafValues:
                 for p in (0, 1):
                     interrupts.check()
                     roots = walker.first_row_values(p, reach, profile[-1])
-                    values[p][k, :, :, j] = (deal_t @ roots.T).T
+                    values[p][k, :, :, j] = below.dealt(roots)
         return cls(values)
 
     def first(self, k: int) -> LeafValues:
