@@ -272,7 +272,7 @@ def _exploitability(tree: range_tree.RangeTree, strategy: list, value: float) ->
 
 
 def _depth_limited(
-    off: off_tree.OffTree, blueprint: list, value: float, timed: cli.StageTimer
+    off: off_tree.OffTree, blueprint: list, rpat: list, *, value: float, timed: cli.StageTimer
 ) -> list[dict]:
     """The responder's exploitability after depth-limited solving, per K (module docstring)."""
     ks = sorted(set(cli_flags.int_list(_NUM_VALUES))) if _NUM_VALUES.value else []
@@ -290,6 +290,7 @@ def _depth_limited(
             weaken=_WEAKEN.value,
         ),
     )
+    translated = timed("alternatives", lambda: off_tree_solving.Translated.of(off, blueprint, rpat))
     below = beyond_limit.subtree(off) if _FLOP_ITERATIONS.value else None
     rows = []  # stopped (Ctrl-C, SIGTERM): the rows of the solves that finished
     for gadget, k in ((g, k) for g in _GADGETS.value for k in ks):
@@ -298,7 +299,12 @@ def _depth_limited(
         response = timed(
             f"depth_limited_{gadget}_{k}",
             lambda g=gadget, k=k: off_tree_solving.depth_limited_response(
-                off, blueprint, leaves.first(k), iterations=_DL_ITERATIONS.value, gadget=g
+                off,
+                blueprint,
+                leaves.first(k),
+                iterations=_DL_ITERATIONS.value,
+                gadget=g,
+                translated=translated,
             ),
         )
         if interrupts.requested():
@@ -410,7 +416,7 @@ def main(argv):
             result["rpat_probability_low"] = RPAT_LOW
             result["rpat_mbb"] = _mbb(_exploitability(full, rpat, value))
             result["dl_iterations"], result["weakened"] = _DL_ITERATIONS.value, _WEAKEN.value
-            result["depth_limited"] = _depth_limited(off, blueprint, value, timed)
+            result["depth_limited"] = _depth_limited(off, blueprint, rpat, value=value, timed=timed)
     result["stage_seconds"] = timed.seconds
     result["seconds"] = round(time.perf_counter() - wall, 1)
     # the peak RSS (VmHWM): ru_maxrss counts KiB on Linux

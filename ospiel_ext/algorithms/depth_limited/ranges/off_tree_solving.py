@@ -16,6 +16,8 @@ beyond the limit by safe subgame solving: `beyond_limit.resolve_below`.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ospiel_ext.algorithms import solver as solver_lib
@@ -62,6 +64,26 @@ def in_abstraction_alternatives(off: OffTree, strategy: Arrays) -> tuple[int, Fl
     return action, np.max(others, axis=0)
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class Translated:
+    """RPAT's profile of `off.game` and the in-abstraction alternatives against it.
+
+    What every depth-limited solve after the off-tree action starts from, whatever its K or
+    gadget: `strategy` (`off_tree.rpat_strategy`), and the off-tree action's column with o's
+    alternatives there (`in_abstraction_alternatives`, a best-response pass of `off.game`).
+    """
+
+    strategy: Arrays
+    action: int
+    alternatives: FloatArray
+
+    @classmethod
+    def of(cls, off: OffTree, blueprint: Arrays, rpat: Arrays | None = None) -> Translated:
+        """From the abstraction's per-entry blueprint (`rpat`: its RPAT profile, if known)."""
+        strategy = rpat_strategy(off, blueprint) if rpat is None else rpat
+        return cls(strategy, *in_abstraction_alternatives(off, strategy))
+
+
 def depth_limited_response(
     off: OffTree,
     blueprint: Arrays,
@@ -69,6 +91,7 @@ def depth_limited_response(
     *,
     iterations: int = 1000,
     gadget: GadgetKind = "resolving",
+    translated: Translated | None = None,
 ) -> Arrays:
     """The responder's strategy in `off.game` after the off-tree action, solved.
 
@@ -78,16 +101,19 @@ def depth_limited_response(
 
     `blueprint`: the abstraction's per-entry blueprint; `abstract_leaves`: K values at the
     end of the abstraction's first round for the responder (e.g. `solving.self_generative`);
-    `gadget`: 'resolving' or 'max_margin' (`solving.Gadget`).
+    `gadget`: 'resolving' or 'max_margin' (`solving.Gadget`); `translated`:
+    `Translated.of(off, blueprint)`, computed once for several solves (here if None).
     Ctrl-C or SIGTERM ends the solve with its average so far (the run loop).
     """
-    rpat = rpat_strategy(off, blueprint)
-    action, alternatives = in_abstraction_alternatives(off, rpat)
+    start = Translated.of(off, blueprint) if translated is None else translated
+    rpat = start.strategy
     solver = DepthLimitedRangeSolver(
         RangeWalker(off.game),
         transferred_leaves(off, abstract_leaves),
         off.player,
-        gadget=Gadget(action=action, alternatives=alternatives, fixed=rpat[0], kind=gadget),
+        gadget=Gadget(
+            action=start.action, alternatives=start.alternatives, fixed=rpat[0], kind=gadget
+        ),
     )
     solver_lib.run(solver, iterations)
     first, _ = solver.average_strategy()
