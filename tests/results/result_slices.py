@@ -107,6 +107,7 @@ def _costs(name: str, json: str, game: str, max_trunk_nodes: int, *flags: str) -
             "expand_below",
             "lp_method",
             "live_lp",
+            "parts",  # each iteration's LP parts (trunk_lps), newer than these files
         ),
     )
 
@@ -149,6 +150,7 @@ SLICES: tuple[Slice, ...] = (
         ),
         "certificates.md: the LP methods table (iterations, trunks, epsilon per variant)",
         keys={"runs": ("game", "expand_below", "variant")},
+        ignore=("parts",),  # each iteration's LP parts (trunk_lps), newer than the file
     ),
     Slice(
         "certificate_lp_starts",
@@ -163,6 +165,21 @@ SLICES: tuple[Slice, ...] = (
         "objectives per start)",
         keys={"trunks": ("trunk_nodes",), "runs": ("start",)},
         vertex=_highs_path,
+    ),
+    Slice(
+        "certificate_parts",
+        "docs/results/certificate_parts.json",
+        (
+            "benchmarks/perf/certificate_parts.py",
+            "--trunk_nodes=3000,10000",
+            "--rounds=1",
+            "--output_json={out}",
+        ),
+        "certificates.md: the trunk LPs split into parts (trunk sizes, parts, the value "
+        "interval every way)",
+        keys={"trunks": ("trunk_nodes",), "runs": ("method", "way")},
+        vertex=_highs_path,
+        ignore=("seconds", "highs_seconds", "whole_over_this", "rounds"),
     ),
     Slice(
         "highs_model_changes",

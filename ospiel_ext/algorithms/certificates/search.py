@@ -23,9 +23,9 @@ from numpy.typing import NDArray
 from ospiel_ext import loading, lp
 from ospiel_ext.algorithms.certificates.certificate import Certificate
 from ospiel_ext.algorithms.certificates.steps import AUTO, Choice, Steps
-from ospiel_ext.algorithms.certificates.trunk_lps import TrunkSolves, solve_trunk
+from ospiel_ext.algorithms.certificates.trunk_lps import Bases, TrunkSolves, solve_trunk
 from ospiel_ext.algorithms.certificates.trunks import BlackBox, Trunk
-from ospiel_ext.runtime import interrupts, progress, stops
+from ospiel_ext.runtime import executors, interrupts, progress, stops
 from ospiel_ext.runtime.budget import Budget
 from ospiel_ext.sequence_form import TreeSequenceForm
 
@@ -42,6 +42,7 @@ class IterationCost:
       other_seconds: the rest (the LPs' matrices, the certificate, the support).
       expanded: nodes expanded after the solve (support leaves, and with `expand_below`
         their new children).
+      parts: the independent parts the trunk LPs were split into (`tree_parts`; 1: whole).
     """
 
     nodes: int
@@ -51,6 +52,7 @@ class IterationCost:
     expand_seconds: float
     other_seconds: float
     expanded: int
+    parts: int = 1
 
 
 SearchStop = Literal[
@@ -122,7 +124,7 @@ def _uniform_certificate(sf: TreeSequenceForm) -> Certificate:
     return Certificate.verified(sf, (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform))
 
 
-def search(
+def search(  # noqa: PLR0913 (one keyword per flag of `ospiel-ext certify`)
     game: pyspiel.Game | str,
     epsilon: float = 0.0,
     max_nodes: int | float | None = None,
@@ -134,6 +136,7 @@ def search(
     expand_below: int | str = AUTO,
     lp_method: str = AUTO,
     max_memory: int | None = None,
+    threads: int | None = None,
 ) -> SearchResult:
     """Algorithm 6.7: grow a trunk until its pessimistic equilibrium is an epsilon-certificate.
 
@@ -157,6 +160,9 @@ def search(
     as above, or "ipm", interior point with crossover, cold; faster on large trunks).
     "auto" (the default of both) chooses them from the growth and LP seconds of the iterations
     so far (`steps.Steps`); `expand_below=0, lp_method="simplex"` is Algorithm 6.7's own step.
+    The trunk LPs split into independent parts below public chance at the top of the trunk
+    (`tree_parts.independent_parts`), solved apart on up to `threads` threads (None: the
+    usable cores).
     `black_box` is how the game is queried (Section 5; None: `BlackBox()`): its `bounds` oracle
     (default `trunks.utility_bounds`) and, with `nature`, chance sampled: the certificate is
     exact for the sampled trunk and worth epsilon + 2 nature.epsilon in the true game with
@@ -182,6 +188,7 @@ def search(
             expand_shallowest=expand_shallowest,
             warm_start=warm_start,
             steps=steps,
+            threads=executors.usable_cores() if threads is None else threads,
         )
 
 
@@ -194,12 +201,13 @@ def _search(
     expand_shallowest: bool,
     warm_start: bool,
     steps: Steps,
+    threads: int,
 ) -> SearchResult:
     """The loop of `search` (see there)."""
     best: Certificate | None = None
     lp_seconds, simplex, iteration = 0.0, 0, 0
     reason: SearchStop | None = None
-    warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None)
+    warm: Bases = {}
     trace: list[IterationCost] = []
     with progress.Counter(
         f"certifying {trunk.game}", unit="iteration", log_seconds=progress.RUN_LOG_SECONDS
@@ -210,15 +218,11 @@ def _search(
             sf = TreeSequenceForm(trunk.tree())
             sf.tree.check_perfect_recall()
             built = time.perf_counter()
-            solved, reason = _solve_within(sf, warm, steps.lp_method, budget)
+            solved, reason = _solve_within(sf, warm, steps.lp_method, budget, threads=threads)
             if solved is None:
                 break
             if warm_start:
-                beta_side, alpha_side = solved.sides
-                warm = (
-                    None if beta_side is None else beta_side.basis,
-                    None if alpha_side is None else alpha_side.basis,
-                )
+                warm = solved.bases
             simplex += solved.simplex_iterations
             cert = solved.certificate
             lp_seconds += solved.lp_seconds
@@ -254,6 +258,7 @@ def _search(
                     expand_seconds=done - expanding,
                     other_seconds=expanding - built - solved.lp_seconds,
                     expanded=expanded,
+                    parts=solved.num_parts,
                 )
             )
             if reason is None:  # the next iteration's steps (none after the last)
@@ -308,9 +313,11 @@ def _done(
 
 def _solve_within(
     sf: TreeSequenceForm,
-    warm: tuple[lp.Basis | None, lp.Basis | None],
+    warm: Bases,
     method: str,
     budget: Budget,
+    *,
+    threads: int,
 ) -> tuple[TrunkSolves | None, SearchStop | None]:
     """(`solve_trunk`'s solves, None), or (None, why the search stops).
 
@@ -320,7 +327,7 @@ def _solve_within(
     if reason is not None:
         return None, reason
     try:
-        return solve_trunk(sf, warm, method, budget=budget), None
+        return solve_trunk(sf, warm, method, budget=budget, threads=threads), None
     except interrupts.Interrupted:  # HiGHS stopped by Ctrl-C or a deadline
         return None, interrupts.stop_reason() or "interrupted"
     except lp.LPError as e:

@@ -7,6 +7,9 @@ Games", AAAI 2021.
   and y from the LP of (G~, beta); its epsilon is value(beta) - value(alpha). The same solves
   give the optimistic profile (x from (G~, beta), y from (G~, alpha)) whose support
   Algorithm 6.7 expands (`search`).
+* Public chance at the top of the trunk (`tree_parts.independent_parts`): both LPs split into
+  one pair per part, solved apart and put back together (the same optimum, a cheaper solve
+  where HiGHS's time grows faster than the LP, as the interior point's does).
 * Unbounded payoffs (Section 6.4): in (G~, beta) the opponent's *bad* sequences (those with
   an unbounded leaf right below) are removed from LP (6.10), and the optimistic strategy is
   corrected by Algorithm 6.11 (infinitesimal weight on the sequences leading to unbounded
@@ -17,6 +20,7 @@ Games", AAAI 2021.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import dataclasses
 
 import numpy as np
@@ -25,13 +29,22 @@ from numpy.typing import NDArray
 from ospiel_ext import lp
 from ospiel_ext.algorithms.certificates.certificate import Certificate
 from ospiel_ext.arrays import FloatArray
+from ospiel_ext.runtime import interrupts
 from ospiel_ext.runtime.budget import Budget
 from ospiel_ext.sequence_form import TreeSequenceForm
 from ospiel_ext.tree import GameTree
+from ospiel_ext.tree_parts import Part, independent_parts
 from ospiel_ext.treeplex import Treeplex
 
 SUPPORT_TOLERANCE = 1e-9
 """Plan entries above this are in a profile's support."""
+SPLIT_MIN_NODES = 50_000
+"""Trunks of fewer nodes are solved whole: each part's LP costs a few milliseconds of set-up,
+about what the split saves below 30,000 nodes (5-rank random Goofspiel, both LPs by the dual
+simplex on one thread: whole / split 0.52 at 2,953 nodes, 1.03 at 29,999; 2.04 at 285,629 by
+the interior point, 3.97 on two threads; `benchmarks/perf/certificate_parts.py`)."""
+Bases = dict[int, tuple[lp.Basis | None, lp.Basis | None]]
+"""Final (beta, alpha) LP bases of a trunk's solves, per part (keyed by the part's root)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -139,6 +152,37 @@ def _solve_side(
     )
 
 
+def _combine(
+    whole: TreeSequenceForm, parts: list[Part], sides: list[_Side | None], player: int
+) -> _Side | None:
+    """One side of the whole trunk from the same side of each part (None if one is None).
+
+    The value is the parts' values weighted by their chance reach; plans and corrections are
+    each part's, on the whole trunk's sequences.
+    """
+    if any(side is None for side in sides):
+        return None
+    opp = 1 - player
+    own, opponent = np.zeros(whole.shape[player]), np.zeros(whole.shape[opp])
+    marked = np.zeros(whole.shape[player], dtype=bool)
+    value = 0.0
+    for part, side in zip(parts, sides):
+        assert side is not None
+        mine, theirs = part.sequence_map(whole, player), part.sequence_map(whole, opp)
+        own[mine], marked[mine] = side.own_plan, side.infinitesimal
+        opponent[theirs] = side.opponent_plan
+        value += part.reach * side.value
+    return _Side(
+        value=value,
+        own_plan=own,
+        opponent_plan=opponent,
+        infinitesimal=marked,
+        lp_seconds=sum(side.lp_seconds for side in sides if side is not None),
+        simplex_iterations=sum(side.simplex_iterations for side in sides if side is not None),
+        basis=None,
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class TrunkSolves:
     """Both LPs of a trunk solved (`solve_trunk`): its best certificate and what the search needs.
@@ -147,12 +191,17 @@ class TrunkSolves:
       certificate: the pessimistic equilibrium with its epsilon (the trunk's best certificate).
       optimistic_support: per player, the corrected optimistic profile's support (plan > 0 or
         corrected by Algorithm 6.11); None while some side's value is unbounded.
-      sides: the (beta side, alpha side) solves; None for a side whose value is unbounded.
+      sides: the (beta side, alpha side) solves of the whole trunk; None for a side whose
+        value is unbounded.
+      bases: the final bases of each part's (beta, alpha) LPs, to warm-start the next trunk's.
+      num_parts: the independent parts the LPs were split into (1: not split).
     """
 
     certificate: Certificate
     optimistic_support: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
     sides: tuple[_Side | None, _Side | None]
+    bases: Bases
+    num_parts: int = 1
 
     @property
     def lp_seconds(self) -> float:
@@ -165,20 +214,72 @@ class TrunkSolves:
         return sum(side.simplex_iterations for side in self.sides if side is not None)
 
 
+def _solve_parts(
+    parts: list[Part], warm: Bases, *, method: str, budget: Budget | None, threads: int
+) -> list[tuple[_Side | None, _Side | None]]:
+    """Both sides of every part, the largest parts first, on up to `threads` threads.
+
+    Ctrl-C, SIGTERM or a deadline stops the solves under way (each HiGHS run watches the same
+    flag) and begins no other (`interrupts.Interrupted`).
+    """
+
+    def side(job: tuple[int, int]) -> _Side | None:
+        interrupts.check()  # no solve begins once a stop was asked for
+        part, player = parts[job[0]], job[1]
+        start = warm.get(part.root, (None, None))[player]
+        return _solve_side(part.sequence_form, player, start, method=method, budget=budget)
+
+    largest = sorted(range(len(parts)), key=lambda k: -parts[k].tree.num_nodes)
+    jobs = [(k, player) for k in largest for player in (0, 1)]
+    if threads <= 1:
+        results = [side(job) for job in jobs]
+    else:
+        pool = cf.ThreadPoolExecutor(min(threads, len(jobs)), thread_name_prefix="trunk-lp")
+        try:
+            results = list(pool.map(side, jobs))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    by_job = dict(zip(jobs, results))
+    return [(by_job[k, 0], by_job[k, 1]) for k in range(len(parts))]
+
+
+def _basis(side: _Side | None) -> lp.Basis | None:
+    """A side's final basis (None for an unbounded side)."""
+    return None if side is None else side.basis
+
+
 def solve_trunk(
     sf: TreeSequenceForm,
-    warm: tuple[lp.Basis | None, lp.Basis | None] = (None, None),
+    warm: Bases | None = None,
     method: str = "simplex",
     budget: Budget | None = None,
+    *,
+    split: bool = True,
+    threads: int = 1,
 ) -> TrunkSolves:
     """Both games of Section 6.1, with Section 6.4's corrections for unbounded payoffs.
 
     Gives the pessimistic equilibrium and the support of the corrected optimistic profile.
-    `warm`: bases of the previous trunk's (beta, alpha) LPs; `budget`: the LPs get its
-    remaining time (`lp.LPError` with status kTimeLimit after it).
+    `warm`: bases of an earlier trunk's solves (`TrunkSolves.bases`); `budget`: the LPs get its
+    remaining time (`lp.LPError` with status kTimeLimit after it). `split`: solve the
+    independent parts below public chance apart (`tree_parts.independent_parts`; the same
+    optimal values, the plans may be other optimal ones) once the trunk has `SPLIT_MIN_NODES`
+    nodes, on up to `threads` threads (HiGHS runs without Python's lock, so parts solve side
+    by side).
     """
-    beta = _solve_side(sf, 0, warm[0], method=method, budget=budget)
-    alpha = _solve_side(sf, 1, warm[1], method=method, budget=budget)
+    warm = warm or {}
+    parts = independent_parts(sf.tree) if split and sf.tree.num_nodes >= SPLIT_MIN_NODES else []
+    if len(parts) <= 1:
+        w = warm.get(0, (None, None))
+        beta = _solve_side(sf, 0, w[0], method=method, budget=budget)
+        alpha = _solve_side(sf, 1, w[1], method=method, budget=budget)
+        bases = {0: (_basis(beta), _basis(alpha))}
+    else:
+        solved = _solve_parts(parts, warm, method=method, budget=budget, threads=threads)
+        beta = _combine(sf, parts, [b for b, _ in solved], 0)
+        alpha = _combine(sf, parts, [a for _, a in solved], 1)
+        bases = {p.root: (_basis(b), _basis(a)) for p, (b, a) in zip(parts, solved)}
+    num_parts = max(len(parts), 1)
     if beta is None or alpha is None:
         uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
         cert = Certificate(
@@ -188,7 +289,7 @@ def solve_trunk(
             value_lower=-np.inf,
             value_upper=np.inf,
         )
-        return TrunkSolves(cert, None, (beta, alpha))
+        return TrunkSolves(cert, None, (beta, alpha), bases, num_parts)
     plans = (alpha.opponent_plan, beta.opponent_plan)
     pessimistic = (sf.treeplexes[0].behavioural(plans[0]), sf.treeplexes[1].behavioural(plans[1]))
     cert = Certificate.verified(sf, pessimistic)
@@ -196,7 +297,7 @@ def solve_trunk(
         (beta.own_plan > SUPPORT_TOLERANCE) | beta.infinitesimal,
         (alpha.own_plan > SUPPORT_TOLERANCE) | alpha.infinitesimal,
     )
-    return TrunkSolves(cert, support, (beta, alpha))
+    return TrunkSolves(cert, support, (beta, alpha), bases, num_parts)
 
 
 def best_certificate(trunk: GameTree) -> Certificate:

@@ -22,8 +22,11 @@ together: `ospiel-ext verify --certificate=PATH` reads both.
 Large trunks: --expand_below=K expands K levels deeper per iteration (fewer, larger steps)
 and --lp_method=ipm solves the trunk LPs by HiGHS's interior point method. Both default to
 auto: the search chooses them from what its iterations measure (how much each grows the trunk,
-how long the LPs take; `certificates.steps`) and prints what it chose. --expand_below=0
---lp_method=simplex is Algorithm 6.7's own step:
+how long the LPs take; `certificates.steps`) and prints what it chose. Where nature's first
+moves are public (Goofspiel with a random prize order), a trunk of 50,000 nodes or more
+(`trunk_lps.SPLIT_MIN_NODES`) is solved as independent LPs, one per subgame below them, on
+--threads threads (`tree_parts`).
+--expand_below=0 --lp_method=simplex is Algorithm 6.7's own step:
 
   ospiel-ext certify --game="sequential_goofspiel(num_cards=6)" \
       --certificate_out=/tmp/g6.cert.json
@@ -32,17 +35,18 @@ how long the LPs take; `certificates.steps`) and prints what it chose. --expand_
 refused, before the search, for an infinite game such as limit_leduc_poker(max_raises=-1).
 
 JSON keys: game, epsilon (>= 0; rounding errors above -1e-9 are written as 0), zero_certificate
-(epsilon <= 1e-12 x the trunk's payoff range, `certificates.ZERO_TOLERANCE`: an exact
-equilibrium up to floating point), value_lower, value_upper, trunk_nodes and trunk_infosets
-(the certificate's trunk), minimal_nodes, minimal_infosets, explored_nodes (the trunk the
-search grew, which may be larger than the certificate's: a run that never beats its first
-certificate keeps that one), iterations, seconds, lp_seconds, stop_reason ('epsilon', 'no
-pseudoterminal node in support', 'max_nodes', 'max_memory', 'time_limit', 'interrupted'),
-stopped_early (true for the last four), verified (true: the certificate was verified from the
-game before it was written; false with --nature_epsilon, whose sampled trunk the game cannot
-reproduce), expand_below and lp_method (those of the last iteration), choices (what auto chose,
-in order: iteration, expand_below, lp_method, reason); with --nature_epsilon (chance sampled,
-Section 5) also true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
+(epsilon <= 1e-12 x the trunk's payoff range, `certificates.ZERO_TOLERANCE`: an exact equilibrium up
+to floating point), value_lower, value_upper, trunk_nodes and trunk_infosets (the certificate's
+trunk), minimal_nodes, minimal_infosets, explored_nodes (the trunk the search grew, which may be
+larger than the certificate's: a run that never beats its first certificate keeps that one),
+iterations, seconds, lp_seconds (HiGHS's, summed over the threads), lp_parts (the independent parts
+the last trunk's LPs split into), stop_reason ('epsilon', 'no pseudoterminal node in support',
+'max_nodes', 'max_memory', 'time_limit', 'interrupted'), stopped_early (true for the last four),
+verified (true: the certificate was verified from the game before it was written; false with
+--nature_epsilon, whose sampled trunk the game cannot reproduce), expand_below and lp_method (those
+of the last iteration), choices (what auto chose, in order: iteration, expand_below, lp_method,
+reason); with --nature_epsilon (chance sampled, Section 5) also true_game_epsilon_bound,
+bound_probability, nature_samples_per_chance_node.
 """
 
 import dataclasses
@@ -114,6 +118,13 @@ _LP_METHOD = flags.DEFINE_enum(
 _WARM_START = flags.DEFINE_boolean(
     "warm_start", True, "Start every LP from the previous trunk's basis (--nowarm_start: cold)."
 )
+_THREADS = flags.DEFINE_integer(
+    "threads",
+    None,
+    "Threads on which the trunk LPs' independent parts (below public chance at the top of the "
+    "trunk) are solved side by side (default: the usable cores).",
+    lower_bound=1,
+)
 
 
 def _row(
@@ -137,6 +148,7 @@ def _row(
         "iterations": result.iterations,
         "seconds": result.seconds,
         "lp_seconds": result.lp_seconds,
+        "lp_parts": result.trace[-1].parts if result.trace else 1,
         "stop_reason": result.stop_reason,
         "stopped_early": result.stopped_early,
         "verified": nature is None,
@@ -227,6 +239,7 @@ def main(argv: list[str]) -> None:
                 else int(_EXPAND_BELOW.value)
             ),
             lp_method=_LP_METHOD.value,
+            threads=_THREADS.value,
         )
         # a Ctrl-C once the search is done lets the certificate be checked and written
         cert = result.certificate

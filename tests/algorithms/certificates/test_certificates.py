@@ -3,6 +3,10 @@ Strategies in Black-Box Extensive-Form Games", AAAI 2021)."""
 
 import itertools
 import json
+import os
+import signal
+import threading
+import time
 
 import numpy as np
 import pyspiel
@@ -10,11 +14,13 @@ import pytest
 from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
-from ospiel_ext import evaluate, loading, policies, sequence_form, walk
+from ospiel_ext import evaluate, loading, lp, policies, sequence_form, walk
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import io as certificate_io
+from ospiel_ext.algorithms.certificates import trunk_lps
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.games.limit_leduc_poker import max_consecutive_raises
+from ospiel_ext.runtime import interrupts
 
 # Alpha-beta example: L is worth min(3, 5) = 3; after R, P1's c gives 2 < 3, so the subtree
 # "deep" never needs expanding: the certificate is the alpha-beta tree (7 of 9 nodes).
@@ -76,6 +82,70 @@ def test_zero_certificates_export_equilibria(game, value, expand_below, lp_metho
     minimal = certificates.minimal_certificate(cert)
     assert minimal.epsilon == pytest.approx(cert.epsilon, abs=1e-9)
     assert minimal.trunk.num_nodes <= cert.trunk.num_nodes
+
+
+RANDOM_GOOFSPIEL = "sequential_goofspiel(num_cards=3,points_order=random)"
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_public_chance_splits_the_search_into_parts_with_the_games_value(threads, monkeypatch):
+    game = pyspiel.load_game(RANDOM_GOOFSPIEL)
+    assert certificates.search(game).trace[-1].parts == 1  # a small trunk is solved whole
+    monkeypatch.setattr(trunk_lps, "SPLIT_MIN_NODES", 0)
+    result = certificates.search(game, threads=threads)
+    cert = result.certificate
+    assert result.stop_reason == "epsilon" and cert.epsilon < 1e-9
+    assert result.trace[-1].parts == 3  # one per first prize card
+    whole_game = lp.game_value(sequence_form.for_game(game))  # one LP, not split
+    assert cert.value_lower == pytest.approx(whole_game, abs=1e-9)
+    pol = certificates.CertificatePolicy(game, cert.strategy_table()).to_tabular()
+    assert os_exploitability.nash_conv(game, pol) <= cert.epsilon + 1e-9
+
+
+def test_split_trunk_lps_have_the_whole_trunk_lps_optima(monkeypatch):
+    monkeypatch.setattr(trunk_lps, "SPLIT_MIN_NODES", 0)
+    grown = certificates.search(
+        "sequential_goofspiel(num_cards=4,points_order=random)",
+        max_nodes=3000,
+        expand_below=0,
+        lp_method="simplex",
+    )
+    sf = sequence_form.TreeSequenceForm(grown.certificate.trunk)
+    whole = trunk_lps.solve_trunk(sf, split=False)
+    one, two = trunk_lps.solve_trunk(sf), trunk_lps.solve_trunk(sf, threads=2)
+    assert (whole.num_parts, one.num_parts) == (1, 4)
+    for side in (0, 1):
+        assert one.sides[side].value == pytest.approx(whole.sides[side].value, abs=1e-9)
+        assert two.sides[side].value == one.sides[side].value  # threads change no solve
+    for a, b in ((one, whole), (two, one)):
+        assert a.certificate.value_lower == pytest.approx(b.certificate.value_lower, abs=1e-9)
+        assert a.certificate.value_upper == pytest.approx(b.certificate.value_upper, abs=1e-9)
+    assert set(one.bases) == {int(r) for r in sf.tree.children(0)}
+
+
+def test_ctrl_c_stops_the_parts_solved_on_threads(monkeypatch):
+    """A SIGINT while the parts' LPs run on worker threads stops every solve; the search
+    returns the last trunk's certificate, interrupted."""
+    monkeypatch.setattr(trunk_lps, "SPLIT_MIN_NODES", 0)
+    solve_side, calls = trunk_lps._solve_side, []
+
+    def pressed_on_the_tenth_part(sf, player, warm, **kwargs):
+        calls.append(threading.current_thread() is threading.main_thread())
+        if len(calls) == 10:
+            os.kill(os.getpid(), signal.SIGINT)
+        if len(calls) >= 10:  # the handler runs on the main thread: let it set the flag
+            waited = time.monotonic()
+            while not interrupts.requested() and time.monotonic() - waited < 5:
+                time.sleep(0.001)
+        return solve_side(sf, player, warm, **kwargs)
+
+    monkeypatch.setattr(trunk_lps, "_solve_side", pressed_on_the_tenth_part)
+    result = certificates.search(RANDOM_GOOFSPIEL, threads=2, expand_below=0)
+    assert result.stop_reason == "interrupted"
+    assert result.iterations == 3 and len(result.trace) == 2  # stopped inside the third
+    assert not any(calls[2:])  # the parts (from the second iteration) solved off the main thread
+    assert len(calls) <= 11  # of the third's 6 solves, none begun once the flag was set
+    assert result.certificate.epsilon > 0
 
 
 def test_goofspiel_certificate_is_smaller_than_the_game():
