@@ -108,6 +108,7 @@ def _costs(name: str, json: str, game: str, max_trunk_nodes: int, *flags: str) -
             "lp_method",
             "live_lp",
             "parts",  # each iteration's LP parts (trunk_lps), newer than these files
+            "parts_reused",
         ),
     )
 
@@ -150,7 +151,7 @@ SLICES: tuple[Slice, ...] = (
         ),
         "certificates.md: the LP methods table (iterations, trunks, epsilon per variant)",
         keys={"runs": ("game", "expand_below", "variant")},
-        ignore=("parts",),  # each iteration's LP parts (trunk_lps), newer than the file
+        ignore=("parts", "parts_reused"),  # each iteration's LP parts, newer than the file
     ),
     Slice(
         "certificate_lp_starts",

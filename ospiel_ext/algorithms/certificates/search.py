@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from ospiel_ext import loading, lp
 from ospiel_ext.algorithms.certificates.certificate import Certificate
 from ospiel_ext.algorithms.certificates.steps import AUTO, Choice, Steps
-from ospiel_ext.algorithms.certificates.trunk_lps import Bases, TrunkSolves, solve_trunk
+from ospiel_ext.algorithms.certificates.trunk_lps import Earlier, TrunkSolves, solve_trunk
 from ospiel_ext.algorithms.certificates.trunks import BlackBox, Trunk
 from ospiel_ext.runtime import executors, interrupts, progress, stops
 from ospiel_ext.runtime.budget import Budget
@@ -43,6 +43,7 @@ class IterationCost:
       expanded: nodes expanded after the solve (support leaves, and with `expand_below`
         their new children).
       parts: the independent parts the trunk LPs were split into (`tree_parts`; 1: whole).
+      parts_reused: parts unchanged since the last iteration, whose solves were kept.
     """
 
     nodes: int
@@ -53,6 +54,7 @@ class IterationCost:
     other_seconds: float
     expanded: int
     parts: int = 1
+    parts_reused: int = 0
 
 
 SearchStop = Literal[
@@ -207,7 +209,7 @@ def _search(
     best: Certificate | None = None
     lp_seconds, simplex, iteration = 0.0, 0, 0
     reason: SearchStop | None = None
-    warm: Bases = {}
+    earlier: Earlier = {}
     trace: list[IterationCost] = []
     with progress.Counter(
         f"certifying {trunk.game}", unit="iteration", log_seconds=progress.RUN_LOG_SECONDS
@@ -218,11 +220,12 @@ def _search(
             sf = TreeSequenceForm(trunk.tree())
             sf.tree.check_perfect_recall()
             built = time.perf_counter()
-            solved, reason = _solve_within(sf, warm, steps.lp_method, budget, threads=threads)
+            solved, reason = _solve_within(
+                sf, earlier, steps.lp_method, budget, threads=threads, warm_start=warm_start
+            )
             if solved is None:
                 break
-            if warm_start:
-                warm = solved.bases
+            earlier = solved.parts
             simplex += solved.simplex_iterations
             cert = solved.certificate
             lp_seconds += solved.lp_seconds
@@ -232,10 +235,13 @@ def _search(
             shown.update_to(iteration)
             logging.vlog(
                 1,
-                "iteration %d  trunk nodes %d  infosets %d  alpha* %.6g  beta* %.6g  epsilon %.3g",
+                "iteration %d  trunk nodes %d  infosets %d  LP parts %d (%d kept)  alpha* %.6g  "
+                "beta* %.6g  epsilon %.3g",
                 iteration,
                 trunk.num_nodes,
                 cert.trunk.num_infosets,
+                solved.num_parts,
+                solved.num_reused,
                 cert.value_lower,
                 cert.value_upper,
                 cert.epsilon,
@@ -259,6 +265,7 @@ def _search(
                     other_seconds=expanding - built - solved.lp_seconds,
                     expanded=expanded,
                     parts=solved.num_parts,
+                    parts_reused=solved.num_reused,
                 )
             )
             if reason is None:  # the next iteration's steps (none after the last)
@@ -313,11 +320,12 @@ def _done(
 
 def _solve_within(
     sf: TreeSequenceForm,
-    warm: Bases,
+    earlier: Earlier,
     method: str,
     budget: Budget,
     *,
     threads: int,
+    warm_start: bool,
 ) -> tuple[TrunkSolves | None, SearchStop | None]:
     """(`solve_trunk`'s solves, None), or (None, why the search stops).
 
@@ -327,7 +335,10 @@ def _solve_within(
     if reason is not None:
         return None, reason
     try:
-        return solve_trunk(sf, warm, method, budget=budget, threads=threads), None
+        solved = solve_trunk(
+            sf, earlier, method, budget=budget, threads=threads, warm_start=warm_start
+        )
+        return solved, None
     except interrupts.Interrupted:  # HiGHS stopped by Ctrl-C or a deadline
         return None, interrupts.stop_reason() or "interrupted"
     except lp.LPError as e:

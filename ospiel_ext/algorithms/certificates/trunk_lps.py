@@ -43,8 +43,6 @@ SPLIT_MIN_NODES = 50_000
 about what the split saves below 30,000 nodes (5-rank random Goofspiel, both LPs by the dual
 simplex on one thread: whole / split 0.52 at 2,953 nodes, 1.03 at 29,999; 2.04 at 285,629 by
 the interior point, 3.97 on two threads; `benchmarks/perf/certificate_parts.py`)."""
-Bases = dict[int, tuple[lp.Basis | None, lp.Basis | None]]
-"""Final (beta, alpha) LP bases of a trunk's solves, per part (keyed by the part's root)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -62,6 +60,30 @@ class _Side:
     lp_seconds: float
     simplex_iterations: int
     basis: lp.Basis | None
+
+
+@dataclasses.dataclass(frozen=True)
+class PartSolves:
+    """Both sides of one part's LPs, and the part's size when solved.
+
+    A part of a later trunk with as many nodes is the same subtree (a trunk only grows, and
+    expanding adds nodes), so its LPs are the same and these solves stand (`solve_trunk`).
+    """
+
+    num_nodes: int
+    sides: tuple[_Side | None, _Side | None]
+
+    def reused(self) -> tuple[_Side | None, _Side | None]:
+        """The sides as a later trunk's: no HiGHS time or iterations of their own."""
+        beta, alpha = (
+            None if s is None else dataclasses.replace(s, lp_seconds=0.0, simplex_iterations=0)
+            for s in self.sides
+        )
+        return beta, alpha
+
+
+Earlier = dict[int, PartSolves]
+"""An earlier trunk's solves, per part (keyed by the part's root; 0: the whole trunk)."""
 
 
 def _close_bad(tp: Treeplex, bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
@@ -193,15 +215,20 @@ class TrunkSolves:
         corrected by Algorithm 6.11); None while some side's value is unbounded.
       sides: the (beta side, alpha side) solves of the whole trunk; None for a side whose
         value is unbounded.
-      bases: the final bases of each part's (beta, alpha) LPs, to warm-start the next trunk's.
-      num_parts: the independent parts the LPs were split into (1: not split).
+      parts: each part's solves (one part, root 0, when not split), for the next trunk's.
+      num_reused: parts whose solves an earlier trunk's gave (unchanged subtrees).
     """
 
     certificate: Certificate
     optimistic_support: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
     sides: tuple[_Side | None, _Side | None]
-    bases: Bases
-    num_parts: int = 1
+    parts: Earlier
+    num_reused: int = 0
+
+    @property
+    def num_parts(self) -> int:
+        """The independent parts the LPs were split into (1: not split)."""
+        return len(self.parts)
 
     @property
     def lp_seconds(self) -> float:
@@ -215,23 +242,37 @@ class TrunkSolves:
 
 
 def _solve_parts(
-    parts: list[Part], warm: Bases, *, method: str, budget: Budget | None, threads: int
-) -> list[tuple[_Side | None, _Side | None]]:
+    parts: list[Part],
+    earlier: Earlier,
+    *,
+    method: str,
+    budget: Budget | None,
+    threads: int,
+    warm_start: bool,
+) -> tuple[list[tuple[_Side | None, _Side | None]], int]:
     """Both sides of every part, the largest parts first, on up to `threads` threads.
 
-    Ctrl-C, SIGTERM or a deadline stops the solves under way (each HiGHS run watches the same
-    flag) and begins no other (`interrupts.Interrupted`).
+    Returns them and how many parts kept earlier solves. A part as large as the earlier
+    trunk's at the same root keeps its solves; the others start from the earlier solves' final
+    bases (with `warm_start`). Ctrl-C, SIGTERM or a deadline stops the solves under way (each
+    HiGHS run watches the same flag) and begins no other (`interrupts.Interrupted`).
     """
+    kept = {
+        k: before.reused()
+        for k, p in enumerate(parts)
+        if (before := earlier.get(p.root)) is not None and before.num_nodes == p.tree.num_nodes
+    }
 
     def side(job: tuple[int, int]) -> _Side | None:
         interrupts.check()  # no solve begins once a stop was asked for
         part, player = parts[job[0]], job[1]
-        start = warm.get(part.root, (None, None))[player]
+        before = earlier.get(part.root) if warm_start else None
+        start = None if before is None else _basis(before.sides[player])
         return _solve_side(part.sequence_form, player, start, method=method, budget=budget)
 
     largest = sorted(range(len(parts)), key=lambda k: -parts[k].tree.num_nodes)
-    jobs = [(k, player) for k in largest for player in (0, 1)]
-    if threads <= 1:
+    jobs = [(k, player) for k in largest if k not in kept for player in (0, 1)]
+    if threads <= 1 or len(jobs) <= 1:
         results = [side(job) for job in jobs]
     else:
         pool = cf.ThreadPoolExecutor(min(threads, len(jobs)), thread_name_prefix="trunk-lp")
@@ -240,7 +281,7 @@ def _solve_parts(
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     by_job = dict(zip(jobs, results))
-    return [(by_job[k, 0], by_job[k, 1]) for k in range(len(parts))]
+    return [kept.get(k) or (by_job[k, 0], by_job[k, 1]) for k in range(len(parts))], len(kept)
 
 
 def _basis(side: _Side | None) -> lp.Basis | None:
@@ -250,36 +291,46 @@ def _basis(side: _Side | None) -> lp.Basis | None:
 
 def solve_trunk(
     sf: TreeSequenceForm,
-    warm: Bases | None = None,
+    earlier: Earlier | None = None,
     method: str = "simplex",
     budget: Budget | None = None,
     *,
+    warm_start: bool = True,
     split: bool = True,
     threads: int = 1,
 ) -> TrunkSolves:
     """Both games of Section 6.1, with Section 6.4's corrections for unbounded payoffs.
 
     Gives the pessimistic equilibrium and the support of the corrected optimistic profile.
-    `warm`: bases of an earlier trunk's solves (`TrunkSolves.bases`); `budget`: the LPs get its
-    remaining time (`lp.LPError` with status kTimeLimit after it). `split`: solve the
-    independent parts below public chance apart (`tree_parts.independent_parts`; the same
-    optimal values, the plans may be other optimal ones) once the trunk has `SPLIT_MIN_NODES`
-    nodes, on up to `threads` threads (HiGHS runs without Python's lock, so parts solve side
-    by side).
+    `earlier`: an earlier trunk's `TrunkSolves.parts` (of the same game); its final bases
+    warm-start these LPs (with `warm_start`). `budget`: the LPs get its remaining time
+    (`lp.LPError` with status kTimeLimit after it). `split`: solve the independent parts below
+    public chance apart (`tree_parts.independent_parts`; the same optimal values, the plans may
+    be other optimal ones) once the trunk has `SPLIT_MIN_NODES` nodes, on up to `threads`
+    threads (HiGHS runs without Python's lock, so parts solve side by side); a part no node of
+    which was expanded since `earlier` keeps its solves (`PartSolves`).
     """
-    warm = warm or {}
+    earlier = earlier or {}
     parts = independent_parts(sf.tree) if split and sf.tree.num_nodes >= SPLIT_MIN_NODES else []
     if len(parts) <= 1:
-        w = warm.get(0, (None, None))
-        beta = _solve_side(sf, 0, w[0], method=method, budget=budget)
-        alpha = _solve_side(sf, 1, w[1], method=method, budget=budget)
-        bases = {0: (_basis(beta), _basis(alpha))}
+        parts = [Part(0, 1.0, np.arange(sf.tree.num_nodes), sf.tree)]
+        before = earlier.get(0) if warm_start else None
+        w = (None, None) if before is None else tuple(map(_basis, before.sides))
+        solved = [
+            (
+                _solve_side(sf, 0, w[0], method=method, budget=budget),
+                _solve_side(sf, 1, w[1], method=method, budget=budget),
+            )
+        ]
+        beta, alpha = solved[0]
+        reused = 0
     else:
-        solved = _solve_parts(parts, warm, method=method, budget=budget, threads=threads)
+        solved, reused = _solve_parts(
+            parts, earlier, method=method, budget=budget, threads=threads, warm_start=warm_start
+        )
         beta = _combine(sf, parts, [b for b, _ in solved], 0)
         alpha = _combine(sf, parts, [a for _, a in solved], 1)
-        bases = {p.root: (_basis(b), _basis(a)) for p, (b, a) in zip(parts, solved)}
-    num_parts = max(len(parts), 1)
+    done = {p.root: PartSolves(p.tree.num_nodes, s) for p, s in zip(parts, solved)}
     if beta is None or alpha is None:
         uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
         cert = Certificate(
@@ -289,7 +340,7 @@ def solve_trunk(
             value_lower=-np.inf,
             value_upper=np.inf,
         )
-        return TrunkSolves(cert, None, (beta, alpha), bases, num_parts)
+        return TrunkSolves(cert, None, (beta, alpha), done, reused)
     plans = (alpha.opponent_plan, beta.opponent_plan)
     pessimistic = (sf.treeplexes[0].behavioural(plans[0]), sf.treeplexes[1].behavioural(plans[1]))
     cert = Certificate.verified(sf, pessimistic)
@@ -297,7 +348,7 @@ def solve_trunk(
         (beta.own_plan > SUPPORT_TOLERANCE) | beta.infinitesimal,
         (alpha.own_plan > SUPPORT_TOLERANCE) | alpha.infinitesimal,
     )
-    return TrunkSolves(cert, support, (beta, alpha), bases, num_parts)
+    return TrunkSolves(cert, support, (beta, alpha), done, reused)
 
 
 def best_certificate(trunk: GameTree) -> Certificate:

@@ -25,7 +25,7 @@ auto: the search chooses them from what its iterations measure (how much each gr
 how long the LPs take; `certificates.steps`) and prints what it chose. Where nature's first
 moves are public (Goofspiel with a random prize order), a trunk of 50,000 nodes or more
 (`trunk_lps.SPLIT_MIN_NODES`) is solved as independent LPs, one per subgame below them, on
---threads threads (`tree_parts`).
+--threads threads (`tree_parts`); a part that an iteration did not grow keeps its solution.
 --expand_below=0 --lp_method=simplex is Algorithm 6.7's own step:
 
   ospiel-ext certify --game="sequential_goofspiel(num_cards=6)" \

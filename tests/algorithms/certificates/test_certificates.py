@@ -120,7 +120,37 @@ def test_split_trunk_lps_have_the_whole_trunk_lps_optima(monkeypatch):
     for a, b in ((one, whole), (two, one)):
         assert a.certificate.value_lower == pytest.approx(b.certificate.value_lower, abs=1e-9)
         assert a.certificate.value_upper == pytest.approx(b.certificate.value_upper, abs=1e-9)
-    assert set(one.bases) == {int(r) for r in sf.tree.children(0)}
+    assert set(one.parts) == {int(r) for r in sf.tree.children(0)}
+
+
+def test_parts_no_expansion_touched_keep_their_solves(monkeypatch):
+    monkeypatch.setattr(trunk_lps, "SPLIT_MIN_NODES", 0)
+    trunk = Trunk("sequential_goofspiel(num_cards=4,points_order=random)")
+    for _ in range(4):
+        for node in list(trunk.frontier):
+            trunk.expand(node)
+    first = trunk_lps.solve_trunk(sequence_form.TreeSequenceForm(trunk.tree()))
+    tree = trunk.tree()
+    below = [n for n in trunk.frontier if _ancestor_at_depth_1(tree, n) == 1]
+    trunk.expand(below[0])  # grows only the part below the root's first child (node 1)
+    sf = sequence_form.TreeSequenceForm(trunk.tree())
+    second = trunk_lps.solve_trunk(sf, first.parts)
+    assert (second.num_parts, second.num_reused) == (4, 3)
+    for root, part in second.parts.items():
+        kept = root != 1
+        assert (part.sides[0].lp_seconds == 0) == kept
+        assert (part.sides[0].own_plan is first.parts[root].sides[0].own_plan) == kept
+    fresh = trunk_lps.solve_trunk(sf)
+    assert fresh.num_reused == 0
+    for side in (0, 1):
+        assert second.sides[side].value == pytest.approx(fresh.sides[side].value, abs=1e-9)
+    assert second.certificate.epsilon == pytest.approx(fresh.certificate.epsilon, abs=1e-9)
+
+
+def _ancestor_at_depth_1(tree, node):
+    while tree.depth[node] > 1:
+        node = tree.parent[node]
+    return int(node)
 
 
 def test_ctrl_c_stops_the_parts_solved_on_threads(monkeypatch):
