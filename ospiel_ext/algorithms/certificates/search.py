@@ -162,9 +162,9 @@ def search(  # noqa: PLR0913 (one keyword per flag of `ospiel-ext certify`)
     as above, or "ipm", interior point with crossover, cold; faster on large trunks).
     "auto" (the default of both) chooses them from the growth and LP seconds of the iterations
     so far (`steps.Steps`); `expand_below=0, lp_method="simplex"` is Algorithm 6.7's own step.
-    The trunk LPs split into independent parts below public chance at the top of the trunk
-    (`tree_parts.independent_parts`), solved apart on up to `threads` threads (None: the
-    usable cores).
+    From `trunk_lps.SPLIT_MIN_NODES` nodes the trunk LPs split into independent parts below
+    public chance at the top of the trunk (`tree_parts.independent_parts`), solved apart on up
+    to `threads` threads (None: the usable cores); a part no expansion grew keeps its solves.
     `black_box` is how the game is queried (Section 5; None: `BlackBox()`): its `bounds` oracle
     (default `trunks.utility_bounds`) and, with `nature`, chance sampled: the certificate is
     exact for the sampled trunk and worth epsilon + 2 nature.epsilon in the true game with
