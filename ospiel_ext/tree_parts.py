@@ -42,6 +42,11 @@ class Part:
     nodes: IntArray
     tree: GameTree
 
+    @classmethod
+    def whole(cls, tree: GameTree) -> Part:
+        """The whole tree as its one part."""
+        return cls(0, 1.0, np.arange(tree.num_nodes), tree)
+
     @functools.cached_property
     def sequence_form(self) -> TreeSequenceForm:
         """The part's sequence form (built once)."""
@@ -73,7 +78,7 @@ def independent_parts(tree: GameTree) -> list[Part]:
         final += [r for r, ok in zip(chance, split) if not ok]
         candidates = [c for r, ok in zip(chance, split) if ok for c in tree.children(r)]
     if final == [0]:
-        return [Part(0, 1.0, np.arange(tree.num_nodes), tree)]
+        return [Part.whole(tree)]
     final.sort()
     owner = _owners(tree, np.asarray(final))
     return [_part(tree, root, np.flatnonzero(owner == k)) for k, root in enumerate(final)]
@@ -84,11 +89,11 @@ def _owners(tree: GameTree, roots: IntArray) -> IntArray:
 
     The roots' subtrees are disjoint; a root is its own.
     """
-    owner = np.full(tree.num_nodes, -1, dtype=np.int64)
-    owner[roots] = np.arange(len(roots))
-    for level in tree.levels:
-        mine = owner[level.nodes]
-        owner[level.nodes] = np.where(mine >= 0, mine, owner[tree.parent[level.nodes]])
+    own = np.full(tree.num_nodes, -1, dtype=np.int64)
+    own[roots] = np.arange(len(roots))
+    owner: IntArray = tree.top_down(
+        own[0], lambda nodes, above: np.where(own[nodes] >= 0, own[nodes], above)
+    )
     return owner
 
 

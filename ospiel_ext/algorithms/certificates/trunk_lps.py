@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from ospiel_ext import lp
 from ospiel_ext.algorithms.certificates.certificate import Certificate
-from ospiel_ext.arrays import FloatArray
+from ospiel_ext.arrays import FloatArray, IntArray
 from ospiel_ext.runtime import interrupts
 from ospiel_ext.runtime.budget import Budget
 from ospiel_ext.sequence_form import TreeSequenceForm
@@ -175,12 +175,18 @@ def _solve_side(
 
 
 def _combine(
-    whole: TreeSequenceForm, parts: list[Part], sides: list[_Side | None], player: int
+    whole: TreeSequenceForm,
+    parts: list[Part],
+    maps: list[tuple[IntArray, IntArray]],
+    sides: list[_Side | None],
+    *,
+    player: int,
 ) -> _Side | None:
     """One side of the whole trunk from the same side of each part (None if one is None).
 
-    The value is the parts' values weighted by their chance reach; plans and corrections are
-    each part's, on the whole trunk's sequences.
+    `maps`: each part's `Part.sequence_map` for players 0 and 1. The value is the parts'
+    values weighted by their chance reach; plans and corrections are each part's, on the whole
+    trunk's sequences.
     """
     if any(side is None for side in sides):
         return None
@@ -188,9 +194,9 @@ def _combine(
     own, opponent = np.zeros(whole.shape[player]), np.zeros(whole.shape[opp])
     marked = np.zeros(whole.shape[player], dtype=bool)
     value = 0.0
-    for part, side in zip(parts, sides):
+    for part, seqs, side in zip(parts, maps, sides):
         assert side is not None
-        mine, theirs = part.sequence_map(whole, player), part.sequence_map(whole, opp)
+        mine, theirs = seqs[player], seqs[opp]
         own[mine], marked[mine] = side.own_plan, side.infinitesimal
         opponent[theirs] = side.opponent_plan
         value += part.reach * side.value
@@ -313,7 +319,7 @@ def solve_trunk(
     earlier = earlier or {}
     parts = independent_parts(sf.tree) if split and sf.tree.num_nodes >= SPLIT_MIN_NODES else []
     if len(parts) <= 1:
-        parts = [Part(0, 1.0, np.arange(sf.tree.num_nodes), sf.tree)]
+        parts = [Part.whole(sf.tree)]
         before = earlier.get(0) if warm_start else None
         w = (None, None) if before is None else tuple(map(_basis, before.sides))
         solved = [
@@ -328,8 +334,9 @@ def solve_trunk(
         solved, reused = _solve_parts(
             parts, earlier, method=method, budget=budget, threads=threads, warm_start=warm_start
         )
-        beta = _combine(sf, parts, [b for b, _ in solved], 0)
-        alpha = _combine(sf, parts, [a for _, a in solved], 1)
+        maps = [(p.sequence_map(sf, 0), p.sequence_map(sf, 1)) for p in parts]
+        beta = _combine(sf, parts, maps, [b for b, _ in solved], player=0)
+        alpha = _combine(sf, parts, maps, [a for _, a in solved], player=1)
     done = {p.root: PartSolves(p.tree.num_nodes, s) for p, s in zip(parts, solved)}
     if beta is None or alpha is None:
         uniform = (sf.treeplexes[0].uniform, sf.treeplexes[1].uniform)
