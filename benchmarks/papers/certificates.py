@@ -70,7 +70,7 @@ _STEPS = flags.DEFINE_enum(
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the rows here as JSON.")
 STEPS = {
-    "paper": {"expand_below": 0, "lp_method": "simplex"},
+    "paper": {"expand_below": 0, "lp_method": "simplex", "expand_pessimistic": False},
     "auto": {"expand_below": certificates.AUTO, "lp_method": certificates.AUTO},
 }
 

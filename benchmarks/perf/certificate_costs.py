@@ -37,6 +37,12 @@ _EXPAND_BELOW = flags.DEFINE_integer(
 _LP_METHOD = flags.DEFINE_enum(
     "lp_method", "simplex", list(highs.METHODS), "HiGHS's algorithm for the trunk LPs."
 )
+_EXPAND_PESSIMISTIC = flags.DEFINE_boolean(
+    "expand_pessimistic",
+    False,
+    "Also expand the pessimistic profile's support (the search's default; off: Algorithm "
+    "6.7's nodes, as the committed figures).",
+)
 _MAX_TRUNK_NODES = flags.DEFINE_integer(
     "max_trunk_nodes",
     None,
@@ -100,6 +106,7 @@ def main(argv):
             max_nodes=_MAX_TRUNK_NODES.value,
             expand_below=_EXPAND_BELOW.value,
             lp_method=_LP_METHOD.value,
+            expand_pessimistic=_EXPAND_PESSIMISTIC.value,
         )
     settings = f"expand_below={_EXPAND_BELOW.value}, lp_method={_LP_METHOD.value}"
     trace = result.trace
@@ -135,6 +142,7 @@ def main(argv):
             "time_limit": _TIME_LIMIT.value,
             "expand_below": _EXPAND_BELOW.value,
             "lp_method": _LP_METHOD.value,
+            "expand_pessimistic": _EXPAND_PESSIMISTIC.value,
             "iterations": result.iterations,
             "seconds": result.seconds,
             "stopped": result.stop_reason,

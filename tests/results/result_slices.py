@@ -106,6 +106,7 @@ def _costs(name: str, json: str, game: str, max_trunk_nodes: int, *flags: str) -
             "max_nodes",
             "expand_below",
             "lp_method",
+            "expand_pessimistic",
             "live_lp",
             "parts",  # each iteration's LP parts (trunk_lps), newer than these files
             "parts_reused",

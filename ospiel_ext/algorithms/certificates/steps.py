@@ -14,10 +14,17 @@ of `search` and `ospiel-ext certify`), or keeps them fixed:
   large trunk re-solved for a few new nodes: 6-rank perfect-information Goofspiel, 0.1 s
   iterations adding 0.1 % each, about a minute per doubling), larger steps pay, and where it
   is short (limit Leduc's searches, seconds) the paper's step is as fast and its trunk the
-  smaller. So "auto" goes one level deeper while the trunk's doubling time exceeds
-  `DOUBLING_SECONDS`, up to `MAX_BELOW` levels, and one level shallower while an iteration
-  grows it by more than `GROWTH_CEILING` (nodes beyond the certificate's needs only enlarge
-  the LPs), judging by the medians of the `WINDOW` iterations since the last change.
+  smaller. So "auto" goes deeper while the trunk's doubling time exceeds `DOUBLING_SECONDS`,
+  and one level shallower while an iteration grows it by more than `GROWTH_CEILING` (nodes
+  beyond the certificate's needs only enlarge the LPs), judging by the medians of the `WINDOW`
+  iterations since the last change. How much deeper: the growth g* = 2^(c / D) - 1 (at most
+  `GROWTH_CEILING`) would double the trunk in D = `DOUBLING_SECONDS` of iterations of c
+  seconds, and each level at least doubles an iteration's growth g (a node has two children
+  or more), so "auto" adds floor(log2(g* / g)) levels, at least one, up to `MAX_BELOW`. Where
+  an iteration costs minutes on a trunk it grows by a fraction of a percent (the last
+  iterations of 5-rank random Goofspiel: 175 s, 0.3 %), that expands the support leaves'
+  subtrees to the game's end in a few iterations; `room` keeps any such iteration from
+  growing the trunk by more than `GROWTH_CEILING` below the support leaves.
 * `lp_method`: HiGHS's warm-started dual simplex (`"simplex"`) or its interior point method
   with crossover (`"ipm"`). A warm start helps while an iteration changes little of the LP; an
   iteration that expands many nodes leaves the simplex many pivots to repair, and there the
@@ -48,8 +55,9 @@ DOUBLING_SECONDS = 10.0
 """Above this time for the iterations to double the trunk, "auto" expands one level deeper."""
 GROWTH_CEILING = 0.5
 """Above this growth of the trunk per iteration, "auto" expands one level shallower."""
-MAX_BELOW = 3
-"""The deepest `expand_below` "auto" chooses."""
+MAX_BELOW = 16
+"""The deepest `expand_below` "auto" chooses (deeper than most games' trunks: expanding to the
+game's end)."""
 WINDOW = 3
 """Iterations at one depth whose median growth and seconds "auto" judges by."""
 IPM_TRIAL_SECONDS = 5.0
@@ -134,10 +142,11 @@ class Steps:
             return
         growth = statistics.median(g for g, _ in self._window[-WINDOW:])
         seconds = statistics.median(s for _, s in self._window[-WINDOW:])
-        doubling = seconds * math.log(2) / math.log1p(max(growth, 1e-12))
+        growth = max(growth, 1e-12)
+        doubling = seconds * math.log(2) / math.log1p(growth)
         below = self.expand_below
         if doubling > DOUBLING_SECONDS and below < MAX_BELOW:
-            below += 1
+            below = min(below + _levels_deeper(growth, seconds), MAX_BELOW)
         elif growth > GROWTH_CEILING and below > 0:
             below -= 1
         if below != self.expand_below:
@@ -148,6 +157,14 @@ class Steps:
                 f"{seconds:.3g} s grew the trunk {100 * growth:.3g} % (doubling it in "
                 f"{doubling:.3g} s)",
             )
+
+    def room(self, nodes: int) -> float:
+        """The trunk size past which an iteration on a trunk of `nodes` expands no deeper level.
+
+        `GROWTH_CEILING` more nodes when "auto" chooses `expand_below`; no limit when it is
+        given (a given step is taken as given).
+        """
+        return nodes * (1.0 + GROWTH_CEILING) if self.auto_below else math.inf
 
     def _choose(
         self, iteration: int, *, reason: str, expand_below: int | None = None,
@@ -164,3 +181,16 @@ class Steps:
         """What was chosen: "expand_below K, lp_method M" and whether each was chosen."""
         how = ("chosen" if self.auto_below else "given", "chosen" if self.auto_method else "given")
         return f"expand_below {self.expand_below} ({how[0]}), lp_method {self.lp_method} ({how[1]})"
+
+
+def _levels_deeper(growth: float, seconds: float) -> int:
+    """How many levels deeper "auto" goes: floor(log2(g* / g)), at least 1.
+
+    The levels that take an iteration of `seconds` from `growth` g to the growth g* that
+    doubles the trunk in `DOUBLING_SECONDS` (module docstring), each level at least doubling it.
+    """
+    if seconds >= DOUBLING_SECONDS * math.log2(1.0 + GROWTH_CEILING):
+        wanted = GROWTH_CEILING
+    else:
+        wanted = 2.0 ** (seconds / DOUBLING_SECONDS) - 1.0
+    return max(1, math.floor(math.log2(wanted / growth)))

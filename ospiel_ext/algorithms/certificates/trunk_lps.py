@@ -219,6 +219,8 @@ class TrunkSolves:
       certificate: the pessimistic equilibrium with its epsilon (the trunk's best certificate).
       optimistic_support: per player, the corrected optimistic profile's support (plan > 0 or
         corrected by Algorithm 6.11); None while some side's value is unbounded.
+      pessimistic_support: per player, the pessimistic profile's (the certificate's) support;
+        None with `optimistic_support`.
       sides: the (beta side, alpha side) solves of the whole trunk; None for a side whose
         value is unbounded.
       parts: each part's solves (one part, root 0, when not split), for the next trunk's.
@@ -230,6 +232,14 @@ class TrunkSolves:
     sides: tuple[_Side | None, _Side | None]
     parts: Earlier
     num_reused: int = 0
+
+    @property
+    def pessimistic_support(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_]] | None:
+        """Per player, the sequences of the certificate's plan above `SUPPORT_TOLERANCE`."""
+        beta, alpha = self.sides
+        if self.optimistic_support is None or beta is None or alpha is None:
+            return None
+        return alpha.opponent_plan > SUPPORT_TOLERANCE, beta.opponent_plan > SUPPORT_TOLERANCE
 
     @property
     def num_parts(self) -> int:

@@ -26,7 +26,10 @@ how long the LPs take; `certificates.steps`) and prints what it chose. Where nat
 moves are public (Goofspiel with a random prize order), a trunk of 50,000 nodes or more
 (`trunk_lps.SPLIT_MIN_NODES`) is solved as independent LPs, one per subgame below them, on
 --threads threads (`tree_parts`); a part that an iteration did not grow keeps its solution.
---expand_below=0 --lp_method=simplex is Algorithm 6.7's own step:
+By default each iteration expands the pseudoterminal nodes in the support of the pessimistic
+profile (the certificate) as well as the optimistic one's (fewer iterations to the same
+0-certificate); --expand_below=0 --lp_method=simplex --noexpand_pessimistic is Algorithm 6.7's
+own step:
 
   ospiel-ext certify --game="sequential_goofspiel(num_cards=6)" \
       --certificate_out=/tmp/g6.cert.json
@@ -44,9 +47,9 @@ the last trunk's LPs split into), stop_reason ('epsilon', 'no pseudoterminal nod
 'max_nodes', 'max_memory', 'time_limit', 'interrupted'), stopped_early (true for the last four),
 verified (true: the certificate was verified from the game before it was written; false with
 --nature_epsilon, whose sampled trunk the game cannot reproduce), expand_below and lp_method (those
-of the last iteration), choices (what auto chose, in order: iteration, expand_below, lp_method,
-reason); with --nature_epsilon (chance sampled, Section 5) also true_game_epsilon_bound,
-bound_probability, nature_samples_per_chance_node.
+of the last iteration), expand_pessimistic, choices (what auto chose, in order: iteration,
+expand_below, lp_method, reason); with --nature_epsilon (chance sampled, Section 5) also
+true_game_epsilon_bound, bound_probability, nature_samples_per_chance_node.
 """
 
 import dataclasses
@@ -84,6 +87,12 @@ _MAX_MEMORY_GB = flags.DEFINE_float(
 )
 _SHALLOWEST = flags.DEFINE_boolean(
     "expand_shallowest", False, "Also expand the shallowest pseudoterminal node (Section 6.3)."
+)
+_PESSIMISTIC = flags.DEFINE_boolean(
+    "expand_pessimistic",
+    True,
+    "Also expand the pseudoterminal nodes in the pessimistic profile's support "
+    "(--noexpand_pessimistic: the optimistic profile's only, as Algorithm 6.7).",
 )
 _NATURE_EPSILON = flags.DEFINE_float(
     "nature_epsilon", None, "Sample chance (Section 5) to this utility precision epsilon."
@@ -154,6 +163,7 @@ def _row(
         "verified": nature is None,
         "expand_below": result.expand_below,
         "lp_method": result.lp_method,
+        "expand_pessimistic": _PESSIMISTIC.value,
         "choices": [dataclasses.asdict(c) for c in result.choices],
     }
     if nature is not None:
@@ -231,6 +241,7 @@ def main(argv: list[str]) -> None:
             time_limit=_TIME_LIMIT.value,
             max_memory=int(_MAX_MEMORY_GB.value * budget.GIB),
             expand_shallowest=_SHALLOWEST.value,
+            expand_pessimistic=_PESSIMISTIC.value,
             black_box=certificates.BlackBox(nature=nature),
             warm_start=_WARM_START.value,
             expand_below=(

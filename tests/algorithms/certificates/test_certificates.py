@@ -1,6 +1,7 @@
 """Certificate search and verification (Zhang & Sandholm, "Finding and Certifying (Near-)Optimal
 Strategies in Black-Box Extensive-Form Games", AAAI 2021)."""
 
+import importlib
 import itertools
 import json
 import os
@@ -21,6 +22,7 @@ from ospiel_ext.algorithms.certificates import trunk_lps
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.games.limit_leduc_poker import max_consecutive_raises
 from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime.budget import Budget
 
 # Alpha-beta example: L is worth min(3, 5) = 3; after R, P1's c gives 2 < 3, so the subtree
 # "deep" never needs expanding: the certificate is the alpha-beta tree (7 of 9 nodes).
@@ -67,12 +69,14 @@ def test_matching_pennies_certificate_is_the_whole_game(game):
     ],
 )
 @pytest.mark.parametrize(
-    "expand_below, lp_method",
-    [(0, "simplex"), (2, "simplex"), (1, "ipm"), (0, "ipm")],
+    "expand_below, lp_method, pessimistic",
+    [(0, "simplex", False), (0, "simplex", True), (2, "simplex", True), (1, "ipm", True)],
 )
-def test_zero_certificates_export_equilibria(game, value, expand_below, lp_method):
+def test_zero_certificates_export_equilibria(game, value, expand_below, lp_method, pessimistic):
     game = pyspiel.load_game(game)
-    result = certificates.search(game, expand_below=expand_below, lp_method=lp_method)
+    result = certificates.search(
+        game, expand_below=expand_below, lp_method=lp_method, expand_pessimistic=pessimistic
+    )
     cert = result.certificate
     assert result.stop_reason == "epsilon" and cert.epsilon < 1e-9
     assert cert.value_lower == pytest.approx(value, abs=1e-9)
@@ -84,6 +88,8 @@ def test_zero_certificates_export_equilibria(game, value, expand_below, lp_metho
     assert minimal.trunk.num_nodes <= cert.trunk.num_nodes
 
 
+# the module (the package's `search` is the function)
+search_lib = importlib.import_module("ospiel_ext.algorithms.certificates.search")
 RANDOM_GOOFSPIEL = "sequential_goofspiel(num_cards=3,points_order=random)"
 
 
@@ -236,6 +242,51 @@ def test_expanding_below_respects_the_node_budget():
         assert max(t.nodes for t in result.trace) <= 300
         # each non-final iteration expanded its support leaves and some children below them
         assert all(t.expanded > 0 for t in result.trace[:-1])
+
+
+def test_pessimistic_expansion_adds_the_leaves_the_certificate_reaches():
+    """On a grown trunk of 4-rank random Goofspiel, `expand_pessimistic` expands the optimistic
+    profile's support leaves and every pseudoterminal leaf that a mix of the players'
+    optimistic and pessimistic strategies reaches (the pessimistic plans rebuilt from the
+    certificate's behavioural strategies), and no other."""
+    trunk = Trunk(pyspiel.load_game("sequential_goofspiel(num_cards=4,points_order=random)"))
+    added = 0
+    for _ in range(12):
+        sf = sequence_form.TreeSequenceForm(trunk.tree())
+        solved = trunk_lps.solve_trunk(sf)
+        paper = search_lib._nodes_to_expand(trunk, solved, shallowest=False, pessimistic=False)
+        both = search_lib._nodes_to_expand(trunk, solved, shallowest=False, pessimistic=True)
+        beta, alpha = solved.sides
+        cert = solved.certificate
+        plans = [
+            [beta.own_plan, sf.treeplexes[0].realization_plan(cert.behavioural[0])],
+            [alpha.own_plan, sf.treeplexes[1].realization_plan(cert.behavioural[1])],
+        ]
+        z = sf.leaves[sf.chance_reach[sf.leaves] > 0]
+        reached = np.zeros(len(z), bool)
+        for x, y in itertools.product(*plans):
+            reached |= (x[sf.node_seq[0][z]] > 1e-9) & (y[sf.node_seq[1][z]] > 1e-9)
+        expected = {int(n) for n in z[reached] if int(n) in trunk.frontier}
+        assert set(paper) <= set(both) == expected
+        added += len(both) - len(paper)
+        for node in both:
+            trunk.expand(node)
+    assert added > 0  # the pessimistic profile reached others
+
+
+def test_deeper_levels_stop_at_the_room_the_steps_give():
+    """Auto's `room`: the levels below the expanded nodes stop once the next node's children
+    would pass it; the expanded nodes themselves are always expanded."""
+    trunk = Trunk(pyspiel.load_game("sequential_goofspiel(num_cards=5)"))
+    first = trunk.expand(0)  # 5 bids of player 0
+    budget = Budget()
+    before = trunk.num_nodes
+    expanded, stop = search_lib._expand(trunk, first, 16, cap=np.inf, room=400, budget=budget)
+    assert stop is None and before + 25 <= trunk.num_nodes <= 400  # 25: the first level
+    assert expanded > len(first) and trunk.frontier  # some levels below, not the whole game
+    whole = Trunk(pyspiel.load_game("sequential_goofspiel(num_cards=3)"))
+    search_lib._expand(whole, [0], 16, cap=np.inf, room=np.inf, budget=budget)
+    assert not whole.frontier  # no room limit, 16 levels: the whole game
 
 
 def test_expand_shallowest_still_finds_a_zero_certificate():
@@ -420,7 +471,7 @@ def test_players_sharing_an_information_state_string_keep_their_own_strategies()
     # Algorithm 6.7's own steps: the auto steps follow measured seconds, so under load they
     # grew another trunk, whose shared strings happened to get equal strategies
     cert = certificates.search(
-        "phantom_ttt", max_nodes=6000, expand_below=0, lp_method="simplex"
+        "phantom_ttt", max_nodes=6000, expand_below=0, lp_method="simplex", expand_pessimistic=False
     ).certificate
     tables = cert.strategy_table()
     shared = set(tables[0]) & set(tables[1])

@@ -28,7 +28,7 @@ def test_given_steps_are_kept():
 
 def test_auto_deepens_while_the_trunk_takes_long_to_double():
     """1 % growth per iteration: 0.01 s iterations double the trunk in 0.7 s (kept), 1 s ones
-    in 70 s (one level deeper, judged by the window's medians, up to `MAX_BELOW`)."""
+    in 70 s (deeper, judged by the window's medians, up to `MAX_BELOW`)."""
     steps = certificates.Steps()
     for i in range(1, 10):
         _observe(steps, i, 100, growth=0.01, seconds=0.01)
@@ -37,21 +37,43 @@ def test_auto_deepens_while_the_trunk_takes_long_to_double():
     while not steps.choices and i < 10 + steps_lib.WINDOW:
         _observe(steps, i, 10_000, growth=0.01, seconds=1.0)
         i += 1
-    assert steps.expand_below == 1 and steps.choices[-1].iteration == i
+    assert steps.expand_below == 2 and steps.choices[-1].iteration == i
     assert "grew the trunk 1 % (doubling it in 69.7 s)" in steps.choices[-1].reason
     for j in range(i, i + steps_lib.WINDOW - 1):  # a new window after each change
         _observe(steps, j, 10_000, growth=0.01)
-    assert steps.expand_below == 1
-    for i in range(20, 40):
+    assert steps.expand_below == 2
+    for i in range(20, 80):
         _observe(steps, i, 10_000, growth=0.01)
     assert steps.expand_below == steps_lib.MAX_BELOW  # and no deeper
-    for i in range(40, 40 + steps_lib.WINDOW):  # a median above the ceiling: one level back
+    for i in range(80, 80 + steps_lib.WINDOW):  # a median above the ceiling: one level back
         _observe(steps, i, 10_000, growth=0.8 if i % 3 else 0.0)
     assert steps.expand_below == steps_lib.MAX_BELOW - 1
-    for i in range(50, 50 + steps_lib.WINDOW):  # doubling in under 10 s, growth below 50 %
+    for i in range(90, 90 + steps_lib.WINDOW):  # doubling in under 10 s, growth below 50 %
         _observe(steps, i, 10_000, growth=0.3)
     assert steps.expand_below == steps_lib.MAX_BELOW - 1
     assert steps.lp_method == "simplex"  # LPs of half a second never try ipm
+
+
+@pytest.mark.parametrize(
+    "seconds, growth, levels",
+    [
+        # 2^(1/10) - 1 = 7.18 % doubles in 10 s: log2(7.18 / 1) = 2.84, two levels deeper
+        (1.0, 0.01, 2),
+        # minutes per iteration: the growth ceiling, 50 % = 2^7.4 x 0.3 %: seven levels
+        (175.0, 0.003, 7),
+        # 0.7 % wanted, 0.5 % grown: log2 below 1, still one level
+        (0.1, 0.005, 1),
+    ],
+)
+def test_auto_deepens_by_the_levels_that_double_the_growth_to_what_doubles_the_trunk_in_time(
+    seconds, growth, levels
+):
+    steps = certificates.Steps()
+    for i in range(1, 1 + steps_lib.WINDOW):
+        _observe(steps, i, 100_000, growth=growth, seconds=seconds)
+    assert steps.expand_below == levels
+    assert steps.room(100_000) == 100_000 * (1 + steps_lib.GROWTH_CEILING)
+    assert certificates.Steps(levels).room(100_000) == float("inf")  # given steps: no limit
 
 
 def test_auto_tries_ipm_once_a_solve_takes_seconds_and_keeps_the_faster_per_node():
