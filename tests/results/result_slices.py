@@ -614,7 +614,7 @@ NOT_COVERED: Mapping[str, str] = {
     "its trunks depend on the machine and its load; the same games with Algorithm 6.7's step "
     "are certificates.json's slice",
     **{
-        f"docs/results/certify_6rank_{info}.json": "10-15 minutes of `ospiel-ext certify` with "
+        f"docs/results/certify_6rank_{info}.json": "1-11 minutes of `ospiel-ext certify` with "
         "its auto steps, which follow measured seconds (trunks depend on the machine); the "
         "certificate is verified from the game before it is written"
         for info in ("ii", "pi")

@@ -159,9 +159,10 @@ def search(  # noqa: PLR0913 (one keyword per flag of `ospiel-ext certify`)
     `expand_pessimistic` also expands the pseudoterminal nodes that the pessimistic profile (the
     certificate) reaches with the optimistic one, or with itself: where the gap beta* - alpha*
     lies as much as in the optimistic profile's support (Section 6.3 allows expanding any
-    node; Theorem 6.8's stop is unchanged). On Table 1's Goofspiels and the search game it
-    takes 40-50 % fewer iterations to the same 0-certificate, on trunks 0.66-1.2x the size
-    (`docs/results/certificates.md`); False is Algorithm 6.7's own choice.
+    node; Theorem 6.8's stop is unchanged). With Algorithm 6.7's step (k = 0) on Table 1's
+    Goofspiels and the search game it takes 36-44 % fewer iterations to a 0-certificate, on
+    trunks 0.66-1.21x the size; the same on 5-rank Leduc (`docs/engineering.md`). False is
+    Algorithm 6.7's own choice.
     `warm_start` starts each LP from the previous trunk's final basis (HiGHS, alien basis).
     `expand_below` also expands the new pseudoterminal children of the expanded nodes, that
     many levels deeper, in the same iteration (Algorithm 6.7 may expand any nodes; fewer,

@@ -22,9 +22,9 @@ of `search` and `ospiel-ext certify`), or keeps them fixed:
   seconds, and each level at least doubles an iteration's growth g (a node has two children
   or more), so "auto" adds floor(log2(g* / g)) levels, at least one, up to `MAX_BELOW`. Where
   an iteration costs minutes on a trunk it grows by a fraction of a percent (the last
-  iterations of 5-rank random Goofspiel: 175 s, 0.3 %), that expands the support leaves'
-  subtrees to the game's end in a few iterations; `room` keeps any such iteration from
-  growing the trunk by more than `GROWTH_CEILING` below the support leaves.
+  iterations of 5-rank random Goofspiel: about 200 s, under 0.5 %), that expands the support
+  leaves' subtrees to the game's end within a few iterations; `room` keeps any such iteration
+  from growing the trunk by more than `GROWTH_CEILING` below the support leaves.
 * `lp_method`: HiGHS's warm-started dual simplex (`"simplex"`) or its interior point method
   with crossover (`"ipm"`). A warm start helps while an iteration changes little of the LP; an
   iteration that expands many nodes leaves the simplex many pivots to repair, and there the
@@ -52,7 +52,8 @@ from ospiel_ext import highs
 AUTO = "auto"
 """The value of `expand_below` or `lp_method` that lets `Steps` choose."""
 DOUBLING_SECONDS = 10.0
-"""Above this time for the iterations to double the trunk, "auto" expands one level deeper."""
+"""Above this time for the iterations to double the trunk, "auto" expands deeper
+(`_levels_deeper`)."""
 GROWTH_CEILING = 0.5
 """Above this growth of the trunk per iteration, "auto" expands one level shallower."""
 MAX_BELOW = 16
@@ -161,8 +162,8 @@ class Steps:
     def room(self, nodes: int) -> float:
         """The trunk size past which an iteration on a trunk of `nodes` expands no deeper level.
 
-        `GROWTH_CEILING` more nodes when "auto" chooses `expand_below`; no limit when it is
-        given (a given step is taken as given).
+        `nodes` times 1 + `GROWTH_CEILING` when "auto" chooses `expand_below`; no limit when
+        it is given (a given step is taken as given).
         """
         return nodes * (1.0 + GROWTH_CEILING) if self.auto_below else math.inf
 
