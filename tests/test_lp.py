@@ -335,9 +335,15 @@ def test_warm_start_with_constraints_on_a_grown_trunk():
 def test_certificate_search_on_leduc_survives_a_failing_warm_start():
     """HiGHS 1.15's dual simplex stops with "HiGHS did not run" from the alien basis the
     search passes to iteration 15's LP (2050 trunk nodes); the LP must then solve cold."""
-    # Algorithm 6.7's own steps (the auto steps follow measured seconds, so under load they
-    # may take larger ones and never meet that LP)
-    result = certificates.search("leduc_poker", max_nodes=2500, expand_below=0, lp_method="simplex")
+    # Algorithm 6.7's own steps and leaves (the auto steps follow measured seconds, so under
+    # load they may take larger ones and never meet that LP)
+    result = certificates.search(
+        "leduc_poker",
+        max_nodes=2500,
+        expand_below=0,
+        lp_method="simplex",
+        expand_pessimistic=False,
+    )
     cert = result.certificate
     assert result.iterations >= 15
     assert cert.value_lower - 1e-9 <= LEDUC_VALUE <= cert.value_upper + 1e-9
