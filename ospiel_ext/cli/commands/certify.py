@@ -29,7 +29,7 @@ moves are public (Goofspiel with a random prize order), a trunk of 50,000 nodes 
 By default each iteration expands the pseudoterminal nodes in the support of the pessimistic
 profile (the certificate) as well as the optimistic one's (fewer iterations to the same
 0-certificate); --expand_below=0 --lp_method=simplex --noexpand_pessimistic is Algorithm 6.7's
-own step:
+own step. With the defaults:
 
   ospiel-ext certify --game="sequential_goofspiel(num_cards=6)" \
       --certificate_out=/tmp/g6.cert.json
