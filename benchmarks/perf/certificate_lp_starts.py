@@ -24,12 +24,13 @@ objective (the same optimum every way, checked).
 
 import time
 
+import certificate_trunks
 import highspy
 import numpy as np
 from absl import flags
 
 from ospiel_ext import highs_run, lp_model
-from ospiel_ext.algorithms import certificates, cfr
+from ospiel_ext.algorithms import cfr
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
@@ -90,19 +91,6 @@ def _solve(program, point: np.ndarray | None = None, method: str = "simplex") ->
     }
 
 
-def _trunk(game, nodes: int) -> TreeSequenceForm:
-    """The trunk of the best certificate Algorithm 6.7 finds before an expansion would pass
-    `nodes` nodes (the last trunk while epsilon keeps falling)."""
-    result = certificates.search(
-        game,
-        max_nodes=nodes,
-        expand_below=_EXPAND_BELOW.value,
-        lp_method="ipm",
-        expand_pessimistic=False,  # the trunks measured: Algorithm 6.7's nodes
-    )
-    return result.certificate.sequence_form
-
-
 def main(argv):
     cli_flags.no_arguments(argv)
     sizes = cli_flags.int_list(_TRUNK_NODES)
@@ -112,7 +100,7 @@ def main(argv):
     game = cli.load_game(_GAME.value)
     results, table = [], []
     for size in sizes:
-        sf = _trunk(game, size)
+        sf = certificate_trunks.grown_trunk(game, size, _EXPAND_BELOW.value)
         program = lp_model.sequence_form_lp(sf, 0, bound="hi").program
         rows, cols = program.matrix().shape
         nodes = sf.tree.num_nodes

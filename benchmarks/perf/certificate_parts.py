@@ -28,9 +28,9 @@ checked equal every way (the split is exact; the plans may be other optimal ones
 import statistics
 import time
 
+import certificate_trunks
 from absl import flags
 
-from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates import trunk_lps
 from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
@@ -110,13 +110,7 @@ def main(argv):
     default_min = trunk_lps.SPLIT_MIN_NODES
     for size in sizes:
         trunk_lps.SPLIT_MIN_NODES = default_min
-        sf = certificates.search(
-            game,
-            max_nodes=size,
-            expand_below=_EXPAND_BELOW.value,
-            lp_method="ipm",
-            expand_pessimistic=False,  # the trunks measured: Algorithm 6.7's nodes
-        ).certificate.sequence_form
+        sf = certificate_trunks.grown_trunk(game, size, _EXPAND_BELOW.value)
         trunk_lps.SPLIT_MIN_NODES = 0  # split every trunk (module docstring)
         nodes = sf.tree.num_nodes
         methods = ["simplex", "ipm"] if nodes <= _SIMPLEX_MAX_NODES.value else ["ipm"]
