@@ -267,7 +267,7 @@ def _search(
             if reason is None:
                 room = min(cap, steps.room(trunk.num_nodes))
                 expanded, reason = _expand(
-                    trunk, to_expand, steps.expand_below, cap=cap, room=room, budget=budget
+                    trunk, to_expand, steps.expand_below, room=room, budget=budget
                 )
             done = time.perf_counter()
             trace.append(
@@ -377,11 +377,9 @@ def _nodes_to_expand(
         depth = min(map(trunk.depth, trunk.frontier))
         to_expand = [n for n in trunk.frontier if trunk.depth(n) == depth]
     else:
-        if pessimistic and solved.pessimistic_support is not None:
-            support = (
-                support[0] | solved.pessimistic_support[0],
-                support[1] | solved.pessimistic_support[1],
-            )
+        pessimistic_support = solved.pessimistic_support if pessimistic else None
+        if pessimistic_support is not None:
+            support = (support[0] | pessimistic_support[0], support[1] | pessimistic_support[1])
         to_expand = _support_leaves(solved.certificate.sequence_form, trunk.frontier, support)
     if shallowest and trunk.frontier:
         top = min(trunk.frontier, key=trunk.depth)
@@ -395,15 +393,15 @@ def _expand(
     nodes: list[int],
     below: int,
     *,
-    cap: int | float,
     room: int | float,
     budget: Budget,
 ) -> tuple[int, SearchStop | None]:
     """Expands `nodes`, then their new pseudoterminal children `below` levels deep.
 
-    Deeper levels only while they fit in `room` (at most `cap`) trunk nodes, checking the
-    budget at every node; returns how many nodes it expanded and why it stopped early (None if
-    it did not: the first level is known to fit in `cap`).
+    Deeper levels only while they fit in `room` trunk nodes (the search's node cap or the
+    steps' room, the lesser), checking the budget at every node; returns how many nodes it
+    expanded and why it stopped early (None if it did not: `_done` checked that the first
+    level fits in the node cap).
     """
     count = 0
     for level in range(below + 1):

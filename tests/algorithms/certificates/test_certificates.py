@@ -281,11 +281,11 @@ def test_deeper_levels_stop_at_the_room_the_steps_give():
     first = trunk.expand(0)  # 5 bids of player 0
     budget = Budget()
     before = trunk.num_nodes
-    expanded, stop = search_lib._expand(trunk, first, 16, cap=np.inf, room=400, budget=budget)
+    expanded, stop = search_lib._expand(trunk, first, 16, room=400, budget=budget)
     assert stop is None and before + 25 <= trunk.num_nodes <= 400  # 25: the first level
     assert expanded > len(first) and trunk.frontier  # some levels below, not the whole game
     whole = Trunk(pyspiel.load_game("sequential_goofspiel(num_cards=3)"))
-    search_lib._expand(whole, [0], 16, cap=np.inf, room=np.inf, budget=budget)
+    search_lib._expand(whole, [0], 16, room=np.inf, budget=budget)
     assert not whole.frontier  # no room limit, 16 levels: the whole game
 
 
