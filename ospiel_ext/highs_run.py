@@ -300,10 +300,11 @@ def run(h: highspy.Highs, lp: ModelArrays, rejected: bool = False, basis: bool =
                     h.cbSimplexInterrupt.unsubscribe(show)
     seconds = time.perf_counter() - begin
     status = _M.kNotset if rejected else h.getModelStatus()
-    # An interrupt can end a run as kTimeLimit (seen once with the interior point method on a
-    # loaded machine: a certificate search stopped by Ctrl-C reported 'time_limit'); with a
-    # signal or deadline pending, that is the stop the caller asked for.
-    if status == _M.kInterrupt or (status == _M.kTimeLimit and interrupts.requested()):
+    # An interrupt does not always end a run as kInterrupt: the interior point method has also
+    # ended as kTimeLimit and as kNotset ("HiGHS did not run") when Ctrl-C came during a
+    # certificate search. With a signal or deadline pending, a run that did not reach its
+    # optimum ended because of it: that is the stop the caller asked for, not a failure.
+    if status == _M.kInterrupt or (status != _M.kOptimal and interrupts.requested()):
         raise interrupts.Interrupted
     message = "HiGHS rejected the start basis" if rejected else STATUS_MESSAGES.get(status, "")
     info, solution = h.getInfo(), h.getSolution()

@@ -1,8 +1,11 @@
 """Sequence-form LP on HiGHS: values from theory, both strategies, bounds, constraints."""
 
 import dataclasses
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import highspy
 import numpy as np
@@ -17,6 +20,7 @@ from ospiel_ext import evaluate, highs, highs_run, lp, lp_model, policies, seque
 from ospiel_ext.algorithms import certificates
 from ospiel_ext.algorithms.certificates.trunks import Trunk
 from ospiel_ext.constraints import BehaviouralLowerBounds
+from ospiel_ext.runtime import interrupts
 from ospiel_ext.tree_builder import TreeBuilder
 
 
@@ -368,6 +372,43 @@ def test_a_failing_warm_start_falls_back_to_a_cold_solve(monkeypatch):
     assert solution.value == pytest.approx(KUHN_VALUE, abs=1e-12)
     assert len(warnings) == 1 and "from scratch" in warnings[0]
     assert not lp.solve(sf).cold_restart  # no warm start, nothing to fall back from
+
+
+class _EndsAs:
+    """A HiGHS instance whose run reports `status` (how an interrupted run has ended)."""
+
+    def __init__(self, h, status):
+        self._h, self._status = h, status
+
+    def __getattr__(self, name):
+        return getattr(self._h, name)
+
+    def getModelStatus(self):  # HiGHS's name
+        return self._status
+
+
+@pytest.mark.parametrize("status", ["kInterrupt", "kTimeLimit", "kNotset"])
+def test_a_run_that_ends_without_its_optimum_after_ctrl_c_is_interrupted(status):
+    # max x1 + x2 subject to x1 + x2 <= 1, x >= 0
+    arrays = highs_run.ModelArrays(
+        num_col=2,
+        num_row=1,
+        col_cost=np.ones(2),
+        col_lower=np.zeros(2),
+        col_upper=np.full(2, np.inf),
+        row_lower=np.full(1, -np.inf),
+        row_upper=np.ones(1),
+        a=sp.csc_matrix(np.ones((1, 2))),
+    )
+    ended_as = getattr(highspy.HighsModelStatus, status)
+    with interrupts.graceful():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.01)  # the handler runs at the next bytecode
+        with pytest.raises(interrupts.Interrupted):
+            highs_run.run(_EndsAs(highs_run.new_model(arrays), ended_as), arrays)
+    if status != "kInterrupt":  # without a signal, the same ending is HiGHS's answer
+        run = highs_run.run(_EndsAs(highs_run.new_model(arrays), ended_as), arrays)
+        assert run.status == ended_as and run.message != "optimal"
 
 
 def test_time_limit_is_honoured_and_reported():
