@@ -39,7 +39,9 @@ from ospiel_ext.sequence_form import SequenceForm, TreeSequenceForm
 
 _GAME = flags.DEFINE_string("game", "sequential_goofspiel(num_cards=6)", "A load_game string.")
 _TRUNK_NODES = flags.DEFINE_list(
-    "trunk_nodes", ["60000", "120000"], "Trunk sizes (nodes) to grow to, comma-separated."
+    "trunk_nodes",
+    ["20000", "60000", "120000"],
+    "Trunk sizes (nodes) to grow to, comma-separated.",
 )
 _CFR_ITERATIONS = flags.DEFINE_list(
     "cfr_iterations", ["100", "1000", "10000"], "CFR+ iteration counts of the CFR+ starts."

@@ -159,7 +159,7 @@ SLICES: tuple[Slice, ...] = (
         "docs/results/certificate_lp_starts.json",
         (
             "benchmarks/perf/certificate_lp_starts.py",
-            "--trunk_nodes=60000",
+            "--trunk_nodes=20000",
             "--cfr_iterations=100",
             "--output_json={out}",
         ),
