@@ -8,6 +8,13 @@ import pytest
 from helpers import SMALL_GAMES
 
 import ospiel_ext.games  # noqa: F401  (registers the papers' games for every test)
+from ospiel_ext import sequence_form
+
+# `sequence_form.for_game` keeps the last 8 compiled games; the suite's test games are small
+# (the largest a few 10^5 nodes, tens of MB) but there are dozens, and tests of one game are
+# spread over modules, so with 8 a worker compiled Rhode Island 3x3 (4 s) twice. A worker
+# keeps them all.
+sequence_form._CACHE_SIZE = 64
 
 # A shell that starts a command in the background without job control (`make test &`,
 # `nohup ... &`) leaves SIGINT ignored, and Python then keeps it ignored; the Ctrl-C tests (and
