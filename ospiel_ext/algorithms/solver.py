@@ -320,6 +320,7 @@ def run(
     infoset_regrets: bool = False,
     target: Callable[[AnySolver], bool] | None = None,
     log_every: int | None = None,
+    after_iteration: Callable[[AnySolver], None] | None = None,
 ) -> RunResult:
     """Runs `solver.evaluate_and_update_policy()` until a stop condition holds.
 
@@ -340,6 +341,9 @@ def run(
         when it returns True (e.g. `lambda s: s.perturbed_gap() <= 1e-3`).
       log_every: log the iteration, the exploitability and the solver seconds every this many
         iterations (absl logging; evaluation time excluded from solver seconds).
+      after_iteration: called with the solver after every complete iteration (e.g. to keep
+        its state now and then: `RangeCFRSolver.state`); its time counts as the run's wall
+        time, not solver seconds.
 
     Returns:
       A `RunResult`; the solver holds the strategies.
@@ -385,14 +389,7 @@ def run(
                     break
                 done += 1
                 shown.update(done)
-                if log_every is not None and done % log_every == 0:
-                    with contextlib.suppress(interrupts.Interrupted):  # given up after Ctrl-C
-                        logging.info(
-                            "iteration %d  exploitability %.3g  %.2fs",
-                            solver.iteration,
-                            solver.exploitability(),
-                            seconds,
-                        )
+                _after_iteration(solver, done, seconds, log_every=log_every, hook=after_iteration)
         paused = pausable and cast(PausableSolver, solver).paused
         if len(points) and recorder.last_iteration != solver.iteration and not paused:
             recorder.measure_or_give_up(seconds)
@@ -406,6 +403,27 @@ def run(
         curve=recorder.curve(),
         paused=paused,
     )
+
+
+def _after_iteration(
+    solver: AnySolver,
+    done: int,
+    seconds: float,
+    *,
+    log_every: int | None,
+    hook: Callable[[AnySolver], None] | None,
+) -> None:
+    """`run`'s work after iteration `done`: its log line every `log_every`, then the hook."""
+    if log_every is not None and done % log_every == 0:
+        with contextlib.suppress(interrupts.Interrupted):  # given up after Ctrl-C
+            logging.info(
+                "iteration %d  exploitability %.3g  %.2fs",
+                solver.iteration,
+                solver.exploitability(),
+                seconds,
+            )
+    if hook is not None:
+        hook(solver)
 
 
 def _budget_spent(

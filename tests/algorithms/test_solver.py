@@ -81,6 +81,13 @@ def test_zero_iterations_do_nothing():
     assert result.curve.iterations == (0,)
 
 
+def test_the_hook_sees_every_complete_iteration():
+    seen = []
+    solver = cfr.CFRPlusSolver(pyspiel.load_game("kuhn_poker"))
+    result = solver_lib.run(solver, 5, after_iteration=lambda s: seen.append(s.iteration))
+    assert result.iterations == 5 and seen == [1, 2, 3, 4, 5]
+
+
 def test_time_limit_is_checked_every_iteration(monkeypatch):
     clock = _FakeTime()
     monkeypatch.setattr(solver_lib, "time", clock)

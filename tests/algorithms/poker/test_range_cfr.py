@@ -600,3 +600,55 @@ def test_a_threaded_solver_shuts_its_pool_down():
     del walker
     gc.collect()
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize(
+    "config, dtype, sample",
+    [
+        (cfr_rules.CFR_PLUS, "float64", None),
+        (cfr_rules.with_tie_rule(cfr_rules.DCFR), "float32", None),  # with the tie rule's sums
+        (cfr_rules.DCFR, "float64", 0.5),  # public chance sampling: the draws go on alike
+    ],
+    ids=["cfr+", "dcfr-ties-float32", "dcfr-sampled"],
+)
+def test_a_restored_state_iterates_on_bit_for_bit(tmp_path, config, dtype, sample):
+    """4 + 4 iterations through an .npz of `state` (a new solver restored from it) equal 8
+    in one solver: current and average strategies, exactly."""
+    tree = range_tree.RangeTree(structure.detect(RI_3X3), suits=True)
+
+    def solver():
+        return range_cfr.RangeCFRSolver(
+            tree, config, dtype=dtype, chunk_values=1, sample_boards=sample, seed=3
+        )
+
+    straight, first = solver(), solver()
+    for _ in range(4):
+        straight.evaluate_and_update_policy()
+        first.evaluate_and_update_policy()
+    np.savez(tmp_path / "state.npz", **first.state())
+    resumed = solver()
+    with np.load(tmp_path / "state.npz") as kept:
+        resumed.restore(kept)
+    assert resumed.iteration == 4
+    for _ in range(4):
+        straight.evaluate_and_update_policy()
+        resumed.evaluate_and_update_policy()
+
+    def arrays(s):
+        return list(itertools.chain(*s.current_strategy(), *s.average_strategy()))
+
+    assert all(np.array_equal(a, b) for a, b in zip(arrays(straight), arrays(resumed), strict=True))
+
+
+def test_a_state_of_other_settings_is_refused():
+    tree = range_tree.RangeTree(structure.detect(RI_3X3), suits=True)
+    state = range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS).state()
+    with pytest.raises(ValueError, match=r"rhode_island_holdem.*config"):
+        range_cfr.RangeCFRSolver(tree, cfr_rules.DCFR).restore(state)
+    with pytest.raises(ValueError, match=r"rhode_island_holdem.*dtype"):
+        range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS, dtype="float32").restore(state)
+    with pytest.raises(ValueError, match=r"rhode_island_holdem.*sample_boards"):
+        range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS, sample_boards=0.5).restore(state)
+    other = range_tree.RangeTree(structure.detect(RI_3X3), suits=False)
+    with pytest.raises(ValueError, match=r"rhode_island_holdem.*layout"):
+        range_cfr.RangeCFRSolver(other, cfr_rules.CFR_PLUS).restore(state)
