@@ -42,8 +42,10 @@ lower-bound solve's average profile (both best responses); each figure carries t
 half-width (`value_error_mbb`).
 
 Ctrl-C or SIGTERM stops the current solve after its iteration and writes the figures so far
-with `stop_reason`; with --stages_dir each finished solve is kept there (.npz: the average
-strategies and their figures) and the next run with the same settings starts after it.
+with `stop_reason`. With --stages_dir the next run with the same settings goes on where the last
+one stopped (`nlfh_stages`): each finished solve is kept there (.npz: the average strategies
+and their figures), a solve in progress every 10 minutes and where it stops (the solver's
+state: it goes on bit for bit), and the depth-limited rows as they finish.
 
 JSON keys: game, deck_cards, stack_bb, suits, iterations, value_iterations, abstraction_entries
 and game_entries (regret entries of both players), blueprint_exploitability_mbb, value_mbb (the
@@ -52,16 +54,15 @@ lower_bound_mbb, depth_limited [{num_values, gadget, flop, exploitability_mbb}],
 dl_iterations, weakened, stage_seconds, seconds, peak_rss_bytes, stop_reason.
 """
 
+import functools
 import itertools
 import json
 import os
 import resource
 import time
-from collections.abc import Callable
 
-import numpy as np
+import nlfh_stages
 from absl import flags
-from absl import logging as absl_logging
 
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
@@ -78,7 +79,7 @@ from ospiel_ext.cli import command as cli
 from ospiel_ext.cli import flags as cli_flags
 from ospiel_ext.cli import output as cli_output
 from ospiel_ext.games import poker_actions as pa
-from ospiel_ext.runtime import files, interrupts
+from ospiel_ext.runtime import interrupts
 
 OFF_TREE = ("0.75p", 0.75)
 NEIGHBOURS = (0.5, 1.0)
@@ -123,7 +124,10 @@ _FLOP_ITERATIONS = flags.DEFINE_integer(
 )
 _PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write nlfh_figure2.png here.")
 _STAGES_DIR = flags.DEFINE_string(
-    "stages_dir", None, "Keep each finished solve here (.npz) and reuse it on the next run."
+    "stages_dir",
+    None,
+    "Keep the finished solves, the solve in progress and the rows done here (.npz); the next "
+    "run with the same settings goes on from them.",
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
 
@@ -139,97 +143,39 @@ def game_string(num_ranks: int, num_suits: int, stack_bb: int) -> str:
     )
 
 
+def _solver(tree: range_tree.RangeTree) -> range_cfr.RangeCFRSolver:
+    """A CFR+ solver of `tree` with --threads."""
+    return range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS, threads=_THREADS.value)
+
+
 def _solve(
-    tree: range_tree.RangeTree, iterations: int, solver: range_cfr.RangeCFRSolver | None = None
+    solver: range_cfr.RangeCFRSolver, until: int, partial: nlfh_stages.PartialSolve
 ) -> tuple[range_cfr.RangeCFRSolver, str]:
-    """CFR+ on `tree` for `iterations` more iterations (of `solver`, if given)."""
-    if solver is None:
-        solver = range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS, threads=_THREADS.value)
+    """CFR+ iterations of `solver` until its iteration `until`, kept in progress by `partial`."""
+    more = max(until - solver.iteration, 0)
     result = solver_lib.run(
-        solver, iterations, time_limit=_TIME_LIMIT.value, log_every=max(1, iterations // 5)
+        solver,
+        more,
+        time_limit=_TIME_LIMIT.value,
+        log_every=max(1, more // 5),
+        after_iteration=partial.every_while,
     )
+    if result.stop_reason != "iterations":
+        partial.keep(solver)  # stopped early: the next run goes on from here
     return solver, result.stop_reason
 
 
-class _Stages:
-    """Finished solves kept in --stages_dir, one .npz each (the per-entry average strategies and
-    the figures they gave), so that a run stopped later starts after them.
-
-    A stage file records the settings it was solved with (`tag`); another game, deck, stack or
-    iteration count solves again and replaces it.
-    """
-
-    def __init__(self, directory: str | None, tag: str):
-        self.directory, self.tag = directory, tag
-
-    def _path(self, name: str) -> str:
-        return os.path.join(str(self.directory), f"{name}.npz")
-
-    def load(self, name: str, tree: range_tree.RangeTree) -> tuple[list, np.ndarray] | None:
-        """The stage's strategies (per round and group) and figures, if kept for these settings."""
-        if self.directory is None:
-            return None
-        try:
-            data = files.read_npz(self._path(name), f"{name} stage")
-        except FileNotFoundError:
-            return None
-        except ValueError as e:  # not a stage file: solved again and replaced
-            absl_logging.warning("%s; solving the stage again", e)
-            return None
-        shapes = [
-            [
-                (f"s{r}_{k}", (len(g.nodes), g.num_actions, lay.shape[1]))
-                for k, g in enumerate(lay.groups)
-            ]
-            for r, lay in enumerate(tree.rounds)
-        ]
-        if (
-            str(data.get("tag")) != self.tag
-            or "figures" not in data
-            or any(
-                key not in data or data[key].shape != shape
-                for per_round in shapes
-                for key, shape in per_round
-            )
-        ):
-            return None  # other settings, or another layout of them
-        return [[data[key] for key, _ in per_round] for per_round in shapes], data["figures"]
-
-    def kept_or_solved(
-        self,
-        name: str,
-        tree: range_tree.RangeTree,
-        solve: Callable[[], tuple[list, list[float], str]],
-    ) -> tuple[list, list[float], str]:
-        """The stage kept for these settings, else `solve()`'s (kept if it finished)."""
-        kept = self.load(name, tree)
-        if kept is not None:
-            return kept[0], kept[1].tolist(), "iterations"
-        strategy, figures, stop_reason = solve()
-        if stop_reason == "iterations":
-            self.save(name, strategy, figures)
-        return strategy, figures, stop_reason
-
-    def save(self, name: str, strategy: list, figures: list[float]) -> None:
-        """Keeps a finished stage (nothing without --stages_dir)."""
-        if self.directory is None:
-            return
-        os.makedirs(self.directory, exist_ok=True)
-        arrays = {
-            f"s{r}_{k}": a for r, per_round in enumerate(strategy) for k, a in enumerate(per_round)
-        }
-        with files.output(self._path(name), binary=True) as f:
-            np.savez(
-                f, tag=np.array(self.tag), figures=np.array(figures, dtype=np.float64), **arrays
-            )
-
-
 def _blueprint(
-    abstract: range_tree.RangeTree, iterations: int, timed: cli.StageTimer
+    abstract: range_tree.RangeTree,
+    iterations: int,
+    timed: cli.StageTimer,
+    partial: nlfh_stages.PartialSolve,
 ) -> tuple[list, list[float], str]:
-    """CFR+ in the abstraction: (its average per entry, [regret entries, exploitability in
-    chips], the stop reason)."""
-    solver, stop_reason = timed("blueprint", lambda: _solve(abstract, iterations))
+    """CFR+ in the abstraction, from its solve in progress if kept: (its average per entry,
+    [regret entries, exploitability in chips], the stop reason)."""
+    solver = _solver(abstract)
+    partial.restore(solver)
+    solver, stop_reason = timed("blueprint", lambda: _solve(solver, iterations, partial))
     return (
         abstract.contract(solver.average_strategy()),
         [solver.entries, solver.exploitability()],
@@ -243,19 +189,28 @@ def _mbb(chips: float) -> float:
 
 
 def _bound(
-    full: range_tree.RangeTree, iterations: int, value_iterations: int, timed: cli.StageTimer
+    full: range_tree.RangeTree,
+    iterations: tuple[int, int],
+    timed: cli.StageTimer,
+    partial: nlfh_stages.PartialSolve,
 ) -> tuple[list, list[float], str]:
-    """CFR+ on the game with the bet: the average after `iterations` (the lower bound's
-    strategy), and the solve continued to `value_iterations` for the bettor's value.
+    """CFR+ on the game with the bet, from its solve in progress if kept: the average after
+    `iterations[0]` (the lower bound's strategy, kept with the solve in progress once reached),
+    and the solve continued to `iterations[1]` for the bettor's value.
 
     Returns (that average per entry, [regret entries, value, its bracket's half-width], the
     stop reason).
     """
-    solver, stop_reason = timed("lower_bound", lambda: _solve(full, iterations))
-    lower = full.contract(solver.average_strategy())
-    more = value_iterations - iterations
-    if stop_reason == "iterations" and more > 0:
-        _, stop_reason = timed("value", lambda: _solve(full, more, solver))
+    solver = _solver(full)
+    lower = nlfh_stages.read_strategy(partial.restore(solver), "extra_lower", full)
+    stop_reason = "iterations"
+    if lower is None:
+        solver, stop_reason = timed("lower_bound", lambda: _solve(solver, iterations[0], partial))
+        lower = full.contract(solver.average_strategy())
+        if stop_reason == "iterations":
+            partial.extra = nlfh_stages.strategy_arrays(lower, "extra_lower")
+    if stop_reason == "iterations" and iterations[1] > solver.iteration:
+        _, stop_reason = timed("value", lambda: _solve(solver, iterations[1], partial))
     return lower, [solver.entries, *_value(solver)], stop_reason
 
 
@@ -272,58 +227,117 @@ def _exploitability(tree: range_tree.RangeTree, strategy: list, value: float) ->
 
 
 def _depth_limited(
-    off: off_tree.OffTree, blueprint: list, rpat: list, *, value: float, timed: cli.StageTimer
+    off: off_tree.OffTree,
+    strategies: tuple[list, list],
+    *,
+    value: float,
+    timed: cli.StageTimer,
+    stages: nlfh_stages.Stages,
 ) -> list[dict]:
-    """The responder's exploitability after depth-limited solving, per K (module docstring)."""
+    """The responder's exploitability after depth-limited solving, per K (module docstring).
+
+    `strategies`: the blueprint's and RPAT's. The rows of each (gadget, K) are kept in
+    --stages_dir as they finish; a later run takes them and solves only the rest (the
+    self-generative values only if any is left).
+    """
     ks = sorted(set(cli_flags.int_list(_NUM_VALUES))) if _NUM_VALUES.value else []
-    if not ks:
-        return []
-    walker = range_walker.RangeWalker(off.abstract)
-    leaves, continuations = timed(
-        "self_generative",
-        lambda: solving.self_generative(
-            walker,
-            blueprint,
-            off.player,
-            ks[-1],
-            iterations=_DL_ITERATIONS.value,
-            weaken=_WEAKEN.value,
-        ),
-    )
-    translated = timed("alternatives", lambda: off_tree_solving.Translated.of(off, blueprint, rpat))
-    below = beyond_limit.subtree(off) if _FLOP_ITERATIONS.value else None
-    rows = []  # stopped (Ctrl-C, SIGTERM): the rows of the solves that finished
+    kept, rows = stages.rows(), []  # stopped (Ctrl-C, SIGTERM): the rows that finished
+    per_pair = 2 if _FLOP_ITERATIONS.value else 1
+    solves = _Solves(off, strategies, timed, max(ks, default=0))
     for gadget, k in ((g, k) for g in _GADGETS.value for k in ks):
-        if k > leaves.num_values or interrupts.requested():
+        done = [r for r in kept if (r["gadget"], r["num_values"]) == (gadget, k)]
+        if len(done) == per_pair:
+            rows += done
+            print(f"{gadget}, K = {k}: kept", flush=True)
+            continue
+        if k > solves.leaves.num_values or interrupts.requested():
             break
-        response = timed(
-            f"depth_limited_{gadget}_{k}",
-            lambda g=gadget, k=k: off_tree_solving.depth_limited_response(
-                off,
-                blueprint,
-                leaves.first(k),
-                iterations=_DL_ITERATIONS.value,
-                gadget=g,
-                translated=translated,
-            ),
-        )
+        response = solves.depth_limited(gadget, k)
         if interrupts.requested():
             break
         mbb = _mbb(_exploitability(off.game, response, value))
         row = {"num_values": k, "gadget": gadget, "flop": "rpat", "exploitability_mbb": mbb}
-        rows.append(row)
         print(f"{gadget}, K = {k}, RPAT beyond: {mbb:.2f} mbb/g", flush=True)
+        pair = [row]
         if _FLOP_ITERATIONS.value:
-            resolved = timed(
-                f"flop_{gadget}_{k}",
-                lambda r=response, k=k: _resolved(off, below, r, continuations[:k]),
-            )
+            resolved = solves.flop_resolved(gadget, k, response)
             if interrupts.requested():
                 break
             mbb = _mbb(_exploitability(off.game, resolved, value))
-            rows.append({**row, "flop": "resolved", "exploitability_mbb": mbb})
+            pair.append({**row, "flop": "resolved", "exploitability_mbb": mbb})
             print(f"{gadget}, K = {k}, flop resolved: {mbb:.2f} mbb/g", flush=True)
+        rows += pair
+        stages.keep_rows(rows)
     return rows
+
+
+class _Solves:
+    """The depth-limited solves of `_depth_limited`, with what they share made on first use:
+    the self-generative values, the bettor's alternatives and the flop subtree."""
+
+    def __init__(
+        self,
+        off: off_tree.OffTree,
+        strategies: tuple[list, list],
+        timed: cli.StageTimer,
+        most_values: int,
+    ):
+        self.off, self.timed, self.most_values = off, timed, most_values
+        self.blueprint, self.rpat = strategies
+
+    @functools.cached_property
+    def _generated(self) -> tuple[solving.LeafValues, list]:
+        walker = range_walker.RangeWalker(self.off.abstract)
+        return self.timed(
+            "self_generative",
+            lambda: solving.self_generative(
+                walker,
+                self.blueprint,
+                self.off.player,
+                self.most_values,
+                iterations=_DL_ITERATIONS.value,
+                weaken=_WEAKEN.value,
+            ),
+        )
+
+    @property
+    def leaves(self) -> solving.LeafValues:
+        """The self-generative leaf values (K up to the largest asked)."""
+        return self._generated[0]
+
+    @functools.cached_property
+    def translated(self) -> off_tree_solving.Translated:
+        """The bettor's best in-abstraction values (the gadgets' alternatives)."""
+        return self.timed(
+            "alternatives",
+            lambda: off_tree_solving.Translated.of(self.off, self.blueprint, self.rpat),
+        )
+
+    @functools.cached_property
+    def below(self) -> range_tree.RangeTree:
+        """The flop subtree after the bet."""
+        return beyond_limit.subtree(self.off)
+
+    def depth_limited(self, gadget: str, k: int) -> list:
+        """The responder's strategy after depth-limited solving with K = k and `gadget`."""
+        return self.timed(
+            f"depth_limited_{gadget}_{k}",
+            lambda: off_tree_solving.depth_limited_response(
+                self.off,
+                self.blueprint,
+                self.leaves.first(k),
+                iterations=_DL_ITERATIONS.value,
+                gadget=gadget,
+                translated=self.translated,
+            ),
+        )
+
+    def flop_resolved(self, gadget: str, k: int, response: list) -> list:
+        """`response` with every flop subgame after the bet solved safely."""
+        continuations = self._generated[1][:k]
+        return self.timed(
+            f"flop_{gadget}_{k}", lambda: _resolved(self.off, self.below, response, continuations)
+        )
 
 
 def _resolved(
@@ -381,7 +395,7 @@ def main(argv):
         with cli_flags.refuse(ValueError):
             return range_tree.RangeTree(structure.detect(game, actions=actions), suits=_SUITS.value)
 
-    stages = _Stages(
+    stages = nlfh_stages.Stages(
         _STAGES_DIR.value, json.dumps([str(game), _SUITS.value, iterations, value_iterations])
     )
     stop_reason = None
@@ -400,13 +414,19 @@ def main(argv):
                 translate=with_bet.translate,
             )
         blueprint, figures, stop_reason = stages.kept_or_solved(
-            "blueprint", abstract, lambda: _blueprint(abstract, iterations, timed)
+            "blueprint",
+            abstract,
+            lambda: _blueprint(abstract, iterations, timed, stages.partial("blueprint")),
         )
         result["abstraction_entries"] = int(figures[0])
         result["blueprint_exploitability_mbb"] = _mbb(figures[1])
         if stop_reason == "iterations":
             lower, figures, stop_reason = stages.kept_or_solved(
-                "lower_bound", full, lambda: _bound(full, iterations, value_iterations, timed)
+                "lower_bound",
+                full,
+                lambda: _bound(
+                    full, (iterations, value_iterations), timed, stages.partial("lower_bound")
+                ),
             )
             result["game_entries"] = int(figures[0])
             value, error = float(figures[1]), float(figures[2])
@@ -416,7 +436,9 @@ def main(argv):
             result["rpat_probability_low"] = RPAT_LOW
             result["rpat_mbb"] = _mbb(_exploitability(full, rpat, value))
             result["dl_iterations"], result["weakened"] = _DL_ITERATIONS.value, _WEAKEN.value
-            result["depth_limited"] = _depth_limited(off, blueprint, rpat, value=value, timed=timed)
+            result["depth_limited"] = _depth_limited(
+                off, (blueprint, rpat), value=value, timed=timed, stages=stages
+            )
     result["stage_seconds"] = timed.seconds
     result["seconds"] = round(time.perf_counter() - wall, 1)
     # the peak RSS (VmHWM): ru_maxrss counts KiB on Linux

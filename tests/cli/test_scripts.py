@@ -1,5 +1,6 @@
 """The absl scripts: JSON outputs, policy files, and one-line errors for bad input."""
 
+import importlib.util
 import json
 import os
 import signal
@@ -7,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pyspiel
 import pytest
 from forkserver import run_script
@@ -14,8 +16,9 @@ from helpers import KUHN_VALUE
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policy_files
+from ospiel_ext.algorithms import solver as solver_lib
 from ospiel_ext.algorithms.gameshrink import lifting
-from ospiel_ext.algorithms.poker import range_policy
+from ospiel_ext.algorithms.poker import range_cfr, range_policy, range_tree, structure
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -789,11 +792,49 @@ def test_nlfh_figure2_keeps_its_finished_solves_for_the_next_run(tmp_path):
     rows = [(r["gadget"], r["num_values"], r["flop"]) for r in first["depth_limited"]]
     assert rows == [("resolving", k, flop) for k in (1, 2) for flop in ("rpat", "resolved")]
     assert {k: again[k] for k in figures} == {k: first[k] for k in figures}
-    assert {"blueprint", "lower_bound", "value"} <= set(first["stage_seconds"])
-    assert not {"blueprint", "lower_bound", "value"} & set(again["stage_seconds"])
+    assert {"blueprint", "lower_bound", "value", "self_generative"} <= set(first["stage_seconds"])
+    assert set(again["stage_seconds"]) == {"layout", "layout_with_bet", "rpat"}  # rows kept
     other = _nlfh(tmp_path, "other", stages, "--iterations=6", "--num_values=")
     assert {"blueprint", "lower_bound"} <= set(other["stage_seconds"])
     assert first["rpat_mbb"] > 0 and first["stop_reason"] == "iterations"
+
+
+def _nlfh_stages():
+    """benchmarks/papers/nlfh_stages.py, imported as nlfh_figure2.py imports it."""
+    path = os.path.join(ROOT, "benchmarks", "papers", "nlfh_stages.py")
+    spec = importlib.util.spec_from_file_location("nlfh_stages", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_nlfh_figure2_goes_on_with_a_solve_kept_in_progress(tmp_path, monkeypatch):
+    """A solve kept in progress (after every iteration here, with the arrays that go with it)
+    is restored into a new solver of the same settings, which then iterates on bit for bit;
+    other settings start again; a finished stage removes it; rows are kept as given."""
+    stages_lib = _nlfh_stages()
+    monkeypatch.setattr(stages_lib, "KEEP_SECONDS", 0.0)
+    tree = range_tree.RangeTree(structure.detect("leduc_poker"), suits=True)
+    stages = stages_lib.Stages(str(tmp_path), "settings")
+    straight, stopped = (range_cfr.RangeCFRSolver(tree) for _ in range(2))
+    solver_lib.run(straight, 6)
+    partial = stages.partial("blueprint")
+    partial.extra = {"extra_x": np.arange(3.0)}
+    solver_lib.run(stopped, 4, after_iteration=partial.every_while)
+    resumed = range_cfr.RangeCFRSolver(tree)
+    again = stages.partial("blueprint")
+    assert set(again.restore(resumed)) == {"extra_x"} and resumed.iteration == 4
+    solver_lib.run(resumed, 2)
+    for a, b in zip(straight.average_strategy(), resumed.average_strategy(), strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    other = stages_lib.Stages(str(tmp_path), "other settings").partial("blueprint")
+    assert other.restore(range_cfr.RangeCFRSolver(tree)) == {}
+    stages.save("blueprint", tree.contract(resumed.average_strategy()), [1.0])
+    assert not (tmp_path / "blueprint.partial.npz").exists()
+    assert stages.load("blueprint", tree)[1].tolist() == [1.0]
+    rows = [{"num_values": 1, "gadget": "resolving", "flop": "rpat", "exploitability_mbb": 2.5}]
+    stages.keep_rows(rows)
+    assert stages.rows() == rows and stages_lib.Stages(str(tmp_path), "other").rows() == []
 
 
 def test_nlfh_figure2_refuses_stacks_too_short_for_the_off_tree_bet(tmp_path):
