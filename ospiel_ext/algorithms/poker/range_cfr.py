@@ -523,7 +523,8 @@ class RangeCFRSolver(Closing):
         the variant it belongs to and, with sample_boards, the draws' generator state and the
         iteration that last walked each chunk: a solver of the same tree and settings restored
         from it iterates on exactly as this one (tested bit for bit). For runs of hours that a
-        Ctrl-C or the end of a session stops: keep it with `np.savez`.
+        Ctrl-C or the end of a session stops: keep it with `np.savez`. The arrays are the
+        solver's own, not copies: write them before the next iteration changes them.
 
         Raises:
           ValueError: an iteration is paused part way (`paused`: finish it first), or the
@@ -562,16 +563,20 @@ class RangeCFRSolver(Closing):
                 raise ValueError(f"game {self.name}: the state is of {key} {state.get(key)}")
         if (self._sampling is None) != ("walked" not in state):
             raise ValueError(f"game {self.name}: the state was taken with other sample_boards")
-        for kind, values in self._state_lists().items():
-            for r, per_round in enumerate(values):
-                for k, a in enumerate(per_round):
-                    got = state.get(f"{kind}_{r}_{k}")
-                    if got is None or got.shape != a.shape or got.dtype != a.dtype:
-                        raise ValueError(
-                            f"game {self.name}: the state's {kind} of round {r} group {k} is "
-                            "not this solver's (another layout or dtype)"
-                        )
-                    a[...] = got
+        pairs = [
+            (a, state.get(f"{kind}_{r}_{k}"), f"{kind} of round {r} group {k}")
+            for kind, values in self._state_lists().items()
+            for r, per_round in enumerate(values)
+            for k, a in enumerate(per_round)
+        ]
+        for a, got, what in pairs:  # all checked before any is written
+            if got is None or got.shape != a.shape or got.dtype != a.dtype:
+                raise ValueError(
+                    f"game {self.name}: the state's {what} is not this solver's (another "
+                    "layout or dtype)"
+                )
+        for a, got, _ in pairs:
+            a[...] = got
         self._iteration = int(state["iteration"])
         if self._sampling is not None:
             self._sampling.rng.bit_generator.state = json.loads(str(state["rng"]))
