@@ -36,15 +36,16 @@ class Stages:
     def __init__(self, directory: str | None, tag: str):
         self.directory, self.tag = directory, tag
 
-    def _path(self, name: str) -> str:
+    def path(self, name: str) -> str:
+        """The file `name` of the folder."""
         return os.path.join(str(self.directory), name)
 
-    def _read(self, name: str) -> dict[str, np.ndarray] | None:
+    def read(self, name: str) -> dict[str, np.ndarray] | None:
         """The .npz `name` if it was made with these settings."""
         if self.directory is None:
             return None
         try:
-            data = files.read_npz(self._path(name), name)
+            data = files.read_npz(self.path(name), name)
         except FileNotFoundError:
             return None
         except ValueError as e:  # not one of ours: made again and replaced
@@ -52,14 +53,15 @@ class Stages:
             return None
         return data if str(data.get("tag")) == self.tag else None
 
-    def _write(self, name: str, arrays: dict[str, np.ndarray]) -> None:
+    def write(self, name: str, arrays: dict[str, np.ndarray]) -> None:
+        """Writes the .npz `name` (atomically) with these settings' tag."""
         os.makedirs(str(self.directory), exist_ok=True)
-        with files.output(self._path(name), binary=True) as f:
+        with files.output(self.path(name), binary=True) as f:
             np.savez(f, tag=np.array(self.tag), **arrays)
 
     def load(self, name: str, tree: range_tree.RangeTree) -> tuple[list, np.ndarray] | None:
         """The stage's strategies (per round and group) and figures, if kept for these settings."""
-        data = self._read(f"{name}.npz")
+        data = self.read(f"{name}.npz")
         if data is None or "figures" not in data:
             return None
         strategy = read_strategy(data, "s", tree)
@@ -85,7 +87,7 @@ class Stages:
         if self.directory is None:
             return
         arrays = strategy_arrays(strategy, "s")
-        self._write(f"{name}.npz", {"figures": np.array(figures, dtype=np.float64), **arrays})
+        self.write(f"{name}.npz", {"figures": np.array(figures, dtype=np.float64), **arrays})
         self.partial(name).drop()
 
     def partial(self, name: str) -> PartialSolve:
@@ -94,13 +96,13 @@ class Stages:
 
     def rows(self) -> list[dict]:
         """The depth-limited rows kept for these settings."""
-        data = self._read("depth_limited_rows.npz")
+        data = self.read("depth_limited_rows.npz")
         return [] if data is None else json.loads(str(data["rows"]))
 
     def keep_rows(self, rows: list[dict]) -> None:
         """Keeps the depth-limited rows finished so far (nothing without a folder)."""
         if self.directory is not None:
-            self._write("depth_limited_rows.npz", {"rows": np.array(json.dumps(rows))})
+            self.write("depth_limited_rows.npz", {"rows": np.array(json.dumps(rows))})
 
 
 class PartialSolve:
@@ -114,7 +116,7 @@ class PartialSolve:
     def restore(self, solver: range_cfr.RangeCFRSolver) -> dict[str, np.ndarray]:
         """Restores the kept state into `solver` (if there is one of these settings) and returns
         the arrays kept with it (empty if none)."""
-        data = self.stages._read(self.name)
+        data = self.stages.read(self.name)
         if data is None:
             return {}
         try:
@@ -136,14 +138,14 @@ class PartialSolve:
         """Keeps the state now (nothing without a folder, or part way through an iteration)."""
         if self.stages.directory is None or solver.paused:
             return
-        self.stages._write(self.name, {**solver.state(), **self.extra})
+        self.stages.write(self.name, {**solver.state(), **self.extra})
         self._kept_at = time.monotonic()
 
     def drop(self) -> None:
         """Removes the kept state (its stage finished)."""
         if self.stages.directory is not None:
             try:
-                os.remove(self.stages._path(self.name))
+                os.remove(self.stages.path(self.name))
             except FileNotFoundError:
                 pass
 
