@@ -45,7 +45,8 @@ Ctrl-C or SIGTERM stops the current solve after its iteration and writes the fig
 with `stop_reason`. With --stages_dir the next run with the same settings goes on where the last
 one stopped (`nlfh_stages`): each finished solve is kept there (.npz: the average strategies
 and their figures), a solve in progress every 10 minutes and where it stops (the solver's
-state: it goes on bit for bit), and the depth-limited rows as they finish.
+state: it goes on bit for bit), the self-generative values, and the depth-limited rows as they
+finish.
 
 JSON keys: game, deck_cards, stack_bb, suits, iterations, value_iterations, abstraction_entries
 and game_entries (regret entries of both players), blueprint_exploitability_mbb, value_mbb (the
@@ -241,9 +242,12 @@ def _depth_limited(
     self-generative values only if any is left).
     """
     ks = sorted(set(cli_flags.int_list(_NUM_VALUES))) if _NUM_VALUES.value else []
-    kept, rows = stages.rows(), []  # stopped (Ctrl-C, SIGTERM): the rows that finished
+    # the values depend on these settings too, the rows also on the flop's iterations
+    generated = stages.tagged(_DL_ITERATIONS.value, _WEAKEN.value)
+    kept_rows = generated.tagged(_FLOP_ITERATIONS.value)
+    kept, rows = kept_rows.rows(), []  # stopped (Ctrl-C, SIGTERM): the rows that finished
     per_pair = 2 if _FLOP_ITERATIONS.value else 1
-    solves = _Solves(off, strategies, timed, max(ks, default=0))
+    solves = _Solves(off, strategies, timed, (max(ks, default=0), generated))
     for gadget, k in ((g, k) for g in _GADGETS.value for k in ks):
         done = [r for r in kept if (r["gadget"], r["num_values"]) == (gadget, k)]
         if len(done) == per_pair:
@@ -267,7 +271,7 @@ def _depth_limited(
             pair.append({**row, "flop": "resolved", "exploitability_mbb": mbb})
             print(f"{gadget}, K = {k}, flop resolved: {mbb:.2f} mbb/g", flush=True)
         rows += pair
-        stages.keep_rows(rows)
+        kept_rows.keep_rows(rows)
     return rows
 
 
@@ -280,15 +284,19 @@ class _Solves:
         off: off_tree.OffTree,
         strategies: tuple[list, list],
         timed: cli.StageTimer,
-        most_values: int,
+        values: tuple[int, nlfh_stages.Stages],
     ):
-        self.off, self.timed, self.most_values = off, timed, most_values
+        self.off, self.timed = off, timed
         self.blueprint, self.rpat = strategies
+        self.most_values, self.stages = values  # K to generate, where they are kept
 
     @functools.cached_property
     def _generated(self) -> tuple[solving.LeafValues, list]:
+        kept = self.stages.generated(self.most_values, self.off.abstract)
+        if kept is not None:
+            return kept
         walker = range_walker.RangeWalker(self.off.abstract)
-        return self.timed(
+        leaves, profiles = self.timed(
             "self_generative",
             lambda: solving.self_generative(
                 walker,
@@ -299,6 +307,9 @@ class _Solves:
                 weaken=_WEAKEN.value,
             ),
         )
+        if leaves.num_values >= self.most_values:  # not stopped part way
+            self.stages.keep_generated(leaves, profiles)
+        return leaves, profiles
 
     @property
     def leaves(self) -> solving.LeafValues:

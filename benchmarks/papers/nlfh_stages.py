@@ -7,6 +7,7 @@ depth-limited rows done.
 * `Stages.partial`: a CFR+ solve in progress (`PartialSolve`: the solver's `state`, kept every
   `KEEP_SECONDS` and where the solve stops early), which the next run restores and continues
   bit for bit;
+* `Stages.generated` / `Stages.keep_generated`: the self-generative values and continuations;
 * `Stages.rows` / `Stages.keep_rows`: the depth-limited rows finished so far.
 
 Every file records the settings it was made with (`tag`); another game, deck, stack or
@@ -23,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 from absl import logging as absl_logging
 
+from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
 from ospiel_ext.algorithms.poker import range_cfr, range_tree
 from ospiel_ext.runtime import files
 
@@ -35,6 +37,10 @@ class Stages:
 
     def __init__(self, directory: str | None, tag: str):
         self.directory, self.tag = directory, tag
+
+    def tagged(self, *settings: object) -> Stages:
+        """The same folder for files that depend on more `settings` (JSON) than these."""
+        return Stages(self.directory, json.dumps([self.tag, *settings]))
 
     def path(self, name: str) -> str:
         """The file `name` of the folder."""
@@ -93,6 +99,27 @@ class Stages:
     def partial(self, name: str) -> PartialSolve:
         """The solve in progress of stage `name`."""
         return PartialSolve(self, f"{name}.partial.npz")
+
+    def generated(self, k: int, tree: range_tree.RangeTree) -> tuple[LeafValues, list] | None:
+        """The self-generative leaf values and continuation profiles kept for these settings,
+        if they go to K >= k."""
+        data = self.read("self_generative.npz")
+        if data is None or int(data["count"]) < k:
+            return None
+        profiles = [read_strategy(data, f"c{i}_", tree) for i in range(int(data["count"]))]
+        if any(p is None for p in profiles):
+            return None  # another layout of the same settings
+        return LeafValues((data["values0"], data["values1"])), profiles
+
+    def keep_generated(self, leaves: LeafValues, profiles: list) -> None:
+        """Keeps the self-generative values and continuations (nothing without a folder)."""
+        if self.directory is None:
+            return
+        arrays = {"count": np.array(len(profiles))}
+        arrays.update(values0=leaves.values[0], values1=leaves.values[1])
+        for i, profile in enumerate(profiles):
+            arrays.update(strategy_arrays(profile, f"c{i}_"))
+        self.write("self_generative.npz", arrays)
 
     def rows(self) -> list[dict]:
         """The depth-limited rows kept for these settings."""

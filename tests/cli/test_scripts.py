@@ -794,6 +794,14 @@ def test_nlfh_figure2_keeps_its_finished_solves_for_the_next_run(tmp_path):
     assert {k: again[k] for k in figures} == {k: first[k] for k in figures}
     assert {"blueprint", "lower_bound", "value", "self_generative"} <= set(first["stage_seconds"])
     assert set(again["stage_seconds"]) == {"layout", "layout_with_bet", "rpat"}  # rows kept
+    # another gadget: its rows are solved, from the self-generative values kept
+    more = _nlfh(tmp_path, "more", stages, "--gadgets=max_margin")
+    assert more["depth_limited"][: len(rows)] == first["depth_limited"]
+    assert "self_generative" not in more["stage_seconds"]
+    assert "depth_limited_max_margin_2" in more["stage_seconds"]
+    # other depth-limited settings: the values and the rows again
+    other_dl = _nlfh(tmp_path, "other_dl", stages, "--dl_iterations=21")
+    assert {"self_generative", "depth_limited_resolving_1"} <= set(other_dl["stage_seconds"])
     other = _nlfh(tmp_path, "other", stages, "--iterations=6", "--num_values=")
     assert {"blueprint", "lower_bound"} <= set(other["stage_seconds"])
     assert first["rpat_mbb"] > 0 and first["stop_reason"] == "iterations"
