@@ -190,14 +190,19 @@ def pure_continuations(
         for infs in tops.values()
     ]
     k = max((len(p) for p in per_set), default=1)
+    elsewhere = np.asarray(base, dtype=np.float64)
     strategies = []
     for n in range(k):
-        b = np.asarray(base, dtype=np.float64).copy()
+        infosets: list[int] = []
+        actions: list[int] = []
         for pures in per_set:
-            for inf, action in pures[n if n < len(pures) else 0].items():
-                start = int(tp.seq_start[inf])
-                b[start : start + int(tp.num_actions[inf])] = 0.0
-                b[start + action] = 1.0
+            chosen = pures[n if n < len(pures) else 0]
+            infosets.extend(chosen)
+            actions.extend(chosen.values())
+        b = elsewhere.copy()
+        starts = tp.seq_start[infosets]  # the sets below different leaves are disjoint
+        b[arrays.segment_indices(starts, tp.num_actions[infosets])] = 0.0
+        b[starts + np.asarray(actions, dtype=np.int64)] = 1.0
         strategies.append(b)
     return strategies
 
