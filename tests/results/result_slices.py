@@ -395,16 +395,16 @@ SLICES: tuple[Slice, ...] = (
             "--game=liars_dice(numdice=2,dice_sides=4)",
             "--public_key=actions",
             "--bots=nested/resolving/none,nested/resolving/uniform",
-            "--num_games=20",
+            "--num_games=10",
             "--chunk=50",
             "--workers=1",
             "--output_json={out}",
         ),
-        "depth_limited.md: the nested round robin on Liar's dice 2,4, not compiled (the first 20 "
+        "depth_limited.md: the nested round robin on Liar's dice 2,4, not compiled (the first 10 "
         "games of its first pair, each game's return: the first games of a chunk are the "
         "games of a shorter chunk with the same seed)",
         keys={"pairs": ("a", "b")},
-        # the aggregates of 20 games, not the run's 500, and of every pair
+        # the aggregates of 10 games, not the run's 500, and of every pair
         ignore=(
             "games",
             "mean",
