@@ -284,7 +284,7 @@ SLICES: tuple[Slice, ...] = (
             "--dirichlet_blueprints=0",
             "--convergence_iterations=",
             "--lp_vertices=simplex",
-            "--workers=1",
+            "--scheduler=local",
             "--output_json={out}",
         ),
         "ggse.md: the grid's records on Liar's dice 1,4 for the first CFR checkpoint",
@@ -378,7 +378,7 @@ SLICES: tuple[Slice, ...] = (
             "--depth=2",
             "--num_values=4",
             "--iterations=300",
-            "--workers=1",
+            "--scheduler=local",
             "--output_json={out}",
         ),
         "depth_limited.md: the GGSE Section 8.1 round robin on Liar's dice 1,4 (the first 2,000 "
@@ -397,7 +397,7 @@ SLICES: tuple[Slice, ...] = (
             "--bots=nested/resolving/none,nested/resolving/uniform",
             "--num_games=10",
             "--chunk=50",
-            "--workers=1",
+            "--scheduler=local",
             "--output_json={out}",
         ),
         "depth_limited.md: the nested round robin on Liar's dice 2,4, not compiled (the first 10 "
