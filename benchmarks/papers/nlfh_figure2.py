@@ -247,7 +247,7 @@ def _depth_limited(
     kept_rows = generated.tagged(_FLOP_ITERATIONS.value)
     kept, rows = kept_rows.rows(), []  # stopped (Ctrl-C, SIGTERM): the rows that finished
     per_pair = 2 if _FLOP_ITERATIONS.value else 1
-    solves = _Solves(off, strategies, timed, (max(ks, default=0), generated))
+    solves = _Solves(off, strategies, timed, most_values=max(ks, default=0), stages=generated)
     for gadget, k in ((g, k) for g in _GADGETS.value for k in ks):
         done = [r for r in kept if (r["gadget"], r["num_values"]) == (gadget, k)]
         if len(done) == per_pair:
@@ -284,11 +284,13 @@ class _Solves:
         off: off_tree.OffTree,
         strategies: tuple[list, list],
         timed: cli.StageTimer,
-        values: tuple[int, nlfh_stages.Stages],
+        *,
+        most_values: int,
+        stages: nlfh_stages.Stages,
     ):
         self.off, self.timed = off, timed
         self.blueprint, self.rpat = strategies
-        self.most_values, self.stages = values  # K to generate, where they are kept
+        self.most_values, self.stages = most_values, stages  # K to generate, where kept
 
     @functools.cached_property
     def _generated(self) -> tuple[solving.LeafValues, list]:
