@@ -207,8 +207,9 @@ def test_lifted_equilibrium_is_an_equilibrium_of_the_original_game(shrunk, game)
 @pytest.mark.parametrize("game", ["leduc_poker", RI_SMALL_LIFTED])
 def test_abstract_exploitability_is_the_lifted_one(shrunk, game):
     """For a lossless filter the exploitability of an approximate (CFR+) profile measured in
-    Γ_f equals OpenSpiel's exploitability of the lifted policy in the original game, so Γ_f's
-    number stands for the original where the original cannot be walked (Rhode Island)."""
+    Γ_f equals the exploitability of the lifted policy in the original game compiled from
+    OpenSpiel's states (evaluated as OpenSpiel does, tests/test_evaluate.py), so Γ_f's number
+    stands for the original where the original cannot be walked (Rhode Island)."""
     abstract = shrunk.abstract_game(game)
     solver = cfr.CFRPlusSolver(abstract.sequence_form)
     for _ in range(15):
@@ -216,7 +217,7 @@ def test_abstract_exploitability_is_the_lifted_one(shrunk, game):
     profile = solver.average_behavioural()
     in_abstract = evaluate.evaluate_profile(abstract.sequence_form, profile).exploitability
     lifted = lifting.LiftedPolicy(abstract, profile).to_tabular()
-    in_original = cpp_exploitability(abstract.abstraction.og.game, lifted)
+    in_original = evaluate.exploitability(abstract.abstraction.og.game, lifted)
     assert in_abstract > 0.01  # not an equilibrium yet
     assert in_abstract == pytest.approx(in_original, abs=1e-9)
 
