@@ -7,9 +7,10 @@ Imperfect Information", ACM EC 2006, Definitions 4-5, Algorithms 1-2).
 For every --games game (all compile) and both filters (`gameshrink.TRANSFORMATIONS`): classes per
 round, the abstracted game's LP size (`AbstractGame.size`: rows, columns, nonzeros of player
 0's sequence-form LP), the abstraction seconds, Γ_f's LP value, and the exploitability in the
-original game of Γ_f's LP equilibrium lifted back, measured by OpenSpiel
-(`open_spiel.python.algorithms.exploitability`). For --rhode_island (far too large to compile)
-the sizes only, beside the published ones. Prints a table; writes --output_json.
+original game of Γ_f's LP equilibrium lifted back, measured by OpenSpiel's C++ best responses
+(`pyspiel.exploitability`, the figure of `open_spiel.python.algorithms.exploitability`). For
+--rhode_island (far too large to compile) the sizes only, beside the published ones. Prints a
+table; writes --output_json.
 
   python benchmarks/papers/gameshrink_filters.py --published \
       --output_json=docs/results/gameshrink_published.json
@@ -27,8 +28,9 @@ import itertools
 import time
 
 import numpy as np
+import pyspiel
 from absl import flags
-from open_spiel.python.algorithms import exploitability as os_exploitability
+from open_spiel.python import policy as policy_lib
 
 from ospiel_ext import lp, poker_hands
 from ospiel_ext.algorithms import gameshrink
@@ -208,7 +210,9 @@ def _row(name: str, transformation: str, solve: bool) -> dict:
         tabular = lifting.LiftedPolicy(shrunk, solution.behavioural).to_tabular()
         row["abstract_lp_value"] = solution.value
         row["lifted_exploitability"] = float(
-            os_exploitability.exploitability(abstraction.og.game, tabular)
+            pyspiel.exploitability(
+                abstraction.og.game, policy_lib.python_policy_to_pyspiel_policy(tabular)
+            )
         )
     return row
 
