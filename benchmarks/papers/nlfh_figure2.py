@@ -123,7 +123,9 @@ _FLOP_ITERATIONS = flags.DEFINE_integer(
     "(0: RPAT beyond the limit only).",
     lower_bound=0,
 )
-_PLOTS_DIR = flags.DEFINE_string("plots_dir", None, "Write nlfh_figure2.png here.")
+_PLOTS_DIR = flags.DEFINE_string(
+    "plots_dir", None, "Write nlfh_figure2_<deck>cards.png here (e.g. nlfh_figure2_12cards.png)."
+)
 _STAGES_DIR = flags.DEFINE_string(
     "stages_dir",
     None,
@@ -463,7 +465,8 @@ def main(argv):
     with cli.outputs():
         cli_output.write_json(_OUTPUT_JSON.value, result)
         if _PLOTS_DIR.value and result.get("depth_limited"):
-            plot(result, os.path.join(_PLOTS_DIR.value, "nlfh_figure2.png"))
+            name = f"nlfh_figure2_{result['deck_cards']}cards.png"
+            plot(result, os.path.join(_PLOTS_DIR.value, name))
     if interrupts.requested():
         raise KeyboardInterrupt
 
