@@ -100,7 +100,9 @@ _VALUE_ITERATIONS = flags.DEFINE_integer(
 )
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds of each solve (None: no limit).")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
-_THREADS = flags.DEFINE_integer("threads", 1, "Threads of each pass.", lower_bound=1)
+_THREADS = flags.DEFINE_integer(
+    "threads", 1, "Threads of each last-round pass: every solve and evaluation.", lower_bound=1
+)
 _NUM_VALUES = flags.DEFINE_list(
     "num_values", ["1", "2", "4", "8", "16"], "K of the depth-limited rows (empty: none)."
 )
@@ -147,14 +149,13 @@ def game_string(num_ranks: int, num_suits: int, stack_bb: int) -> str:
 
 
 def _solver(tree: range_tree.RangeTree) -> range_cfr.RangeCFRSolver:
-    """A CFR+ solver of `tree` with --threads."""
+    """A CFR+ solver of `tree` with --threads (close it: a context manager)."""
     return range_cfr.RangeCFRSolver(tree, cfr_rules.CFR_PLUS, threads=_THREADS.value)
 
 
-def _solve(
-    solver: range_cfr.RangeCFRSolver, until: int, partial: nlfh_stages.PartialSolve
-) -> tuple[range_cfr.RangeCFRSolver, str]:
-    """CFR+ iterations of `solver` until its iteration `until`, kept in progress by `partial`."""
+def _solve(solver: range_cfr.RangeCFRSolver, until: int, partial: nlfh_stages.PartialSolve) -> str:
+    """CFR+ iterations of `solver` until its iteration `until`, kept in progress by `partial`;
+    returns the stop reason."""
     more = max(until - solver.iteration, 0)
     result = solver_lib.run(
         solver,
@@ -165,7 +166,7 @@ def _solve(
     )
     if result.stop_reason != "iterations":
         partial.keep(solver)  # stopped early: the next run goes on from here
-    return solver, result.stop_reason
+    return result.stop_reason
 
 
 def _blueprint(
@@ -176,14 +177,14 @@ def _blueprint(
 ) -> tuple[list, list[float], str]:
     """CFR+ in the abstraction, from its solve in progress if kept: (its average per entry,
     [regret entries, exploitability in chips], the stop reason)."""
-    solver = _solver(abstract)
-    partial.restore(solver)
-    solver, stop_reason = timed("blueprint", lambda: _solve(solver, iterations, partial))
-    return (
-        abstract.contract(solver.average_strategy()),
-        [solver.entries, solver.exploitability()],
-        stop_reason,
-    )
+    with _solver(abstract) as solver:
+        partial.restore(solver)
+        stop_reason = timed("blueprint", lambda: _solve(solver, iterations, partial))
+        return (
+            abstract.contract(solver.average_strategy()),
+            [solver.entries, solver.exploitability()],
+            stop_reason,
+        )
 
 
 def _mbb(chips: float) -> float:
@@ -204,17 +205,17 @@ def _bound(
     Returns (that average per entry, [regret entries, value, its bracket's half-width], the
     stop reason).
     """
-    solver = _solver(full)
-    lower = nlfh_stages.read_strategy(partial.restore(solver), "extra_lower", full)
-    stop_reason = "iterations"
-    if lower is None:
-        solver, stop_reason = timed("lower_bound", lambda: _solve(solver, iterations[0], partial))
-        lower = full.contract(solver.average_strategy())
-        if stop_reason == "iterations":
-            partial.extra = nlfh_stages.strategy_arrays(lower, "extra_lower")
-    if stop_reason == "iterations" and iterations[1] > solver.iteration:
-        _, stop_reason = timed("value", lambda: _solve(solver, iterations[1], partial))
-    return lower, [solver.entries, *_value(solver)], stop_reason
+    with _solver(full) as solver:
+        lower = nlfh_stages.read_strategy(partial.restore(solver), "extra_lower", full)
+        stop_reason = "iterations"
+        if lower is None:
+            stop_reason = timed("lower_bound", lambda: _solve(solver, iterations[0], partial))
+            lower = full.contract(solver.average_strategy())
+            if stop_reason == "iterations":
+                partial.extra = nlfh_stages.strategy_arrays(lower, "extra_lower")
+        if stop_reason == "iterations" and iterations[1] > solver.iteration:
+            stop_reason = timed("value", lambda: _solve(solver, iterations[1], partial))
+        return lower, [solver.entries, *_value(solver)], stop_reason
 
 
 def _value(solver: range_cfr.RangeCFRSolver) -> tuple[float, float]:
@@ -224,9 +225,15 @@ def _value(solver: range_cfr.RangeCFRSolver) -> tuple[float, float]:
     return (br_bettor - br_responder) / 2, (br_bettor + br_responder) / 2
 
 
+def _walker(tree: range_tree.RangeTree) -> range_walker.RangeWalker:
+    """A walker of `tree` with --threads (close it: a context manager)."""
+    return range_walker.RangeWalker(tree, threads=_THREADS.value)
+
+
 def _exploitability(tree: range_tree.RangeTree, strategy: list, value: float) -> float:
     """The responder's exploitability: the bettor's best response to it minus its value."""
-    return range_walker.RangeWalker(tree).evaluate(strategy).best_response_values[BETTOR] - value
+    with _walker(tree) as walker:
+        return walker.evaluate(strategy).best_response_values[BETTOR] - value
 
 
 def _depth_limited(
@@ -299,18 +306,18 @@ class _Solves:
         kept = self.stages.generated(self.most_values, self.off.abstract)
         if kept is not None:
             return kept
-        walker = range_walker.RangeWalker(self.off.abstract)
-        leaves, profiles = self.timed(
-            "self_generative",
-            lambda: solving.self_generative(
-                walker,
-                self.blueprint,
-                self.off.player,
-                self.most_values,
-                iterations=_DL_ITERATIONS.value,
-                weaken=_WEAKEN.value,
-            ),
-        )
+        with _walker(self.off.abstract) as walker:
+            leaves, profiles = self.timed(
+                "self_generative",
+                lambda: solving.self_generative(
+                    walker,
+                    self.blueprint,
+                    self.off.player,
+                    self.most_values,
+                    iterations=_DL_ITERATIONS.value,
+                    weaken=_WEAKEN.value,
+                ),
+            )
         if leaves.num_values >= self.most_values:  # not stopped part way
             self.stages.keep_generated(leaves, profiles)
         return leaves, profiles
@@ -359,10 +366,15 @@ def _resolved(
     off: off_tree.OffTree, below: range_tree.RangeTree, response: list, continuations: list
 ) -> list:
     """`response` with the flop after the bet resolved safely (`beyond_limit`) on `below`."""
-    resolution = beyond_limit.resolve_below(
-        off, response, continuations, iterations=_FLOP_ITERATIONS.value, tree=below
-    )
-    return beyond_limit.resolved_response(off, response, resolution)
+    with beyond_limit.resolve_below(
+        off,
+        response,
+        continuations,
+        iterations=_FLOP_ITERATIONS.value,
+        tree=below,
+        threads=_THREADS.value,
+    ) as resolution:
+        return beyond_limit.resolved_response(off, response, resolution)
 
 
 def _checked_flags() -> tuple[int, int]:

@@ -45,6 +45,7 @@ from ospiel_ext.algorithms.depth_limited.ranges.off_tree import OffTree
 from ospiel_ext.algorithms.depth_limited.ranges.solving import first_decision
 from ospiel_ext.algorithms.poker import range_tree, structure
 from ospiel_ext.algorithms.poker.range_cfr import RangeCFRSolver
+from ospiel_ext.algorithms.poker.range_parts import Closing
 from ospiel_ext.algorithms.poker.range_tree import Arrays, RangeTree
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray, IntArray
@@ -80,7 +81,12 @@ def subtree(off: OffTree) -> RangeTree:
 
 
 def promised_values(
-    off: OffTree, response: Arrays, continuations: list[Arrays], ends: list[int]
+    off: OffTree,
+    response: Arrays,
+    continuations: list[Arrays],
+    ends: list[int],
+    *,
+    threads: int = 1,
 ) -> FloatArray:
     """The bettor o's promised values at the rows that start the last round (module docstring).
 
@@ -89,6 +95,8 @@ def promised_values(
       response: a profile of `off.game` (i's depth-limited solution matters).
       continuations: the abstraction's K continuation profiles (their last rounds matter).
       ends: indices of `off.game`'s first-round ends after the off-tree action.
+      threads: threads of the abstraction's last-round passes (`RangeWalker`; the values do not
+        depend on it).
 
     Returns:
       (len(ends), F'): o's counterfactual value at each row's entries (board, hand orbit).
@@ -101,18 +109,18 @@ def promised_values(
     reach = RangeWalker(game).reaches(off.player, response, rounds=1)[0][first.ends]
     where = {abstract.keys[0][row]: e for e, row in enumerate(abstract.rounds[0].ends)}
     keys = [game.keys[0][first.ends[e]] for e in ends]
-    walker = RangeWalker(abstract)
     values = np.zeros((len(continuations), len(ends), last.orbits.width))
-    for m in off.maps:
-        mine = [(n, where[m[key][0]]) for n, key in enumerate(keys) if key in m]
-        for batch in _distinct(mine):
-            at = np.zeros((len(abstract.rounds[0].ends), first.orbits.width))
-            for n, c in batch:
-                at[c] = reach[ends[n]]
-            for k, profile in enumerate(continuations):
-                roots = walker.first_row_values(1 - off.player, at, profile[-1])
+    with RangeWalker(abstract, threads=threads) as walker:
+        for m in off.maps:
+            mine = [(n, where[m[key][0]]) for n, key in enumerate(keys) if key in m]
+            for batch in _distinct(mine):
+                at = np.zeros((len(abstract.rounds[0].ends), first.orbits.width))
                 for n, c in batch:
-                    values[k, n] += roots[c]
+                    at[c] = reach[ends[n]]
+                for k, profile in enumerate(continuations):
+                    roots = walker.first_row_values(1 - off.player, at, profile[-1])
+                    for n, c in batch:
+                        values[k, n] += roots[c]
     counts = np.array([sum(key in m for m in off.maps) for key in keys], dtype=np.float64)
     if np.any(counts == 0):
         missing = keys[int(np.argmin(counts))]
@@ -165,12 +173,13 @@ class _Gadgets:
 
 
 @dataclasses.dataclass
-class SubgameResolution:
+class SubgameResolution(Closing):
     """Every subgame beyond the limit after the off-tree action, resolved (`resolve_below`).
 
     The run loop's solver (`solver.SelfEvaluatingSolver`, pausable as the range solver): its
     iterations are the range solver's, its evaluation the gadget game's (`gadget_game`), so
-    a run's progress shows the gadget game's NashConv.
+    a run's progress shows the gadget game's NashConv. With more than one thread, `close()` it
+    (or use it as a context manager) to shut the solver's thread pool down.
 
     Attributes:
       tree: the layout below the off-tree action (`subtree`).
@@ -190,6 +199,10 @@ class SubgameResolution:
     def name(self) -> str:
         """The game's load_game string."""
         return self.solver.name
+
+    def close(self) -> None:
+        """Shuts the solver's thread pool down (`RangeCFRSolver.close`)."""
+        self.solver.close()
 
     @property
     def iteration(self) -> int:
@@ -269,6 +282,7 @@ def resolve_below(
     *,
     iterations: int = 1000,
     tree: RangeTree | None = None,
+    threads: int = 1,
 ) -> SubgameResolution:
     """Every subgame beyond the limit after the off-tree action, resolved for i.
 
@@ -276,8 +290,9 @@ def resolve_below(
     the off-tree action solved); `continuations`: the K continuation profiles of the
     abstraction whose values the depth-limited game used (unweakened), which give o's
     alternatives (`promised_values`). `iterations` of CFR+ on the subgames' union. `tree`:
-    `subtree(off)`, laid out once for several resolutions; built here if None. Ctrl-C or
-    SIGTERM ends it with the average so far (the run loop).
+    `subtree(off)`, laid out once for several resolutions; built here if None. `threads`: of
+    each last-round pass (`RangeCFRSolver`; the iterates do not depend on it: `close()` the
+    resolution after use). Ctrl-C or SIGTERM ends it with the average so far (the run loop).
 
     Raises:
       ValueError: as `subtree`.
@@ -291,14 +306,14 @@ def resolve_below(
     deal = last.deal_matrix
     assert deal is not None
     gadgets = RootGadgets.of(
-        last, promised_values(off, response, continuations, ends), "resolving",
+        last, promised_values(off, response, continuations, ends, threads=threads), "resolving",
         config=CFR_PLUS, name=off.game.name, weight=deal @ first.orbits.size,
     )  # fmt: skip
     upper = range_tree.by_key(off.game, response, tree)[:-1]
     subgame = _Gadgets(upper, 1 - off.player, gadgets, roots)
     resolution = SubgameResolution(
-        tree=tree, solver=RangeCFRSolver(tree, CFR_PLUS, subgame=subgame), gadgets=gadgets,
-        roots=roots, responder=off.player,
+        tree=tree, solver=RangeCFRSolver(tree, CFR_PLUS, threads=threads, subgame=subgame),
+        gadgets=gadgets, roots=roots, responder=off.player,
     )  # fmt: skip
     solver_lib.run(resolution, iterations)
     return resolution

@@ -6,6 +6,7 @@ flop), every bet size restricted to 0.5x / 1x pot and all-in, and the same with 
 compiled stack's RPAT profile has, for any blueprint."""
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pytest
@@ -339,6 +340,22 @@ def test_the_resolved_response_changes_the_responder_beyond_the_limit_only(both,
         else:
             np.testing.assert_array_equal(here, before)
     assert changed > 0
+
+
+def test_threads_resolve_the_subgames_bit_for_bit(both, two_continuations):
+    """Two threads (each on its own block of the flop's boards) give one thread's resolution:
+    the same promised values, gadget choices and strategies, exactly."""
+    _, off = both
+    _, continuations = two_continuations
+    response = off_tree.rpat_strategy(off, continuations[0])
+    one = beyond_limit.resolve_below(off, response, continuations, iterations=20)
+    with beyond_limit.resolve_below(off, response, continuations, iterations=20, threads=2) as two:
+        assert len(two.solver.walker.blocks[-1]) == 2
+        np.testing.assert_array_equal(
+            two.gadgets.average_strategy(), one.gadgets.average_strategy()
+        )
+        for a, b in zip(itertools.chain(*one.strategy()), itertools.chain(*two.strategy())):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_resolving_beyond_the_limit_needs_one_off_tree_action_first_in_the_game(both):
