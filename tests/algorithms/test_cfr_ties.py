@@ -6,7 +6,8 @@ the range layout then played different actions (uniform against pure) from itera
 Rhode Island 3x2 and 3 of 3x3. With it they agree to 1e-9 until the iteration's own
 sensitivity to rounding has grown the differences there (`cfr_rules`, measured: CFR+ and DCFR
 on Rhode Island reach 1e-9 after 40-70 iterations; a one-ulp perturbation of the payoffs
-does the same within one form), and no iteration jumps as a tie taken differently does.
+does the same within one form: benchmarks/perf/cfr_rounding.py), and no iteration jumps as a
+tie taken differently does.
 """
 
 import numpy as np

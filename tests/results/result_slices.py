@@ -601,6 +601,9 @@ NOT_COVERED: Mapping[str, str] = {
         "network in tests/algorithms/poker/test_agents.py"
         for suffix in ("", "_24")
     },
+    "docs/results/cfr_rounding.json": "its figures are the iterations at which floating-point "
+    "rounding parts two runs, which move with the CPU's kernels; the layouts' agreement before "
+    "them is tested to 1e-9 (test_cfr_ties.py)",
     "docs/results/openspiel_lp_dropins.json": "OpenSpiel's side needs cvxpy, which the test "
     "set-up does not install, and the figures are timings; the drop-ins' values are checked "
     "by OpenSpiel's own test files in tests/openspiel_compat",
