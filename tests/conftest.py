@@ -56,6 +56,7 @@ SLOW_TESTS = frozenset(
         "tests/algorithms/depth_limited/compiled/test_solving.py::test_proposition1_with_cfr_plus_on_leduc",
         "tests/algorithms/depth_limited/ranges/test_off_tree.py::test_resolving_beyond_the_limit_has_the_compiled_gadget_games_value",
         "tests/algorithms/depth_limited/ranges/test_off_tree.py::test_the_depth_limited_response_has_the_compiled_gadget_games_value",
+        "tests/algorithms/depth_limited/ranges/test_off_tree.py::test_threads_resolve_the_subgames_bit_for_bit",
         "tests/algorithms/depth_limited/ranges/test_solving.py::test_the_depth_limited_game_has_the_compiled_games_value",
         "tests/algorithms/depth_limited/test_matches.py::test_swapping_the_bots_replays_the_games",
         "tests/algorithms/gameshrink/test_dominance.py::test_reduced_game_keeps_the_value_and_an_equilibrium",
