@@ -23,6 +23,7 @@ Two-round games (hold'em's preflop and flop).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from ospiel_ext.algorithms.poker import range_tree
 from ospiel_ext.algorithms.poker.range_tree import Arrays
 from ospiel_ext.algorithms.poker.range_walker import RangeWalker
 from ospiel_ext.arrays import FloatArray
-from ospiel_ext.runtime import interrupts
+from ospiel_ext.runtime import interrupts, progress
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,16 +73,23 @@ class LeafValues:
         if not continuations:
             raise ValueError(f"game {tree.name}: give at least one continuation")
         first, below = tree.rounds
-        shape = (len(continuations), len(first.ends), first.orbits.width, first.orbits.width)
+        width = first.orbits.width
+        shape = (len(continuations), len(first.ends), width, width)
         values = (np.zeros(shape), np.zeros(shape))
-        for k, profile in enumerate(continuations):
-            for j in range(first.orbits.width):
-                reach = np.zeros((len(first.ends), first.orbits.width))
+        passes = itertools.product(range(len(continuations)), range(width), (0, 1))
+        with progress.Counter(
+            f"leaf values of {tree.name}",
+            2 * len(continuations) * width,
+            unit="pass",
+            log_seconds=progress.RUN_LOG_SECONDS,
+        ) as shown:
+            for n, (k, j, p) in enumerate(passes):
+                interrupts.check()
+                reach = np.zeros((len(first.ends), width))
                 reach[:, j] = 1.0  # the opponent's, at every leaf
-                for p in (0, 1):
-                    interrupts.check()
-                    roots = walker.first_row_values(p, reach, profile[-1])
-                    values[p][k, :, :, j] = below.dealt(roots)
+                roots = walker.first_row_values(p, reach, continuations[k][-1])
+                values[p][k, :, :, j] = below.dealt(roots)
+                shown.update_to(n + 1)
         return cls(values)
 
     def first(self, k: int) -> LeafValues:
