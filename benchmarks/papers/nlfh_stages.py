@@ -7,7 +7,9 @@ depth-limited rows done.
 * `Stages.partial`: a CFR+ solve in progress (`PartialSolve`: the solver's `state`, kept every
   `KEEP_SECONDS` and where the solve stops early), which the next run restores and continues
   bit for bit;
-* `Stages.generated` / `Stages.keep_generated`: the self-generative values and continuations;
+* `Stages.generated` / `Stages.keep_generated`: the self-generative values and continuations,
+  and `Stages.generating` / `Stages.keep_generating` the set as it grows (unweakened, one value
+  at a time), which the next run goes on from;
 * `Stages.rows` / `Stages.keep_rows`: the depth-limited rows finished so far.
 
 Every file records the settings it was made with (`tag`); another game, deck, stack or
@@ -59,6 +61,14 @@ class Stages:
             return None
         return data if str(data.get("tag")) == self.tag else None
 
+    def remove(self, name: str) -> None:
+        """Removes the file `name` if it is there (nothing without a folder)."""
+        if self.directory is not None:
+            try:
+                os.remove(self.path(name))
+            except FileNotFoundError:
+                pass
+
     def write(self, name: str, arrays: dict[str, np.ndarray]) -> None:
         """Writes the .npz `name` (atomically) with these settings' tag."""
         os.makedirs(str(self.directory), exist_ok=True)
@@ -103,7 +113,18 @@ class Stages:
     def generated(self, k: int, tree: range_tree.RangeTree) -> tuple[LeafValues, list] | None:
         """The self-generative leaf values and continuation profiles kept for these settings,
         if they go to K >= k."""
-        data = self.read("self_generative.npz")
+        return self._generated_set("self_generative.npz", tree, k)
+
+    def keep_generated(self, leaves: LeafValues, profiles: list) -> None:
+        """Keeps the self-generative values and continuations (nothing without a folder), in
+        place of the set kept part way."""
+        self._keep_set("self_generative.npz", leaves, profiles)
+        self.remove("self_generative.partial.npz")
+
+    def _generated_set(
+        self, name: str, tree: range_tree.RangeTree, k: int
+    ) -> tuple[LeafValues, list] | None:
+        data = self.read(name)
         if data is None or int(data["count"]) < k:
             return None
         profiles = [read_strategy(data, f"c{i}_", tree) for i in range(int(data["count"]))]
@@ -111,15 +132,22 @@ class Stages:
             return None  # another layout of the same settings
         return LeafValues((data["values0"], data["values1"])), profiles
 
-    def keep_generated(self, leaves: LeafValues, profiles: list) -> None:
-        """Keeps the self-generative values and continuations (nothing without a folder)."""
+    def _keep_set(self, name: str, leaves: LeafValues, profiles: list) -> None:
         if self.directory is None:
             return
         arrays = {"count": np.array(len(profiles))}
         arrays.update(values0=leaves.values[0], values1=leaves.values[1])
         for i, profile in enumerate(profiles):
             arrays.update(strategy_arrays(profile, f"c{i}_"))
-        self.write("self_generative.npz", arrays)
+        self.write(name, arrays)
+
+    def generating(self, tree: range_tree.RangeTree) -> tuple[LeafValues, list] | None:
+        """The unweakened self-generative values and continuations kept part way, if any."""
+        return self._generated_set("self_generative.partial.npz", tree, 1)
+
+    def keep_generating(self, raw: LeafValues, profiles: list) -> None:
+        """Keeps the set part way (unweakened values), for a stopped run to go on from."""
+        self._keep_set("self_generative.partial.npz", raw, profiles)
 
     def rows(self) -> list[dict]:
         """The depth-limited rows kept for these settings."""
@@ -170,11 +198,7 @@ class PartialSolve:
 
     def drop(self) -> None:
         """Removes the kept state (its stage finished)."""
-        if self.stages.directory is not None:
-            try:
-                os.remove(self.stages.path(self.name))
-            except FileNotFoundError:
-                pass
+        self.stages.remove(self.name)
 
 
 def strategy_arrays(strategy: list, prefix: str) -> dict[str, np.ndarray]:

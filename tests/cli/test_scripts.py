@@ -17,8 +17,15 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 from ospiel_ext import policy_files
 from ospiel_ext.algorithms import solver as solver_lib
+from ospiel_ext.algorithms.depth_limited.ranges.leaves import LeafValues
 from ospiel_ext.algorithms.gameshrink import lifting
-from ospiel_ext.algorithms.poker import range_cfr, range_policy, range_tree, structure
+from ospiel_ext.algorithms.poker import (
+    range_cfr,
+    range_policy,
+    range_tree,
+    range_walker,
+    structure,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -843,6 +850,24 @@ def test_nlfh_figure2_goes_on_with_a_solve_kept_in_progress(tmp_path, monkeypatc
     rows = [{"num_values": 1, "gadget": "resolving", "flop": "rpat", "exploitability_mbb": 2.5}]
     stages.keep_rows(rows)
     assert stages.rows() == rows and stages_lib.Stages(str(tmp_path), "other").rows() == []
+
+
+def test_nlfh_stages_keep_the_self_generative_set_as_it_grows(tmp_path):
+    """The set kept part way is read back for the same settings only, and the finished set
+    replaces it."""
+    stages_lib = _nlfh_stages()
+    tree = range_tree.RangeTree(structure.detect("leduc_poker"), suits=True)
+    profile = tree.contract(range_cfr.RangeCFRSolver(tree).average_strategy())
+    raw = LeafValues.compute(range_walker.RangeWalker(tree), [profile])
+    stages = stages_lib.Stages(str(tmp_path), "settings")
+    assert stages.generating(tree) is None
+    stages.keep_generating(raw, [profile])
+    values, profiles = stages.generating(tree)
+    assert all(np.array_equal(a, b) for a, b in zip(values.values, raw.values, strict=True))
+    assert len(profiles) == 1 and stages.generated(1, tree) is None
+    assert stages_lib.Stages(str(tmp_path), "other settings").generating(tree) is None
+    stages.keep_generated(raw, [profile])
+    assert stages.generating(tree) is None and stages.generated(1, tree) is not None
 
 
 def test_nlfh_figure2_refuses_stacks_too_short_for_the_off_tree_bet(tmp_path):

@@ -23,6 +23,7 @@ depth-limited solution above the limit and blueprint below.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 
@@ -350,6 +351,8 @@ def self_generative(
     *,
     iterations: int = 1000,
     weaken: bool = True,
+    start: tuple[LeafValues, list[Arrays]] | None = None,
+    after_value: Callable[[LeafValues, list[Arrays]], None] | None = None,
 ) -> tuple[LeafValues, list[Arrays]]:
     """Section 4's self-generative continuations for solving `player` (module docstring).
 
@@ -360,15 +363,30 @@ def self_generative(
     continuation profiles (the blueprint, then each best response with the solving player's
     strategy it answers). Ctrl-C or SIGTERM ends it with the set so far.
 
+    `after_value(values, continuations)` is called with the unweakened values and the
+    continuations each time the set grows (the blueprint's first); `start`, such a set from an
+    earlier call with the same arguments, goes on from it instead of from the blueprint alone.
+
     Raises:
-      ValueError: num_values < 1, or as `LeafValues.compute`.
+      ValueError: num_values < 1, `start` holds other than one value per continuation, or as
+        `LeafValues.compute`.
     """
     if num_values < 1:
         raise ValueError(f"game {walker.tree.name}: num_values must be >= 1, got {num_values}")
     lay, opponent = walker.tree.rounds[0], 1 - player
     beliefs = walker.reaches(player, blueprint, rounds=1)[0][lay.ends]
-    continuations = [blueprint]
-    raw = LeafValues.compute(walker, continuations)
+    if start is None:
+        continuations = [blueprint]
+        raw = LeafValues.compute(walker, continuations)
+        if after_value is not None:
+            after_value(raw, continuations)
+    else:
+        raw, continuations = start[0], list(start[1])
+        if raw.num_values != len(continuations) or not continuations:
+            raise ValueError(
+                f"game {walker.tree.name}: a start of {raw.num_values} values and "
+                f"{len(continuations)} continuations"
+            )
 
     def values() -> LeafValues:
         return raw.weaken(walker, beliefs, player) if weaken else raw
@@ -388,4 +406,6 @@ def self_generative(
             break
         continuations.append(answer)
         raw = raw.extend(more)
+        if after_value is not None:
+            after_value(raw, continuations)
     return values(), continuations

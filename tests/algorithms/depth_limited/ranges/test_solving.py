@@ -4,6 +4,8 @@
 (the opponent's strategies below the limit, the solving player's blueprint there), the same
 depth-limited game, its value by HiGHS's LP in one and CFR+ in the other."""
 
+import itertools
+
 import numpy as np
 import pytest
 from helpers import HOLDEM_LIMIT, random_behavioural
@@ -141,3 +143,35 @@ def test_self_generative_adds_best_responses_to_the_depth_limited_solutions(play
     per_set = np.einsum("kehj,ej->keh", leaves.values[o], beliefs)
     assert np.all(per_set[1:] <= per_set[0] + 1e-12)
     assert not np.allclose(leaves.values[o], raw.values[o])  # the weakening acted
+
+
+def test_self_generative_goes_on_from_a_set_kept_part_way():
+    """`after_value` sees the unweakened set grow one value at a time; a call started from the
+    set kept after two values ends with the straight call's values and continuations, exactly
+    (weakened, K = 3 on Leduc); a start whose values and continuations differ in number is
+    refused."""
+    explicit = sequence_form.for_game("leduc_poker")
+    tree = range_tree.RangeTree(structure.detect("leduc_poker"))
+    walker = range_walker.RangeWalker(tree)
+    blueprint = _arrays(explicit, tree, random_behavioural(explicit, 5))
+    seen = []
+    straight = self_generative(
+        walker, blueprint, 0, 3, iterations=50, after_value=lambda v, c: seen.append((v, list(c)))
+    )
+    assert [(v.num_values, len(c)) for v, c in seen] == [(1, 1), (2, 2), (3, 3)]
+    np.testing.assert_array_equal(
+        seen[-1][0].values[1], LeafValues.compute(walker, straight[1]).values[1]
+    )
+    more = []
+    resumed = self_generative(
+        walker, blueprint, 0, 3, iterations=50, start=seen[1],
+        after_value=lambda v, c: more.append(v.num_values),
+    )  # fmt: skip
+    assert more == [3]  # only the third value computed
+    for a, b in zip(straight[0].values, resumed[0].values):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(straight[1], resumed[1]):
+        for x, y in zip(itertools.chain(*a), itertools.chain(*b)):
+            np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match=r"leduc_poker.*a start of 2 values and 1"):
+        self_generative(walker, blueprint, 0, 3, start=(seen[1][0], seen[1][1][:1]))
