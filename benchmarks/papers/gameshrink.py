@@ -13,9 +13,7 @@ approximation knob.
    evaluation included) with its exploitability at --ri_checkpoints; Ctrl-C there writes the
    results so far and exits with code 130.
 3. The knob (--approximate_game, --thresholds): classes, abstracted size and the lifted LP
-   strategy's exploitability in the original game for each threshold, measured in the identity
-   filter's Γ (the original game's sequence form counted from the signal tree, not walked;
-   equal to the compiled game's to 1e-9, tests/algorithms/gameshrink/test_lossless_evidence.py).
+   strategy's exploitability in the original game for each threshold.
 Prints markdown tables; writes everything to --output_json.
 """
 
@@ -71,17 +69,12 @@ _THRESHOLDS = flags.DEFINE_list(
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write all results here.")
 
 
-def _solve(abstraction):
-    """Γ_f, its LP solution and the LP's seconds."""
+def _solve_and_lift(abstraction, original_sf):
+    """LP of Γ_f, then the lifted strategy's exploitability in the original game."""
     game = abstract_game.AbstractGame.of(abstraction)
     start = time.perf_counter()
     solution = lp.solve(game.sequence_form)
-    return game, solution, time.perf_counter() - start
-
-
-def _solve_and_lift(abstraction, original_sf):
-    """LP of Γ_f, then the lifted strategy's exploitability in the compiled original game."""
-    game, solution, lp_seconds = _solve(abstraction)
+    lp_seconds = time.perf_counter() - start
     lifted = lifting.LiftedPolicy(game, solution.behavioural)
     layout = policies.layout(original_sf)
     tabular = lifted.to_tabular()
@@ -160,17 +153,13 @@ def _cfr_plus_curve(sf):
 
 
 def _knob():
-    identity = None  # the original game as the identity filter's Γ, built once
+    original_sf = sf_lib.for_game(_APPROXIMATE.value)
     rows = []
     for t in _THRESHOLDS.value:
         threshold = float(t)
         a = gameshrink.gameshrink(_APPROXIMATE.value, threshold=threshold)
         interrupts.check()  # Ctrl-C stopped it: no figures from a filter so far
-        game, solution, _ = _solve(a)
-        if identity is None:
-            identity = abstract_game.AbstractGame.of(gameshrink.identity_filter(a))
-        lifted = lifting.lift_to_finer(game, solution.behavioural, identity)
-        size = game.size()
+        size, value, _, expl = _solve_and_lift(a, original_sf)
         rows.append(
             {
                 "threshold": t,
@@ -178,10 +167,8 @@ def _knob():
                 "abstraction_seconds": a.seconds,
                 "abstracted_nodes": size["nodes"],
                 "abstracted_infosets": size["infosets"],
-                "abstract_value": solution.value,
-                "lifted_exploitability": evaluate.evaluate_profile(
-                    identity.sequence_form, lifted
-                ).exploitability,
+                "abstract_value": value,
+                "lifted_exploitability": expl,
             }
         )
         print(rows[-1], flush=True)
