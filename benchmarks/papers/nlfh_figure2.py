@@ -101,7 +101,11 @@ _VALUE_ITERATIONS = flags.DEFINE_integer(
 _TIME_LIMIT = flags.DEFINE_float("time_limit", None, "Seconds of each solve (None: no limit).")
 _SUITS = flags.DEFINE_bool("suits", True, "One board per suit orbit.")
 _THREADS = flags.DEFINE_integer(
-    "threads", 1, "Threads of each last-round pass: every solve and evaluation.", lower_bound=1
+    "threads",
+    1,
+    "Threads of each last-round pass of the solves, the self-generative values and the "
+    "figures' evaluations.",
+    lower_bound=1,
 )
 _NUM_VALUES = flags.DEFINE_list(
     "num_values", ["1", "2", "4", "8", "16"], "K of the depth-limited rows (empty: none)."
