@@ -17,6 +17,7 @@ A game reaches a `tree.GameTree` through `walk.game_tree`; before the walk, this
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import random
@@ -73,6 +74,8 @@ def load(game: pyspiel.Game | str) -> pyspiel.Game:
                 f"unknown game {name!r} in {game!r} (pyspiel.registered_names() lists "
                 "the games; ours register on `import ospiel_ext.games`)"
             )
+        if name == "universal_poker":
+            _check_acpc_definition(game)
         try:
             game = pyspiel.load_game(game)
         except pyspiel.SpielError as e:
@@ -83,6 +86,110 @@ def load(game: pyspiel.Game | str) -> pyspiel.Game:
     if game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
         game = pyspiel.convert_to_turn_based(game)
     return game
+
+
+# The limits of the ACPC game definition that universal_poker writes (the ACPC server's
+# game.h); `readGame` rejects a definition beyond them, and pyspiel then crashes the process.
+ACPC_LIMITS = {"numRounds": 4, "numPlayers": 10, "numSuits": 4, "numRanks": 13, "numHoleCards": 3}
+ACPC_MAX_BOARD_CARDS = 7
+
+
+def _check_acpc_definition(game_string: str) -> None:
+    """Raises ValueError where universal_poker's game definition breaks the ACPC rules.
+
+    The ACPC parser (`readGame`) rejects such a definition with a line on stderr, and pyspiel
+    then dereferences the missing game: a segmentation fault instead of an exception. The
+    rules, checked on the parameters with universal_poker's defaults:
+
+    * numRounds, numPlayers, numSuits, numRanks and numHoleCards from 1 (players 2) to
+      `ACPC_LIMITS`;
+    * in no-limit betting, a stack and a blind per player, no blind above its stack, and not
+      every blind its player's whole stack (no one could act: the engine's search for the next
+      player never ends, and no signal can stop it);
+    * in limit betting, a raise size per round;
+    * a first player per round among the players;
+    * a board-card count per round, at most `ACPC_MAX_BOARD_CARDS` in all, and a deck
+      (ranks x suits) holding every player's hole cards and the board.
+
+    A parameter of the wrong type is left to pyspiel, which raises.
+    """
+    params = {**_universal_poker_defaults(), **pyspiel.game_parameters_from_string(game_string)}
+    problem = _acpc_counts(params) or _acpc_betting(params) or _acpc_cards(params)
+    if problem:
+        raise ValueError(f"cannot load game {game_string!r}: {problem}")
+
+
+@functools.cache
+def _universal_poker_defaults() -> dict[str, Any]:
+    """universal_poker's parameters as registered, with their defaults."""
+    (spec,) = (g for g in pyspiel.registered_games() if g.short_name == "universal_poker")
+    return dict(spec.parameter_specification)
+
+
+def _number(params: dict[str, Any], key: str) -> int | None:
+    """An integer parameter, None if of another type (pyspiel refuses it)."""
+    return params[key] if type(params[key]) is int else None
+
+
+def _numbers(params: dict[str, Any], key: str) -> list[int] | None:
+    """A parameter of space-separated integers, None if not one (pyspiel refuses it)."""
+    value = params[key]
+    if not isinstance(value, str) or not all(v.isdigit() for v in value.split()):
+        return None
+    return [int(v) for v in value.split()]
+
+
+def _acpc_counts(params: dict[str, Any]) -> str | None:
+    """The first count outside `ACPC_LIMITS`, as a message."""
+    for key, most in ACPC_LIMITS.items():
+        least, count = (2 if key == "numPlayers" else 1), _number(params, key)
+        if count is not None and not least <= count <= most:
+            return f"{key}={count}: universal_poker allows {least} to {most}"
+    return None
+
+
+def _acpc_betting(params: dict[str, Any]) -> str | None:
+    """Stacks, blinds, raise sizes and first players that break the ACPC rules, as a message."""
+    rounds, players = _number(params, "numRounds"), _number(params, "numPlayers")
+    stack, blind = _numbers(params, "stack"), _numbers(params, "blind")
+    raises, first = _numbers(params, "raiseSize"), _numbers(params, "firstPlayer")
+    if rounds is None or players is None:
+        return None
+    if params["betting"] == "nolimit" and stack is not None and blind is not None:
+        if min(len(stack), len(blind)) < players:
+            return f"a stack and a blind for each of the {players} players"
+        if any(b > s for b, s in zip(blind, stack)):
+            return f"a blind above its stack (blind={params['blind']!r}, stack={params['stack']!r})"
+        if all(b == s for b, s in zip(blind[:players], stack[:players])):
+            # the engine's search for the next player to act would never end
+            return (
+                f"every blind is its player's whole stack (stack={params['stack']!r}): no one acts"
+            )
+    if params["betting"] == "limit" and raises is not None and len(raises) < rounds:
+        return f"raiseSize needs one size for each of the {rounds} rounds"
+    if first is not None and not all(1 <= f <= players for f in first[:rounds]):
+        return f"firstPlayer={params['firstPlayer']!r}: players are 1 to {players}"
+    return None
+
+
+def _acpc_cards(params: dict[str, Any]) -> str | None:
+    """Board cards beyond the rounds or the limit, or a deck too small to deal, as a message."""
+    rounds, board = _number(params, "numRounds"), _numbers(params, "numBoardCards")
+    if rounds is None or board is None:
+        return None
+    if len(board) < rounds or sum(board[:rounds]) > ACPC_MAX_BOARD_CARDS:
+        return (f"numBoardCards={params['numBoardCards']!r}: one count for each of the "
+                f"{rounds} rounds, at most {ACPC_MAX_BOARD_CARDS} cards in all")  # fmt: skip
+    suits, ranks, hole, players = (
+        _number(params, k) for k in ("numSuits", "numRanks", "numHoleCards", "numPlayers")
+    )
+    if suits is None or ranks is None or hole is None or players is None:
+        return None
+    dealt = hole * players + sum(board[:rounds])
+    if dealt > suits * ranks:
+        deck = f"{suits * ranks} (numRanks={ranks} x numSuits={suits})"
+        return f"it deals {dealt} cards from a deck of {deck}"
+    return None
 
 
 def check_two_player_zero_sum(game: pyspiel.Game) -> None:
