@@ -11,9 +11,9 @@ Brown, Sandholm & Amos (2018), "Depth-Limited Solving for Imperfect-Information 
 The game is the paper's no-limit flop hold'em (NLFH): two hole cards, a three-card flop, two
 betting rounds, blinds 100 / 50, stacks of --stack_bb big blinds, as `universal_poker` deals
 it with every bet size (`bettingAbstraction=fullgame`), on a deck of --num_ranks x --num_suits
-cards (the paper's 52 would take about 361 GB of flop arrays per solve at 200 big blinds; 32
-cards about 17.5 GB; 12 cards 0.1 GB and about a second per iteration). Every tree is a range
-layout (`poker.range_tree`, one board per suit orbit with
+cards (`nlfh_sizes.py` counts what a deck takes: at 200 big blinds 5.6 million regret entries
+for 12 cards, 29.9 million for 16, 17.4 billion for the paper's 52, whose solver would hold at
+least 388 GiB). Every tree is a range layout (`poker.range_tree`, one board per suit orbit with
 --suits) of the game under an action abstraction (`structure.detect(game, actions=...)`):
 
 * the abstraction: fold, call, bets of 0.5x and 1x the pot, all-in
@@ -64,6 +64,7 @@ import time
 
 import nlfh_stages
 from absl import flags
+from nlfh_game import BETTOR, BIG_BLIND, NEIGHBOURS, OFF_TREE, abstractions, game_string
 
 from ospiel_ext.algorithms import cfr_rules
 from ospiel_ext.algorithms import solver as solver_lib
@@ -82,10 +83,6 @@ from ospiel_ext.cli import output as cli_output
 from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.runtime import interrupts
 
-OFF_TREE = ("0.75p", 0.75)
-NEIGHBOURS = (0.5, 1.0)
-BETTOR = 1  # universal_poker's firstPlayer=2 1: the small blind (player 1) acts first
-BIG_BLIND = 100
 RPAT_LOW = pseudo_harmonic(OFF_TREE[1], *NEIGHBOURS)  # f(0.75) = 3/7: read as the 0.5x bet
 
 _NUM_RANKS = flags.DEFINE_integer("num_ranks", 13, "Card ranks.", lower_bound=2)
@@ -139,17 +136,6 @@ _STAGES_DIR = flags.DEFINE_string(
     "run with the same settings goes on from them.",
 )
 _OUTPUT_JSON = flags.DEFINE_string("output_json", None, "Write the figures here as JSON.")
-
-
-def game_string(num_ranks: int, num_suits: int, stack_bb: int) -> str:
-    """NLFH on a deck of num_ranks x num_suits cards, every bet size."""
-    stack = stack_bb * BIG_BLIND
-    return (
-        "universal_poker(betting=nolimit,numPlayers=2,numRounds=2,"
-        f"blind={BIG_BLIND} {BIG_BLIND // 2},firstPlayer=2 1,numSuits={num_suits},"
-        f"numRanks={num_ranks},numHoleCards=2,numBoardCards=0 3,stack={stack} {stack},"
-        "bettingAbstraction=fullgame)"
-    )
 
 
 def _solver(tree: range_tree.RangeTree) -> range_cfr.RangeCFRSolver:
@@ -410,10 +396,7 @@ def main(argv):
     iterations, value_iterations = _checked_flags()
     wall = time.perf_counter()
     game = cli.load_game(game_string(_NUM_RANKS.value, _NUM_SUITS.value, _STACK_BB.value))
-    abstraction = pa.PotFractionAbstraction(fractions=NEIGHBOURS)
-    with_bet = pa.PotFractionAbstraction(
-        fractions=NEIGHBOURS, extra=pa.first_bet_extra(BETTOR, dict([OFF_TREE]))
-    )
+    abstraction, with_bet = abstractions()
     timed = cli.StageTimer()
     result: dict = {
         "game": str(game),
@@ -424,8 +407,8 @@ def main(argv):
         "value_iterations": value_iterations,
     }
 
-    def layout(actions):
-        with cli_flags.refuse(ValueError):
+    def layout(actions):  # no result so far: a signal stops it at once
+        with cli_flags.refuse(ValueError), interrupts.immediate():
             return range_tree.RangeTree(structure.detect(game, actions=actions), suits=_SUITS.value)
 
     stages = nlfh_stages.Stages(

@@ -508,6 +508,18 @@ SLICES: tuple[Slice, ...] = (
         ),
         "gameshrink.md: dominance after the paper's transformation on Leduc",
     ),
+    Slice(
+        "nlfh_sizes",
+        "docs/results/nlfh_sizes.json",
+        (
+            "benchmarks/papers/nlfh_sizes.py",
+            "--decks=3x4",
+            "--stacks_bb=5,20",
+            "--output_json={out}",
+        ),
+        "depth_limited.md: the sizes of no-limit flop hold'em's layouts, the 12-card rows",
+        keys={"rows": ("num_ranks", "num_suits", "stack_bb")},
+    ),
     *(
         Slice(
             f"rhode_island_{run}",
