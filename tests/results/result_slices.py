@@ -605,6 +605,12 @@ NOT_COVERED: Mapping[str, str] = {
     "depth_limited/ranges/test_off_tree.py, test_solving.py)",
     "docs/results/nlfh_figure2_16cards.json": "the 16-card run of nlfh_figure2.json's "
     "pipeline, about 4.5 hours of 2 cores, beyond a test; the same code as that file's",
+    **{
+        f"docs/results/nlfh_figure2_12cards_2000{suffix}.json": "nlfh_figure2.json's pipeline "
+        "with solves of 2,000 CFR+ iterations (about 50 minutes of 2 cores), beyond a test; the "
+        "same code as that file's"
+        for suffix in ("", "_sub2000")
+    },
     "docs/results/holdem_fchpa_32.json": "32-card no-limit flop hold'em with half-pot bets: "
     "its arrays take about 14 GB and a run 15 minutes, beyond a test; the same code as "
     "holdem_nolimit_flop.json's",
