@@ -74,9 +74,9 @@ def load(game: pyspiel.Game | str) -> pyspiel.Game:
                 f"unknown game {name!r} in {game!r} (pyspiel.registered_names() lists "
                 "the games; ours register on `import ospiel_ext.games`)"
             )
-        if name == "universal_poker":
-            _check_acpc_definition(game)
         try:
+            if name == "universal_poker":  # parses the string: pyspiel may refuse it here
+                _check_acpc_definition(game)
             game = pyspiel.load_game(game)
         except pyspiel.SpielError as e:
             first_line = str(e).strip().splitlines()[0] if str(e).strip() else "bad parameters"

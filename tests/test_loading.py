@@ -65,6 +65,11 @@ def test_universal_poker_definitions_within_the_acpc_rules_load(params):
     assert state.legal_actions()
 
 
+def test_a_malformed_universal_poker_string_is_refused_as_any_other():
+    with pytest.raises(ValueError, match=r"cannot load game .*: Missing closing bracket"):
+        loading.load("universal_poker(numRanks=")
+
+
 def test_pyspiel_crashes_on_a_deck_too_small():
     """Why the definitions above are refused: pyspiel does not raise, the process dies."""
     code = "import pyspiel; pyspiel.load_game('universal_poker(numRanks=2,numSuits=1)')"
