@@ -36,6 +36,17 @@ least 388 GiB). Every tree is a range layout (`poker.range_tree`, one board per 
   unweakened continuations, --flop_iterations of CFR+; `beyond_limit.resolve_below`);
 * the lower bound: --iterations of CFR+ on the game with the 0.75x bet in the abstraction.
 
+--leaves other than 'abstraction' measures what the paper's transfer of the values costs, each
+with the same depth-limited solves and no flop solving: 'translated' values the abstraction's
+continuations exactly at the leaves after the bet, the bettor's carried there by RPAT's rule
+(`off_tree.translated`) and the responder playing RPAT; 'game_rpat' makes the self-generative
+values in the game with the bet itself, from RPAT's profile (`off_tree_solving.solved_after`
+takes them as they are); 'game_bound' makes them from the lower bound's strategy, which the
+responder then plays beyond the limit after the bet (`off_tree.played_beneath`; rows with flop
+'bound'), beside two references: RPAT's first round with the bound's strategy beyond
+(`rpat_bound_beyond_mbb`) and the bound's strategy everywhere after the bet
+(`bound_after_bet_mbb`), the blueprint elsewhere in both.
+
 Exploitability is the responder's: what the best-responding bettor gains over its value in
 the game with the bet, in milli-big-blinds per game (mbb/g). That value is bracketed by the
 lower-bound solve's average profile (both best responses); each figure carries the bracket's
@@ -52,7 +63,8 @@ JSON keys: game, deck_cards, stack_bb, suits, iterations, value_iterations, abst
 and game_entries (regret entries of both players), blueprint_exploitability_mbb, value_mbb (the
 bettor's, in the game with the bet), value_error_mbb, rpat_probability_low, rpat_mbb,
 lower_bound_mbb, depth_limited [{num_values, gadget, flop, exploitability_mbb}],
-dl_iterations, weakened, stage_seconds, seconds, peak_rss_bytes, stop_reason.
+dl_iterations, weakened, leaves (with 'game_bound' also rpat_bound_beyond_mbb and
+bound_after_bet_mbb), stage_seconds, seconds, peak_rss_bytes, stop_reason.
 """
 
 import functools
@@ -84,6 +96,19 @@ from ospiel_ext.games import poker_actions as pa
 from ospiel_ext.runtime import interrupts
 
 RPAT_LOW = pseudo_harmonic(OFF_TREE[1], *NEIGHBOURS)  # f(0.75) = 3/7: read as the 0.5x bet
+BEYOND = {
+    "resolved": "flop solved safely",
+    "rpat": "RPAT beyond",
+    "bound": "the bound's strategy beyond",
+}
+"""The responder's play beyond the limit after the bet, per row's 'flop'."""
+LEAVES = {
+    "abstraction": "rpat",
+    "translated": "rpat",
+    "game_rpat": "rpat",
+    "game_bound": "bound",
+}
+"""--leaves' choices, each with the responder's play beyond the limit (without flop solving)."""
 
 _NUM_RANKS = flags.DEFINE_integer("num_ranks", 13, "Card ranks.", lower_bound=2)
 _NUM_SUITS = flags.DEFINE_integer("num_suits", 4, "Card suits.", lower_bound=1)
@@ -115,6 +140,18 @@ _GADGETS = flags.DEFINE_multi_enum(
 )
 _WEAKEN = flags.DEFINE_bool(
     "weaken", False, "Weaken the self-generative values (Section 4; off: SG-u, as the stand-ins)."
+)
+_LEAVES = flags.DEFINE_enum(
+    "leaves",
+    "abstraction",
+    list(LEAVES),
+    "The depth-limited solves' K values: 'abstraction', the paper's (the blueprint's "
+    "self-generative values, each leaf after the bet taking the mean of its two counterparts'). "
+    "The others measure what that transfer costs (no flop solving): 'translated', the same "
+    "continuations valued exactly at the leaves after the bet, carried there by RPAT's rule; "
+    "'game_rpat', self-generative values made in the game with the bet from RPAT's profile; "
+    "'game_bound', made there from the lower bound's strategy, which the responder then plays "
+    "beyond the limit after the bet.",
 )
 _DL_ITERATIONS = flags.DEFINE_integer(
     "dl_iterations", 1000, "CFR+ iterations of each depth-limited solve.", lower_bound=1
@@ -233,36 +270,53 @@ def _depth_limited(
     value: float,
     timed: cli.StageTimer,
     stages: nlfh_stages.Stages,
+    lower: list,
 ) -> list[dict]:
     """The responder's exploitability after depth-limited solving, per K (module docstring).
 
-    `strategies`: the blueprint's and RPAT's. The rows of each (gadget, K) are kept in
-    --stages_dir as they finish; a later run takes them and solves only the rest (the
-    self-generative values only if any is left).
+    `strategies`: the blueprint's and RPAT's; `lower`: the lower bound's strategy
+    (--leaves=game_bound). The rows of each (gadget, K) are kept in --stages_dir as they
+    finish; a later run takes them and solves only the rest (the self-generative values only
+    if any is left).
     """
     ks = sorted(set(cli_flags.int_list(_NUM_VALUES))) if _NUM_VALUES.value else []
     # the values depend on these settings too, the rows also on the flop's iterations
     generated = stages.tagged(_DL_ITERATIONS.value, _WEAKEN.value)
-    kept_rows = generated.tagged(_FLOP_ITERATIONS.value)
+    leaves, beyond = _LEAVES.value, LEAVES[_LEAVES.value]
+    flop_iterations = _FLOP_ITERATIONS.value if leaves == "abstraction" else 0
+    kept_rows = generated.tagged(flop_iterations)
+    if leaves != "abstraction":  # the rows in their own files
+        kept_rows = kept_rows.prefixed(f"{leaves}_")
     kept, rows = kept_rows.rows(), []  # stopped (Ctrl-C, SIGTERM): the rows that finished
-    per_pair = 2 if _FLOP_ITERATIONS.value else 1
-    solves = _Solves(off, strategies, timed, most_values=max(ks, default=0), stages=generated)
+    per_pair = 2 if flop_iterations else 1
+    solves = _Solves(
+        off,
+        (*strategies, lower),
+        timed,
+        most_values=max(ks, default=0),
+        stages=generated,
+        leaves=leaves,
+    )
     for gadget, k in ((g, k) for g in _GADGETS.value for k in ks):
         done = [r for r in kept if (r["gadget"], r["num_values"]) == (gadget, k)]
         if len(done) == per_pair:
             rows += done
             print(f"{gadget}, K = {k}: kept", flush=True)
             continue
-        if k > solves.leaves.num_values or interrupts.requested():
+        try:
+            enough = k <= solves.leaves.num_values
+        except interrupts.Interrupted:  # the translated values stopped: the rows so far
+            break
+        if not enough or interrupts.requested():
             break
         response = solves.depth_limited(gadget, k)
         if interrupts.requested():
             break
         mbb = _mbb(_exploitability(off.game, response, value))
-        row = {"num_values": k, "gadget": gadget, "flop": "rpat", "exploitability_mbb": mbb}
-        print(f"{gadget}, K = {k}, RPAT beyond: {mbb:.2f} mbb/g", flush=True)
+        row = {"num_values": k, "gadget": gadget, "flop": beyond, "exploitability_mbb": mbb}
+        print(f"{gadget}, K = {k}, {BEYOND[beyond]}: {mbb:.2f} mbb/g", flush=True)
         pair = [row]
-        if _FLOP_ITERATIONS.value:
+        if flop_iterations:
             resolved = solves.flop_resolved(gadget, k, response)
             if interrupts.requested():
                 break
@@ -276,37 +330,47 @@ def _depth_limited(
 
 class _Solves:
     """The depth-limited solves of `_depth_limited`, with what they share made on first use:
-    the self-generative values, the bettor's alternatives and the flop subtree."""
+    the self-generative values, the bettor's alternatives and the flop subtree.
+
+    `strategies`: the blueprint's, RPAT's and the lower bound's; `leaves`: --leaves.
+    """
 
     def __init__(
         self,
         off: off_tree.OffTree,
-        strategies: tuple[list, list],
+        strategies: tuple[list, list, list],
         timed: cli.StageTimer,
         *,
         most_values: int,
         stages: nlfh_stages.Stages,
+        leaves: str,
     ):
-        self.off, self.timed = off, timed
-        self.blueprint, self.rpat = strategies
-        self.most_values, self.stages = most_values, stages  # K to generate, where kept
+        self.off, self.timed, self.kind = off, timed, leaves
+        self.blueprint, self.rpat, self.lower = strategies
+        self.most_values = most_values  # K to generate
+        # where the values are made, and from which strategy; where they are kept
+        self.source, self.stages = (off.abstract, self.blueprint), stages
+        if leaves.startswith("game_"):
+            self.source = (off.game, self.rpat if leaves == "game_rpat" else self.lower)
+            self.stages = stages.prefixed(f"{leaves}_")
 
     @functools.cached_property
     def _generated(self) -> tuple[solving.LeafValues, list]:
-        kept = self.stages.generated(self.most_values, self.off.abstract)
+        tree, blueprint = self.source
+        kept = self.stages.generated(self.most_values, tree)
         if kept is not None:
             return kept
-        with _walker(self.off.abstract) as walker:
+        with _walker(tree) as walker:
             leaves, profiles = self.timed(
                 "self_generative",
                 lambda: solving.self_generative(
                     walker,
-                    self.blueprint,
+                    blueprint,
                     self.off.player,
                     self.most_values,
                     iterations=_DL_ITERATIONS.value,
                     weaken=_WEAKEN.value,
-                    start=self.stages.generating(self.off.abstract),
+                    start=self.stages.generating(tree),
                     after_value=self.stages.keep_generating,
                 ),
             )
@@ -314,10 +378,39 @@ class _Solves:
             self.stages.keep_generated(leaves, profiles)
         return leaves, profiles
 
-    @property
+    @functools.cached_property
     def leaves(self) -> solving.LeafValues:
-        """The self-generative leaf values (K up to the largest asked)."""
-        return self._generated[0]
+        """The self-generative leaf values (K up to the largest asked): of the abstraction, or
+        with --leaves other than 'abstraction' of the game with the bet."""
+        if self.kind != "translated":
+            return self._generated[0]
+        return self.timed("translated_values", self._translated_values)
+
+    def _translated_values(self) -> solving.LeafValues:
+        """The abstraction's continuations valued in the game with the bet: the bettor's
+        carried below the bet by `off_tree.translated`, the responder playing RPAT."""
+        off, bettor = self.off, 1 - self.off.player
+        profiles = [
+            off_tree.translated(
+                off,
+                range_walker.mix(
+                    off.game,
+                    (self.rpat, off_tree.lift(off, c))
+                    if bettor == 1
+                    else (off_tree.lift(off, c), self.rpat),
+                ),
+                c,
+                bettor,
+            )
+            for c in self._generated[1][: self.most_values]
+        ]
+        with _walker(off.game) as walker:
+            values = solving.LeafValues.compute(walker, profiles)
+            if not _WEAKEN.value:
+                return values
+            lay = off.game.rounds[0]
+            beliefs = walker.reaches(off.player, self.rpat, rounds=1)[0][lay.ends]
+            return values.weaken(walker, beliefs, off.player)
 
     @functools.cached_property
     def translated(self) -> off_tree_solving.Translated:
@@ -334,17 +427,28 @@ class _Solves:
 
     def depth_limited(self, gadget: str, k: int) -> list:
         """The responder's strategy after depth-limited solving with K = k and `gadget`."""
-        return self.timed(
-            f"depth_limited_{gadget}_{k}",
-            lambda: off_tree_solving.depth_limited_response(
+        return self.timed(f"depth_limited_{gadget}_{k}", lambda: self._depth_limited(gadget, k))
+
+    def _depth_limited(self, gadget: str, k: int) -> list:
+        if self.kind == "abstraction":
+            return off_tree_solving.depth_limited_response(
                 self.off,
                 self.blueprint,
                 self.leaves.first(k),
                 iterations=_DL_ITERATIONS.value,
                 gadget=gadget,
                 translated=self.translated,
-            ),
+            )
+        solved = off_tree_solving.solved_after(
+            self.off,
+            self.leaves.first(k),
+            iterations=_DL_ITERATIONS.value,
+            gadget=gadget,
+            translated=self.translated,
         )
+        if LEAVES[self.kind] == "bound":
+            return off_tree.played_beneath(self.off, solved, self.lower, first_round=1)
+        return solved
 
     def flop_resolved(self, gadget: str, k: int, response: list) -> list:
         """`response` with every flop subgame after the bet solved safely."""
@@ -452,21 +556,40 @@ def main(argv):
             result["rpat_probability_low"] = RPAT_LOW
             result["rpat_mbb"] = _mbb(_exploitability(full, rpat, value))
             result["dl_iterations"], result["weakened"] = _DL_ITERATIONS.value, _WEAKEN.value
+            result["leaves"] = _LEAVES.value
+            if _LEAVES.value == "game_bound":  # what the depth-limited rows then aim at
+                for key, first_round in (("rpat_bound_beyond_mbb", 1), ("bound_after_bet_mbb", 0)):
+                    profile = off_tree.played_beneath(off, rpat, lower, first_round=first_round)
+                    result[key] = _mbb(_exploitability(full, profile, value))
             result["depth_limited"] = _depth_limited(
-                off, (blueprint, rpat), value=value, timed=timed, stages=stages
+                off,
+                (blueprint, rpat),
+                value=value,
+                timed=timed,
+                stages=stages,
+                lower=lower,
             )
     result["stage_seconds"] = timed.seconds
     result["seconds"] = round(time.perf_counter() - wall, 1)
     # the peak RSS (VmHWM): ru_maxrss counts KiB on Linux
     result["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     result["stop_reason"] = stop.reason or stop_reason
-    for key in ("blueprint_exploitability_mbb", "lower_bound_mbb", "rpat_mbb", "value_error_mbb"):
+    for key in (
+        "blueprint_exploitability_mbb",
+        "lower_bound_mbb",
+        "rpat_mbb",
+        "value_error_mbb",
+        "rpat_bound_beyond_mbb",
+        "bound_after_bet_mbb",
+    ):
         if key in result:
             print(f"{key}: {result[key]:.2f}")
     with cli.outputs():
         cli_output.write_json(_OUTPUT_JSON.value, result)
         if _PLOTS_DIR.value and result.get("depth_limited"):
-            name = f"nlfh_figure2_{result['deck_cards']}cards.png"
+            leaves = result.get("leaves", "abstraction")
+            other = "" if leaves == "abstraction" else f"_{leaves}_leaves"
+            name = f"nlfh_figure2_{result['deck_cards']}cards{other}.png"
             plot(result, os.path.join(_PLOTS_DIR.value, name))
     if interrupts.requested():
         raise KeyboardInterrupt
@@ -481,22 +604,29 @@ def plot(result: dict, path: str) -> None:
     plt = cli_output.pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for (gadget, marker, color), (flop, line) in itertools.product(
-        (("resolving", "o", "C0"), ("max_margin", "s", "C1")), (("resolved", "-"), ("rpat", ":"))
+        (("resolving", "o", "C0"), ("max_margin", "s", "C1")),
+        (("resolved", "-"), ("rpat", ":"), ("bound", "--")),
     ):
         rows = [
             r for r in result["depth_limited"] if (r["gadget"], r.get("flop")) == (gadget, flop)
         ]
         if rows:
-            beyond = "flop solved safely" if flop == "resolved" else "RPAT beyond"
             ax.plot(
                 [r["num_values"] for r in rows],
                 [r["exploitability_mbb"] for r in rows],
                 marker + line,
                 color=color,
-                label=f"depth-limited, {gadget.replace('_', '-')} gadget, {beyond}",
+                label=f"depth-limited, {gadget.replace('_', '-')} gadget, {BEYOND[flop]}",
             )
     ax.axhline(result["rpat_mbb"], color="C3", label="action translation (RPAT)")
     ax.axhline(result["lower_bound_mbb"], color="k", label="0.75x bet in the abstraction")
+    if "bound_after_bet_mbb" in result:  # --leaves=game: where its rows aim
+        ax.axhline(
+            result["rpat_bound_beyond_mbb"], color="C3", ls="--", label="RPAT, the bound's beyond"
+        )
+        ax.axhline(
+            result["bound_after_bet_mbb"], color="k", ls="--", label="the bound's after the bet"
+        )
     ks = sorted({r["num_values"] for r in result["depth_limited"]})
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

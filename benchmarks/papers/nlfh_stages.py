@@ -35,18 +35,25 @@ KEEP_SECONDS = 600.0
 
 
 class Stages:
-    """The files of --stages_dir for settings `tag` (module docstring); none without a folder."""
+    """The files of --stages_dir for settings `tag` (module docstring); none without a folder.
 
-    def __init__(self, directory: str | None, tag: str):
-        self.directory, self.tag = directory, tag
+    `prefix` begins every file name: another set of stages of the same settings.
+    """
+
+    def __init__(self, directory: str | None, tag: str, prefix: str = ""):
+        self.directory, self.tag, self.prefix = directory, tag, prefix
 
     def tagged(self, *settings: object) -> Stages:
         """The same folder for files that depend on more `settings` (JSON) than these."""
-        return Stages(self.directory, json.dumps([self.tag, *settings]))
+        return Stages(self.directory, json.dumps([self.tag, *settings]), self.prefix)
+
+    def prefixed(self, prefix: str) -> Stages:
+        """The same settings in files whose names begin with `prefix` too."""
+        return Stages(self.directory, self.tag, self.prefix + prefix)
 
     def path(self, name: str) -> str:
         """The file `name` of the folder."""
-        return os.path.join(str(self.directory), name)
+        return os.path.join(str(self.directory), self.prefix + name)
 
     def read(self, name: str) -> dict[str, np.ndarray] | None:
         """The .npz `name` if it was made with these settings."""

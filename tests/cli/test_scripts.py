@@ -808,6 +808,24 @@ def test_nlfh_figure2_keeps_its_finished_solves_for_the_next_run(tmp_path):
     assert more["depth_limited"][: len(rows)] == first["depth_limited"]
     assert "self_generative" not in more["stage_seconds"]
     assert "depth_limited_max_margin_2" in more["stage_seconds"]
+    # the leaves' other sources: their own files, the solves and the rows above kept
+    for leaves, made, beyond in (
+        ("translated", "translated_values", "rpat"),  # from the abstraction's values kept
+        ("game_bound", "self_generative", "bound"),  # game_rpat: the same, RPAT's beyond
+    ):
+        other = _nlfh(tmp_path, leaves, stages, f"--leaves={leaves}")
+        assert [(r["num_values"], r["flop"]) for r in other["depth_limited"]] == [
+            (k, beyond) for k in (1, 2)
+        ]
+        assert {k: other[k] for k in figures[:-1]} == {k: first[k] for k in figures[:-1]}
+        assert {made, "depth_limited_resolving_1"} <= set(other["stage_seconds"])
+        not_made = {"blueprint", "lower_bound", "flop_resolving_1"}
+        if leaves == "translated":
+            not_made.add("self_generative")
+        assert not not_made & set(other["stage_seconds"])
+    after = _nlfh(tmp_path, "after", stages)  # the abstraction's rows kept still
+    assert after["depth_limited"] == first["depth_limited"]
+    assert set(after["stage_seconds"]) == {"layout", "layout_with_bet", "rpat"}
     # other depth-limited settings: the values and the rows again
     other_dl = _nlfh(tmp_path, "other_dl", stages, "--dl_iterations=21")
     assert {"self_generative", "depth_limited_resolving_1"} <= set(other_dl["stage_seconds"])

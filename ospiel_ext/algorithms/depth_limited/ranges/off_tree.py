@@ -200,6 +200,24 @@ def transferred_leaves(off: OffTree, leaves: LeafValues) -> LeafValues:
     return LeafValues((np.stack(out[0], axis=1), np.stack(out[1], axis=1)))
 
 
+def beneath(off: OffTree, key: str) -> bool:
+    """Whether the betting `key` of `off.game` lies after the off-tree action."""
+    return key.startswith(off.roots)
+
+
+def played_beneath(off: OffTree, profile: Arrays, strategy: Arrays, *, first_round: int) -> Arrays:
+    """`profile` with some of the responder's decisions taken from `strategy`.
+
+    Those after the off-tree action in the rounds from `first_round` on (both profiles of
+    `off.game`; a copy).
+    """
+    out = [[np.array(a) for a in per_round] for per_round in profile]
+    for key, e in off.game.decisions.items():
+        if e.round >= first_round and e.node.player == off.player and beneath(off, key):
+            out[e.round][e.group][e.index] = strategy[e.round][e.group][e.index]
+    return out
+
+
 def lift(off: OffTree, blueprint: Arrays) -> Arrays:
     """The abstraction's per-entry blueprint on `off.game`, by betting key.
 
@@ -226,11 +244,24 @@ def rpat_strategy(off: OffTree, blueprint: Arrays) -> Arrays:
     The randomized pseudo-harmonic translation of the module docstring: replacement k's
     blueprint weighted by w_k and the responder's own reach of its counterpart decisions.
     """
-    out = lift(off, blueprint)
-    own = RangeWalker(off.abstract).reaches(off.player, blueprint)
+    return translated(off, lift(off, blueprint), blueprint, off.player)
+
+
+def translated(off: OffTree, into: Arrays, profile: Arrays, player: int) -> Arrays:
+    """`into` with `player`'s decisions after the off-tree action translated from `profile`.
+
+    `into` is a profile of `off.game`, `profile` one of `off.abstract`. The rule of the module
+    docstring: each decision mixes its counterparts' strategies by w_k and `player`'s own
+    reach of them in `profile`. The responder's is RPAT (`rpat_strategy`); the bettor's
+    carries an abstraction's continuation below the off-tree action (e.g. to value it exactly
+    there, where `transferred_leaves` takes the mean of its counterparts' values). Decisions
+    whose counterparts are all unreached keep `into`'s arrays.
+    """
+    out = [[np.array(a) for a in per_round] for per_round in into]
+    own = RangeWalker(off.abstract).reaches(player, profile)
     twin = off.abstract.decisions
     for key, e in off.game.decisions.items():
-        if e.node.player != off.player or not any(key in m for m in off.maps):
+        if e.node.player != player or not any(key in m for m in off.maps):
             continue
         num = np.zeros(out[e.round][e.group][e.index].shape)
         den = np.zeros(num.shape[1])
@@ -244,7 +275,7 @@ def rpat_strategy(off: OffTree, blueprint: Arrays) -> Arrays:
             probs = np.zeros(num.shape)
             for a_index, a in enumerate(e.node.actions):
                 if a in actions:
-                    probs[a_index] = blueprint[t.round][t.group][t.index][
+                    probs[a_index] = profile[t.round][t.group][t.index][
                         t.node.actions.index(actions[a])
                     ]
             probs = _renormalised(probs, [a in actions for a in e.node.actions])

@@ -100,19 +100,45 @@ def depth_limited_response(
     lifted blueprint).
 
     `blueprint`: the abstraction's per-entry blueprint; `abstract_leaves`: K values at the
-    end of the abstraction's first round for the responder (e.g. `solving.self_generative`);
+    end of the abstraction's first round for the responder (e.g. `solving.self_generative`),
+    transferred to the leaves after the off-tree action (`off_tree.transferred_leaves`);
     `gadget`: 'resolving' or 'max_margin' (`solving.Gadget`); `translated`:
     `Translated.of(off, blueprint)`, computed once for several solves (here if None).
     Ctrl-C or SIGTERM ends the solve with its average so far (the run loop).
     """
     start = Translated.of(off, blueprint) if translated is None else translated
-    rpat = start.strategy
+    return solved_after(
+        off,
+        transferred_leaves(off, abstract_leaves),
+        iterations=iterations,
+        gadget=gadget,
+        translated=start,
+    )
+
+
+def solved_after(
+    off: OffTree,
+    leaves: LeafValues,
+    *,
+    iterations: int,
+    gadget: GadgetKind,
+    translated: Translated,
+) -> Arrays:
+    """`depth_limited_response` with K values at the end of `off.game`'s own first round.
+
+    `leaves`: e.g. the transferred ones, or values made in `off.game` itself (which measures
+    what the transfer costs).
+    """
+    rpat = translated.strategy
     solver = DepthLimitedRangeSolver(
         RangeWalker(off.game),
-        transferred_leaves(off, abstract_leaves),
+        leaves,
         off.player,
         gadget=Gadget(
-            action=start.action, alternatives=start.alternatives, fixed=rpat[0], kind=gadget
+            action=translated.action,
+            alternatives=translated.alternatives,
+            fixed=rpat[0],
+            kind=gadget,
         ),
     )
     solver_lib.run(solver, iterations)

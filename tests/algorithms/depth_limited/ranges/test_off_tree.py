@@ -247,6 +247,56 @@ def test_the_depth_limited_response_changes_the_responder_after_the_bet_only(bot
     )
 
 
+@pytest.mark.parametrize("first_round", [0, 1])
+def test_played_beneath_replaces_the_responders_decisions_after_the_bet_only(both, first_round):
+    """`played_beneath`: the responder's decisions whose betting follows the off-tree action, in
+    the rounds from `first_round` on, take the second profile's arrays; every other array is
+    the first profile's."""
+    _, off = both
+    rng = np.random.default_rng(7)
+    profile, other = ([[rng.random(a.shape) for a in r] for r in off.game.uniform()] for _ in "ab")
+    out = off_tree.played_beneath(off, profile, other, first_round=first_round)
+    replaced = set()
+    for key, e in off.game.decisions.items():
+        after = key.startswith(off.roots[0])
+        mine = after and e.node.player == RESPONDER and e.round >= first_round
+        want = (other if mine else profile)[e.round][e.group][e.index]
+        np.testing.assert_array_equal(out[e.round][e.group][e.index], want)
+        replaced |= {e.round} if mine else set()
+    assert replaced == {0, 1} - set(range(first_round))
+
+
+def test_translated_with_one_replacement_plays_its_counterparts(both):
+    """`translated` with all weight on one replacement: each of the bettor's decisions after
+    the bet plays its counterpart's strategy under it (renormalised over the actions with a
+    counterpart), the profile being positive so that every counterpart is reached; every
+    other array is `into`'s."""
+    _, off = both
+    one = dataclasses.replace(off, weights=(1.0, 0.0))
+    rng = np.random.default_rng(9)
+    profile = [[0.1 + rng.random(a.shape) for a in r] for r in off.abstract.uniform()]
+    profile = [[a / a.sum(axis=1, keepdims=True) for a in r] for r in profile]
+    into = [[rng.random(a.shape) for a in r] for r in off.game.uniform()]
+    out = off_tree.translated(one, into, profile, BETTOR)
+    checked = 0
+    for key, e in off.game.decisions.items():
+        got = out[e.round][e.group][e.index]
+        target, actions = off.maps[0].get(key, (None, {}))
+        if e.node.player != BETTOR or not actions:
+            if e.node.player != BETTOR or not any(key in m for m in off.maps):
+                np.testing.assert_array_equal(got, into[e.round][e.group][e.index])
+            continue
+        t = off.abstract.decisions[target]
+        theirs = profile[t.round][t.group][t.index]
+        want = np.zeros_like(got)
+        for a_index, a in enumerate(e.node.actions):
+            if a in actions:
+                want[a_index] = theirs[t.node.actions.index(actions[a])]
+        np.testing.assert_allclose(got, want / want.sum(axis=0), rtol=1e-12)
+        checked += 1
+    assert checked > 0
+
+
 @pytest.fixture(scope="module")
 def two_continuations(both):
     """Two continuations of the abstraction, a CFR+ blueprint's and a random strategy of the
