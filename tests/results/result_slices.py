@@ -611,6 +611,14 @@ NOT_COVERED: Mapping[str, str] = {
         "same code as that file's"
         for suffix in ("", "_sub2000")
     },
+    **{
+        f"docs/results/nlfh_figure2_12cards_2000_{leaves}_leaves.json": "nlfh_figure2.json's "
+        "pipeline with solves of 2,000 CFR+ iterations and the leaf values from another source "
+        "(--leaves; the solves about 45 minutes of 2 cores, the values 2-4 more), beyond a "
+        "test; the translation, the profile played beneath the bet and the solves' bookkeeping "
+        "are tested (depth_limited/ranges/test_off_tree.py, cli/test_scripts.py)"
+        for leaves in ("translated", "game_rpat", "game_bound")
+    },
     "docs/results/holdem_fchpa_32.json": "32-card no-limit flop hold'em with half-pot bets: "
     "its arrays take about 14 GB and a run 15 minutes, beyond a test; the same code as "
     "holdem_nolimit_flop.json's",
