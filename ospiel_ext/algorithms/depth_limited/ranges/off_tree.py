@@ -200,20 +200,16 @@ def transferred_leaves(off: OffTree, leaves: LeafValues) -> LeafValues:
     return LeafValues((np.stack(out[0], axis=1), np.stack(out[1], axis=1)))
 
 
-def beneath(off: OffTree, key: str) -> bool:
-    """Whether the betting `key` of `off.game` lies after the off-tree action."""
-    return key.startswith(off.roots)
-
-
 def played_beneath(off: OffTree, profile: Arrays, strategy: Arrays, *, first_round: int) -> Arrays:
-    """`profile` with some of the responder's decisions taken from `strategy`.
+    """`profile` with the responder's decisions below the off-tree action from `strategy`.
 
-    Those after the off-tree action in the rounds from `first_round` on (both profiles of
-    `off.game`; a copy).
+    Only those in the rounds from `first_round` on; both are profiles of `off.game` (a copy is
+    returned).
     """
     out = [[np.array(a) for a in per_round] for per_round in profile]
     for key, e in off.game.decisions.items():
-        if e.round >= first_round and e.node.player == off.player and beneath(off, key):
+        after = key.startswith(off.roots)  # the betting below the off-tree action
+        if after and e.round >= first_round and e.node.player == off.player:
             out[e.round][e.group][e.index] = strategy[e.round][e.group][e.index]
     return out
 
