@@ -50,7 +50,10 @@ responder then plays beyond the limit after the bet (`off_tree.played_beneath`; 
 Exploitability is the responder's: what the best-responding bettor gains over its value in
 the game with the bet, in milli-big-blinds per game (mbb/g). That value is bracketed by the
 lower-bound solve's average profile (both best responses); each figure carries the bracket's
-half-width (`value_error_mbb`).
+half-width (`value_error_mbb`). `floor_mbb` is the least exploitability of any response that
+plays the blueprint outside the bet (RPAT and every depth-limited row do): the bettor's best
+in-abstraction first actions against it, which it reaches when the bet never gains the bettor
+more (what a resolving gadget asks).
 
 Ctrl-C or SIGTERM stops the current solve after its iteration and writes the figures so far
 with `stop_reason`. With --stages_dir the next run with the same settings goes on where the last
@@ -62,7 +65,7 @@ depth-limited rows as they finish.
 JSON keys: game, deck_cards, stack_bb, suits, iterations, value_iterations, abstraction_entries
 and game_entries (regret entries of both players), blueprint_exploitability_mbb, value_mbb (the
 bettor's, in the game with the bet), value_error_mbb, rpat_probability_low, rpat_mbb,
-lower_bound_mbb, depth_limited [{num_values, gadget, flop, exploitability_mbb}],
+floor_mbb, lower_bound_mbb, depth_limited [{num_values, gadget, flop, exploitability_mbb}],
 dl_iterations, weakened, leaves (with 'game_bound' also rpat_bound_beyond_mbb and
 bound_after_bet_mbb), stage_seconds, seconds, peak_rss_bytes, stop_reason.
 """
@@ -257,6 +260,13 @@ def _walker(tree: range_tree.RangeTree) -> range_walker.RangeWalker:
     return range_walker.RangeWalker(tree, threads=_THREADS.value)
 
 
+def _floor(off: off_tree.OffTree, translated: off_tree_solving.Translated) -> float:
+    """The bettor's best response to any profile that plays the blueprint outside the bet and
+    holds the bet to the bettor's best in-abstraction values: the least a response after the
+    bet can leave it (chips)."""
+    return float(translated.alternatives @ off.game.rounds[0].orbits.size)
+
+
 def _exploitability(tree: range_tree.RangeTree, strategy: list, value: float) -> float:
     """The responder's exploitability: the bettor's best response to it minus its value."""
     with _walker(tree) as walker:
@@ -265,19 +275,19 @@ def _exploitability(tree: range_tree.RangeTree, strategy: list, value: float) ->
 
 def _depth_limited(
     off: off_tree.OffTree,
-    strategies: tuple[list, list],
+    strategies: tuple[list, list, list],
+    translated: off_tree_solving.Translated,
     *,
     value: float,
     timed: cli.StageTimer,
     stages: nlfh_stages.Stages,
-    lower: list,
 ) -> list[dict]:
     """The responder's exploitability after depth-limited solving, per K (module docstring).
 
-    `strategies`: the blueprint's and RPAT's; `lower`: the lower bound's strategy
-    (--leaves=game_bound). The rows of each (gadget, K) are kept in --stages_dir as they
-    finish; a later run takes them and solves only the rest (the self-generative values only
-    if any is left).
+    `strategies`: the blueprint's, RPAT's and the lower bound's (--leaves=game_bound);
+    `translated`: `off_tree_solving.Translated` of RPAT's profile. The rows of each (gadget,
+    K) are kept in --stages_dir as they finish; a later run takes them and solves only the
+    rest (the self-generative values only if any is left).
     """
     ks = sorted(set(cli_flags.int_list(_NUM_VALUES))) if _NUM_VALUES.value else []
     # the values depend on these settings too, the rows also on the flop's iterations
@@ -291,7 +301,8 @@ def _depth_limited(
     per_pair = 2 if flop_iterations else 1
     solves = _Solves(
         off,
-        (*strategies, lower),
+        strategies,
+        translated,
         timed,
         most_values=max(ks, default=0),
         stages=generated,
@@ -332,20 +343,22 @@ class _Solves:
     """The depth-limited solves of `_depth_limited`, with what they share made on first use:
     the self-generative values, the bettor's alternatives and the flop subtree.
 
-    `strategies`: the blueprint's, RPAT's and the lower bound's; `leaves`: --leaves.
+    `strategies`: the blueprint's, RPAT's and the lower bound's; `translated`: RPAT's profile
+    and the bettor's best in-abstraction values (the gadgets' alternatives); `leaves`: --leaves.
     """
 
     def __init__(
         self,
         off: off_tree.OffTree,
         strategies: tuple[list, list, list],
+        translated: off_tree_solving.Translated,
         timed: cli.StageTimer,
         *,
         most_values: int,
         stages: nlfh_stages.Stages,
         leaves: str,
     ):
-        self.off, self.timed, self.kind = off, timed, leaves
+        self.off, self.translated, self.timed, self.kind = off, translated, timed, leaves
         self.blueprint, self.rpat, self.lower = strategies
         self.most_values = most_values  # K to generate
         # where the values are made, and from which strategy; where they are kept
@@ -411,14 +424,6 @@ class _Solves:
             lay = off.game.rounds[0]
             beliefs = walker.reaches(off.player, self.rpat, rounds=1)[0][lay.ends]
             return values.weaken(walker, beliefs, off.player)
-
-    @functools.cached_property
-    def translated(self) -> off_tree_solving.Translated:
-        """The bettor's best in-abstraction values (the gadgets' alternatives)."""
-        return self.timed(
-            "alternatives",
-            lambda: off_tree_solving.Translated.of(self.off, self.blueprint, self.rpat),
-        )
 
     @functools.cached_property
     def below(self) -> range_tree.RangeTree:
@@ -555,6 +560,10 @@ def main(argv):
             rpat = timed("rpat", lambda: off_tree.rpat_strategy(off, blueprint))
             result["rpat_probability_low"] = RPAT_LOW
             result["rpat_mbb"] = _mbb(_exploitability(full, rpat, value))
+            translated = timed(
+                "alternatives", lambda: off_tree_solving.Translated.of(off, blueprint, rpat)
+            )
+            result["floor_mbb"] = _mbb(_floor(off, translated) - value)
             result["dl_iterations"], result["weakened"] = _DL_ITERATIONS.value, _WEAKEN.value
             result["leaves"] = _LEAVES.value
             if _LEAVES.value == "game_bound":  # what the depth-limited rows then aim at
@@ -562,12 +571,7 @@ def main(argv):
                     profile = off_tree.played_beneath(off, rpat, lower, first_round=first_round)
                     result[key] = _mbb(_exploitability(full, profile, value))
             result["depth_limited"] = _depth_limited(
-                off,
-                (blueprint, rpat),
-                value=value,
-                timed=timed,
-                stages=stages,
-                lower=lower,
+                off, (blueprint, rpat, lower), translated, value=value, timed=timed, stages=stages
             )
     result["stage_seconds"] = timed.seconds
     result["seconds"] = round(time.perf_counter() - wall, 1)
@@ -578,6 +582,7 @@ def main(argv):
         "blueprint_exploitability_mbb",
         "lower_bound_mbb",
         "rpat_mbb",
+        "floor_mbb",
         "value_error_mbb",
         "rpat_bound_beyond_mbb",
         "bound_after_bet_mbb",
@@ -620,7 +625,9 @@ def plot(result: dict, path: str) -> None:
             )
     ax.axhline(result["rpat_mbb"], color="C3", label="action translation (RPAT)")
     ax.axhline(result["lower_bound_mbb"], color="k", label="0.75x bet in the abstraction")
-    if "bound_after_bet_mbb" in result:  # --leaves=game: where its rows aim
+    if "floor_mbb" in result:
+        ax.axhline(result["floor_mbb"], color="0.5", ls=":", label="floor: the blueprint outside")
+    if "bound_after_bet_mbb" in result:  # --leaves=game_bound: where its rows aim
         ax.axhline(
             result["rpat_bound_beyond_mbb"], color="C3", ls="--", label="RPAT, the bound's beyond"
         )

@@ -823,13 +823,17 @@ def test_nlfh_figure2_keeps_its_finished_solves_for_the_next_run(tmp_path):
         assert not not_made & set(other["stage_seconds"])
     again = _nlfh(tmp_path, "again", stages)  # every figure kept, the rows too
     assert {k: again[k] for k in figures} == {k: first[k] for k in figures}
-    assert set(again["stage_seconds"]) == {"layout", "layout_with_bet", "rpat"}
+    assert set(again["stage_seconds"]) == {"layout", "layout_with_bet", "rpat", "alternatives"}
     # other depth-limited settings: the values and the rows again
     other_dl = _nlfh(tmp_path, "other_dl", stages, "--dl_iterations=21")
     assert {"self_generative", "depth_limited_resolving_1"} <= set(other_dl["stage_seconds"])
     other = _nlfh(tmp_path, "other", stages, "--iterations=6", "--num_values=")
     assert {"blueprint", "lower_bound"} <= set(other["stage_seconds"])
     assert first["rpat_mbb"] > 0 and first["stop_reason"] == "iterations"
+    # the floor: no response that plays the blueprint outside the bet is less exploitable
+    floor = first["floor_mbb"]
+    assert first["rpat_mbb"] >= floor - 1e-9
+    assert all(r["exploitability_mbb"] >= floor - 1e-9 for r in first["depth_limited"])
 
 
 def _nlfh_stages():
