@@ -619,6 +619,13 @@ NOT_COVERED: Mapping[str, str] = {
         "are tested (depth_limited/ranges/test_off_tree.py, cli/test_scripts.py)"
         for leaves in ("translated", "game_rpat", "game_bound")
     },
+    **{
+        f"docs/results/nlfh_figure2_16cards_{leaves}_leaves.json": "the 16-card run of "
+        "nlfh_figure2.json's pipeline (about 4.5 hours of 2 cores) with the leaf values from "
+        "another source (--leaves, 13-18 minutes more), beyond a test; the same code as the "
+        "12-card files'"
+        for leaves in ("translated", "game_rpat", "game_bound")
+    },
     "docs/results/holdem_fchpa_32.json": "32-card no-limit flop hold'em with half-pot bets: "
     "its arrays take about 14 GB and a run 15 minutes, beyond a test; the same code as "
     "holdem_nolimit_flop.json's",
