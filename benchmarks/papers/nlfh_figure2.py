@@ -335,7 +335,7 @@ def _depth_limited(
             pair.append({**row, "flop": "resolved", "exploitability_mbb": mbb})
             print(f"{gadget}, K = {k}, flop resolved: {mbb:.2f} mbb/g", flush=True)
         rows += pair
-        kept_rows.keep_rows(rows)
+        kept_rows.keep_rows(rows + [r for r in kept if r not in rows])  # others' too
     return rows
 
 
@@ -401,24 +401,22 @@ class _Solves:
 
     def _translated_values(self) -> solving.LeafValues:
         """The abstraction's continuations valued in the game with the bet: the bettor's
-        carried below the bet by `off_tree.translated`, the responder playing RPAT."""
+        carried below the bet by `off_tree.translated`, the responder playing RPAT. Kept in
+        --stages_dir as each is added (a stopped run goes on from them)."""
         off, bettor = self.off, 1 - self.off.player
-        profiles = [
-            off_tree.translated(
-                off,
-                range_walker.mix(
-                    off.game,
-                    (self.rpat, off_tree.lift(off, c))
-                    if bettor == 1
-                    else (off_tree.lift(off, c), self.rpat),
-                ),
-                c,
-                bettor,
-            )
-            for c in self._generated[1][: self.most_values]
-        ]
+        values = self.stages.values("translated_values")
         with _walker(off.game) as walker:
-            values = solving.LeafValues.compute(walker, profiles)
+            for c in self._generated[1][values.num_values if values else 0 : self.most_values]:
+                lifted = off_tree.lift(off, c)
+                profile = range_walker.mix(
+                    off.game, (self.rpat, lifted) if bettor == 1 else (lifted, self.rpat)
+                )
+                more = solving.LeafValues.compute(
+                    walker, [off_tree.translated(off, profile, c, bettor)]
+                )
+                values = more if values is None else values.extend(more)
+                self.stages.keep_values("translated_values", values)
+            assert values is not None  # at least one continuation
             if not _WEAKEN.value:
                 return values
             lay = off.game.rounds[0]

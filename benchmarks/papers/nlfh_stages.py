@@ -10,6 +10,7 @@ depth-limited rows done.
 * `Stages.generated` / `Stages.keep_generated`: the self-generative values and continuations,
   and `Stages.generating` / `Stages.keep_generating` the set as it grows (unweakened, one value
   at a time), which the next run goes on from;
+* `Stages.values` / `Stages.keep_values`: other leaf values as they grow (--leaves=translated);
 * `Stages.rows` / `Stages.keep_rows`: the depth-limited rows finished so far.
 
 Every file records the settings it was made with (`tag`); another game, deck, stack or
@@ -155,6 +156,16 @@ class Stages:
     def keep_generating(self, raw: LeafValues, profiles: list) -> None:
         """Keeps the set part way (unweakened values), for a stopped run to go on from."""
         self._keep_set("self_generative.partial.npz", raw, profiles)
+
+    def values(self, name: str) -> LeafValues | None:
+        """Leaf values kept as `name` (.npz) for these settings, if any."""
+        data = self.read(f"{name}.npz")
+        return None if data is None else LeafValues((data["values0"], data["values1"]))
+
+    def keep_values(self, name: str, leaves: LeafValues) -> None:
+        """Keeps leaf values as `name` (nothing without a folder), e.g. as a set grows."""
+        if self.directory is not None:
+            self.write(f"{name}.npz", {"values0": leaves.values[0], "values1": leaves.values[1]})
 
     def rows(self) -> list[dict]:
         """The depth-limited rows kept for these settings."""

@@ -818,12 +818,22 @@ def test_nlfh_figure2_keeps_its_finished_solves_for_the_next_run(tmp_path):
         assert {k: other[k] for k in figures[:-1]} == {k: first[k] for k in figures[:-1]}
         assert {made, "depth_limited_resolving_1"} <= set(other["stage_seconds"])
         not_made = {"blueprint", "lower_bound", "flop_resolving_1"}
-        if leaves == "translated":
+        if leaves == "translated":  # from the values kept; its own kept as they grow
             not_made.add("self_generative")
+            assert (tmp_path / "stages" / "translated_values.npz").exists()
         assert not not_made & set(other["stage_seconds"])
     again = _nlfh(tmp_path, "again", stages)  # every figure kept, the rows too
     assert {k: again[k] for k in figures} == {k: first[k] for k in figures}
-    assert set(again["stage_seconds"]) == {"layout", "layout_with_bet", "rpat", "alternatives"}
+    kept_only = {"layout", "layout_with_bet", "rpat", "alternatives"}
+    assert set(again["stage_seconds"]) == kept_only
+    # a run that solves other rows keeps these too, for the next
+    assert (
+        "depth_limited_resolving_3"
+        in _nlfh(tmp_path, "3", stages, "--num_values=3")["stage_seconds"]
+    )
+    whole = _nlfh(tmp_path, "whole", stages, "--gadgets=max_margin")
+    assert whole["depth_limited"] == more["depth_limited"]
+    assert set(whole["stage_seconds"]) == kept_only
     # other depth-limited settings: the values and the rows again
     other_dl = _nlfh(tmp_path, "other_dl", stages, "--dl_iterations=21")
     assert {"self_generative", "depth_limited_resolving_1"} <= set(other_dl["stage_seconds"])
