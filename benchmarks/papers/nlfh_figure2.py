@@ -59,8 +59,8 @@ Ctrl-C or SIGTERM stops the current solve after its iteration and writes the fig
 with `stop_reason`. With --stages_dir the next run with the same settings goes on where the last
 one stopped (`nlfh_stages`): each finished solve is kept there (.npz: the average strategies
 and their figures), a solve in progress every 10 minutes and where it stops (the solver's
-state: it goes on bit for bit), the self-generative values as each is added, and the
-depth-limited rows as they finish.
+state: it goes on bit for bit), the self-generative values (and --leaves=translated's) as each
+is added, and the depth-limited rows as they finish.
 
 JSON keys: game, deck_cards, stack_bb, suits, iterations, value_iterations, abstraction_entries
 and game_entries (regret entries of both players), blueprint_exploitability_mbb, value_mbb (the
