@@ -406,7 +406,8 @@ class _Solves:
         off, bettor = self.off, 1 - self.off.player
         values = self.stages.values("translated_values")
         with _walker(off.game) as walker:
-            for c in self._generated[1][values.num_values if values else 0 : self.most_values]:
+            start = 0 if values is None else values.num_values
+            for c in self._generated[1][start : self.most_values]:
                 lifted = off_tree.lift(off, c)
                 profile = range_walker.mix(
                     off.game, (self.rpat, lifted) if bettor == 1 else (lifted, self.rpat)
