@@ -967,6 +967,7 @@ BENCHMARK_CASES = [
         "nested_solving_sampling.py",
         "nested_solving_speed.py",
         "depth_limited_off_tree.py",
+        "nlfh_leaves_plot.py",
         "speed.py",
     ],
 )
@@ -1002,3 +1003,22 @@ def test_rhode_island_plot_refuses_an_output_that_is_its_input(server, tmp_path)
     check_outcome(result, 2, f"--plot={runs} is the input --run_jsons ({runs}) (the same file)",
                   tmp_path / "out")  # fmt: skip
     assert runs.read_text() == "{}"
+
+
+def test_nlfh_leaves_plot_refuses_its_input_as_output_and_another_run(server, tmp_path):
+    """The plot reads JSONs of one run's settings: naming one as --plot, or JSONs of another
+    game, is refused before any plotting, and the input is left as it was."""
+    results = os.path.join(ROOT, "docs", "results")
+    ours, other = (
+        os.path.join(results, f"nlfh_figure2_{n}.json") for n in ("16cards", "12cards_2000")
+    )
+    copy = tmp_path / "in.json"
+    copy.write_text(pathlib.Path(ours).read_text())
+    (tmp_path / "out").mkdir()
+    script = _benchmark("nlfh_leaves_plot.py")
+    result = server.run(script, f"--jsons={copy}", f"--plot={copy}")
+    check_outcome(result, 2, f"--plot={copy} is the input --jsons ({copy}) (the same file)",
+                  tmp_path / "out")  # fmt: skip
+    assert copy.read_text() == pathlib.Path(ours).read_text()
+    result = server.run(script, f"--jsons={ours},{other}", f"--plot={tmp_path / 'out' / 'p.png'}")
+    check_outcome(result, 2, f"--jsons: {other} has another game than {ours}", tmp_path / "out")
