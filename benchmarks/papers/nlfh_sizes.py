@@ -63,7 +63,7 @@ def _layout(tree: range_tree.RangeTree) -> dict:
         {
             "nodes": lay.num_nodes,
             "rows": sum(len(g.nodes) * g.num_actions for g in lay.groups),
-            "boards": int(lay.deals.multiplicity.shape[0]),
+            "boards": lay.deals.num_boards,
             "width": lay.shape[1],
         }
         for lay in tree.rounds
